@@ -1,0 +1,21 @@
+# Writes every shaders/*.glsl file into one C++ source as raw string
+# constants, looked up by file name through codegen/shader_library.h.
+separate_arguments(SOURCES)
+set(body "// Generated from shaders/*.glsl by cmake/EmbedShaders.cmake.\n#include <map>\n#include <string>\nnamespace vkxla {\nconst std::map<std::string, std::string>& EmbeddedShaderSources() {\n  static const std::map<std::string, std::string> sources = {\n")
+foreach(src ${SOURCES})
+  get_filename_component(name ${src} NAME)
+  file(READ ${src} content)
+  # Raw string literals cap at 16 KiB pieces for old compilers; split lines.
+  string(LENGTH "${content}" len)
+  set(pieces "")
+  set(offset 0)
+  while(offset LESS len)
+    string(SUBSTRING "${content}" ${offset} 8000 piece)
+    string(APPEND pieces "R\"vkxla_glsl(${piece})vkxla_glsl\" ")
+    math(EXPR offset "${offset} + 8000")
+  endwhile()
+  string(APPEND body "    {\"${name}\", std::string(${pieces})},\n")
+endforeach()
+string(APPEND body "  };\n  return sources;\n}\n}  // namespace vkxla\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

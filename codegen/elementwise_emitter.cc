@@ -1,0 +1,582 @@
+#include "codegen/elementwise_emitter.h"
+
+#include <map>
+#include <set>
+
+#include "codegen/glsl_types.h"
+#include "codegen/shader_library.h"
+#include "ops/op_traits.h"
+
+namespace vkxla {
+namespace {
+
+std::string U(int64_t v) { return std::to_string(v) + "u"; }
+
+// Name suffix of the real-math instance a type computes with.
+std::string MathSuffix(ElementType t) {
+  ElementType c = ComplexComponentType(t);
+  return c == ElementType::kF64 ? "double" : "float";
+}
+
+std::string Transcendental(Opcode op) {
+  switch (op) {
+    case Opcode::kExp: return "exp";
+    case Opcode::kExpm1: return "expm1";
+    case Opcode::kLog: return "log";
+    case Opcode::kLog1p: return "log1p";
+    case Opcode::kSin: return "sin";
+    case Opcode::kCos: return "cos";
+    case Opcode::kTan: return "tan";
+    case Opcode::kTanh: return "tanh";
+    case Opcode::kCosh: return "cosh";
+    case Opcode::kLogistic: return "logistic";
+    case Opcode::kSqrt: return "sqrt";
+    case Opcode::kRsqrt: return "rsqrt";
+    case Opcode::kCbrt: return "cbrt";
+    case Opcode::kErf: return "erf";
+    default: return "";
+  }
+}
+
+class Emitter {
+ public:
+  Emitter(const TargetFeatures& target, std::function<Layout(const Instruction*)> input_layout)
+      : target_(target), input_layout_(std::move(input_layout)) {}
+
+  StatusOr<KernelSource> Emit(const Instruction& root, const Shape& out);
+
+ private:
+  StatusOr<std::string> Value(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> Compute(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> Unary(const Instruction& n, const std::string& x);
+  StatusOr<std::string> Binary(const Instruction& n, const std::string& a, const std::string& b);
+  StatusOr<std::string> Convert(const std::string& x, ElementType from, ElementType to);
+  StatusOr<std::string> Bitcast(const Instruction* n, const std::vector<std::string>& idx);
+  std::string PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx);
+  Status Use(ElementType t, const Instruction& n);
+  std::string Temp(const std::string& type, const std::string& expr);
+  std::string Helper(const std::string& name, const std::string& definition);
+  std::string Bits64(ElementType t, const std::string& x);
+  std::string FromBits64(ElementType t, const std::string& b);
+
+  const TargetFeatures& target_;
+  std::function<Layout(const Instruction*)> input_layout_;
+  Shape out_;
+  Layout out_layout_;
+  std::vector<std::string> root_index_;
+  std::string body_;
+  int next_temp_ = 0;
+  std::map<std::string, std::string> memo_;
+  std::vector<const Instruction*> inputs_;
+  std::map<const Instruction*, int> binding_;
+  std::map<std::string, std::string> helpers_;
+  LibraryNeeds needs_;
+  bool int64_ = false;
+};
+
+Status Emitter::Use(ElementType t, const Instruction& n) {
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, std::string(OpcodeName(n.opcode)) + " " + n.Describe()));
+  (void)g;
+  if (t == ElementType::kS64 || t == ElementType::kU64) int64_ = true;
+  if (IsComplex(t)) {
+    (t == ElementType::kC128 ? needs_.complex_f64 : needs_.complex_f32) = true;
+  } else if (IsFloat(t)) {
+    (t == ElementType::kF64 ? needs_.real_f64 : needs_.real_f32) = true;
+  }
+  return OkStatus();
+}
+
+std::string Emitter::Temp(const std::string& type, const std::string& expr) {
+  std::string name = "v" + std::to_string(next_temp_++);
+  body_ += "    " + type + " " + name + " = " + expr + ";\n";
+  return name;
+}
+
+std::string Emitter::Helper(const std::string& name, const std::string& definition) {
+  helpers_.emplace(name, definition);
+  return name;
+}
+
+std::string Emitter::PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx) {
+  std::vector<int64_t> stride(shape.rank(), 0);
+  int64_t s = 1;
+  for (int64_t d : layout.minor_to_major) {
+    stride[d] = s;
+    s *= shape.dim(d);
+  }
+  std::string expr;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (shape.dim(d) == 1 || idx[d] == "0u") continue;
+    std::string term = stride[d] == 1 ? idx[d] : idx[d] + " * " + U(stride[d]);
+    expr += expr.empty() ? term : " + " + term;
+  }
+  return expr.empty() ? "0u" : "(" + expr + ")";
+}
+
+std::string Emitter::Bits64(ElementType t, const std::string& x) {
+  switch (t) {
+    case ElementType::kF64: return "unpackDouble2x32(" + x + ")";
+    case ElementType::kS64: case ElementType::kU64: return "unpackUint2x32(uint64_t(" + x + "))";
+    case ElementType::kC64: return "uvec2(floatBitsToUint(" + x + ".x), floatBitsToUint(" + x + ".y))";
+    default: return "uvec2(" + EncodeToBits(t, x) + ", 0u)";
+  }
+}
+
+std::string Emitter::FromBits64(ElementType t, const std::string& b) {
+  switch (t) {
+    case ElementType::kF64: return "packDouble2x32(" + b + ")";
+    case ElementType::kS64: return "int64_t(packUint2x32(" + b + "))";
+    case ElementType::kU64: return "packUint2x32(" + b + ")";
+    case ElementType::kC64: return "vec2(uintBitsToFloat(" + b + ".x), uintBitsToFloat(" + b + ".y))";
+    default: return "";
+  }
+}
+
+StatusOr<std::string> Emitter::Value(const Instruction* n, const std::vector<std::string>& idx) {
+  std::string key = n->name + "@";
+  for (const std::string& i : idx) key += i + ",";
+  auto it = memo_.find(key);
+  if (it != memo_.end()) return it->second;
+  ASSIGN_OR_RETURN(std::string v, Compute(n, idx));
+  memo_[key] = v;
+  return v;
+}
+
+StatusOr<std::string> Emitter::Compute(const Instruction* n, const std::vector<std::string>& idx) {
+  const ElementType t = n->shape.element_type();
+  if (n->shape.IsArray()) RETURN_IF_ERROR(Use(t, *n));
+  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, n->Describe()));
+  const std::string& ct = gt.compute;
+  switch (n->opcode) {
+    case Opcode::kConstant:
+      if (n->shape.rank() == 0 || n->shape.element_count() == 1) return GlslLiteral(n->literal->Get(0));
+      [[fallthrough]];
+    case Opcode::kParameter: {
+      if (!n->shape.IsArray()) return Unimplemented(n->Describe() + ": tuple parameters are not supported yet");
+      auto [it, inserted] = binding_.emplace(n, static_cast<int>(inputs_.size()));
+      if (inserted) inputs_.push_back(n);
+      Layout layout = input_layout_(n);
+      if (!layout.tiles.empty())
+        return Unimplemented(n->Describe() + ": tiled layout " + layout.ToString() + " is not supported by kernels yet");
+      std::string p = (idx == root_index_ && n->shape.dims() == out_.dims() && layout == out_layout_)
+                          ? "p" : PhysicalIndex(n->shape, layout, idx);
+      return Temp(ct, LoadExpression(t, "in" + std::to_string(it->second), p));
+    }
+    case Opcode::kIota: {
+      ASSIGN_OR_RETURN(std::string v, Convert(idx[n->iota_dimension], ElementType::kU32, t));
+      return Temp(ct, v);
+    }
+    case Opcode::kBroadcast: {
+      const Instruction* x = n->operands[0];
+      std::vector<std::string> in_idx;
+      for (size_t d = 0; d < n->dimensions->size(); ++d)
+        in_idx.push_back(x->shape.dim(d) == 1 ? "0u" : idx[(*n->dimensions)[d]]);
+      return Value(x, in_idx);
+    }
+    case Opcode::kBitcastConvert:
+      return Bitcast(n, idx);
+    default: break;
+  }
+  if (!IsElementwise(n->opcode))
+    return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + ": not implemented on Vulkan yet");
+  std::vector<std::string> ops;
+  for (const Instruction* o : n->operands) {
+    ASSIGN_OR_RETURN(std::string v, Value(o, o->shape.rank() == 0 ? std::vector<std::string>{} : idx));
+    RETURN_IF_ERROR(Use(o->shape.element_type(), *n));
+    ops.push_back(v);
+  }
+  std::string expr;
+  if (n->opcode == Opcode::kSelect) {
+    expr = "(" + ops[0] + " ? " + ops[1] + " : " + ops[2] + ")";
+  } else if (n->opcode == Opcode::kClamp) {
+    if (t == ElementType::kPred) expr = "((" + ops[1] + " || " + ops[0] + ") && " + ops[2] + ")";
+    else if (IsFloat(t)) expr = "min_" + MathSuffix(t) + "(max_" + MathSuffix(t) + "(" + ops[1] + ", " + ops[0] + "), " + ops[2] + ")";
+    else expr = "min(max(" + ops[1] + ", " + ops[0] + "), " + ops[2] + ")";
+  } else if (n->operands.size() == 1) {
+    ASSIGN_OR_RETURN(expr, Unary(*n, ops[0]));
+  } else {
+    ASSIGN_OR_RETURN(expr, Binary(*n, ops[0], ops[1]));
+  }
+  if (n->opcode != Opcode::kConvert && n->opcode != Opcode::kCompare && n->opcode != Opcode::kIsFinite)
+    expr = NormalizeExpression(t, expr);
+  return Temp(ct, expr);
+}
+
+StatusOr<std::string> Emitter::Unary(const Instruction& n, const std::string& x) {
+  const ElementType it = n.operands[0]->shape.element_type();
+  const ElementType t = n.shape.element_type();
+  const std::string s = MathSuffix(it);
+  const int bits = BitWidth(it);
+  const std::string mask = bits >= 32 ? "0xFFFFFFFFu" : U((int64_t{1} << bits) - 1);
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));
+  switch (n.opcode) {
+    case Opcode::kConvert: return Convert(x, it, t);
+    case Opcode::kAbs:
+      if (IsComplex(it)) return "cabs_" + s + "(" + x + ")";
+      return "abs(" + x + ")";
+    case Opcode::kNegate: return "(-" + x + ")";
+    case Opcode::kSign:
+      if (IsComplex(it)) return "csign_" + s + "(" + x + ")";
+      if (IsFloat(it)) return "sign_" + s + "(" + x + ")";
+      return "sign(" + x + ")";
+    case Opcode::kNot: return it == ElementType::kPred ? "(!" + x + ")" : "(~" + x + ")";
+    case Opcode::kPopulationCount:
+      if (bits == 64) return g.compute + "(bitCount(unpackUint2x32(uint64_t(" + x + "))).x + bitCount(unpackUint2x32(uint64_t(" + x + "))).y)";
+      return g.compute + "(bitCount(uint(" + x + ") & " + mask + "))";
+    case Opcode::kClz:
+      if (bits == 64)
+        return g.compute + "(unpackUint2x32(uint64_t(" + x + ")).y != 0u ? 31 - findMSB(unpackUint2x32(uint64_t(" + x +
+               ")).y) : 63 - findMSB(unpackUint2x32(uint64_t(" + x + ")).x))";
+      return g.compute + "(" + std::to_string(bits - 1) + " - findMSB(uint(" + x + ") & " + mask + "))";
+    case Opcode::kCeil: return "ceil(" + x + ")";
+    case Opcode::kFloor: return "floor(" + x + ")";
+    case Opcode::kRoundNearestEven: return "roundEven(" + x + ")";
+    case Opcode::kRoundNearestAfz: return "round_afz_" + s + "(" + x + ")";
+    case Opcode::kIsFinite: return "isfinite_" + s + "(" + x + ")";
+    case Opcode::kReal: return IsComplex(it) ? x + ".x" : x;
+    case Opcode::kImag: return IsComplex(it) ? x + ".y" : g.compute + "(0)";
+    case Opcode::kReducePrecision: {
+      if (it == ElementType::kF64) {
+        if (!target_.int64)
+          return Unimplemented("reduce-precision " + n.Describe() + " on f64 needs shaderInt64, which " + target_.device_name + " lacks");
+        int64_ = true;
+        return Unimplemented("reduce-precision " + n.Describe() + " on f64 is not implemented on Vulkan yet");
+      }
+      const std::string src_e = U(ExponentBits(it)), src_m = U(MantissaBits(it));
+      std::string bits_expr = EncodeToBits(it, x);
+      std::string reduced = "reduce_precision_bits(" + bits_expr + ", " + src_e + ", " + src_m + ", " +
+                            U(std::min<int64_t>(n.exponent_bits, 31)) + ", " + U(std::min<int64_t>(n.mantissa_bits, 31)) + ")";
+      switch (it) {
+        case ElementType::kF32: return "uintBitsToFloat(" + reduced + ")";
+        case ElementType::kF16: return "f16_to_f32(" + reduced + ")";
+        case ElementType::kBF16: return "uintBitsToFloat(" + reduced + " << 16)";
+        case ElementType::kF8E5M2: return "f16_to_f32(" + reduced + " << 8)";
+        default: return "f8e4m3fn_to_f32(" + reduced + ")";
+      }
+    }
+    default: break;
+  }
+  std::string fn = Transcendental(n.opcode);
+  if (fn.empty()) return Unimplemented(std::string(OpcodeName(n.opcode)) + " " + n.Describe() + ": no Vulkan lowering");
+  return (IsComplex(it) ? "c" : "") + fn + "_" + s + "(" + x + ")";
+}
+
+StatusOr<std::string> Emitter::Binary(const Instruction& n, const std::string& a, const std::string& b) {
+  const ElementType t = n.operands[0]->shape.element_type();
+  const std::string s = MathSuffix(t);
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));
+  const std::string& ct = g.compute;
+  const bool is_signed = IsSignedInt(t), is_int = IsInteger(t), is_float = IsFloat(t), is_complex = IsComplex(t);
+  const bool is_pred = t == ElementType::kPred;
+  const int bits = BitWidth(t);
+  const std::string zero = ct + "(0)";
+  switch (n.opcode) {
+    case Opcode::kAdd: return is_pred ? "(" + a + " || " + b + ")" : "(" + a + " + " + b + ")";
+    case Opcode::kSubtract: return "(" + a + " - " + b + ")";
+    case Opcode::kMultiply:
+      if (is_pred) return "(" + a + " && " + b + ")";
+      if (is_complex) return "cmul_" + s + "(" + a + ", " + b + ")";
+      return "(" + a + " * " + b + ")";
+    case Opcode::kDivide:
+      if (is_complex) return "cdiv_" + s + "(" + a + ", " + b + ")";
+      if (is_float) return "div_" + s + "(" + a + ", " + b + ")";
+      if (is_signed) {
+        // XLA: x/0 = -1; INT_MIN/-1 = INT_MIN (narrow types wrap there by themselves).
+        std::string safe = "((" + b + ") == " + zero + " || (" + b + ") == " + ct + "(-1) ? " + ct + "(1) : (" + b + "))";
+        return "((" + b + ") == " + zero + " ? " + ct + "(-1) : (" + b + ") == " + ct + "(-1) ? -(" + a + ") : (" + a + ") / " + safe + ")";
+      }
+      return "((" + b + ") == " + zero + " ? ~" + zero + " : (" + a + ") / ((" + b + ") == " + zero + " ? " + ct + "(1) : (" + b + ")))";
+    case Opcode::kRemainder:
+      if (is_float) return "fmod_" + s + "(" + a + ", " + b + ")";
+      if (is_signed) {
+        std::string safe = "((" + b + ") == " + zero + " || (" + b + ") == " + ct + "(-1) ? " + ct + "(1) : (" + b + "))";
+        return "((" + b + ") == " + zero + " ? (" + a + ") : (" + b + ") == " + ct + "(-1) ? " + zero + " : (" + a +
+               ") - ((" + a + ") / " + safe + ") * " + safe + ")";
+      }
+      return "((" + b + ") == " + zero + " ? (" + a + ") : (" + a + ") % ((" + b + ") == " + zero + " ? " + ct + "(1) : (" + b + ")))";
+    case Opcode::kPower: {
+      if (is_complex) return "cpow_" + s + "(" + a + ", " + b + ")";
+      if (is_float) return "pow_" + s + "(" + a + ", " + b + ")";
+      std::string name = "ipow_" + std::string(ElementTypeName(t));
+      std::string neg = is_signed ? "  if (e < " + zero + ") return x == " + ct + "(1) ? " + ct + "(1) : x == " + ct +
+                                        "(-1) ? ((e & " + ct + "(1)) != " + zero + " ? " + ct + "(-1) : " + ct + "(1)) : " + zero + ";\n"
+                                  : "";
+      Helper(name, ct + " " + name + "(" + ct + " x, " + ct + " e) {\n" + neg + "  " + ct + " r = " + ct +
+                       "(1);\n  for (int i = 0; i < " + std::to_string(bits) + " && e != " + zero +
+                       "; ++i) {\n    if ((e & " + ct + "(1)) != " + zero + ") r = " + NormalizeExpression(t, "r * x") +
+                       ";\n    x = " + NormalizeExpression(t, "x * x") + ";\n    e = e >> 1;\n  }\n  return r;\n}\n");
+      return name + "(" + a + ", " + b + ")";
+    }
+    case Opcode::kAtan2:
+      return (is_complex ? "catan2_" : "atan2_") + s + "(" + a + ", " + b + ")";
+    case Opcode::kMaximum:
+      if (is_pred) return "(" + a + " || " + b + ")";
+      return is_float ? "max_" + s + "(" + a + ", " + b + ")" : "max(" + a + ", " + b + ")";
+    case Opcode::kMinimum:
+      if (is_pred) return "(" + a + " && " + b + ")";
+      return is_float ? "min_" + s + "(" + a + ", " + b + ")" : "min(" + a + ", " + b + ")";
+    case Opcode::kAnd: return is_pred ? "(" + a + " && " + b + ")" : "(" + a + " & " + b + ")";
+    case Opcode::kOr: return is_pred ? "(" + a + " || " + b + ")" : "(" + a + " | " + b + ")";
+    case Opcode::kXor: return is_pred ? "(" + a + " ^^ " + b + ")" : "(" + a + " ^ " + b + ")";
+    case Opcode::kShiftLeft:
+    case Opcode::kShiftRightLogical:
+    case Opcode::kShiftRightArithmetic: {
+      // Amounts are read as unsigned; >= width gives 0 (or sign bits).
+      const bool wide = bits == 64;
+      const std::string ut = wide ? "uint64_t" : "uint";
+      const std::string st = wide ? "int64_t" : "int";
+      const std::string m = wide ? "0xFFFFFFFFFFFFFFFFul" : (bits >= 32 ? "0xFFFFFFFFu" : U((int64_t{1} << bits) - 1));
+      const std::string amount = "(" + ut + "(" + b + ") & " + m + ")";
+      const std::string w = wide ? "64ul" : U(bits);
+      const std::string xu = "(" + ut + "(" + a + ") & " + m + ")";
+      std::string r;
+      if (n.opcode == Opcode::kShiftLeft) r = "(" + amount + " >= " + w + " ? " + ut + "(0) : " + xu + " << " + amount + ")";
+      else if (n.opcode == Opcode::kShiftRightLogical) r = "(" + amount + " >= " + w + " ? " + ut + "(0) : " + xu + " >> " + amount + ")";
+      else {
+        std::string sx = bits == 32 || wide ? st + "(" + xu + ")" : "bitfieldExtract(int(" + xu + "), 0, " + std::to_string(bits) + ")";
+        std::string lim = wide ? "63ul" : U(bits - 1);
+        r = "(" + sx + " >> min(" + amount + ", " + lim + "))";
+      }
+      return ct + "(" + r + ")";
+    }
+    case Opcode::kComplex: return (t == ElementType::kF64 ? "dvec2(" : "vec2(") + a + ", " + b + ")";
+    case Opcode::kCompare: {
+      const ComparisonDirection d = n.direction;
+      if (is_complex) {
+        std::string eq = "(" + a + ".x == " + b + ".x && " + a + ".y == " + b + ".y)";
+        return d == ComparisonDirection::kEq ? eq : "(!" + eq + ")";
+      }
+      std::string x = a, y = b;
+      if (is_pred) { x = "uint(" + a + ")"; y = "uint(" + b + ")"; }
+      if (is_float && n.comparison_type == ComparisonType::kTotalOrder) {
+        if (t == ElementType::kF64) {
+          std::string cmp = Helper("tcmp_double",
+              "ivec2 tkey_double(double v) {\n  uvec2 b = unpackDouble2x32(v);\n"
+              "  if ((b.y & 0x80000000u) != 0u) b = uvec2(~b.x, b.y ^ 0x7FFFFFFFu);\n"
+              "  return ivec2(int(b.y), int(b.x ^ 0x80000000u));\n}\n"
+              "int tcmp_double(double a, double b) {\n  ivec2 x = tkey_double(a), y = tkey_double(b);\n"
+              "  if (x.x != y.x) return x.x < y.x ? -1 : 1;\n  if (x.y != y.y) return x.y < y.y ? -1 : 1;\n  return 0;\n}\n");
+          x = cmp + "(" + a + ", " + b + ")";
+          y = "0";
+        } else {
+          Helper("tkey_float", "int tkey_float(float v) {\n  int b = floatBitsToInt(v);\n  return b < 0 ? (b ^ 0x7FFFFFFF) : b;\n}\n");
+          x = "tkey_float(" + a + ")";
+          y = "tkey_float(" + b + ")";
+        }
+      }
+      switch (d) {
+        case ComparisonDirection::kEq: return "(" + x + " == " + y + ")";
+        case ComparisonDirection::kNe: return "(!(" + x + " == " + y + "))";
+        case ComparisonDirection::kLt: return "(" + x + " < " + y + ")";
+        case ComparisonDirection::kLe: return "(" + x + " <= " + y + ")";
+        case ComparisonDirection::kGt: return "(" + x + " > " + y + ")";
+        case ComparisonDirection::kGe: return "(" + x + " >= " + y + ")";
+      }
+      return std::string("false");
+    }
+    default:
+      return Unimplemented(std::string(OpcodeName(n.opcode)) + " " + n.Describe() + ": no Vulkan lowering");
+  }
+}
+
+StatusOr<std::string> Emitter::Convert(const std::string& x, ElementType from, ElementType to) {
+  if (from == to) return x;
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(to, target_, "convert"));
+  const std::string& ct = g.compute;
+  if (to == ElementType::kPred) {
+    if (from == ElementType::kPred) return x;
+    if (IsComplex(from)) return "(!(" + x + ".x == 0.0 && " + x + ".y == 0.0))";
+    if (IsFloat(from)) return "(!(" + x + " == 0.0))";
+    return "(" + x + " != " + ct.substr(0, 0) + (IsSignedInt(from) ? (BitWidth(from) == 64 ? "0l" : "0") : (BitWidth(from) == 64 ? "0ul" : "0u")) + ")";
+  }
+  if (from == ElementType::kPred) {
+    if (IsComplex(to)) return ct + "(" + ct.substr(0, ct.size() - 2) + (to == ElementType::kC128 ? "double" : "float") + "(" + x + "), 0.0)";
+    return ct + "(" + x + ")";
+  }
+  if (IsComplex(to)) {
+    const ElementType part = ComplexComponentType(to);
+    if (IsComplex(from)) return ct + "(" + x + ")";
+    ASSIGN_OR_RETURN(std::string re, Convert(x, from, part));
+    return ct + "(" + re + ", 0.0)";
+  }
+  if (IsInteger(to)) {
+    if (IsInteger(from)) return NormalizeExpression(to, ct + "(" + x + ")");
+    // Float to integer: saturate, NaN to 0, truncate toward zero.
+    RETURN_IF_ERROR(Use(from, Instruction()));
+    const int bits = BitWidth(to);
+    const std::string s = MathSuffix(from);
+    const std::string fl = s;  // compare in the source float type
+    auto pow2 = [&](int k) { return fl + "(" + std::to_string(static_cast<double>(int64_t{1} << std::min(k, 62)) * (k > 62 ? 2.0 : 1.0)) + (s == "double" ? "LF" : "") + ")"; };
+    std::string lo, hi, lo_v, hi_v;
+    if (IsSignedInt(to)) {
+      lo = "-" + pow2(bits - 1);
+      hi = pow2(bits - 1);
+      lo_v = bits == 64 ? "int64_t(0x8000000000000000ul)" : "int(" + std::to_string(-(int64_t{1} << (bits - 1))) + ")";
+      hi_v = bits == 64 ? "int64_t(0x7FFFFFFFFFFFFFFFul)" : "int(" + std::to_string((int64_t{1} << (bits - 1)) - 1) + ")";
+    } else {
+      lo = fl + "(0)";
+      hi = pow2(bits);
+      lo_v = ct + "(0)";
+      hi_v = bits == 64 ? "0xFFFFFFFFFFFFFFFFul" : U((int64_t{1} << bits) - 1);
+    }
+    return "(isnan_" + s + "(" + x + ") ? " + ct + "(0) : " + x + " <= " + lo + " ? " + lo_v + " : " + x + " >= " + hi +
+           " ? " + hi_v + " : " + ct + "(" + x + "))";
+  }
+  // To a real float.
+  if (IsComplex(from)) return Unimplemented("convert from complex to real");
+  if (to == ElementType::kF64) return "double(" + x + ")";
+  if (from == ElementType::kF64) {
+    if (to == ElementType::kF32) return "float(" + x + ")";
+    // Round to odd in f32 first so the second rounding is exact.
+    Helper("d2f_odd", "float d2f_odd(double d) {\n  float f = float(d);\n  if (double(f) != d && (floatBitsToUint(f) & 1u) == 0u)\n"
+                      "    f = uintBitsToFloat(floatBitsToUint(f) + ((double(f) < d) == (f > 0.0) ? 1u : 0xFFFFFFFFu));\n  return f;\n}\n");
+    return NormalizeExpression(to, "d2f_odd(" + x + ")");
+  }
+  return NormalizeExpression(to, "float(" + x + ")");
+}
+
+StatusOr<std::string> Emitter::Bitcast(const Instruction* n, const std::vector<std::string>& idx) {
+  const Instruction* x = n->operands[0];
+  const ElementType from = x->shape.element_type(), to = n->shape.element_type();
+  RETURN_IF_ERROR(Use(from, *n));
+  RETURN_IF_ERROR(Use(to, *n));
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(to, target_, n->Describe()));
+  const int fb = BitWidth(from), tb = BitWidth(to);
+  if (fb > 64 || tb > 64) return Unimplemented("bitcast-convert " + n->Describe() + ": 128-bit types are not supported on Vulkan yet");
+  if (fb == 4 || tb == 4) return Unimplemented("bitcast-convert " + n->Describe() + ": 4-bit types are not supported on Vulkan yet");
+  auto decode32 = [&](ElementType t, const std::string& bits) -> std::string {
+    switch (t) {
+      case ElementType::kPred: return "(" + bits + " != 0u)";
+      case ElementType::kS8: return "bitfieldExtract(int(" + bits + "), 0, 8)";
+      case ElementType::kS16: return "bitfieldExtract(int(" + bits + "), 0, 16)";
+      case ElementType::kS32: return "int(" + bits + ")";
+      case ElementType::kU8: case ElementType::kU16: case ElementType::kU32: return bits;
+      case ElementType::kF32: return "uintBitsToFloat(" + bits + ")";
+      case ElementType::kF16: return "f16_to_f32(" + bits + ")";
+      case ElementType::kBF16: return "uintBitsToFloat((" + bits + ") << 16)";
+      case ElementType::kF8E5M2: return "f16_to_f32((" + bits + ") << 8)";
+      case ElementType::kF8E4M3FN: return "f8e4m3fn_to_f32(" + bits + ")";
+      default: return "0";
+    }
+  };
+  if (fb == tb) {
+    ASSIGN_OR_RETURN(std::string v, Value(x, idx));
+    if (fb == 64) return Temp(g.compute, FromBits64(to, Bits64(from, v)));
+    return Temp(g.compute, decode32(to, EncodeToBits(from, v)));
+  }
+  if (fb > tb) {
+    // Narrower result: its minor-most index picks a part, low bits first.
+    std::vector<std::string> in_idx(idx.begin(), idx.end() - 1);
+    ASSIGN_OR_RETURN(std::string v, Value(x, in_idx));
+    std::string b = Temp("uvec2", Bits64(from, v));
+    std::string bit = "(" + idx.back() + " * " + U(tb) + ")";
+    std::string part = tb == 32 ? "(" + bit + " == 0u ? " + b + ".x : " + b + ".y)"
+                                : "bitfieldExtract(" + bit + " < 32u ? " + b + ".x : " + b + ".y, int(" + bit + " % 32u), " + std::to_string(tb) + ")";
+    return Temp(g.compute, decode32(to, part));
+  }
+  // Wider result: gather the parts from the operand's minor-most dimension.
+  std::string lo = "0u", hi = "0u";
+  for (int k = 0; k < tb / fb; ++k) {
+    std::vector<std::string> in_idx = idx;
+    in_idx.push_back(U(k));
+    ASSIGN_OR_RETURN(std::string v, Value(x, in_idx));
+    std::string bits = fb == 64 ? "" : EncodeToBits(from, v);
+    int at = k * fb;
+    if (fb == 32) (at == 0 ? lo : hi) = bits;
+    else (at < 32 ? lo : hi) += " | (" + bits + " << " + U(at % 32) + ")";
+  }
+  std::string word = Temp("uvec2", "uvec2(" + lo + ", " + hi + ")");
+  if (tb == 64) return Temp(g.compute, FromBits64(to, word));
+  return Temp(g.compute, decode32(to, word + ".x"));
+}
+
+StatusOr<KernelSource> Emitter::Emit(const Instruction& root, const Shape& out) {
+  out_ = out;
+  out_layout_ = out.layout_or_default();
+  if (!out_layout_.tiles.empty())
+    return Unimplemented(root.Describe() + ": tiled layout " + out_layout_.ToString() + " is not supported by kernels yet");
+  const ElementType t = out.element_type();
+  RETURN_IF_ERROR(Use(t, root));
+  const int per_word = ElementsPerWord(t);
+  const int64_t count = out.element_count();
+  const int64_t words = (count + per_word - 1) / per_word;
+  const int storage_bits = 32 / per_word;
+  const int word_stride = BitWidth(t) == 128 ? 4 : BitWidth(t) == 64 ? 2 : 1;
+  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, root.Describe()));
+
+  std::string main_body;
+  for (int k = 0; k < per_word; ++k) {
+    memo_.clear();
+    body_.clear();
+    // Logical index of physical element p (no tiles: strides by minor_to_major).
+    root_index_.assign(out.rank(), "0u");
+    int64_t stride = 1;
+    std::string decompose;
+    for (int64_t d : out_layout_.minor_to_major) {
+      std::string name = "i" + std::to_string(d);
+      if (out.dim(d) != 1) {
+        decompose += "    uint " + name + " = (p / " + U(stride) + ") % " + U(out.dim(d)) + ";\n";
+        root_index_[d] = name;
+      }
+      stride *= out.dim(d);
+    }
+    ASSIGN_OR_RETURN(std::string v, Value(&root, root_index_));
+    main_body += "  {\n    uint p = inv * " + U(per_word) + " + " + U(k) + ";\n";
+    main_body += "    if (p < " + U(count) + ") {\n" + decompose + body_;
+    if (per_word > 1) {
+      main_body += "    word |= " + EncodeToBits(t, v) + " << " + U(k * storage_bits) + ";\n";
+    } else if (word_stride == 1) {
+      main_body += "    word = " + EncodeToBits(t, v) + ";\n";
+    } else if (t == ElementType::kC64) {
+      main_body += "    out0.w[2u * inv] = floatBitsToUint(" + v + ".x);\n    out0.w[2u * inv + 1u] = floatBitsToUint(" + v + ".y);\n";
+    } else if (t == ElementType::kC128) {
+      main_body += "    uvec2 re = unpackDouble2x32(" + v + ".x), im = unpackDouble2x32(" + v + ".y);\n";
+      main_body += "    out0.w[4u * inv] = re.x; out0.w[4u * inv + 1u] = re.y; out0.w[4u * inv + 2u] = im.x; out0.w[4u * inv + 3u] = im.y;\n";
+    } else {
+      main_body += "    uvec2 b = " + Bits64(t, v) + ";\n    out0.w[2u * inv] = b.x;\n    out0.w[2u * inv + 1u] = b.y;\n";
+    }
+    main_body += "    }\n  }\n";
+  }
+
+  KernelSource k;
+  k.name = "fusion_" + root.name;
+  k.inputs = inputs_;
+  k.output = out;
+  k.invocations = static_cast<uint64_t>(words);
+  k.local_size = 64;
+  std::string src = "#version 450\n";
+  if (int64_) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
+  src += "// kernel " + k.name + ": " + out.ToString() + "\n";
+  src += "layout(local_size_x = " + std::to_string(k.local_size) + ") in;\n";
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    src += "layout(std430, set = 0, binding = " + std::to_string(i) + ") readonly buffer In" + std::to_string(i) +
+           " { uint w[]; } in" + std::to_string(i) + ";\n";
+  src += "layout(std430, set = 0, binding = " + std::to_string(inputs_.size()) + ") writeonly buffer Out0 { uint w[]; } out0;\n";
+  src += ShaderLibrarySource(needs_, target_.float64);
+  for (const auto& [name, def] : helpers_) src += def;
+  src += "void main() {\n  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
+         U(k.local_size) + ";\n  if (inv >= " + U(words) + ") return;\n";
+  if (word_stride == 1) src += "  uint word = 0u;\n";
+  src += main_body;
+  if (word_stride == 1) src += "  out0.w[inv] = word;\n";
+  src += "}\n";
+  (void)gt;
+  k.glsl = std::move(src);
+  return k;
+}
+
+}  // namespace
+
+bool IsFusible(const Instruction& inst) {
+  return IsElementwise(inst.opcode) || inst.opcode == Opcode::kBroadcast || inst.opcode == Opcode::kIota ||
+         (inst.opcode == Opcode::kConstant && inst.shape.IsArray());
+}
+
+StatusOr<KernelSource> EmitElementwiseKernel(const Instruction& root, const Shape& output_with_layout,
+                                             const std::function<Layout(const Instruction*)>& input_layout,
+                                             const TargetFeatures& target) {
+  Emitter e(target, input_layout);
+  return e.Emit(root, output_with_layout);
+}
+
+}  // namespace vkxla

@@ -1,0 +1,44 @@
+// How each XLA element type lives in a shader: every buffer is a uint[]
+// array (so only Vulkan 1.1 baseline storage is needed) and elements are
+// packed into its words; arithmetic happens in a "compute type" (f16, bf16
+// and f8 compute in float and round after every op, as XLA's semantics say).
+#pragma once
+
+#include <string>
+
+#include "codegen/target.h"
+#include "ir/element_type.h"
+#include "ir/scalar.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+struct GlslType {
+  std::string compute;   // "float", "int", "uint", "bool", "double", "int64_t", "vec2", "dvec2"
+  int storage_bits = 0;  // bits one element occupies in the buffer (8 for pred and s4)
+};
+
+// The GLSL representation of `t`, or Unimplemented naming the op, the type
+// and the missing device feature.
+StatusOr<GlslType> GlslTypeFor(ElementType t, const TargetFeatures& target, const std::string& op_context);
+
+// Elements one invocation writes so that it owns whole 32-bit words.
+int ElementsPerWord(ElementType t);
+
+// GLSL expression reading element `index` (a uint expression) of binding
+// variable `buffer` as the compute type of `t`.
+std::string LoadExpression(ElementType t, const std::string& buffer, const std::string& index);
+
+// GLSL expression for the storage bits of compute value `value`, placed in
+// the low bits of a uint (types up to 32 bits).
+std::string EncodeToBits(ElementType t, const std::string& value);
+
+// GLSL expression bringing a compute value back into type t's range: rounds
+// narrow floats, wraps narrow integers; identity otherwise. Applied after
+// every op so each op's result has its XLA type exactly.
+std::string NormalizeExpression(ElementType t, const std::string& value);
+
+// A GLSL literal of the compute type holding `value`.
+std::string GlslLiteral(const Scalar& value);
+
+}  // namespace vkxla

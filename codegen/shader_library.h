@@ -1,0 +1,19 @@
+// The GLSL helper libraries of shaders/, instantiated for the types a
+// kernel uses: only what it needs is compiled, and double code is never
+// emitted for a device without shaderFloat64.
+#pragma once
+
+#include <string>
+
+namespace vkxla {
+
+struct LibraryNeeds {
+  bool real_f32 = false, real_f64 = false;
+  bool complex_f32 = false, complex_f64 = false;
+};
+
+// Source text of the requested libraries, storage helpers always included.
+// have_f64: whether the device has shaderFloat64 (float code may use it).
+std::string ShaderLibrarySource(const LibraryNeeds& needs, bool have_f64);
+
+}  // namespace vkxla

@@ -1,0 +1,71 @@
+#include "codegen/spirv_compiler.h"
+
+#include <glslang/Public/ResourceLimits.h>
+#include <glslang/Public/ShaderLang.h>
+#include <glslang/SPIRV/GlslangToSpv.h>
+
+#include <mutex>
+#include <sstream>
+#include <spirv-tools/libspirv.hpp>
+#include <spirv-tools/optimizer.hpp>
+
+namespace vkxla {
+namespace {
+
+void InitializeGlslangOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { glslang::InitializeProcess(); });
+}
+
+std::string WithLineNumbers(const std::string& src) {
+  std::istringstream in(src);
+  std::string line, out;
+  int n = 1;
+  while (std::getline(in, line)) out += std::to_string(n++) + ": " + line + "\n";
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize) {
+  InitializeGlslangOnce();
+  const bool vk12 = vulkan_version >= ((1u << 22) | (2u << 12));
+  const auto client = vk12 ? glslang::EShTargetVulkan_1_2 : glslang::EShTargetVulkan_1_1;
+  const auto spv = vk12 ? glslang::EShTargetSpv_1_5 : glslang::EShTargetSpv_1_3;
+  glslang::TShader shader(EShLangCompute);
+  const char* text = glsl.c_str();
+  shader.setStrings(&text, 1);
+  shader.setEnvInput(glslang::EShSourceGlsl, EShLangCompute, glslang::EShClientVulkan, 100);
+  shader.setEnvClient(glslang::EShClientVulkan, client);
+  shader.setEnvTarget(glslang::EShTargetSpv, spv);
+  const EShMessages messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
+  if (!shader.parse(GetDefaultResources(), 450, false, messages))
+    return Internal(std::string("glslang rejected a generated kernel: ") + shader.getInfoLog() + "\n" + WithLineNumbers(glsl));
+  glslang::TProgram program;
+  program.addShader(&shader);
+  if (!program.link(messages)) return Internal(std::string("glslang link failed: ") + program.getInfoLog());
+  std::vector<uint32_t> spirv;
+  glslang::SpvOptions options;
+  options.disableOptimizer = true;  // SPIRV-Tools runs below
+  glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), spirv, &options);
+
+  const spv_target_env env = vk12 ? SPV_ENV_VULKAN_1_2 : SPV_ENV_VULKAN_1_1;
+  spvtools::SpirvTools tools(env);
+  std::string diagnostics;
+  tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& pos, const char* m) {
+    diagnostics += std::to_string(pos.index) + ": " + m + "\n";
+  });
+  if (!tools.Validate(spirv)) return Internal("SPIR-V validation failed for a generated kernel:\n" + diagnostics);
+  if (optimize) {
+    spvtools::Optimizer opt(env);
+    opt.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&, const char* m) { diagnostics += m; });
+    opt.RegisterPerformancePasses();
+    std::vector<uint32_t> optimized;
+    if (!opt.Run(spirv.data(), spirv.size(), &optimized)) return Internal("SPIR-V optimization failed: " + diagnostics);
+    if (!tools.Validate(optimized)) return Internal("optimized SPIR-V failed validation:\n" + diagnostics);
+    spirv = std::move(optimized);
+  }
+  return spirv;
+}
+
+}  // namespace vkxla

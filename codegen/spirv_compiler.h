@@ -1,0 +1,17 @@
+// GLSL compute source -> SPIR-V through glslang's library API, then
+// SPIRV-Tools validation and optimization. A compile error is an Internal
+// error that quotes the generated source's failing line.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/status.h"
+
+namespace vkxla {
+
+// vulkan_version: VK_API_VERSION_1_1 / _1_2 / ... of the target device.
+StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize = true);
+
+}  // namespace vkxla

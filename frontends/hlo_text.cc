@@ -1,0 +1,27 @@
+#include "frontends/hlo_text.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "ir/hlo_parser.h"
+#include "ops/verifier.h"
+
+namespace vkxla {
+
+StatusOr<std::unique_ptr<Module>> ParseAndVerifyHlo(std::string_view text) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseHloText(text));
+  RETURN_IF_ERROR(VerifyModule(*module));
+  return module;
+}
+
+StatusOr<std::unique_ptr<Module>> LoadHloFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("cannot open " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  StatusOr<std::unique_ptr<Module>> m = ParseAndVerifyHlo(ss.str());
+  if (!m.ok()) return m.status().WithContext(path);
+  return m;
+}
+
+}  // namespace vkxla

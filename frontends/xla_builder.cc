@@ -1,0 +1,248 @@
+#include "frontends/xla_builder.h"
+
+#include "ops/shape_inference.h"
+#include "ops/verifier.h"
+
+namespace vkxla {
+
+XlaBuilder::XlaBuilder(std::string name) : name_(std::move(name)), computation_(std::make_unique<Computation>(name_)) {}
+XlaBuilder::~XlaBuilder() = default;
+
+XlaOp XlaBuilder::Fail(Status s) {
+  if (error_.ok()) error_ = std::move(s);
+  return XlaOp();
+}
+
+bool XlaBuilder::Check(std::initializer_list<XlaOp> ops) {
+  if (!error_.ok()) return false;
+  for (const XlaOp& op : ops) {
+    if (!op.valid()) {
+      Fail(InvalidArgument("builder " + name_ + ": an operand is invalid (built by a failed op)"));
+      return false;
+    }
+    if (op.builder() != this) {
+      Fail(InvalidArgument("builder " + name_ + ": operand %" + op.instruction()->name + " belongs to another builder"));
+      return false;
+    }
+  }
+  return true;
+}
+
+XlaOp XlaBuilder::Add(std::unique_ptr<Instruction> inst, bool infer) {
+  if (inst->name.empty()) inst->name = std::string(OpcodeName(inst->opcode)) + "." + std::to_string(next_id_++);
+  if (infer) {
+    StatusOr<Shape> shape = InferShape(*inst);
+    if (!shape.ok()) return Fail(shape.status());
+    inst->shape = std::move(shape).value();
+  }
+  return XlaOp(computation_->AddInstruction(std::move(inst)), this);
+}
+
+XlaOp XlaBuilder::Parameter(int64_t number, const Shape& shape, const std::string& name) {
+  if (!error_.ok()) return XlaOp();
+  for (Instruction* p : computation_->parameters())
+    if (p->parameter_number == number)
+      return Fail(InvalidArgument("builder " + name_ + ": parameter " + std::to_string(number) + " is defined twice"));
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kParameter;
+  inst->parameter_number = number;
+  inst->shape = shape;
+  inst->name = name;
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::ConstantLiteral(const Literal& literal) {
+  if (!error_.ok()) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kConstant;
+  inst->literal = literal;
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Iota(const Shape& shape, int64_t iota_dimension) {
+  if (!error_.ok()) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kIota;
+  inst->shape = shape;
+  inst->iota_dimension = iota_dimension;
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::BroadcastInDim(XlaOp operand, const std::vector<int64_t>& out_dims,
+                                 const std::vector<int64_t>& broadcast_dimensions) {
+  if (!Check({operand})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kBroadcast;
+  inst->operands = {operand.instruction()};
+  inst->shape = Shape(operand.shape().element_type(), out_dims);
+  inst->dimensions = broadcast_dimensions;
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Broadcast(XlaOp operand, const std::vector<int64_t>& broadcast_sizes) {
+  if (!Check({operand})) return XlaOp();
+  std::vector<int64_t> dims = broadcast_sizes;
+  std::vector<int64_t> mapping;
+  for (int64_t i = 0; i < operand.shape().rank(); ++i) {
+    mapping.push_back(static_cast<int64_t>(broadcast_sizes.size()) + i);
+    dims.push_back(operand.shape().dim(i));
+  }
+  return BroadcastInDim(operand, dims, mapping);
+}
+
+XlaOp XlaBuilder::Unary(Opcode op, XlaOp x) {
+  if (!Check({x})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = op;
+  inst->operands = {x.instruction()};
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Binary(Opcode op, XlaOp lhs, XlaOp rhs, const std::vector<int64_t>& broadcast_dimensions) {
+  if (!Check({lhs, rhs})) return XlaOp();
+  const Shape& a = lhs.shape();
+  const Shape& b = rhs.shape();
+  auto describe = [&] {
+    return std::string(OpcodeName(op)) + ": cannot broadcast " + a.ToString() + " and " + b.ToString();
+  };
+  if (!a.IsArray() || !b.IsArray()) return Fail(InvalidArgument(describe() + ": operands must be arrays"));
+  // Which operand is lower-rank, and how its dimensions map into the other.
+  const bool lhs_low = a.rank() < b.rank();
+  const Shape& low = lhs_low ? a : b;
+  const Shape& high = lhs_low ? b : a;
+  std::vector<int64_t> mapping = broadcast_dimensions;
+  if (a.rank() == b.rank()) {
+    if (!mapping.empty()) {
+      for (size_t i = 0; i < mapping.size(); ++i)
+        if (mapping[i] != static_cast<int64_t>(i))
+          return Fail(InvalidArgument(describe() + ": broadcast_dimensions for equal ranks must be the identity"));
+    }
+    mapping.clear();
+    for (int64_t i = 0; i < low.rank(); ++i) mapping.push_back(i);
+  } else if (mapping.empty()) {
+    if (low.rank() != 0)
+      return Fail(InvalidArgument(describe() + ": operands of different rank need broadcast_dimensions"));
+  } else if (static_cast<int64_t>(mapping.size()) != low.rank()) {
+    return Fail(InvalidArgument(describe() + ": broadcast_dimensions has " + std::to_string(mapping.size()) +
+                                " entries for the rank-" + std::to_string(low.rank()) + " operand"));
+  }
+  std::vector<int64_t> out = high.dims();
+  for (size_t i = 0; i < mapping.size(); ++i) {
+    const int64_t d = mapping[i];
+    if (d < 0 || d >= high.rank() || (i > 0 && d <= mapping[i - 1]))
+      return Fail(InvalidArgument(describe() + ": broadcast_dimensions must be increasing dimensions of the larger operand"));
+    const int64_t ls = low.dim(i), hs = high.dim(d);
+    if (ls == hs || ls == 1) continue;
+    if (hs == 1) out[d] = ls;  // degenerate dimension of the larger operand
+    else return Fail(InvalidArgument(describe() + ": dimension " + std::to_string(i) + " (size " + std::to_string(ls) +
+                                     ") does not match dimension " + std::to_string(d) + " (size " + std::to_string(hs) + ")"));
+  }
+  std::vector<int64_t> identity;
+  for (int64_t i = 0; i < high.rank(); ++i) identity.push_back(i);
+  XlaOp low_op = lhs_low ? lhs : rhs, high_op = lhs_low ? rhs : lhs;
+  if (low.dims() != out) low_op = BroadcastInDim(low_op, out, mapping);
+  if (high.dims() != out) high_op = BroadcastInDim(high_op, out, identity);
+  if (!error_.ok()) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = op;
+  inst->operands = lhs_low ? std::vector<Instruction*>{low_op.instruction(), high_op.instruction()}
+                           : std::vector<Instruction*>{high_op.instruction(), low_op.instruction()};
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Compare(XlaOp lhs, XlaOp rhs, ComparisonDirection direction,
+                          const std::vector<int64_t>& broadcast_dimensions, ComparisonType type) {
+  XlaOp r = Binary(Opcode::kCompare, lhs, rhs, broadcast_dimensions);
+  if (!r.valid()) return r;
+  // Binary() inferred with the default attributes; set them and re-check.
+  r.instruction()->direction = direction;
+  r.instruction()->comparison_type = type;
+  StatusOr<Shape> s = InferShape(*r.instruction());
+  if (!s.ok()) return Fail(s.status());
+  return r;
+}
+
+XlaOp XlaBuilder::Select(XlaOp pred, XlaOp on_true, XlaOp on_false) {
+  if (!Check({pred, on_true, on_false})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kSelect;
+  inst->operands = {pred.instruction(), on_true.instruction(), on_false.instruction()};
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Clamp(XlaOp min, XlaOp operand, XlaOp max) {
+  if (!Check({min, operand, max})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kClamp;
+  inst->operands = {min.instruction(), operand.instruction(), max.instruction()};
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::ConvertElementType(XlaOp operand, ElementType to) {
+  if (!Check({operand})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kConvert;
+  inst->operands = {operand.instruction()};
+  inst->shape = Shape::Scalar(to);
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::BitcastConvertType(XlaOp operand, ElementType to) {
+  if (!Check({operand})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kBitcastConvert;
+  inst->operands = {operand.instruction()};
+  inst->shape = Shape::Scalar(to);
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits) {
+  if (!Check({operand})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kReducePrecision;
+  inst->operands = {operand.instruction()};
+  inst->exponent_bits = exponent_bits;
+  inst->mantissa_bits = mantissa_bits;
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Tuple(const std::vector<XlaOp>& elements) {
+  if (!error_.ok()) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kTuple;
+  for (const XlaOp& e : elements) {
+    if (!Check({e})) return XlaOp();
+    inst->operands.push_back(e.instruction());
+  }
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::GetTupleElement(XlaOp tuple, int64_t index) {
+  if (!Check({tuple})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kGetTupleElement;
+  inst->operands = {tuple.instruction()};
+  inst->tuple_index = index;
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::WithResultAccuracy(XlaOp op, const ResultAccuracy& accuracy) {
+  if (!Check({op})) return XlaOp();
+  op.instruction()->result_accuracy = accuracy;
+  StatusOr<Shape> s = InferShape(*op.instruction());
+  if (!s.ok()) return Fail(s.status());
+  return op;
+}
+
+StatusOr<std::unique_ptr<Module>> XlaBuilder::Build(XlaOp root) {
+  if (!error_.ok()) return error_;
+  if (!computation_) return FailedPrecondition("builder " + name_ + " was already built");
+  if (!Check({root})) return error_;
+  computation_->set_root(root.instruction());
+  auto module = std::make_unique<Module>(name_);
+  module->set_entry(module->AddComputation(std::move(computation_)));
+  RETURN_IF_ERROR(VerifyModule(*module));
+  return module;
+}
+
+}  // namespace vkxla

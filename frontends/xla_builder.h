@@ -1,0 +1,120 @@
+// A C++ API that mirrors XlaBuilder: build a computation op by op, with the
+// broadcasting rules of shared/spec/broadcasting.ja.txt, then Build() a
+// verified Module. The first error sticks and Build() returns it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/module.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+class XlaBuilder;
+
+class XlaOp {
+ public:
+  XlaOp() = default;
+  bool valid() const { return inst_ != nullptr; }
+  const Shape& shape() const { return inst_->shape; }
+  Instruction* instruction() const { return inst_; }
+  XlaBuilder* builder() const { return builder_; }
+
+ private:
+  friend class XlaBuilder;
+  XlaOp(Instruction* i, XlaBuilder* b) : inst_(i), builder_(b) {}
+  Instruction* inst_ = nullptr;
+  XlaBuilder* builder_ = nullptr;
+};
+
+class XlaBuilder {
+ public:
+  explicit XlaBuilder(std::string name);
+  ~XlaBuilder();
+
+  XlaOp Parameter(int64_t number, const Shape& shape, const std::string& name);
+  XlaOp ConstantLiteral(const Literal& literal);
+  XlaOp Iota(const Shape& shape, int64_t iota_dimension);
+
+  // Prepends dimensions of the given sizes.
+  XlaOp Broadcast(XlaOp operand, const std::vector<int64_t>& broadcast_sizes);
+  // Operand dimension i becomes result dimension broadcast_dimensions[i].
+  XlaOp BroadcastInDim(XlaOp operand, const std::vector<int64_t>& out_dims,
+                       const std::vector<int64_t>& broadcast_dimensions);
+
+  XlaOp Unary(Opcode op, XlaOp x);
+  // Elementwise binary op with XLA's broadcasting (scalars, size-1
+  // dimensions, and broadcast_dimensions for a lower-rank operand).
+  XlaOp Binary(Opcode op, XlaOp lhs, XlaOp rhs, const std::vector<int64_t>& broadcast_dimensions = {});
+  XlaOp Compare(XlaOp lhs, XlaOp rhs, ComparisonDirection direction,
+                const std::vector<int64_t>& broadcast_dimensions = {},
+                ComparisonType type = ComparisonType::kDefault);
+  XlaOp Select(XlaOp pred, XlaOp on_true, XlaOp on_false);
+  XlaOp Clamp(XlaOp min, XlaOp operand, XlaOp max);
+  XlaOp ConvertElementType(XlaOp operand, ElementType to);
+  XlaOp BitcastConvertType(XlaOp operand, ElementType to);
+  XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits);
+  XlaOp Tuple(const std::vector<XlaOp>& elements);
+  XlaOp GetTupleElement(XlaOp tuple, int64_t index);
+  // Attaches result_accuracy to a transcendental op just built.
+  XlaOp WithResultAccuracy(XlaOp op, const ResultAccuracy& accuracy);
+
+  const Status& first_error() const { return error_; }
+  // The module whose entry computes `root`. The builder is spent after it.
+  StatusOr<std::unique_ptr<Module>> Build(XlaOp root);
+
+ private:
+  XlaOp Add(std::unique_ptr<Instruction> inst, bool infer = true);
+  XlaOp Fail(Status s);
+  bool Check(std::initializer_list<XlaOp> ops);
+
+  std::string name_;
+  std::unique_ptr<Computation> computation_;
+  Status error_;
+  int64_t next_id_ = 0;
+};
+
+// Free functions in XlaBuilder's style: Add(x, y), Exp(x), ...
+#define VKXLA_BUILDER_UNARY(Name, Op) \
+  inline XlaOp Name(XlaOp x) { return x.builder()->Unary(Opcode::Op, x); }
+VKXLA_BUILDER_UNARY(Abs, kAbs) VKXLA_BUILDER_UNARY(Cbrt, kCbrt) VKXLA_BUILDER_UNARY(Ceil, kCeil)
+VKXLA_BUILDER_UNARY(Clz, kClz) VKXLA_BUILDER_UNARY(Cos, kCos) VKXLA_BUILDER_UNARY(Cosh, kCosh)
+VKXLA_BUILDER_UNARY(Erf, kErf) VKXLA_BUILDER_UNARY(Exp, kExp) VKXLA_BUILDER_UNARY(Expm1, kExpm1)
+VKXLA_BUILDER_UNARY(Floor, kFloor) VKXLA_BUILDER_UNARY(Imag, kImag) VKXLA_BUILDER_UNARY(IsFinite, kIsFinite)
+VKXLA_BUILDER_UNARY(Log, kLog) VKXLA_BUILDER_UNARY(Log1p, kLog1p) VKXLA_BUILDER_UNARY(Logistic, kLogistic)
+VKXLA_BUILDER_UNARY(Neg, kNegate) VKXLA_BUILDER_UNARY(Not, kNot) VKXLA_BUILDER_UNARY(PopulationCount, kPopulationCount)
+VKXLA_BUILDER_UNARY(Real, kReal) VKXLA_BUILDER_UNARY(Round, kRoundNearestAfz)
+VKXLA_BUILDER_UNARY(RoundNearestAfz, kRoundNearestAfz) VKXLA_BUILDER_UNARY(RoundNearestEven, kRoundNearestEven)
+VKXLA_BUILDER_UNARY(Rsqrt, kRsqrt) VKXLA_BUILDER_UNARY(Sign, kSign) VKXLA_BUILDER_UNARY(Sin, kSin)
+VKXLA_BUILDER_UNARY(Sqrt, kSqrt) VKXLA_BUILDER_UNARY(Tan, kTan) VKXLA_BUILDER_UNARY(Tanh, kTanh)
+#undef VKXLA_BUILDER_UNARY
+
+#define VKXLA_BUILDER_BINARY(Name, Op)                                                  \
+  inline XlaOp Name(XlaOp x, XlaOp y, const std::vector<int64_t>& broadcast_dimensions = {}) { \
+    return x.builder()->Binary(Opcode::Op, x, y, broadcast_dimensions);                   \
+  }
+VKXLA_BUILDER_BINARY(Add, kAdd) VKXLA_BUILDER_BINARY(And, kAnd) VKXLA_BUILDER_BINARY(Atan2, kAtan2)
+VKXLA_BUILDER_BINARY(Complex, kComplex) VKXLA_BUILDER_BINARY(Div, kDivide) VKXLA_BUILDER_BINARY(Max, kMaximum)
+VKXLA_BUILDER_BINARY(Min, kMinimum) VKXLA_BUILDER_BINARY(Mul, kMultiply) VKXLA_BUILDER_BINARY(Or, kOr)
+VKXLA_BUILDER_BINARY(Pow, kPower) VKXLA_BUILDER_BINARY(Rem, kRemainder) VKXLA_BUILDER_BINARY(ShiftLeft, kShiftLeft)
+VKXLA_BUILDER_BINARY(ShiftRightArithmetic, kShiftRightArithmetic)
+VKXLA_BUILDER_BINARY(ShiftRightLogical, kShiftRightLogical) VKXLA_BUILDER_BINARY(Sub, kSubtract)
+VKXLA_BUILDER_BINARY(Xor, kXor)
+#undef VKXLA_BUILDER_BINARY
+
+#define VKXLA_BUILDER_COMPARE(Name, Dir)                                                 \
+  inline XlaOp Name(XlaOp x, XlaOp y, const std::vector<int64_t>& broadcast_dimensions = {}) { \
+    return x.builder()->Compare(x, y, ComparisonDirection::Dir, broadcast_dimensions);     \
+  }
+VKXLA_BUILDER_COMPARE(Eq, kEq) VKXLA_BUILDER_COMPARE(Ne, kNe) VKXLA_BUILDER_COMPARE(Ge, kGe)
+VKXLA_BUILDER_COMPARE(Gt, kGt) VKXLA_BUILDER_COMPARE(Le, kLe) VKXLA_BUILDER_COMPARE(Lt, kLt)
+#undef VKXLA_BUILDER_COMPARE
+
+inline XlaOp Select(XlaOp p, XlaOp t, XlaOp f) { return p.builder()->Select(p, t, f); }
+inline XlaOp Clamp(XlaOp lo, XlaOp x, XlaOp hi) { return x.builder()->Clamp(lo, x, hi); }
+inline XlaOp ConvertElementType(XlaOp x, ElementType t) { return x.builder()->ConvertElementType(x, t); }
+inline XlaOp BitcastConvertType(XlaOp x, ElementType t) { return x.builder()->BitcastConvertType(x, t); }
+
+}  // namespace vkxla

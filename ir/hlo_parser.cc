@@ -1,0 +1,672 @@
+#include "ir/hlo_parser.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+
+namespace vkxla {
+namespace {
+
+bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '$'; }
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  StatusOr<std::unique_ptr<Module>> ParseModule();
+  StatusOr<Shape> ParseShapeOnly();
+  StatusOr<Literal> ParseLiteralOnly(const Shape& shape);
+
+ private:
+  // ---- cursor ----
+  void SkipSpace();
+  bool AtEnd() { SkipSpace(); return pos_ >= text_.size(); }
+  char Peek() { SkipSpace(); return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  bool ConsumeIf(std::string_view s);
+  bool ConsumeWord(std::string_view w);  // s, not followed by a name character
+  Status Expect(std::string_view s);
+  std::string ReadName();                // identifier, leading '%' dropped
+  StatusOr<int64_t> ReadInt();
+  SourceLocation Loc(size_t pos) const;
+  Status Error(size_t pos, const std::string& message) const;
+  Status Error(const std::string& message) const { return Error(pos_, message); }
+
+  // ---- grammar ----
+  StatusOr<Shape> ParseShape();
+  StatusOr<Layout> ParseLayout();
+  StatusOr<std::vector<int64_t>> ParseIntList(char open, char close);
+  StatusOr<ProgramShape> ParseProgramShape();
+  Status ParseComputation(Module& module);
+  Status ParseInstruction(Module& module, Computation& comp, bool& is_root);
+  Status ParseAttribute(Module& module, Instruction& inst);
+  StatusOr<std::string> ReadRawValue();
+  StatusOr<Literal> ParseLiteral(const Shape& shape);
+  Status ParseLiteralValues(const Shape& shape, int64_t dim, Literal& lit, int64_t& next);
+  StatusOr<Scalar> ParseScalar(ElementType t);
+  StatusOr<double> ParseFloatValue();
+  StatusOr<ResultAccuracy> ParseResultAccuracy();
+
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+// ---------------------------------------------------------------- cursor
+
+void Parser::SkipSpace() {
+  while (pos_ < text_.size()) {
+    char c = text_[pos_];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++pos_;
+    } else if (text_.substr(pos_, 2) == "//") {
+      while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+    } else if (text_.substr(pos_, 2) == "/*") {
+      size_t end = text_.find("*/", pos_ + 2);
+      pos_ = end == std::string_view::npos ? text_.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+}
+
+bool Parser::ConsumeIf(std::string_view s) {
+  SkipSpace();
+  if (text_.substr(pos_, s.size()) == s) {
+    pos_ += s.size();
+    return true;
+  }
+  return false;
+}
+
+bool Parser::ConsumeWord(std::string_view w) {
+  SkipSpace();
+  if (text_.substr(pos_, w.size()) != w) return false;
+  size_t end = pos_ + w.size();
+  if (end < text_.size() && IsNameChar(text_[end])) return false;
+  pos_ = end;
+  return true;
+}
+
+Status Parser::Expect(std::string_view s) {
+  if (ConsumeIf(s)) return OkStatus();
+  SkipSpace();
+  std::string found = pos_ < text_.size() ? "'" + std::string(1, text_[pos_]) + "'" : "end of input";
+  return Error("expected '" + std::string(s) + "', found " + found);
+}
+
+std::string Parser::ReadName() {
+  SkipSpace();
+  size_t start = pos_;
+  if (pos_ < text_.size() && text_[pos_] == '%') ++start, ++pos_;
+  while (pos_ < text_.size() && IsNameChar(text_[pos_])) {
+    // "->" ends a name (signatures like "(x: f32[])->f32[]").
+    if (text_[pos_] == '-' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '>') break;
+    ++pos_;
+  }
+  return std::string(text_.substr(start, pos_ - start));
+}
+
+StatusOr<int64_t> Parser::ReadInt() {
+  SkipSpace();
+  size_t start = pos_;
+  if (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+')) ++pos_;
+  while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  std::string s(text_.substr(start, pos_ - start));
+  if (s.empty() || s == "-" || s == "+") return Error(start, "expected an integer");
+  errno = 0;
+  long long v = std::strtoll(s.c_str(), nullptr, 10);
+  if (errno == ERANGE) return Error(start, "integer " + s + " out of range");
+  return static_cast<int64_t>(v);
+}
+
+SourceLocation Parser::Loc(size_t pos) const {
+  SourceLocation loc{1, 1};
+  for (size_t i = 0; i < pos && i < text_.size(); ++i) {
+    if (text_[i] == '\n') {
+      ++loc.line;
+      loc.column = 1;
+    } else {
+      ++loc.column;
+    }
+  }
+  return loc;
+}
+
+Status Parser::Error(size_t pos, const std::string& message) const {
+  SourceLocation loc = Loc(pos);
+  size_t line_start = text_.rfind('\n', pos == 0 ? 0 : pos - 1);
+  line_start = (line_start == std::string_view::npos || pos == 0) ? 0 : line_start + 1;
+  if (pos < text_.size() && text_[pos] == '\n' && pos > 0 && line_start > pos) line_start = pos;
+  size_t line_end = text_.find('\n', line_start);
+  if (line_end == std::string_view::npos) line_end = text_.size();
+  std::string line(text_.substr(line_start, line_end - line_start));
+  std::string caret(loc.column > 1 ? loc.column - 1 : 0, ' ');
+  return InvalidArgument(loc.ToString() + ": " + message + "\n" + line + "\n" + caret + "^");
+}
+
+// ---------------------------------------------------------------- shapes
+
+StatusOr<std::vector<int64_t>> Parser::ParseIntList(char open, char close) {
+  RETURN_IF_ERROR(Expect(std::string(1, open)));
+  std::vector<int64_t> v;
+  if (ConsumeIf(std::string(1, close))) return v;
+  do {
+    ASSIGN_OR_RETURN(int64_t x, ReadInt());
+    v.push_back(x);
+  } while (ConsumeIf(","));
+  RETURN_IF_ERROR(Expect(std::string(1, close)));
+  return v;
+}
+
+StatusOr<Layout> Parser::ParseLayout() {
+  RETURN_IF_ERROR(Expect("{"));
+  Layout layout;
+  if (ConsumeIf("}")) return layout;
+  if (Peek() != ':') {
+    do {
+      ASSIGN_OR_RETURN(int64_t d, ReadInt());
+      layout.minor_to_major.push_back(d);
+    } while (ConsumeIf(","));
+  }
+  if (ConsumeIf(":")) {
+    while (Peek() != '}') {
+      size_t at = pos_;
+      if (ConsumeIf("T")) {
+        while (Peek() == '(') {
+          ++pos_;
+          Tile tile;
+          do {
+            if (ConsumeIf("*")) {
+              tile.dims.push_back(Tile::kCombine);
+            } else {
+              ASSIGN_OR_RETURN(int64_t d, ReadInt());
+              tile.dims.push_back(d);
+            }
+          } while (ConsumeIf(","));
+          RETURN_IF_ERROR(Expect(")"));
+          layout.tiles.push_back(std::move(tile));
+        }
+      } else if (ConsumeIf("E(")) {
+        ASSIGN_OR_RETURN(layout.element_size_in_bits, ReadInt());
+        RETURN_IF_ERROR(Expect(")"));
+      } else if (ConsumeIf("S(")) {
+        ASSIGN_OR_RETURN(layout.memory_space, ReadInt());
+        RETURN_IF_ERROR(Expect(")"));
+      } else {
+        return Error(at, "unknown layout attribute; expected T(...), E(...) or S(...)");
+      }
+    }
+  }
+  RETURN_IF_ERROR(Expect("}"));
+  return layout;
+}
+
+StatusOr<Shape> Parser::ParseShape() {
+  SkipSpace();
+  size_t start = pos_;
+  if (ConsumeIf("(")) {
+    std::vector<Shape> elements;
+    if (!ConsumeIf(")")) {
+      do {
+        ASSIGN_OR_RETURN(Shape s, ParseShape());
+        elements.push_back(std::move(s));
+      } while (ConsumeIf(","));
+      RETURN_IF_ERROR(Expect(")"));
+    }
+    return Shape::Tuple(std::move(elements));
+  }
+  std::string type_name = ReadName();
+  auto type = ParseElementType(type_name);
+  if (!type || *type == ElementType::kTuple)
+    return Error(start, type_name.empty() ? "expected a shape" : "unknown element type '" + type_name + "'");
+  RETURN_IF_ERROR(Expect("["));
+  Shape shape(*type, {});
+  std::vector<int64_t> dims;
+  std::vector<bool> dynamic;
+  if (!ConsumeIf("]")) {
+    do {
+      bool is_dynamic = ConsumeIf("<=");
+      if (!is_dynamic && ConsumeIf("?")) return Error("unbounded dynamic dimensions ('?') are not supported; give a bound as '<=N'");
+      size_t at = pos_;
+      ASSIGN_OR_RETURN(int64_t d, ReadInt());
+      if (d < 0) return Error(at, "negative dimension size " + std::to_string(d));
+      dims.push_back(d);
+      dynamic.push_back(is_dynamic);
+    } while (ConsumeIf(","));
+    RETURN_IF_ERROR(Expect("]"));
+  }
+  if (*type == ElementType::kToken) {
+    if (!dims.empty()) return Error(start, "a token shape has no dimensions");
+    return Shape::Token();
+  }
+  shape = Shape(*type, dims);
+  for (size_t i = 0; i < dynamic.size(); ++i)
+    if (dynamic[i]) shape.set_dynamic_dim(i, true);
+  if (Peek() == '{') {
+    size_t at = pos_;
+    ASSIGN_OR_RETURN(Layout layout, ParseLayout());
+    Status valid = layout.Validate(shape.rank());
+    if (!valid.ok()) return Error(at, valid.message());
+    shape.set_layout(std::move(layout));
+  }
+  return shape;
+}
+
+StatusOr<ProgramShape> Parser::ParseProgramShape() {
+  ProgramShape p;
+  RETURN_IF_ERROR(Expect("("));
+  if (!ConsumeIf(")")) {
+    do {
+      ASSIGN_OR_RETURN(Shape s, ParseShape());
+      p.parameters.push_back(std::move(s));
+    } while (ConsumeIf(","));
+    RETURN_IF_ERROR(Expect(")"));
+  }
+  RETURN_IF_ERROR(Expect("->"));
+  ASSIGN_OR_RETURN(p.result, ParseShape());
+  return p;
+}
+
+// ---------------------------------------------------------------- literals
+
+StatusOr<double> Parser::ParseFloatValue() {
+  SkipSpace();
+  size_t start = pos_;
+  bool neg = ConsumeIf("-");
+  if (!neg) ConsumeIf("+");
+  if (ConsumeWord("inf")) return neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  if (ConsumeWord("nan")) return neg ? -std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::quiet_NaN();
+  size_t num_start = pos_;
+  while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
+                                 ((text_[pos_] == '-' || text_[pos_] == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E'))))
+    ++pos_;
+  std::string s(text_.substr(num_start, pos_ - num_start));
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size()) return Error(start, "expected a number, found '" + s + "'");
+  return neg ? -v : v;
+}
+
+StatusOr<Scalar> Parser::ParseScalar(ElementType t) {
+  SkipSpace();
+  size_t start = pos_;
+  if (t == ElementType::kPred) {
+    if (ConsumeWord("true")) return Scalar::Pred(true);
+    if (ConsumeWord("false")) return Scalar::Pred(false);
+    ASSIGN_OR_RETURN(int64_t v, ReadInt());
+    if (v != 0 && v != 1) return Error(start, "expected true, false, 0 or 1 for a pred");
+    return Scalar::Pred(v != 0);
+  }
+  if (IsSignedInt(t) || IsUnsignedInt(t)) {
+    bool neg = text_.substr(pos_, 1) == "-";
+    size_t s = pos_ + (neg ? 1 : 0);
+    size_t e = s;
+    while (e < text_.size() && std::isdigit(static_cast<unsigned char>(text_[e]))) ++e;
+    if (e == s) return Error(start, "expected an integer for " + std::string(ElementTypeName(t)));
+    std::string digits(text_.substr(s, e - s));
+    errno = 0;
+    unsigned long long mag = std::strtoull(digits.c_str(), nullptr, 10);
+    pos_ = e;
+    const int bits = BitWidth(t);
+    bool fits;
+    if (IsUnsignedInt(t)) {
+      fits = !neg && errno != ERANGE && (bits == 64 || mag < (1ull << bits));
+    } else {
+      unsigned long long limit = 1ull << (bits - 1);
+      fits = errno != ERANGE && (neg ? mag <= limit : mag < limit);
+    }
+    if (!fits) return Error(start, "value " + std::string(neg ? "-" : "") + digits + " does not fit in " + std::string(ElementTypeName(t)));
+    if (IsUnsignedInt(t)) return Scalar::UInt(t, mag);
+    return Scalar::Int(t, neg ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag));
+  }
+  if (IsComplex(t)) {
+    RETURN_IF_ERROR(Expect("("));
+    ASSIGN_OR_RETURN(double re, ParseFloatValue());
+    RETURN_IF_ERROR(Expect(","));
+    ASSIGN_OR_RETURN(double im, ParseFloatValue());
+    RETURN_IF_ERROR(Expect(")"));
+    return Scalar::Complex(t, {re, im});
+  }
+  ASSIGN_OR_RETURN(double v, ParseFloatValue());
+  return Scalar::Float(t, v);
+}
+
+Status Parser::ParseLiteralValues(const Shape& shape, int64_t dim, Literal& lit, int64_t& next) {
+  if (dim == shape.rank()) {
+    ASSIGN_OR_RETURN(Scalar v, ParseScalar(shape.element_type()));
+    lit.Set(next++, v);
+    return OkStatus();
+  }
+  size_t start = pos_;
+  RETURN_IF_ERROR(Expect("{"));
+  int64_t count = 0;
+  if (Peek() != '}') {
+    do {
+      if (count == shape.dim(dim))
+        return Error("too many elements in dimension " + std::to_string(dim) + " of " + shape.ToString() +
+                     " (expected " + std::to_string(shape.dim(dim)) + ")");
+      RETURN_IF_ERROR(ParseLiteralValues(shape, dim + 1, lit, next));
+      ++count;
+    } while (ConsumeIf(","));
+  }
+  if (count != shape.dim(dim))
+    return Error(start, "dimension " + std::to_string(dim) + " of " + shape.ToString() + " has " +
+                            std::to_string(shape.dim(dim)) + " elements, the literal gives " + std::to_string(count));
+  return Expect("}");
+}
+
+StatusOr<Literal> Parser::ParseLiteral(const Shape& shape) {
+  if (shape.IsTuple()) {
+    RETURN_IF_ERROR(Expect("("));
+    std::vector<Literal> elements;
+    for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
+      if (i) RETURN_IF_ERROR(Expect(","));
+      ASSIGN_OR_RETURN(Literal e, ParseLiteral(shape.tuple_shapes()[i]));
+      elements.push_back(std::move(e));
+    }
+    RETURN_IF_ERROR(Expect(")"));
+    return Literal::Tuple(std::move(elements));
+  }
+  if (!shape.IsArray()) return Error("a constant must have an array or tuple shape, not " + shape.ToString());
+  Literal lit(shape);
+  int64_t next = 0;
+  RETURN_IF_ERROR(ParseLiteralValues(shape, 0, lit, next));
+  return lit;
+}
+
+// ---------------------------------------------------------------- module
+
+StatusOr<ResultAccuracy> Parser::ParseResultAccuracy() {
+  ResultAccuracy acc;
+  RETURN_IF_ERROR(Expect("{"));
+  if (ConsumeIf("mode")) {
+    RETURN_IF_ERROR(Expect("="));
+    size_t at = pos_;
+    std::string mode = ReadName();
+    if (mode == "highest" || mode == "HIGHEST") acc.highest = true;
+    else if (mode != "default" && mode != "DEFAULT") return Error(at, "unknown result_accuracy mode '" + mode + "'");
+  } else {
+    RETURN_IF_ERROR(Expect("tolerance"));
+    RETURN_IF_ERROR(Expect("="));
+    RETURN_IF_ERROR(Expect("{"));
+    while (Peek() != '}') {
+      size_t at = pos_;
+      std::string key = ReadName();
+      RETURN_IF_ERROR(Expect("="));
+      if (key == "atol") {
+        ASSIGN_OR_RETURN(acc.atol, ParseFloatValue());
+      } else if (key == "rtol") {
+        ASSIGN_OR_RETURN(acc.rtol, ParseFloatValue());
+      } else if (key == "ulps") {
+        ASSIGN_OR_RETURN(acc.ulps, ReadInt());
+      } else {
+        return Error(at, "unknown tolerance field '" + key + "'; expected atol, rtol or ulps");
+      }
+      if (!ConsumeIf(",")) break;
+    }
+    RETURN_IF_ERROR(Expect("}"));
+  }
+  RETURN_IF_ERROR(Expect("}"));
+  if (acc.atol < 0 || acc.rtol < 0 || acc.ulps < 0) return Error("result_accuracy tolerances must not be negative");
+  return acc;
+}
+
+StatusOr<std::string> Parser::ReadRawValue() {
+  SkipSpace();
+  size_t start = pos_;
+  int depth = 0;
+  bool in_string = false;
+  while (pos_ < text_.size()) {
+    char c = text_[pos_];
+    if (in_string) {
+      if (c == '\\') ++pos_;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '(' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ')' || c == ']') {
+      if (depth == 0) break;
+      --depth;
+    } else if (depth == 0 && (c == ',' || c == '\n')) {
+      break;
+    }
+    ++pos_;
+  }
+  if (depth != 0 || in_string) return Error(start, "unterminated attribute value");
+  std::string v(text_.substr(start, pos_ - start));
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+  if (v.empty()) return Error(start, "expected an attribute value");
+  return v;
+}
+
+Status Parser::ParseAttribute(Module& module, Instruction& inst) {
+  SkipSpace();
+  size_t at = pos_;
+  std::string key = ReadName();
+  if (key.empty()) return Error("expected an attribute name");
+  RETURN_IF_ERROR(Expect("="));
+  if (key == "dimensions") {
+    ASSIGN_OR_RETURN(inst.dimensions, ParseIntList('{', '}'));
+  } else if (key == "index") {
+    ASSIGN_OR_RETURN(inst.tuple_index, ReadInt());
+  } else if (key == "iota_dimension") {
+    ASSIGN_OR_RETURN(inst.iota_dimension, ReadInt());
+  } else if (key == "exponent_bits") {
+    ASSIGN_OR_RETURN(inst.exponent_bits, ReadInt());
+  } else if (key == "mantissa_bits") {
+    ASSIGN_OR_RETURN(inst.mantissa_bits, ReadInt());
+  } else if (key == "direction") {
+    size_t vat = pos_;
+    std::string v = ReadName();
+    auto d = ParseComparisonDirection(v);
+    if (!d) return Error(vat, "unknown comparison direction '" + v + "'; expected EQ, NE, GE, GT, LE or LT");
+    inst.direction = *d;
+  } else if (key == "type" && inst.opcode == Opcode::kCompare) {
+    size_t vat = pos_;
+    std::string v = ReadName();
+    auto t = ParseComparisonType(v);
+    if (!t) return Error(vat, "unknown comparison type '" + v + "'; expected FLOAT, TOTALORDER, SIGNED or UNSIGNED");
+    inst.comparison_type = *t;
+  } else if (key == "result_accuracy") {
+    ASSIGN_OR_RETURN(ResultAccuracy acc, ParseResultAccuracy());
+    inst.result_accuracy = acc;
+  } else if (key == "to_apply" || key == "calls" || key == "condition" || key == "body" || key == "comparator" ||
+             key == "select" || key == "scatter") {
+    size_t vat = pos_;
+    std::string name = ReadName();
+    Computation* c = module.Find(name);
+    if (!c) return Error(vat, "undefined computation '%" + name + "' in " + key + "=");
+    inst.called_computations.emplace_back(key, c);
+  } else {
+    ASSIGN_OR_RETURN(std::string raw, ReadRawValue());
+    inst.other_attributes.emplace_back(key, raw);
+  }
+  (void)at;
+  return OkStatus();
+}
+
+Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root) {
+  SkipSpace();
+  size_t start = pos_;
+  is_root = ConsumeWord("ROOT");
+  auto inst = std::make_unique<Instruction>();
+  SkipSpace();
+  size_t name_at = pos_;
+  inst->name = ReadName();
+  if (inst->name.empty()) return Error("expected an instruction name");
+  if (comp.Find(inst->name)) return Error(name_at, "instruction '%" + inst->name + "' is defined twice");
+  inst->location = Loc(name_at);
+  RETURN_IF_ERROR(Expect("="));
+  ASSIGN_OR_RETURN(inst->shape, ParseShape());
+  SkipSpace();
+  size_t op_at = pos_;
+  std::string op_name = ReadName();
+  auto opcode = ParseOpcode(op_name);
+  if (!opcode) return Error(op_at, op_name.empty() ? "expected an opcode" : "unknown opcode '" + op_name + "'");
+  inst->opcode = *opcode;
+  RETURN_IF_ERROR(Expect("("));
+  if (inst->opcode == Opcode::kParameter) {
+    ASSIGN_OR_RETURN(inst->parameter_number, ReadInt());
+    if (inst->parameter_number < 0) return Error("parameter number must not be negative");
+    RETURN_IF_ERROR(Expect(")"));
+  } else if (inst->opcode == Opcode::kConstant) {
+    ASSIGN_OR_RETURN(Literal lit, ParseLiteral(inst->shape));
+    inst->literal = std::move(lit);
+    RETURN_IF_ERROR(Expect(")"));
+  } else if (!ConsumeIf(")")) {
+    do {
+      SkipSpace();
+      size_t operand_at = pos_;
+      std::optional<Shape> written;
+      // An operand may be written with its shape: "f32[2]{0} %x".
+      if (text_[pos_] == '(' || (text_[pos_] != '%' && [&] {
+            size_t p = pos_;
+            while (p < text_.size() && IsNameChar(text_[p])) ++p;
+            return p < text_.size() && text_[p] == '[';
+          }())) {
+        ASSIGN_OR_RETURN(Shape s, ParseShape());
+        written = std::move(s);
+        SkipSpace();
+        operand_at = pos_;
+      }
+      std::string name = ReadName();
+      if (name.empty()) return Error(operand_at, "expected an operand name");
+      Instruction* operand = comp.Find(name);
+      if (!operand) return Error(operand_at, "use of undefined value '%" + name + "' in %" + inst->name);
+      if (written && !written->Compatible(operand->shape))
+        return Error(operand_at, "operand '%" + name + "' is written as " + written->ToString() + " but is " +
+                                     operand->shape.ToString());
+      inst->operands.push_back(operand);
+    } while (ConsumeIf(","));
+    RETURN_IF_ERROR(Expect(")"));
+  }
+  while (true) {
+    // Attributes follow on the same line: ", name=value".
+    size_t save = pos_;
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+    if (pos_ < text_.size() && text_[pos_] == ',') {
+      ++pos_;
+      RETURN_IF_ERROR(ParseAttribute(module, *inst));
+    } else {
+      pos_ = save;
+      break;
+    }
+  }
+  (void)start;
+  Instruction* raw = comp.AddInstruction(std::move(inst));
+  if (is_root) {
+    if (comp.root()) return Error(start, "computation '" + comp.name() + "' has more than one ROOT");
+    comp.set_root(raw);
+  }
+  return OkStatus();
+}
+
+Status Parser::ParseComputation(Module& module) {
+  SkipSpace();
+  bool is_entry = ConsumeWord("ENTRY");
+  SkipSpace();
+  size_t name_at = pos_;
+  std::string name = ReadName();
+  if (name.empty()) return Error("expected a computation name");
+  if (module.Find(name)) return Error(name_at, "computation '%" + name + "' is defined twice");
+  auto comp = std::make_unique<Computation>(name);
+  // Optional signature "(a: f32[], b: f32[]) -> f32[]"; the instructions
+  // carry the shapes, so it is read and checked only for form.
+  if (ConsumeIf("(")) {
+    if (!ConsumeIf(")")) {
+      do {
+        ReadName();
+        RETURN_IF_ERROR(Expect(":"));
+        ASSIGN_OR_RETURN(Shape s, ParseShape());
+        (void)s;
+      } while (ConsumeIf(","));
+      RETURN_IF_ERROR(Expect(")"));
+    }
+    RETURN_IF_ERROR(Expect("->"));
+    ASSIGN_OR_RETURN(Shape r, ParseShape());
+    (void)r;
+  }
+  RETURN_IF_ERROR(Expect("{"));
+  while (Peek() != '}') {
+    if (AtEnd()) return Error("unexpected end of input in computation '" + name + "'; expected '}'");
+    bool is_root = false;
+    RETURN_IF_ERROR(ParseInstruction(module, *comp, is_root));
+  }
+  RETURN_IF_ERROR(Expect("}"));
+  if (comp->instructions().empty()) return Error(name_at, "computation '" + name + "' is empty");
+  if (!comp->root()) comp->set_root(comp->instructions().back().get());
+  Computation* raw = module.AddComputation(std::move(comp));
+  if (is_entry) {
+    if (module.entry()) return Error(name_at, "more than one ENTRY computation");
+    module.set_entry(raw);
+  }
+  return OkStatus();
+}
+
+StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
+  if (!ConsumeWord("HloModule")) return Error("expected 'HloModule' at the start of the module");
+  std::string name = ReadName();
+  if (name.empty()) return Error("expected the module's name after 'HloModule'");
+  auto module = std::make_unique<Module>(name);
+  std::optional<ProgramShape> entry_layout;
+  size_t layout_at = 0;
+  while (ConsumeIf(",")) {
+    std::string key = ReadName();
+    RETURN_IF_ERROR(Expect("="));
+    if (key == "entry_computation_layout") {
+      RETURN_IF_ERROR(Expect("{"));
+      layout_at = pos_;
+      ASSIGN_OR_RETURN(ProgramShape p, ParseProgramShape());
+      RETURN_IF_ERROR(Expect("}"));
+      entry_layout = std::move(p);
+    } else {
+      ASSIGN_OR_RETURN(std::string raw, ReadRawValue());  // other module attributes are not used
+      (void)raw;
+    }
+  }
+  while (!AtEnd()) RETURN_IF_ERROR(ParseComputation(*module));
+  if (module->computations().empty()) return Error("the module has no computations");
+  if (!module->entry()) module->set_entry(module->computations().back().get());
+  if (entry_layout) {
+    // Each entry in the layout must match the entry's parameter shapes.
+    auto params = module->entry()->parameters();
+    if (entry_layout->parameters.size() != params.size())
+      return Error(layout_at, "entry_computation_layout has " + std::to_string(entry_layout->parameters.size()) +
+                                  " parameters, the entry computation " + std::to_string(params.size()));
+    for (size_t i = 0; i < params.size(); ++i)
+      if (!entry_layout->parameters[i].Compatible(params[i]->shape))
+        return Error(layout_at, "entry_computation_layout parameter " + std::to_string(i) + " is " +
+                                    entry_layout->parameters[i].ToString() + " but parameter %" + params[i]->name +
+                                    " is " + params[i]->shape.ToString());
+    if (!entry_layout->result.Compatible(module->entry()->root()->shape))
+      return Error(layout_at, "entry_computation_layout result is " + entry_layout->result.ToString() +
+                                  " but the entry's root is " + module->entry()->root()->shape.ToString());
+    module->set_entry_layout(std::move(*entry_layout));
+  }
+  return module;
+}
+
+StatusOr<Shape> Parser::ParseShapeOnly() {
+  ASSIGN_OR_RETURN(Shape s, ParseShape());
+  if (!AtEnd()) return Error("unexpected text after the shape");
+  return s;
+}
+
+StatusOr<Literal> Parser::ParseLiteralOnly(const Shape& shape) {
+  ASSIGN_OR_RETURN(Literal l, ParseLiteral(shape));
+  if (!AtEnd()) return Error("unexpected text after the literal");
+  return l;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Module>> ParseHloText(std::string_view text) { return Parser(text).ParseModule(); }
+StatusOr<Shape> ParseShape(std::string_view text) { return Parser(text).ParseShapeOnly(); }
+StatusOr<Literal> ParseLiteral(std::string_view text, const Shape& shape) {
+  return Parser(text).ParseLiteralOnly(shape);
+}
+
+}  // namespace vkxla

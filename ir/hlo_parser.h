@@ -1,0 +1,20 @@
+// Reads XLA's HLO text format into an ir::Module. Purely syntactic plus name
+// resolution: the shape rules of each op are checked by ops::VerifyModule
+// (frontends/hlo_text.h runs both).
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "ir/module.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+StatusOr<std::unique_ptr<Module>> ParseHloText(std::string_view text);
+// "f32[3,5]{1,0:T(2,2)}", "(f32[], s32[2])".
+StatusOr<Shape> ParseShape(std::string_view text);
+// A literal in XLA syntax for `shape`: "{ {1, 2}, {3, 4} }", "5".
+StatusOr<Literal> ParseLiteral(std::string_view text, const Shape& shape);
+
+}  // namespace vkxla

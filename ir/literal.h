@@ -1,0 +1,58 @@
+// Host data for one shape. Array data is kept in logical row-major order,
+// one element per ByteWidth() bytes (S4/U4 take a byte each), whatever the
+// shape's layout says: the runtime lays it out on upload and back on
+// download, so host code never deals with device placement.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/scalar.h"
+#include "ir/shape.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+class Literal {
+ public:
+  Literal() = default;
+  // Zero-filled array (or tuple of zero-filled arrays) of `shape`.
+  explicit Literal(Shape shape);
+  static Literal Tuple(std::vector<Literal> elements);
+  static Literal ScalarOf(const Scalar& v);
+
+  const Shape& shape() const { return shape_; }
+  // Changes the declared layout; the (logical) data is unaffected.
+  void set_layout(Layout l) { shape_.set_layout(std::move(l)); }
+  int64_t element_count() const { return shape_.element_count(); }
+
+  Scalar Get(int64_t linear_index) const;
+  void Set(int64_t linear_index, const Scalar& v);  // converts v's type if it differs
+  Scalar GetAt(const std::vector<int64_t>& index) const;
+
+  std::vector<uint8_t>& bytes() { return bytes_; }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+  const std::vector<Literal>& tuple_elements() const { return tuple_; }
+  std::vector<Literal>& mutable_tuple_elements() { return tuple_; }
+
+  // XLA literal syntax without the shape: "{ {1, 2}, {3, 4} }", "5", "(1, 2)".
+  std::string ValuesToString() const;
+  // Shape then values: "f32[2,2] { {1, 2}, {3, 4} }".
+  std::string ToString() const;
+
+  // Same shape (layout ignored) and bitwise-equal values.
+  bool Equal(const Literal& other) const;
+
+ private:
+  Shape shape_;
+  std::vector<uint8_t> bytes_;
+  std::vector<Literal> tuple_;
+};
+
+// Row-major linear index <-> multi-index over `dims`.
+int64_t LinearIndex(const std::vector<int64_t>& dims, const std::vector<int64_t>& index);
+std::vector<int64_t> MultiIndex(const std::vector<int64_t>& dims, int64_t linear);
+
+}  // namespace vkxla

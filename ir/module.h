@@ -1,0 +1,66 @@
+// Computations and the module that owns them.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/instruction.h"
+
+namespace vkxla {
+
+class Computation {
+ public:
+  explicit Computation(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  // Instructions in definition order (operands before users).
+  const std::vector<std::unique_ptr<Instruction>>& instructions() const { return instructions_; }
+  Instruction* AddInstruction(std::unique_ptr<Instruction> inst);
+  Instruction* root() const { return root_; }
+  void set_root(Instruction* r) { root_ = r; }
+  // Parameters ordered by parameter_number.
+  std::vector<Instruction*> parameters() const;
+  Instruction* Find(const std::string& name) const;
+
+ private:
+  std::string name_;
+  std::vector<std::unique_ptr<Instruction>> instructions_;
+  std::map<std::string, Instruction*> by_name_;
+  Instruction* root_ = nullptr;
+};
+
+// The parameter and result shapes of a computation, with layouts.
+struct ProgramShape {
+  std::vector<Shape> parameters;
+  Shape result;
+  std::string ToString() const;  // "(f32[2]{0}, s32[])->f32[2]{0}"
+};
+
+class Module {
+ public:
+  explicit Module(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  Computation* AddComputation(std::unique_ptr<Computation> c);
+  const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }
+  Computation* entry() const { return entry_; }
+  void set_entry(Computation* c) { entry_ = c; }
+  Computation* Find(const std::string& name) const;
+
+  // Written `entry_computation_layout`, if any.
+  const std::optional<ProgramShape>& entry_layout() const { return entry_layout_; }
+  void set_entry_layout(ProgramShape p) { entry_layout_ = std::move(p); }
+  // The entry's signature, with the entry_computation_layout applied.
+  ProgramShape EntryProgramShape() const;
+
+ private:
+  std::string name_;
+  std::vector<std::unique_ptr<Computation>> computations_;
+  Computation* entry_ = nullptr;
+  std::optional<ProgramShape> entry_layout_;
+};
+
+}  // namespace vkxla

@@ -1,0 +1,88 @@
+// Errors are values: every fallible call returns Status or StatusOr<T>.
+#pragma once
+
+#include <cassert>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace vkxla {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,   // bad input: text, shapes, data files
+  kUnimplemented,     // a valid program this build or device cannot run
+  kFailedPrecondition,
+  kResourceExhausted, // device or host memory
+  kInternal,          // a bug or a driver failure
+  kNotFound,
+};
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  std::string ToString() const;
+
+  // Prepends context ("while parsing foo: ") to the message.
+  Status WithContext(const std::string& context) const {
+    if (ok()) return *this;
+    return Status(code_, context + ": " + message_);
+  }
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+inline Status OkStatus() { return Status(); }
+inline Status InvalidArgument(std::string m) { return Status(StatusCode::kInvalidArgument, std::move(m)); }
+inline Status Unimplemented(std::string m) { return Status(StatusCode::kUnimplemented, std::move(m)); }
+inline Status Internal(std::string m) { return Status(StatusCode::kInternal, std::move(m)); }
+inline Status ResourceExhausted(std::string m) { return Status(StatusCode::kResourceExhausted, std::move(m)); }
+inline Status FailedPrecondition(std::string m) { return Status(StatusCode::kFailedPrecondition, std::move(m)); }
+inline Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
+
+template <typename T>
+class [[nodiscard]] StatusOr {
+ public:
+  StatusOr(const Status& s) : status_(s) { assert(!s.ok() && "StatusOr needs an error status or a value"); }
+  StatusOr(T value) : value_(std::move(value)) {}
+
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+  T& value() & { assert(ok()); return *value_; }
+  const T& value() const& { assert(ok()); return *value_; }
+  T&& value() && { assert(ok()); return std::move(*value_); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+ private:
+  Status status_;
+  std::optional<T> value_;
+};
+
+}  // namespace vkxla
+
+#define VKXLA_CONCAT_INNER(a, b) a##b
+#define VKXLA_CONCAT(a, b) VKXLA_CONCAT_INNER(a, b)
+
+#define RETURN_IF_ERROR(expr)                   \
+  do {                                          \
+    ::vkxla::Status _st = (expr);               \
+    if (!_st.ok()) return _st;                  \
+  } while (0)
+
+#define ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                          \
+  if (!tmp.ok()) return tmp.status();         \
+  lhs = std::move(tmp).value()
+
+#define ASSIGN_OR_RETURN(lhs, expr) ASSIGN_OR_RETURN_IMPL(VKXLA_CONCAT(_statusor_, __LINE__), lhs, expr)

@@ -1,0 +1,140 @@
+#include "ops/evaluator.h"
+
+#include <cstring>
+#include <map>
+
+#include "ops/elementwise_reference.h"
+#include "ops/op_traits.h"
+
+namespace vkxla {
+namespace {
+
+Literal EvaluateElementwiseOp(const Instruction& inst, const std::vector<const Literal*>& operands) {
+  Literal out(inst.shape);
+  const int64_t n = out.element_count();
+  const ElementType t = inst.shape.element_type();
+  std::vector<Scalar> values(operands.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < operands.size(); ++k)
+      values[k] = operands[k]->Get(operands[k]->shape().rank() == 0 ? 0 : i);  // scalar bounds of select/clamp
+    out.Set(i, EvaluateElementwise(inst, values.data(), t));
+  }
+  return out;
+}
+
+Literal EvaluateBroadcast(const Instruction& inst, const Literal& x) {
+  Literal out(inst.shape);
+  const auto& dims = *inst.dimensions;
+  const auto& in_dims = x.shape().dims();
+  std::vector<int64_t> in_index(in_dims.size());
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    std::vector<int64_t> index = MultiIndex(inst.shape.dims(), i);
+    for (size_t d = 0; d < dims.size(); ++d) in_index[d] = in_dims[d] == 1 ? 0 : index[dims[d]];
+    out.Set(i, x.Get(LinearIndex(in_dims, in_index)));
+  }
+  return out;
+}
+
+Literal EvaluateIota(const Instruction& inst) {
+  Literal out(inst.shape);
+  const ElementType t = inst.shape.element_type();
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    int64_t v = MultiIndex(inst.shape.dims(), i)[inst.iota_dimension];
+    out.Set(i, Scalar::Convert(Scalar::Int(ElementType::kS64, v), t));
+  }
+  return out;
+}
+
+}  // namespace
+
+Literal BitcastConvertLiteral(const Literal& x, const Shape& to) {
+  Literal out(Shape(to.element_type(), to.dims()));
+  const int in_bits = BitWidth(x.shape().element_type()), out_bits = BitWidth(to.element_type());
+  if (in_bits == out_bits && ByteWidth(x.shape().element_type()) == ByteWidth(to.element_type()) && in_bits % 8 == 0) {
+    out.bytes() = x.bytes();
+    return out;
+  }
+  // Through a packed little-endian bit stream, so 4-bit types work too.
+  const int64_t total_bits = x.element_count() * in_bits;
+  std::vector<uint8_t> stream((total_bits + 7) / 8, 0);
+  auto put = [&](int64_t bit, uint64_t v, int width) {
+    for (int b = 0; b < width; ++b)
+      if ((v >> b) & 1) stream[(bit + b) / 8] |= uint8_t(1u << ((bit + b) % 8));
+  };
+  auto get = [&](int64_t bit, int width) {
+    uint64_t v = 0;
+    for (int b = 0; b < width; ++b) v |= uint64_t((stream[(bit + b) / 8] >> ((bit + b) % 8)) & 1) << b;
+    return v;
+  };
+  const bool in_complex = IsComplex(x.shape().element_type()), out_complex = IsComplex(to.element_type());
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    if (in_complex) {
+      const int w = ByteWidth(x.shape().element_type());
+      for (int byte = 0; byte < w; ++byte) put((i * w + byte) * 8, x.bytes()[i * w + byte], 8);
+    } else {
+      put(i * in_bits, x.Get(i).Bits(), in_bits);
+    }
+  }
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    if (out_complex) {
+      const int w = ByteWidth(to.element_type());
+      for (int byte = 0; byte < w; ++byte) out.bytes()[i * w + byte] = static_cast<uint8_t>(get((i * w + byte) * 8, 8));
+    } else {
+      out.Set(i, Scalar::FromBits(to.element_type(), get(i * out_bits, out_bits)));
+    }
+  }
+  return out;
+}
+
+Status CheckArguments(const Computation& computation, const std::vector<Literal>& arguments) {
+  auto params = computation.parameters();
+  if (params.size() != arguments.size())
+    return InvalidArgument("computation " + computation.name() + " takes " + std::to_string(params.size()) +
+                           " parameters, got " + std::to_string(arguments.size()) + " arguments");
+  for (size_t i = 0; i < params.size(); ++i)
+    if (!arguments[i].shape().Compatible(params[i]->shape))
+      return InvalidArgument("parameter " + std::to_string(i) + " (%" + params[i]->name + ") is " +
+                             params[i]->shape.ToString() + " but the argument is " + arguments[i].shape().ToString());
+  return OkStatus();
+}
+
+StatusOr<Literal> EvaluateComputation(const Computation& computation, const std::vector<Literal>& arguments) {
+  RETURN_IF_ERROR(CheckArguments(computation, arguments));
+  std::map<const Instruction*, Literal> values;
+  for (const auto& owned : computation.instructions()) {
+    const Instruction& inst = *owned;
+    std::vector<const Literal*> operands;
+    for (const Instruction* o : inst.operands) operands.push_back(&values.at(o));
+    Literal result;
+    if (IsElementwise(inst.opcode) && inst.opcode != Opcode::kBitcastConvert) {
+      result = EvaluateElementwiseOp(inst, operands);
+    } else {
+      switch (inst.opcode) {
+        case Opcode::kParameter: result = arguments[inst.parameter_number]; break;
+        case Opcode::kConstant: result = *inst.literal; break;
+        case Opcode::kIota: result = EvaluateIota(inst); break;
+        case Opcode::kBroadcast: result = EvaluateBroadcast(inst, *operands[0]); break;
+        case Opcode::kBitcastConvert: result = BitcastConvertLiteral(*operands[0], inst.shape); break;
+        case Opcode::kTuple: {
+          std::vector<Literal> elements;
+          for (const Literal* o : operands) elements.push_back(*o);
+          result = Literal::Tuple(std::move(elements));
+          break;
+        }
+        case Opcode::kGetTupleElement: result = operands[0]->tuple_elements()[inst.tuple_index]; break;
+        default:
+          return Unimplemented("reference evaluator: " + std::string(OpcodeName(inst.opcode)) + " " +
+                               inst.Describe() + " is not implemented");
+      }
+    }
+    values[&inst] = std::move(result);
+  }
+  Literal out = std::move(values.at(computation.root()));
+  return out;
+}
+
+StatusOr<Literal> EvaluateModule(const Module& module, const std::vector<Literal>& arguments) {
+  return EvaluateComputation(*module.entry(), arguments);
+}
+
+}  // namespace vkxla

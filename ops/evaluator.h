@@ -1,0 +1,24 @@
+// The reference evaluator: runs a module on the host, one element at a time,
+// with the semantics of ops/elementwise_reference.h. It is the test oracle
+// for every Vulkan kernel and is usable for constant folding.
+#pragma once
+
+#include <vector>
+
+#include "ir/literal.h"
+#include "ir/module.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+StatusOr<Literal> EvaluateComputation(const Computation& computation, const std::vector<Literal>& arguments);
+StatusOr<Literal> EvaluateModule(const Module& module, const std::vector<Literal>& arguments);
+
+// Checks arguments against a computation's parameters (count, type, dims),
+// naming the parameter and both shapes on a mismatch.
+Status CheckArguments(const Computation& computation, const std::vector<Literal>& arguments);
+
+// Reinterprets the bytes of `x` as `to` (bitcast-convert's rule).
+Literal BitcastConvertLiteral(const Literal& x, const Shape& to);
+
+}  // namespace vkxla

@@ -1,0 +1,18 @@
+// Classification of opcodes the shape rules, the evaluator and the code
+// generator share, so each decides "is this elementwise?" the same way.
+#pragma once
+
+#include "ir/opcode.h"
+
+namespace vkxla {
+
+bool IsElementwiseUnary(Opcode op);   // abs, cos, convert, ...
+bool IsElementwiseBinary(Opcode op);  // add, compare, atan2, complex, ...
+bool IsElementwiseTernary(Opcode op); // select, clamp
+inline bool IsElementwise(Opcode op) {
+  return IsElementwiseUnary(op) || IsElementwiseBinary(op) || IsElementwiseTernary(op);
+}
+// Transcendental ops that accept result_accuracy.
+bool AcceptsResultAccuracy(Opcode op);
+
+}  // namespace vkxla

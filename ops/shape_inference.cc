@@ -1,0 +1,276 @@
+#include "ops/shape_inference.h"
+
+#include <set>
+
+#include "ops/op_traits.h"
+
+namespace vkxla {
+namespace {
+
+std::string Quote(const Shape& s) { return s.ToString(); }
+
+Status OpError(const Instruction& inst, const std::string& message) {
+  return InvalidArgument(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() + ": " + message);
+}
+
+Status UnsupportedType(const Instruction& inst, const Shape& s, const char* accepted) {
+  return OpError(inst, "element type " + std::string(ElementTypeName(s.element_type())) + " of " + Quote(s) +
+                           " is not accepted; expected " + accepted);
+}
+
+enum TypeClass : unsigned {
+  kPredT = 1, kSignedT = 2, kUnsignedT = 4, kFloatT = 8, kComplexT = 16,
+  kIntT = kSignedT | kUnsignedT, kNumericT = kIntT | kFloatT | kComplexT,
+};
+
+bool InClass(ElementType t, unsigned cls) {
+  return ((cls & kPredT) && t == ElementType::kPred) || ((cls & kSignedT) && IsSignedInt(t)) ||
+         ((cls & kUnsignedT) && IsUnsignedInt(t)) || ((cls & kFloatT) && IsFloat(t)) ||
+         ((cls & kComplexT) && IsComplex(t));
+}
+
+const char* ClassName(unsigned cls) {
+  switch (cls) {
+    case kFloatT: return "a floating-point type";
+    case kFloatT | kComplexT: return "a floating-point or complex type";
+    case kIntT: return "an integer type";
+    case kPredT | kIntT: return "pred or an integer type";
+    case kSignedT | kFloatT | kComplexT: return "a signed integer, floating-point or complex type";
+    case kNumericT: return "an integer, floating-point or complex type";
+    case kIntT | kFloatT: return "an integer or floating-point type";
+    case kNumericT | kPredT: return "any array type";
+    case kPredT | kIntT | kFloatT: return "pred, an integer or a floating-point type";
+    default: return "another element type";
+  }
+}
+
+unsigned UnaryClass(Opcode op) {
+  switch (op) {
+    case Opcode::kAbs: case Opcode::kSign: return kSignedT | kFloatT | kComplexT;
+    case Opcode::kNegate: return kNumericT;
+    case Opcode::kNot: return kPredT | kIntT;
+    case Opcode::kClz: case Opcode::kPopulationCount: return kIntT;
+    case Opcode::kCeil: case Opcode::kFloor: case Opcode::kRoundNearestAfz: case Opcode::kRoundNearestEven:
+    case Opcode::kIsFinite: case Opcode::kReducePrecision: case Opcode::kErf: case Opcode::kCbrt:
+      return kFloatT;
+    case Opcode::kReal: case Opcode::kImag: return kFloatT | kComplexT;
+    case Opcode::kConvert: return kNumericT | kPredT;
+    case Opcode::kBitcastConvert: return kNumericT | kPredT;
+    default: return kFloatT | kComplexT;  // transcendentals
+  }
+}
+
+unsigned BinaryClass(Opcode op) {
+  switch (op) {
+    case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor: return kPredT | kIntT;
+    case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical: return kIntT;
+    case Opcode::kAtan2: return kFloatT | kComplexT;
+    case Opcode::kComplex: return kFloatT;
+    case Opcode::kRemainder: return kIntT | kFloatT;
+    case Opcode::kAdd: case Opcode::kMultiply: case Opcode::kMaximum: case Opcode::kMinimum:
+    case Opcode::kCompare:
+      return kNumericT | kPredT;
+    default: return kNumericT;  // subtract, divide, power
+  }
+}
+
+Status ExpectOperands(const Instruction& inst, size_t n) {
+  if (inst.operands.size() != n)
+    return OpError(inst, "expects " + std::to_string(n) + " operand" + (n == 1 ? "" : "s") + ", got " +
+                             std::to_string(inst.operands.size()));
+  return OkStatus();
+}
+
+Status ExpectArray(const Instruction& inst, const Shape& s) {
+  if (!s.IsArray()) return OpError(inst, "operand must be an array, got " + Quote(s));
+  return OkStatus();
+}
+
+StatusOr<Shape> InferUnary(const Instruction& inst) {
+  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  const Shape& x = inst.operands[0]->shape;
+  RETURN_IF_ERROR(ExpectArray(inst, x));
+  const ElementType t = x.element_type();
+  if (!InClass(t, UnaryClass(inst.opcode))) return UnsupportedType(inst, x, ClassName(UnaryClass(inst.opcode)));
+  Shape result(t, x.dims());
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (x.is_dynamic_dim(d)) result.set_dynamic_dim(d, true);
+  switch (inst.opcode) {
+    case Opcode::kAbs:
+    case Opcode::kReal:
+    case Opcode::kImag:
+      return result.WithElementType(ComplexComponentType(t));
+    case Opcode::kIsFinite:
+      return result.WithElementType(ElementType::kPred);
+    case Opcode::kConvert: {
+      ElementType to = inst.shape.element_type();
+      if (!IsArrayType(to)) return OpError(inst, "converts to " + Quote(inst.shape) + ", which is not an array type");
+      if (IsComplex(t) && !IsComplex(to))
+        return OpError(inst, "conversion from complex " + Quote(x) + " to real type " +
+                                 std::string(ElementTypeName(to)) + " is not defined; use real() or imag()");
+      return result.WithElementType(to);
+    }
+    case Opcode::kBitcastConvert: {
+      ElementType to = inst.shape.element_type();
+      if (!IsArrayType(to)) return OpError(inst, "bitcasts to " + Quote(inst.shape) + ", which is not an array type");
+      int from_bits = BitWidth(t), to_bits = BitWidth(to);
+      if (from_bits == to_bits) return result.WithElementType(to);
+      std::vector<int64_t> dims = x.dims();
+      if (from_bits > to_bits) {
+        if (from_bits % to_bits) return OpError(inst, "bit widths of " + Quote(x) + " and " + std::string(ElementTypeName(to)) + " do not divide");
+        dims.push_back(from_bits / to_bits);
+      } else {
+        if (to_bits % from_bits || dims.empty() || dims.back() != to_bits / from_bits)
+          return OpError(inst, "bitcast from " + Quote(x) + " to " + std::string(ElementTypeName(to)) +
+                                   " needs a minor-most dimension of size " + std::to_string(to_bits / std::max(from_bits, 1)));
+        dims.pop_back();
+      }
+      return Shape(to, dims);
+    }
+    case Opcode::kReducePrecision:
+      if (inst.exponent_bits < 1 || inst.mantissa_bits < 0)
+        return OpError(inst, "needs exponent_bits >= 1 and mantissa_bits >= 0, got exponent_bits=" +
+                                 std::to_string(inst.exponent_bits) + " mantissa_bits=" + std::to_string(inst.mantissa_bits));
+      return result;
+    default:
+      return result;
+  }
+}
+
+Status CheckSameDims(const Instruction& inst, const Shape& a, const Shape& b) {
+  if (a.dims() != b.dims())
+    return OpError(inst, "operands must have the same dimensions, got " + Quote(a) + " and " + Quote(b));
+  return OkStatus();
+}
+
+StatusOr<Shape> InferBinary(const Instruction& inst) {
+  RETURN_IF_ERROR(ExpectOperands(inst, 2));
+  const Shape& a = inst.operands[0]->shape;
+  const Shape& b = inst.operands[1]->shape;
+  RETURN_IF_ERROR(ExpectArray(inst, a));
+  RETURN_IF_ERROR(ExpectArray(inst, b));
+  RETURN_IF_ERROR(CheckSameDims(inst, a, b));
+  if (a.element_type() != b.element_type())
+    return OpError(inst, "operands must have the same element type, got " + Quote(a) + " and " + Quote(b));
+  const ElementType t = a.element_type();
+  unsigned cls = BinaryClass(inst.opcode);
+  if (!InClass(t, cls)) return UnsupportedType(inst, a, ClassName(cls));
+  Shape result(t, a.dims());
+  if (inst.opcode == Opcode::kComplex) {
+    if (t != ElementType::kF32 && t != ElementType::kF64)
+      return UnsupportedType(inst, a, "f32 or f64 (the parts of c64 and c128)");
+    return result.WithElementType(t == ElementType::kF32 ? ElementType::kC64 : ElementType::kC128);
+  }
+  if (inst.opcode == Opcode::kCompare) {
+    const ComparisonType ct = inst.comparison_type;
+    bool ok = ct == ComparisonType::kDefault ||
+              (IsFloat(t) && (ct == ComparisonType::kFloat || ct == ComparisonType::kTotalOrder)) ||
+              (IsComplex(t) && ct == ComparisonType::kFloat) ||
+              (IsSignedInt(t) && ct == ComparisonType::kSigned) ||
+              ((IsUnsignedInt(t) || t == ElementType::kPred) && ct == ComparisonType::kUnsigned);
+    if (!ok)
+      return OpError(inst, "comparison type " + std::string(ComparisonTypeName(ct)) + " does not apply to " + Quote(a));
+    if (IsComplex(t) && inst.direction != ComparisonDirection::kEq && inst.direction != ComparisonDirection::kNe)
+      return OpError(inst, "complex operands " + Quote(a) + " only compare with EQ or NE, not " +
+                               std::string(ComparisonDirectionName(inst.direction)));
+    return result.WithElementType(ElementType::kPred);
+  }
+  if ((inst.opcode == Opcode::kMaximum || inst.opcode == Opcode::kMinimum) && IsComplex(t))
+    return UnsupportedType(inst, a, "an integer, pred or floating-point type");
+  return result;
+}
+
+StatusOr<Shape> InferTernary(const Instruction& inst) {
+  RETURN_IF_ERROR(ExpectOperands(inst, 3));
+  for (Instruction* o : inst.operands) RETURN_IF_ERROR(ExpectArray(inst, o->shape));
+  const Shape& s0 = inst.operands[0]->shape;
+  const Shape& s1 = inst.operands[1]->shape;
+  const Shape& s2 = inst.operands[2]->shape;
+  if (inst.opcode == Opcode::kSelect) {
+    if (s0.element_type() != ElementType::kPred) return OpError(inst, "the predicate must be pred, got " + Quote(s0));
+    if (!s1.Compatible(s2) && !(s1.element_type() == s2.element_type() && s1.dims() == s2.dims()))
+      return OpError(inst, "on_true and on_false must have the same shape, got " + Quote(s1) + " and " + Quote(s2));
+    if (s0.rank() != 0 && s0.dims() != s1.dims())
+      return OpError(inst, "the predicate " + Quote(s0) + " must be a scalar or match " + Quote(s1));
+    return Shape(s1.element_type(), s1.dims());
+  }
+  // clamp(min, operand, max): min and max are scalars or operand-shaped.
+  for (const Shape* bound : {&s0, &s2}) {
+    if (bound->element_type() != s1.element_type())
+      return OpError(inst, "bounds must have the operand's element type, got " + Quote(*bound) + " for " + Quote(s1));
+    if (bound->rank() != 0 && bound->dims() != s1.dims())
+      return OpError(inst, "bound " + Quote(*bound) + " must be a scalar or match the operand " + Quote(s1));
+  }
+  if (IsComplex(s1.element_type())) return UnsupportedType(inst, s1, "an integer, pred or floating-point type");
+  return Shape(s1.element_type(), s1.dims());
+}
+
+StatusOr<Shape> InferBroadcast(const Instruction& inst) {
+  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  const Shape& x = inst.operands[0]->shape;
+  RETURN_IF_ERROR(ExpectArray(inst, x));
+  const Shape& out = inst.shape;
+  if (!inst.dimensions) return OpError(inst, "needs dimensions={...}");
+  const auto& dims = *inst.dimensions;
+  if (static_cast<int64_t>(dims.size()) != x.rank())
+    return OpError(inst, "dimensions has " + std::to_string(dims.size()) + " entries for operand " + Quote(x) +
+                             " of rank " + std::to_string(x.rank()));
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0 || dims[i] >= out.rank())
+      return OpError(inst, "dimension " + std::to_string(dims[i]) + " is out of range for result " + Quote(out));
+    if (!seen.insert(dims[i]).second) return OpError(inst, "dimension " + std::to_string(dims[i]) + " appears twice");
+    if (x.dim(i) != 1 && x.dim(i) != out.dim(dims[i]))
+      return OpError(inst, "operand " + Quote(x) + " dimension " + std::to_string(i) + " (size " +
+                               std::to_string(x.dim(i)) + ") cannot broadcast to dimension " + std::to_string(dims[i]) +
+                               " of " + Quote(out));
+  }
+  return Shape(x.element_type(), out.dims());
+}
+
+}  // namespace
+
+StatusOr<Shape> InferShape(const Instruction& inst) {
+  if (inst.result_accuracy && !AcceptsResultAccuracy(inst.opcode))
+    return OpError(inst, "result_accuracy applies only to transcendental ops");
+  if (IsElementwiseUnary(inst.opcode)) return InferUnary(inst);
+  if (IsElementwiseBinary(inst.opcode)) return InferBinary(inst);
+  if (IsElementwiseTernary(inst.opcode)) return InferTernary(inst);
+  switch (inst.opcode) {
+    case Opcode::kParameter:
+      RETURN_IF_ERROR(ExpectOperands(inst, 0));
+      return inst.shape;
+    case Opcode::kConstant:
+      if (!inst.literal) return OpError(inst, "has no value");
+      return inst.literal->shape();
+    case Opcode::kIota: {
+      RETURN_IF_ERROR(ExpectOperands(inst, 0));
+      const Shape& s = inst.shape;
+      if (!s.IsArray() || s.element_type() == ElementType::kPred)
+        return OpError(inst, "result must be a numeric array, got " + Quote(s));
+      if (inst.iota_dimension < 0 || inst.iota_dimension >= s.rank())
+        return OpError(inst, "iota_dimension=" + std::to_string(inst.iota_dimension) + " is out of range for " + Quote(s));
+      return Shape(s.element_type(), s.dims());
+    }
+    case Opcode::kBroadcast:
+      return InferBroadcast(inst);
+    case Opcode::kTuple: {
+      std::vector<Shape> elements;
+      for (Instruction* o : inst.operands) elements.push_back(o->shape);
+      return Shape::Tuple(std::move(elements));
+    }
+    case Opcode::kGetTupleElement: {
+      RETURN_IF_ERROR(ExpectOperands(inst, 1));
+      const Shape& t = inst.operands[0]->shape;
+      if (!t.IsTuple()) return OpError(inst, "operand must be a tuple, got " + Quote(t));
+      if (inst.tuple_index < 0 || inst.tuple_index >= static_cast<int64_t>(t.tuple_shapes().size()))
+        return OpError(inst, "index=" + std::to_string(inst.tuple_index) + " is out of range for " + Quote(t));
+      return t.tuple_shapes()[inst.tuple_index];
+    }
+    default:
+      return Unimplemented(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() +
+                           ": op is not implemented yet");
+  }
+}
+
+}  // namespace vkxla

@@ -1,0 +1,15 @@
+// XLA's shape rules: the result shape an op produces from its operands and
+// attributes, or an error that names the op and quotes the shapes.
+#pragma once
+
+#include "ir/instruction.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+// Reads inst.operands and attributes. For ops whose result type is not
+// implied by the operands (parameter, constant, iota, convert,
+// bitcast-convert) inst.shape supplies it. Layouts are not inferred.
+StatusOr<Shape> InferShape(const Instruction& inst);
+
+}  // namespace vkxla

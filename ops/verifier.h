@@ -1,0 +1,12 @@
+// Checks a whole module against the ops' shape rules: every instruction's
+// declared shape must be what its operands and attributes imply.
+#pragma once
+
+#include "ir/module.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+Status VerifyModule(const Module& module);
+
+}  // namespace vkxla

@@ -1,0 +1,30 @@
+#include "runtime/buffer.h"
+
+#include <utility>
+
+namespace vkxla {
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+  if (this != &o) {
+    Reset();
+    device_ = std::exchange(o.device_, VK_NULL_HANDLE);
+    buffer_ = std::exchange(o.buffer_, VK_NULL_HANDLE);
+    memory_ = std::exchange(o.memory_, VK_NULL_HANDLE);
+    size_ = std::exchange(o.size_, 0);
+    mapped_ = std::exchange(o.mapped_, nullptr);
+  }
+  return *this;
+}
+
+void Buffer::Reset() {
+  if (!device_) return;
+  if (mapped_) vkUnmapMemory(device_, memory_);
+  if (buffer_) vkDestroyBuffer(device_, buffer_, nullptr);
+  if (memory_) vkFreeMemory(device_, memory_, nullptr);
+  device_ = VK_NULL_HANDLE;
+  buffer_ = VK_NULL_HANDLE;
+  memory_ = VK_NULL_HANDLE;
+  mapped_ = nullptr;
+}
+
+}  // namespace vkxla

@@ -1,0 +1,120 @@
+#include "runtime/capabilities.h"
+
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+namespace vkxla {
+namespace {
+
+std::string Version(uint32_t v) {
+  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
+         std::to_string(VK_API_VERSION_PATCH(v));
+}
+
+bool HasExtension(VkPhysicalDevice d, const char* name) {
+  uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(d, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> exts(n);
+  vkEnumerateDeviceExtensionProperties(d, nullptr, &n, exts.data());
+  for (const auto& e : exts)
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
+  DeviceInfo info;
+  info.index = index;
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(device, &props);
+  info.name = props.deviceName;
+  info.api_version = props.apiVersion;
+  info.vendor_id = props.vendorID;
+  info.device_id = props.deviceID;
+  std::memcpy(info.pipeline_cache_uuid.data(), props.pipelineCacheUUID, VK_UUID_SIZE);
+  switch (props.deviceType) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: info.type = "discrete GPU"; break;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: info.type = "integrated GPU"; break;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: info.type = "CPU"; break;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: info.type = "virtual GPU"; break;
+    default: info.type = "other"; break;
+  }
+
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &driver};
+  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
+  const bool vk12 = props.apiVersion >= VK_API_VERSION_1_2;
+  if (!vk12) subgroup.pNext = nullptr;
+  vkGetPhysicalDeviceProperties2(device, &props2);
+  info.driver_name = vk12 ? driver.driverName : "unknown";
+  info.driver_info = vk12 ? driver.driverInfo : "";
+  info.subgroup_operations = subgroup.supportedOperations;
+
+  VkPhysicalDeviceShaderFloat16Int8Features f16i8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES, &f16i8};
+  VkPhysicalDevice8BitStorageFeatures s8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, &s16};
+  VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, &s8};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, vk12 ? static_cast<void*>(&timeline) : static_cast<void*>(&s16)};
+  vkGetPhysicalDeviceFeatures2(device, &features);
+
+  TargetFeatures& hw = info.hardware;
+  hw.device_name = info.name;
+  hw.float64 = features.features.shaderFloat64;
+  hw.int64 = features.features.shaderInt64;
+  hw.float16 = vk12 && f16i8.shaderFloat16;
+  hw.int8 = vk12 && f16i8.shaderInt8;
+  hw.subgroup_size = subgroup.subgroupSize;
+  hw.subgroup_arithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
+                           (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+  hw.max_workgroup_invocations = props.limits.maxComputeWorkGroupInvocations;
+  hw.max_workgroup_count_x = props.limits.maxComputeWorkGroupCount[0];
+  hw.max_storage_buffer_range = props.limits.maxStorageBufferRange;
+  hw.vulkan_api_version = props.apiVersion;
+  info.storage_16bit = s16.storageBuffer16BitAccess;
+  info.storage_8bit = vk12 && s8.storageBuffer8BitAccess;
+  info.timeline_semaphore = vk12 && timeline.timelineSemaphore;
+  info.synchronization2 = HasExtension(device, "VK_KHR_synchronization2");
+  info.cooperative_matrix = HasExtension(device, "VK_KHR_cooperative_matrix") || HasExtension(device, "VK_NV_cooperative_matrix");
+  info.target = hw;
+  return info;
+}
+
+Status ApplyMask(const std::string& mask, DeviceInfo& info) {
+  std::stringstream ss(mask);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    if (item == "f64") info.target.float64 = false;
+    else if (item == "i64") info.target.int64 = false;
+    else if (item == "f16") info.target.float16 = false;
+    else if (item == "int8") info.target.int8 = false;
+    else if (item == "subgroup") { info.target.subgroup_arithmetic = false; info.target.subgroup_size = 1; }
+    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup");
+    info.masked += (info.masked.empty() ? "" : ",") + item;
+  }
+  if (!info.masked.empty()) info.target.device_name = info.name + " (masked: " + info.masked + ")";
+  return OkStatus();
+}
+
+std::string DeviceInfo::Table() const {
+  std::ostringstream o;
+  auto yn = [](bool hw, bool used) { return std::string(hw ? "yes" : "no") + (hw && !used ? " (masked)" : ""); };
+  o << "device " << index << ": " << name << " (" << type << ")\n"
+    << "  driver: " << driver_name << " " << driver_info << "\n"
+    << "  Vulkan API: " << Version(api_version) << "\n"
+    << "  subgroup size: " << hardware.subgroup_size << ", subgroup arithmetic: "
+    << yn(hardware.subgroup_arithmetic, target.subgroup_arithmetic) << "\n"
+    << "  f64: " << yn(hardware.float64, target.float64) << "  i64: " << yn(hardware.int64, target.int64)
+    << "  f16: " << yn(hardware.float16, target.float16) << "  i8: " << yn(hardware.int8, target.int8) << "\n"
+    << "  16-bit storage: " << (storage_16bit ? "yes" : "no") << "  8-bit storage: " << (storage_8bit ? "yes" : "no") << "\n"
+    << "  max storage buffer range: " << hardware.max_storage_buffer_range << " bytes\n"
+    << "  max workgroup invocations: " << hardware.max_workgroup_invocations << "\n"
+    << "  timeline semaphores: " << (timeline_semaphore ? "yes" : "no")
+    << "  synchronization2: " << (synchronization2 ? "yes" : "no")
+    << "  cooperative matrix: " << (cooperative_matrix ? "yes" : "no") << "\n";
+  return o.str();
+}
+
+}  // namespace vkxla

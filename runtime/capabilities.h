@@ -1,0 +1,36 @@
+// The capability table of one Vulkan device, and VKXLA_MASK, which hides
+// features from the code generator so a capable device can stand in for a
+// phone (e.g. VKXLA_MASK=f64,i64,f16,int8,subgroup).
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <string>
+
+#include "codegen/target.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+struct DeviceInfo {
+  uint32_t index = 0;
+  std::string name, driver_name, driver_info, type;
+  uint32_t api_version = 0, vendor_id = 0, device_id = 0;
+  std::array<uint8_t, VK_UUID_SIZE> pipeline_cache_uuid{};
+  // What the hardware offers, and what codegen may use (after the mask).
+  TargetFeatures hardware, target;
+  bool storage_16bit = false, storage_8bit = false;
+  bool timeline_semaphore = false, synchronization2 = false, cooperative_matrix = false;
+  uint32_t subgroup_operations = 0;  // VkSubgroupFeatureFlags
+  std::string masked;                // features VKXLA_MASK hid
+
+  std::string Table() const;         // human-readable, for `vkxla devices`
+};
+
+DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index);
+// Applies a comma-separated mask ("f64,i64,f16,int8,subgroup"); an unknown
+// name is an error.
+Status ApplyMask(const std::string& mask, DeviceInfo& info);
+
+}  // namespace vkxla

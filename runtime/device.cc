@@ -1,0 +1,192 @@
+#include "runtime/device.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "codegen/kernel_cache.h"
+#include "runtime/vk_check.h"
+#include "runtime/vulkan_context.h"
+
+namespace vkxla {
+namespace {
+
+// Saved pipeline caches start with this header so a driver never gets data
+// from another device or driver version.
+struct CacheHeader {
+  uint32_t vendor_id, device_id, driver_version;
+  uint8_t uuid[VK_UUID_SIZE];
+};
+
+std::string PipelineCachePath(const DeviceInfo& info) {
+  std::string dir = KernelCache::Global().directory();
+  if (dir.empty()) return "";
+  return dir + "/pipelines-" + ContentHash(info.name + info.driver_info) + ".bin";
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
+  ASSIGN_OR_RETURN(VulkanContext * ctx, VulkanContext::Get());
+  ASSIGN_OR_RETURN(uint32_t i, ctx->ResolveDeviceIndex(index));
+  auto d = std::unique_ptr<Device>(new Device());
+  d->info_ = ctx->device_infos()[i];
+  d->physical_ = ctx->physical_devices()[i];
+  vkGetPhysicalDeviceMemoryProperties(d->physical_, &d->memory_props_);
+
+  uint32_t n = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(d->physical_, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> families(n);
+  vkGetPhysicalDeviceQueueFamilyProperties(d->physical_, &n, families.data());
+  bool found = false;
+  for (uint32_t f = 0; f < n && !found; ++f)
+    if (families[f].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+      d->queue_family_ = f;
+      found = true;
+    }
+  if (!found) return FailedPrecondition("device " + d->info_.name + " has no compute queue");
+
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  qci.queueFamilyIndex = d->queue_family_;
+  qci.queueCount = 1;
+  qci.pQueuePriorities = &priority;
+  // Enable exactly what the hardware has; codegen decides what it uses.
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.features.shaderFloat64 = d->info_.hardware.float64;
+  features.features.shaderInt64 = d->info_.hardware.int64;
+  features.features.shaderInt16 = VK_FALSE;
+  VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  dci.pNext = &features;
+  dci.queueCreateInfoCount = 1;
+  dci.pQueueCreateInfos = &qci;
+  VK_RETURN_IF_ERROR(vkCreateDevice(d->physical_, &dci, nullptr, &d->device_));
+  vkGetDeviceQueue(d->device_, d->queue_family_, 0, &d->queue_);
+
+  VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pci.queueFamilyIndex = d->queue_family_;
+  VK_RETURN_IF_ERROR(vkCreateCommandPool(d->device_, &pci, nullptr, &d->pool_));
+  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VK_RETURN_IF_ERROR(vkCreateFence(d->device_, &fci, nullptr, &d->fence_));
+
+  // Reuse a saved pipeline cache only if its header matches this device.
+  std::vector<char> initial;
+  const std::string path = PipelineCachePath(d->info_);
+  if (!path.empty()) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CacheHeader want{d->info_.vendor_id, d->info_.device_id, 0, {}};
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(d->physical_, &props);
+    want.driver_version = props.driverVersion;
+    std::memcpy(want.uuid, d->info_.pipeline_cache_uuid.data(), VK_UUID_SIZE);
+    if (data.size() > sizeof(CacheHeader) && std::memcmp(data.data(), &want, sizeof want) == 0)
+      initial.assign(data.begin() + sizeof(CacheHeader), data.end());
+  }
+  VkPipelineCacheCreateInfo cci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  cci.initialDataSize = initial.size();
+  cci.pInitialData = initial.empty() ? nullptr : initial.data();
+  VK_RETURN_IF_ERROR(vkCreatePipelineCache(d->device_, &cci, nullptr, &d->pipeline_cache_));
+  return d;
+}
+
+Device::~Device() {
+  if (!device_) return;
+  vkDeviceWaitIdle(device_);
+  (void)SavePipelineCache();
+  vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
+  vkDestroyFence(device_, fence_, nullptr);
+  vkDestroyCommandPool(device_, pool_, nullptr);
+  vkDestroyDevice(device_, nullptr);
+}
+
+Status Device::SavePipelineCache() {
+  const std::string path = PipelineCachePath(info_);
+  if (path.empty() || !pipeline_cache_) return OkStatus();
+  size_t size = 0;
+  VK_RETURN_IF_ERROR(vkGetPipelineCacheData(device_, pipeline_cache_, &size, nullptr));
+  std::vector<char> data(size);
+  VK_RETURN_IF_ERROR(vkGetPipelineCacheData(device_, pipeline_cache_, &size, data.data()));
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(physical_, &props);
+  CacheHeader h{info_.vendor_id, info_.device_id, props.driverVersion, {}};
+  std::memcpy(h.uuid, info_.pipeline_cache_uuid.data(), VK_UUID_SIZE);
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  const std::string tmp = path + ".tmp";
+  std::ofstream out(tmp, std::ios::binary);
+  if (!out) return OkStatus();  // a read-only cache folder only costs speed
+  out.write(reinterpret_cast<const char*>(&h), sizeof h);
+  out.write(data.data(), static_cast<std::streamsize>(size));
+  out.close();
+  std::filesystem::rename(tmp, path, ec);
+  return OkStatus();
+}
+
+StatusOr<uint32_t> Device::FindMemoryType(uint32_t bits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer) {
+  int best = -1;
+  for (uint32_t i = 0; i < memory_props_.memoryTypeCount; ++i) {
+    if (!(bits & (1u << i))) continue;
+    VkMemoryPropertyFlags f = memory_props_.memoryTypes[i].propertyFlags;
+    if ((f & want) != want) continue;
+    if ((f & prefer) == prefer) return i;
+    if (best < 0) best = static_cast<int>(i);
+  }
+  if (best < 0) return ResourceExhausted("no suitable Vulkan memory type on " + info_.name);
+  return static_cast<uint32_t>(best);
+}
+
+StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
+  Buffer b;
+  b.device_ = device_;
+  b.size_ = size;
+  if (size > info_.hardware.max_storage_buffer_range && memory == Memory::kDeviceLocal)
+    return ResourceExhausted("array of " + std::to_string(size) + " bytes exceeds maxStorageBufferRange (" +
+                             std::to_string(info_.hardware.max_storage_buffer_range) + ") of " + info_.name +
+                             "; windowed binding is not implemented yet");
+  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bci.size = size;
+  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VK_RETURN_IF_ERROR(vkCreateBuffer(device_, &bci, nullptr, &b.buffer_));
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(device_, b.buffer_, &req);
+  VkMemoryPropertyFlags want = memory == Memory::kHostVisible
+                                   ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                                   : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  VkMemoryPropertyFlags prefer = memory == Memory::kHostVisible ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT : 0;
+  ASSIGN_OR_RETURN(uint32_t type, FindMemoryType(req.memoryTypeBits, want, prefer));
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex = type;
+  VK_RETURN_IF_ERROR(vkAllocateMemory(device_, &mai, nullptr, &b.memory_));
+  VK_RETURN_IF_ERROR(vkBindBufferMemory(device_, b.buffer_, b.memory_, 0));
+  if (memory == Memory::kHostVisible) VK_RETURN_IF_ERROR(vkMapMemory(device_, b.memory_, 0, VK_WHOLE_SIZE, 0, &b.mapped_));
+  return b;
+}
+
+StatusOr<VkCommandBuffer> Device::AllocateCommandBuffer() {
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = pool_;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cb;
+  VK_RETURN_IF_ERROR(vkAllocateCommandBuffers(device_, &ai, &cb));
+  return cb;
+}
+
+void Device::FreeCommandBuffer(VkCommandBuffer cb) { vkFreeCommandBuffers(device_, pool_, 1, &cb); }
+
+Status Device::SubmitAndWait(VkCommandBuffer cb) {
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cb;
+  VK_RETURN_IF_ERROR(vkQueueSubmit(queue_, 1, &si, fence_));
+  VkResult r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, 600ull * 1000 * 1000 * 1000);
+  vkResetFences(device_, 1, &fence_);
+  return VkStatus(r, "vkWaitForFences");
+}
+
+}  // namespace vkxla

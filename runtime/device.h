@@ -1,0 +1,49 @@
+// One logical Vulkan device: its compute queue, memory, command pool and the
+// VkPipelineCache persisted next to the kernel cache (checked against the
+// device's pipelineCacheUUID before reuse).
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <memory>
+
+#include "runtime/buffer.h"
+#include "runtime/capabilities.h"
+
+namespace vkxla {
+
+class Device {
+ public:
+  // Opens device `index` (-1: VKXLA_DEVICE, else 0).
+  static StatusOr<std::unique_ptr<Device>> Open(int index = -1);
+  ~Device();
+
+  const DeviceInfo& info() const { return info_; }
+  const TargetFeatures& target() const { return info_.target; }
+  VkDevice handle() const { return device_; }
+  VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
+
+  enum class Memory { kDeviceLocal, kHostVisible };
+  StatusOr<Buffer> CreateBuffer(uint64_t size, Memory memory);
+  StatusOr<VkCommandBuffer> AllocateCommandBuffer();
+  void FreeCommandBuffer(VkCommandBuffer cb);
+  // Submits and waits; device loss and timeouts come back as errors.
+  Status SubmitAndWait(VkCommandBuffer cb);
+  Status SavePipelineCache();
+
+ private:
+  Device() = default;
+  StatusOr<uint32_t> FindMemoryType(uint32_t bits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer);
+
+  DeviceInfo info_;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queue_family_ = 0;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
+  VkPhysicalDeviceMemoryProperties memory_props_{};
+};
+
+}  // namespace vkxla

@@ -1,0 +1,41 @@
+#include "runtime/pipeline.h"
+
+#include "runtime/vk_check.h"
+
+namespace vkxla {
+
+StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(Device& device, const std::vector<uint32_t>& spirv,
+                                                                   uint32_t bindings) {
+  auto p = std::make_unique<ComputePipeline>();
+  p->device_ = device.handle();
+  p->bindings_ = bindings;
+  VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  smci.codeSize = spirv.size() * 4;
+  smci.pCode = spirv.data();
+  VK_RETURN_IF_ERROR(vkCreateShaderModule(p->device_, &smci, nullptr, &p->module_));
+  std::vector<VkDescriptorSetLayoutBinding> b(bindings);
+  for (uint32_t i = 0; i < bindings; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo dl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dl.bindingCount = bindings;
+  dl.pBindings = b.data();
+  VK_RETURN_IF_ERROR(vkCreateDescriptorSetLayout(p->device_, &dl, nullptr, &p->set_layout_));
+  VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pl.setLayoutCount = 1;
+  pl.pSetLayouts = &p->set_layout_;
+  VK_RETURN_IF_ERROR(vkCreatePipelineLayout(p->device_, &pl, nullptr, &p->layout_));
+  VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, p->module_, "main", nullptr};
+  ci.layout = p->layout_;
+  VK_RETURN_IF_ERROR(vkCreateComputePipelines(p->device_, device.pipeline_cache(), 1, &ci, nullptr, &p->pipeline_));
+  return p;
+}
+
+ComputePipeline::~ComputePipeline() {
+  if (!device_) return;
+  if (pipeline_) vkDestroyPipeline(device_, pipeline_, nullptr);
+  if (layout_) vkDestroyPipelineLayout(device_, layout_, nullptr);
+  if (set_layout_) vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
+  if (module_) vkDestroyShaderModule(device_, module_, nullptr);
+}
+
+}  // namespace vkxla

@@ -1,0 +1,60 @@
+#include "runtime/scheduler.h"
+
+#include "runtime/vk_check.h"
+
+namespace vkxla {
+
+namespace {
+constexpr VkPipelineStageFlags kStages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+}
+
+Scheduler::Scheduler(Device& device, VkCommandBuffer cb) : cb_(cb) { (void)device; }
+
+Status Scheduler::Begin() {
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  return VkStatus(vkBeginCommandBuffer(cb_, &bi), "vkBeginCommandBuffer");
+}
+
+void Scheduler::Hazard(const std::vector<VkBuffer>& reads, const std::vector<VkBuffer>& writes) {
+  bool needed = false;
+  for (VkBuffer b : reads) needed |= pending_writes_.count(b) > 0;        // read after write
+  for (VkBuffer b : writes) needed |= pending_writes_.count(b) > 0 ||     // write after write
+                                      pending_reads_.count(b) > 0;        // write after read
+  if (needed) {
+    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                       VK_ACCESS_TRANSFER_WRITE_BIT;
+    vkCmdPipelineBarrier(cb_, kStages, kStages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    pending_reads_.clear();
+    pending_writes_.clear();
+    ++barriers_;
+  }
+  pending_reads_.insert(reads.begin(), reads.end());
+  pending_writes_.insert(writes.begin(), writes.end());
+}
+
+void Scheduler::Copy(VkBuffer src, VkBuffer dst, uint64_t bytes) {
+  Hazard({src}, {dst});
+  VkBufferCopy region{0, 0, bytes};
+  vkCmdCopyBuffer(cb_, src, dst, 1, &region);
+}
+
+void Scheduler::Dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSet set,
+                         const std::vector<VkBuffer>& reads, const std::vector<VkBuffer>& writes, uint32_t gx,
+                         uint32_t gy) {
+  Hazard(reads, writes);
+  vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+  vkCmdDispatch(cb_, gx, gy, 1);
+}
+
+Status Scheduler::End() {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb_, kStages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  return VkStatus(vkEndCommandBuffer(cb_), "vkEndCommandBuffer");
+}
+
+}  // namespace vkxla

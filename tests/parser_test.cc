@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include "frontends/hlo_text.h"
+#include "ir/hlo_parser.h"
+#include "ir/hlo_printer.h"
+
+namespace vkxla {
+namespace {
+
+constexpr const char* kModule = R"(HloModule elementwise, entry_computation_layout={(f32[2,3]{1,0}, f32[3]{0})->(f32[2,3]{0,1}, pred[2,3]{1,0})}
+
+ENTRY %main (x: f32[2,3], v: f32[3]) -> (f32[2,3], pred[2,3]) {
+  %x = f32[2,3]{1,0} parameter(0)
+  %v = f32[3]{0} parameter(1)
+  %b = f32[2,3]{1,0} broadcast(f32[3]{0} %v), dimensions={1}
+  %c = f32[2,3]{1,0} constant({ {1, -2.5, inf}, {-inf, nan, 0.125} })
+  %s = f32[2,3]{1,0} add(f32[2,3]{1,0} %x, f32[2,3]{1,0} %b)
+  %e = f32[2,3]{1,0} exponential(f32[2,3]{1,0} %s), result_accuracy={tolerance={atol=0,rtol=0,ulps=2}}
+  %m = f32[2,3]{1,0} maximum(f32[2,3]{1,0} %e, f32[2,3]{1,0} %c)
+  %p = pred[2,3]{1,0} compare(f32[2,3]{1,0} %m, f32[2,3]{1,0} %x), direction=LT, type=TOTALORDER
+  ROOT %t = (f32[2,3]{1,0}, pred[2,3]{1,0}) tuple(f32[2,3]{1,0} %m, pred[2,3]{1,0} %p)
+}
+)";
+
+TEST(HloParser, RoundTripIsIdentical) {
+  auto m = ParseAndVerifyHlo(kModule);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  std::string printed = PrintHloModule(**m);
+  auto again = ParseAndVerifyHlo(printed);
+  ASSERT_TRUE(again.ok()) << again.status().ToString() << "\n" << printed;
+  EXPECT_EQ(PrintHloModule(**again), printed);
+  EXPECT_NE(printed.find("direction=LT, type=TOTALORDER"), std::string::npos);
+  EXPECT_NE(printed.find("{1, -2.5, inf}"), std::string::npos);
+}
+
+TEST(HloParser, LayoutsParseAndPrint) {
+  for (const char* text : {"f32[3,5]{1,0:T(2,2)}", "f32[4,8]{1,0:T(2,4)(2,1)}", "f32[2,7,8]{2,1,0:T(2,*,3)}",
+                           "s4[123,456]{1,0:T(2,128)E(4)}", "f32[<=10]{0}", "(f32[], s32[2]{0})", "token[]"}) {
+    auto s = ParseShape(text);
+    ASSERT_TRUE(s.ok()) << text << ": " << s.status().ToString();
+    EXPECT_EQ(s->ToString(), text);
+  }
+}
+
+TEST(HloParser, BadLayoutsAreClearErrors) {
+  struct Case { const char* text; const char* expect; } cases[] = {
+      {"f32[3,5]{1,1}", "not a permutation"},
+      {"f32[3,5]{1,0:T(0,2)}", "size 0"},
+      {"f32[3]{0:T(2,2)}", "more dimensions than the rank"},
+      {"f32[3,5]{1,0:T(2,*)}", "minor-most"},
+  };
+  for (const auto& c : cases) {
+    auto s = ParseShape(c.text);
+    ASSERT_FALSE(s.ok()) << c.text;
+    EXPECT_NE(s.status().message().find(c.expect), std::string::npos) << s.status().message();
+  }
+}
+
+TEST(HloParser, SyntaxErrorHasLineColumnAndCaret) {
+  auto m = ParseHloText("HloModule m\n\nENTRY %e {\n  %x = f32[2] parameter(0)\n  ROOT %y = f32[2] add(%x %x)\n}\n");
+  ASSERT_FALSE(m.ok());
+  const std::string& msg = m.status().message();
+  EXPECT_EQ(msg.rfind("5:", 0), 0u) << msg;
+  EXPECT_NE(msg.find("expected ')'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("^"), std::string::npos) << msg;
+}
+
+TEST(HloParser, UndefinedOperandNamesIt) {
+  auto m = ParseHloText("HloModule m\nENTRY %e {\n  ROOT %y = f32[2] negate(%nope)\n}\n");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("undefined value '%nope'"), std::string::npos) << m.status().message();
+}
+
+TEST(HloParser, UnknownOpcode) {
+  auto m = ParseHloText("HloModule m\nENTRY %e {\n  ROOT %y = f32[2] frobnicate()\n}\n");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("unknown opcode 'frobnicate'"), std::string::npos);
+}
+
+TEST(HloVerifier, ShapeMismatchQuotesShapes) {
+  auto m = ParseAndVerifyHlo(
+      "HloModule m\nENTRY %e {\n  %a = f32[3,5] parameter(0)\n  %b = f32[5,3] parameter(1)\n"
+      "  ROOT %c = f32[3,5] add(%a, %b)\n}\n");
+  ASSERT_FALSE(m.ok());
+  const std::string& msg = m.status().message();
+  EXPECT_NE(msg.find("f32[3,5]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("f32[5,3]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("%c"), std::string::npos) << msg;
+  EXPECT_EQ(msg.rfind("5:", 0), 0u) << msg;
+}
+
+TEST(HloVerifier, WrongOperandCount) {
+  auto m = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n  %a = f32[3] parameter(0)\n  ROOT %c = f32[3] add(%a)\n}\n");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("expects 2 operands, got 1"), std::string::npos) << m.status().message();
+}
+
+TEST(HloVerifier, UnsupportedTypeNamesOpAndType) {
+  auto m = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n  %a = s32[3] parameter(0)\n  ROOT %c = s32[3] exponential(%a)\n}\n");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("exponential"), std::string::npos);
+  EXPECT_NE(m.status().message().find("s32[3]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vkxla

@@ -1,0 +1,16 @@
+// NumPy .npy files <-> logical literals. bf16 and the f8 types, which NumPy
+// lacks, travel as raw little-endian void fields ('<V2', '|V1').
+#pragma once
+
+#include <string>
+
+#include "ir/literal.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+// `expected` supplies the element type for void-typed data (bf16, f8).
+StatusOr<Literal> ReadNpy(const std::string& path, ElementType expected = ElementType::kInvalid);
+Status WriteNpy(const std::string& path, const Literal& literal);
+
+}  // namespace vkxla

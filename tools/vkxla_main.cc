@@ -1,0 +1,111 @@
+// The vkxla command line: devices, run (bench and conformance come with
+// their issues).
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "frontends/hlo_text.h"
+#include "runtime/executable.h"
+#include "runtime/vulkan_context.h"
+#include "tools/npy.h"
+
+namespace vkxla {
+namespace {
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "vkxla: error: %s\n", s.message().c_str());
+  return 1;
+}
+
+int Devices() {
+  StatusOr<VulkanContext*> ctx = VulkanContext::Get();
+  if (!ctx.ok()) return Fail(ctx.status());
+  for (const DeviceInfo& d : (*ctx)->device_infos()) std::cout << d.Table();
+  return 0;
+}
+
+void FlattenLeaves(const Literal& l, std::vector<const Literal*>& out) {
+  if (l.shape().IsTuple()) {
+    for (const Literal& e : l.tuple_elements()) FlattenLeaves(e, out);
+  } else {
+    out.push_back(&l);
+  }
+}
+
+int Run(const std::vector<std::string>& args) {
+  std::string module_path, output_dir;
+  std::vector<std::string> inputs;
+  int device_index = -1;
+  bool print = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) return "";
+      return args[++i];
+    };
+    if (a == "--input") inputs.push_back(value());
+    else if (a == "--output-dir") output_dir = value();
+    else if (a == "--device") device_index = std::atoi(value().c_str());
+    else if (a == "--print") print = true;
+    else if (!a.empty() && a[0] == '-') return Fail(InvalidArgument("run: unknown option " + a));
+    else if (module_path.empty()) module_path = a;
+    else return Fail(InvalidArgument("run: more than one module given (" + module_path + ", " + a + ")"));
+  }
+  if (module_path.empty()) return Fail(InvalidArgument("usage: vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print]"));
+  StatusOr<std::unique_ptr<Module>> module = LoadHloFile(module_path);
+  if (!module.ok()) return Fail(module.status());
+  auto params = (*module)->entry()->parameters();
+  if (inputs.size() != params.size())
+    return Fail(InvalidArgument(module_path + ": the entry takes " + std::to_string(params.size()) + " parameters, " +
+                                std::to_string(inputs.size()) + " --input files were given"));
+  std::vector<Literal> arguments;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    StatusOr<Literal> lit = ReadNpy(inputs[i], params[i]->shape.element_type());
+    if (!lit.ok()) return Fail(lit.status());
+    if (!lit->shape().Compatible(Shape(params[i]->shape.element_type(), params[i]->shape.dims())))
+      return Fail(InvalidArgument("parameter " + std::to_string(i) + " (%" + params[i]->name + ") is " +
+                                  params[i]->shape.ToString() + " but " + inputs[i] + " holds " + lit->shape().ToString()));
+    arguments.push_back(std::move(lit).value());
+  }
+  StatusOr<std::unique_ptr<Device>> device = Device::Open(device_index);
+  if (!device.ok()) return Fail(device.status());
+  StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(**module, **device);
+  if (!exe.ok()) return Fail(exe.status());
+  StatusOr<Literal> result = (*exe)->Run(arguments);
+  if (!result.ok()) return Fail(result.status());
+  std::vector<const Literal*> leaves;
+  FlattenLeaves(*result, leaves);
+  if (!output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(output_dir, ec);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      Status s = WriteNpy(output_dir + "/out" + std::to_string(i) + ".npy", *leaves[i]);
+      if (!s.ok()) return Fail(s);
+    }
+  }
+  if (print || output_dir.empty()) std::cout << result->ToString() << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace vkxla
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const std::string usage =
+      "usage: vkxla devices\n"
+      "       vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print]\n";
+  if (args.empty()) {
+    std::fputs(usage.c_str(), stderr);
+    return 2;
+  }
+  const std::string cmd = args[0];
+  args.erase(args.begin());
+  if (cmd == "devices") return vkxla::Devices();
+  if (cmd == "run") return vkxla::Run(args);
+  std::fprintf(stderr, "vkxla: unknown command '%s'\n%s", cmd.c_str(), usage.c_str());
+  return 2;
+}
