@@ -238,9 +238,21 @@ StatusOr<std::string> Emitter::Unary(const Instruction& n, const std::string& x)
     case Opcode::kReducePrecision: {
       if (it == ElementType::kF64) {
         if (!target_.int64)
-          return Unimplemented("reduce-precision " + n.Describe() + " on f64 needs shaderInt64, which " + target_.device_name + " lacks");
+          return Unimplemented("reduce-precision " + n.Describe() + " on f64 needs the device feature shaderInt64, which " +
+                               target_.device_name + " lacks (or VKXLA_MASK hides)");
         int64_ = true;
-        return Unimplemented("reduce-precision " + n.Describe() + " on f64 is not implemented on Vulkan yet");
+        Helper("reduce_precision_f64",
+               "double reduce_precision_f64(double x, uint eb, uint mb) {\n"
+               "  uint64_t b = doubleBitsToUint64(x);\n"
+               "  uint64_t sign = b & 0x8000000000000000ul, mag = b & 0x7FFFFFFFFFFFFFFFul;\n"
+               "  if (mag > 0x7FF0000000000000ul) return x;\n"
+               "  if (mb < 52u) {\n    uint shift = 52u - mb;\n    uint64_t lsb = (mag >> shift) & 1ul;\n"
+               "    mag += ((1ul << (shift - 1u)) - 1ul) + lsb;\n    mag &= ~((1ul << shift) - 1ul);\n  }\n"
+               "  if (eb < 11u) {\n    int bias = int((1u << (eb - 1u)) - 1u);\n    int e = int(mag >> 52) - 1023;\n"
+               "    if (mag >= 0x7FF0000000000000ul || e > bias) mag = 0x7FF0000000000000ul;\n"
+               "    else if (e < 1 - bias) mag = 0ul;\n  }\n  return uint64BitsToDouble(sign | mag);\n}\n");
+        return "reduce_precision_f64(" + x + ", " + U(std::min<int64_t>(n.exponent_bits, 31)) + ", " +
+               U(std::min<int64_t>(n.mantissa_bits, 63)) + ")";
       }
       const std::string src_e = U(ExponentBits(it)), src_m = U(MantissaBits(it));
       std::string bits_expr = EncodeToBits(it, x);
@@ -387,10 +399,10 @@ StatusOr<std::string> Emitter::Convert(const std::string& x, ElementType from, E
     if (from == ElementType::kPred) return x;
     if (IsComplex(from)) return "(!(" + x + ".x == 0.0 && " + x + ".y == 0.0))";
     if (IsFloat(from)) return "(!(" + x + " == 0.0))";
-    return "(" + x + " != " + ct.substr(0, 0) + (IsSignedInt(from) ? (BitWidth(from) == 64 ? "0l" : "0") : (BitWidth(from) == 64 ? "0ul" : "0u")) + ")";
+    return "(" + x + " != " + (IsSignedInt(from) ? (BitWidth(from) == 64 ? "0l" : "0") : (BitWidth(from) == 64 ? "0ul" : "0u")) + ")";
   }
   if (from == ElementType::kPred) {
-    if (IsComplex(to)) return ct + "(" + ct.substr(0, ct.size() - 2) + (to == ElementType::kC128 ? "double" : "float") + "(" + x + "), 0.0)";
+    if (IsComplex(to)) return ct + "(" + (to == ElementType::kC128 ? "double" : "float") + "(" + x + "), 0.0)";
     return ct + "(" + x + ")";
   }
   if (IsComplex(to)) {
