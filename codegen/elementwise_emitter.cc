@@ -5,6 +5,7 @@
 
 #include "codegen/glsl_types.h"
 #include "codegen/shader_library.h"
+#include "ir/layout_index.h"
 #include "ops/op_traits.h"
 
 namespace vkxla {
@@ -98,12 +99,7 @@ std::string Emitter::Helper(const std::string& name, const std::string& definiti
 }
 
 std::string Emitter::PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx) {
-  std::vector<int64_t> stride(shape.rank(), 0);
-  int64_t s = 1;
-  for (int64_t d : layout.minor_to_major) {
-    stride[d] = s;
-    s *= shape.dim(d);
-  }
+  const std::vector<int64_t> stride = PhysicalStrides(shape, layout);
   std::string expr;
   for (int64_t d = 0; d < shape.rank(); ++d) {
     if (shape.dim(d) == 1 || idx[d] == "0u") continue;
@@ -522,15 +518,12 @@ StatusOr<KernelSource> Emitter::Emit(const Instruction& root, const Shape& out) 
     body_.clear();
     // Logical index of physical element p (no tiles: strides by minor_to_major).
     root_index_.assign(out.rank(), "0u");
-    int64_t stride = 1;
+    const std::vector<int64_t> stride = PhysicalStrides(out, out_layout_);
     std::string decompose;
-    for (int64_t d : out_layout_.minor_to_major) {
-      std::string name = "i" + std::to_string(d);
-      if (out.dim(d) != 1) {
-        decompose += "    uint " + name + " = (p / " + U(stride) + ") % " + U(out.dim(d)) + ";\n";
-        root_index_[d] = name;
-      }
-      stride *= out.dim(d);
+    for (int64_t d = 0; d < out.rank(); ++d) {
+      if (out.dim(d) == 1) continue;
+      root_index_[d] = "i" + std::to_string(d);
+      decompose += "    uint " + root_index_[d] + " = (p / " + U(stride[d]) + ") % " + U(out.dim(d)) + ";\n";
     }
     ASSIGN_OR_RETURN(std::string v, Value(&root, root_index_));
     main_body += "  {\n    uint p = inv * " + U(per_word) + " + " + U(k) + ";\n";

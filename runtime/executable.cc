@@ -51,7 +51,6 @@ StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module, 
   std::vector<Shape> leaf_shapes;
   CollectLeafShapes(exe->program_.result, leaf_shapes);
 
-  auto params = entry.parameters();
   auto input_layout = [&](const Instruction* i) {
     if (i->opcode == Opcode::kParameter) return exe->program_.parameters[i->parameter_number].layout_or_default();
     return i->shape.layout_or_default();

@@ -255,40 +255,38 @@ TEST(BitcastConvert, SameWidthTypes) {
 }
 
 // Worked examples from the spec pages.
+
+Literal F32Literal(const Shape& shape, const std::vector<double>& values) {
+  Literal l(shape);
+  for (size_t i = 0; i < values.size(); ++i) l.Set(static_cast<int64_t>(i), Scalar::Float(ElementType::kF32, values[i]));
+  return l;
+}
+
+// Builds Add(lhs, rhs, broadcast_dimensions), runs it, returns the values' text.
+std::string RunBroadcastAdd(const Literal& lhs, const Literal& rhs, const std::vector<int64_t>& broadcast_dimensions) {
+  XlaBuilder b("broadcast_add");
+  XlaOp x = b.Parameter(0, lhs.shape(), "lhs"), y = b.Parameter(1, rhs.shape(), "rhs");
+  auto module = b.Build(Add(x, y, broadcast_dimensions));
+  if (!module.ok()) return module.status().ToString();
+  auto exe = Executable::Compile(**module, TestDevice());
+  if (!exe.ok()) return exe.status().ToString();
+  auto r = (*exe)->Run({lhs, rhs});
+  return r.ok() ? r->ValuesToString() : r.status().ToString();
+}
+
 TEST(SpecExamples, BroadcastAddOfVectorToMatrix) {
   // broadcasting.ja.txt: |1 2 3| + |7 8 9| = |8 10 12; 11 13 15|
-  XlaBuilder b("bcast");
-  Shape m(ElementType::kF32, {2, 3}), v(ElementType::kF32, {3});
-  XlaOp x = b.Parameter(0, m, "x"), y = b.Parameter(1, v, "y");
-  auto module = b.Build(Add(x, y, {1}));
-  ASSERT_TRUE(module.ok()) << module.status().ToString();
-  Literal lx(m), ly(v);
-  for (int i = 0; i < 6; ++i) lx.Set(i, Scalar::Float(ElementType::kF32, i + 1));
-  for (int i = 0; i < 3; ++i) ly.Set(i, Scalar::Float(ElementType::kF32, i + 7));
-  auto exe = Executable::Compile(**module, TestDevice());
-  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
-  auto r = (*exe)->Run({lx, ly});
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->ValuesToString(), "{{8, 10, 12}, {11, 13, 15}}");
+  EXPECT_EQ(RunBroadcastAdd(F32Literal(Shape(ElementType::kF32, {2, 3}), {1, 2, 3, 4, 5, 6}),
+                            F32Literal(Shape(ElementType::kF32, {3}), {7, 8, 9}), {1}),
+            "{{8, 10, 12}, {11, 13, 15}}");
 }
 
 TEST(SpecExamples, DegenerateAndRankBroadcastCompose) {
   // broadcasting.ja.txt: a size-4 vector plus a 1x2 matrix with
-  // broadcast_dimensions (0) gives 4x2: {{6,7},{7,8},{8,9},{9,10}}.
-  XlaBuilder b("compose");
-  Shape v(ElementType::kF32, {4}), m(ElementType::kF32, {1, 2});
-  XlaOp x = b.Parameter(0, v, "v"), y = b.Parameter(1, m, "m");
-  auto module = b.Build(Add(x, y, {0}));
-  ASSERT_TRUE(module.ok()) << module.status().ToString();
-  Literal lv(v), lm(m);
-  for (int i = 0; i < 4; ++i) lv.Set(i, Scalar::Float(ElementType::kF32, i + 1));
-  lm.Set(0, Scalar::Float(ElementType::kF32, 5));
-  lm.Set(1, Scalar::Float(ElementType::kF32, 6));
-  auto exe = Executable::Compile(**module, TestDevice());
-  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
-  auto r = (*exe)->Run({lv, lm});
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->ValuesToString(), "{{6, 7}, {7, 8}, {8, 9}, {9, 10}}");
+  // broadcast_dimensions (0) gives 4x2.
+  EXPECT_EQ(RunBroadcastAdd(F32Literal(Shape(ElementType::kF32, {4}), {1, 2, 3, 4}),
+                            F32Literal(Shape(ElementType::kF32, {1, 2}), {5, 6}), {0}),
+            "{{6, 7}, {7, 8}, {8, 9}, {9, 10}}");
 }
 
 TEST(SpecExamples, IntegerEdgeCases) {
