@@ -5,7 +5,9 @@
 
 #include "codegen/glsl_types.h"
 #include "codegen/shader_library.h"
+#include "codegen/glsl_index_arithmetic.h"
 #include "ir/layout_index.h"
+#include "ir/tiled_index.h"
 #include "ops/op_traits.h"
 
 namespace vkxla {
@@ -53,7 +55,7 @@ class Emitter {
   StatusOr<std::string> Binary(const Instruction& n, const std::string& a, const std::string& b);
   StatusOr<std::string> Convert(const std::string& x, ElementType from, ElementType to);
   StatusOr<std::string> Bitcast(const Instruction* n, const std::vector<std::string>& idx);
-  std::string PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx);
+  StatusOr<std::string> PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx);
   Status Use(ElementType t, const Instruction& n);
   std::string Temp(const std::string& type, const std::string& expr);
   std::string Helper(const std::string& name, const std::string& definition);
@@ -73,6 +75,8 @@ class Emitter {
   std::map<std::string, std::string> helpers_;
   LibraryNeeds needs_;
   bool int64_ = false;
+  int out_bits_ = 0;  // storage bits of one output element
+  std::set<std::string> vector_loads_;  // inputs read as whole uvec4s
 };
 
 Status Emitter::Use(ElementType t, const Instruction& n) {
@@ -98,15 +102,12 @@ std::string Emitter::Helper(const std::string& name, const std::string& definiti
   return name;
 }
 
-std::string Emitter::PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx) {
-  const std::vector<int64_t> stride = PhysicalStrides(shape, layout);
-  std::string expr;
-  for (int64_t d = 0; d < shape.rank(); ++d) {
-    if (shape.dim(d) == 1 || idx[d] == "0u") continue;
-    std::string term = stride[d] == 1 ? idx[d] : idx[d] + " * " + U(stride[d]);
-    expr += expr.empty() ? term : " + " + term;
-  }
-  return expr.empty() ? "0u" : "(" + expr + ")";
+StatusOr<std::string> Emitter::PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx) {
+  Shape placed = shape;
+  placed.set_layout(layout);
+  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
+  GlslIndexArithmetic a;
+  return map.ToPhysical(idx, a);
 }
 
 std::string Emitter::Bits64(ElementType t, const std::string& x) {
@@ -151,12 +152,19 @@ StatusOr<std::string> Emitter::Compute(const Instruction* n, const std::vector<s
       if (!n->shape.IsArray()) return Unimplemented(n->Describe() + ": tuple parameters are not supported yet");
       auto [it, inserted] = binding_.emplace(n, static_cast<int>(inputs_.size()));
       if (inserted) inputs_.push_back(n);
-      Layout layout = input_layout_(n);
-      if (!layout.tiles.empty())
-        return Unimplemented(n->Describe() + ": tiled layout " + layout.ToString() + " is not supported by kernels yet");
-      std::string p = (idx == root_index_ && n->shape.dims() == out_.dims() && layout == out_layout_)
-                          ? "p" : PhysicalIndex(n->shape, layout, idx);
-      return Temp(ct, LoadExpression(t, "in" + std::to_string(it->second), p));
+      const Layout layout = input_layout_(n);
+      ASSIGN_OR_RETURN(int bits, ElementStorageBits(t, layout));
+      const std::string buffer = "in" + std::to_string(it->second);
+      if (idx == root_index_ && n->shape.dims() == out_.dims() && layout == out_layout_ && bits == out_bits_) {
+        // Same placement and element width as the output: this element sits
+        // in the same word of the invocation's vector, loaded once up front.
+        vector_loads_.insert(buffer);
+        std::vector<std::string> words;
+        for (int k = 0; k < WordsPerElement(t); ++k) words.push_back(buffer + "_v[ew + " + U(k) + "]");
+        return Temp(ct, DecodeWords(t, words, "es", bits));
+      }
+      ASSIGN_OR_RETURN(std::string p, PhysicalIndex(n->shape, layout, idx));
+      return Temp(ct, LoadExpression(t, buffer, p, bits));
     }
     case Opcode::kIota: {
       ASSIGN_OR_RETURN(std::string v, Convert(idx[n->iota_dimension], ElementType::kU32, t));
@@ -274,7 +282,7 @@ StatusOr<std::string> Emitter::Binary(const Instruction& n, const std::string& a
   const std::string s = MathSuffix(t);
   ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));
   const std::string& ct = g.compute;
-  const bool is_signed = IsSignedInt(t), is_int = IsInteger(t), is_float = IsFloat(t), is_complex = IsComplex(t);
+  const bool is_signed = IsSignedInt(t), is_float = IsFloat(t), is_complex = IsComplex(t);
   const bool is_pred = t == ElementType::kPred;
   const int bits = BitWidth(t);
   const std::string zero = ct + "(0)";
@@ -501,71 +509,75 @@ StatusOr<std::string> Emitter::Bitcast(const Instruction* n, const std::vector<s
 StatusOr<KernelSource> Emitter::Emit(const Instruction& root, const Shape& out) {
   out_ = out;
   out_layout_ = out.layout_or_default();
-  if (!out_layout_.tiles.empty())
-    return Unimplemented(root.Describe() + ": tiled layout " + out_layout_.ToString() + " is not supported by kernels yet");
   const ElementType t = out.element_type();
   RETURN_IF_ERROR(Use(t, root));
-  const int per_word = ElementsPerWord(t);
-  const int64_t count = out.element_count();
-  const int64_t words = (count + per_word - 1) / per_word;
-  const int storage_bits = 32 / per_word;
-  const int word_stride = BitWidth(t) == 128 ? 4 : BitWidth(t) == 64 ? 2 : 1;
   ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, root.Describe()));
+  ASSIGN_OR_RETURN(out_bits_, ElementStorageBits(t, out_layout_));
+  ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
+  const int64_t physical = out_map.physical_element_count();
+  if (physical >= (int64_t{1} << 32))
+    return Unimplemented(root.Describe() + ": arrays of 2^32 elements or more are not supported (" + out.ToString() + ")");
+  // Each invocation owns one uvec4 of the output, `per_vector` physical
+  // elements, and loops over them; ew/es name the current element's word in
+  // the vector and its slot within the word.
+  const int per_word = out_bits_ >= 32 ? 1 : 32 / out_bits_, words_per_element = WordsPerElement(t);
+  const int per_vector = per_word * 4 / words_per_element;
+  const uint64_t vectors = static_cast<uint64_t>((physical + per_vector - 1) / per_vector);
 
-  std::string main_body;
-  for (int k = 0; k < per_word; ++k) {
-    memo_.clear();
-    body_.clear();
-    // Logical index of physical element p (no tiles: strides by minor_to_major).
-    root_index_.assign(out.rank(), "0u");
-    const std::vector<int64_t> stride = PhysicalStrides(out, out_layout_);
-    std::string decompose;
-    for (int64_t d = 0; d < out.rank(); ++d) {
-      if (out.dim(d) == 1) continue;
-      root_index_[d] = "i" + std::to_string(d);
-      decompose += "    uint " + root_index_[d] + " = (p / " + U(stride[d]) + ") % " + U(out.dim(d)) + ";\n";
-    }
-    ASSIGN_OR_RETURN(std::string v, Value(&root, root_index_));
-    main_body += "  {\n    uint p = inv * " + U(per_word) + " + " + U(k) + ";\n";
-    main_body += "    if (p < " + U(count) + ") {\n" + decompose + body_;
-    if (per_word > 1) {
-      main_body += "    word |= " + EncodeToBits(t, v) + " << " + U(k * storage_bits) + ";\n";
-    } else if (word_stride == 1) {
-      main_body += "    word = " + EncodeToBits(t, v) + ";\n";
-    } else if (t == ElementType::kC64) {
-      main_body += "    out0.w[2u * inv] = floatBitsToUint(" + v + ".x);\n    out0.w[2u * inv + 1u] = floatBitsToUint(" + v + ".y);\n";
-    } else if (t == ElementType::kC128) {
-      main_body += "    uvec2 re = unpackDouble2x32(" + v + ".x), im = unpackDouble2x32(" + v + ".y);\n";
-      main_body += "    out0.w[4u * inv] = re.x; out0.w[4u * inv + 1u] = re.y; out0.w[4u * inv + 2u] = im.x; out0.w[4u * inv + 3u] = im.y;\n";
-    } else {
-      main_body += "    uvec2 b = " + Bits64(t, v) + ";\n    out0.w[2u * inv] = b.x;\n    out0.w[2u * inv + 1u] = b.y;\n";
-    }
-    main_body += "    }\n  }\n";
+  // The logical index of physical element p; padding elements have none.
+  GlslIndexArithmetic a;
+  std::string valid;
+  root_index_ = out_map.FromPhysical<GlslIndexArithmetic>("p", a, valid);
+  std::string decompose;
+  for (int64_t d = 0; d < out.rank(); ++d) {
+    if (root_index_[d].find_first_not_of("0123456789u") == std::string::npos) continue;  // a constant
+    decompose += "      uint i" + std::to_string(d) + " = " + root_index_[d] + ";\n";
+    root_index_[d] = "i" + std::to_string(d);
   }
+  ASSIGN_OR_RETURN(std::string v, Value(&root, root_index_));
+  std::string guard = physical % per_vector == 0 ? "" : "p < " + U(physical);
+  if (valid != "true") guard += (guard.empty() ? "" : " && ") + valid;
+
+  std::string body = "  for (uint e = 0u; e < " + U(per_vector) + "; ++e) {\n";
+  body += "    uint p = inv * " + U(per_vector) + " + e;\n";
+  body += "    uint ew = " + (per_word > 1 ? std::string("e >> ") + U(per_word == 2 ? 1 : per_word == 4 ? 2 : 3)
+                                           : words_per_element > 1 ? "e * " + U(words_per_element) : std::string("e")) + ";\n";
+  body += "    uint es = " + (per_word > 1 ? "e & " + U(per_word - 1) : std::string("0u")) + ";\n";
+  if (!guard.empty()) body += "    if (" + guard + ") {\n";
+  body += decompose + body_;
+  if (per_word > 1) {
+    body += "      outv[ew] |= " + EncodeToBits(t, v) + " << " + SlotBitOffset(out_bits_, "es") + ";\n";
+  } else if (words_per_element == 1) {
+    body += "      outv[ew] = " + EncodeToBits(t, v) + ";\n";
+  } else if (t == ElementType::kC128) {
+    body += "      outv = uvec4(unpackDouble2x32(" + v + ".x), unpackDouble2x32(" + v + ".y));\n";
+  } else {
+    body += "      uvec2 bits = " + Bits64(t, v) + ";\n      outv[ew] = bits.x;\n      outv[ew + 1u] = bits.y;\n";
+  }
+  if (!guard.empty()) body += "    }\n";
+  body += "  }\n";
 
   KernelSource k;
   k.name = "fusion_" + root.name;
   k.inputs = inputs_;
   k.output = out;
-  k.invocations = static_cast<uint64_t>(words);
-  k.local_size = 64;
+  k.invocations = vectors;
+  k.local_size = 256;
   std::string src = "#version 450\n";
   if (int64_) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
   src += "// kernel " + k.name + ": " + out.ToString() + "\n";
   src += "layout(local_size_x = " + std::to_string(k.local_size) + ") in;\n";
+  src += "#define W(b, i) b.v[(i) >> 2u][(i) & 3u]\n";
   for (size_t i = 0; i < inputs_.size(); ++i)
     src += "layout(std430, set = 0, binding = " + std::to_string(i) + ") readonly buffer In" + std::to_string(i) +
-           " { uint w[]; } in" + std::to_string(i) + ";\n";
-  src += "layout(std430, set = 0, binding = " + std::to_string(inputs_.size()) + ") writeonly buffer Out0 { uint w[]; } out0;\n";
+           " { uvec4 v[]; } in" + std::to_string(i) + ";\n";
+  src += "layout(std430, set = 0, binding = " + std::to_string(inputs_.size()) + ") writeonly buffer Out0 { uvec4 v[]; } out0;\n";
   src += ShaderLibrarySource(needs_, target_.float64);
   for (const auto& [name, def] : helpers_) src += def;
   src += "void main() {\n  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
-         U(k.local_size) + ";\n  if (inv >= " + U(words) + ") return;\n";
-  if (word_stride == 1) src += "  uint word = 0u;\n";
-  src += main_body;
-  if (word_stride == 1) src += "  out0.w[inv] = word;\n";
-  src += "}\n";
-  (void)gt;
+         U(k.local_size) + ";\n  if (inv >= " + U(vectors) + ") return;\n";
+  for (const std::string& b : vector_loads_) src += "  uvec4 " + b + "_v = " + b + ".v[inv];\n";
+  src += "  uvec4 outv = uvec4(0u);\n" + body + "  out0.v[inv] = outv;\n}\n";
   k.glsl = std::move(src);
   return k;
 }

@@ -69,41 +69,58 @@ int ElementsPerWord(ElementType t) {
   return bits >= 32 ? 1 : 32 / bits;
 }
 
-std::string LoadExpression(ElementType t, const std::string& b, const std::string& i) {
-  const std::string w = b + ".w";
-  auto sub = [&](int bits, bool is_signed) {
-    int per = 32 / bits;
-    std::string word = w + "[(" + i + ") / " + std::to_string(per) + "u]";
-    std::string offset = "int(((" + i + ") % " + std::to_string(per) + "u) * " + std::to_string(bits) + "u)";
-    return is_signed ? "bitfieldExtract(int(" + word + "), " + offset + ", " + std::to_string(bits) + ")"
-                     : "bitfieldExtract(" + word + ", " + offset + ", " + std::to_string(bits) + ")";
+int WordsPerElement(ElementType t) { return StorageBits(t) <= 32 ? 1 : StorageBits(t) / 32; }
+
+std::string SlotBitOffset(int bits, const std::string& slot) {
+  if (slot == "0u") return bits == 4 ? "4u" : "0u";
+  if (bits == 4) return "((((" + slot + ") >> 1u) << 3u) + ((((" + slot + ") & 1u) ^ 1u) << 2u))";
+  return "((" + slot + ") * " + std::to_string(bits) + "u)";
+}
+
+std::string DecodeWords(ElementType t, const std::vector<std::string>& words, const std::string& slot, int bits) {
+  if (bits == 0) bits = StorageBits(t);
+  auto sub = [&](bool is_signed) {
+    const std::string offset = "int(" + SlotBitOffset(bits, slot) + ")";
+    return is_signed ? "bitfieldExtract(int(" + words[0] + "), " + offset + ", " + std::to_string(bits) + ")"
+                     : "bitfieldExtract(" + words[0] + ", " + offset + ", " + std::to_string(bits) + ")";
   };
-  auto word = [&](int k, int n) { return w + "[" + std::to_string(n) + "u * (" + i + ") + " + std::to_string(k) + "u]"; };
   switch (t) {
-    case ElementType::kPred: return "(" + sub(8, false) + " != 0u)";
-    case ElementType::kS4: return "bitfieldExtract(" + sub(8, true) + ", 0, 4)";
-    case ElementType::kU4: return "(" + sub(8, false) + " & 0xFu)";
-    case ElementType::kS8: return sub(8, true);
-    case ElementType::kU8: return sub(8, false);
-    case ElementType::kS16: return sub(16, true);
-    case ElementType::kU16: return sub(16, false);
-    case ElementType::kF16: return "f16_to_f32(" + sub(16, false) + ")";
-    case ElementType::kBF16: return "uintBitsToFloat(" + sub(16, false) + " << 16)";
-    case ElementType::kF8E4M3FN: return "f8e4m3fn_to_f32(" + sub(8, false) + ")";
-    case ElementType::kF8E5M2: return "f16_to_f32(" + sub(8, false) + " << 8)";
-    case ElementType::kF32: return "uintBitsToFloat(" + w + "[" + i + "])";
-    case ElementType::kS32: return "int(" + w + "[" + i + "])";
-    case ElementType::kU32: return w + "[" + i + "]";
-    case ElementType::kF64: return "packDouble2x32(uvec2(" + word(0, 2) + ", " + word(1, 2) + "))";
-    case ElementType::kS64: return "int64_t(packUint2x32(uvec2(" + word(0, 2) + ", " + word(1, 2) + ")))";
-    case ElementType::kU64: return "packUint2x32(uvec2(" + word(0, 2) + ", " + word(1, 2) + "))";
-    case ElementType::kC64:
-      return "vec2(uintBitsToFloat(" + word(0, 2) + "), uintBitsToFloat(" + word(1, 2) + "))";
+    case ElementType::kPred: return "(" + sub(false) + " != 0u)";
+    case ElementType::kS4: return bits == 4 ? sub(true) : "bitfieldExtract(" + sub(true) + ", 0, 4)";
+    case ElementType::kU4: return bits == 4 ? sub(false) : "(" + sub(false) + " & 0xFu)";
+    case ElementType::kS8: case ElementType::kS16: return sub(true);
+    case ElementType::kU8: case ElementType::kU16: return sub(false);
+    case ElementType::kF16: return "f16_to_f32(" + sub(false) + ")";
+    case ElementType::kBF16: return "uintBitsToFloat(" + sub(false) + " << 16)";
+    case ElementType::kF8E4M3FN: return "f8e4m3fn_to_f32(" + sub(false) + ")";
+    case ElementType::kF8E5M2: return "f16_to_f32(" + sub(false) + " << 8)";
+    case ElementType::kF32: return "uintBitsToFloat(" + words[0] + ")";
+    case ElementType::kS32: return "int(" + words[0] + ")";
+    case ElementType::kU32: return words[0];
+    case ElementType::kF64: return "packDouble2x32(uvec2(" + words[0] + ", " + words[1] + "))";
+    case ElementType::kS64: return "int64_t(packUint2x32(uvec2(" + words[0] + ", " + words[1] + ")))";
+    case ElementType::kU64: return "packUint2x32(uvec2(" + words[0] + ", " + words[1] + "))";
+    case ElementType::kC64: return "vec2(uintBitsToFloat(" + words[0] + "), uintBitsToFloat(" + words[1] + "))";
     case ElementType::kC128:
-      return "dvec2(packDouble2x32(uvec2(" + word(0, 4) + ", " + word(1, 4) + ")), packDouble2x32(uvec2(" + word(2, 4) +
-             ", " + word(3, 4) + ")))";
+      return "dvec2(packDouble2x32(uvec2(" + words[0] + ", " + words[1] + ")), packDouble2x32(uvec2(" + words[2] +
+             ", " + words[3] + ")))";
     default: return "0";
   }
+}
+
+std::string LoadExpression(ElementType t, const std::string& b, const std::string& i, int bits) {
+  if (bits == 0) bits = StorageBits(t);
+  const int per = bits >= 32 ? 1 : 32 / bits, n = WordsPerElement(t);
+  if (n == 1) {
+    if (per == 1) return DecodeWords(t, {"W(" + b + ", " + i + ")"}, "0u", bits);
+    const int shift = per == 2 ? 1 : per == 4 ? 2 : 3;
+    return DecodeWords(t, {"W(" + b + ", (" + i + ") >> " + std::to_string(shift) + "u)"},
+                       "((" + i + ") & " + std::to_string(per - 1) + "u)", bits);
+  }
+  std::vector<std::string> words;
+  for (int k = 0; k < n; ++k)
+    words.push_back("W(" + b + ", " + std::to_string(n) + "u * (" + i + ") + " + std::to_string(k) + "u)");
+  return DecodeWords(t, words, "0u");
 }
 
 std::string EncodeToBits(ElementType t, const std::string& v) {

@@ -1,10 +1,12 @@
-// How each XLA element type lives in a shader: every buffer is a uint[]
-// array (so only Vulkan 1.1 baseline storage is needed) and elements are
-// packed into its words; arithmetic happens in a "compute type" (f16, bf16
+// How each XLA element type lives in a shader: every buffer is a uvec4[]
+// array (so only Vulkan 1.1 baseline storage is needed, and aligned runs of
+// four words load as one vector) and elements are packed into its 32-bit
+// words, read through the kernel prelude's macro W(buffer, word); arithmetic happens in a "compute type" (f16, bf16
 // and f8 compute in float and round after every op, as XLA's semantics say).
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/target.h"
 #include "ir/element_type.h"
@@ -25,9 +27,24 @@ StatusOr<GlslType> GlslTypeFor(ElementType t, const TargetFeatures& target, cons
 // Elements one invocation writes so that it owns whole 32-bit words.
 int ElementsPerWord(ElementType t);
 
-// GLSL expression reading element `index` (a uint expression) of binding
-// variable `buffer` as the compute type of `t`.
-std::string LoadExpression(ElementType t, const std::string& buffer, const std::string& index);
+// 32-bit words one element occupies: 1 for types up to 32 bits, else 2 or 4.
+int WordsPerElement(ElementType t);
+
+// Bit offset (uint expression) of sub-word element `slot` in its 32-bit
+// word when elements take `bits` bits: bytes are little-endian, and packed
+// 4-bit elements put the first of each byte in its high nibble (XLA's
+// PackIntN order).
+std::string SlotBitOffset(int bits, const std::string& slot);
+
+// The value of type t held in `words` (WordsPerElement of them, low word
+// first); for sub-word types `slot` (a uint expression) picks the element
+// within words[0]. `bits` is the element's storage width (0: the type's
+// default; 4 for s4/u4 packed by a layout's E(4)).
+std::string DecodeWords(ElementType t, const std::vector<std::string>& words, const std::string& slot, int bits = 0);
+
+// GLSL expression reading element `index` (a uint expression, physical
+// element index) of binding variable `buffer` as the compute type of `t`.
+std::string LoadExpression(ElementType t, const std::string& buffer, const std::string& index, int bits = 0);
 
 // GLSL expression for the storage bits of compute value `value`, placed in
 // the low bits of a uint (types up to 32 bits).

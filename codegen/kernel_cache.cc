@@ -27,6 +27,7 @@ KernelCache& KernelCache::Global() {
 }
 
 std::string KernelCache::directory() const {
+  if (fixed_) return fixed_directory_;
   const char* off = std::getenv("VKXLA_DISABLE_DISK_CACHE");
   if (off && std::string(off) == "1") return "";
   if (const char* dir = std::getenv("VKXLA_CACHE_DIR")) return dir;

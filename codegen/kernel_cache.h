@@ -18,6 +18,10 @@ namespace vkxla {
 class KernelCache {
  public:
   static KernelCache& Global();
+  // A cache on the folder `directory` ("" for memory only), whatever the
+  // environment says; Global() follows the environment.
+  KernelCache() = default;
+  explicit KernelCache(std::string directory) : fixed_directory_(std::move(directory)), fixed_(true) {}
 
   // SPIR-V for `glsl`, compiled on a miss.
   StatusOr<std::vector<uint32_t>> GetOrCompile(const std::string& glsl, const TargetFeatures& target);
@@ -31,6 +35,8 @@ class KernelCache {
   std::mutex mu_;
   std::map<std::string, std::vector<uint32_t>> memory_;
   Stats stats_;
+  std::string fixed_directory_;
+  bool fixed_ = false;
 };
 
 // 128-bit FNV-1a style content hash as 32 hex digits.

@@ -3,80 +3,86 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ir/tiled_index.h"
+
 namespace vkxla {
 
-std::vector<int64_t> PhysicalStrides(const Shape& shape, const Layout& layout) {
-  std::vector<int64_t> stride(shape.rank(), 0);
-  int64_t s = 1;
-  for (int64_t d : layout.minor_to_major) {
-    stride[d] = s;
-    s *= shape.dim(d);
-  }
-  return stride;
+StatusOr<int> ElementStorageBits(ElementType type, const Layout& layout) {
+  const int natural = (type == ElementType::kPred || BitWidth(type) < 8) ? 8 : BitWidth(type);
+  if (layout.element_size_in_bits == 0 || layout.element_size_in_bits == natural) return natural;
+  if (layout.element_size_in_bits == 4 && BitWidth(type) == 4) return 4;
+  return Unimplemented("layout " + layout.ToString() + ": elements of " + std::string(ElementTypeName(type)) + " stored in " +
+                       std::to_string(layout.element_size_in_bits) + " bits are not supported (only E(4) on s4/u4)");
 }
 
-int64_t PhysicalByteSize(const Shape& shape) {
-  int64_t bytes = shape.element_count() * ByteWidth(shape.element_type());
+StatusOr<int64_t> PhysicalByteSize(const Shape& shape) {
+  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
+  ASSIGN_OR_RETURN(int bits, ElementStorageBits(shape.element_type(), shape.layout_or_default()));
+  const int64_t bytes = (map.physical_element_count() * bits + 7) / 8;
   return std::max<int64_t>(4, (bytes + 3) / 4 * 4);
 }
 
 namespace {
 
-Status CheckUntiled(const Shape& shape, const Layout& layout) {
-  RETURN_IF_ERROR(layout.Validate(shape.rank()));
-  if (!layout.tiles.empty() || layout.element_size_in_bits != 0)
-    return Unimplemented("layout " + layout.ToString() + " of " + shape.ToString() +
-                         ": tiled and sub-byte layouts are not supported on the device yet");
-  return OkStatus();
-}
-
-// Calls f(logical_linear, physical_linear) for every element.
+// Calls f(logical_linear, physical_element) for every logical element.
 template <typename F>
-void ForEachPlacement(const Shape& shape, const Layout& layout, F f) {
-  const std::vector<int64_t> stride = PhysicalStrides(shape, layout);
+void ForEachPlacement(const Shape& shape, const TiledIndexMap& map, F f) {
   const int64_t n = shape.element_count();
   std::vector<int64_t> index(shape.rank(), 0);
-  int64_t physical = 0;
+  IntArithmetic a;
   for (int64_t i = 0; i < n; ++i) {
-    f(i, physical);
+    f(i, map.ToPhysical(index, a));
     for (int64_t d = shape.rank() - 1; d >= 0; --d) {  // row-major increment
-      physical += stride[d];
       if (++index[d] < shape.dim(d)) break;
-      physical -= stride[d] * index[d];
       index[d] = 0;
     }
   }
 }
 
+// Packed 4-bit elements follow XLA's PackIntN: the first of a byte's two
+// elements sits in its high-order nibble.
+int NibbleShift(int64_t physical) { return physical % 2 == 0 ? 4 : 0; }
+
 }  // namespace
 
 StatusOr<std::vector<uint8_t>> ToPhysical(const Literal& literal, const Layout& layout) {
-  const Shape& shape = literal.shape();
-  RETURN_IF_ERROR(CheckUntiled(shape, layout));
-  std::vector<uint8_t> out(PhysicalByteSize(shape), 0);
-  const int w = ByteWidth(shape.element_type());
-  if (layout.IsDescending()) {
-    std::memcpy(out.data(), literal.bytes().data(), literal.bytes().size());
+  Shape shape = literal.shape();
+  shape.set_layout(layout);
+  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
+  ASSIGN_OR_RETURN(int bits, ElementStorageBits(shape.element_type(), layout));
+  ASSIGN_OR_RETURN(int64_t size, PhysicalByteSize(shape));
+  std::vector<uint8_t> out(size, 0);
+  const uint8_t* src = literal.bytes().data();
+  if (layout.IsDescending() && bits >= 8) {
+    std::memcpy(out.data(), src, literal.bytes().size());
     return out;
   }
-  ForEachPlacement(shape, layout, [&](int64_t logical, int64_t physical) {
-    std::memcpy(out.data() + physical * w, literal.bytes().data() + logical * w, w);
+  const int w = bits / 8;
+  ForEachPlacement(shape, map, [&](int64_t logical, int64_t physical) {
+    if (bits == 4) out[physical / 2] |= static_cast<uint8_t>((src[logical] & 0xF) << NibbleShift(physical));
+    else std::memcpy(out.data() + physical * w, src + logical * w, w);
   });
   return out;
 }
 
 StatusOr<Literal> FromPhysical(const uint8_t* data, const Shape& shape) {
   const Layout layout = shape.layout_or_default();
-  RETURN_IF_ERROR(CheckUntiled(shape, layout));
+  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
+  ASSIGN_OR_RETURN(int bits, ElementStorageBits(shape.element_type(), layout));
   Literal lit(Shape(shape.element_type(), shape.dims()));
   lit.set_layout(layout);
-  const int w = ByteWidth(shape.element_type());
-  if (layout.IsDescending()) {
-    std::memcpy(lit.bytes().data(), data, lit.bytes().size());
+  uint8_t* dst = lit.bytes().data();
+  if (layout.IsDescending() && bits >= 8) {
+    std::memcpy(dst, data, lit.bytes().size());
     return lit;
   }
-  ForEachPlacement(shape, layout, [&](int64_t logical, int64_t physical) {
-    std::memcpy(lit.bytes().data() + logical * w, data + physical * w, w);
+  const int w = bits / 8;
+  ForEachPlacement(shape, map, [&](int64_t logical, int64_t physical) {
+    if (bits == 4) {
+      dst[logical] = (data[physical / 2] >> NibbleShift(physical)) & 0xF;
+    } else {
+      std::memcpy(dst + logical * w, data + physical * w, w);
+    }
   });
   return lit;
 }

@@ -1,6 +1,7 @@
-// Logical index <-> physical placement of an array under its layout. The one
-// definition the host relayout and the code generator share (tiles are the
-// next step: see ARCHITECTURE.md).
+// Host-side placement of literals on the device: logical data <-> the
+// physical bytes of an array under its layout (tiles, padding, packed
+// sub-byte elements), through ir/tiled_index.h, the same index arithmetic
+// the kernels use.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +12,17 @@
 
 namespace vkxla {
 
-// Element strides of each logical dimension for an untiled layout.
-std::vector<int64_t> PhysicalStrides(const Shape& shape, const Layout& layout);
-// Bytes the array occupies on the device, rounded up to whole 32-bit words.
-int64_t PhysicalByteSize(const Shape& shape);
-// The literal's logical data placed by `layout`, padded to PhysicalByteSize.
+// Bits one element occupies in memory under `layout`: E(n) when the layout
+// gives one (S4/U4 with E(4) pack two to a byte), else the type's storage
+// width (PRED and unpacked S4/U4 take a byte). An E(n) the project cannot
+// place is an error naming the type and layout.
+StatusOr<int> ElementStorageBits(ElementType type, const Layout& layout);
+
+// Bytes the array occupies, padding of partial tiles included, rounded up to
+// whole 32-bit words (what a device buffer holds).
+StatusOr<int64_t> PhysicalByteSize(const Shape& shape);
+
+// The literal's logical data placed by `layout`; padding bytes are zero.
 StatusOr<std::vector<uint8_t>> ToPhysical(const Literal& literal, const Layout& layout);
 // The inverse: physical bytes of `shape` (with its layout) as a logical literal.
 StatusOr<Literal> FromPhysical(const uint8_t* data, const Shape& shape);

@@ -1,5 +1,6 @@
 #include "runtime/device.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -44,6 +45,9 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
     if (families[f].queueFlags & VK_QUEUE_COMPUTE_BIT) {
       d->queue_family_ = f;
       found = true;
+      VkPhysicalDeviceProperties props;
+      vkGetPhysicalDeviceProperties(d->physical_, &props);
+      if (families[f].timestampValidBits > 0) d->timestamp_period_ns_ = props.limits.timestampPeriod;
     }
   if (!found) return FailedPrecondition("device " + d->info_.name + " has no compute queue");
 
@@ -139,6 +143,8 @@ StatusOr<uint32_t> Device::FindMemoryType(uint32_t bits, VkMemoryPropertyFlags w
 }
 
 StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
+  // Whole uvec4s: kernels read and write aligned vectors of four words.
+  size = std::max<uint64_t>(16, (size + 15) / 16 * 16);
   Buffer b;
   b.device_ = device_;
   b.size_ = size;

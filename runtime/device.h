@@ -30,6 +30,8 @@ class Device {
   // Submits and waits; device loss and timeouts come back as errors.
   Status SubmitAndWait(VkCommandBuffer cb);
   Status SavePipelineCache();
+  // Nanoseconds per timestamp tick; 0 when the compute queue has no timestamps.
+  double timestamp_period_ns() const { return timestamp_period_ns_; }
 
  private:
   Device() = default;
@@ -44,6 +46,7 @@ class Device {
   VkFence fence_ = VK_NULL_HANDLE;
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_props_{};
+  double timestamp_period_ns_ = 0;
 };
 
 }  // namespace vkxla

@@ -8,7 +8,9 @@
 
 #include "ir/module.h"
 #include "runtime/device.h"
-#include "runtime/pipeline.h"
+#include "codegen/kernel.h"
+#include "runtime/bound_kernel.h"
+#include "runtime/gpu_timer.h"
 
 namespace vkxla {
 
@@ -21,23 +23,25 @@ class Executable {
   // entry's result (a tuple for tuple roots), logical as well.
   StatusOr<Literal> Run(const std::vector<Literal>& arguments);
 
+  // Device time of the dispatches alone (no uploads or downloads), averaged
+  // over `repeats` replays recorded back to back; for benchmarks.
+  StatusOr<Timing> TimeKernels(int repeats);
+
   int kernel_count() const { return static_cast<int>(kernels_.size()); }
   int barrier_count() const { return barriers_; }
   const std::vector<std::string>& kernel_sources() const { return sources_; }
 
  private:
-  struct Kernel {
-    std::unique_ptr<ComputePipeline> pipeline;
-    VkDescriptorSet set = VK_NULL_HANDLE;
-    uint32_t groups_x = 0, groups_y = 0;
-    std::vector<VkBuffer> reads;
-    VkBuffer write = VK_NULL_HANDLE;
-  };
   struct Output {
     Shape shape;  // with layout
     Buffer device, staging;
   };
   explicit Executable(Device& d) : device_(d) {}
+  // Device buffers for parameters (with staging) and results; the kernel
+  // sources that compute the results.
+  Status PlanBuffers(const std::vector<const Instruction*>& leaves, std::vector<KernelSource>& sources);
+  // Uploads constants, compiles and binds each kernel.
+  Status BuildKernels(const std::vector<KernelSource>& sources);
   Status Record();
   Literal Assemble(const Shape& result, size_t& next, const std::vector<Literal>& leaves) const;
 
@@ -47,9 +51,8 @@ class Executable {
   std::vector<Buffer> param_device_, param_staging_;
   std::vector<Buffer> constants_;
   std::vector<Output> outputs_;
-  std::vector<Kernel> kernels_;
+  std::vector<BoundKernel> kernels_;
   std::vector<std::string> sources_;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
   VkCommandBuffer cb_ = VK_NULL_HANDLE;
   int barriers_ = 0;
 };

@@ -1,11 +1,12 @@
 #include "runtime/pipeline.h"
 
+#include "codegen/kernel_cache.h"
 #include "runtime/vk_check.h"
 
 namespace vkxla {
 
 StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(Device& device, const std::vector<uint32_t>& spirv,
-                                                                   uint32_t bindings) {
+                                                                   uint32_t bindings, bool use_pipeline_cache) {
   auto p = std::make_unique<ComputePipeline>();
   p->device_ = device.handle();
   p->bindings_ = bindings;
@@ -26,8 +27,14 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(Device& devic
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, p->module_, "main", nullptr};
   ci.layout = p->layout_;
-  VK_RETURN_IF_ERROR(vkCreateComputePipelines(p->device_, device.pipeline_cache(), 1, &ci, nullptr, &p->pipeline_));
+  VK_RETURN_IF_ERROR(vkCreateComputePipelines(p->device_, use_pipeline_cache ? device.pipeline_cache() : VK_NULL_HANDLE, 1, &ci, nullptr, &p->pipeline_));
   return p;
+}
+
+StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::FromGlsl(Device& device, const std::string& glsl,
+                                                                     uint32_t bindings) {
+  ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, KernelCache::Global().GetOrCompile(glsl, device.target()));
+  return Create(device, spirv, bindings);
 }
 
 ComputePipeline::~ComputePipeline() {

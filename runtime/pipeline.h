@@ -12,8 +12,12 @@ namespace vkxla {
 
 class ComputePipeline {
  public:
+  // `use_pipeline_cache` false skips the device's VkPipelineCache (to
+  // measure a cold driver compile).
   static StatusOr<std::unique_ptr<ComputePipeline>> Create(Device& device, const std::vector<uint32_t>& spirv,
-                                                           uint32_t bindings);
+                                                           uint32_t bindings, bool use_pipeline_cache = true);
+  // GLSL through the kernel cache (compiled on a miss), then a pipeline.
+  static StatusOr<std::unique_ptr<ComputePipeline>> FromGlsl(Device& device, const std::string& glsl, uint32_t bindings);
   ~ComputePipeline();
   VkPipeline pipeline() const { return pipeline_; }
   VkPipelineLayout layout() const { return layout_; }

@@ -8,8 +8,6 @@ namespace {
 constexpr VkPipelineStageFlags kStages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
 }
 
-Scheduler::Scheduler(Device& device, VkCommandBuffer cb) : cb_(cb) { (void)device; }
-
 Status Scheduler::Begin() {
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   return VkStatus(vkBeginCommandBuffer(cb_, &bi), "vkBeginCommandBuffer");
@@ -47,6 +45,10 @@ void Scheduler::Dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescrip
   vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
   vkCmdDispatch(cb_, gx, gy, 1);
+}
+
+void Scheduler::Timestamp(VkQueryPool pool, uint32_t slot) {
+  vkCmdWriteTimestamp(cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, slot);
 }
 
 Status Scheduler::End() {

@@ -9,17 +9,21 @@
 #include <set>
 #include <vector>
 
-#include "runtime/device.h"
+#include "ir/status.h"
 
 namespace vkxla {
 
 class Scheduler {
  public:
-  Scheduler(Device& device, VkCommandBuffer cb);
+  explicit Scheduler(VkCommandBuffer cb) : cb_(cb) {}
   Status Begin();
   void Copy(VkBuffer src, VkBuffer dst, uint64_t bytes);
   void Dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSet set, const std::vector<VkBuffer>& reads,
                 const std::vector<VkBuffer>& writes, uint32_t groups_x, uint32_t groups_y);
+  // Writes a timestamp once every earlier command has finished (slot of a
+  // VK_QUERY_TYPE_TIMESTAMP pool reset earlier in this recording).
+  void Timestamp(VkQueryPool pool, uint32_t slot);
+  VkCommandBuffer command_buffer() const { return cb_; }
   // Makes every write visible to the host and ends the recording.
   Status End();
   int barriers() const { return barriers_; }

@@ -61,7 +61,7 @@ StatusOr<VulkanContext*> VulkanContext::Get() {
       extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     }
     uint32_t api = VK_API_VERSION_1_1;
-    if (vkEnumerateInstanceVersion) vkEnumerateInstanceVersion(&api);
+    vkEnumerateInstanceVersion(&api);  // the 1.1+ loader we link always has it
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "vkxla";
     app.apiVersion = api >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : api;

@@ -13,6 +13,7 @@ int exponent_float(float x) { return int((floatBitsToUint(x) >> 23) & 0xFFu) - 1
 float mantissa_float(float x) { return uintBitsToFloat((floatBitsToUint(x) & 0x807FFFFFu) | 0x3F800000u); }
 float inf_float() { return uintBitsToFloat(0x7F800000u); }
 float nan_float() { return uintBitsToFloat(0x7FC00000u); }
+bool signbit_float(float x) { return (floatBitsToUint(x) & 0x80000000u) != 0u; }
 #define MANT_float 24
 #define SPLIT_float 4097.0
 #define SCALE_STEP_float 120
@@ -31,13 +32,13 @@ double mantissa_double(double x) {
 }
 double inf_double() { return packDouble2x32(uvec2(0u, 0x7FF00000u)); }
 double nan_double() { return packDouble2x32(uvec2(0u, 0x7FF80000u)); }
+bool signbit_double(double x) { return (unpackDouble2x32(x).y & 0x80000000u) != 0u; }
 #define MANT_double 53
 #define SPLIT_double 134217729.0LF
 #define SCALE_STEP_double 1000
 #endif
 
-FLOAT copysign_FLOAT(FLOAT m, FLOAT s) { return (s < FLOAT(0) || (s == FLOAT(0) && FLOAT(1) / s < FLOAT(0))) ? -abs(m) : abs(m); }
-bool signbit_FLOAT(FLOAT x) { return x < FLOAT(0) || (x == FLOAT(0) && FLOAT(1) / x < FLOAT(0)); }
+FLOAT copysign_FLOAT(FLOAT m, FLOAT s) { return signbit_FLOAT(s) ? -abs(m) : abs(m); }
 
 // x * 2^k without intermediate overflow or underflow.
 FLOAT scale_FLOAT(FLOAT x, int k) {

@@ -1,8 +1,9 @@
-// The vkxla command line: devices, run (bench and conformance come with
-// their issues).
+// The vkxla command line: devices, run, bench (conformance comes with its
+// issue).
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "frontends/hlo_text.h"
 #include "runtime/executable.h"
 #include "runtime/vulkan_context.h"
+#include "tools/bench/bench_command.h"
 #include "tools/npy.h"
 
 namespace vkxla {
@@ -36,7 +38,7 @@ void FlattenLeaves(const Literal& l, std::vector<const Literal*>& out) {
 }
 
 int Run(const std::vector<std::string>& args) {
-  std::string module_path, output_dir;
+  std::string module_path, output_dir, dump_dir;
   std::vector<std::string> inputs;
   int device_index = -1;
   bool print = false;
@@ -50,11 +52,12 @@ int Run(const std::vector<std::string>& args) {
     else if (a == "--output-dir") output_dir = value();
     else if (a == "--device") device_index = std::atoi(value().c_str());
     else if (a == "--print") print = true;
+    else if (a == "--dump-kernels") dump_dir = value();
     else if (!a.empty() && a[0] == '-') return Fail(InvalidArgument("run: unknown option " + a));
     else if (module_path.empty()) module_path = a;
     else return Fail(InvalidArgument("run: more than one module given (" + module_path + ", " + a + ")"));
   }
-  if (module_path.empty()) return Fail(InvalidArgument("usage: vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print]"));
+  if (module_path.empty()) return Fail(InvalidArgument("usage: vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print] [--dump-kernels DIR]"));
   StatusOr<std::unique_ptr<Module>> module = LoadHloFile(module_path);
   if (!module.ok()) return Fail(module.status());
   auto params = (*module)->entry()->parameters();
@@ -74,6 +77,14 @@ int Run(const std::vector<std::string>& args) {
   if (!device.ok()) return Fail(device.status());
   StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(**module, **device);
   if (!exe.ok()) return Fail(exe.status());
+  if (!dump_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dump_dir, ec);
+    const auto& sources = (*exe)->kernel_sources();
+    for (size_t i = 0; i < sources.size(); ++i) {
+      std::ofstream(dump_dir + "/kernel" + std::to_string(i) + ".comp") << sources[i];
+    }
+  }
   StatusOr<Literal> result = (*exe)->Run(arguments);
   if (!result.ok()) return Fail(result.status());
   std::vector<const Literal*> leaves;
@@ -97,7 +108,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const std::string usage =
       "usage: vkxla devices\n"
-      "       vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print]\n";
+      "       vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print]\n"
+      "                 [--dump-kernels DIR]\n"
+      "       vkxla bench [--device N] [--markdown FILE] [--elements N]\n";
   if (args.empty()) {
     std::fputs(usage.c_str(), stderr);
     return 2;
@@ -106,6 +119,7 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (cmd == "devices") return vkxla::Devices();
   if (cmd == "run") return vkxla::Run(args);
+  if (cmd == "bench") return vkxla::BenchCommand(args);
   std::fprintf(stderr, "vkxla: unknown command '%s'\n%s", cmd.c_str(), usage.c_str());
   return 2;
 }

@@ -1,0 +1,80 @@
+#include "tools/bench/bench_command.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+#include "runtime/vulkan_context.h"
+#include "tools/bench/foundation_benchmarks.h"
+
+namespace vkxla {
+namespace {
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "vkxla: error: bench: %s\n", s.message().c_str());
+  return 1;
+}
+
+std::string Today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+int BenchCommand(const std::vector<std::string>& args) {
+  int device_index = -1;
+  std::string markdown;
+  uint64_t elements = uint64_t{1} << 24;  // 16M f32 = 64 MiB per array
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto value = [&]() { return i + 1 < args.size() ? args[++i] : std::string(); };
+    if (args[i] == "--device") device_index = std::atoi(value().c_str());
+    else if (args[i] == "--markdown") markdown = value();
+    else if (args[i] == "--elements") elements = std::strtoull(value().c_str(), nullptr, 10);
+    else return Fail(InvalidArgument("unknown option " + args[i]));
+  }
+  if (elements < 1024 || elements % 1024 != 0) return Fail(InvalidArgument("--elements must be a multiple of 1024"));
+  StatusOr<std::unique_ptr<Device>> device = Device::Open(device_index);
+  if (!device.ok()) return Fail(device.status());
+  Device& d = **device;
+
+  BenchReport report;
+  report.device = d.info().name;
+  std::fprintf(stderr, "measuring device limits on %s...\n", report.device.c_str());
+  StatusOr<DeviceLimits> limits = MeasureDeviceLimits(d, elements);
+  if (!limits.ok()) return Fail(limits.status());
+  char limits_line[256];
+  std::snprintf(limits_line, sizeof limits_line,
+                "Limits: vkCmdCopyBuffer %.1f GB/s; reference stream kernel %.1f GB/s (local size %u).",
+                limits->copy_gbps, limits->stream_gbps, limits->stream_local_size);
+  report.details = "Driver " + d.info().driver_name + " " + d.info().driver_info + ", Vulkan " +
+                   std::to_string(VK_API_VERSION_MAJOR(d.info().api_version)) + "." +
+                   std::to_string(VK_API_VERSION_MINOR(d.info().api_version)) + "." +
+                   std::to_string(VK_API_VERSION_PATCH(d.info().api_version)) + "; measured " + Today() + " with " +
+                   (limits->from_timestamps ? "GPU timestamps" : "host wall time (no timestamps on this queue)") +
+                   ".\n" + limits_line;
+  report.rows.push_back({"vkCmdCopyBuffer, " + std::to_string(elements * 4 >> 20) + " MiB", "", "", 0, 0, ""});
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f GB/s", limits->copy_gbps);
+  report.rows.back().result = buf;
+  report.rows.push_back({"reference stream kernel c = a + b (vec4)", "", "vkCmdCopyBuffer", 0, 0, ""});
+  std::snprintf(buf, sizeof buf, "%.1f GB/s", limits->stream_gbps);
+  report.rows.back().result = buf;
+  report.rows.back().ratio = limits->stream_gbps / limits->copy_gbps;
+
+  std::fprintf(stderr, "running benchmarks...\n");
+  Status s = RunFoundationBenchmarks(d, *limits, elements, report);
+  if (!s.ok()) return Fail(s);
+  std::cout << report.Table();
+  if (!markdown.empty()) {
+    s = MergeIntoMarkdown(markdown, report);
+    if (!s.ok()) return Fail(s);
+    std::cout << "written to " << markdown << "\n";
+  }
+  return 0;
+}
+
+}  // namespace vkxla

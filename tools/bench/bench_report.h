@@ -1,0 +1,36 @@
+// The results of one `vkxla bench` run on one device, printed as a table and
+// merged into BENCHMARKS.md: each device has its own section, and a run
+// replaces only its device's section, so figures from several machines
+// (lavapipe in CI, a desktop GPU) sit side by side.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/status.h"
+
+namespace vkxla {
+
+struct BenchRow {
+  std::string name;    // "fused 8-op elementwise, 16M f32"
+  std::string result;  // "41.2 GB/s"
+  std::string limit;   // what the ratio divides by: "reference stream kernel 45.0 GB/s"
+  double ratio = 0;    // result / limit (0: no ratio)
+  double target = 0;   // the ratio the project aims for (0: none)
+  std::string note;
+};
+
+struct BenchReport {
+  std::string device;   // device name, the section heading
+  std::string details;  // driver, API version, timing source, date
+  std::vector<BenchRow> rows;
+
+  std::string Table() const;            // for the terminal
+  std::string MarkdownSection() const;  // "## device\n..." with a table
+};
+
+// Writes `report` into the markdown file at `path`, replacing the section of
+// the same device if there is one and keeping every other section.
+Status MergeIntoMarkdown(const std::string& path, const BenchReport& report);
+
+}  // namespace vkxla

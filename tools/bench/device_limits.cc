@@ -1,0 +1,88 @@
+#include "tools/bench/device_limits.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "runtime/bound_kernel.h"
+
+namespace vkxla {
+namespace {
+
+// The best plain shader code does: one vec4 load from each input and one
+// vec4 store per invocation, no index arithmetic beyond the grid fold.
+std::string ReferenceStreamKernel(uint32_t local_size, uint64_t vec4s) {
+  const std::string ls = std::to_string(local_size);
+  return "#version 450\n"
+         "layout(local_size_x = " + ls + ") in;\n"
+         "layout(std430, binding = 0) readonly buffer A { vec4 a[]; };\n"
+         "layout(std430, binding = 1) readonly buffer B { vec4 b[]; };\n"
+         "layout(std430, binding = 2) writeonly buffer C { vec4 c[]; };\n"
+         "void main() {\n"
+         "  uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " + ls + "u;\n"
+         "  if (i < " + std::to_string(vec4s) + "u) c[i] = a[i] + b[i];\n"
+         "}\n";
+}
+
+}  // namespace
+
+StatusOr<Timing> MedianTiming(int trials, const std::function<StatusOr<Timing>()>& measure) {
+  RETURN_IF_ERROR(measure().status());  // warm-up: first-touch, pipeline caches
+  std::vector<Timing> times;
+  for (int i = 0; i < trials; ++i) {
+    ASSIGN_OR_RETURN(Timing t, measure());
+    times.push_back(t);
+  }
+  std::sort(times.begin(), times.end(), [](const Timing& a, const Timing& b) { return a.seconds < b.seconds; });
+  return times[times.size() / 2];
+}
+
+StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
+  const uint64_t bytes = elements * 4;
+  ASSIGN_OR_RETURN(Buffer a, device.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
+  ASSIGN_OR_RETURN(Buffer b, device.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
+  ASSIGN_OR_RETURN(Buffer c, device.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
+  DeviceLimits limits;
+
+  // Give the inputs defined contents (zeros) before anything reads them.
+  RETURN_IF_ERROR(TimeCommands(device, [&](Scheduler& s) {
+    vkCmdFillBuffer(s.command_buffer(), a.handle(), 0, VK_WHOLE_SIZE, 0);
+    vkCmdFillBuffer(s.command_buffer(), b.handle(), 0, VK_WHOLE_SIZE, 0);
+    return OkStatus();
+  }).status());
+
+  constexpr int kRepeats = 4;
+  ASSIGN_OR_RETURN(Timing copy, MedianTiming(5, [&]() -> StatusOr<Timing> {
+    ASSIGN_OR_RETURN(Timing t, TimeCommands(device, [&](Scheduler& s) {
+      for (int r = 0; r < kRepeats; ++r) s.Copy(a.handle(), c.handle(), bytes);
+      return OkStatus();
+    }));
+    t.seconds /= kRepeats;
+    return t;
+  }));
+  limits.copy_gbps = 2.0 * bytes / copy.seconds * 1e-9;
+  limits.from_timestamps = copy.from_timestamps;
+
+  for (uint32_t local_size : {64u, 128u, 256u}) {
+    if (local_size > device.target().max_workgroup_invocations) continue;
+    ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
+                     ComputePipeline::FromGlsl(device, ReferenceStreamKernel(local_size, elements / 4), 3));
+    ASSIGN_OR_RETURN(BoundKernel kernel, BoundKernel::Create(device, std::move(pipeline), {a.handle(), b.handle()},
+                                                             {c.handle()}, elements / 4, local_size));
+    ASSIGN_OR_RETURN(Timing t, MedianTiming(5, [&]() -> StatusOr<Timing> {
+      ASSIGN_OR_RETURN(Timing t, TimeCommands(device, [&](Scheduler& s) {
+        for (int r = 0; r < kRepeats; ++r) kernel.Record(s);
+        return OkStatus();
+      }));
+      t.seconds /= kRepeats;
+      return t;
+    }));
+    const double gbps = 3.0 * bytes / t.seconds * 1e-9;
+    if (gbps > limits.stream_gbps) {
+      limits.stream_gbps = gbps;
+      limits.stream_local_size = local_size;
+    }
+  }
+  return limits;
+}
+
+}  // namespace vkxla

@@ -1,0 +1,26 @@
+// The bandwidth limits every benchmark divides by, measured on the device in
+// the same run: vkCmdCopyBuffer, and the reference streaming kernel
+// (c = a + b over vec4 at the best of three local sizes).
+#pragma once
+
+#include <functional>
+
+#include "runtime/device.h"
+#include "runtime/gpu_timer.h"
+
+namespace vkxla {
+
+struct DeviceLimits {
+  double copy_gbps = 0;
+  double stream_gbps = 0;      // reference kernel, bytes read + written
+  uint32_t stream_local_size = 0;
+  bool from_timestamps = false;
+};
+
+// Median of `trials` timings of `measure` after one warm-up call.
+StatusOr<Timing> MedianTiming(int trials, const std::function<StatusOr<Timing>()>& measure);
+
+// Measured over arrays of `elements` f32.
+StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements);
+
+}  // namespace vkxla

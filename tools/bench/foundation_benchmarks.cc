@@ -1,0 +1,155 @@
+#include "tools/bench/foundation_benchmarks.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "codegen/kernel_cache.h"
+#include "runtime/bound_kernel.h"
+#include "tools/bench/module_timing.h"
+
+namespace vkxla {
+namespace {
+
+std::string Format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// Eight elementwise ops over two inputs and a broadcast constant; reads 2
+// arrays and writes 1, the same traffic as the reference kernel.
+std::string Fused8Module(uint64_t elements) {
+  const std::string s = "f32[" + std::to_string(elements) + "]";
+  return "HloModule fused8\n\nENTRY main {\n"
+         "  a = " + s + " parameter(0)\n"
+         "  b = " + s + " parameter(1)\n"
+         "  half = f32[] constant(0.5)\n"
+         "  h = " + s + " broadcast(half), dimensions={}\n"
+         "  t1 = " + s + " add(a, b)\n"
+         "  t2 = " + s + " multiply(t1, h)\n"
+         "  t3 = " + s + " subtract(t2, b)\n"
+         "  t4 = " + s + " abs(t3)\n"
+         "  t5 = " + s + " maximum(t4, a)\n"
+         "  t6 = " + s + " negate(t5)\n"
+         "  t7 = " + s + " multiply(t6, t1)\n"
+         "  ROOT t8 = " + s + " minimum(t7, b)\n"
+         "}\n";
+}
+
+Status FusedElementwise(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
+  const Shape shape(ElementType::kF32, {static_cast<int64_t>(elements)});
+  std::vector<Literal> args = {RandomBenchLiteral(shape, 1), RandomBenchLiteral(shape, 2)};
+  ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, Fused8Module(elements), args));
+  const double gbps = 3.0 * elements * 4 / m.kernels.seconds * 1e-9;
+  const std::string n = std::to_string(elements / (1 << 20)) + "M";
+  report.rows.push_back({"fused 8-op elementwise, " + n + " f32 (" + std::to_string(m.kernel_count) + " kernel)",
+                         Format("%.1f GB/s", gbps), Format("reference stream kernel %.1f GB/s", limits.stream_gbps),
+                         gbps / limits.stream_gbps, 0.9, Format("%.3f ms", m.kernels.seconds * 1e3)});
+  report.rows.push_back({"fused 8-op elementwise vs copy", Format("%.1f GB/s", gbps),
+                         Format("vkCmdCopyBuffer %.1f GB/s", limits.copy_gbps), gbps / limits.copy_gbps, 0, ""});
+  return OkStatus();
+}
+
+// 1000 small dispatches in one command buffer: independent ones (the
+// scheduler records no barrier between them) against a dependent chain
+// (each reads what the previous wrote, so each needs a barrier).
+Status DispatchCost(Device& device, BenchReport& report) {
+  constexpr int kDispatches = 1000;
+  constexpr uint32_t kWords = 64;
+  const std::string glsl =
+      "#version 450\nlayout(local_size_x = 64) in;\n"
+      "layout(std430, binding = 0) readonly buffer In { uint w[]; } src;\n"
+      "layout(std430, binding = 1) writeonly buffer Out { uint w[]; } dst;\n"
+      "void main() { uint i = gl_GlobalInvocationID.x; if (i < 64u) dst.w[i] = src.w[i] + 1u; }\n";
+  ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> p, ComputePipeline::FromGlsl(device, glsl, 2));
+  std::shared_ptr<ComputePipeline> pipeline = std::move(p);
+  std::vector<Buffer> buffers;
+  for (int i = 0; i <= kDispatches; ++i) {
+    ASSIGN_OR_RETURN(Buffer b, device.CreateBuffer(kWords * 4, Device::Memory::kDeviceLocal));
+    buffers.push_back(std::move(b));
+  }
+  RETURN_IF_ERROR(TimeCommands(device, [&](Scheduler& s) {
+    vkCmdFillBuffer(s.command_buffer(), buffers[0].handle(), 0, VK_WHOLE_SIZE, 0);
+    return OkStatus();
+  }).status());
+  auto time_chain = [&](bool dependent, int& barriers) -> StatusOr<Timing> {
+    std::vector<BoundKernel> kernels;
+    for (int i = 0; i < kDispatches; ++i) {
+      VkBuffer in = buffers[dependent ? i : 0].handle();
+      ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device, pipeline, {in}, {buffers[i + 1].handle()}, kWords, 64));
+      kernels.push_back(std::move(k));
+    }
+    return MedianTiming(5, [&]() -> StatusOr<Timing> {
+      return TimeCommands(device, [&](Scheduler& s) {
+        for (const BoundKernel& k : kernels) k.Record(s);
+        barriers = s.barriers();
+        return OkStatus();
+      });
+    });
+  };
+  int independent_barriers = 0, dependent_barriers = 0;
+  ASSIGN_OR_RETURN(Timing independent, time_chain(false, independent_barriers));
+  ASSIGN_OR_RETURN(Timing dependent, time_chain(true, dependent_barriers));
+  const double us = independent.seconds / kDispatches * 1e6, chained_us = dependent.seconds / kDispatches * 1e6;
+  report.rows.push_back({"per dispatch, 1000 independent small dispatches in one command buffer",
+                         Format("%.2f µs", us), Format("dependent chain (a barrier each) %.2f µs", chained_us),
+                         us / chained_us, 0,
+                         std::to_string(independent_barriers) + " vs " + std::to_string(dependent_barriers) + " barriers recorded"});
+  return OkStatus();
+}
+
+double Seconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// GLSL -> SPIR-V (glslang, SPIRV-Tools validate and optimize) with nothing
+// cached, then the same kernel from a fresh process's view of the disk
+// cache; and the driver's pipeline compile without and with VkPipelineCache.
+Status CompileTime(Device& device, BenchReport& report) {
+  const Shape small(ElementType::kF32, {1024});
+  ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, Fused8Module(1024),
+                                                     {RandomBenchLiteral(small, 1), RandomBenchLiteral(small, 2)}));
+  // A unique comment makes the source new to every cache keyed by text.
+  const std::string glsl = m.first_kernel_source + "// bench " +
+                           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "\n";
+  const std::string dir = (std::filesystem::temp_directory_path() / ("vkxla-bench-cache-" + ContentHash(glsl))).string();
+  auto start = std::chrono::steady_clock::now();
+  KernelCache cold(dir);
+  ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, cold.GetOrCompile(glsl, device.target()));
+  const double cold_s = Seconds(start);
+  start = std::chrono::steady_clock::now();
+  KernelCache warm(dir);
+  RETURN_IF_ERROR(warm.GetOrCompile(glsl, device.target()).status());
+  const double disk_s = Seconds(start);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (warm.stats().disk_hits != 1) return Internal("compile benchmark: the disk cache did not hit");
+
+  const uint32_t bindings = 3;  // a, b and the result
+  start = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(ComputePipeline::Create(device, spirv, bindings, /*use_pipeline_cache=*/false).status());
+  const double pipeline_cold_s = Seconds(start);
+  RETURN_IF_ERROR(ComputePipeline::Create(device, spirv, bindings).status());  // fills the cache
+  start = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(ComputePipeline::Create(device, spirv, bindings).status());
+  const double pipeline_warm_s = Seconds(start);
+
+  report.rows.push_back({"kernel compile from the disk cache (fused 8-op)", Format("%.2f ms", disk_s * 1e3),
+                         Format("cold GLSL → optimized SPIR-V %.2f ms", cold_s * 1e3), disk_s / cold_s, 0, "host time"});
+  report.rows.push_back({"pipeline creation with a warm VkPipelineCache", Format("%.2f ms", pipeline_warm_s * 1e3),
+                         Format("without cache %.2f ms", pipeline_cold_s * 1e3), pipeline_warm_s / pipeline_cold_s, 0,
+                         "host time, driver compile"});
+  return OkStatus();
+}
+
+}  // namespace
+
+Status RunFoundationBenchmarks(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
+  RETURN_IF_ERROR(FusedElementwise(device, limits, elements, report));
+  RETURN_IF_ERROR(DispatchCost(device, report));
+  RETURN_IF_ERROR(CompileTime(device, report));
+  return OkStatus();
+}
+
+}  // namespace vkxla

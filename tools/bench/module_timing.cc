@@ -1,0 +1,36 @@
+#include "tools/bench/module_timing.h"
+
+#include <cstring>
+#include <random>
+
+#include "frontends/hlo_text.h"
+#include "tools/bench/device_limits.h"
+
+namespace vkxla {
+
+StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text,
+                                         const std::vector<Literal>& arguments) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseAndVerifyHlo(hlo_text));
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*module, device));
+  RETURN_IF_ERROR(exe->Run(arguments).status());
+  ModuleTiming m;
+  m.kernel_count = exe->kernel_count();
+  if (!exe->kernel_sources().empty()) m.first_kernel_source = exe->kernel_sources()[0];
+  ASSIGN_OR_RETURN(m.kernels, MedianTiming(5, [&] { return exe->TimeKernels(4); }));
+  return m;
+}
+
+Literal RandomBenchLiteral(const Shape& shape, uint64_t seed) {
+  Literal l(Shape(shape.element_type(), shape.dims()));
+  std::mt19937_64 rng(seed);
+  if (shape.element_type() == ElementType::kF32) {
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    float* p = reinterpret_cast<float*>(l.bytes().data());
+    for (int64_t i = 0; i < l.element_count(); ++i) p[i] = dist(rng);
+  } else {
+    for (uint8_t& b : l.bytes()) b = static_cast<uint8_t>(rng());
+  }
+  return l;
+}
+
+}  // namespace vkxla

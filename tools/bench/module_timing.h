@@ -1,0 +1,26 @@
+// Times the kernels of an HLO module on a device: compile, run once with the
+// given arguments (so the device buffers hold real data), then the median
+// device time of the dispatches alone.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/executable.h"
+
+namespace vkxla {
+
+struct ModuleTiming {
+  Timing kernels;        // per run of all dispatches
+  int kernel_count = 0;
+  std::string first_kernel_source;
+};
+
+StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text,
+                                         const std::vector<Literal>& arguments);
+
+// A literal of `shape` filled with uniform random values in [-1, 1)
+// (floats) or over the type's range (integers); fixed seed.
+Literal RandomBenchLiteral(const Shape& shape, uint64_t seed);
+
+}  // namespace vkxla
