@@ -55,6 +55,8 @@ class Emitter {
   StatusOr<std::string> Binary(const Instruction& n, const std::string& a, const std::string& b);
   StatusOr<std::string> Convert(const std::string& x, ElementType from, ElementType to);
   StatusOr<std::string> Bitcast(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> Reinterpret(const Instruction* n, const std::vector<std::string>& idx);
+  Layout LayoutOf(const Instruction* n) const;
   StatusOr<std::string> PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx);
   Status Use(ElementType t, const Instruction& n);
   std::string Temp(const std::string& type, const std::string& expr);
@@ -64,6 +66,7 @@ class Emitter {
 
   const TargetFeatures& target_;
   std::function<Layout(const Instruction*)> input_layout_;
+  const Instruction* root_ = nullptr;
   Shape out_;
   Layout out_layout_;
   std::vector<std::string> root_index_;
@@ -108,6 +111,36 @@ StatusOr<std::string> Emitter::PhysicalIndex(const Shape& shape, const Layout& l
   ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
   GlslIndexArithmetic a;
   return map.ToPhysical(idx, a);
+}
+
+Layout Emitter::LayoutOf(const Instruction* n) const {
+  if (n == root_) return out_layout_;
+  if (n->opcode == Opcode::kParameter || n->opcode == Opcode::kConstant) return input_layout_(n);
+  return n->shape.layout_or_default();
+}
+
+// XLA's bitcast: the element at logical `idx` of the result sits at some
+// physical position; the operand's element at that same physical position
+// (through the operand's own layout) is the value.
+StatusOr<std::string> Emitter::Reinterpret(const Instruction* n, const std::vector<std::string>& idx) {
+  const Instruction* x = n->operands[0];
+  Shape out = n->shape, in = x->shape;
+  out.set_layout(LayoutOf(n));
+  in.set_layout(LayoutOf(x));
+  ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
+  ASSIGN_OR_RETURN(TiledIndexMap in_map, TiledIndexMap::Create(in));
+  GlslIndexArithmetic a;
+  const std::string q = Temp("uint", out_map.ToPhysical(idx, a));
+  std::string valid;
+  std::vector<std::string> in_idx = in_map.FromPhysical<GlslIndexArithmetic>(q, a, valid);
+  if (valid != "true") {
+    // That position is padding of the operand: its value is unspecified, so
+    // read element 0 rather than anything out of bounds.
+    const std::string ok = Temp("bool", valid);
+    for (std::string& i : in_idx) i = "(" + ok + " ? " + i + " : 0u)";
+  }
+  for (std::string& i : in_idx) i = Temp("uint", i);
+  return Value(x, in_idx);
 }
 
 std::string Emitter::Bits64(ElementType t, const std::string& x) {
@@ -179,6 +212,10 @@ StatusOr<std::string> Emitter::Compute(const Instruction* n, const std::vector<s
     }
     case Opcode::kBitcastConvert:
       return Bitcast(n, idx);
+    case Opcode::kCopy:
+      return Value(n->operands[0], idx);
+    case Opcode::kBitcast:
+      return Reinterpret(n, idx);
     default: break;
   }
   if (!IsElementwise(n->opcode))
@@ -507,6 +544,7 @@ StatusOr<std::string> Emitter::Bitcast(const Instruction* n, const std::vector<s
 }
 
 StatusOr<KernelSource> Emitter::Emit(const Instruction& root, const Shape& out) {
+  root_ = &root;
   out_ = out;
   out_layout_ = out.layout_or_default();
   const ElementType t = out.element_type();
@@ -586,6 +624,7 @@ StatusOr<KernelSource> Emitter::Emit(const Instruction& root, const Shape& out) 
 
 bool IsFusible(const Instruction& inst) {
   return IsElementwise(inst.opcode) || inst.opcode == Opcode::kBroadcast || inst.opcode == Opcode::kIota ||
+         inst.opcode == Opcode::kCopy || inst.opcode == Opcode::kBitcast ||
          (inst.opcode == Opcode::kConstant && inst.shape.IsArray());
 }
 

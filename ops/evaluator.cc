@@ -1,5 +1,7 @@
 #include "ops/evaluator.h"
 
+#include "ir/layout_index.h"
+
 #include <cstring>
 #include <map>
 
@@ -115,6 +117,16 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         case Opcode::kIota: result = EvaluateIota(inst); break;
         case Opcode::kBroadcast: result = EvaluateBroadcast(inst, *operands[0]); break;
         case Opcode::kBitcastConvert: result = BitcastConvertLiteral(*operands[0], inst.shape); break;
+        case Opcode::kCopy: result = *operands[0]; break;
+        case Opcode::kBitcast: {
+          // Place the operand by its layout, read the bytes back by the result's.
+          ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
+                           ToPhysical(*operands[0], inst.operands[0]->shape.layout_or_default()));
+          Shape placed = inst.shape;
+          placed.set_layout(inst.shape.layout_or_default());
+          ASSIGN_OR_RETURN(result, FromPhysical(bytes.data(), placed));
+          break;
+        }
         case Opcode::kTuple: {
           std::vector<Literal> elements;
           for (const Literal* o : operands) elements.push_back(*o);

@@ -1,5 +1,8 @@
 #include "ops/shape_inference.h"
 
+#include "ir/layout_index.h"
+#include "ir/tiled_index.h"
+
 #include <set>
 
 #include "ops/op_traits.h"
@@ -228,6 +231,29 @@ StatusOr<Shape> InferBroadcast(const Instruction& inst) {
   return Shape(x.element_type(), out.dims());
 }
 
+// The same physical bytes seen as another shape and layout.
+StatusOr<Shape> InferBitcast(const Instruction& inst) {
+  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  const Shape& x = inst.operands[0]->shape;
+  const Shape& out = inst.shape;
+  if (!x.IsArray() || !out.IsArray()) return OpError(inst, "operand and result must be arrays, got " + Quote(x));
+  if (x.element_type() != out.element_type())
+    return Unimplemented("bitcast " + inst.Describe() + " from " + Quote(x) + " to " + Quote(out) +
+                         " changes the element type, which is not supported; use bitcast-convert");
+  ASSIGN_OR_RETURN(int64_t from_bytes, PhysicalByteSize(x));
+  ASSIGN_OR_RETURN(int64_t to_bytes, PhysicalByteSize(out));
+  Shape x_placed = x, out_placed = out;
+  x_placed.set_layout(x.layout_or_default());
+  out_placed.set_layout(out.layout_or_default());
+  ASSIGN_OR_RETURN(TiledIndexMap from, TiledIndexMap::Create(x_placed));
+  ASSIGN_OR_RETURN(TiledIndexMap to, TiledIndexMap::Create(out_placed));
+  if (from.physical_element_count() != to.physical_element_count() || from_bytes != to_bytes)
+    return OpError(inst, "operand " + Quote(x_placed) + " occupies " + std::to_string(from.physical_element_count()) +
+                             " physical elements but the result " + Quote(out_placed) + " occupies " +
+                             std::to_string(to.physical_element_count()) + "; a bitcast keeps the physical size");
+  return Shape(out.element_type(), out.dims());
+}
+
 }  // namespace
 
 StatusOr<Shape> InferShape(const Instruction& inst) {
@@ -254,6 +280,15 @@ StatusOr<Shape> InferShape(const Instruction& inst) {
     }
     case Opcode::kBroadcast:
       return InferBroadcast(inst);
+    case Opcode::kCopy: {
+      // Same values; the result's layout (its declared shape) may differ.
+      RETURN_IF_ERROR(ExpectOperands(inst, 1));
+      const Shape& x = inst.operands[0]->shape;
+      if (!x.IsArray()) return OpError(inst, "operand must be an array, got " + Quote(x));
+      return Shape(x.element_type(), x.dims());
+    }
+    case Opcode::kBitcast:
+      return InferBitcast(inst);
     case Opcode::kTuple: {
       std::vector<Shape> elements;
       for (Instruction* o : inst.operands) elements.push_back(o->shape);

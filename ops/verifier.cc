@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "ir/layout_index.h"
 #include "ops/shape_inference.h"
 
 namespace vkxla {
@@ -19,6 +20,14 @@ Status VerifyComputation(const Computation& c) {
       return WithLocation(*inst, InvalidArgument("parameter " + inst->Describe() + ": parameter number " +
                                                  std::to_string(inst->parameter_number) + " is used twice in " +
                                                  c.name()));
+    if (inst->shape.IsArray() && inst->shape.has_layout()) {
+      // A layout the parser accepted may still not fit the element type
+      // (E(n)) or have too many tile dimensions for a later tiling level.
+      Status placed = PhysicalByteSize(inst->shape).status();
+      if (!placed.ok())
+        return WithLocation(*inst, Status(placed.code(), std::string(OpcodeName(inst->opcode)) + " " +
+                                                             inst->Describe() + ": " + placed.message()));
+    }
     StatusOr<Shape> inferred = InferShape(*inst);
     if (!inferred.ok()) return WithLocation(*inst, inferred.status());
     if (!inferred->Compatible(inst->shape))

@@ -42,7 +42,10 @@ void Scheduler::Dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescrip
                          const std::vector<VkBuffer>& reads, const std::vector<VkBuffer>& writes, uint32_t gx,
                          uint32_t gy) {
   Hazard(reads, writes);
-  vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  if (pipeline != bound_pipeline_) {  // rebinding the same pipeline costs drivers real work
+    vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    bound_pipeline_ = pipeline;
+  }
   vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
   vkCmdDispatch(cb_, gx, gy, 1);
 }

@@ -31,6 +31,7 @@ class Scheduler {
  private:
   void Hazard(const std::vector<VkBuffer>& reads, const std::vector<VkBuffer>& writes);
   VkCommandBuffer cb_;
+  VkPipeline bound_pipeline_ = VK_NULL_HANDLE;
   std::set<VkBuffer> pending_reads_, pending_writes_;
   int barriers_ = 0;
 };

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "frontends/hlo_text.h"
+#include "ir/hlo_parser.h"
 #include "frontends/xla_builder.h"
 #include "ir/float_formats.h"
 #include "ops/evaluator.h"
@@ -15,118 +16,35 @@
 #include "ops/shape_inference.h"
 #include "runtime/executable.h"
 #include "runtime/vulkan_context.h"
+#include "tests/test_util.h"
 
 namespace vkxla {
 namespace {
 
-Device& TestDevice() {
-  static std::unique_ptr<Device> device = [] {
-    auto d = Device::Open();
-    if (!d.ok()) ADD_FAILURE() << d.status().ToString();
-    return std::move(d).value();
-  }();
-  return *device;
-}
-
-const ElementType kAllTypes[] = {
-    ElementType::kPred, ElementType::kS4,  ElementType::kS8,  ElementType::kS16, ElementType::kS32,
-    ElementType::kS64,  ElementType::kU4,  ElementType::kU8,  ElementType::kU16, ElementType::kU32,
-    ElementType::kU64,  ElementType::kF16, ElementType::kBF16, ElementType::kF32, ElementType::kF64,
-    ElementType::kF8E4M3FN, ElementType::kF8E5M2, ElementType::kC64, ElementType::kC128};
-
-Scalar RandomScalar(ElementType t, std::mt19937_64& rng, Opcode op) {
-  std::uniform_real_distribution<double> unit(-1, 1);
-  const double specials[] = {0.0, -0.0, 1.0, -1.0, 0.5, INFINITY, -INFINITY, NAN, 3.0, 1e-3, 100.0};
-  auto real = [&]() -> double {
-    if (rng() % 8 == 0) return specials[rng() % 11];
-    double scale = (op == Opcode::kExp || op == Opcode::kPower || op == Opcode::kCosh) ? 20 : 50;
-    return unit(rng) * scale;
-  };
-  if (t == ElementType::kPred) return Scalar::Pred(rng() & 1);
-  if (IsSignedInt(t)) {
-    int64_t v = static_cast<int64_t>(rng());
-    if (op == Opcode::kShiftLeft || op == Opcode::kShiftRightArithmetic || op == Opcode::kShiftRightLogical || op == Opcode::kPower)
-      v = static_cast<int64_t>(rng() % (BitWidth(t) + 3)) - 1;
-    return Scalar::Int(t, v);
+// The layouts an op runs in: every operand and the result in one layout, or
+// each in its own (tiled ones included).
+struct Placement {
+  std::vector<Layout> operands;  // cycled when there are more operands
+  Layout result;
+  std::string ToString() const {
+    std::string s;
+    for (const Layout& l : operands) s += l.ToString() + " ";
+    return s + "-> " + result.ToString();
   }
-  if (IsUnsignedInt(t)) {
-    uint64_t v = rng();
-    if (op == Opcode::kShiftLeft || op == Opcode::kShiftRightArithmetic || op == Opcode::kShiftRightLogical || op == Opcode::kPower)
-      v = rng() % (BitWidth(t) + 3);
-    return Scalar::UInt(t, v);
-  }
-  if (IsComplex(t)) return Scalar::Complex(t, {unit(rng) * 4, unit(rng) * 4});
-  return Scalar::Float(t, real());
-}
+};
 
-Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, Opcode op) {
-  Literal l(Shape(shape.element_type(), shape.dims()));
-  for (int64_t i = 0; i < l.element_count(); ++i) l.Set(i, RandomScalar(shape.element_type(), rng, op));
+Placement Uniform(const Layout& l) { return {{l}, l}; }
+
+// s4/u4 operands and results are packed two to a byte (E(4)) in tiled
+// placements, so the packed path runs under every op too.
+Layout ForType(Layout l, ElementType t) {
+  if (BitWidth(t) == 4 && !l.tiles.empty()) l.element_size_in_bits = 4;
   return l;
 }
 
-// Distance in units in the last place of type t (NaN matches NaN).
-double UlpDistance(double a, double b, ElementType t) {
-  if (std::isnan(a) && std::isnan(b)) return 0;
-  if (std::isnan(a) || std::isnan(b)) return INFINITY;
-  if (a == b) return 0;
-  if (std::isinf(a) || std::isinf(b)) return INFINITY;
-  int e;
-  std::frexp(std::max(std::fabs(a), std::fabs(b)), &e);
-  const int mbits = MantissaBits(t);
-  const int min_exp = 2 - (1 << (ExponentBits(t) - 1));
-  const double ulp = std::ldexp(1.0, std::max(e - 1, min_exp) - mbits);
-  return std::fabs(a - b) / ulp;
-}
-
-bool IsTranscendental(Opcode op) { return AcceptsResultAccuracy(op) || op == Opcode::kPower || op == Opcode::kAtan2; }
-
-// Tolerated error in ULP of the result type.
-double Tolerance(Opcode op, ElementType t) {
-  if (op == Opcode::kAbs) return 2;  // |z| of a complex z rounds a hypot
-  if (!IsTranscendental(op) || op == Opcode::kSqrt) return 0;
-  // Known gap: the f32 erf series loses a few bits near |x| = 2.5.
-  if (op == Opcode::kErf && t != ElementType::kF64) return 8;
-  return ComplexComponentType(t) == ElementType::kF64 ? 64 : 4;
-}
-
-void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::string& what) {
-  ASSERT_TRUE(got.shape().Compatible(want.shape())) << what << ": " << got.shape().ToString() << " vs " << want.shape().ToString();
-  const ElementType t = want.shape().element_type();
-  int failures = 0;
-  for (int64_t i = 0; i < want.element_count() && failures < 5; ++i) {
-    Scalar g = got.Get(i), w = want.Get(i);
-    bool ok;
-    if (IsFloat(t)) {
-      ok = UlpDistance(g.re, w.re, t) <= Tolerance(op, t);
-    } else if (IsComplex(t)) {
-      const ElementType part = ComplexComponentType(t);
-      const double eps = part == ElementType::kF64 ? 1e-12 : 2e-5;
-      auto close = [&](double a, double b) {
-        if (a == b || (std::isnan(a) && std::isnan(b))) return true;
-        if (std::isinf(a) || std::isinf(b)) return a == b;
-        return std::fabs(a - b) <= eps * (1 + std::abs(w.c()));
-      };
-      ok = close(g.re, w.re) && close(g.im, w.im);
-    } else {
-      ok = g.Bits() == w.Bits();
-    }
-    if (!ok) {
-      ++failures;
-      ADD_FAILURE() << what << " element " << i << ": device " << g.ToString() << ", reference " << w.ToString();
-    }
-  }
-}
-
-bool NeedsMissingFeature(ElementType t, const TargetFeatures& f) {
-  if ((t == ElementType::kF64 || t == ElementType::kC128) && !f.float64) return true;
-  if ((t == ElementType::kS64 || t == ElementType::kU64) && !f.int64) return true;
-  return false;
-}
-
-// Builds `op` over operands of `types` (shape [5,7] in the given layout),
+// Builds `op` over operands of `types` (shape [5,7] in the given layouts),
 // runs it on the device and compares with the reference.
-void CheckOp(Opcode op, const std::vector<ElementType>& types, const Layout& layout, uint64_t seed,
+void CheckOp(Opcode op, const std::vector<ElementType>& types, const Placement& placement, uint64_t seed,
              ComparisonType ctype = ComparisonType::kDefault, ElementType convert_to = ElementType::kInvalid) {
   XlaBuilder b("op_test");
   std::vector<XlaOp> params;
@@ -134,7 +52,7 @@ void CheckOp(Opcode op, const std::vector<ElementType>& types, const Layout& lay
   std::mt19937_64 rng(seed);
   for (size_t i = 0; i < types.size(); ++i) {
     Shape s(types[i], {5, 7});
-    s.set_layout(layout);
+    s.set_layout(ForType(placement.operands[i % placement.operands.size()], types[i]));
     params.push_back(b.Parameter(static_cast<int64_t>(i), s, "p" + std::to_string(i)));
     args.push_back(RandomLiteral(s, rng, op));
   }
@@ -148,9 +66,11 @@ void CheckOp(Opcode op, const std::vector<ElementType>& types, const Layout& lay
   else if (types.size() == 1) r = b.Unary(op, params[0]);
   else r = b.Binary(op, params[0], params[1]);
   auto module = b.Build(r);
-  const std::string what = std::string(OpcodeName(op)) + "(" + std::string(ElementTypeName(types[0])) + ") layout " +
-                           layout.ToString() + (convert_to != ElementType::kInvalid ? " -> " + std::string(ElementTypeName(convert_to)) : "");
+  const std::string what = std::string(OpcodeName(op)) + "(" + std::string(ElementTypeName(types[0])) + ") layouts " +
+                           placement.ToString() + (convert_to != ElementType::kInvalid ? " -> " + std::string(ElementTypeName(convert_to)) : "");
   ASSERT_TRUE(module.ok()) << what << ": " << module.status().ToString();
+  Shape& result = (*module)->entry()->root()->shape;
+  result.set_layout(ForType(placement.result, result.element_type()));
   auto want = EvaluateModule(**module, args);
   ASSERT_TRUE(want.ok()) << what << ": " << want.status().ToString();
   auto exe = Executable::Compile(**module, TestDevice());
@@ -182,16 +102,21 @@ bool Accepts(Opcode op, const std::vector<ElementType>& types) {
   return InferShape(inst).ok();
 }
 
-const Layout kRowMajor = Layout::Descending(2);
-const Layout kColumnMajor = [] { Layout l; l.minor_to_major = {0, 1}; return l; }();
+Layout L(const std::string& text) {
+  auto shape = ParseShape("f32[5,7]" + text);
+  EXPECT_TRUE(shape.ok()) << shape.status().ToString();
+  return shape->layout_or_default();
+}
+
+const Placement kRowMajor = Uniform(L("{1,0}"));
+const Placement kColumnMajor = Uniform(L("{0,1}"));
+// Operands and result each in a different tiled layout: one fused kernel
+// indexes all of them directly.
+const Placement kMixedTiled = {{L("{1,0:T(2,4)}"), L("{0,1:T(4,2)(2,1)}"), L("{0,1:T(*,4)}")}, L("{1,0:T(4,2)}")};
 
 class ElementwiseOps : public ::testing::TestWithParam<Opcode> {
  protected:
-  void TearDown() override {
-    auto ctx = VulkanContext::Get();
-    ASSERT_TRUE(ctx.ok());
-    EXPECT_EQ((*ctx)->validation_message_count(), 0) << "validation: " << (*ctx)->last_validation_message();
-  }
+  void TearDown() override { ExpectNoValidationMessages(); }
 };
 
 TEST_P(ElementwiseOps, RandomInputsMatchReferenceOnEveryType) {
@@ -208,6 +133,7 @@ TEST_P(ElementwiseOps, RandomInputsMatchReferenceOnEveryType) {
     uint64_t seed = static_cast<uint64_t>(op) * 131 + static_cast<uint64_t>(t);
     CheckOp(op, types, kRowMajor, seed);
     CheckOp(op, types, kColumnMajor, seed + 1);
+    CheckOp(op, types, kMixedTiled, seed + 2);
   }
   EXPECT_GT(checked, 0) << "no element type accepted for " << OpcodeName(op);
 }
@@ -241,7 +167,7 @@ TEST(Convert, EveryPairOfTypes) {
   for (ElementType from : kAllTypes)
     for (ElementType to : kAllTypes) {
       if (IsComplex(from) && !IsComplex(to)) continue;
-      CheckOp(Opcode::kConvert, {from}, kRowMajor, 3 + static_cast<uint64_t>(from) * 32 + static_cast<uint64_t>(to),
+      CheckOp(Opcode::kConvert, {from}, (static_cast<int>(to) % 2) ? kRowMajor : kMixedTiled, 3 + static_cast<uint64_t>(from) * 32 + static_cast<uint64_t>(to),
               ComparisonType::kDefault, to);
     }
 }
@@ -251,6 +177,7 @@ TEST(BitcastConvert, SameWidthTypes) {
     for (ElementType to : kAllTypes) {
       if (BitWidth(from) != BitWidth(to) || BitWidth(from) == 4 || BitWidth(from) == 128 || from == ElementType::kPred || to == ElementType::kPred) continue;
       CheckOp(Opcode::kBitcastConvert, {from}, kRowMajor, 11, ComparisonType::kDefault, to);
+      CheckOp(Opcode::kBitcastConvert, {from}, kMixedTiled, 12, ComparisonType::kDefault, to);
     }
 }
 

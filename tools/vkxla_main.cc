@@ -12,6 +12,7 @@
 #include "runtime/executable.h"
 #include "runtime/vulkan_context.h"
 #include "tools/bench/bench_command.h"
+#include "tools/layout_report.h"
 #include "tools/npy.h"
 
 namespace vkxla {
@@ -41,7 +42,7 @@ int Run(const std::vector<std::string>& args) {
   std::string module_path, output_dir, dump_dir;
   std::vector<std::string> inputs;
   int device_index = -1;
-  bool print = false;
+  bool print = false, layout_report = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
@@ -52,14 +53,20 @@ int Run(const std::vector<std::string>& args) {
     else if (a == "--output-dir") output_dir = value();
     else if (a == "--device") device_index = std::atoi(value().c_str());
     else if (a == "--print") print = true;
+    else if (a == "--layout-report") layout_report = true;
     else if (a == "--dump-kernels") dump_dir = value();
     else if (!a.empty() && a[0] == '-') return Fail(InvalidArgument("run: unknown option " + a));
     else if (module_path.empty()) module_path = a;
     else return Fail(InvalidArgument("run: more than one module given (" + module_path + ", " + a + ")"));
   }
-  if (module_path.empty()) return Fail(InvalidArgument("usage: vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print] [--dump-kernels DIR]"));
+  if (module_path.empty()) return Fail(InvalidArgument("usage: vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print] [--layout-report] [--dump-kernels DIR]"));
   StatusOr<std::unique_ptr<Module>> module = LoadHloFile(module_path);
   if (!module.ok()) return Fail(module.status());
+  if (layout_report) {
+    StatusOr<std::string> report = LayoutReport((*module)->EntryProgramShape());
+    if (!report.ok()) return Fail(report.status());
+    std::cout << *report;
+  }
   auto params = (*module)->entry()->parameters();
   if (inputs.size() != params.size())
     return Fail(InvalidArgument(module_path + ": the entry takes " + std::to_string(params.size()) + " parameters, " +
@@ -109,7 +116,7 @@ int main(int argc, char** argv) {
   const std::string usage =
       "usage: vkxla devices\n"
       "       vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print]\n"
-      "                 [--dump-kernels DIR]\n"
+      "                 [--layout-report] [--dump-kernels DIR]\n"
       "       vkxla bench [--device N] [--markdown FILE] [--elements N]\n";
   if (args.empty()) {
     std::fputs(usage.c_str(), stderr);

@@ -14,12 +14,13 @@ constexpr const char* kPreamble =
     "streaming kernel (`c = a + b` over vec4, the best local size of 64/128/256) that stands for the best\n"
     "a shader can do on that device. Device times come from GPU timestamps around the recorded\n"
     "dispatches; bandwidth counts bytes read plus bytes written. Each device has its own section; a run\n"
-    "replaces only its own.\n";
+    "replaces only its own. lavapipe runs on the host CPU, so its figures move by about ±10% between\n"
+    "runs on a shared machine.\n";
 
 std::string Ratio(double r) {
   if (r <= 0) return "";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", r);
+  std::snprintf(buf, sizeof buf, r < 0.1 ? "%.2g" : "%.2f", r);
   return buf;
 }
 

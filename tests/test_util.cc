@@ -1,0 +1,123 @@
+#include "tests/test_util.h"
+
+#include <cmath>
+
+#include "ir/float_formats.h"
+#include "ops/op_traits.h"
+#include "runtime/vulkan_context.h"
+
+namespace vkxla {
+
+Device& TestDevice() {
+  static std::unique_ptr<Device> device = [] {
+    auto d = Device::Open();
+    if (!d.ok()) ADD_FAILURE() << d.status().ToString();
+    return std::move(d).value();
+  }();
+  return *device;
+}
+
+const std::vector<ElementType> kAllTypes = {
+    ElementType::kPred, ElementType::kS4,  ElementType::kS8,  ElementType::kS16, ElementType::kS32,
+    ElementType::kS64,  ElementType::kU4,  ElementType::kU8,  ElementType::kU16, ElementType::kU32,
+    ElementType::kU64,  ElementType::kF16, ElementType::kBF16, ElementType::kF32, ElementType::kF64,
+    ElementType::kF8E4M3FN, ElementType::kF8E5M2, ElementType::kC64, ElementType::kC128};
+
+Scalar RandomScalar(ElementType t, std::mt19937_64& rng, Opcode op) {
+  std::uniform_real_distribution<double> unit(-1, 1);
+  const double specials[] = {0.0, -0.0, 1.0, -1.0, 0.5, INFINITY, -INFINITY, NAN, 3.0, 1e-3, 100.0};
+  auto real = [&]() -> double {
+    if (rng() % 8 == 0) return specials[rng() % 11];
+    double scale = (op == Opcode::kExp || op == Opcode::kPower || op == Opcode::kCosh) ? 20 : 50;
+    return unit(rng) * scale;
+  };
+  if (t == ElementType::kPred) return Scalar::Pred(rng() & 1);
+  if (IsSignedInt(t)) {
+    int64_t v = static_cast<int64_t>(rng());
+    if (op == Opcode::kShiftLeft || op == Opcode::kShiftRightArithmetic || op == Opcode::kShiftRightLogical || op == Opcode::kPower)
+      v = static_cast<int64_t>(rng() % (BitWidth(t) + 3)) - 1;
+    return Scalar::Int(t, v);
+  }
+  if (IsUnsignedInt(t)) {
+    uint64_t v = rng();
+    if (op == Opcode::kShiftLeft || op == Opcode::kShiftRightArithmetic || op == Opcode::kShiftRightLogical || op == Opcode::kPower)
+      v = rng() % (BitWidth(t) + 3);
+    return Scalar::UInt(t, v);
+  }
+  if (IsComplex(t)) return Scalar::Complex(t, {unit(rng) * 4, unit(rng) * 4});
+  return Scalar::Float(t, real());
+}
+
+Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, Opcode op) {
+  Literal l(Shape(shape.element_type(), shape.dims()));
+  for (int64_t i = 0; i < l.element_count(); ++i) l.Set(i, RandomScalar(shape.element_type(), rng, op));
+  return l;
+}
+
+// Distance in units in the last place of type t (NaN matches NaN).
+double UlpDistance(double a, double b, ElementType t) {
+  if (std::isnan(a) && std::isnan(b)) return 0;
+  if (std::isnan(a) || std::isnan(b)) return INFINITY;
+  if (a == b) return 0;
+  if (std::isinf(a) || std::isinf(b)) return INFINITY;
+  int e;
+  std::frexp(std::max(std::fabs(a), std::fabs(b)), &e);
+  const int mbits = MantissaBits(t);
+  const int min_exp = 2 - (1 << (ExponentBits(t) - 1));
+  const double ulp = std::ldexp(1.0, std::max(e - 1, min_exp) - mbits);
+  return std::fabs(a - b) / ulp;
+}
+
+bool IsTranscendental(Opcode op) { return AcceptsResultAccuracy(op) || op == Opcode::kPower || op == Opcode::kAtan2; }
+
+// Tolerated error in ULP of the result type.
+double Tolerance(Opcode op, ElementType t) {
+  if (op == Opcode::kAbs) return 2;  // |z| of a complex z rounds a hypot
+  if (!IsTranscendental(op) || op == Opcode::kSqrt) return 0;
+  // Known gap: the f32 erf series loses a few bits near |x| = 2.5.
+  if (op == Opcode::kErf && t != ElementType::kF64) return 8;
+  return ComplexComponentType(t) == ElementType::kF64 ? 64 : 4;
+}
+
+void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::string& what) {
+  ASSERT_TRUE(got.shape().Compatible(want.shape())) << what << ": " << got.shape().ToString() << " vs " << want.shape().ToString();
+  const ElementType t = want.shape().element_type();
+  int failures = 0;
+  for (int64_t i = 0; i < want.element_count() && failures < 5; ++i) {
+    Scalar g = got.Get(i), w = want.Get(i);
+    bool ok;
+    if (IsFloat(t)) {
+      ok = UlpDistance(g.re, w.re, t) <= Tolerance(op, t);
+    } else if (IsComplex(t)) {
+      const ElementType part = ComplexComponentType(t);
+      const double eps = part == ElementType::kF64 ? 1e-12 : 2e-5;
+      auto close = [&](double a, double b) {
+        if (a == b || (std::isnan(a) && std::isnan(b))) return true;
+        if (std::isinf(a) || std::isinf(b)) return a == b;
+        return std::fabs(a - b) <= eps * (1 + std::abs(w.c()));
+      };
+      ok = close(g.re, w.re) && close(g.im, w.im);
+    } else {
+      ok = g.Bits() == w.Bits();
+    }
+    if (!ok) {
+      ++failures;
+      ADD_FAILURE() << what << " element " << i << ": device " << g.ToString() << ", reference " << w.ToString();
+    }
+  }
+}
+
+bool NeedsMissingFeature(ElementType t, const TargetFeatures& f) {
+  if ((t == ElementType::kF64 || t == ElementType::kC128) && !f.float64) return true;
+  if ((t == ElementType::kS64 || t == ElementType::kU64) && !f.int64) return true;
+  return false;
+}
+
+
+void ExpectNoValidationMessages() {
+  auto ctx = VulkanContext::Get();
+  ASSERT_TRUE(ctx.ok());
+  EXPECT_EQ((*ctx)->validation_message_count(), 0) << "validation: " << (*ctx)->last_validation_message();
+}
+
+}  // namespace vkxla

@@ -1,0 +1,34 @@
+// What the device tests share: the device they run on, random literals with
+// special values mixed in, comparison against the reference with per-op ULP
+// tolerances, and the check that validation stayed silent.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ir/literal.h"
+#include "ir/opcode.h"
+#include "runtime/device.h"
+
+namespace vkxla {
+
+Device& TestDevice();
+extern const std::vector<ElementType> kAllTypes;
+
+Scalar RandomScalar(ElementType t, std::mt19937_64& rng, Opcode op);
+Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, Opcode op);
+double UlpDistance(double a, double b, ElementType t);
+bool IsTranscendental(Opcode op);
+// Tolerated error in ULP of the result type.
+double Tolerance(Opcode op, ElementType t);
+// Device result against reference result, element by element; `op` picks
+// the tolerance. Reports at most five mismatches.
+void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::string& what);
+// Whether type t needs a feature (shaderFloat64/shaderInt64) the target lacks.
+bool NeedsMissingFeature(ElementType t, const TargetFeatures& f);
+void ExpectNoValidationMessages();
+
+}  // namespace vkxla

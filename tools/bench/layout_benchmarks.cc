@@ -1,0 +1,37 @@
+#include "tools/bench/layout_benchmarks.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "tools/bench/module_timing.h"
+
+namespace vkxla {
+namespace {
+
+std::string CopyModule(int64_t n, const std::string& from, const std::string& to) {
+  const std::string s = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]";
+  return "HloModule relayout\n\nENTRY main {\n  x = " + s + from + " parameter(0)\n  ROOT y = " + s + to +
+         " copy(x)\n}\n";
+}
+
+}  // namespace
+
+Status RunLayoutBenchmarks(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
+  const int64_t n = std::max<int64_t>(128, static_cast<int64_t>(std::sqrt(static_cast<double>(elements))) / 128 * 128);
+  const std::string tiled = "{0,1:T(8,128)}", row_major = "{1,0}";
+  Shape row(ElementType::kF32, {n, n});
+  std::vector<Literal> args = {RandomBenchLiteral(row, 3)};
+  for (const auto& [from, to] : {std::pair{row_major, tiled}, std::pair{tiled, row_major}}) {
+    ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, CopyModule(n, from, to), args));
+    const double gbps = 2.0 * n * n * 4 / m.kernels.seconds * 1e-9;
+    char name[128], result[64], limit[96];
+    std::snprintf(name, sizeof name, "relayout f32[%lld,%lld]%s → %s", static_cast<long long>(n), static_cast<long long>(n),
+                  from.c_str(), to.c_str());
+    std::snprintf(result, sizeof result, "%.1f GB/s", gbps);
+    std::snprintf(limit, sizeof limit, "reference stream kernel %.1f GB/s", limits.stream_gbps);
+    report.rows.push_back({name, result, limit, gbps / limits.stream_gbps, 0.8, ""});
+  }
+  return OkStatus();
+}
+
+}  // namespace vkxla
