@@ -80,6 +80,19 @@ class Emitter {
   bool int64_ = false;
   int out_bits_ = 0;  // storage bits of one output element
   std::set<std::string> vector_loads_;  // inputs read as whole uvec4s
+  // Block mode (a 4x4 register transpose): each invocation owns a 4x4
+  // block of logical dims a (the output's unit-stride dim) and b (some
+  // input's); ka/kb index the element inside it.
+  int64_t block_a_ = -1, block_b_ = -1;
+  std::vector<std::string> block_base_;          // the block's first logical index
+  std::map<std::string, std::string> row_loads_;  // buffer -> its 4 uvec4s along b, one per ka
+  std::map<std::string, std::string> col_loads_;  // buffer -> its 4 uvec4s along a, one per kb
+
+  // Finds the unit-stride dim b of an operand read at the root index, for
+  // block mode; -1 if none differs from a.
+  int64_t FindTransposedOperand(const Instruction* n, int64_t a, std::set<const Instruction*>& seen);
+  StatusOr<KernelSource> EmitBlocked(const Instruction& root, const TiledIndexMap& out_map);
+  std::string Prologue(uint32_t local_size, const std::string& name) const;
 };
 
 Status Emitter::Use(ElementType t, const Instruction& n) {
@@ -195,6 +208,28 @@ StatusOr<std::string> Emitter::Compute(const Instruction* n, const std::vector<s
         std::vector<std::string> words;
         for (int k = 0; k < WordsPerElement(t); ++k) words.push_back(buffer + "_v[ew + " + U(k) + "]");
         return Temp(ct, DecodeWords(t, words, "es", bits));
+      }
+      if (block_a_ >= 0 && idx == root_index_ && n->shape.dims() == out_.dims() && bits == 32 &&
+          WordsPerElement(t) == 1) {
+        Shape placed = n->shape;
+        placed.set_layout(layout);
+        ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
+        const int64_t unit = map.has_padding() ? -1 : map.UnitStrideDimension(4);
+        if (unit == block_b_ || unit == block_a_) {
+          // Four vectors cover the block; the element is one word of them.
+          std::map<std::string, std::string>& loads = unit == block_b_ ? row_loads_ : col_loads_;
+          const int64_t step = unit == block_b_ ? block_a_ : block_b_;
+          GlslIndexArithmetic a;
+          std::string init;
+          for (int k = 0; k < 4; ++k) {
+            std::vector<std::string> at = block_base_;
+            at[step] = a.Add(at[step], a.Constant(k));
+            init += std::string(k ? ", " : "") + buffer + ".v[" + map.ToPhysical(at, a) + " >> 2u]";
+          }
+          loads[buffer] = init;
+          const std::string word = unit == block_b_ ? buffer + "_r[ka][kb]" : buffer + "_c[kb][ka]";
+          return Temp(ct, DecodeWords(t, {word}, "0u", bits));
+        }
       }
       ASSIGN_OR_RETURN(std::string p, PhysicalIndex(n->shape, layout, idx));
       return Temp(ct, LoadExpression(t, buffer, p, bits));
@@ -562,6 +597,21 @@ StatusOr<KernelSource> Emitter::Emit(const Instruction& root, const Shape& out) 
   const int per_vector = per_word * 4 / words_per_element;
   const uint64_t vectors = static_cast<uint64_t>((physical + per_vector - 1) / per_vector);
 
+  // Block mode when the output moves along one dim in vectors and some
+  // operand along another: a transpose in registers keeps every load and
+  // store a whole uvec4.
+  if (per_word == 1 && words_per_element == 1 && !out_map.has_padding()) {
+    const int64_t unit = out_map.UnitStrideDimension(4);
+    std::set<const Instruction*> seen;
+    if (unit >= 0) {
+      const int64_t b = FindTransposedOperand(&root, unit, seen);
+      if (b >= 0) {
+        block_a_ = unit;
+        block_b_ = b;
+        return EmitBlocked(root, out_map);
+      }
+    }
+  }
   // The logical index of physical element p; padding elements have none.
   GlslIndexArithmetic a;
   std::string valid;
@@ -601,21 +651,104 @@ StatusOr<KernelSource> Emitter::Emit(const Instruction& root, const Shape& out) 
   k.output = out;
   k.invocations = vectors;
   k.local_size = 256;
+  std::string src = Prologue(k.local_size, k.name);
+  src += "  if (inv >= " + U(vectors) + ") return;\n";
+  for (const std::string& b : vector_loads_) src += "  uvec4 " + b + "_v = " + b + ".v[inv];\n";
+  src += "  uvec4 outv = uvec4(0u);\n" + body + "  out0.v[inv] = outv;\n}\n";
+  k.glsl = std::move(src);
+  return k;
+}
+
+std::string Emitter::Prologue(uint32_t local_size, const std::string& name) const {
   std::string src = "#version 450\n";
   if (int64_) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
-  src += "// kernel " + k.name + ": " + out.ToString() + "\n";
-  src += "layout(local_size_x = " + std::to_string(k.local_size) + ") in;\n";
+  src += "// kernel " + name + ": " + out_.ToString() + "\n";
+  src += "layout(local_size_x = " + std::to_string(local_size) + ") in;\n";
   src += "#define W(b, i) b.v[(i) >> 2u][(i) & 3u]\n";
   for (size_t i = 0; i < inputs_.size(); ++i)
     src += "layout(std430, set = 0, binding = " + std::to_string(i) + ") readonly buffer In" + std::to_string(i) +
            " { uvec4 v[]; } in" + std::to_string(i) + ";\n";
   src += "layout(std430, set = 0, binding = " + std::to_string(inputs_.size()) + ") writeonly buffer Out0 { uvec4 v[]; } out0;\n";
   src += ShaderLibrarySource(needs_, target_.float64);
-  for (const auto& [name, def] : helpers_) src += def;
+  for (const auto& [helper, def] : helpers_) src += def;
   src += "void main() {\n  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
-         U(k.local_size) + ";\n  if (inv >= " + U(vectors) + ") return;\n";
-  for (const std::string& b : vector_loads_) src += "  uvec4 " + b + "_v = " + b + ".v[inv];\n";
-  src += "  uvec4 outv = uvec4(0u);\n" + body + "  out0.v[inv] = outv;\n}\n";
+         U(local_size) + ";\n";
+  return src;
+}
+
+int64_t Emitter::FindTransposedOperand(const Instruction* n, int64_t a, std::set<const Instruction*>& seen) {
+  if (!seen.insert(n).second || n->shape.dims() != out_.dims()) return -1;
+  if (n->opcode == Opcode::kParameter || (n->opcode == Opcode::kConstant && n->shape.element_count() > 1)) {
+    Shape placed = n->shape;
+    placed.set_layout(input_layout_(n));
+    auto map = TiledIndexMap::Create(placed);
+    auto bits = ElementStorageBits(n->shape.element_type(), placed.layout_or_default());
+    if (!map.ok() || !bits.ok() || *bits != 32 || map->has_padding()) return -1;
+    const int64_t b = map->UnitStrideDimension(4);
+    return b != a ? b : -1;
+  }
+  // Only ops that read their operands at the same index pass the block on.
+  if (!IsElementwise(n->opcode) && n->opcode != Opcode::kCopy) return -1;
+  if (n->opcode == Opcode::kBitcastConvert && BitWidth(n->shape.element_type()) != BitWidth(n->operands[0]->shape.element_type()))
+    return -1;
+  for (const Instruction* o : n->operands) {
+    const int64_t b = FindTransposedOperand(o, a, seen);
+    if (b >= 0) return b;
+  }
+  return -1;
+}
+
+StatusOr<KernelSource> Emitter::EmitBlocked(const Instruction& root, const TiledIndexMap& out_map) {
+  const ElementType t = root.shape.element_type();
+  const int64_t a_dim = block_a_, b_dim = block_b_;
+  if (out_.dim(a_dim) % 4 != 0 || out_.dim(b_dim) % 4 != 0)
+    return Internal("block mode needs dims divisible by 4");
+  // Block coordinates: b fastest (consecutive invocations read consecutive
+  // input vectors), then a, then the other dims, minor-most logical first.
+  std::vector<int64_t> order = {b_dim, a_dim};
+  for (int64_t d = out_.rank() - 1; d >= 0; --d)
+    if (d != a_dim && d != b_dim) order.push_back(d);
+  GlslIndexArithmetic a;
+  std::string decompose;
+  block_base_.assign(out_.rank(), "0u");
+  int64_t stride = 1, blocks = 1;
+  for (int64_t d : order) {
+    const int64_t extent = (d == a_dim || d == b_dim) ? out_.dim(d) / 4 : out_.dim(d);
+    std::string c = a.DivConstant("inv", stride);
+    if (stride * extent < out_.element_count() / 16) c = a.ModConstant(c, extent);
+    if (d == a_dim || d == b_dim) c = a.MulConstant(c, 4);
+    decompose += "  uint b" + std::to_string(d) + " = " + c + ";\n";
+    block_base_[d] = "b" + std::to_string(d);
+    stride *= extent;
+    blocks *= extent;
+  }
+  root_index_ = block_base_;
+  root_index_[a_dim] = "(b" + std::to_string(a_dim) + " + ka)";
+  root_index_[b_dim] = "(b" + std::to_string(b_dim) + " + kb)";
+  ASSIGN_OR_RETURN(std::string v, Value(&root, root_index_));
+
+  KernelSource k;
+  k.name = "fusion_" + root.name + "_block4x4";
+  k.inputs = inputs_;
+  k.output = out_;
+  k.invocations = static_cast<uint64_t>(blocks);
+  k.local_size = 256;
+  std::string src = Prologue(k.local_size, k.name);
+  src += "  if (inv >= " + U(blocks) + ") return;\n" + decompose;
+  for (const auto& [buffer, init] : row_loads_) src += "  uvec4 " + buffer + "_r[4] = uvec4[4](" + init + ");\n";
+  for (const auto& [buffer, init] : col_loads_) src += "  uvec4 " + buffer + "_c[4] = uvec4[4](" + init + ");\n";
+  src += "  uvec4 outv[4];\n";
+  // Small bodies unroll (the driver then keeps the block in registers).
+  const bool unroll = body_.size() < 4000;
+  if (unroll) src.insert(src.find('\n') + 1, "#extension GL_EXT_control_flow_attributes : require\n");
+  src += std::string(unroll ? "  [[unroll]] " : "  ") + "for (uint e = 0u; e < 16u; ++e) {\n    uint ka = e & 3u, kb = e >> 2u;\n";
+  src += body_ + "    outv[kb][ka] = " + EncodeToBits(t, v) + ";\n  }\n";
+  for (int kb = 0; kb < 4; ++kb) {
+    std::vector<std::string> at = block_base_;
+    at[b_dim] = a.Add(at[b_dim], a.Constant(kb));
+    src += "  out0.v[" + out_map.ToPhysical(at, a) + " >> 2u] = outv[" + std::to_string(kb) + "];\n";
+  }
+  src += "}\n";
   k.glsl = std::move(src);
   return k;
 }

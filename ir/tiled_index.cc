@@ -42,6 +42,31 @@ StatusOr<TiledIndexMap> TiledIndexMap::Create(const Shape& shape) {
   return m;
 }
 
+int64_t TiledIndexMap::UnitStrideDimension(int64_t run) const {
+  // Follow the minor-most physical dimension back through each level; a run
+  // stays unit-stride only through intra-tile coordinates and merge minors
+  // whose sizes are multiples of the run (no carry inside the run).
+  size_t pos = physical_dims().size() - 1;
+  if (physical_dims()[pos] % run != 0) return -1;
+  for (size_t l = levels_.size(); l-- > 0;) {
+    const Level& level = levels_[l];
+    const size_t k = level.tile.size(), prefix = level.before.size() - k;
+    if (pos < prefix + k) return -1;  // a tile-count coordinate: steps of a whole tile
+    pos = prefix + (pos - prefix - k);
+    for (size_t m = level.merges.size(); m-- > 0;) {
+      const Merge& merge = level.merges[m];
+      if (pos == merge.position) {
+        if (merge.minor_size % run != 0) return -1;
+        pos = merge.position + 1;  // the minor part of the combined coordinate
+      } else if (pos > merge.position) {
+        ++pos;  // undoing the merge re-inserts a dimension before pos
+      }
+    }
+  }
+  if (dims0_[pos] % run != 0) return -1;
+  return minor_to_major_[dims0_.size() - 1 - pos];
+}
+
 int64_t TiledIndexMap::physical_element_count() const {
   int64_t n = 1;
   for (int64_t d : physical_dims()) n *= d;

@@ -31,6 +31,12 @@ class TiledIndexMap {
   bool has_padding() const { return physical_element_count() != logical_count_; }
   bool is_tiled() const { return !levels_.empty(); }
 
+  // The logical dimension d along which every aligned run of `run`
+  // consecutive physical elements lies (physical p + k holds logical e + k
+  // along d, for p a multiple of `run` and k < run), or -1 when runs cross
+  // dimensions or tiles. Kernels use it to move whole vectors.
+  int64_t UnitStrideDimension(int64_t run) const;
+
   // Logical multi-index -> physical linear element index.
   template <class A>
   typename A::Value ToPhysical(const std::vector<typename A::Value>& logical, A& a) const;

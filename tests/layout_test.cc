@@ -128,6 +128,17 @@ TEST(TiledIndex, GlslFormHasNoDivisionForPowerOfTwoTiles) {
   EXPECT_EQ(valid, "true");  // 4096 is a whole number of tiles: no padding test
 }
 
+TEST(TiledIndex, UnitStrideDimensionFollowsTheMinorRun) {
+  EXPECT_EQ(MapOf("f32[16,12]{1,0}").UnitStrideDimension(4), 1);
+  EXPECT_EQ(MapOf("f32[16,12]{0,1}").UnitStrideDimension(4), 0);
+  EXPECT_EQ(MapOf("f32[4096,4096]{0,1:T(8,128)}").UnitStrideDimension(4), 0);
+  EXPECT_EQ(MapOf("f32[16,12]{1,0:T(4,4)}").UnitStrideDimension(4), 1);
+  EXPECT_EQ(MapOf("f32[3,5]{1,0}").UnitStrideDimension(4), -1);          // runs cross rows
+  EXPECT_EQ(MapOf("f32[4,8]{1,0:T(2,4)(2,1)}").UnitStrideDimension(4), -1);  // pairs across rows
+  EXPECT_EQ(MapOf("f32[16,12]{1,0:T(2,2)}").UnitStrideDimension(4), -1);  // tiles narrower than the run
+  EXPECT_EQ(MapOf("f32[2,3,8]{2,1,0:T(*,4)}").UnitStrideDimension(4), 2);
+}
+
 TEST(Layouts, PackedS4ParsesPrintsAndSizes) {
   auto s = ParseShape("s4[123,456]{1,0:T(2,128)E(4)}");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -237,6 +248,37 @@ ENTRY %e {
 })");
   ASSERT_TRUE(m);
   RunAndCompare(*m, 3, 1);
+}
+
+TEST_F(LayoutKernels, TransposingLayoutsUseRegisterBlocks) {
+  // Output and an operand move along different dims: each invocation
+  // transposes a 4x4 block in registers. Mixed with an operand in the
+  // output's order, one in neither, a broadcast and an iota.
+  auto m = Parse(R"(HloModule blocks
+ENTRY %e {
+  %x = f32[8,12,4]{2,1,0} parameter(0)
+  %y = f32[8,12,4]{0,2,1:T(4,4)} parameter(1)
+  %z = f32[8,12,4]{1,0,2:T(2,2)} parameter(2)
+  %v = f32[12] parameter(3)
+  %b = f32[8,12,4] broadcast(%v), dimensions={1}
+  %i = f32[8,12,4] iota(), iota_dimension=0
+  %s = f32[8,12,4] add(%x, %y)
+  %t = f32[8,12,4] multiply(%s, %z)
+  %u = f32[8,12,4] subtract(%t, %b)
+  ROOT %r = f32[8,12,4]{0,1,2:T(4,8)} add(%u, %i)
+})");
+  ASSERT_TRUE(m);
+  auto exe = Executable::Compile(*m, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  EXPECT_NE((*exe)->kernel_sources()[0].find("block4x4"), std::string::npos);
+  RunAndCompare(*m, 9, 1);
+  auto back = Parse(R"(HloModule relayout_back
+ENTRY %e {
+  %x = s32[16,32]{0,1:T(8,16)} parameter(0)
+  ROOT %y = s32[16,32]{1,0} copy(%x)
+})");
+  ASSERT_TRUE(back);
+  RunAndCompare(*back, 10, 1);
 }
 
 TEST_F(LayoutKernels, BitcastWithDifferentPhysicalSizeIsAnError) {
