@@ -8,7 +8,9 @@
 #include "codegen/glsl_index_arithmetic.h"
 #include "ir/layout_index.h"
 #include "ir/tiled_index.h"
+#include "ops/data_movement_reference.h"
 #include "ops/op_traits.h"
+#include "ops/slice_and_padding.h"
 
 namespace vkxla {
 namespace {
@@ -56,6 +58,7 @@ class Emitter {
   StatusOr<std::string> Convert(const std::string& x, ElementType from, ElementType to);
   StatusOr<std::string> Bitcast(const Instruction* n, const std::vector<std::string>& idx);
   StatusOr<std::string> Reinterpret(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> MoveElements(const Instruction* n, const std::vector<std::string>& idx);
   Layout LayoutOf(const Instruction* n) const;
   StatusOr<std::string> PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx);
   Status Use(ElementType t, const Instruction& n);
@@ -156,6 +159,85 @@ StatusOr<std::string> Emitter::Reinterpret(const Instruction* n, const std::vect
   return Value(x, in_idx);
 }
 
+// Data movement fuses as an index map: the element at `idx` of the result
+// is an operand element at another index (or the padding value).
+StatusOr<std::string> Emitter::MoveElements(const Instruction* n, const std::vector<std::string>& idx) {
+  const Instruction* x = n->operands[0];
+  GlslIndexArithmetic a;
+  std::vector<std::string> in(idx);
+  switch (n->opcode) {
+    case Opcode::kReshape: {
+      std::string linear = a.Constant(0);
+      for (int64_t d = 0; d < n->shape.rank(); ++d) linear = a.Add(a.MulConstant(linear, n->shape.dim(d)), idx[d]);
+      linear = Temp("uint", linear);
+      in.assign(x->shape.rank(), "0u");
+      int64_t stride = 1;
+      for (int64_t d = x->shape.rank() - 1; d >= 0; --d) {
+        std::string q = a.DivConstant(linear, stride);
+        in[d] = d == 0 ? q : a.ModConstant(q, x->shape.dim(d));
+        stride *= x->shape.dim(d);
+      }
+      break;
+    }
+    case Opcode::kTranspose:
+      for (size_t d = 0; d < idx.size(); ++d) in[(*n->dimensions)[d]] = idx[d];
+      break;
+    case Opcode::kReverse:
+      for (int64_t d : *n->dimensions) in[d] = "(" + U(x->shape.dim(d) - 1) + " - " + idx[d] + ")";
+      break;
+    case Opcode::kSlice: {
+      ASSIGN_OR_RETURN(std::vector<SliceDimension> slice, SliceOf(*n));
+      for (size_t d = 0; d < idx.size(); ++d) in[d] = a.Add(a.Constant(slice[d].start), a.MulConstant(idx[d], slice[d].stride));
+      break;
+    }
+    case Opcode::kConcatenate: {
+      // Every operand is read at a clamped index; the position picks one.
+      const int64_t dim = (*n->dimensions)[0];
+      std::string result;
+      int64_t offset = 0;
+      std::vector<std::pair<int64_t, std::string>> parts;
+      for (const Instruction* o : n->operands) {
+        std::vector<std::string> at(idx);
+        const int64_t size = o->shape.dim(dim);
+        if (size == 0) continue;
+        const std::string shifted = offset == 0 ? idx[dim] : "(" + idx[dim] + " >= " + U(offset) + " ? " + idx[dim] + " - " + U(offset) + " : 0u)";
+        at[dim] = Temp("uint", "min(" + shifted + ", " + U(size - 1) + ")");
+        ASSIGN_OR_RETURN(std::string v, Value(o, at));
+        offset += size;
+        parts.emplace_back(offset, v);
+      }
+      result = parts.back().second;
+      for (size_t k = parts.size() - 1; k-- > 0;) result = "(" + idx[dim] + " < " + U(parts[k].first) + " ? " + parts[k].second + " : " + result + ")";
+      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+      return Temp(g.compute, result);
+    }
+    case Opcode::kPad: {
+      ASSIGN_OR_RETURN(std::vector<PaddingDimension> padding, PaddingOf(*n));
+      std::string inside = "true";
+      for (size_t d = 0; d < idx.size(); ++d) {
+        const PaddingDimension& p = padding[d];
+        const int64_t step = p.interior + 1;
+        // t = idx - low as a signed value; inside when 0 <= t, t % step == 0, t / step < dim.
+        const std::string t = Temp("int", "int(" + idx[d] + ") - " + std::to_string(p.low));
+        std::string ok = "(" + t + " >= 0 && " + t + " < " + std::to_string((x->shape.dim(d) - 1) * step + 1) + ")";
+        if (step > 1) ok = "(" + ok + " && (" + t + " % " + std::to_string(step) + ") == 0)";
+        const std::string ok_d = Temp("bool", ok);
+        inside = inside == "true" ? ok_d : inside + " && " + ok_d;
+        const std::string src = step > 1 ? "uint(" + t + ") / " + U(step) : "uint(" + t + ")";
+        in[d] = Temp("uint", ok_d + " ? " + src + " : 0u");
+      }
+      ASSIGN_OR_RETURN(std::string v, Value(x, in));
+      ASSIGN_OR_RETURN(std::string pad, Value(n->operands[1], {}));
+      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+      return Temp(g.compute, "(" + inside + " ? " + v + " : " + pad + ")");
+    }
+    default:
+      return Internal("not a data-movement op");
+  }
+  for (std::string& i : in) i = Temp("uint", i);
+  return Value(x, in);
+}
+
 std::string Emitter::Bits64(ElementType t, const std::string& x) {
   switch (t) {
     case ElementType::kF64: return "unpackDouble2x32(" + x + ")";
@@ -249,6 +331,9 @@ StatusOr<std::string> Emitter::Compute(const Instruction* n, const std::vector<s
       return Bitcast(n, idx);
     case Opcode::kCopy:
       return Value(n->operands[0], idx);
+    case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kReverse: case Opcode::kSlice:
+    case Opcode::kConcatenate: case Opcode::kPad:
+      return MoveElements(n, idx);
     case Opcode::kBitcast:
       return Reinterpret(n, idx);
     default: break;
@@ -757,7 +842,7 @@ StatusOr<KernelSource> Emitter::EmitBlocked(const Instruction& root, const Tiled
 
 bool IsFusible(const Instruction& inst) {
   return IsElementwise(inst.opcode) || inst.opcode == Opcode::kBroadcast || inst.opcode == Opcode::kIota ||
-         inst.opcode == Opcode::kCopy || inst.opcode == Opcode::kBitcast ||
+         inst.opcode == Opcode::kCopy || inst.opcode == Opcode::kBitcast || IsDataMovement(inst.opcode) ||
          (inst.opcode == Opcode::kConstant && inst.shape.IsArray());
 }
 

@@ -79,6 +79,67 @@ XlaOp XlaBuilder::BroadcastInDim(XlaOp operand, const std::vector<int64_t>& out_
   return Add(std::move(inst));
 }
 
+XlaOp XlaBuilder::Reshape(XlaOp operand, const std::vector<int64_t>& new_sizes) {
+  if (!Check({operand})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kReshape;
+  inst->operands = {operand.instruction()};
+  inst->shape = Shape(operand.shape().element_type(), new_sizes);
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Transpose(XlaOp operand, const std::vector<int64_t>& permutation) {
+  if (!Check({operand})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kTranspose;
+  inst->operands = {operand.instruction()};
+  inst->dimensions = permutation;
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Rev(XlaOp operand, const std::vector<int64_t>& dimensions) {
+  if (!Check({operand})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kReverse;
+  inst->operands = {operand.instruction()};
+  inst->dimensions = dimensions;
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Slice(XlaOp operand, const std::vector<int64_t>& start_indices,
+                        const std::vector<int64_t>& limit_indices, const std::vector<int64_t>& strides) {
+  if (!Check({operand})) return XlaOp();
+  if (start_indices.size() != limit_indices.size() || start_indices.size() != strides.size())
+    return Fail(InvalidArgument("slice: start_indices, limit_indices and strides differ in length"));
+  std::vector<SliceDimension> dims;
+  for (size_t i = 0; i < start_indices.size(); ++i) dims.push_back({start_indices[i], limit_indices[i], strides[i]});
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kSlice;
+  inst->operands = {operand.instruction()};
+  inst->other_attributes.emplace_back("slice", SliceText(dims));
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::ConcatInDim(const std::vector<XlaOp>& operands, int64_t dimension) {
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kConcatenate;
+  for (const XlaOp& o : operands) {
+    if (!Check({o})) return XlaOp();
+    inst->operands.push_back(o.instruction());
+  }
+  inst->dimensions = std::vector<int64_t>{dimension};
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Pad(XlaOp operand, XlaOp padding_value, const std::vector<PaddingDimension>& padding) {
+  if (!Check({operand, padding_value})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kPad;
+  inst->operands = {operand.instruction(), padding_value.instruction()};
+  inst->other_attributes.emplace_back("padding", PaddingText(padding));
+  return Add(std::move(inst));
+}
+
 XlaOp XlaBuilder::Broadcast(XlaOp operand, const std::vector<int64_t>& broadcast_sizes) {
   if (!Check({operand})) return XlaOp();
   std::vector<int64_t> dims = broadcast_sizes;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "ops/slice_and_padding.h"
 #include "ir/status.h"
 
 namespace vkxla {
@@ -56,6 +57,15 @@ class XlaBuilder {
   XlaOp ConvertElementType(XlaOp operand, ElementType to);
   XlaOp BitcastConvertType(XlaOp operand, ElementType to);
   XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits);
+  // Data movement (operation_semantics: Reshape, Transpose, Rev, Slice,
+  // ConcatInDim, Pad).
+  XlaOp Reshape(XlaOp operand, const std::vector<int64_t>& new_sizes);
+  XlaOp Transpose(XlaOp operand, const std::vector<int64_t>& permutation);
+  XlaOp Rev(XlaOp operand, const std::vector<int64_t>& dimensions);
+  XlaOp Slice(XlaOp operand, const std::vector<int64_t>& start_indices, const std::vector<int64_t>& limit_indices,
+              const std::vector<int64_t>& strides);
+  XlaOp ConcatInDim(const std::vector<XlaOp>& operands, int64_t dimension);
+  XlaOp Pad(XlaOp operand, XlaOp padding_value, const std::vector<PaddingDimension>& padding);
   XlaOp Tuple(const std::vector<XlaOp>& elements);
   XlaOp GetTupleElement(XlaOp tuple, int64_t index);
   // Attaches result_accuracy to a transcendental op just built.

@@ -1,6 +1,7 @@
 #include "ops/evaluator.h"
 
 #include "ir/layout_index.h"
+#include "ops/data_movement_reference.h"
 
 #include <cstring>
 #include <map>
@@ -118,6 +119,11 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         case Opcode::kBroadcast: result = EvaluateBroadcast(inst, *operands[0]); break;
         case Opcode::kBitcastConvert: result = BitcastConvertLiteral(*operands[0], inst.shape); break;
         case Opcode::kCopy: result = *operands[0]; break;
+        case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kReverse: case Opcode::kSlice:
+        case Opcode::kConcatenate: case Opcode::kPad: {
+          ASSIGN_OR_RETURN(result, EvaluateDataMovement(inst, operands));
+          break;
+        }
         case Opcode::kBitcast: {
           // Place the operand by its layout, read the bytes back by the result's.
           ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,

@@ -6,11 +6,18 @@
 #include <set>
 
 #include "ops/op_traits.h"
+#include "ops/slice_and_padding.h"
 
 namespace vkxla {
 namespace {
 
 std::string Quote(const Shape& s) { return s.ToString(); }
+
+std::string DimsText(const std::vector<int64_t>& dims) {
+  std::string t = "{";
+  for (size_t i = 0; i < dims.size(); ++i) t += (i ? "," : "") + std::to_string(dims[i]);
+  return t + "}";
+}
 
 Status OpError(const Instruction& inst, const std::string& message) {
   return InvalidArgument(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() + ": " + message);
@@ -254,6 +261,119 @@ StatusOr<Shape> InferBitcast(const Instruction& inst) {
   return Shape(out.element_type(), out.dims());
 }
 
+// ---- data movement: each result element is one operand element (or pad) ----
+
+StatusOr<Shape> InferReshape(const Instruction& inst) {
+  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  const Shape& x = inst.operands[0]->shape;
+  RETURN_IF_ERROR(ExpectArray(inst, x));
+  if (!inst.shape.IsArray()) return OpError(inst, "result must be an array, got " + Quote(inst.shape));
+  if (inst.shape.element_count() != x.element_count())
+    return OpError(inst, "cannot reshape " + Quote(x) + " (" + std::to_string(x.element_count()) + " elements) to " +
+                             Quote(inst.shape) + " (" + std::to_string(inst.shape.element_count()) + " elements)");
+  return Shape(x.element_type(), inst.shape.dims());
+}
+
+Status ExpectDimensionList(const Instruction& inst, const Shape& x, bool permutation) {
+  if (!inst.dimensions) return OpError(inst, "needs dimensions={...}");
+  std::vector<bool> seen(x.rank(), false);
+  for (int64_t d : *inst.dimensions) {
+    if (d < 0 || d >= x.rank() || seen[d])
+      return OpError(inst, "dimensions " + DimsText(*inst.dimensions) + " must be distinct dimensions of " + Quote(x));
+    seen[d] = true;
+  }
+  if (permutation && static_cast<int64_t>(inst.dimensions->size()) != x.rank())
+    return OpError(inst, "dimensions " + DimsText(*inst.dimensions) + " is not a permutation of the " +
+                             std::to_string(x.rank()) + " dimensions of " + Quote(x));
+  return OkStatus();
+}
+
+StatusOr<Shape> InferTranspose(const Instruction& inst) {
+  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  const Shape& x = inst.operands[0]->shape;
+  RETURN_IF_ERROR(ExpectArray(inst, x));
+  RETURN_IF_ERROR(ExpectDimensionList(inst, x, true));
+  std::vector<int64_t> dims;
+  for (int64_t d : *inst.dimensions) dims.push_back(x.dim(d));
+  return Shape(x.element_type(), dims);
+}
+
+StatusOr<Shape> InferReverse(const Instruction& inst) {
+  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  const Shape& x = inst.operands[0]->shape;
+  RETURN_IF_ERROR(ExpectArray(inst, x));
+  RETURN_IF_ERROR(ExpectDimensionList(inst, x, false));
+  return Shape(x.element_type(), x.dims());
+}
+
+StatusOr<Shape> InferSlice(const Instruction& inst) {
+  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  const Shape& x = inst.operands[0]->shape;
+  RETURN_IF_ERROR(ExpectArray(inst, x));
+  ASSIGN_OR_RETURN(std::vector<SliceDimension> slice, SliceOf(inst));
+  if (static_cast<int64_t>(slice.size()) != x.rank())
+    return OpError(inst, "slice has " + std::to_string(slice.size()) + " ranges for operand " + Quote(x) + " of rank " +
+                             std::to_string(x.rank()));
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    const SliceDimension& r = slice[d];
+    if (r.start < 0 || r.start > r.limit || r.limit > x.dim(d) || r.stride < 1)
+      return OpError(inst, "slice [" + std::to_string(r.start) + ":" + std::to_string(r.limit) + ":" +
+                               std::to_string(r.stride) + "] of dimension " + std::to_string(d) + " is out of bounds for " +
+                               Quote(x) + " (needs 0 <= start <= limit <= " + std::to_string(x.dim(d)) + ", stride >= 1)");
+    dims.push_back((r.limit - r.start + r.stride - 1) / r.stride);
+  }
+  return Shape(x.element_type(), dims);
+}
+
+StatusOr<Shape> InferConcatenate(const Instruction& inst) {
+  if (inst.operands.empty()) return OpError(inst, "needs at least one operand");
+  const Shape& first = inst.operands[0]->shape;
+  RETURN_IF_ERROR(ExpectArray(inst, first));
+  if (!inst.dimensions || inst.dimensions->size() != 1) return OpError(inst, "needs dimensions={d} (one dimension)");
+  const int64_t dim = (*inst.dimensions)[0];
+  if (dim < 0 || dim >= first.rank()) return OpError(inst, "dimension " + std::to_string(dim) + " is out of range for " + Quote(first));
+  std::vector<int64_t> dims = first.dims();
+  for (size_t i = 1; i < inst.operands.size(); ++i) {
+    const Shape& o = inst.operands[i]->shape;
+    RETURN_IF_ERROR(ExpectArray(inst, o));
+    bool same = o.element_type() == first.element_type() && o.rank() == first.rank();
+    for (int64_t d = 0; same && d < o.rank(); ++d) same = d == dim || o.dim(d) == first.dim(d);
+    if (!same)
+      return OpError(inst, "operand " + std::to_string(i) + " " + Quote(o) + " does not match " + Quote(first) +
+                               " outside dimension " + std::to_string(dim));
+    dims[dim] += o.dim(dim);
+  }
+  return Shape(first.element_type(), dims);
+}
+
+StatusOr<Shape> InferPad(const Instruction& inst) {
+  RETURN_IF_ERROR(ExpectOperands(inst, 2));
+  const Shape& x = inst.operands[0]->shape;
+  const Shape& v = inst.operands[1]->shape;
+  RETURN_IF_ERROR(ExpectArray(inst, x));
+  if (!v.IsArray() || v.rank() != 0 || v.element_type() != x.element_type())
+    return OpError(inst, "padding value must be a " + std::string(ElementTypeName(x.element_type())) +
+                             " scalar, got " + Quote(v));
+  ASSIGN_OR_RETURN(std::vector<PaddingDimension> padding, PaddingOf(inst));
+  if (static_cast<int64_t>(padding.size()) != x.rank())
+    return OpError(inst, "padding has " + std::to_string(padding.size()) + " dimensions for operand " + Quote(x));
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    const PaddingDimension& p = padding[d];
+    if (p.interior < 0)
+      return OpError(inst, "interior padding " + std::to_string(p.interior) + " of dimension " + std::to_string(d) +
+                               " is negative (operand " + Quote(x) + ")");
+    const int64_t size = p.low + p.high + x.dim(d) + std::max<int64_t>(x.dim(d) - 1, 0) * p.interior;
+    if (size < 0)
+      return OpError(inst, "padding " + std::to_string(p.low) + "_" + std::to_string(p.high) + "_" +
+                               std::to_string(p.interior) + " leaves dimension " + std::to_string(d) + " of " + Quote(x) +
+                               " with negative size " + std::to_string(size));
+    dims.push_back(size);
+  }
+  return Shape(x.element_type(), dims);
+}
+
 }  // namespace
 
 StatusOr<Shape> InferShape(const Instruction& inst) {
@@ -289,6 +409,12 @@ StatusOr<Shape> InferShape(const Instruction& inst) {
     }
     case Opcode::kBitcast:
       return InferBitcast(inst);
+    case Opcode::kReshape: return InferReshape(inst);
+    case Opcode::kTranspose: return InferTranspose(inst);
+    case Opcode::kReverse: return InferReverse(inst);
+    case Opcode::kSlice: return InferSlice(inst);
+    case Opcode::kConcatenate: return InferConcatenate(inst);
+    case Opcode::kPad: return InferPad(inst);
     case Opcode::kTuple: {
       std::vector<Shape> elements;
       for (Instruction* o : inst.operands) elements.push_back(o->shape);

@@ -4,6 +4,8 @@
 
 #include "ir/float_formats.h"
 #include "ops/op_traits.h"
+#include "ops/evaluator.h"
+#include "runtime/executable.h"
 #include "runtime/vulkan_context.h"
 
 namespace vkxla {
@@ -113,6 +115,25 @@ bool NeedsMissingFeature(ElementType t, const TargetFeatures& f) {
   return false;
 }
 
+
+// Runs `module` on the device and on the reference evaluator with random
+// arguments; returns the device result.
+Literal RunAndCompare(const Module& module, uint64_t seed, int expected_kernels) {
+  std::mt19937_64 rng(seed);
+  std::vector<Literal> args;
+  for (const Shape& p : module.EntryProgramShape().parameters) args.push_back(RandomLiteral(p, rng, Opcode::kAdd));
+  auto want = EvaluateModule(module, args);
+  EXPECT_TRUE(want.ok()) << want.status().ToString();
+  auto exe = Executable::Compile(module, TestDevice());
+  EXPECT_TRUE(exe.ok()) << exe.status().ToString();
+  if (!exe.ok() || !want.ok()) return Literal();
+  if (expected_kernels >= 0) EXPECT_EQ((*exe)->kernel_count(), expected_kernels);
+  auto got = (*exe)->Run(args);
+  EXPECT_TRUE(got.ok()) << got.status().ToString();
+  if (!got.ok()) return Literal();
+  ExpectClose(*got, *want, Opcode::kAdd, module.name());
+  return *got;
+}
 
 void ExpectNoValidationMessages() {
   auto ctx = VulkanContext::Get();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/literal.h"
+#include "ir/module.h"
 #include "ir/opcode.h"
 #include "runtime/device.h"
 
@@ -30,5 +31,9 @@ void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::
 // Whether type t needs a feature (shaderFloat64/shaderInt64) the target lacks.
 bool NeedsMissingFeature(ElementType t, const TargetFeatures& f);
 void ExpectNoValidationMessages();
+// Runs `module` on the device and on the reference evaluator with random
+// arguments, expects equal results (and `expected_kernels` kernels unless
+// -1); returns the device result.
+Literal RunAndCompare(const Module& module, uint64_t seed, int expected_kernels = -1);
 
 }  // namespace vkxla
