@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine: installs what is missing,
-# builds with Ninja, then runs the sample (`./dev.sh sample`) or the whole
-# test suite (`./dev.sh test`).
+# builds with Ninja, then runs the sample (`./dev.sh sample`), the whole
+# test suite (`./dev.sh test`), the benchmarks (`./dev.sh bench`) or the
+# StableHLO conformance corpus on every device (`./dev.sh conformance`).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -37,6 +38,7 @@ case "${1:-}" in
     install_missing; build
     build/vkxla devices
     build/vkxla run samples/elementwise.hlo --input samples/x.npy --input samples/y.npy --print
+    build/vkxla run samples/elementwise.mlir --input samples/x.npy --input samples/y.npy --print
     ;;
   test)
     install_missing; build
@@ -48,6 +50,10 @@ case "${1:-}" in
     install_missing; build
     build/vkxla bench --markdown BENCHMARKS.md
     ;;
+  conformance)
+    install_missing; build
+    build/vkxla conformance ../shared/conformance/stablehlo/interpret --device all --report conformance.md
+    ;;
   *)
-    echo "usage: ./dev.sh sample | test | bench" >&2; exit 2 ;;
+    echo "usage: ./dev.sh sample | test | bench | conformance" >&2; exit 2 ;;
 esac

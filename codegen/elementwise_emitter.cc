@@ -406,7 +406,7 @@ StatusOr<std::string> Emitter::Unary(const Instruction& n, const std::string& x)
                "double reduce_precision_f64(double x, uint eb, uint mb) {\n"
                "  uint64_t b = doubleBitsToUint64(x);\n"
                "  uint64_t sign = b & 0x8000000000000000ul, mag = b & 0x7FFFFFFFFFFFFFFFul;\n"
-               "  if (mag > 0x7FF0000000000000ul) return x;\n"
+               "  if (mag > 0x7FF0000000000000ul) return mb == 0u ? uint64BitsToDouble(sign | 0x7FF0000000000000ul) : x;\n"
                "  if (mb < 52u) {\n    uint shift = 52u - mb;\n    uint64_t lsb = (mag >> shift) & 1ul;\n"
                "    mag += ((1ul << (shift - 1u)) - 1ul) + lsb;\n    mag &= ~((1ul << shift) - 1ul);\n  }\n"
                "  if (eb < 11u) {\n    int bias = int((1u << (eb - 1u)) - 1u);\n    int e = int(mag >> 52) - 1023;\n"

@@ -98,7 +98,10 @@ double RoundToFloatType(double v, ElementType t) {
 }
 
 double ReducePrecisionValue(double v, ElementType input, int exponent_bits, int mantissa_bits) {
-  if (std::isnan(v) || std::isinf(v) || v == 0) return v;
+  // With no mantissa bits a NaN cannot stay one: XLA lets it round to
+  // infinity of the same sign.
+  if (std::isnan(v)) return mantissa_bits == 0 ? std::copysign(std::numeric_limits<double>::infinity(), v) : v;
+  if (std::isinf(v) || v == 0) return v;
   const int src_e = ExponentBits(input), src_m = MantissaBits(input);
   const int src_min_exp = 2 - (1 << (src_e - 1));
   double a = std::fabs(v);

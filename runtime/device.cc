@@ -174,6 +174,7 @@ StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
 }
 
 StatusOr<VkCommandBuffer> Device::AllocateCommandBuffer() {
+  std::lock_guard<std::recursive_mutex> lock(pool_mu_);
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   ai.commandPool = pool_;
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -183,9 +184,13 @@ StatusOr<VkCommandBuffer> Device::AllocateCommandBuffer() {
   return cb;
 }
 
-void Device::FreeCommandBuffer(VkCommandBuffer cb) { vkFreeCommandBuffers(device_, pool_, 1, &cb); }
+void Device::FreeCommandBuffer(VkCommandBuffer cb) {
+  std::lock_guard<std::recursive_mutex> lock(pool_mu_);
+  vkFreeCommandBuffers(device_, pool_, 1, &cb);
+}
 
 Status Device::SubmitAndWait(VkCommandBuffer cb) {
+  std::lock_guard<std::mutex> lock(queue_mu_);
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb;

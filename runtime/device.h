@@ -6,6 +6,7 @@
 #include <vulkan/vulkan.h>
 
 #include <memory>
+#include <mutex>
 
 #include "runtime/buffer.h"
 #include "runtime/capabilities.h"
@@ -25,7 +26,12 @@ class Device {
 
   enum class Memory { kDeviceLocal, kHostVisible };
   StatusOr<Buffer> CreateBuffer(uint64_t size, Memory memory);
+  // Command buffers and submissions may come from several threads. The
+  // command pool is guarded by command_pool_mutex(), which recording must
+  // hold too (Vulkan requires the pool externally synchronized while any of
+  // its buffers records); the queue has its own lock.
   StatusOr<VkCommandBuffer> AllocateCommandBuffer();
+  std::recursive_mutex& command_pool_mutex() { return pool_mu_; }
   void FreeCommandBuffer(VkCommandBuffer cb);
   // Submits and waits; device loss and timeouts come back as errors.
   Status SubmitAndWait(VkCommandBuffer cb);
@@ -47,6 +53,8 @@ class Device {
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_props_{};
   double timestamp_period_ns_ = 0;
+  std::mutex queue_mu_;
+  std::recursive_mutex pool_mu_;
 };
 
 }  // namespace vkxla

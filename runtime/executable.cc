@@ -112,6 +112,7 @@ Status Executable::BuildKernels(const std::vector<KernelSource>& sources) {
 }
 
 Status Executable::Record() {
+  std::lock_guard<std::recursive_mutex> lock(device_.command_pool_mutex());
   ASSIGN_OR_RETURN(cb_, device_.AllocateCommandBuffer());
   Scheduler s(cb_);
   RETURN_IF_ERROR(s.Begin());
@@ -135,7 +136,8 @@ StatusOr<Timing> Executable::TimeKernels(int repeats) {
 }
 
 Executable::~Executable() {
-  vkDeviceWaitIdle(device_.handle());
+  // Run waits for its submission, so no work of this executable is pending
+  // (and vkDeviceWaitIdle would race other threads' submissions).
   if (cb_) device_.FreeCommandBuffer(cb_);
   kernels_.clear();
 }

@@ -15,9 +15,10 @@ StatusOr<Timing> TimeCommands(Device& device, const std::function<Status(Schedul
     qci.queryCount = 2;
     VK_RETURN_IF_ERROR(vkCreateQueryPool(device.handle(), &qci, nullptr, &pool));
   }
+  std::unique_lock<std::recursive_mutex> recording(device.command_pool_mutex());
   ASSIGN_OR_RETURN(VkCommandBuffer cb, device.AllocateCommandBuffer());
   auto cleanup = [&] {
-    device.FreeCommandBuffer(cb);
+    device.FreeCommandBuffer(cb);  // takes the pool lock itself
     if (pool) vkDestroyQueryPool(device.handle(), pool, nullptr);
   };
   Scheduler s(cb);
@@ -29,6 +30,7 @@ StatusOr<Timing> TimeCommands(Device& device, const std::function<Status(Schedul
   if (status.ok()) status = record(s);
   if (status.ok() && stamps) s.Timestamp(pool, 1);
   if (status.ok()) status = s.End();
+  recording.unlock();
   const auto start = std::chrono::steady_clock::now();
   if (status.ok()) status = device.SubmitAndWait(cb);
   const auto end = std::chrono::steady_clock::now();

@@ -72,7 +72,7 @@ uint reduce_precision_bits(uint b, uint src_eb, uint src_mb, uint eb, uint mb) {
   uint sign_bit = 1u << (src_eb + src_mb);
   uint exp_mask = ((1u << src_eb) - 1u) << src_mb;
   uint mag = b & (sign_bit - 1u);
-  if (mag > exp_mask) return b;  // NaN stays
+  if (mag > exp_mask) return mb == 0u ? ((b & sign_bit) | exp_mask) : b;  // NaN stays (or, with no mantissa, is inf)
   if (mb < src_mb) {
     uint shift = src_mb - mb;
     uint lsb = (mag >> shift) & 1u;

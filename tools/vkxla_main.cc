@@ -1,5 +1,5 @@
-// The vkxla command line: devices, run, bench (conformance comes with its
-// issue).
+// The vkxla command line: devices, run (.hlo or StableHLO .mlir), bench,
+// conformance.
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -11,7 +11,9 @@
 #include "frontends/hlo_text.h"
 #include "runtime/executable.h"
 #include "runtime/vulkan_context.h"
+#include "frontends/stablehlo_reader.h"
 #include "tools/bench/bench_command.h"
+#include "tools/conformance/conformance_command.h"
 #include "tools/layout_report.h"
 #include "tools/npy.h"
 
@@ -59,8 +61,16 @@ int Run(const std::vector<std::string>& args) {
     else if (module_path.empty()) module_path = a;
     else return Fail(InvalidArgument("run: more than one module given (" + module_path + ", " + a + ")"));
   }
-  if (module_path.empty()) return Fail(InvalidArgument("usage: vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print] [--layout-report] [--dump-kernels DIR]"));
-  StatusOr<std::unique_ptr<Module>> module = LoadHloFile(module_path);
+  if (module_path.empty()) return Fail(InvalidArgument("usage: vkxla run MODULE.hlo|MODULE.mlir [--input FILE.npy]... [--output-dir DIR] [--device N] [--print] [--layout-report] [--dump-kernels DIR]"));
+  const bool mlir = module_path.size() > 5 && module_path.substr(module_path.size() - 5) == ".mlir";
+  StatusOr<std::unique_ptr<Module>> module = Unimplemented("");
+  if (mlir) {
+    StatusOr<StablehloProgram> program = LoadStablehloFile(module_path);
+    if (program.ok()) module = std::move(program->module);
+    else module = program.status();
+  } else {
+    module = LoadHloFile(module_path);
+  }
   if (!module.ok()) return Fail(module.status());
   if (layout_report) {
     StatusOr<std::string> report = LayoutReport((*module)->EntryProgramShape());
@@ -117,7 +127,9 @@ int main(int argc, char** argv) {
       "usage: vkxla devices\n"
       "       vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print]\n"
       "                 [--layout-report] [--dump-kernels DIR]\n"
-      "       vkxla bench [--device N] [--markdown FILE] [--elements N]\n";
+      "       vkxla bench [--device N] [--markdown FILE] [--elements N]\n"
+      "       vkxla conformance PATH... [--device N|all] [--report FILE.md] [--jobs N]\n"
+      "                         [--expectations FILE] [--write-expectations FILE]\n";
   if (args.empty()) {
     std::fputs(usage.c_str(), stderr);
     return 2;
@@ -127,6 +139,7 @@ int main(int argc, char** argv) {
   if (cmd == "devices") return vkxla::Devices();
   if (cmd == "run") return vkxla::Run(args);
   if (cmd == "bench") return vkxla::BenchCommand(args);
+  if (cmd == "conformance") return vkxla::ConformanceCommand(args);
   std::fprintf(stderr, "vkxla: unknown command '%s'\n%s", cmd.c_str(), usage.c_str());
   return 2;
 }

@@ -1,0 +1,170 @@
+#include "frontends/mlir_cursor.h"
+
+#include <cctype>
+
+namespace vkxla {
+
+void MlirCursor::SkipSpace() {
+  while (pos_ < text_.size()) {
+    const char c = text_[pos_];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++pos_;
+    } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
+      while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+    } else {
+      break;
+    }
+  }
+}
+
+bool MlirCursor::AtEnd() {
+  SkipSpace();
+  return pos_ >= text_.size();
+}
+
+char MlirCursor::Peek() {
+  SkipSpace();
+  return pos_ < text_.size() ? text_[pos_] : '\0';
+}
+
+bool MlirCursor::Consume(std::string_view token) {
+  SkipSpace();
+  if (text_.substr(pos_, token.size()) != token) return false;
+  pos_ += token.size();
+  return true;
+}
+
+Status MlirCursor::Expect(std::string_view token) {
+  if (Consume(token)) return OkStatus();
+  std::string got(text_.substr(pos_, std::min<size_t>(12, text_.size() - pos_)));
+  return Error("expected '" + std::string(token) + "', found '" + got + "'");
+}
+
+std::string MlirCursor::Identifier() {
+  SkipSpace();
+  size_t end = pos_;
+  if (end < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[end])) || text_[end] == '_')) {
+    while (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' ||
+                                  text_[end] == '.' || text_[end] == '$' || text_[end] == '-'))
+      ++end;
+  }
+  std::string id(text_.substr(pos_, end - pos_));
+  pos_ = end;
+  return id;
+}
+
+std::string MlirCursor::ValueName() {
+  SkipSpace();
+  if (pos_ >= text_.size() || text_[pos_] != '%') return "";
+  size_t end = pos_ + 1;
+  while (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' ||
+                                text_[end] == '.' || text_[end] == '$' || text_[end] == '-' || text_[end] == '#'))
+    ++end;
+  std::string name(text_.substr(pos_, end - pos_));
+  pos_ = end;
+  return name;
+}
+
+std::string MlirCursor::SymbolName() {
+  SkipSpace();
+  if (pos_ >= text_.size() || text_[pos_] != '@') return "";
+  size_t end = pos_ + 1;
+  while (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' ||
+                                text_[end] == '.' || text_[end] == '$' || text_[end] == '-'))
+    ++end;
+  std::string name(text_.substr(pos_, end - pos_));
+  pos_ = end;
+  return name;
+}
+
+StatusOr<int64_t> MlirCursor::Integer() {
+  SkipSpace();
+  size_t end = pos_;
+  if (end < text_.size() && (text_[end] == '-' || text_[end] == '+')) ++end;
+  const size_t digits = end;
+  while (end < text_.size() && std::isdigit(static_cast<unsigned char>(text_[end]))) ++end;
+  if (end == digits) return Error("expected an integer");
+  const int64_t v = std::stoll(std::string(text_.substr(pos_, end - pos_)));
+  pos_ = end;
+  return v;
+}
+
+StatusOr<std::string> MlirCursor::String() {
+  SkipSpace();
+  if (pos_ >= text_.size() || text_[pos_] != '"') return Error("expected a string");
+  size_t end = pos_ + 1;
+  std::string out;
+  while (end < text_.size() && text_[end] != '"') {
+    if (text_[end] == '\\' && end + 1 < text_.size()) ++end;
+    out += text_[end++];
+  }
+  if (end >= text_.size()) return Error("unterminated string");
+  pos_ = end + 1;
+  return out;
+}
+
+StatusOr<std::string> MlirCursor::Balanced() {
+  SkipSpace();
+  const size_t start = pos_;
+  int depth = 0;
+  while (pos_ < text_.size()) {
+    const char c = text_[pos_];
+    if (c == '"') {
+      RETURN_IF_ERROR(String().status());
+      continue;
+    }
+    if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {  // a comment may hold brackets
+      while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
+    if (c == ')' || c == ']' || c == '}' || (c == '>' && !(pos_ > 0 && text_[pos_ - 1] == '-'))) --depth;
+    ++pos_;
+    if (depth == 0) return std::string(text_.substr(start, pos_ - start));
+  }
+  return Error(start, "unbalanced brackets");
+}
+
+void MlirCursor::SkipUntil(std::string_view stops) {
+  int depth = 0;
+  while (pos_ < text_.size()) {
+    const char c = text_[pos_];
+    if (depth == 0 && stops.find(c) != std::string_view::npos) return;
+    if (c == '"') {
+      (void)String();
+      continue;
+    }
+    if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
+      while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
+    if ((c == ')' || c == ']' || c == '}' || (c == '>' && !(pos_ > 0 && text_[pos_ - 1] == '-'))) && depth > 0) --depth;
+    ++pos_;
+  }
+}
+
+std::string MlirCursor::Where(size_t at) const {
+  int line = first_line_, col = 1;
+  for (size_t i = 0; i < at && i < text_.size(); ++i) {
+    if (text_[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+Status MlirCursor::Error(size_t at, const std::string& message) const {
+  size_t begin = text_.rfind('\n', at == 0 ? 0 : at - 1);
+  begin = begin == std::string_view::npos ? 0 : begin + 1;
+  if (at < begin) begin = at;
+  size_t end = text_.find('\n', at);
+  if (end == std::string_view::npos) end = text_.size();
+  const std::string line(text_.substr(begin, end - begin));
+  return InvalidArgument(Where(at) + ": " + message + "\n" + line + "\n" + std::string(at - begin, ' ') + "^");
+}
+
+}  // namespace vkxla

@@ -1,0 +1,190 @@
+#include "frontends/mlir_types.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace vkxla {
+
+StatusOr<ElementType> ParseMlirElementType(MlirCursor& c) {
+  const size_t at = c.position();
+  if (c.Consume("complex<")) {
+    ASSIGN_OR_RETURN(ElementType part, ParseMlirElementType(c));
+    RETURN_IF_ERROR(c.Expect(">"));
+    if (part == ElementType::kF32) return ElementType::kC64;
+    if (part == ElementType::kF64) return ElementType::kC128;
+    return c.Error(at, "complex<" + std::string(ElementTypeName(part)) + "> is not supported (only complex<f32> and complex<f64>)");
+  }
+  static const std::map<std::string, ElementType> kTypes = {
+      {"i1", ElementType::kPred},    {"i4", ElementType::kS4},     {"i8", ElementType::kS8},
+      {"i16", ElementType::kS16},    {"i32", ElementType::kS32},   {"i64", ElementType::kS64},
+      {"si4", ElementType::kS4},     {"si8", ElementType::kS8},    {"si16", ElementType::kS16},
+      {"si32", ElementType::kS32},   {"si64", ElementType::kS64},  {"ui4", ElementType::kU4},
+      {"ui8", ElementType::kU8},     {"ui16", ElementType::kU16},  {"ui32", ElementType::kU32},
+      {"ui64", ElementType::kU64},   {"f16", ElementType::kF16},   {"bf16", ElementType::kBF16},
+      {"f32", ElementType::kF32},    {"f64", ElementType::kF64},   {"f8E4M3FN", ElementType::kF8E4M3FN},
+      {"f8E5M2", ElementType::kF8E5M2}};
+  if (c.rest().rfind("!quant.", 0) == 0)
+    return Unimplemented(c.Where(at) + ": quantized element types (!quant.uniform) are not supported");
+  const std::string name = c.Identifier();
+  auto it = kTypes.find(name);
+  if (it == kTypes.end())
+    return Unimplemented(c.Where(at) + ": element type " + (name.empty() ? std::string("?") : name) + " is not supported");
+  return it->second;
+}
+
+StatusOr<Shape> ParseMlirType(MlirCursor& c) {
+  const size_t at = c.position();
+  if (c.Consume("!stablehlo.token")) return Shape::Token();
+  if (c.Consume("tuple<")) {
+    std::vector<Shape> elements;
+    if (!c.Consume(">")) {
+      do {
+        ASSIGN_OR_RETURN(Shape s, ParseMlirType(c));
+        elements.push_back(std::move(s));
+      } while (c.Consume(","));
+      RETURN_IF_ERROR(c.Expect(">"));
+    }
+    return Shape::Tuple(std::move(elements));
+  }
+  if (!c.Consume("tensor<")) {
+    ASSIGN_OR_RETURN(ElementType t, ParseMlirElementType(c));  // a bare scalar type
+    return Shape(t, {});
+  }
+  std::vector<int64_t> dims;
+  for (;;) {
+    c.SkipSpace();
+    const std::string_view rest = c.rest();
+    if (!rest.empty() && (rest[0] == '?' || (rest[0] == '<' && rest.substr(0, 2) == "<=")))
+      return Unimplemented(c.Where() + ": dynamic dimensions are not supported yet");
+    if (rest.empty() || !std::isdigit(static_cast<unsigned char>(rest[0]))) break;
+    size_t n = 0;
+    while (n < rest.size() && std::isdigit(static_cast<unsigned char>(rest[n]))) ++n;
+    if (n >= rest.size() || rest[n] != 'x') break;  // digits of an element type name cannot start it
+    dims.push_back(std::stoll(std::string(rest.substr(0, n))));
+    c.set_position(c.position() + n + 1);
+  }
+  ASSIGN_OR_RETURN(ElementType t, ParseMlirElementType(c));
+  if (c.Peek() == ',') c.SkipUntil(">");  // an encoding (bounds, quantization): not supported
+  if (!c.Consume(">")) return c.Error(at, "malformed tensor type");
+  return Shape(t, dims);
+}
+
+StatusOr<DenseText> ParseDenseText(MlirCursor& c) {
+  RETURN_IF_ERROR(c.Expect("dense<"));
+  DenseText d;
+  d.at = c.position();
+  // The body ends at the '>' that closes dense<; complex pairs and nested
+  // brackets hold no '>'.
+  c.SkipUntil(">");
+  d.body = std::string(c.rest().data() - (c.position() - d.at), c.position() - d.at);
+  RETURN_IF_ERROR(c.Expect(">"));
+  return d;
+}
+
+namespace {
+
+// One element as written: a number or hex pattern, true/false, or a pair.
+struct Token {
+  std::string re, im;
+  bool pair = false;
+};
+
+Status Tokenize(MlirCursor& c, std::vector<Token>& out) {
+  for (;;) {
+    char p = c.Peek();
+    if (p == '\0') return OkStatus();
+    if (p == '[' || p == ']' || p == ',') {
+      c.Consume(std::string(1, p));
+      continue;
+    }
+    Token t;
+    auto word = [&]() {
+      c.SkipSpace();
+      size_t n = 0;
+      std::string_view r = c.rest();
+      while (n < r.size() && (std::isalnum(static_cast<unsigned char>(r[n])) || r[n] == '.' || r[n] == '-' || r[n] == '+'))
+        ++n;
+      std::string w(r.substr(0, n));
+      c.set_position(c.position() + n);
+      return w;
+    };
+    if (p == '(') {
+      c.Consume("(");
+      t.re = word();
+      RETURN_IF_ERROR(c.Expect(","));
+      t.im = word();
+      RETURN_IF_ERROR(c.Expect(")"));
+      t.pair = true;
+    } else if (p == '"') {
+      ASSIGN_OR_RETURN(t.re, c.String());
+      t.re = "\"" + t.re;
+    } else {
+      t.re = word();
+      if (t.re.empty()) return c.Error("unexpected character in dense literal");
+    }
+    out.push_back(t);
+  }
+}
+
+bool IsHex(const std::string& s) { return s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'); }
+
+StatusOr<Scalar> ToScalar(const std::string& text, ElementType t) {
+  if (t == ElementType::kPred) {
+    if (text == "true") return Scalar::Pred(true);
+    if (text == "false") return Scalar::Pred(false);
+    return Scalar::Pred(std::strtoll(text.c_str(), nullptr, 0) != 0);
+  }
+  if (IsHex(text)) return Scalar::FromBits(t, std::strtoull(text.c_str(), nullptr, 16));
+  if (IsSignedInt(t)) return Scalar::Int(t, std::strtoll(text.c_str(), nullptr, 10));
+  if (IsUnsignedInt(t)) return Scalar::UInt(t, std::strtoull(text.c_str(), nullptr, 10));
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str()) return InvalidArgument("'" + text + "' is not a number");
+  return Scalar::Float(t, v);
+}
+
+}  // namespace
+
+StatusOr<Literal> DenseToLiteral(const MlirCursor& outer, const DenseText& dense, const Shape& shape) {
+  if (!shape.IsArray()) return outer.Error(dense.at, "dense<...> needs a tensor type");
+  MlirCursor c(dense.body);
+  std::vector<Token> tokens;
+  Status s = Tokenize(c, tokens);
+  if (!s.ok()) return outer.Error(dense.at, s.message());
+  Literal lit(shape);
+  const ElementType t = shape.element_type();
+  const int64_t n = shape.element_count();
+  // A hex string holds the raw little-endian bytes of every element.
+  if (tokens.size() == 1 && tokens[0].re.size() > 1 && tokens[0].re[0] == '"') {
+    const std::string hex = tokens[0].re.substr(1);
+    if (!IsHex(hex)) return outer.Error(dense.at, "expected a hex string \"0x...\"");
+    std::vector<uint8_t> bytes;
+    for (size_t i = 2; i + 1 < hex.size(); i += 2) bytes.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    const size_t w = static_cast<size_t>(ByteWidth(t));
+    if (bytes.size() != w && bytes.size() != w * static_cast<size_t>(n))
+      return outer.Error(dense.at, "hex string holds " + std::to_string(bytes.size()) + " bytes for " + shape.ToString());
+    for (int64_t i = 0; i < n; ++i) std::memcpy(lit.bytes().data() + i * w, bytes.data() + (bytes.size() == w ? 0 : i * w), w);
+    return lit;
+  }
+  if (tokens.size() != 1 && static_cast<int64_t>(tokens.size()) != n)
+    return outer.Error(dense.at, "dense literal has " + std::to_string(tokens.size()) + " elements for " + shape.ToString());
+  for (int64_t i = 0; i < n; ++i) {
+    const Token& tok = tokens.size() == 1 ? tokens[0] : tokens[i];
+    if (IsComplex(t)) {
+      if (!tok.pair) return outer.Error(dense.at, "complex elements are written (re, im)");
+      const ElementType part = ComplexComponentType(t);
+      auto re = ToScalar(tok.re, part), im = ToScalar(tok.im, part);
+      if (!re.ok() || !im.ok()) return outer.Error(dense.at, "bad complex element (" + tok.re + ", " + tok.im + ")");
+      lit.Set(i, Scalar::Complex(t, {re->re, im->re}));
+      continue;
+    }
+    auto v = ToScalar(tok.re, t);
+    if (!v.ok()) return outer.Error(dense.at, v.status().message());
+    lit.Set(i, *v);
+  }
+  return lit;
+}
+
+}  // namespace vkxla

@@ -1,0 +1,709 @@
+#include "frontends/stablehlo_reader.h"
+
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "frontends/mlir_cursor.h"
+#include "frontends/mlir_types.h"
+#include "ops/slice_and_padding.h"
+#include "ops/verifier.h"
+
+namespace vkxla {
+namespace {
+
+// The StableHLO ops that map one to one onto an HLO opcode of the same
+// meaning (names differ only in spelling).
+std::optional<Opcode> DirectOpcode(const std::string& op) {
+  static const std::map<std::string, Opcode> kOps = {
+      {"abs", Opcode::kAbs}, {"add", Opcode::kAdd}, {"and", Opcode::kAnd}, {"atan2", Opcode::kAtan2},
+      {"cbrt", Opcode::kCbrt}, {"ceil", Opcode::kCeil}, {"count_leading_zeros", Opcode::kClz},
+      {"complex", Opcode::kComplex}, {"cosine", Opcode::kCos}, {"divide", Opcode::kDivide},
+      {"exponential", Opcode::kExp}, {"exponential_minus_one", Opcode::kExpm1}, {"floor", Opcode::kFloor},
+      {"imag", Opcode::kImag}, {"is_finite", Opcode::kIsFinite}, {"log", Opcode::kLog},
+      {"log_plus_one", Opcode::kLog1p}, {"logistic", Opcode::kLogistic}, {"maximum", Opcode::kMaximum},
+      {"minimum", Opcode::kMinimum}, {"multiply", Opcode::kMultiply}, {"negate", Opcode::kNegate},
+      {"not", Opcode::kNot}, {"or", Opcode::kOr}, {"popcnt", Opcode::kPopulationCount}, {"power", Opcode::kPower},
+      {"real", Opcode::kReal}, {"remainder", Opcode::kRemainder}, {"round_nearest_afz", Opcode::kRoundNearestAfz},
+      {"round_nearest_even", Opcode::kRoundNearestEven}, {"rsqrt", Opcode::kRsqrt},
+      {"shift_left", Opcode::kShiftLeft}, {"shift_right_arithmetic", Opcode::kShiftRightArithmetic},
+      {"shift_right_logical", Opcode::kShiftRightLogical}, {"sign", Opcode::kSign}, {"sine", Opcode::kSin},
+      {"sqrt", Opcode::kSqrt}, {"subtract", Opcode::kSubtract}, {"tan", Opcode::kTan}, {"tanh", Opcode::kTanh},
+      {"xor", Opcode::kXor}, {"select", Opcode::kSelect}, {"clamp", Opcode::kClamp}, {"convert", Opcode::kConvert},
+      {"bitcast_convert", Opcode::kBitcastConvert}, {"reshape", Opcode::kReshape}, {"tuple", Opcode::kTuple},
+      {"compare", Opcode::kCompare}, {"constant", Opcode::kConstant}, {"iota", Opcode::kIota},
+      {"broadcast_in_dim", Opcode::kBroadcast}, {"transpose", Opcode::kTranspose}, {"reverse", Opcode::kReverse},
+      {"slice", Opcode::kSlice}, {"pad", Opcode::kPad}, {"concatenate", Opcode::kConcatenate},
+      {"reduce_precision", Opcode::kReducePrecision}, {"get_tuple_element", Opcode::kGetTupleElement}};
+  auto it = kOps.find(op);
+  if (it == kOps.end()) return std::nullopt;
+  return it->second;
+}
+
+// One operation as written, before it is given meaning.
+struct Statement {
+  size_t at = 0;
+  std::vector<std::string> results;   // "%0", ...
+  std::string name;                   // "stablehlo.add", "check.expect_eq_const", "func.return", ...
+  std::string callee;                 // @f of calls and custom_call targets
+  std::vector<std::string> operands;
+  std::vector<std::string> keywords;  // EQ, SIGNED, ...
+  std::map<std::string, std::string> attributes;  // raw values
+  std::vector<std::string> brackets;  // [..] groups (slice ranges, tuple index)
+  std::optional<DenseText> dense;
+  std::vector<Shape> operand_types, result_types;
+};
+
+struct Function {
+  std::string name;
+  std::vector<std::pair<std::string, Shape>> arguments;
+  size_t body_begin = 0, body_end = 0;  // inside the braces
+};
+
+// Integers of "[1, 2]", "array<i64: 1, 2>", "dense<[1, 2]> : tensor<2xi64>" or "3 : i64".
+std::vector<int64_t> Integers(std::string raw) {
+  if (raw.rfind("array<", 0) == 0) {
+    const size_t colon = raw.find(':');
+    raw = colon == std::string::npos ? "" : raw.substr(colon + 1);
+  } else if (raw.rfind("dense<", 0) == 0) {
+    raw = raw.substr(6, raw.find('>') - 6);
+  } else if (!raw.empty() && raw[0] != '[') {
+    raw = raw.substr(0, raw.find(':'));
+  }
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < raw.size();) {
+    if (raw[i] == '-' || std::isdigit(static_cast<unsigned char>(raw[i]))) {
+      size_t used = 0;
+      out.push_back(std::stoll(raw.substr(i), &used));
+      i += used;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The last word of "#stablehlo<comparison_direction EQ>" or "EQ".
+std::string LastWord(const std::string& raw) {
+  std::string word, cur;
+  for (char ch : raw) {
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') cur += ch;
+    else if (!cur.empty()) { word = cur; cur.clear(); }
+  }
+  return cur.empty() ? word : cur;
+}
+
+class Reader {
+ public:
+  Reader(std::string_view text, bool with_checks, int first_line) : c_(text, first_line), with_checks_(with_checks) {}
+  StatusOr<StablehloProgram> Read();
+
+ private:
+  Status ScanFunctions();
+  StatusOr<Statement> ParseStatement();
+  Status ParseSignature(Statement& s, bool generic);
+  Status ParseAttributeDict(Statement& s);
+  // Translates `f`'s body with `args` bound; returns what func.return gives.
+  StatusOr<std::vector<Instruction*>> Translate(const Function& f, const std::vector<Instruction*>& args, int depth);
+  StatusOr<Instruction*> Lower(const Statement& s, std::map<std::string, Instruction*>& values);
+  StatusOr<Instruction*> Value(const Statement& s, const std::string& name, std::map<std::string, Instruction*>& values);
+  Status AddCheck(const Statement& s, std::map<std::string, Instruction*>& values);
+  Instruction* Add(std::unique_ptr<Instruction> inst, size_t at);
+  Instruction* Make(Opcode op, const Shape& shape, std::vector<Instruction*> operands, size_t at);
+  // StableHLO accepts some types XLA's op does not (complex convert to real,
+  // max/min and cbrt of complex): those lower to ops XLA has. Null when
+  // `inst` needs nothing special.
+  StatusOr<Instruction*> LowerStablehloExtension(const Instruction& inst, size_t at);
+
+  MlirCursor c_;
+  bool with_checks_;
+  std::vector<Function> functions_;
+  std::unique_ptr<Computation> entry_;
+  int next_id_ = 0;
+  std::vector<Instruction*> check_values_;
+  std::vector<StablehloCheck> checks_;
+};
+
+Status Reader::ScanFunctions() {
+  while (!c_.AtEnd()) {
+    const size_t at = c_.position();
+    if (c_.Consume("module")) {  // module @name attributes {...} { func.func ... }
+      c_.SymbolName();
+      if (c_.Consume("attributes")) RETURN_IF_ERROR(c_.Balanced().status());
+      RETURN_IF_ERROR(c_.Expect("{"));
+      continue;
+    }
+    if (c_.Consume("}")) continue;
+    if (!c_.Consume("func.func")) {
+      if (c_.rest().rfind("\"func.func\"", 0) == 0)
+        return c_.Error("the generic form of func.func is not supported; write func.func @name(...)");
+      return c_.Error(at, "expected func.func");
+    }
+    Function f;
+    c_.Identifier();  // public / private
+    if (c_.Peek() != '@') c_.Identifier();
+    f.name = c_.SymbolName();
+    if (f.name.empty()) return c_.Error("expected @name after func.func");
+    RETURN_IF_ERROR(c_.Expect("("));
+    if (!c_.Consume(")")) {
+      do {
+        std::string arg = c_.ValueName();
+        if (arg.empty()) return c_.Error("expected an argument %name");
+        RETURN_IF_ERROR(c_.Expect(":"));
+        ASSIGN_OR_RETURN(Shape s, ParseMlirType(c_));
+        if (c_.Peek() == '{') RETURN_IF_ERROR(c_.Balanced().status());  // argument attributes
+        f.arguments.emplace_back(arg, s);
+      } while (c_.Consume(","));
+      RETURN_IF_ERROR(c_.Expect(")"));
+    }
+    if (c_.Consume("->")) c_.SkipUntil("{");
+    if (c_.Consume("attributes")) {
+      RETURN_IF_ERROR(c_.Balanced().status());
+    }
+    if (c_.Peek() != '{') return c_.Error("expected the body of " + f.name);
+    const size_t open = c_.position();
+    RETURN_IF_ERROR(c_.Balanced().status());
+    f.body_begin = open + 1;
+    f.body_end = c_.position() - 1;
+    functions_.push_back(std::move(f));
+  }
+  if (functions_.empty()) return c_.Error("no func.func in the input");
+  return OkStatus();
+}
+
+Status Reader::ParseAttributeDict(Statement& s) {
+  RETURN_IF_ERROR(c_.Expect("{"));
+  while (!c_.Consume("}")) {
+    std::string key = c_.Identifier();
+    if (key.empty()) {
+      ASSIGN_OR_RETURN(key, c_.String());
+    }
+    if (key.empty()) return c_.Error("expected an attribute name");
+    if (!c_.Consume("=")) {
+      s.attributes[key] = "unit";
+    } else {
+      c_.SkipSpace();
+      const size_t begin = c_.position();
+      c_.SkipUntil(",}");
+      std::string raw(c_.rest().data() - (c_.position() - begin), c_.position() - begin);
+      while (!raw.empty() && std::isspace(static_cast<unsigned char>(raw.back()))) raw.pop_back();
+      s.attributes[key] = raw;
+    }
+    c_.Consume(",");
+  }
+  return OkStatus();
+}
+
+Status Reader::ParseSignature(Statement& s, bool generic) {
+  RETURN_IF_ERROR(c_.Expect(":"));
+  if (c_.Peek() == '(') {
+    c_.Consume("(");
+    if (!c_.Consume(")")) {
+      do {
+        ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+        s.operand_types.push_back(t);
+      } while (c_.Consume(","));
+      RETURN_IF_ERROR(c_.Expect(")"));
+    }
+    RETURN_IF_ERROR(c_.Expect("->"));
+    if (c_.Consume("(")) {
+      if (!c_.Consume(")")) {
+        do {
+          ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+          s.result_types.push_back(t);
+        } while (c_.Consume(","));
+        RETURN_IF_ERROR(c_.Expect(")"));
+      }
+    } else {
+      ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      s.result_types.push_back(t);
+    }
+    return OkStatus();
+  }
+  // One type for every operand and the result; or, for the operands of
+  // check ops and returns, a comma-separated list.
+  do {
+    ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+    s.operand_types.push_back(t);
+  } while (c_.Consume(","));
+  if (!s.results.empty()) s.result_types = {s.operand_types.back()};
+  (void)generic;
+  return OkStatus();
+}
+
+StatusOr<Statement> Reader::ParseStatement() {
+  Statement s;
+  s.at = c_.position();
+  if (c_.Peek() == '%') {
+    do {
+      std::string r = c_.ValueName();
+      if (r.empty()) return c_.Error("expected a result %name");
+      if (c_.Consume(":")) {  // %r:2 = ...
+        ASSIGN_OR_RETURN(int64_t n, c_.Integer());
+        for (int64_t i = 0; i < n; ++i) s.results.push_back(r + "#" + std::to_string(i));
+      } else {
+        s.results.push_back(r);
+      }
+    } while (c_.Consume(","));
+    RETURN_IF_ERROR(c_.Expect("="));
+  }
+  c_.SkipSpace();
+  const size_t name_at = c_.position();
+  bool generic = false;
+  if (c_.Peek() == '"') {
+    ASSIGN_OR_RETURN(s.name, c_.String());
+    generic = true;
+  } else {
+    s.name = c_.Identifier();
+  }
+  if (s.name.empty()) return c_.Error(name_at, "expected an operation");
+  if (s.name == "call") s.name = "func.call";
+  if (s.name == "return") s.name = "func.return";
+  if (generic) {
+    RETURN_IF_ERROR(c_.Expect("("));
+    if (!c_.Consume(")")) {
+      do {
+        std::string v = c_.ValueName();
+        if (v.empty()) return c_.Error("expected an operand");
+        s.operands.push_back(v);
+      } while (c_.Consume(","));
+      RETURN_IF_ERROR(c_.Expect(")"));
+    }
+    if (c_.Consume("<{")) {
+      c_.set_position(c_.position() - 1);
+      RETURN_IF_ERROR(ParseAttributeDict(s));
+      RETURN_IF_ERROR(c_.Expect(">"));
+    }
+    if (c_.Peek() == '(') return Unimplemented(c_.Where(name_at) + ": " + s.name + " (an op with regions) is not implemented yet");
+    if (c_.Peek() == '{') RETURN_IF_ERROR(ParseAttributeDict(s));
+    RETURN_IF_ERROR(ParseSignature(s, true));
+    return s;
+  }
+  if (s.name == "func.return" && (c_.Peek() == '}' || c_.AtEnd())) return s;
+  const bool known = s.name == "func.return" || s.name == "func.call" || s.name == "stablehlo.custom_call" ||
+                     s.name.rfind("check.", 0) == 0 ||
+                     (s.name.rfind("stablehlo.", 0) == 0 && DirectOpcode(s.name.substr(10)));
+  if (!known) return Unimplemented(c_.Where(name_at) + ": " + s.name + " is not implemented yet");
+  s.callee = c_.SymbolName();
+  c_.Consume("(");
+  // Operands, keywords, key = value attributes and [..] groups up to the
+  // signature's ':'.
+  for (;;) {
+    const char p = c_.Peek();
+    if (p == ':' || p == '\0' || p == '}') break;
+    if (p == ',' || p == ')') {
+      c_.Consume(std::string(1, p));
+      continue;
+    }
+    if (p == '%') {
+      s.operands.push_back(c_.ValueName());
+      continue;
+    }
+    if (p == '[') {
+      ASSIGN_OR_RETURN(std::string b, c_.Balanced());
+      s.brackets.push_back(b);
+      continue;
+    }
+    if (p == '{') {
+      RETURN_IF_ERROR(ParseAttributeDict(s));
+      continue;
+    }
+    if (c_.rest().rfind("dense<", 0) == 0) {
+      ASSIGN_OR_RETURN(DenseText d, ParseDenseText(c_));
+      s.dense = d;
+      continue;
+    }
+    const size_t word_at = c_.position();
+    std::string word = c_.Identifier();
+    if (word.empty()) {
+      c_.SkipUntil(",:");
+      if (c_.position() == word_at) return c_.Error("unexpected text in " + s.name);
+      continue;
+    }
+    if (c_.Consume("=")) {
+      c_.SkipSpace();
+      const size_t begin = c_.position();
+      c_.SkipUntil(",:}");
+      std::string raw(c_.rest().data() - (c_.position() - begin), c_.position() - begin);
+      while (!raw.empty() && std::isspace(static_cast<unsigned char>(raw.back()))) raw.pop_back();
+      s.attributes[word] = raw;
+    } else {
+      s.keywords.push_back(word);
+    }
+  }
+  if (c_.Peek() == ':') RETURN_IF_ERROR(ParseSignature(s, false));
+  if (c_.Peek() == '{') RETURN_IF_ERROR(ParseAttributeDict(s));  // e.g. {tolerance = 0.1 : f64}
+  return s;
+}
+
+Instruction* Reader::Add(std::unique_ptr<Instruction> inst, size_t at) {
+  inst->name = "v" + std::to_string(next_id_++);
+  const std::string where = c_.Where(at);
+  const size_t colon = where.find(':');
+  inst->location.line = std::stoi(where.substr(0, colon));
+  inst->location.column = std::stoi(where.substr(colon + 1));
+  return entry_->AddInstruction(std::move(inst));
+}
+
+Instruction* Reader::Make(Opcode op, const Shape& shape, std::vector<Instruction*> operands, size_t at) {
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = op;
+  inst->shape = shape;
+  inst->operands = std::move(operands);
+  return Add(std::move(inst), at);
+}
+
+StatusOr<Instruction*> Reader::LowerStablehloExtension(const Instruction& inst, size_t at) {
+  if (inst.operands.empty() || !inst.operands[0]->shape.IsArray() || !inst.shape.IsArray()) return nullptr;
+  Instruction* x = inst.operands[0];
+  const ElementType from = x->shape.element_type(), to = inst.shape.element_type();
+  const std::vector<int64_t>& dims = inst.shape.dims();
+  if (inst.opcode == Opcode::kBitcastConvert && (from == ElementType::kPred || to == ElementType::kPred))
+    return Unimplemented(c_.Where(at) + ": bitcast_convert of i1: StableHLO gives i1 one bit, XLA's PRED a byte");
+  if (!IsComplex(from)) return nullptr;
+  const ElementType part = ComplexComponentType(from);
+  if (inst.opcode == Opcode::kConvert && !IsComplex(to)) {  // StableHLO converts the real part
+    Instruction* re = Make(Opcode::kReal, Shape(part, dims), {x}, at);
+    return Make(Opcode::kConvert, inst.shape, {re}, at);
+  }
+  if ((inst.opcode == Opcode::kMaximum || inst.opcode == Opcode::kMinimum) && inst.operands.size() == 2) {
+    // Lexicographic on (real, imag), as StableHLO orders complex numbers.
+    Instruction* y = inst.operands[1];
+    const Shape parts(part, dims), preds(ElementType::kPred, dims);
+    auto cmp = [&](Instruction* a, Instruction* b, ComparisonDirection d) {
+      auto c = std::make_unique<Instruction>();
+      c->opcode = Opcode::kCompare;
+      c->shape = preds;
+      c->operands = {a, b};
+      c->direction = d;
+      return Add(std::move(c), at);
+    };
+    Instruction *xr = Make(Opcode::kReal, parts, {x}, at), *yr = Make(Opcode::kReal, parts, {y}, at);
+    Instruction *xi = Make(Opcode::kImag, parts, {x}, at), *yi = Make(Opcode::kImag, parts, {y}, at);
+    const ComparisonDirection d = inst.opcode == Opcode::kMaximum ? ComparisonDirection::kGt : ComparisonDirection::kLt;
+    Instruction* first = Make(Opcode::kOr, preds,
+                              {cmp(xr, yr, d), Make(Opcode::kAnd, preds, {cmp(xr, yr, ComparisonDirection::kEq), cmp(xi, yi, d)}, at)}, at);
+    Instruction* equal = Make(Opcode::kAnd, preds, {cmp(xr, yr, ComparisonDirection::kEq), cmp(xi, yi, ComparisonDirection::kEq)}, at);
+    return Make(Opcode::kSelect, inst.shape, {Make(Opcode::kOr, preds, {first, equal}, at), x, y}, at);
+  }
+  if (inst.opcode == Opcode::kCbrt) {  // the principal cube root, exp(log(z) / 3)
+    auto third = std::make_unique<Instruction>();
+    third->opcode = Opcode::kConstant;
+    third->shape = Shape(from, {});
+    third->literal = Literal::ScalarOf(Scalar::Complex(from, {3, 0}));
+    Instruction* t = Add(std::move(third), at);
+    auto b = std::make_unique<Instruction>();
+    b->opcode = Opcode::kBroadcast;
+    b->shape = inst.shape;
+    b->operands = {t};
+    b->dimensions = std::vector<int64_t>{};
+    Instruction* three = Add(std::move(b), at);
+    Instruction* log = Make(Opcode::kLog, inst.shape, {x}, at);
+    return Make(Opcode::kExp, inst.shape, {Make(Opcode::kDivide, inst.shape, {log, three}, at)}, at);
+  }
+  return nullptr;
+}
+
+StatusOr<Instruction*> Reader::Value(const Statement& s, const std::string& name,
+                                     std::map<std::string, Instruction*>& values) {
+  auto it = values.find(name);
+  if (it == values.end()) return c_.Error(s.at, "use of undefined value " + name);
+  return it->second;
+}
+
+StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, Instruction*>& values) {
+  const std::string op = s.name.substr(s.name.find('.') + 1);
+  std::optional<Opcode> opcode = DirectOpcode(op);
+  if (!opcode) return Unimplemented(c_.Where(s.at) + ": " + s.name + " is not implemented yet");
+  if (s.results.size() != 1 || s.result_types.size() != 1)
+    return c_.Error(s.at, s.name + " must have exactly one result");
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = *opcode;
+  inst->shape = s.result_types[0];
+  for (const std::string& o : s.operands) {
+    ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    inst->operands.push_back(v);
+  }
+  if (inst->opcode == Opcode::kGetTupleElement && !inst->operands.empty() &&
+      inst->operands[0]->opcode == Opcode::kTuple && !s.brackets.empty()) {
+    const int64_t index = Integers(s.brackets[0])[0];  // fold: the element itself
+    if (index >= 0 && index < static_cast<int64_t>(inst->operands[0]->operands.size()))
+      return inst->operands[0]->operands[index];
+  }
+  ASSIGN_OR_RETURN(Instruction * extended, LowerStablehloExtension(*inst, s.at));
+  if (extended) return extended;
+  auto attr = [&](std::initializer_list<const char*> keys) -> std::optional<std::string> {
+    for (const char* k : keys) {
+      auto it = s.attributes.find(k);
+      if (it != s.attributes.end()) return it->second;
+    }
+    return std::nullopt;
+  };
+  auto need = [&](std::initializer_list<const char*> keys) -> StatusOr<std::string> {
+    auto v = attr(keys);
+    if (!v) return c_.Error(s.at, s.name + " needs the attribute " + *keys.begin());
+    return *v;
+  };
+  switch (*opcode) {
+    case Opcode::kConstant: {
+      DenseText d;
+      if (s.dense) {
+        d = *s.dense;
+      } else {
+        ASSIGN_OR_RETURN(std::string raw, need({"value"}));
+        // "dense<...> : tensor<...>", read on its own.
+        MlirCursor vc(raw);
+        auto parsed = ParseDenseText(vc);
+        if (!parsed.ok()) return c_.Error(s.at, "constant value: " + parsed.status().message());
+        auto l = DenseToLiteral(vc, *parsed, inst->shape);
+        if (!l.ok()) return c_.Error(s.at, "constant value: " + l.status().message());
+        inst->literal = std::move(l).value();
+        break;
+      }
+      ASSIGN_OR_RETURN(Literal l, DenseToLiteral(c_, d, inst->shape));
+      inst->literal = std::move(l);
+      break;
+    }
+    case Opcode::kCompare: {
+      std::string dir = !s.keywords.empty() ? s.keywords[0] : "";
+      std::string type = s.keywords.size() > 1 ? s.keywords[1] : "";
+      if (auto d = attr({"comparison_direction"})) dir = LastWord(*d);
+      if (auto t = attr({"compare_type"})) type = LastWord(*t);
+      auto direction = ParseComparisonDirection(dir);
+      if (!direction) return c_.Error(s.at, "unknown comparison direction '" + dir + "'");
+      inst->direction = *direction;
+      if (!type.empty()) {
+        auto ct = ParseComparisonType(type);
+        if (!ct) return c_.Error(s.at, "unknown comparison type '" + type + "'");
+        inst->comparison_type = *ct;
+      }
+      break;
+    }
+    case Opcode::kIota: {
+      ASSIGN_OR_RETURN(std::string raw, need({"dim", "iota_dimension"}));
+      inst->iota_dimension = Integers(raw).empty() ? -1 : Integers(raw)[0];
+      break;
+    }
+    case Opcode::kBroadcast: {
+      ASSIGN_OR_RETURN(std::string raw, need({"dims", "broadcast_dimensions"}));
+      inst->dimensions = Integers(raw);
+      break;
+    }
+    case Opcode::kTranspose: {
+      ASSIGN_OR_RETURN(std::string raw, need({"dims", "permutation"}));
+      inst->dimensions = Integers(raw);
+      break;
+    }
+    case Opcode::kReverse: {
+      ASSIGN_OR_RETURN(std::string raw, need({"dims", "dimensions"}));
+      inst->dimensions = Integers(raw);
+      break;
+    }
+    case Opcode::kConcatenate: {
+      ASSIGN_OR_RETURN(std::string raw, need({"dim", "dimension"}));
+      inst->dimensions = Integers(raw);
+      break;
+    }
+    case Opcode::kSlice: {
+      std::vector<SliceDimension> dims;
+      if (!s.brackets.empty()) {
+        // [a:b, c:d:e]
+        std::string body = s.brackets[0].substr(1, s.brackets[0].size() - 2);
+        std::stringstream ss(body);
+        std::string range;
+        while (std::getline(ss, range, ',')) {
+          std::vector<int64_t> v;
+          std::stringstream rs(range);
+          std::string part;
+          while (std::getline(rs, part, ':')) v.push_back(std::stoll(part));
+          if (v.size() < 2) return c_.Error(s.at, "slice range '" + range + "' needs start:limit");
+          dims.push_back({v[0], v[1], v.size() > 2 ? v[2] : 1});
+        }
+      } else {
+        ASSIGN_OR_RETURN(std::string start, need({"start_indices"}));
+        ASSIGN_OR_RETURN(std::string limit, need({"limit_indices"}));
+        std::vector<int64_t> a = Integers(start), b = Integers(limit), st = Integers(attr({"strides"}).value_or(""));
+        for (size_t i = 0; i < a.size() && i < b.size(); ++i) dims.push_back({a[i], b[i], i < st.size() ? st[i] : 1});
+      }
+      inst->other_attributes.emplace_back("slice", SliceText(dims));
+      break;
+    }
+    case Opcode::kPad: {
+      ASSIGN_OR_RETURN(std::string low, need({"low", "edge_padding_low"}));
+      ASSIGN_OR_RETURN(std::string high, need({"high", "edge_padding_high"}));
+      ASSIGN_OR_RETURN(std::string interior, need({"interior", "interior_padding"}));
+      std::vector<int64_t> l = Integers(low), h = Integers(high), in = Integers(interior);
+      std::vector<PaddingDimension> dims;
+      for (size_t i = 0; i < l.size() && i < h.size() && i < in.size(); ++i) dims.push_back({l[i], h[i], in[i]});
+      inst->other_attributes.emplace_back("padding", PaddingText(dims));
+      break;
+    }
+    case Opcode::kReducePrecision: {
+      if (auto f = attr({"format"})) {
+        // eXmY
+        const size_t m = f->find('m');
+        inst->exponent_bits = std::stoll(f->substr(1, m - 1));
+        inst->mantissa_bits = std::stoll(f->substr(m + 1));
+      } else {
+        ASSIGN_OR_RETURN(std::string e, need({"exponent_bits"}));
+        ASSIGN_OR_RETURN(std::string m, need({"mantissa_bits"}));
+        inst->exponent_bits = Integers(e)[0];
+        inst->mantissa_bits = Integers(m)[0];
+      }
+      break;
+    }
+    case Opcode::kGetTupleElement: {
+      if (!s.brackets.empty()) inst->tuple_index = Integers(s.brackets[0])[0];
+      else {
+        ASSIGN_OR_RETURN(std::string raw, need({"index"}));
+        inst->tuple_index = Integers(raw)[0];
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return Add(std::move(inst), s.at);
+}
+
+Status Reader::AddCheck(const Statement& s, std::map<std::string, Instruction*>& values) {
+  std::string op = s.name == "stablehlo.custom_call" ? s.callee.substr(1) : s.name;
+  StablehloCheck check;
+  check.op = op;
+  check.location = c_.Where(s.at);
+  if (op == "check.expect_eq" || op == "check.expect_eq_const" || op == "check.eq") check.kind = StablehloCheck::Kind::kEq;
+  else if (op == "check.expect_almost_eq" || op == "check.expect_almost_eq_const") check.kind = StablehloCheck::Kind::kAlmostEq;
+  else if (op == "check.expect_close") check.kind = StablehloCheck::Kind::kClose;
+  else return Unimplemented(check.location + ": " + op + " is not supported by vkxla conformance");
+  if (s.operands.empty()) return c_.Error(s.at, op + " needs an operand");
+  if (auto t = s.attributes.find("tolerance"); t != s.attributes.end()) check.tolerance = std::stod(t->second);
+  if (auto u = s.attributes.find("max_ulp_difference"); u != s.attributes.end()) check.max_ulp_difference = Integers(u->second)[0];
+  ASSIGN_OR_RETURN(Instruction * actual, Value(s, s.operands[0], values));
+  check.actual = static_cast<int>(check_values_.size());
+  check_values_.push_back(actual);
+  if (s.dense) {
+    if (s.operand_types.empty()) return c_.Error(s.at, op + " needs the constant's type");
+    ASSIGN_OR_RETURN(Literal l, DenseToLiteral(c_, *s.dense, s.operand_types.back()));
+    check.expected = std::move(l);
+  } else {
+    if (s.operands.size() < 2) return c_.Error(s.at, op + " needs two operands");
+    ASSIGN_OR_RETURN(Instruction * expected, Value(s, s.operands[1], values));
+    check.expected_value = static_cast<int>(check_values_.size());
+    check_values_.push_back(expected);
+  }
+  checks_.push_back(std::move(check));
+  return OkStatus();
+}
+
+StatusOr<std::vector<Instruction*>> Reader::Translate(const Function& f, const std::vector<Instruction*>& args, int depth) {
+  if (depth > 16) return c_.Error(f.body_begin, "func.call nesting deeper than 16 (recursion?)");
+  std::map<std::string, Instruction*> values;
+  for (size_t i = 0; i < f.arguments.size(); ++i) values[f.arguments[i].first] = args[i];
+  const size_t saved = c_.position();
+  c_.set_position(f.body_begin);
+  std::vector<Instruction*> returned;
+  while (c_.position() < f.body_end && !c_.AtEnd() && c_.position() < f.body_end) {
+    ASSIGN_OR_RETURN(Statement s, ParseStatement());
+    if (s.name == "func.return") {
+      for (const std::string& o : s.operands) {
+        ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+        returned.push_back(v);
+      }
+      break;
+    }
+    if (s.name == "func.call") {
+      const Function* callee = nullptr;
+      for (const Function& g : functions_)
+        if (g.name == s.callee) callee = &g;
+      if (!callee) return c_.Error(s.at, "call to undefined function " + s.callee);
+      std::vector<Instruction*> call_args;
+      for (const std::string& o : s.operands) {
+        ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+        call_args.push_back(v);
+      }
+      if (call_args.size() != callee->arguments.size())
+        return c_.Error(s.at, s.callee + " takes " + std::to_string(callee->arguments.size()) + " arguments");
+      const size_t here = c_.position();
+      ASSIGN_OR_RETURN(std::vector<Instruction*> r, Translate(*callee, call_args, depth + 1));
+      c_.set_position(here);
+      for (size_t i = 0; i < s.results.size() && i < r.size(); ++i) values[s.results[i]] = r[i];
+      continue;
+    }
+    if (s.name.rfind("check.", 0) == 0 || (s.name == "stablehlo.custom_call" && s.callee.rfind("@check.", 0) == 0)) {
+      RETURN_IF_ERROR(AddCheck(s, values));
+      continue;
+    }
+    ASSIGN_OR_RETURN(Instruction * inst, Lower(s, values));
+    values[s.results[0]] = inst;
+  }
+  c_.set_position(saved);
+  return returned;
+}
+
+StatusOr<StablehloProgram> Reader::Read() {
+  RETURN_IF_ERROR(ScanFunctions());
+  // The entry: @main if there is one, else the first function nobody calls.
+  const Function* entry = nullptr;
+  for (const Function& f : functions_)
+    if (f.name == "@main") entry = &f;
+  if (!entry) entry = &functions_.front();
+  entry_ = std::make_unique<Computation>(entry->name.substr(1));
+  std::vector<Instruction*> args;
+  for (size_t i = 0; i < entry->arguments.size(); ++i) {
+    auto p = std::make_unique<Instruction>();
+    p->opcode = Opcode::kParameter;
+    p->parameter_number = static_cast<int64_t>(i);
+    p->shape = entry->arguments[i].second;
+    args.push_back(Add(std::move(p), entry->body_begin));
+  }
+  ASSIGN_OR_RETURN(std::vector<Instruction*> returned, Translate(*entry, args, 0));
+  StablehloProgram program;
+  program.function = entry->name.substr(1);
+  program.results = static_cast<int>(returned.size());
+  std::vector<Instruction*> leaves = returned;
+  if (with_checks_) {
+    for (StablehloCheck& check : checks_) {
+      check.actual += program.results;
+      if (check.expected_value >= 0) check.expected_value += program.results;
+    }
+    leaves.insert(leaves.end(), check_values_.begin(), check_values_.end());
+  }
+  if (leaves.size() == 1 && !with_checks_) {
+    entry_->set_root(leaves[0]);
+  } else {
+    auto tuple = std::make_unique<Instruction>();
+    tuple->opcode = Opcode::kTuple;
+    std::vector<Shape> shapes;
+    for (Instruction* l : leaves) {
+      tuple->operands.push_back(l);
+      shapes.push_back(l->shape);
+    }
+    tuple->shape = Shape::Tuple(shapes);
+    entry_->set_root(Add(std::move(tuple), entry->body_end));
+  }
+  program.checks = std::move(checks_);
+  program.module = std::make_unique<Module>(program.function);
+  program.module->set_entry(program.module->AddComputation(std::move(entry_)));
+  RETURN_IF_ERROR(VerifyModule(*program.module));
+  return program;
+}
+
+}  // namespace
+
+StatusOr<StablehloProgram> ReadStablehlo(std::string_view text, bool with_checks, int first_line) {
+  Reader reader(text, with_checks, first_line);
+  return reader.Read();
+}
+
+StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFound("cannot open " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto program = ReadStablehlo(ss.str(), false);
+  if (!program.ok()) return Status(program.status().code(), path + ":" + program.status().message());
+  return program;
+}
+
+}  // namespace vkxla

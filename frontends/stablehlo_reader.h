@@ -1,0 +1,45 @@
+// StableHLO MLIR text (what jax.jit(f).lower(...).as_text() writes, and the
+// StableHLO interpreter's test files) read into the same ir::Module the HLO
+// text parser makes: func.func with its arguments as parameters, func.call
+// inlined, the pretty and the generic ("stablehlo.x"(...) {...} : ...) forms
+// of the ops the project implements. `check.*` ops are collected, not run.
+// An op the project lacks is an Unimplemented error naming it, with line:col.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/module.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+struct StablehloCheck {
+  enum class Kind { kEq, kAlmostEq, kClose };
+  Kind kind = Kind::kEq;
+  std::string op;                    // "check.expect_eq_const", for reports
+  std::string location;              // line:col
+  int actual = -1;                   // result-tuple leaf the check reads
+  int expected_value = -1;           // leaf compared against, or -1
+  std::optional<Literal> expected;   // the constant, for *_const forms
+  double tolerance = 1e-4;           // expect_almost_eq
+  int64_t max_ulp_difference = 3;    // expect_close
+};
+
+struct StablehloProgram {
+  std::unique_ptr<Module> module;
+  std::string function;              // the entry function's name
+  int results = 0;                   // leading root leaves that func.return gives
+  std::vector<StablehloCheck> checks;
+};
+
+// Reads `text` (one module or one `// -----` case). With `with_checks`, the
+// entry's root is a tuple of the returned values followed by every value a
+// check reads; otherwise the returned value (or a tuple of them).
+StatusOr<StablehloProgram> ReadStablehlo(std::string_view text, bool with_checks, int first_line = 1);
+StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path);
+
+}  // namespace vkxla

@@ -1,0 +1,164 @@
+// The StableHLO reader: pretty and generic forms of the same program agree
+// with each other and with HLO text, dense literal forms, func.call inlining,
+// errors with line:col, unsupported ops named; and the conformance runner's
+// verdicts on passing and failing cases.
+#include <gtest/gtest.h>
+
+#include "frontends/hlo_text.h"
+#include "frontends/stablehlo_reader.h"
+#include "runtime/executable.h"
+#include "tests/test_util.h"
+#include "tools/conformance/conformance_case.h"
+
+namespace vkxla {
+namespace {
+
+std::string RunMlir(const std::string& text, const std::vector<Literal>& args = {}) {
+  auto p = ReadStablehlo(text, /*with_checks=*/false);
+  if (!p.ok()) return p.status().ToString();
+  auto exe = Executable::Compile(*p->module, TestDevice());
+  if (!exe.ok()) return exe.status().ToString();
+  auto r = (*exe)->Run(args);
+  return r.ok() ? r->ToString() : r.status().ToString();
+}
+
+class StablehloReader : public ::testing::Test {
+ protected:
+  void TearDown() override { ExpectNoValidationMessages(); }
+};
+
+const char* kPretty = R"(
+func.func @main(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> tensor<3x2xf32> {
+  %b = stablehlo.broadcast_in_dim %y, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+  %s = stablehlo.add %x, %b : tensor<2x3xf32>
+  %c = stablehlo.compare GT, %s, %x, FLOAT : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %m = stablehlo.select %c, %s, %x : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %t = stablehlo.transpose %m, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %t : tensor<3x2xf32>
+})";
+
+const char* kGeneric = R"(
+func.func @main(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> tensor<3x2xf32> {
+  %b = "stablehlo.broadcast_in_dim"(%y) {broadcast_dimensions = array<i64: 1>} : (tensor<3xf32>) -> tensor<2x3xf32>
+  %s = "stablehlo.add"(%x, %b) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %c = "stablehlo.compare"(%s, %x) <{comparison_direction = #stablehlo<comparison_direction GT>, compare_type = #stablehlo<comparison_type FLOAT>}> : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %m = "stablehlo.select"(%c, %s, %x) : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %t = "stablehlo.transpose"(%m) {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  "func.return"(%t) : (tensor<3x2xf32>) -> ()
+})";
+
+const char* kHlo = R"(HloModule m
+ENTRY %main {
+  %x = f32[2,3] parameter(0)
+  %y = f32[3] parameter(1)
+  %b = f32[2,3] broadcast(%y), dimensions={1}
+  %s = f32[2,3] add(%x, %b)
+  %c = pred[2,3] compare(%s, %x), direction=GT, type=FLOAT
+  %m = f32[2,3] select(%c, %s, %x)
+  ROOT %t = f32[3,2] transpose(%m), dimensions={1,0}
+})";
+
+TEST_F(StablehloReader, PrettyGenericAndHloTextAgree) {
+  Literal x(Shape(ElementType::kF32, {2, 3})), y(Shape(ElementType::kF32, {3}));
+  for (int i = 0; i < 6; ++i) x.Set(i, Scalar::Float(ElementType::kF32, i - 2.5));
+  for (int i = 0; i < 3; ++i) y.Set(i, Scalar::Float(ElementType::kF32, 1 - i));
+  const std::string pretty = RunMlir(kPretty, {x, y});
+  EXPECT_EQ(pretty, "f32[3,2] {{-1.5, 1.5}, {-1.5, 1.5}, {-0.5, 2.5}}");
+  EXPECT_EQ(RunMlir(kGeneric, {x, y}), pretty);
+  auto hlo = ParseAndVerifyHlo(kHlo);
+  ASSERT_TRUE(hlo.ok()) << hlo.status().ToString();
+  auto exe = Executable::Compile(**hlo, TestDevice());
+  ASSERT_TRUE(exe.ok());
+  EXPECT_EQ((*exe)->Run({x, y})->ToString(), pretty);
+}
+
+TEST_F(StablehloReader, DenseLiteralForms) {
+  auto value = [](const std::string& dense, const std::string& type) {
+    return RunMlir("func.func @main() -> " + type + " {\n  %c = stablehlo.constant " + dense + " : " + type +
+                   "\n  func.return %c : " + type + "\n}\n");
+  };
+  EXPECT_EQ(value("dense<[[1, 2], [3, 4]]>", "tensor<2x2xi32>"), "s32[2,2] {{1, 2}, {3, 4}}");
+  EXPECT_EQ(value("dense<7>", "tensor<3xui8>"), "u8[3] {7, 7, 7}");
+  EXPECT_EQ(value("dense<[0x7F800000, 0xFF800000, 1.5]>", "tensor<3xf32>"), "f32[3] {inf, -inf, 1.5}");
+  EXPECT_EQ(value("dense<[true, false]>", "tensor<2xi1>"), "pred[2] {true, false}");
+  EXPECT_EQ(value("dense<[(1.0, -2.0), (0.5, 0.0)]>", "tensor<2xcomplex<f32>>"), "c64[2] {(1, -2), (0.5, 0)}");
+  EXPECT_EQ(value("dense<\"0x0100000002000000\">", "tensor<2xi32>"), "s32[2] {1, 2}");
+  EXPECT_EQ(value("dense<[-8, 7]>", "tensor<2xi4>"), "s4[2] {-8, 7}");
+}
+
+TEST_F(StablehloReader, CallsAreInlinedAndModuleWrapperAccepted) {
+  EXPECT_EQ(RunMlir(R"(module @jit_f attributes {mhlo.num_replicas = 1 : i32} {
+  func.func public @main() -> (tensor<2xf32> {jax.result_info = ""}) {
+    %0 = call @inputs() : () -> tensor<2xf32>
+    %1 = stablehlo.negate %0 : tensor<2xf32>
+    return %1 : tensor<2xf32>
+  }
+  func.func private @inputs() -> (tensor<2xf32>) {
+    %cst = stablehlo.constant dense<[1.0, -2.0]> : tensor<2xf32>
+    return %cst : tensor<2xf32>
+  }
+})"),
+            "f32[2] {-1, 2}");
+}
+
+TEST(StablehloReaderErrors, LineColumnAndUnsupportedOps) {
+  auto undefined = ReadStablehlo("func.func @f() {\n  %a = stablehlo.negate %nope : tensor<f32>\n  func.return\n}\n", false);
+  ASSERT_FALSE(undefined.ok());
+  EXPECT_NE(undefined.status().message().find("2:3: use of undefined value %nope"), std::string::npos) << undefined.status().message();
+  auto syntax = ReadStablehlo("func.func @f() {\n  %a stablehlo.constant dense<1> : tensor<f32>\n}\n", false);
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_NE(syntax.status().message().find("2:6: expected '='"), std::string::npos) << syntax.status().message();
+  EXPECT_NE(syntax.status().message().find("^"), std::string::npos) << syntax.status().message();
+  auto dot = ReadStablehlo(
+      "func.func @f(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
+      "  %r = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>\n"
+      "  func.return %r : tensor<2x2xf32>\n}\n",
+      false);
+  ASSERT_FALSE(dot.ok());
+  EXPECT_EQ(dot.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(dot.status().message().find("2:8: stablehlo.dot_general is not implemented"), std::string::npos) << dot.status().message();
+  auto multi = ReadStablehlo("func.func @f() {\n  %r:2 = \"stablehlo.sort\"(%a, %b) ({\n  }) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)\n}\n", false);
+  ASSERT_FALSE(multi.ok());
+  EXPECT_NE(multi.status().message().find("stablehlo.sort"), std::string::npos) << multi.status().message();
+  auto type = ReadStablehlo("func.func @f(%a: tensor<2xf8E4M3FNUZ>) {\n  func.return\n}\n", false);
+  ASSERT_FALSE(type.ok());
+  EXPECT_NE(type.status().message().find("element type f8E4M3FNUZ is not supported"), std::string::npos) << type.status().message();
+}
+
+TEST_F(StablehloReader, ConformanceVerdicts) {
+  const std::string good = R"(func.func @good() {
+  %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %b = stablehlo.add %a, %a : tensor<2xi32>
+  check.expect_eq_const %b, dense<[2, 4]> : tensor<2xi32>
+  %f = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  check.expect_almost_eq_const %f, dense<[1.00001, 2.0]> : tensor<2xf32>
+  func.return
+})";
+  auto cases = SplitCases("x.mlir", good + "\n// -----\n" + R"(func.func @bad() {
+  %a = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = stablehlo.multiply %a, %a : tensor<2xf32>
+  check.expect_eq_const %b, dense<[1.0, 4.5]> : tensor<2xf32>
+  func.return
+}
+// -----
+func.func @skipped() {
+  %a = stablehlo.constant dense<[1.0]> : tensor<1xf32>
+  %b = stablehlo.fft %a, type = FFT, length = [1] : (tensor<1xf32>) -> tensor<1xf32>
+  func.return
+})");
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(cases[1].name, "bad");
+  EXPECT_EQ(cases[1].first_line, 10);
+  CaseResult good_result = RunCase(cases[0], TestDevice());
+  EXPECT_EQ(good_result.outcome, Outcome::kPassed) << good_result.detail;
+  CaseResult bad = RunCase(cases[1], TestDevice());
+  EXPECT_EQ(bad.outcome, Outcome::kFailed);
+  EXPECT_NE(bad.detail.find("13:3: element 1 is 4, expected 4.5"), std::string::npos) << bad.detail;
+  EXPECT_NE(bad.detail.find("ULP apart"), std::string::npos) << bad.detail;
+  CaseResult skipped = RunCase(cases[2], TestDevice());
+  EXPECT_EQ(skipped.outcome, Outcome::kSkipped);
+  EXPECT_NE(skipped.detail.find("stablehlo.fft is not implemented"), std::string::npos) << skipped.detail;
+}
+
+}  // namespace
+}  // namespace vkxla

@@ -1,0 +1,148 @@
+#include "tools/conformance/conformance_case.h"
+
+#include <cmath>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "frontends/stablehlo_reader.h"
+#include "ir/float_formats.h"
+#include "runtime/executable.h"
+
+namespace vkxla {
+namespace {
+
+void Leaves(const Literal& l, std::vector<const Literal*>& out) {
+  if (l.shape().IsTuple()) {
+    for (const Literal& e : l.tuple_elements()) Leaves(e, out);
+  } else {
+    out.push_back(&l);
+  }
+}
+
+// Units in the last place of type t between a and b (0 when both are NaN).
+double UlpDistance(double a, double b, ElementType t) {
+  if (std::isnan(a) && std::isnan(b)) return 0;
+  if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) return a == b ? 0 : INFINITY;
+  if (a == b) return 0;
+  int e;
+  std::frexp(std::max(std::fabs(a), std::fabs(b)), &e);
+  const int min_exp = 2 - (1 << (ExponentBits(t) - 1));
+  return std::fabs(a - b) / std::ldexp(1.0, std::max(e - 1, min_exp) - MantissaBits(t));
+}
+
+bool SameFloat(double a, double b, uint64_t bits_a, uint64_t bits_b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  return bits_a == bits_b;
+}
+
+// Whether `got` matches `want` under the check; on a mismatch, a line
+// naming the first differing element.
+std::string Compare(const StablehloCheck& check, const Literal& got, const Literal& want) {
+  if (!got.shape().Compatible(want.shape()))
+    return check.op + " at " + check.location + ": shape " + got.shape().ToString() + " vs expected " + want.shape().ToString();
+  const ElementType t = got.shape().element_type();
+  for (int64_t i = 0; i < got.element_count(); ++i) {
+    const Scalar g = got.Get(i), w = want.Get(i);
+    bool ok;
+    double ulp = 0;
+    if (IsFloat(t) || IsComplex(t)) {
+      const ElementType part = IsComplex(t) ? ComplexComponentType(t) : t;
+      const double pairs[2][2] = {{g.re, w.re}, {g.im, w.im}};
+      ok = true;
+      for (int k = 0; k < (IsComplex(t) ? 2 : 1); ++k) {
+        const double a = pairs[k][0], b = pairs[k][1];
+        ulp = std::max(ulp, UlpDistance(a, b, part));
+        switch (check.kind) {
+          case StablehloCheck::Kind::kEq:
+            ok &= IsComplex(t) ? (a == b || (std::isnan(a) && std::isnan(b))) : SameFloat(a, b, g.Bits(), w.Bits());
+            break;
+          case StablehloCheck::Kind::kAlmostEq:
+            if (std::isnan(a) || std::isnan(b)) ok &= std::isnan(a) && std::isnan(b);
+            else if (std::isinf(a) || std::isinf(b)) ok &= a == b;
+            else ok &= std::fabs(a - b) <= check.tolerance;
+            break;
+          case StablehloCheck::Kind::kClose:
+            ok &= UlpDistance(a, b, part) <= static_cast<double>(check.max_ulp_difference);
+            break;
+        }
+      }
+    } else {
+      ok = g.Bits() == w.Bits();
+    }
+    if (!ok) {
+      std::ostringstream o;
+      o << check.op << " at " << check.location << ": element " << i << " is " << g.ToString() << ", expected "
+        << w.ToString();
+      if (IsFloat(t) || IsComplex(t)) o << " (" << ulp << " ULP apart)";
+      return o.str();
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<ConformanceCase> SplitCases(const std::string& path, const std::string& text) {
+  std::vector<ConformanceCase> cases;
+  const std::string file = std::filesystem::path(path).filename().string();
+  std::string family = std::filesystem::path(path).stem().string();
+  std::istringstream in(text);
+  std::string line, piece;
+  int line_number = 0, first = 1;
+  static const std::regex kFunc(R"(func\.func\s+(?:public\s+|private\s+)?@([A-Za-z0-9_.$-]+))");
+  auto flush = [&] {
+    std::smatch m;
+    if (std::regex_search(piece, m, kFunc)) {
+      ConformanceCase c{file, family, m[1].str(), piece, first};
+      for (const ConformanceCase& other : cases)
+        if (other.name == c.name) c.name += "#" + std::to_string(cases.size());
+      cases.push_back(std::move(c));
+    }
+    piece.clear();
+  };
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (line.rfind("// -----", 0) == 0) {
+      flush();
+      first = line_number + 1;
+      continue;
+    }
+    piece += line + "\n";
+  }
+  flush();
+  return cases;
+}
+
+CaseResult RunCase(const ConformanceCase& c, Device& device) {
+  auto skipped = [](const Status& s) { return CaseResult{Outcome::kSkipped, s.message()}; };
+  auto failed = [](const std::string& why) { return CaseResult{Outcome::kFailed, why}; };
+  if (c.text.find("interpreter.run_parallel") != std::string::npos)
+    return {Outcome::kSkipped, "interpreter.run_parallel: multi-replica programs are not supported until replicas exist"};
+  auto program = ReadStablehlo(c.text, /*with_checks=*/true, c.first_line);
+  if (!program.ok()) {
+    if (program.status().code() == StatusCode::kUnimplemented) return skipped(program.status());
+    return failed("read: " + program.status().message());
+  }
+  if (program->checks.empty()) return {Outcome::kSkipped, "the case has no check ops"};
+  if (!program->module->EntryProgramShape().parameters.empty())
+    return {Outcome::kSkipped, "the entry function takes arguments; conformance cases run without inputs"};
+  auto exe = Executable::Compile(*program->module, device);
+  if (!exe.ok()) {
+    if (exe.status().code() == StatusCode::kUnimplemented) return skipped(exe.status());
+    return failed("compile: " + exe.status().message());
+  }
+  auto result = (*exe)->Run({});
+  if (!result.ok()) return failed("run: " + result.status().message());
+  std::vector<const Literal*> leaves;
+  Leaves(*result, leaves);
+  for (const StablehloCheck& check : program->checks) {
+    const Literal& got = *leaves[check.actual];
+    const Literal& want = check.expected ? *check.expected : *leaves[check.expected_value];
+    const std::string mismatch = Compare(check, got, want);
+    if (!mismatch.empty()) return failed(mismatch);
+  }
+  return {Outcome::kPassed, ""};
+}
+
+}  // namespace vkxla

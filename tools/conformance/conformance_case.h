@@ -1,0 +1,37 @@
+// One conformance case: a `// -----` piece of a StableHLO interpreter test
+// file, run on a device and judged by its check ops.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/device.h"
+
+namespace vkxla {
+
+struct ConformanceCase {
+  std::string file;    // "add.mlir"
+  std::string family;  // "add": the op family, for the report
+  std::string name;    // the entry function: "add_op_test_si4"
+  std::string text;
+  int first_line = 1;
+  std::string id() const { return file + ":" + name; }
+};
+
+enum class Outcome { kPassed, kFailed, kSkipped };
+
+struct CaseResult {
+  Outcome outcome = Outcome::kSkipped;
+  // Why it failed or was skipped; for a failed check, the first mismatching
+  // element with both values and their ULP distance.
+  std::string detail;
+};
+
+// Splits a test file at its `// -----` lines.
+std::vector<ConformanceCase> SplitCases(const std::string& path, const std::string& text);
+
+// Reads, compiles and runs the case on `device` and evaluates its checks.
+// Anything the project does not implement is kSkipped with the reason.
+CaseResult RunCase(const ConformanceCase& c, Device& device);
+
+}  // namespace vkxla
