@@ -823,10 +823,9 @@ StatusOr<KernelSource> Emitter::EmitBlocked(const Instruction& root, const Tiled
   for (const auto& [buffer, init] : row_loads_) src += "  uvec4 " + buffer + "_r[4] = uvec4[4](" + init + ");\n";
   for (const auto& [buffer, init] : col_loads_) src += "  uvec4 " + buffer + "_c[4] = uvec4[4](" + init + ");\n";
   src += "  uvec4 outv[4];\n";
-  // Small bodies unroll (the driver then keeps the block in registers).
-  const bool unroll = body_.size() < 4000;
-  if (unroll) src.insert(src.find('\n') + 1, "#extension GL_EXT_control_flow_attributes : require\n");
-  src += std::string(unroll ? "  [[unroll]] " : "  ") + "for (uint e = 0u; e < 16u; ++e) {\n    uint ka = e & 3u, kb = e >> 2u;\n";
+  // No [[unroll]]: spirv-opt's unrolling loses the NoContraction that the
+  // math library's error-free transforms need (division stops being exact).
+  src += "  for (uint e = 0u; e < 16u; ++e) {\n    uint ka = e & 3u, kb = e >> 2u;\n";
   src += body_ + "    outv[kb][ka] = " + EncodeToBits(t, v) + ";\n  }\n";
   for (int kb = 0; kb < 4; ++kb) {
     std::vector<std::string> at = block_base_;
