@@ -53,24 +53,13 @@ std::string MlirCursor::Identifier() {
   return id;
 }
 
-std::string MlirCursor::ValueName() {
+std::string MlirCursor::SigilName(char sigil, bool allow_result_number) {
   SkipSpace();
-  if (pos_ >= text_.size() || text_[pos_] != '%') return "";
+  if (pos_ >= text_.size() || text_[pos_] != sigil) return "";
   size_t end = pos_ + 1;
   while (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' ||
-                                text_[end] == '.' || text_[end] == '$' || text_[end] == '-' || text_[end] == '#'))
-    ++end;
-  std::string name(text_.substr(pos_, end - pos_));
-  pos_ = end;
-  return name;
-}
-
-std::string MlirCursor::SymbolName() {
-  SkipSpace();
-  if (pos_ >= text_.size() || text_[pos_] != '@') return "";
-  size_t end = pos_ + 1;
-  while (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' ||
-                                text_[end] == '.' || text_[end] == '$' || text_[end] == '-'))
+                                text_[end] == '.' || text_[end] == '$' || text_[end] == '-' ||
+                                (allow_result_number && text_[end] == '#')))
     ++end;
   std::string name(text_.substr(pos_, end - pos_));
   pos_ = end;

@@ -23,8 +23,8 @@ class MlirCursor {
   // [A-Za-z_.$0-9-]+ starting with a letter or '_' (op and attribute names).
   std::string Identifier();
   // %name, %name#3, @name (with the sigil); "" if none here.
-  std::string ValueName();
-  std::string SymbolName();
+  std::string ValueName() { return SigilName('%', true); }
+  std::string SymbolName() { return SigilName('@', false); }
   StatusOr<int64_t> Integer();
   // A quoted string without its quotes.
   StatusOr<std::string> String();
@@ -44,6 +44,7 @@ class MlirCursor {
   Status Error(size_t at, const std::string& message) const;
 
  private:
+  std::string SigilName(char sigil, bool allow_result_number);
   std::string_view text_;
   size_t pos_ = 0;
   int first_line_;

@@ -102,7 +102,7 @@ class Reader {
  private:
   Status ScanFunctions();
   StatusOr<Statement> ParseStatement();
-  Status ParseSignature(Statement& s, bool generic);
+  Status ParseSignature(Statement& s);
   Status ParseAttributeDict(Statement& s);
   // Translates `f`'s body with `args` bound; returns what func.return gives.
   StatusOr<std::vector<Instruction*>> Translate(const Function& f, const std::vector<Instruction*>& args, int depth);
@@ -195,7 +195,7 @@ Status Reader::ParseAttributeDict(Statement& s) {
   return OkStatus();
 }
 
-Status Reader::ParseSignature(Statement& s, bool generic) {
+Status Reader::ParseSignature(Statement& s) {
   RETURN_IF_ERROR(c_.Expect(":"));
   if (c_.Peek() == '(') {
     c_.Consume("(");
@@ -228,7 +228,6 @@ Status Reader::ParseSignature(Statement& s, bool generic) {
     s.operand_types.push_back(t);
   } while (c_.Consume(","));
   if (!s.results.empty()) s.result_types = {s.operand_types.back()};
-  (void)generic;
   return OkStatus();
 }
 
@@ -277,7 +276,7 @@ StatusOr<Statement> Reader::ParseStatement() {
     }
     if (c_.Peek() == '(') return Unimplemented(c_.Where(name_at) + ": " + s.name + " (an op with regions) is not implemented yet");
     if (c_.Peek() == '{') RETURN_IF_ERROR(ParseAttributeDict(s));
-    RETURN_IF_ERROR(ParseSignature(s, true));
+    RETURN_IF_ERROR(ParseSignature(s));
     return s;
   }
   if (s.name == "func.return" && (c_.Peek() == '}' || c_.AtEnd())) return s;
@@ -332,7 +331,7 @@ StatusOr<Statement> Reader::ParseStatement() {
       s.keywords.push_back(word);
     }
   }
-  if (c_.Peek() == ':') RETURN_IF_ERROR(ParseSignature(s, false));
+  if (c_.Peek() == ':') RETURN_IF_ERROR(ParseSignature(s));
   if (c_.Peek() == '{') RETURN_IF_ERROR(ParseAttributeDict(s));  // e.g. {tolerance = 0.1 : f64}
   return s;
 }
@@ -427,7 +426,8 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
   }
   if (inst->opcode == Opcode::kGetTupleElement && !inst->operands.empty() &&
       inst->operands[0]->opcode == Opcode::kTuple && !s.brackets.empty()) {
-    const int64_t index = Integers(s.brackets[0])[0];  // fold: the element itself
+    const std::vector<int64_t> v = Integers(s.brackets[0]);
+    const int64_t index = v.empty() ? -1 : v[0];  // fold: the element itself
     if (index >= 0 && index < static_cast<int64_t>(inst->operands[0]->operands.size()))
       return inst->operands[0]->operands[index];
   }
@@ -439,6 +439,11 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       if (it != s.attributes.end()) return it->second;
     }
     return std::nullopt;
+  };
+  auto FirstInteger = [&](const std::string& raw) -> StatusOr<int64_t> {
+    std::vector<int64_t> v = Integers(raw);
+    if (v.empty()) return c_.Error(s.at, s.name + ": expected an integer, found '" + raw + "'");
+    return v[0];
   };
   auto need = [&](std::initializer_list<const char*> keys) -> StatusOr<std::string> {
     auto v = attr(keys);
@@ -482,26 +487,21 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
     }
     case Opcode::kIota: {
       ASSIGN_OR_RETURN(std::string raw, need({"dim", "iota_dimension"}));
-      inst->iota_dimension = Integers(raw).empty() ? -1 : Integers(raw)[0];
+      ASSIGN_OR_RETURN(inst->iota_dimension, FirstInteger(raw));
       break;
     }
-    case Opcode::kBroadcast: {
-      ASSIGN_OR_RETURN(std::string raw, need({"dims", "broadcast_dimensions"}));
-      inst->dimensions = Integers(raw);
-      break;
-    }
-    case Opcode::kTranspose: {
-      ASSIGN_OR_RETURN(std::string raw, need({"dims", "permutation"}));
-      inst->dimensions = Integers(raw);
-      break;
-    }
-    case Opcode::kReverse: {
-      ASSIGN_OR_RETURN(std::string raw, need({"dims", "dimensions"}));
-      inst->dimensions = Integers(raw);
-      break;
-    }
+    case Opcode::kBroadcast:
+    case Opcode::kTranspose:
+    case Opcode::kReverse:
     case Opcode::kConcatenate: {
-      ASSIGN_OR_RETURN(std::string raw, need({"dim", "dimension"}));
+      // The pretty form's short name, then the generic form's attribute.
+      static const std::map<Opcode, std::pair<const char*, const char*>> kNames = {
+          {Opcode::kBroadcast, {"dims", "broadcast_dimensions"}},
+          {Opcode::kTranspose, {"dims", "permutation"}},
+          {Opcode::kReverse, {"dims", "dimensions"}},
+          {Opcode::kConcatenate, {"dim", "dimension"}}};
+      const auto& [pretty, generic] = kNames.at(*opcode);
+      ASSIGN_OR_RETURN(std::string raw, need({pretty, generic}));
       inst->dimensions = Integers(raw);
       break;
     }
@@ -548,17 +548,17 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       } else {
         ASSIGN_OR_RETURN(std::string e, need({"exponent_bits"}));
         ASSIGN_OR_RETURN(std::string m, need({"mantissa_bits"}));
-        inst->exponent_bits = Integers(e)[0];
-        inst->mantissa_bits = Integers(m)[0];
+        ASSIGN_OR_RETURN(inst->exponent_bits, FirstInteger(e));
+        ASSIGN_OR_RETURN(inst->mantissa_bits, FirstInteger(m));
       }
       break;
     }
     case Opcode::kGetTupleElement: {
-      if (!s.brackets.empty()) inst->tuple_index = Integers(s.brackets[0])[0];
-      else {
-        ASSIGN_OR_RETURN(std::string raw, need({"index"}));
-        inst->tuple_index = Integers(raw)[0];
+      std::string raw = s.brackets.empty() ? "" : s.brackets[0];
+      if (raw.empty()) {
+        ASSIGN_OR_RETURN(raw, need({"index"}));
       }
+      ASSIGN_OR_RETURN(inst->tuple_index, FirstInteger(raw));
       break;
     }
     default:
@@ -578,7 +578,8 @@ Status Reader::AddCheck(const Statement& s, std::map<std::string, Instruction*>&
   else return Unimplemented(check.location + ": " + op + " is not supported by vkxla conformance");
   if (s.operands.empty()) return c_.Error(s.at, op + " needs an operand");
   if (auto t = s.attributes.find("tolerance"); t != s.attributes.end()) check.tolerance = std::stod(t->second);
-  if (auto u = s.attributes.find("max_ulp_difference"); u != s.attributes.end()) check.max_ulp_difference = Integers(u->second)[0];
+  if (auto u = s.attributes.find("max_ulp_difference"); u != s.attributes.end() && !Integers(u->second).empty())
+    check.max_ulp_difference = Integers(u->second)[0];
   ASSIGN_OR_RETURN(Instruction * actual, Value(s, s.operands[0], values));
   check.actual = static_cast<int>(check_values_.size());
   check_values_.push_back(actual);
