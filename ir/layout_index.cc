@@ -30,6 +30,27 @@ void ForEachPlacement(const Shape& shape, const TiledIndexMap& map, F f) {
   const int64_t n = shape.element_count();
   std::vector<int64_t> index(shape.rank(), 0);
   IntArithmetic a;
+  if (!map.is_tiled()) {
+    // Without tiles the placement is linear: step by each dimension's
+    // stride instead of evaluating the map per element.
+    std::vector<int64_t> stride(shape.rank(), 0);
+    for (int64_t d = 0; d < shape.rank(); ++d) {
+      std::vector<int64_t> unit(shape.rank(), 0);
+      unit[d] = 1;
+      stride[d] = shape.dim(d) > 1 ? map.ToPhysical(unit, a) : 0;
+    }
+    int64_t physical = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      f(i, physical);
+      for (int64_t d = shape.rank() - 1; d >= 0; --d) {
+        physical += stride[d];
+        if (++index[d] < shape.dim(d)) break;
+        physical -= stride[d] * index[d];
+        index[d] = 0;
+      }
+    }
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) {
     f(i, map.ToPhysical(index, a));
     for (int64_t d = shape.rank() - 1; d >= 0; --d) {  // row-major increment
