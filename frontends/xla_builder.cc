@@ -1,5 +1,8 @@
 #include "frontends/xla_builder.h"
 
+#include <map>
+
+#include "ops/attributes.h"
 #include "ops/shape_inference.h"
 #include "ops/verifier.h"
 
@@ -128,6 +131,78 @@ XlaOp XlaBuilder::ConcatInDim(const std::vector<XlaOp>& operands, int64_t dimens
     inst->operands.push_back(o.instruction());
   }
   inst->dimensions = std::vector<int64_t>{dimension};
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Collapse(XlaOp operand, const std::vector<int64_t>& dimensions) {
+  if (!Check({operand})) return XlaOp();
+  const Shape& x = operand.shape();
+  for (size_t i = 0; i < dimensions.size(); ++i)
+    if (dimensions[i] < 0 || dimensions[i] >= x.rank() || (i > 0 && dimensions[i] != dimensions[i - 1] + 1))
+      return Fail(InvalidArgument("collapse: dimensions " + IntListText(dimensions) +
+                                  " must be consecutive ascending dimensions of " + x.ToString()));
+  std::vector<int64_t> sizes;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    const bool collapsed = !dimensions.empty() && d >= dimensions.front() && d <= dimensions.back();
+    if (collapsed && d > dimensions.front()) sizes.back() *= x.dim(d);
+    else sizes.push_back(x.dim(d));
+  }
+  return Reshape(operand, sizes);
+}
+
+XlaOp XlaBuilder::DynamicSlice(XlaOp operand, const std::vector<XlaOp>& start_indices,
+                               const std::vector<int64_t>& slice_sizes) {
+  if (!Check({operand})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kDynamicSlice;
+  inst->operands = {operand.instruction()};
+  for (const XlaOp& s : start_indices) {
+    if (!Check({s})) return XlaOp();
+    inst->operands.push_back(s.instruction());
+  }
+  SetAttribute(*inst, "dynamic_slice_sizes", IntListText(slice_sizes));
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::DynamicUpdateSlice(XlaOp operand, XlaOp update, const std::vector<XlaOp>& start_indices) {
+  if (!Check({operand, update})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kDynamicUpdateSlice;
+  inst->operands = {operand.instruction(), update.instruction()};
+  for (const XlaOp& s : start_indices) {
+    if (!Check({s})) return XlaOp();
+    inst->operands.push_back(s.instruction());
+  }
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Gather(XlaOp operand, XlaOp start_indices, const GatherDimensions& dimension_numbers) {
+  if (!Check({operand, start_indices})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kGather;
+  inst->operands = {operand.instruction(), start_indices.instruction()};
+  SetGatherDimensions(*inst, dimension_numbers);
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Scatter(const std::vector<XlaOp>& operands, XlaOp scatter_indices, const std::vector<XlaOp>& updates,
+                          const XlaComputation& update_computation, const ScatterDimensions& dimension_numbers) {
+  if (!Check({scatter_indices})) return XlaOp();
+  if (!update_computation.computation) return Fail(InvalidArgument("scatter: the update computation was not built"));
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kScatter;
+  for (const XlaOp& o : operands) {
+    if (!Check({o})) return XlaOp();
+    inst->operands.push_back(o.instruction());
+  }
+  inst->operands.push_back(scatter_indices.instruction());
+  for (const XlaOp& u : updates) {
+    if (!Check({u})) return XlaOp();
+    inst->operands.push_back(u.instruction());
+  }
+  called_.push_back(update_computation.computation);
+  inst->called_computations.emplace_back("to_apply", const_cast<Computation*>(update_computation.computation.get()));
+  SetScatterDimensions(*inst, dimension_numbers);
   return Add(std::move(inst));
 }
 
@@ -301,9 +376,28 @@ StatusOr<std::unique_ptr<Module>> XlaBuilder::Build(XlaOp root) {
   if (!Check({root})) return error_;
   computation_->set_root(root.instruction());
   auto module = std::make_unique<Module>(name_);
+  // Each called computation becomes the module's own copy, under a unique
+  // name, and the calls point at the copy.
+  std::map<const Computation*, Computation*> copies;
+  for (const auto& called : called_) {
+    if (copies.count(called.get())) continue;
+    std::string name = called->name();
+    for (int k = 1; module->Find(name) || name == name_; ++k) name = called->name() + "." + std::to_string(k);
+    copies[called.get()] = module->AddComputation(called->Clone(name));
+  }
+  for (const auto& inst : computation_->instructions())
+    for (auto& [key, c] : inst->called_computations)
+      if (copies.count(c)) c = copies.at(c);
   module->set_entry(module->AddComputation(std::move(computation_)));
   RETURN_IF_ERROR(VerifyModule(*module));
   return module;
+}
+
+StatusOr<XlaComputation> XlaBuilder::BuildComputation(XlaOp root) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Module> module, Build(root));
+  if (module->computations().size() != 1)
+    return Unimplemented("builder " + name_ + ": a computation that calls other computations cannot be called yet");
+  return XlaComputation{module->entry()->Clone(name_)};
 }
 
 }  // namespace vkxla

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "ops/gather_scatter_plan.h"
 #include "ops/slice_and_padding.h"
 #include "ir/status.h"
 
@@ -28,6 +29,12 @@ class XlaOp {
   XlaOp(Instruction* i, XlaBuilder* b) : inst_(i), builder_(b) {}
   Instruction* inst_ = nullptr;
   XlaBuilder* builder_ = nullptr;
+};
+
+// A computation built for an op to call (scatter's update computation);
+// the module that uses it gets its own copy.
+struct XlaComputation {
+  std::shared_ptr<const Computation> computation;
 };
 
 class XlaBuilder {
@@ -66,6 +73,15 @@ class XlaBuilder {
               const std::vector<int64_t>& strides);
   XlaOp ConcatInDim(const std::vector<XlaOp>& operands, int64_t dimension);
   XlaOp Pad(XlaOp operand, XlaOp padding_value, const std::vector<PaddingDimension>& padding);
+  // Merges consecutive ascending dimensions into one (a reshape).
+  XlaOp Collapse(XlaOp operand, const std::vector<int64_t>& dimensions);
+  // Indexing with run-time start indices (DynamicSlice, DynamicUpdateSlice,
+  // Gather, Scatter).
+  XlaOp DynamicSlice(XlaOp operand, const std::vector<XlaOp>& start_indices, const std::vector<int64_t>& slice_sizes);
+  XlaOp DynamicUpdateSlice(XlaOp operand, XlaOp update, const std::vector<XlaOp>& start_indices);
+  XlaOp Gather(XlaOp operand, XlaOp start_indices, const GatherDimensions& dimension_numbers);
+  XlaOp Scatter(const std::vector<XlaOp>& operands, XlaOp scatter_indices, const std::vector<XlaOp>& updates,
+                const XlaComputation& update_computation, const ScatterDimensions& dimension_numbers);
   XlaOp Tuple(const std::vector<XlaOp>& elements);
   XlaOp GetTupleElement(XlaOp tuple, int64_t index);
   // Attaches result_accuracy to a transcendental op just built.
@@ -74,6 +90,8 @@ class XlaBuilder {
   const Status& first_error() const { return error_; }
   // The module whose entry computes `root`. The builder is spent after it.
   StatusOr<std::unique_ptr<Module>> Build(XlaOp root);
+  // A verified computation for other builders' ops to call.
+  StatusOr<XlaComputation> BuildComputation(XlaOp root);
 
  private:
   XlaOp Add(std::unique_ptr<Instruction> inst, bool infer = true);
@@ -82,6 +100,8 @@ class XlaBuilder {
 
   std::string name_;
   std::unique_ptr<Computation> computation_;
+  // Computations the ops call; Build copies them into the module.
+  std::vector<std::shared_ptr<const Computation>> called_;
   Status error_;
   int64_t next_id_ = 0;
 };

@@ -40,6 +40,13 @@ class Parser {
   StatusOr<std::vector<int64_t>> ParseIntList(char open, char close);
   StatusOr<ProgramShape> ParseProgramShape();
   Status ParseComputation(Module& module);
+  // Whether the '{' at the cursor opens a layout ("{1,0}", "{}") rather than
+  // a computation body (after a signature's result shape).
+  bool StartsLayout() const {
+    size_t p = pos_ + 1;
+    while (p < text_.size() && std::isspace(static_cast<unsigned char>(text_[p]))) ++p;
+    return p < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[p])) || text_[p] == '}' || text_[p] == ':');
+  }
   Status ParseInstruction(Module& module, Computation& comp, bool& is_root);
   Status ParseAttribute(Module& module, Instruction& inst);
   StatusOr<std::string> ReadRawValue();
@@ -244,7 +251,7 @@ StatusOr<Shape> Parser::ParseShape() {
   shape = Shape(*type, dims);
   for (size_t i = 0; i < dynamic.size(); ++i)
     if (dynamic[i]) shape.set_dynamic_dim(i, true);
-  if (Peek() == '{') {
+  if (Peek() == '{' && StartsLayout()) {
     size_t at = pos_;
     ASSIGN_OR_RETURN(Layout layout, ParseLayout());
     Status valid = layout.Validate(shape.rank());

@@ -1,6 +1,7 @@
 #include "ir/module.h"
 
 #include <algorithm>
+#include <map>
 
 namespace vkxla {
 
@@ -23,6 +24,18 @@ std::vector<Instruction*> Computation::parameters() const {
 Instruction* Computation::Find(const std::string& name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;
+}
+
+std::unique_ptr<Computation> Computation::Clone(std::string name) const {
+  auto copy = std::make_unique<Computation>(std::move(name));
+  std::map<const Instruction*, Instruction*> remap;
+  for (const auto& inst : instructions_) {
+    auto c = std::make_unique<Instruction>(*inst);
+    for (Instruction*& o : c->operands) o = remap.at(o);
+    remap[inst.get()] = copy->AddInstruction(std::move(c));
+  }
+  if (root_) copy->set_root(remap.at(root_));
+  return copy;
 }
 
 std::string ProgramShape::ToString() const {

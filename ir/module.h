@@ -24,6 +24,8 @@ class Computation {
   // Parameters ordered by parameter_number.
   std::vector<Instruction*> parameters() const;
   Instruction* Find(const std::string& name) const;
+  // A deep copy under another name; called computations are shared, not copied.
+  std::unique_ptr<Computation> Clone(std::string name) const;
 
  private:
   std::string name_;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "ops/elementwise_reference.h"
+#include "ops/indexing_reference.h"
 #include "ops/op_traits.h"
 
 namespace vkxla {
@@ -46,6 +47,23 @@ Literal EvaluateIota(const Instruction& inst) {
     out.Set(i, Scalar::Convert(Scalar::Int(ElementType::kS64, v), t));
   }
   return out;
+}
+
+// Applies a scalar computation (scatter's update, later reduce's) to
+// scalar arguments; a tuple root gives several values.
+ScatterCombiner ScalarCombiner(const Computation& c) {
+  return [&c](const std::vector<Scalar>& args) -> StatusOr<std::vector<Scalar>> {
+    std::vector<Literal> literals;
+    for (const Scalar& a : args) literals.push_back(Literal::ScalarOf(a));
+    ASSIGN_OR_RETURN(Literal r, EvaluateComputation(c, literals));
+    std::vector<Scalar> values;
+    if (r.shape().IsTuple()) {
+      for (const Literal& e : r.tuple_elements()) values.push_back(e.Get(0));
+    } else {
+      values.push_back(r.Get(0));
+    }
+    return values;
+  };
 }
 
 }  // namespace
@@ -122,6 +140,22 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kReverse: case Opcode::kSlice:
         case Opcode::kConcatenate: case Opcode::kPad: {
           ASSIGN_OR_RETURN(result, EvaluateDataMovement(inst, operands));
+          break;
+        }
+        case Opcode::kDynamicSlice: {
+          ASSIGN_OR_RETURN(result, EvaluateDynamicSlice(inst, operands));
+          break;
+        }
+        case Opcode::kDynamicUpdateSlice: {
+          ASSIGN_OR_RETURN(result, EvaluateDynamicUpdateSlice(inst, operands));
+          break;
+        }
+        case Opcode::kGather: {
+          ASSIGN_OR_RETURN(result, EvaluateGather(inst, operands));
+          break;
+        }
+        case Opcode::kScatter: {
+          ASSIGN_OR_RETURN(result, EvaluateScatter(inst, operands, ScalarCombiner(*inst.called_computations[0].second)));
           break;
         }
         case Opcode::kBitcast: {

@@ -5,6 +5,8 @@
 
 #include <set>
 
+#include "ops/attributes.h"
+#include "ops/gather_scatter_plan.h"
 #include "ops/op_traits.h"
 #include "ops/slice_and_padding.h"
 
@@ -12,12 +14,6 @@ namespace vkxla {
 namespace {
 
 std::string Quote(const Shape& s) { return s.ToString(); }
-
-std::string DimsText(const std::vector<int64_t>& dims) {
-  std::string t = "{";
-  for (size_t i = 0; i < dims.size(); ++i) t += (i ? "," : "") + std::to_string(dims[i]);
-  return t + "}";
-}
 
 Status OpError(const Instruction& inst, const std::string& message) {
   return InvalidArgument(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() + ": " + message);
@@ -279,11 +275,11 @@ Status ExpectDimensionList(const Instruction& inst, const Shape& x, bool permuta
   std::vector<bool> seen(x.rank(), false);
   for (int64_t d : *inst.dimensions) {
     if (d < 0 || d >= x.rank() || seen[d])
-      return OpError(inst, "dimensions " + DimsText(*inst.dimensions) + " must be distinct dimensions of " + Quote(x));
+      return OpError(inst, "dimensions " + IntListText(*inst.dimensions) + " must be distinct dimensions of " + Quote(x));
     seen[d] = true;
   }
   if (permutation && static_cast<int64_t>(inst.dimensions->size()) != x.rank())
-    return OpError(inst, "dimensions " + DimsText(*inst.dimensions) + " is not a permutation of the " +
+    return OpError(inst, "dimensions " + IntListText(*inst.dimensions) + " is not a permutation of the " +
                              std::to_string(x.rank()) + " dimensions of " + Quote(x));
   return OkStatus();
 }
@@ -374,6 +370,69 @@ StatusOr<Shape> InferPad(const Instruction& inst) {
   return Shape(x.element_type(), dims);
 }
 
+// ---- indexing: start indices read at run time, always clamped in bounds ----
+
+// The scalar start indices of dynamic-slice and dynamic-update-slice: one
+// per operand dimension, all of one integer type.
+Status ExpectStartIndices(const Instruction& inst, const Shape& x, size_t first) {
+  const size_t count = inst.operands.size() - first;
+  if (static_cast<int64_t>(count) != x.rank())
+    return OpError(inst, "needs " + std::to_string(x.rank()) + " scalar start indices for " + Quote(x) + ", got " +
+                             std::to_string(count));
+  for (size_t i = first; i < inst.operands.size(); ++i) {
+    const Shape& s = inst.operands[i]->shape;
+    if (!s.IsArray() || s.rank() != 0 || !IsInteger(s.element_type()) ||
+        s.element_type() != inst.operands[first]->shape.element_type())
+      return OpError(inst, "start index " + std::to_string(i - first) + " is " + Quote(s) +
+                               "; start indices must be integer scalars of one type");
+  }
+  return OkStatus();
+}
+
+StatusOr<Shape> InferDynamicSlice(const Instruction& inst) {
+  if (inst.operands.empty()) return OpError(inst, "needs an operand");
+  const Shape& x = inst.operands[0]->shape;
+  RETURN_IF_ERROR(ExpectArray(inst, x));
+  RETURN_IF_ERROR(ExpectStartIndices(inst, x, 1));
+  ASSIGN_OR_RETURN(std::vector<int64_t> sizes, IntListAttribute(inst, "dynamic_slice_sizes", true));
+  if (static_cast<int64_t>(sizes.size()) != x.rank())
+    return OpError(inst, "dynamic_slice_sizes=" + IntListText(sizes) + " needs one size per dimension of " + Quote(x));
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (sizes[d] < 0 || sizes[d] > x.dim(d))
+      return OpError(inst, "slice size " + std::to_string(sizes[d]) + " of dimension " + std::to_string(d) +
+                               " is out of bounds for " + Quote(x));
+  return Shape(x.element_type(), sizes);
+}
+
+StatusOr<Shape> InferDynamicUpdateSlice(const Instruction& inst) {
+  if (inst.operands.size() < 2) return OpError(inst, "needs an operand and an update");
+  const Shape& x = inst.operands[0]->shape;
+  const Shape& u = inst.operands[1]->shape;
+  RETURN_IF_ERROR(ExpectArray(inst, x));
+  RETURN_IF_ERROR(ExpectArray(inst, u));
+  if (u.element_type() != x.element_type() || u.rank() != x.rank())
+    return OpError(inst, "update " + Quote(u) + " must have the element type and rank of operand " + Quote(x));
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (u.dim(d) > x.dim(d))
+      return OpError(inst, "update " + Quote(u) + " is larger than operand " + Quote(x) + " in dimension " + std::to_string(d));
+  RETURN_IF_ERROR(ExpectStartIndices(inst, x, 2));
+  return Shape(x.element_type(), x.dims());
+}
+
+StatusOr<Shape> InferGather(const Instruction& inst) {
+  ASSIGN_OR_RETURN(GatherPlan plan, PlanGather(inst));
+  return Shape(inst.operands[0]->shape.element_type(), plan.result_dims);
+}
+
+StatusOr<Shape> InferScatter(const Instruction& inst) {
+  ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(inst));
+  if (plan.arity == 1) return Shape(inst.operands[0]->shape.element_type(), inst.operands[0]->shape.dims());
+  std::vector<Shape> elements;
+  for (int64_t i = 0; i < plan.arity; ++i)
+    elements.push_back(Shape(inst.operands[i]->shape.element_type(), inst.operands[i]->shape.dims()));
+  return Shape::Tuple(std::move(elements));
+}
+
 }  // namespace
 
 StatusOr<Shape> InferShape(const Instruction& inst) {
@@ -415,6 +474,10 @@ StatusOr<Shape> InferShape(const Instruction& inst) {
     case Opcode::kSlice: return InferSlice(inst);
     case Opcode::kConcatenate: return InferConcatenate(inst);
     case Opcode::kPad: return InferPad(inst);
+    case Opcode::kDynamicSlice: return InferDynamicSlice(inst);
+    case Opcode::kDynamicUpdateSlice: return InferDynamicUpdateSlice(inst);
+    case Opcode::kGather: return InferGather(inst);
+    case Opcode::kScatter: return InferScatter(inst);
     case Opcode::kTuple: {
       std::vector<Shape> elements;
       for (Instruction* o : inst.operands) elements.push_back(o->shape);

@@ -1,36 +1,13 @@
 #include "ops/slice_and_padding.h"
 
-#include <cstdlib>
+#include "ops/attributes.h"
+
 #include <sstream>
 
 namespace vkxla {
-namespace {
-
-const std::string* Attribute(const Instruction& inst, const std::string& key) {
-  for (const auto& [k, v] : inst.other_attributes)
-    if (k == key) return &v;
-  return nullptr;
-}
-
-Status BadAttribute(const Instruction& inst, const std::string& key, const std::string& text, const std::string& expected) {
-  return InvalidArgument(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() + ": cannot read " + key + "=" +
-                         text + "; expected " + expected);
-}
-
-// Reads a signed integer at text[pos], advancing pos.
-bool ReadInt(const std::string& text, size_t& pos, int64_t& out) {
-  const char* begin = text.c_str() + pos;
-  char* end = nullptr;
-  out = std::strtoll(begin, &end, 10);
-  if (end == begin) return false;
-  pos += static_cast<size_t>(end - begin);
-  return true;
-}
-
-}  // namespace
 
 StatusOr<std::vector<SliceDimension>> SliceOf(const Instruction& inst) {
-  const std::string* text = Attribute(inst, "slice");
+  const std::string* text = FindAttribute(inst, "slice");
   if (!text) return InvalidArgument(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() + ": needs slice={[start:limit:stride], ...}");
   std::vector<SliceDimension> dims;
   size_t pos = 0;
@@ -42,10 +19,10 @@ StatusOr<std::vector<SliceDimension>> SliceOf(const Instruction& inst) {
     if (c != '[') return fail();
     ++pos;
     SliceDimension d;
-    if (!ReadInt(t, pos, d.start) || pos >= t.size() || t[pos++] != ':' || !ReadInt(t, pos, d.limit)) return fail();
+    if (!ReadIntAt(t, pos, d.start) || pos >= t.size() || t[pos++] != ':' || !ReadIntAt(t, pos, d.limit)) return fail();
     if (pos < t.size() && t[pos] == ':') {
       ++pos;
-      if (!ReadInt(t, pos, d.stride)) return fail();
+      if (!ReadIntAt(t, pos, d.stride)) return fail();
     }
     if (pos >= t.size() || t[pos++] != ']') return fail();
     dims.push_back(d);
@@ -54,7 +31,7 @@ StatusOr<std::vector<SliceDimension>> SliceOf(const Instruction& inst) {
 }
 
 StatusOr<std::vector<PaddingDimension>> PaddingOf(const Instruction& inst) {
-  const std::string* text = Attribute(inst, "padding");
+  const std::string* text = FindAttribute(inst, "padding");
   if (!text) return InvalidArgument(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() + ": needs padding=low_high[_interior]x...");
   std::vector<PaddingDimension> dims;
   const std::string& t = *text;
@@ -62,10 +39,10 @@ StatusOr<std::vector<PaddingDimension>> PaddingOf(const Instruction& inst) {
   auto fail = [&] { return BadAttribute(inst, "padding", t, "low_high or low_high_interior per dimension, joined by x"); };
   while (pos < t.size()) {
     PaddingDimension d;
-    if (!ReadInt(t, pos, d.low) || pos >= t.size() || t[pos++] != '_' || !ReadInt(t, pos, d.high)) return fail();
+    if (!ReadIntAt(t, pos, d.low) || pos >= t.size() || t[pos++] != '_' || !ReadIntAt(t, pos, d.high)) return fail();
     if (pos < t.size() && t[pos] == '_') {
       ++pos;
-      if (!ReadInt(t, pos, d.interior)) return fail();
+      if (!ReadIntAt(t, pos, d.interior)) return fail();
     }
     dims.push_back(d);
     if (pos < t.size() && t[pos++] != 'x') return fail();

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <map>
 
-#include "codegen/elementwise_emitter.h"
+#include "codegen/fused_kernel_emitter.h"
 #include "codegen/kernel_cache.h"
 #include "ir/layout_index.h"
 #include "ops/evaluator.h"
@@ -13,18 +13,37 @@
 namespace vkxla {
 namespace {
 
-// The array instructions whose values form the result, in tuple-leaf order.
-Status CollectLeaves(const Instruction* inst, std::vector<const Instruction*>& leaves) {
-  if (inst->opcode == Opcode::kTuple) {
-    for (const Instruction* o : inst->operands) RETURN_IF_ERROR(CollectLeaves(o, leaves));
+using ValueId = std::pair<const Instruction*, int64_t>;
+
+// The array values that form the result, in tuple-leaf order.
+Status CollectLeaves(const Instruction* inst, int64_t element, std::vector<ValueId>& leaves) {
+  if (element >= 0 && inst->opcode == Opcode::kTuple) return CollectLeaves(inst->operands[element], -1, leaves);
+  if (element >= 0 && inst->opcode == Opcode::kGetTupleElement) {
+    // An element of an element: resolve the inner one first.
+    std::vector<ValueId> inner;
+    RETURN_IF_ERROR(CollectLeaves(inst, -1, inner));
+    if (inner.size() != 1 || inner[0].second >= 0)
+      return Unimplemented(inst->Describe() + ": nested tuples are not supported as results yet");
+    return CollectLeaves(inner[0].first, element, leaves);
+  }
+  if (element >= 0) {
+    if (!inst->shape.IsTuple() || element >= static_cast<int64_t>(inst->shape.tuple_shapes().size()))
+      return Internal("tuple element out of range");
+    if (!inst->shape.tuple_shapes()[element].IsArray())
+      return Unimplemented(inst->Describe() + ": nested tuples are not supported as results yet");
+    leaves.emplace_back(inst, element);
     return OkStatus();
   }
-  if (inst->opcode == Opcode::kGetTupleElement && inst->operands[0]->opcode == Opcode::kTuple)
-    return CollectLeaves(inst->operands[0]->operands[inst->tuple_index], leaves);
+  if (inst->opcode == Opcode::kGetTupleElement) return CollectLeaves(inst->operands[0], inst->tuple_index, leaves);
+  if (inst->shape.IsTuple()) {
+    for (size_t k = 0; k < inst->shape.tuple_shapes().size(); ++k)
+      RETURN_IF_ERROR(CollectLeaves(inst, static_cast<int64_t>(k), leaves));
+    return OkStatus();
+  }
   if (!inst->shape.IsArray())
     return Unimplemented(std::string(OpcodeName(inst->opcode)) + " " + inst->Describe() + " producing " +
                          inst->shape.ToString() + " as a result is not supported yet");
-  leaves.push_back(inst);
+  leaves.emplace_back(inst, -1);
   return OkStatus();
 }
 
@@ -36,6 +55,17 @@ void CollectLeafShapes(const Shape& s, std::vector<Shape>& out) {
   }
 }
 
+// The value an instruction reads: get-tuple-element names an element of
+// its operand.
+ValueId ValueRead(const Instruction* inst) {
+  if (inst->opcode == Opcode::kGetTupleElement) return {inst->operands[0], inst->tuple_index};
+  return {inst, -1};
+}
+
+Shape ValueShape(const ValueId& id) {
+  return id.second < 0 ? id.first->shape : id.first->shape.tuple_shapes()[id.second];
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module, Device& device) {
@@ -44,8 +74,8 @@ StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module, 
   exe->program_ = module.EntryProgramShape();
   for (const Shape& p : exe->program_.parameters)
     if (!p.IsArray()) return Unimplemented("entry parameter " + p.ToString() + ": only array parameters are supported yet");
-  std::vector<const Instruction*> leaves;
-  RETURN_IF_ERROR(CollectLeaves(module.entry()->root(), leaves));
+  std::vector<ValueId> leaves;
+  RETURN_IF_ERROR(CollectLeaves(module.entry()->root(), -1, leaves));
   std::vector<KernelSource> sources;
   RETURN_IF_ERROR(exe->PlanBuffers(leaves, sources));
   RETURN_IF_ERROR(exe->BuildKernels(sources));
@@ -53,7 +83,7 @@ StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module, 
   return exe;
 }
 
-Status Executable::PlanBuffers(const std::vector<const Instruction*>& leaves, std::vector<KernelSource>& sources) {
+Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<KernelSource>& sources) {
   for (const Shape& p : program_.parameters) {
     ASSIGN_OR_RETURN(const int64_t bytes, PhysicalByteSize(p));
     ASSIGN_OR_RETURN(Buffer d, device_.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
@@ -63,24 +93,83 @@ Status Executable::PlanBuffers(const std::vector<const Instruction*>& leaves, st
   }
   std::vector<Shape> leaf_shapes;
   CollectLeafShapes(program_.result, leaf_shapes);
-  auto input_layout = [&](const Instruction* i) {
-    if (i->opcode == Opcode::kParameter) return program_.parameters[i->parameter_number].layout_or_default();
-    return i->shape.layout_or_default();
-  };
+  for (Shape& s : leaf_shapes)
+    if (!s.has_layout()) s.set_layout(s.layout_or_default());
+  // Values with their own kernel come first, in definition order (so each
+  // reads only buffers written before it); a result reuses its buffer when
+  // the layouts agree, and otherwise gets a kernel of its own.
+  std::vector<std::pair<ValueId, Shape>> plan;
+  for (const auto& inst : module_->entry()->instructions()) {
+    if (!NeedsOwnKernel(*inst)) continue;
+    const int64_t elements = inst->shape.IsTuple() ? static_cast<int64_t>(inst->shape.tuple_shapes().size()) : 0;
+    for (int64_t k = elements ? 0 : -1; k < elements; ++k) {
+      const ValueId id(inst.get(), k);
+      Shape shape = ValueShape(id);
+      shape.set_layout(shape.layout_or_default());
+      for (size_t i = 0; i < leaves.size(); ++i)
+        if (leaves[i] == id) {
+          shape = leaf_shapes[i];
+          break;
+        }
+      plan.emplace_back(id, shape);
+    }
+  }
+  std::vector<size_t> leaf_value;
   for (size_t i = 0; i < leaves.size(); ++i) {
-    Shape out = leaf_shapes[i];
-    if (!out.has_layout()) out.set_layout(out.layout_or_default());
-    ASSIGN_OR_RETURN(KernelSource k, EmitElementwiseKernel(*leaves[i], out, input_layout, device_.target()));
-    Output o;
-    o.shape = out;
-    ASSIGN_OR_RETURN(const int64_t bytes, PhysicalByteSize(out));
-    ASSIGN_OR_RETURN(o.device, device_.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
-    ASSIGN_OR_RETURN(o.staging, device_.CreateBuffer(bytes, Device::Memory::kHostVisible));
-    outputs_.push_back(std::move(o));
+    size_t found = plan.size();
+    for (size_t v = 0; v < plan.size(); ++v)
+      if (plan[v].first == leaves[i] && plan[v].second == leaf_shapes[i]) found = v;
+    if (found == plan.size()) plan.emplace_back(leaves[i], leaf_shapes[i]);
+    leaf_value.push_back(found);
+  }
+  for (size_t v = 0; v < plan.size(); ++v) {
+    const auto& [id, shape] = plan[v];
+    const Instruction* root = id.first;
+    if (id.second >= 0) {
+      // A root that picks the element, so the kernel computes just it.
+      auto gte = std::make_unique<Instruction>();
+      gte->name = root->name + "." + std::to_string(id.second);
+      gte->opcode = Opcode::kGetTupleElement;
+      gte->shape = ValueShape(id);
+      gte->operands = {const_cast<Instruction*>(root)};
+      gte->tuple_index = id.second;
+      gte->location = root->location;
+      root = gte.get();
+      element_roots_.push_back(std::move(gte));
+    }
+    auto buffer_layout = [&](const Instruction* i) -> std::optional<Layout> {
+      if (i->opcode == Opcode::kParameter) return program_.parameters[i->parameter_number].layout_or_default();
+      if (i->opcode == Opcode::kConstant) return i->shape.layout_or_default();
+      auto it = computed_index_.find(ValueRead(i));
+      if (it != computed_index_.end()) return computed_[it->second].shape.layout_or_default();
+      return std::nullopt;
+    };
+    ASSIGN_OR_RETURN(KernelSource k, EmitFusedKernel(*root, shape, buffer_layout, device_.target()));
+    Computed c;
+    c.id = id;
+    c.shape = shape;
+    ASSIGN_OR_RETURN(const int64_t bytes, PhysicalByteSize(shape));
+    ASSIGN_OR_RETURN(c.device, device_.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
+    computed_.push_back(std::move(c));
+    computed_index_.emplace(id, v);  // the first buffer of a value is the one others read
     sources_.push_back(k.glsl);
     sources.push_back(std::move(k));
   }
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    Output o;
+    o.computed = leaf_value[i];
+    ASSIGN_OR_RETURN(o.staging, device_.CreateBuffer(computed_[o.computed].device.size(), Device::Memory::kHostVisible));
+    outputs_.push_back(std::move(o));
+  }
   return OkStatus();
+}
+
+StatusOr<VkBuffer> Executable::BufferOf(const Instruction* in, const std::map<const Instruction*, VkBuffer>& constants) const {
+  if (in->opcode == Opcode::kParameter) return param_device_[in->parameter_number].handle();
+  if (in->opcode == Opcode::kConstant) return constants.at(in);
+  auto it = computed_index_.find(ValueRead(in));
+  if (it == computed_index_.end()) return Internal(in->Describe() + " is read from a buffer that was never planned");
+  return computed_[it->second].device.handle();
 }
 
 Status Executable::BuildKernels(const std::vector<KernelSource>& sources) {
@@ -99,13 +188,14 @@ Status Executable::BuildKernels(const std::vector<KernelSource>& sources) {
     const KernelSource& src = sources[i];
     if (src.invocations == 0) continue;  // an empty array: nothing to compute
     std::vector<VkBuffer> reads;
-    for (const Instruction* in : src.inputs)
-      reads.push_back(in->opcode == Opcode::kParameter ? param_device_[in->parameter_number].handle()
-                                                       : constant_buffer.at(in));
+    for (const Instruction* in : src.inputs) {
+      ASSIGN_OR_RETURN(VkBuffer b, BufferOf(in, constant_buffer));
+      reads.push_back(b);
+    }
     ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
                      ComputePipeline::FromGlsl(device_, src.glsl, static_cast<uint32_t>(reads.size()) + 1));
     ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device_, std::move(pipeline), std::move(reads),
-                                                        {outputs_[i].device.handle()}, src.invocations, src.local_size));
+                                                        {computed_[i].device.handle()}, src.invocations, src.local_size));
     kernels_.push_back(std::move(k));
   }
   return OkStatus();
@@ -119,7 +209,10 @@ Status Executable::Record() {
   for (size_t i = 0; i < param_device_.size(); ++i)
     s.Copy(param_staging_[i].handle(), param_device_[i].handle(), param_device_[i].size());
   for (const BoundKernel& k : kernels_) k.Record(s);
-  for (const Output& o : outputs_) s.Copy(o.device.handle(), o.staging.handle(), o.device.size());
+  for (const Output& o : outputs_) {
+    const Buffer& device = computed_[o.computed].device;
+    s.Copy(device.handle(), o.staging.handle(), device.size());
+  }
   RETURN_IF_ERROR(s.End());
   barriers_ = s.barriers();
   return OkStatus();
@@ -158,7 +251,7 @@ StatusOr<Literal> Executable::Run(const std::vector<Literal>& arguments) {
   RETURN_IF_ERROR(device_.SubmitAndWait(cb_));
   std::vector<Literal> leaves;
   for (const Output& o : outputs_) {
-    ASSIGN_OR_RETURN(Literal l, FromPhysical(static_cast<const uint8_t*>(o.staging.mapped()), o.shape));
+    ASSIGN_OR_RETURN(Literal l, FromPhysical(static_cast<const uint8_t*>(o.staging.mapped()), computed_[o.computed].shape));
     leaves.push_back(std::move(l));
   }
   size_t next = 0;

@@ -1,9 +1,13 @@
-// A module compiled for one device: one fused kernel per result array,
-// device buffers for parameters, constants and results, and a command
-// buffer recorded once (uploads, dispatches, downloads) and replayed by Run.
+// A module compiled for one device: device buffers for parameters,
+// constants, results and the values that get their own kernel (scatter),
+// one fused kernel per such value and per result array, and a command
+// buffer recorded once (uploads, dispatches in dependency order with the
+// barriers their buffers need, downloads) and replayed by Run.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "ir/module.h"
@@ -32,14 +36,23 @@ class Executable {
   const std::vector<std::string>& kernel_sources() const { return sources_; }
 
  private:
-  struct Output {
+  // An array value: an instruction, or element `index` of a tuple-shaped one.
+  using ValueId = std::pair<const Instruction*, int64_t>;
+  // A value computed into a device buffer by one kernel.
+  struct Computed {
+    ValueId id;
     Shape shape;  // with layout
-    Buffer device, staging;
+    Buffer device;
+  };
+  struct Output {
+    size_t computed;  // index into computed_
+    Buffer staging;
   };
   explicit Executable(Device& d) : device_(d) {}
-  // Device buffers for parameters (with staging) and results; the kernel
-  // sources that compute the results.
-  Status PlanBuffers(const std::vector<const Instruction*>& leaves, std::vector<KernelSource>& sources);
+  // Device buffers for parameters (with staging), for values with their own
+  // kernel and for results; the kernel sources that compute them.
+  Status PlanBuffers(const std::vector<ValueId>& leaves, std::vector<KernelSource>& sources);
+  StatusOr<VkBuffer> BufferOf(const Instruction* inst, const std::map<const Instruction*, VkBuffer>& constants) const;
   // Uploads constants, compiles and binds each kernel.
   Status BuildKernels(const std::vector<KernelSource>& sources);
   Status Record();
@@ -50,7 +63,11 @@ class Executable {
   ProgramShape program_;
   std::vector<Buffer> param_device_, param_staging_;
   std::vector<Buffer> constants_;
+  std::vector<Computed> computed_;
+  std::map<ValueId, size_t> computed_index_;
   std::vector<Output> outputs_;
+  // Roots made for tuple elements (get-tuple-element of a variadic op).
+  std::vector<std::unique_ptr<Instruction>> element_roots_;
   std::vector<BoundKernel> kernels_;
   std::vector<std::string> sources_;
   VkCommandBuffer cb_ = VK_NULL_HANDLE;

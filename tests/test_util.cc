@@ -122,6 +122,10 @@ Literal RunAndCompare(const Module& module, uint64_t seed, int expected_kernels)
   std::mt19937_64 rng(seed);
   std::vector<Literal> args;
   for (const Shape& p : module.EntryProgramShape().parameters) args.push_back(RandomLiteral(p, rng, Opcode::kAdd));
+  return RunAndCompareWith(module, args, expected_kernels);
+}
+
+Literal RunAndCompareWith(const Module& module, const std::vector<Literal>& args, int expected_kernels) {
   auto want = EvaluateModule(module, args);
   EXPECT_TRUE(want.ok()) << want.status().ToString();
   auto exe = Executable::Compile(module, TestDevice());

@@ -35,5 +35,7 @@ void ExpectNoValidationMessages();
 // arguments, expects equal results (and `expected_kernels` kernels unless
 // -1); returns the device result.
 Literal RunAndCompare(const Module& module, uint64_t seed, int expected_kernels = -1);
+// The same with given arguments.
+Literal RunAndCompareWith(const Module& module, const std::vector<Literal>& args, int expected_kernels = -1);
 
 }  // namespace vkxla

@@ -1,0 +1,101 @@
+// The code generator's core, shared by the files that emit its parts: one
+// compute kernel for a DAG rooted at an instruction. Each invocation owns a
+// uvec4 of the output and computes its elements; every other value is
+// either read from a buffer (through its own layout) or computed inline,
+// so data movement, indexing and scatter fuse as index maps and loops.
+// Internal to codegen/.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/fused_kernel_emitter.h"
+#include "codegen/kernel.h"
+#include "codegen/shader_library.h"
+#include "codegen/target.h"
+#include "ir/module.h"
+#include "ir/tiled_index.h"
+
+namespace vkxla {
+
+std::string U(int64_t v);  // "7u"
+// Name suffix of the real-math instance a type computes with ("float").
+std::string MathSuffix(ElementType t);
+
+class FusedEmitter {
+ public:
+  FusedEmitter(const TargetFeatures& target, BufferLayoutFn buffer_layout)
+      : target_(target), buffer_layout_(std::move(buffer_layout)) {}
+
+  StatusOr<KernelSource> Emit(const Instruction& root, const Shape& out);
+
+ private:
+  StatusOr<std::string> Value(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> Compute(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> Unary(const Instruction& n, const std::string& x);
+  StatusOr<std::string> Binary(const Instruction& n, const std::string& a, const std::string& b);
+  StatusOr<std::string> Convert(const std::string& x, ElementType from, ElementType to);
+  StatusOr<std::string> Bitcast(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> Reinterpret(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> MoveElements(const Instruction* n, const std::vector<std::string>& idx);
+  // dynamic-slice, dynamic-update-slice and gather (index_map_emitter.cc).
+  StatusOr<std::string> IndexElements(const Instruction* n, const std::vector<std::string>& idx);
+  // An integer element of `n` as a GLSL int, saturated to int's range.
+  StatusOr<std::string> IndexAsInt(const Instruction* n, const std::vector<std::string>& idx);
+  // Reads element `idx` of a value that lives in a buffer.
+  StatusOr<std::string> Load(const Instruction* n, const Layout& layout, const std::vector<std::string>& idx);
+  // The elements of a tuple-shaped value at `idx` (tuple, variadic scatter).
+  StatusOr<std::vector<std::string>> TupleValue(const Instruction* n, const std::vector<std::string>& idx);
+  // Scatter's N results at `idx` (scatter_emitter.cc).
+  StatusOr<std::vector<std::string>> Scatter(const Instruction* n, const std::vector<std::string>& idx);
+  // Emits a scalar computation applied to `args`; a tuple root gives several values.
+  StatusOr<std::vector<std::string>> Apply(const Computation& c, const std::vector<std::string>& args);
+  Layout LayoutOf(const Instruction* n) const;
+  StatusOr<std::string> PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx);
+  Status Use(ElementType t, const Instruction& n);
+  std::string Temp(const std::string& type, const std::string& expr);
+  std::string Helper(const std::string& name, const std::string& definition);
+  std::string Bits64(ElementType t, const std::string& x);
+  std::string FromBits64(ElementType t, const std::string& b);
+
+  const TargetFeatures& target_;
+  BufferLayoutFn buffer_layout_;
+  const Instruction* root_ = nullptr;
+  Shape out_;
+  Layout out_layout_;
+  std::vector<std::string> root_index_;
+  std::string body_;
+  int next_temp_ = 0;
+  // Values already emitted, by instruction and index; loops save and
+  // restore these, since what a loop body defines is out of scope after it.
+  std::map<std::string, std::string> memo_;
+  std::map<std::string, std::vector<std::string>> tuple_memo_;
+  std::map<const Instruction*, std::string> bound_;  // parameters of a computation being applied
+  std::vector<const Instruction*> inputs_;
+  std::map<const Instruction*, int> binding_;
+  std::map<std::string, std::string> helpers_;
+  LibraryNeeds needs_;
+  bool int64_ = false;
+  int out_bits_ = 0;  // storage bits of one output element
+  std::set<std::string> vector_loads_;  // inputs read as whole uvec4s
+  // Block mode (a 4x4 register transpose): each invocation owns a 4x4
+  // block of logical dims a (the output's unit-stride dim) and b (some
+  // input's); ka/kb index the element inside it.
+  int64_t block_a_ = -1, block_b_ = -1;
+  std::vector<std::string> block_base_;          // the block's first logical index
+  std::map<std::string, std::string> row_loads_;  // buffer -> its 4 uvec4s along b, one per ka
+  std::map<std::string, std::string> col_loads_;  // buffer -> its 4 uvec4s along a, one per kb
+
+  // Finds the unit-stride dim b of an operand read at the root index, for
+  // block mode; -1 if none differs from a.
+  int64_t FindTransposedOperand(const Instruction* n, int64_t a, std::set<const Instruction*>& seen);
+  StatusOr<KernelSource> EmitBlocked(const Instruction& root, const TiledIndexMap& out_map);
+  std::string Prologue(uint32_t local_size, const std::string& name) const;
+  std::string MemoKey(const Instruction* n, const std::vector<std::string>& idx) const;
+};
+
+}  // namespace vkxla

@@ -1,0 +1,430 @@
+#include "codegen/fused_kernel_emitter.h"
+
+#include "codegen/fused_emitter.h"
+#include "codegen/glsl_index_arithmetic.h"
+#include "codegen/glsl_types.h"
+#include "ir/layout_index.h"
+#include "ops/data_movement_reference.h"
+#include "ops/op_traits.h"
+
+namespace vkxla {
+
+std::string U(int64_t v) { return std::to_string(v) + "u"; }
+
+// Name suffix of the real-math instance a type computes with.
+
+std::string MathSuffix(ElementType t) {
+  ElementType c = ComplexComponentType(t);
+  return c == ElementType::kF64 ? "double" : "float";
+}
+
+Status FusedEmitter::Use(ElementType t, const Instruction& n) {
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, std::string(OpcodeName(n.opcode)) + " " + n.Describe()));
+  (void)g;
+  if (t == ElementType::kS64 || t == ElementType::kU64) int64_ = true;
+  if (IsComplex(t)) {
+    (t == ElementType::kC128 ? needs_.complex_f64 : needs_.complex_f32) = true;
+  } else if (IsFloat(t)) {
+    (t == ElementType::kF64 ? needs_.real_f64 : needs_.real_f32) = true;
+  }
+  return OkStatus();
+}
+
+std::string FusedEmitter::Temp(const std::string& type, const std::string& expr) {
+  std::string name = "v" + std::to_string(next_temp_++);
+  body_ += "    " + type + " " + name + " = " + expr + ";\n";
+  return name;
+}
+
+std::string FusedEmitter::Helper(const std::string& name, const std::string& definition) {
+  helpers_.emplace(name, definition);
+  return name;
+}
+
+StatusOr<std::string> FusedEmitter::PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx) {
+  Shape placed = shape;
+  placed.set_layout(layout);
+  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
+  GlslIndexArithmetic a;
+  return map.ToPhysical(idx, a);
+}
+
+Layout FusedEmitter::LayoutOf(const Instruction* n) const {
+  if (n == root_) return out_layout_;
+  if (std::optional<Layout> layout = buffer_layout_(n)) return *layout;
+  return n->shape.layout_or_default();
+}
+
+std::string FusedEmitter::MemoKey(const Instruction* n, const std::vector<std::string>& idx) const {
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(n)) + "@";
+  for (const std::string& i : idx) key += i + ",";
+  return key;
+}
+
+StatusOr<std::string> FusedEmitter::Value(const Instruction* n, const std::vector<std::string>& idx) {
+  const std::string key = MemoKey(n, idx);
+  auto it = memo_.find(key);
+  if (it != memo_.end()) return it->second;
+  std::string v;
+  auto bound = bound_.find(n);
+  if (bound != bound_.end()) {
+    v = bound->second;
+  } else if (std::optional<Layout> layout = n == root_ ? std::nullopt : buffer_layout_(n);
+             layout && !(n->opcode == Opcode::kConstant && n->shape.element_count() == 1)) {
+    ASSIGN_OR_RETURN(v, Load(n, *layout, idx));
+  } else {
+    ASSIGN_OR_RETURN(v, Compute(n, idx));
+  }
+  memo_[key] = v;
+  return v;
+}
+
+StatusOr<std::vector<std::string>> FusedEmitter::TupleValue(const Instruction* n, const std::vector<std::string>& idx) {
+  const std::string key = MemoKey(n, idx);
+  auto it = tuple_memo_.find(key);
+  if (it != tuple_memo_.end()) return it->second;
+  std::vector<std::string> values;
+  switch (n->opcode) {
+    case Opcode::kTuple:
+      for (const Instruction* o : n->operands) {
+        ASSIGN_OR_RETURN(std::string v, Value(o, idx));
+        values.push_back(v);
+      }
+      break;
+    case Opcode::kScatter: {
+      ASSIGN_OR_RETURN(values, Scatter(n, idx));
+      break;
+    }
+    default:
+      return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + " producing " +
+                           n->shape.ToString() + ": tuple values of this op are not supported on Vulkan yet");
+  }
+  tuple_memo_[key] = values;
+  return values;
+}
+
+StatusOr<std::vector<std::string>> FusedEmitter::Apply(const Computation& c, const std::vector<std::string>& args) {
+  std::vector<Instruction*> params = c.parameters();
+  if (params.size() != args.size())
+    return Internal("computation " + c.name() + " applied to " + std::to_string(args.size()) + " values");
+  // The same computation applied again binds other values: forget what
+  // this application emits once it is done.
+  const auto saved_memo = memo_;
+  const auto saved_tuples = tuple_memo_;
+  for (size_t i = 0; i < params.size(); ++i) bound_[params[i]] = args[i];
+  std::vector<std::string> results;
+  const Instruction* root = c.root();
+  Status status = OkStatus();
+  if (root->shape.IsTuple()) {
+    StatusOr<std::vector<std::string>> r = TupleValue(root, {});
+    if (r.ok()) results = *r; else status = r.status();
+  } else {
+    StatusOr<std::string> r = Value(root, {});
+    if (r.ok()) results.push_back(*r); else status = r.status();
+  }
+  for (Instruction* p : params) bound_.erase(p);
+  memo_ = saved_memo;
+  tuple_memo_ = saved_tuples;
+  RETURN_IF_ERROR(status);
+  return results;
+}
+
+StatusOr<std::string> FusedEmitter::Load(const Instruction* n, const Layout& layout, const std::vector<std::string>& idx) {
+  if (!n->shape.IsArray()) return Unimplemented(n->Describe() + ": tuple-shaped buffers are not supported yet");
+  const ElementType t = n->shape.element_type();
+  RETURN_IF_ERROR(Use(t, *n));
+  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, n->Describe()));
+  const std::string& ct = gt.compute;
+  auto [it, inserted] = binding_.emplace(n, static_cast<int>(inputs_.size()));
+  if (inserted) inputs_.push_back(n);
+  ASSIGN_OR_RETURN(int bits, ElementStorageBits(t, layout));
+  const std::string buffer = "in" + std::to_string(it->second);
+  if (idx == root_index_ && n->shape.dims() == out_.dims() && layout == out_layout_ && bits == out_bits_) {
+    // Same placement and element width as the output: this element sits
+    // in the same word of the invocation's vector, loaded once up front.
+    vector_loads_.insert(buffer);
+    std::vector<std::string> words;
+    for (int k = 0; k < WordsPerElement(t); ++k) words.push_back(buffer + "_v[ew + " + U(k) + "]");
+    return Temp(ct, DecodeWords(t, words, "es", bits));
+  }
+  if (block_a_ >= 0 && idx == root_index_ && n->shape.dims() == out_.dims() && bits == 32 &&
+      WordsPerElement(t) == 1) {
+    Shape placed = n->shape;
+    placed.set_layout(layout);
+    ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
+    const int64_t unit = map.has_padding() ? -1 : map.UnitStrideDimension(4);
+    if (unit == block_b_ || unit == block_a_) {
+      // Four vectors cover the block; the element is one word of them.
+      std::map<std::string, std::string>& loads = unit == block_b_ ? row_loads_ : col_loads_;
+      const int64_t step = unit == block_b_ ? block_a_ : block_b_;
+      GlslIndexArithmetic a;
+      std::string init;
+      for (int k = 0; k < 4; ++k) {
+        std::vector<std::string> at = block_base_;
+        at[step] = a.Add(at[step], a.Constant(k));
+        init += std::string(k ? ", " : "") + buffer + ".v[" + map.ToPhysical(at, a) + " >> 2u]";
+      }
+      loads[buffer] = init;
+      const std::string word = unit == block_b_ ? buffer + "_r[ka][kb]" : buffer + "_c[kb][ka]";
+      return Temp(ct, DecodeWords(t, {word}, "0u", bits));
+    }
+  }
+  ASSIGN_OR_RETURN(std::string p, PhysicalIndex(n->shape, layout, idx));
+  return Temp(ct, LoadExpression(t, buffer, p, bits));
+}
+
+StatusOr<std::string> FusedEmitter::Compute(const Instruction* n, const std::vector<std::string>& idx) {
+  const ElementType t = n->shape.element_type();
+  if (n->shape.IsArray()) RETURN_IF_ERROR(Use(t, *n));
+  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, n->Describe()));
+  const std::string& ct = gt.compute;
+  switch (n->opcode) {
+    case Opcode::kConstant:
+      if (n->shape.rank() == 0 || n->shape.element_count() == 1) return GlslLiteral(n->literal->Get(0));
+      [[fallthrough]];
+    case Opcode::kParameter: {
+      std::optional<Layout> layout = buffer_layout_(n);
+      if (!layout) return Internal(n->Describe() + " has no buffer");
+      return Load(n, *layout, idx);
+    }
+    case Opcode::kGetTupleElement: {
+      ASSIGN_OR_RETURN(std::vector<std::string> values, TupleValue(n->operands[0], idx));
+      return values[n->tuple_index];
+    }
+    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
+      return IndexElements(n, idx);
+    case Opcode::kScatter: {
+      ASSIGN_OR_RETURN(std::vector<std::string> values, Scatter(n, idx));
+      return values[0];
+    }
+    case Opcode::kIota: {
+      ASSIGN_OR_RETURN(std::string v, Convert(idx[n->iota_dimension], ElementType::kU32, t));
+      return Temp(ct, v);
+    }
+    case Opcode::kBroadcast: {
+      const Instruction* x = n->operands[0];
+      std::vector<std::string> in_idx;
+      for (size_t d = 0; d < n->dimensions->size(); ++d)
+        in_idx.push_back(x->shape.dim(d) == 1 ? "0u" : idx[(*n->dimensions)[d]]);
+      return Value(x, in_idx);
+    }
+    case Opcode::kBitcastConvert:
+      return Bitcast(n, idx);
+    case Opcode::kCopy:
+      return Value(n->operands[0], idx);
+    case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kReverse: case Opcode::kSlice:
+    case Opcode::kConcatenate: case Opcode::kPad:
+      return MoveElements(n, idx);
+    case Opcode::kBitcast:
+      return Reinterpret(n, idx);
+    default: break;
+  }
+  if (!IsElementwise(n->opcode))
+    return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + ": not implemented on Vulkan yet");
+  std::vector<std::string> ops;
+  for (const Instruction* o : n->operands) {
+    ASSIGN_OR_RETURN(std::string v, Value(o, o->shape.rank() == 0 ? std::vector<std::string>{} : idx));
+    RETURN_IF_ERROR(Use(o->shape.element_type(), *n));
+    ops.push_back(v);
+  }
+  std::string expr;
+  if (n->opcode == Opcode::kSelect) {
+    expr = "(" + ops[0] + " ? " + ops[1] + " : " + ops[2] + ")";
+  } else if (n->opcode == Opcode::kClamp) {
+    if (t == ElementType::kPred) expr = "((" + ops[1] + " || " + ops[0] + ") && " + ops[2] + ")";
+    else if (IsFloat(t)) expr = "min_" + MathSuffix(t) + "(max_" + MathSuffix(t) + "(" + ops[1] + ", " + ops[0] + "), " + ops[2] + ")";
+    else expr = "min(max(" + ops[1] + ", " + ops[0] + "), " + ops[2] + ")";
+  } else if (n->operands.size() == 1) {
+    ASSIGN_OR_RETURN(expr, Unary(*n, ops[0]));
+  } else {
+    ASSIGN_OR_RETURN(expr, Binary(*n, ops[0], ops[1]));
+  }
+  if (n->opcode != Opcode::kConvert && n->opcode != Opcode::kCompare && n->opcode != Opcode::kIsFinite)
+    expr = NormalizeExpression(t, expr);
+  return Temp(ct, expr);
+}
+
+StatusOr<KernelSource> FusedEmitter::Emit(const Instruction& root, const Shape& out) {
+  root_ = &root;
+  out_ = out;
+  out_layout_ = out.layout_or_default();
+  const ElementType t = out.element_type();
+  RETURN_IF_ERROR(Use(t, root));
+  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, root.Describe()));
+  ASSIGN_OR_RETURN(out_bits_, ElementStorageBits(t, out_layout_));
+  ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
+  const int64_t physical = out_map.physical_element_count();
+  if (physical >= (int64_t{1} << 32))
+    return Unimplemented(root.Describe() + ": arrays of 2^32 elements or more are not supported (" + out.ToString() + ")");
+  // Each invocation owns one uvec4 of the output, `per_vector` physical
+  // elements, and loops over them; ew/es name the current element's word in
+  // the vector and its slot within the word.
+  const int per_word = out_bits_ >= 32 ? 1 : 32 / out_bits_, words_per_element = WordsPerElement(t);
+  const int per_vector = per_word * 4 / words_per_element;
+  const uint64_t vectors = static_cast<uint64_t>((physical + per_vector - 1) / per_vector);
+
+  // Block mode when the output moves along one dim in vectors and some
+  // operand along another: a transpose in registers keeps every load and
+  // store a whole uvec4.
+  if (per_word == 1 && words_per_element == 1 && !out_map.has_padding()) {
+    const int64_t unit = out_map.UnitStrideDimension(4);
+    std::set<const Instruction*> seen;
+    if (unit >= 0) {
+      const int64_t b = FindTransposedOperand(&root, unit, seen);
+      if (b >= 0) {
+        block_a_ = unit;
+        block_b_ = b;
+        return EmitBlocked(root, out_map);
+      }
+    }
+  }
+  // The logical index of physical element p; padding elements have none.
+  GlslIndexArithmetic a;
+  std::string valid;
+  root_index_ = out_map.FromPhysical<GlslIndexArithmetic>("p", a, valid);
+  std::string decompose;
+  for (int64_t d = 0; d < out.rank(); ++d) {
+    if (root_index_[d].find_first_not_of("0123456789u") == std::string::npos) continue;  // a constant
+    decompose += "      uint i" + std::to_string(d) + " = " + root_index_[d] + ";\n";
+    root_index_[d] = "i" + std::to_string(d);
+  }
+  ASSIGN_OR_RETURN(std::string v, Value(&root, root_index_));
+  std::string guard = physical % per_vector == 0 ? "" : "p < " + U(physical);
+  if (valid != "true") guard += (guard.empty() ? "" : " && ") + valid;
+
+  std::string body = "  for (uint e = 0u; e < " + U(per_vector) + "; ++e) {\n";
+  body += "    uint p = inv * " + U(per_vector) + " + e;\n";
+  body += "    uint ew = " + (per_word > 1 ? std::string("e >> ") + U(per_word == 2 ? 1 : per_word == 4 ? 2 : 3)
+                                           : words_per_element > 1 ? "e * " + U(words_per_element) : std::string("e")) + ";\n";
+  body += "    uint es = " + (per_word > 1 ? "e & " + U(per_word - 1) : std::string("0u")) + ";\n";
+  if (!guard.empty()) body += "    if (" + guard + ") {\n";
+  body += decompose + body_;
+  if (per_word > 1) {
+    body += "      outv[ew] |= " + EncodeToBits(t, v) + " << " + SlotBitOffset(out_bits_, "es") + ";\n";
+  } else if (words_per_element == 1) {
+    body += "      outv[ew] = " + EncodeToBits(t, v) + ";\n";
+  } else if (t == ElementType::kC128) {
+    body += "      outv = uvec4(unpackDouble2x32(" + v + ".x), unpackDouble2x32(" + v + ".y));\n";
+  } else {
+    body += "      uvec2 bits = " + Bits64(t, v) + ";\n      outv[ew] = bits.x;\n      outv[ew + 1u] = bits.y;\n";
+  }
+  if (!guard.empty()) body += "    }\n";
+  body += "  }\n";
+
+  KernelSource k;
+  k.name = "fusion_" + root.name;
+  k.inputs = inputs_;
+  k.output = out;
+  k.invocations = vectors;
+  k.local_size = 256;
+  std::string src = Prologue(k.local_size, k.name);
+  src += "  if (inv >= " + U(vectors) + ") return;\n";
+  for (const std::string& b : vector_loads_) src += "  uvec4 " + b + "_v = " + b + ".v[inv];\n";
+  src += "  uvec4 outv = uvec4(0u);\n" + body + "  out0.v[inv] = outv;\n}\n";
+  k.glsl = std::move(src);
+  return k;
+}
+
+std::string FusedEmitter::Prologue(uint32_t local_size, const std::string& name) const {
+  std::string src = "#version 450\n";
+  if (int64_) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
+  src += "// kernel " + name + ": " + out_.ToString() + "\n";
+  src += "layout(local_size_x = " + std::to_string(local_size) + ") in;\n";
+  src += "#define W(b, i) b.v[(i) >> 2u][(i) & 3u]\n";
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    src += "layout(std430, set = 0, binding = " + std::to_string(i) + ") readonly buffer In" + std::to_string(i) +
+           " { uvec4 v[]; } in" + std::to_string(i) + ";\n";
+  src += "layout(std430, set = 0, binding = " + std::to_string(inputs_.size()) + ") writeonly buffer Out0 { uvec4 v[]; } out0;\n";
+  src += ShaderLibrarySource(needs_, target_.float64);
+  for (const auto& [helper, def] : helpers_) src += def;
+  src += "void main() {\n  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
+         U(local_size) + ";\n";
+  return src;
+}
+
+int64_t FusedEmitter::FindTransposedOperand(const Instruction* n, int64_t a, std::set<const Instruction*>& seen) {
+  if (!seen.insert(n).second || n->shape.dims() != out_.dims()) return -1;
+  std::optional<Layout> buffer = n == root_ ? std::nullopt : buffer_layout_(n);
+  if (buffer && n->shape.element_count() > 1) {
+    Shape placed = n->shape;
+    placed.set_layout(*buffer);
+    auto map = TiledIndexMap::Create(placed);
+    auto bits = ElementStorageBits(n->shape.element_type(), placed.layout_or_default());
+    if (!map.ok() || !bits.ok() || *bits != 32 || map->has_padding()) return -1;
+    const int64_t b = map->UnitStrideDimension(4);
+    return b != a ? b : -1;
+  }
+  // Only ops that read their operands at the same index pass the block on.
+  if (!IsElementwise(n->opcode) && n->opcode != Opcode::kCopy) return -1;
+  if (n->opcode == Opcode::kBitcastConvert && BitWidth(n->shape.element_type()) != BitWidth(n->operands[0]->shape.element_type()))
+    return -1;
+  for (const Instruction* o : n->operands) {
+    const int64_t b = FindTransposedOperand(o, a, seen);
+    if (b >= 0) return b;
+  }
+  return -1;
+}
+
+StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const TiledIndexMap& out_map) {
+  const ElementType t = root.shape.element_type();
+  const int64_t a_dim = block_a_, b_dim = block_b_;
+  if (out_.dim(a_dim) % 4 != 0 || out_.dim(b_dim) % 4 != 0)
+    return Internal("block mode needs dims divisible by 4");
+  // Block coordinates: b fastest (consecutive invocations read consecutive
+  // input vectors), then a, then the other dims, minor-most logical first.
+  std::vector<int64_t> order = {b_dim, a_dim};
+  for (int64_t d = out_.rank() - 1; d >= 0; --d)
+    if (d != a_dim && d != b_dim) order.push_back(d);
+  GlslIndexArithmetic a;
+  std::string decompose;
+  block_base_.assign(out_.rank(), "0u");
+  int64_t stride = 1, blocks = 1;
+  for (int64_t d : order) {
+    const int64_t extent = (d == a_dim || d == b_dim) ? out_.dim(d) / 4 : out_.dim(d);
+    std::string c = a.DivConstant("inv", stride);
+    if (stride * extent < out_.element_count() / 16) c = a.ModConstant(c, extent);
+    if (d == a_dim || d == b_dim) c = a.MulConstant(c, 4);
+    decompose += "  uint b" + std::to_string(d) + " = " + c + ";\n";
+    block_base_[d] = "b" + std::to_string(d);
+    stride *= extent;
+    blocks *= extent;
+  }
+  root_index_ = block_base_;
+  root_index_[a_dim] = "(b" + std::to_string(a_dim) + " + ka)";
+  root_index_[b_dim] = "(b" + std::to_string(b_dim) + " + kb)";
+  ASSIGN_OR_RETURN(std::string v, Value(&root, root_index_));
+
+  KernelSource k;
+  k.name = "fusion_" + root.name + "_block4x4";
+  k.inputs = inputs_;
+  k.output = out_;
+  k.invocations = static_cast<uint64_t>(blocks);
+  k.local_size = 256;
+  std::string src = Prologue(k.local_size, k.name);
+  src += "  if (inv >= " + U(blocks) + ") return;\n" + decompose;
+  for (const auto& [buffer, init] : row_loads_) src += "  uvec4 " + buffer + "_r[4] = uvec4[4](" + init + ");\n";
+  for (const auto& [buffer, init] : col_loads_) src += "  uvec4 " + buffer + "_c[4] = uvec4[4](" + init + ");\n";
+  src += "  uvec4 outv[4];\n";
+  // No [[unroll]]: spirv-opt's unrolling loses the NoContraction that the
+  // math library's error-free transforms need (division stops being exact).
+  src += "  for (uint e = 0u; e < 16u; ++e) {\n    uint ka = e & 3u, kb = e >> 2u;\n";
+  src += body_ + "    outv[kb][ka] = " + EncodeToBits(t, v) + ";\n  }\n";
+  for (int kb = 0; kb < 4; ++kb) {
+    std::vector<std::string> at = block_base_;
+    at[b_dim] = a.Add(at[b_dim], a.Constant(kb));
+    src += "  out0.v[" + out_map.ToPhysical(at, a) + " >> 2u] = outv[" + std::to_string(kb) + "];\n";
+  }
+  src += "}\n";
+  k.glsl = std::move(src);
+  return k;
+}
+
+bool NeedsOwnKernel(const Instruction& inst) { return inst.opcode == Opcode::kScatter; }
+
+StatusOr<KernelSource> EmitFusedKernel(const Instruction& root, const Shape& output_with_layout,
+                                       const BufferLayoutFn& buffer_layout, const TargetFeatures& target) {
+  FusedEmitter e(target, buffer_layout);
+  return e.Emit(root, output_with_layout);
+}
+
+}  // namespace vkxla

@@ -1,0 +1,187 @@
+// Ops that fuse as index maps: each result element is an operand element
+// at a computed index (reshape, transpose, slice, pad, bitcast, ...).
+#include "codegen/fused_emitter.h"
+
+#include "codegen/glsl_index_arithmetic.h"
+#include "codegen/glsl_types.h"
+#include "ir/layout_index.h"
+#include "ops/attributes.h"
+#include "ops/gather_scatter_plan.h"
+#include "ops/slice_and_padding.h"
+
+namespace vkxla {
+
+// XLA's bitcast: the element at logical `idx` of the result sits at some
+// physical position; the operand's element at that same physical position
+// (through the operand's own layout) is the value.
+StatusOr<std::string> FusedEmitter::Reinterpret(const Instruction* n, const std::vector<std::string>& idx) {
+  const Instruction* x = n->operands[0];
+  Shape out = n->shape, in = x->shape;
+  out.set_layout(LayoutOf(n));
+  in.set_layout(LayoutOf(x));
+  ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
+  ASSIGN_OR_RETURN(TiledIndexMap in_map, TiledIndexMap::Create(in));
+  GlslIndexArithmetic a;
+  const std::string q = Temp("uint", out_map.ToPhysical(idx, a));
+  std::string valid;
+  std::vector<std::string> in_idx = in_map.FromPhysical<GlslIndexArithmetic>(q, a, valid);
+  if (valid != "true") {
+    // That position is padding of the operand: its value is unspecified, so
+    // read element 0 rather than anything out of bounds.
+    const std::string ok = Temp("bool", valid);
+    for (std::string& i : in_idx) i = "(" + ok + " ? " + i + " : 0u)";
+  }
+  for (std::string& i : in_idx) i = Temp("uint", i);
+  return Value(x, in_idx);
+}
+
+// Data movement fuses as an index map: the element at `idx` of the result
+// is an operand element at another index (or the padding value).
+StatusOr<std::string> FusedEmitter::MoveElements(const Instruction* n, const std::vector<std::string>& idx) {
+  const Instruction* x = n->operands[0];
+  GlslIndexArithmetic a;
+  std::vector<std::string> in(idx);
+  switch (n->opcode) {
+    case Opcode::kReshape: {
+      std::string linear = a.Constant(0);
+      for (int64_t d = 0; d < n->shape.rank(); ++d) linear = a.Add(a.MulConstant(linear, n->shape.dim(d)), idx[d]);
+      linear = Temp("uint", linear);
+      in.assign(x->shape.rank(), "0u");
+      int64_t stride = 1;
+      for (int64_t d = x->shape.rank() - 1; d >= 0; --d) {
+        std::string q = a.DivConstant(linear, stride);
+        in[d] = d == 0 ? q : a.ModConstant(q, x->shape.dim(d));
+        stride *= x->shape.dim(d);
+      }
+      break;
+    }
+    case Opcode::kTranspose:
+      for (size_t d = 0; d < idx.size(); ++d) in[(*n->dimensions)[d]] = idx[d];
+      break;
+    case Opcode::kReverse:
+      for (int64_t d : *n->dimensions) in[d] = "(" + U(x->shape.dim(d) - 1) + " - " + idx[d] + ")";
+      break;
+    case Opcode::kSlice: {
+      ASSIGN_OR_RETURN(std::vector<SliceDimension> slice, SliceOf(*n));
+      for (size_t d = 0; d < idx.size(); ++d) in[d] = a.Add(a.Constant(slice[d].start), a.MulConstant(idx[d], slice[d].stride));
+      break;
+    }
+    case Opcode::kConcatenate: {
+      // Every operand is read at a clamped index; the position picks one.
+      const int64_t dim = (*n->dimensions)[0];
+      std::string result;
+      int64_t offset = 0;
+      std::vector<std::pair<int64_t, std::string>> parts;
+      for (const Instruction* o : n->operands) {
+        std::vector<std::string> at(idx);
+        const int64_t size = o->shape.dim(dim);
+        if (size == 0) continue;
+        const std::string shifted = offset == 0 ? idx[dim] : "(" + idx[dim] + " >= " + U(offset) + " ? " + idx[dim] + " - " + U(offset) + " : 0u)";
+        at[dim] = Temp("uint", "min(" + shifted + ", " + U(size - 1) + ")");
+        ASSIGN_OR_RETURN(std::string v, Value(o, at));
+        offset += size;
+        parts.emplace_back(offset, v);
+      }
+      result = parts.back().second;
+      for (size_t k = parts.size() - 1; k-- > 0;) result = "(" + idx[dim] + " < " + U(parts[k].first) + " ? " + parts[k].second + " : " + result + ")";
+      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+      return Temp(g.compute, result);
+    }
+    case Opcode::kPad: {
+      ASSIGN_OR_RETURN(std::vector<PaddingDimension> padding, PaddingOf(*n));
+      std::string inside = "true";
+      for (size_t d = 0; d < idx.size(); ++d) {
+        const PaddingDimension& p = padding[d];
+        const int64_t step = p.interior + 1;
+        // t = idx - low as a signed value; inside when 0 <= t, t % step == 0, t / step < dim.
+        const std::string t = Temp("int", "int(" + idx[d] + ") - " + std::to_string(p.low));
+        std::string ok = "(" + t + " >= 0 && " + t + " < " + std::to_string((x->shape.dim(d) - 1) * step + 1) + ")";
+        if (step > 1) ok = "(" + ok + " && (" + t + " % " + std::to_string(step) + ") == 0)";
+        const std::string ok_d = Temp("bool", ok);
+        inside = inside == "true" ? ok_d : inside + " && " + ok_d;
+        const std::string src = step > 1 ? "uint(" + t + ") / " + U(step) : "uint(" + t + ")";
+        in[d] = Temp("uint", ok_d + " ? " + src + " : 0u");
+      }
+      ASSIGN_OR_RETURN(std::string v, Value(x, in));
+      ASSIGN_OR_RETURN(std::string pad, Value(n->operands[1], {}));
+      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+      return Temp(g.compute, "(" + inside + " ? " + v + " : " + pad + ")");
+    }
+    default:
+      return Internal("not a data-movement op");
+  }
+  for (std::string& i : in) i = Temp("uint", i);
+  return Value(x, in);
+}
+
+StatusOr<std::string> FusedEmitter::IndexAsInt(const Instruction* n, const std::vector<std::string>& idx) {
+  ASSIGN_OR_RETURN(std::string v, Value(n, idx));
+  std::string e;
+  switch (n->shape.element_type()) {
+    case ElementType::kU32: e = "int(min(" + v + ", 0x7FFFFFFFu))"; break;
+    case ElementType::kS64: e = "int(clamp(" + v + ", int64_t(-2147483647) - 1l, int64_t(2147483647)))"; break;
+    case ElementType::kU64: e = "int(min(" + v + ", uint64_t(0x7FFFFFFFu)))"; break;
+    default: e = "int(" + v + ")"; break;
+  }
+  return Temp("int", e);
+}
+
+// dynamic-slice and gather read the operand at a clamped start plus the
+// result index; dynamic-update-slice picks the update inside its window.
+StatusOr<std::string> FusedEmitter::IndexElements(const Instruction* n, const std::vector<std::string>& idx) {
+  const Instruction* x = n->operands[0];
+  const Shape& xs = x->shape;
+  GlslIndexArithmetic a;
+  // A start clamped to [0, limit], as uint.
+  auto clamped = [&](const std::string& start, int64_t limit) {
+    return Temp("uint", "uint(clamp(" + start + ", 0, " + std::to_string(std::max<int64_t>(limit, 0)) + "))");
+  };
+  std::vector<std::string> in(xs.rank(), "0u");
+  switch (n->opcode) {
+    case Opcode::kDynamicSlice:
+      for (int64_t d = 0; d < xs.rank(); ++d) {
+        ASSIGN_OR_RETURN(std::string start, IndexAsInt(n->operands[1 + d], {}));
+        in[d] = Temp("uint", clamped(start, xs.dim(d) - n->shape.dim(d)) + " + " + idx[d]);
+      }
+      return Value(x, in);
+    case Opcode::kDynamicUpdateSlice: {
+      const Instruction* update = n->operands[1];
+      if (update->shape.element_count() == 0) return Value(x, idx);
+      std::string inside = "true";
+      std::vector<std::string> at(xs.rank());
+      for (int64_t d = 0; d < xs.rank(); ++d) {
+        ASSIGN_OR_RETURN(std::string start, IndexAsInt(n->operands[2 + d], {}));
+        const std::string s = clamped(start, xs.dim(d) - update->shape.dim(d));
+        const std::string ok = Temp("bool", idx[d] + " >= " + s + " && " + idx[d] + " < " + s + " + " + U(update->shape.dim(d)));
+        inside = inside == "true" ? ok : inside + " && " + ok;
+        at[d] = Temp("uint", ok + " ? " + idx[d] + " - " + s + " : 0u");
+      }
+      ASSIGN_OR_RETURN(std::string updated, Value(update, at));
+      ASSIGN_OR_RETURN(std::string kept, Value(x, idx));
+      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+      return Temp(g.compute, "(" + inside + " ? " + updated + " : " + kept + ")");
+    }
+    case Opcode::kGather: {
+      ASSIGN_OR_RETURN(GatherPlan plan, PlanGather(*n));
+      const OperandIndexWiring& w = plan.operand;
+      for (int64_t d = 0; d < xs.rank(); ++d) {
+        std::string term = "0u";
+        if (w.start_component[d] >= 0) {
+          std::vector<std::string> at;
+          for (int64_t from : plan.indices.from_outer) at.push_back(from < 0 ? U(w.start_component[d]) : idx[from]);
+          ASSIGN_OR_RETURN(std::string start, IndexAsInt(n->operands[1], at));
+          term = clamped(start, xs.dim(d) - w.window_size[d]);
+        } else if (w.batch_from[d] >= 0) {
+          term = idx[w.batch_from[d]];
+        }
+        if (w.window_from[d] >= 0) term = a.Add(term, idx[w.window_from[d]]);
+        in[d] = Temp("uint", term);
+      }
+      return Value(x, in);
+    }
+    default:
+      return Internal("not an indexing op");
+  }
+}
+
+}  // namespace vkxla

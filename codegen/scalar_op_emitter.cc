@@ -1,0 +1,353 @@
+// Scalar arithmetic of the fused kernels: unary and binary ops, converts
+// and bit casts, as GLSL expressions over each type's compute type.
+#include "codegen/fused_emitter.h"
+
+#include "codegen/glsl_index_arithmetic.h"
+#include "codegen/glsl_types.h"
+#include "ops/op_traits.h"
+
+namespace vkxla {
+namespace {
+
+std::string Transcendental(Opcode op) {
+  switch (op) {
+    case Opcode::kExp: return "exp";
+    case Opcode::kExpm1: return "expm1";
+    case Opcode::kLog: return "log";
+    case Opcode::kLog1p: return "log1p";
+    case Opcode::kSin: return "sin";
+    case Opcode::kCos: return "cos";
+    case Opcode::kTan: return "tan";
+    case Opcode::kTanh: return "tanh";
+    case Opcode::kCosh: return "cosh";
+    case Opcode::kLogistic: return "logistic";
+    case Opcode::kSqrt: return "sqrt";
+    case Opcode::kRsqrt: return "rsqrt";
+    case Opcode::kCbrt: return "cbrt";
+    case Opcode::kErf: return "erf";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+std::string FusedEmitter::Bits64(ElementType t, const std::string& x) {
+  switch (t) {
+    case ElementType::kF64: return "unpackDouble2x32(" + x + ")";
+    case ElementType::kS64: case ElementType::kU64: return "unpackUint2x32(uint64_t(" + x + "))";
+    case ElementType::kC64: return "uvec2(floatBitsToUint(" + x + ".x), floatBitsToUint(" + x + ".y))";
+    default: return "uvec2(" + EncodeToBits(t, x) + ", 0u)";
+  }
+}
+
+std::string FusedEmitter::FromBits64(ElementType t, const std::string& b) {
+  switch (t) {
+    case ElementType::kF64: return "packDouble2x32(" + b + ")";
+    case ElementType::kS64: return "int64_t(packUint2x32(" + b + "))";
+    case ElementType::kU64: return "packUint2x32(" + b + ")";
+    case ElementType::kC64: return "vec2(uintBitsToFloat(" + b + ".x), uintBitsToFloat(" + b + ".y))";
+    default: return "";
+  }
+}
+
+StatusOr<std::string> FusedEmitter::Unary(const Instruction& n, const std::string& x) {
+  const ElementType it = n.operands[0]->shape.element_type();
+  const ElementType t = n.shape.element_type();
+  const std::string s = MathSuffix(it);
+  const int bits = BitWidth(it);
+  const std::string mask = bits >= 32 ? "0xFFFFFFFFu" : U((int64_t{1} << bits) - 1);
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));
+  switch (n.opcode) {
+    case Opcode::kConvert: return Convert(x, it, t);
+    case Opcode::kAbs:
+      if (IsComplex(it)) return "cabs_" + s + "(" + x + ")";
+      return "abs(" + x + ")";
+    case Opcode::kNegate: return "(-" + x + ")";
+    case Opcode::kSign:
+      if (IsComplex(it)) return "csign_" + s + "(" + x + ")";
+      if (IsFloat(it)) return "sign_" + s + "(" + x + ")";
+      return "sign(" + x + ")";
+    case Opcode::kNot: return it == ElementType::kPred ? "(!" + x + ")" : "(~" + x + ")";
+    case Opcode::kPopulationCount:
+      if (bits == 64) return g.compute + "(bitCount(unpackUint2x32(uint64_t(" + x + "))).x + bitCount(unpackUint2x32(uint64_t(" + x + "))).y)";
+      return g.compute + "(bitCount(uint(" + x + ") & " + mask + "))";
+    case Opcode::kClz:
+      if (bits == 64)
+        return g.compute + "(unpackUint2x32(uint64_t(" + x + ")).y != 0u ? 31 - findMSB(unpackUint2x32(uint64_t(" + x +
+               ")).y) : 63 - findMSB(unpackUint2x32(uint64_t(" + x + ")).x))";
+      return g.compute + "(" + std::to_string(bits - 1) + " - findMSB(uint(" + x + ") & " + mask + "))";
+    case Opcode::kCeil: return "ceil(" + x + ")";
+    case Opcode::kFloor: return "floor(" + x + ")";
+    case Opcode::kRoundNearestEven: return "roundEven(" + x + ")";
+    case Opcode::kRoundNearestAfz: return "round_afz_" + s + "(" + x + ")";
+    case Opcode::kIsFinite: return "isfinite_" + s + "(" + x + ")";
+    case Opcode::kReal: return IsComplex(it) ? x + ".x" : x;
+    case Opcode::kImag: return IsComplex(it) ? x + ".y" : g.compute + "(0)";
+    case Opcode::kReducePrecision: {
+      if (it == ElementType::kF64) {
+        if (!target_.int64)
+          return Unimplemented("reduce-precision " + n.Describe() + " on f64 needs the device feature shaderInt64, which " +
+                               target_.device_name + " lacks (or VKXLA_MASK hides)");
+        int64_ = true;
+        Helper("reduce_precision_f64",
+               "double reduce_precision_f64(double x, uint eb, uint mb) {\n"
+               "  uint64_t b = doubleBitsToUint64(x);\n"
+               "  uint64_t sign = b & 0x8000000000000000ul, mag = b & 0x7FFFFFFFFFFFFFFFul;\n"
+               "  if (mag > 0x7FF0000000000000ul) return mb == 0u ? uint64BitsToDouble(sign | 0x7FF0000000000000ul) : x;\n"
+               "  if (mb < 52u) {\n    uint shift = 52u - mb;\n    uint64_t lsb = (mag >> shift) & 1ul;\n"
+               "    mag += ((1ul << (shift - 1u)) - 1ul) + lsb;\n    mag &= ~((1ul << shift) - 1ul);\n  }\n"
+               "  if (eb < 11u) {\n    int bias = int((1u << (eb - 1u)) - 1u);\n    int e = int(mag >> 52) - 1023;\n"
+               "    if (mag >= 0x7FF0000000000000ul || e > bias) mag = 0x7FF0000000000000ul;\n"
+               "    else if (e < 1 - bias) mag = 0ul;\n  }\n  return uint64BitsToDouble(sign | mag);\n}\n");
+        return "reduce_precision_f64(" + x + ", " + U(std::min<int64_t>(n.exponent_bits, 31)) + ", " +
+               U(std::min<int64_t>(n.mantissa_bits, 63)) + ")";
+      }
+      const std::string src_e = U(ExponentBits(it)), src_m = U(MantissaBits(it));
+      std::string bits_expr = EncodeToBits(it, x);
+      std::string reduced = "reduce_precision_bits(" + bits_expr + ", " + src_e + ", " + src_m + ", " +
+                            U(std::min<int64_t>(n.exponent_bits, 31)) + ", " + U(std::min<int64_t>(n.mantissa_bits, 31)) + ")";
+      switch (it) {
+        case ElementType::kF32: return "uintBitsToFloat(" + reduced + ")";
+        case ElementType::kF16: return "f16_to_f32(" + reduced + ")";
+        case ElementType::kBF16: return "uintBitsToFloat(" + reduced + " << 16)";
+        case ElementType::kF8E5M2: return "f16_to_f32(" + reduced + " << 8)";
+        default: return "f8e4m3fn_to_f32(" + reduced + ")";
+      }
+    }
+    default: break;
+  }
+  std::string fn = Transcendental(n.opcode);
+  if (fn.empty()) return Unimplemented(std::string(OpcodeName(n.opcode)) + " " + n.Describe() + ": no Vulkan lowering");
+  return (IsComplex(it) ? "c" : "") + fn + "_" + s + "(" + x + ")";
+}
+
+StatusOr<std::string> FusedEmitter::Binary(const Instruction& n, const std::string& a, const std::string& b) {
+  const ElementType t = n.operands[0]->shape.element_type();
+  const std::string s = MathSuffix(t);
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));
+  const std::string& ct = g.compute;
+  const bool is_signed = IsSignedInt(t), is_float = IsFloat(t), is_complex = IsComplex(t);
+  const bool is_pred = t == ElementType::kPred;
+  const int bits = BitWidth(t);
+  const std::string zero = ct + "(0)";
+  switch (n.opcode) {
+    case Opcode::kAdd: return is_pred ? "(" + a + " || " + b + ")" : "(" + a + " + " + b + ")";
+    case Opcode::kSubtract: return "(" + a + " - " + b + ")";
+    case Opcode::kMultiply:
+      if (is_pred) return "(" + a + " && " + b + ")";
+      if (is_complex) return "cmul_" + s + "(" + a + ", " + b + ")";
+      return "(" + a + " * " + b + ")";
+    case Opcode::kDivide:
+      if (is_complex) return "cdiv_" + s + "(" + a + ", " + b + ")";
+      if (is_float) return "div_" + s + "(" + a + ", " + b + ")";
+      if (is_signed) {
+        // XLA: x/0 = -1; INT_MIN/-1 = INT_MIN (narrow types wrap there by themselves).
+        std::string safe = "((" + b + ") == " + zero + " || (" + b + ") == " + ct + "(-1) ? " + ct + "(1) : (" + b + "))";
+        return "((" + b + ") == " + zero + " ? " + ct + "(-1) : (" + b + ") == " + ct + "(-1) ? -(" + a + ") : (" + a + ") / " + safe + ")";
+      }
+      return "((" + b + ") == " + zero + " ? ~" + zero + " : (" + a + ") / ((" + b + ") == " + zero + " ? " + ct + "(1) : (" + b + ")))";
+    case Opcode::kRemainder:
+      if (is_float) return "fmod_" + s + "(" + a + ", " + b + ")";
+      if (is_signed) {
+        std::string safe = "((" + b + ") == " + zero + " || (" + b + ") == " + ct + "(-1) ? " + ct + "(1) : (" + b + "))";
+        return "((" + b + ") == " + zero + " ? (" + a + ") : (" + b + ") == " + ct + "(-1) ? " + zero + " : (" + a +
+               ") - ((" + a + ") / " + safe + ") * " + safe + ")";
+      }
+      return "((" + b + ") == " + zero + " ? (" + a + ") : (" + a + ") % ((" + b + ") == " + zero + " ? " + ct + "(1) : (" + b + ")))";
+    case Opcode::kPower: {
+      if (is_complex) return "cpow_" + s + "(" + a + ", " + b + ")";
+      if (is_float) return "pow_" + s + "(" + a + ", " + b + ")";
+      std::string name = "ipow_" + std::string(ElementTypeName(t));
+      std::string neg = is_signed ? "  if (e < " + zero + ") return x == " + ct + "(1) ? " + ct + "(1) : x == " + ct +
+                                        "(-1) ? ((e & " + ct + "(1)) != " + zero + " ? " + ct + "(-1) : " + ct + "(1)) : " + zero + ";\n"
+                                  : "";
+      Helper(name, ct + " " + name + "(" + ct + " x, " + ct + " e) {\n" + neg + "  " + ct + " r = " + ct +
+                       "(1);\n  for (int i = 0; i < " + std::to_string(bits) + " && e != " + zero +
+                       "; ++i) {\n    if ((e & " + ct + "(1)) != " + zero + ") r = " + NormalizeExpression(t, "r * x") +
+                       ";\n    x = " + NormalizeExpression(t, "x * x") + ";\n    e = e >> 1;\n  }\n  return r;\n}\n");
+      return name + "(" + a + ", " + b + ")";
+    }
+    case Opcode::kAtan2:
+      return (is_complex ? "catan2_" : "atan2_") + s + "(" + a + ", " + b + ")";
+    case Opcode::kMaximum:
+      if (is_pred) return "(" + a + " || " + b + ")";
+      return is_float ? "max_" + s + "(" + a + ", " + b + ")" : "max(" + a + ", " + b + ")";
+    case Opcode::kMinimum:
+      if (is_pred) return "(" + a + " && " + b + ")";
+      return is_float ? "min_" + s + "(" + a + ", " + b + ")" : "min(" + a + ", " + b + ")";
+    case Opcode::kAnd: return is_pred ? "(" + a + " && " + b + ")" : "(" + a + " & " + b + ")";
+    case Opcode::kOr: return is_pred ? "(" + a + " || " + b + ")" : "(" + a + " | " + b + ")";
+    case Opcode::kXor: return is_pred ? "(" + a + " ^^ " + b + ")" : "(" + a + " ^ " + b + ")";
+    case Opcode::kShiftLeft:
+    case Opcode::kShiftRightLogical:
+    case Opcode::kShiftRightArithmetic: {
+      // Amounts are read as unsigned; >= width gives 0 (or sign bits).
+      const bool wide = bits == 64;
+      const std::string ut = wide ? "uint64_t" : "uint";
+      const std::string st = wide ? "int64_t" : "int";
+      const std::string m = wide ? "0xFFFFFFFFFFFFFFFFul" : (bits >= 32 ? "0xFFFFFFFFu" : U((int64_t{1} << bits) - 1));
+      const std::string amount = "(" + ut + "(" + b + ") & " + m + ")";
+      const std::string w = wide ? "64ul" : U(bits);
+      const std::string xu = "(" + ut + "(" + a + ") & " + m + ")";
+      std::string r;
+      if (n.opcode == Opcode::kShiftLeft) r = "(" + amount + " >= " + w + " ? " + ut + "(0) : " + xu + " << " + amount + ")";
+      else if (n.opcode == Opcode::kShiftRightLogical) r = "(" + amount + " >= " + w + " ? " + ut + "(0) : " + xu + " >> " + amount + ")";
+      else {
+        std::string sx = bits == 32 || wide ? st + "(" + xu + ")" : "bitfieldExtract(int(" + xu + "), 0, " + std::to_string(bits) + ")";
+        std::string lim = wide ? "63ul" : U(bits - 1);
+        r = "(" + sx + " >> min(" + amount + ", " + lim + "))";
+      }
+      return ct + "(" + r + ")";
+    }
+    case Opcode::kComplex: return (t == ElementType::kF64 ? "dvec2(" : "vec2(") + a + ", " + b + ")";
+    case Opcode::kCompare: {
+      const ComparisonDirection d = n.direction;
+      if (is_complex) {
+        std::string eq = "(" + a + ".x == " + b + ".x && " + a + ".y == " + b + ".y)";
+        return d == ComparisonDirection::kEq ? eq : "(!" + eq + ")";
+      }
+      std::string x = a, y = b;
+      if (is_pred) { x = "uint(" + a + ")"; y = "uint(" + b + ")"; }
+      if (is_float && n.comparison_type == ComparisonType::kTotalOrder) {
+        if (t == ElementType::kF64) {
+          std::string cmp = Helper("tcmp_double",
+              "ivec2 tkey_double(double v) {\n  uvec2 b = unpackDouble2x32(v);\n"
+              "  if ((b.y & 0x80000000u) != 0u) b = uvec2(~b.x, b.y ^ 0x7FFFFFFFu);\n"
+              "  return ivec2(int(b.y), int(b.x ^ 0x80000000u));\n}\n"
+              "int tcmp_double(double a, double b) {\n  ivec2 x = tkey_double(a), y = tkey_double(b);\n"
+              "  if (x.x != y.x) return x.x < y.x ? -1 : 1;\n  if (x.y != y.y) return x.y < y.y ? -1 : 1;\n  return 0;\n}\n");
+          x = cmp + "(" + a + ", " + b + ")";
+          y = "0";
+        } else {
+          Helper("tkey_float", "int tkey_float(float v) {\n  int b = floatBitsToInt(v);\n  return b < 0 ? (b ^ 0x7FFFFFFF) : b;\n}\n");
+          x = "tkey_float(" + a + ")";
+          y = "tkey_float(" + b + ")";
+        }
+      }
+      switch (d) {
+        case ComparisonDirection::kEq: return "(" + x + " == " + y + ")";
+        case ComparisonDirection::kNe: return "(!(" + x + " == " + y + "))";
+        case ComparisonDirection::kLt: return "(" + x + " < " + y + ")";
+        case ComparisonDirection::kLe: return "(" + x + " <= " + y + ")";
+        case ComparisonDirection::kGt: return "(" + x + " > " + y + ")";
+        case ComparisonDirection::kGe: return "(" + x + " >= " + y + ")";
+      }
+      return std::string("false");
+    }
+    default:
+      return Unimplemented(std::string(OpcodeName(n.opcode)) + " " + n.Describe() + ": no Vulkan lowering");
+  }
+}
+
+StatusOr<std::string> FusedEmitter::Convert(const std::string& x, ElementType from, ElementType to) {
+  if (from == to) return x;
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(to, target_, "convert"));
+  const std::string& ct = g.compute;
+  if (to == ElementType::kPred) {
+    if (from == ElementType::kPred) return x;
+    if (IsComplex(from)) return "(!(" + x + ".x == 0.0 && " + x + ".y == 0.0))";
+    if (IsFloat(from)) return "(!(" + x + " == 0.0))";
+    return "(" + x + " != " + (IsSignedInt(from) ? (BitWidth(from) == 64 ? "0l" : "0") : (BitWidth(from) == 64 ? "0ul" : "0u")) + ")";
+  }
+  if (from == ElementType::kPred) {
+    if (IsComplex(to)) return ct + "(" + (to == ElementType::kC128 ? "double" : "float") + "(" + x + "), 0.0)";
+    return ct + "(" + x + ")";
+  }
+  if (IsComplex(to)) {
+    const ElementType part = ComplexComponentType(to);
+    if (IsComplex(from)) return ct + "(" + x + ")";
+    ASSIGN_OR_RETURN(std::string re, Convert(x, from, part));
+    return ct + "(" + re + ", 0.0)";
+  }
+  if (IsInteger(to)) {
+    if (IsInteger(from)) return NormalizeExpression(to, ct + "(" + x + ")");
+    // Float to integer: saturate, NaN to 0, truncate toward zero.
+    RETURN_IF_ERROR(Use(from, Instruction()));
+    const int bits = BitWidth(to);
+    const std::string s = MathSuffix(from);
+    const std::string fl = s;  // compare in the source float type
+    auto pow2 = [&](int k) { return fl + "(" + std::to_string(static_cast<double>(int64_t{1} << std::min(k, 62)) * (k > 62 ? 2.0 : 1.0)) + (s == "double" ? "LF" : "") + ")"; };
+    std::string lo, hi, lo_v, hi_v;
+    if (IsSignedInt(to)) {
+      lo = "-" + pow2(bits - 1);
+      hi = pow2(bits - 1);
+      lo_v = bits == 64 ? "int64_t(0x8000000000000000ul)" : "int(" + std::to_string(-(int64_t{1} << (bits - 1))) + ")";
+      hi_v = bits == 64 ? "int64_t(0x7FFFFFFFFFFFFFFFul)" : "int(" + std::to_string((int64_t{1} << (bits - 1)) - 1) + ")";
+    } else {
+      lo = fl + "(0)";
+      hi = pow2(bits);
+      lo_v = ct + "(0)";
+      hi_v = bits == 64 ? "0xFFFFFFFFFFFFFFFFul" : U((int64_t{1} << bits) - 1);
+    }
+    return "(isnan_" + s + "(" + x + ") ? " + ct + "(0) : " + x + " <= " + lo + " ? " + lo_v + " : " + x + " >= " + hi +
+           " ? " + hi_v + " : " + ct + "(" + x + "))";
+  }
+  // To a real float.
+  if (IsComplex(from)) return Unimplemented("convert from complex to real");
+  if (to == ElementType::kF64) return "double(" + x + ")";
+  if (from == ElementType::kF64) {
+    if (to == ElementType::kF32) return "float(" + x + ")";
+    // Round to odd in f32 first so the second rounding is exact.
+    Helper("d2f_odd", "float d2f_odd(double d) {\n  float f = float(d);\n  if (double(f) != d && (floatBitsToUint(f) & 1u) == 0u)\n"
+                      "    f = uintBitsToFloat(floatBitsToUint(f) + ((double(f) < d) == (f > 0.0) ? 1u : 0xFFFFFFFFu));\n  return f;\n}\n");
+    return NormalizeExpression(to, "d2f_odd(" + x + ")");
+  }
+  return NormalizeExpression(to, "float(" + x + ")");
+}
+
+StatusOr<std::string> FusedEmitter::Bitcast(const Instruction* n, const std::vector<std::string>& idx) {
+  const Instruction* x = n->operands[0];
+  const ElementType from = x->shape.element_type(), to = n->shape.element_type();
+  RETURN_IF_ERROR(Use(from, *n));
+  RETURN_IF_ERROR(Use(to, *n));
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(to, target_, n->Describe()));
+  const int fb = BitWidth(from), tb = BitWidth(to);
+  if (fb > 64 || tb > 64) return Unimplemented("bitcast-convert " + n->Describe() + ": 128-bit types are not supported on Vulkan yet");
+  if (fb == 4 || tb == 4) return Unimplemented("bitcast-convert " + n->Describe() + ": 4-bit types are not supported on Vulkan yet");
+  auto decode32 = [&](ElementType t, const std::string& bits) -> std::string {
+    switch (t) {
+      case ElementType::kPred: return "(" + bits + " != 0u)";
+      case ElementType::kS8: return "bitfieldExtract(int(" + bits + "), 0, 8)";
+      case ElementType::kS16: return "bitfieldExtract(int(" + bits + "), 0, 16)";
+      case ElementType::kS32: return "int(" + bits + ")";
+      case ElementType::kU8: case ElementType::kU16: case ElementType::kU32: return bits;
+      case ElementType::kF32: return "uintBitsToFloat(" + bits + ")";
+      case ElementType::kF16: return "f16_to_f32(" + bits + ")";
+      case ElementType::kBF16: return "uintBitsToFloat((" + bits + ") << 16)";
+      case ElementType::kF8E5M2: return "f16_to_f32((" + bits + ") << 8)";
+      case ElementType::kF8E4M3FN: return "f8e4m3fn_to_f32(" + bits + ")";
+      default: return "0";
+    }
+  };
+  if (fb == tb) {
+    ASSIGN_OR_RETURN(std::string v, Value(x, idx));
+    if (fb == 64) return Temp(g.compute, FromBits64(to, Bits64(from, v)));
+    return Temp(g.compute, decode32(to, EncodeToBits(from, v)));
+  }
+  if (fb > tb) {
+    // Narrower result: its minor-most index picks a part, low bits first.
+    std::vector<std::string> in_idx(idx.begin(), idx.end() - 1);
+    ASSIGN_OR_RETURN(std::string v, Value(x, in_idx));
+    std::string b = Temp("uvec2", Bits64(from, v));
+    std::string bit = "(" + idx.back() + " * " + U(tb) + ")";
+    std::string part = tb == 32 ? "(" + bit + " == 0u ? " + b + ".x : " + b + ".y)"
+                                : "bitfieldExtract(" + bit + " < 32u ? " + b + ".x : " + b + ".y, int(" + bit + " % 32u), " + std::to_string(tb) + ")";
+    return Temp(g.compute, decode32(to, part));
+  }
+  // Wider result: gather the parts from the operand's minor-most dimension.
+  std::string lo = "0u", hi = "0u";
+  for (int k = 0; k < tb / fb; ++k) {
+    std::vector<std::string> in_idx = idx;
+    in_idx.push_back(U(k));
+    ASSIGN_OR_RETURN(std::string v, Value(x, in_idx));
+    std::string bits = fb == 64 ? "" : EncodeToBits(from, v);
+    int at = k * fb;
+    if (fb == 32) (at == 0 ? lo : hi) = bits;
+    else (at < 32 ? lo : hi) += " | (" + bits + " << " + U(at % 32) + ")";
+  }
+  std::string word = Temp("uvec2", "uvec2(" + lo + ", " + hi + ")");
+  if (tb == 64) return Temp(g.compute, FromBits64(to, word));
+  return Temp(g.compute, decode32(to, word + ".x"));
+}
+
+}  // namespace vkxla
