@@ -193,6 +193,14 @@ StatusOr<std::string> FusedEmitter::Compute(const Instruction* n, const std::vec
     }
     case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
       return IndexElements(n, idx);
+    case Opcode::kGetDimensionSize: {
+      const Shape& x = n->operands[0]->shape;
+      const int64_t d = (*n->dimensions)[0];
+      if (x.is_dynamic_dim(d))
+        return Unimplemented("get-dimension-size " + n->Describe() + ": dimension " + std::to_string(d) + " of " +
+                             x.ToString() + " is dynamic, and run-time sizes are not supported on Vulkan yet");
+      return std::to_string(x.dim(d));
+    }
     case Opcode::kScatter: {
       ASSIGN_OR_RETURN(std::vector<std::string> values, Scatter(n, idx));
       return values[0];

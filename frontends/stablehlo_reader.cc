@@ -7,6 +7,7 @@
 
 #include "frontends/mlir_cursor.h"
 #include "frontends/mlir_types.h"
+#include "ops/attributes.h"
 #include "ops/slice_and_padding.h"
 #include "ops/verifier.h"
 
@@ -35,7 +36,9 @@ std::optional<Opcode> DirectOpcode(const std::string& op) {
       {"compare", Opcode::kCompare}, {"constant", Opcode::kConstant}, {"iota", Opcode::kIota},
       {"broadcast_in_dim", Opcode::kBroadcast}, {"transpose", Opcode::kTranspose}, {"reverse", Opcode::kReverse},
       {"slice", Opcode::kSlice}, {"pad", Opcode::kPad}, {"concatenate", Opcode::kConcatenate},
-      {"reduce_precision", Opcode::kReducePrecision}, {"get_tuple_element", Opcode::kGetTupleElement}};
+      {"reduce_precision", Opcode::kReducePrecision}, {"get_tuple_element", Opcode::kGetTupleElement},
+      {"dynamic_slice", Opcode::kDynamicSlice}, {"dynamic_update_slice", Opcode::kDynamicUpdateSlice},
+      {"gather", Opcode::kGather}, {"scatter", Opcode::kScatter}, {"get_dimension_size", Opcode::kGetDimensionSize}};
   auto it = kOps.find(op);
   if (it == kOps.end()) return std::nullopt;
   return it->second;
@@ -53,6 +56,7 @@ struct Statement {
   std::vector<std::string> brackets;  // [..] groups (slice ranges, tuple index)
   std::optional<DenseText> dense;
   std::vector<Shape> operand_types, result_types;
+  std::vector<size_t> regions;  // where each "{ ^bb0(...): ... }" region opens
 };
 
 struct Function {
@@ -94,6 +98,36 @@ std::string LastWord(const std::string& raw) {
   return cur.empty() ? word : cur;
 }
 
+// The fields of "#stablehlo.gather<offset_dims = [2, 3], index_vector_dim = 2>".
+std::map<std::string, std::string> StructFields(const std::string& raw) {
+  std::map<std::string, std::string> fields;
+  const size_t open = raw.find('<'), close = raw.rfind('>');
+  if (open == std::string::npos || close == std::string::npos || close < open) return fields;
+  const std::string body = raw.substr(open + 1, close - open - 1);
+  int depth = 0;
+  std::string part;
+  auto flush = [&] {
+    const size_t eq = part.find('=');
+    if (eq != std::string::npos) {
+      auto trim = [](std::string t) {
+        while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.erase(t.begin());
+        while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+        return t;
+      };
+      fields[trim(part.substr(0, eq))] = trim(part.substr(eq + 1));
+    }
+    part.clear();
+  };
+  for (char ch : body) {
+    if (ch == '[' || ch == '<' || ch == '(') ++depth;
+    if (ch == ']' || ch == '>' || ch == ')') --depth;
+    if (ch == ',' && depth == 0) flush();
+    else part += ch;
+  }
+  flush();
+  return fields;
+}
+
 class Reader {
  public:
   Reader(std::string_view text, bool with_checks, int first_line) : c_(text, first_line), with_checks_(with_checks) {}
@@ -106,6 +140,12 @@ class Reader {
   Status ParseAttributeDict(Statement& s);
   // Translates `f`'s body with `args` bound; returns what func.return gives.
   StatusOr<std::vector<Instruction*>> Translate(const Function& f, const std::vector<Instruction*>& args, int depth);
+  // Translates statements from `begin` to `end` (or to a return).
+  StatusOr<std::vector<Instruction*>> TranslateBody(size_t begin, size_t end, std::map<std::string, Instruction*>& values,
+                                                    int depth);
+  // A region ("{ ^bb0(%a: tensor<f32>, ...): ... stablehlo.return ... }")
+  // as a computation of the module, its block arguments the parameters.
+  StatusOr<Computation*> TranslateRegion(const Statement& s, size_t region, int depth);
   StatusOr<Instruction*> Lower(const Statement& s, std::map<std::string, Instruction*>& values);
   StatusOr<Instruction*> Value(const Statement& s, const std::string& name, std::map<std::string, Instruction*>& values);
   Status AddCheck(const Statement& s, std::map<std::string, Instruction*>& values);
@@ -120,6 +160,8 @@ class Reader {
   bool with_checks_;
   std::vector<Function> functions_;
   std::unique_ptr<Computation> entry_;
+  Computation* current_ = nullptr;  // where Add puts instructions
+  std::vector<std::unique_ptr<Computation>> regions_;
   int next_id_ = 0;
   std::vector<Instruction*> check_values_;
   std::vector<StablehloCheck> checks_;
@@ -258,7 +300,7 @@ StatusOr<Statement> Reader::ParseStatement() {
   }
   if (s.name.empty()) return c_.Error(name_at, "expected an operation");
   if (s.name == "call") s.name = "func.call";
-  if (s.name == "return") s.name = "func.return";
+  if (s.name == "return" || s.name == "stablehlo.return") s.name = "func.return";
   if (generic) {
     RETURN_IF_ERROR(c_.Expect("("));
     if (!c_.Consume(")")) {
@@ -274,7 +316,15 @@ StatusOr<Statement> Reader::ParseStatement() {
       RETURN_IF_ERROR(ParseAttributeDict(s));
       RETURN_IF_ERROR(c_.Expect(">"));
     }
-    if (c_.Peek() == '(') return Unimplemented(c_.Where(name_at) + ": " + s.name + " (an op with regions) is not implemented yet");
+    if (c_.Consume("(")) {
+      do {
+        c_.SkipSpace();
+        if (c_.Peek() != '{') return c_.Error("expected a region");
+        s.regions.push_back(c_.position());
+        RETURN_IF_ERROR(c_.Balanced().status());
+      } while (c_.Consume(","));
+      RETURN_IF_ERROR(c_.Expect(")"));
+    }
     if (c_.Peek() == '{') RETURN_IF_ERROR(ParseAttributeDict(s));
     RETURN_IF_ERROR(ParseSignature(s));
     return s;
@@ -342,7 +392,7 @@ Instruction* Reader::Add(std::unique_ptr<Instruction> inst, size_t at) {
   const size_t colon = where.find(':');
   inst->location.line = std::stoi(where.substr(0, colon));
   inst->location.column = std::stoi(where.substr(colon + 1));
-  return entry_->AddInstruction(std::move(inst));
+  return current_->AddInstruction(std::move(inst));
 }
 
 Instruction* Reader::Make(Opcode op, const Shape& shape, std::vector<Instruction*> operands, size_t at) {
@@ -415,11 +465,12 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
   const std::string op = s.name.substr(s.name.find('.') + 1);
   std::optional<Opcode> opcode = DirectOpcode(op);
   if (!opcode) return Unimplemented(c_.Where(s.at) + ": " + s.name + " is not implemented yet");
-  if (s.results.size() != 1 || s.result_types.size() != 1)
+  const bool variadic = *opcode == Opcode::kScatter;
+  if (s.results.size() != s.result_types.size() || s.results.empty() || (s.results.size() > 1 && !variadic))
     return c_.Error(s.at, s.name + " must have exactly one result");
   auto inst = std::make_unique<Instruction>();
   inst->opcode = *opcode;
-  inst->shape = s.result_types[0];
+  inst->shape = s.result_types.size() == 1 ? s.result_types[0] : Shape::Tuple(s.result_types);
   for (const std::string& o : s.operands) {
     ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
     inst->operands.push_back(v);
@@ -553,6 +604,43 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       }
       break;
     }
+    case Opcode::kDynamicSlice: {
+      ASSIGN_OR_RETURN(std::string raw, need({"slice_sizes", "sizes"}));
+      SetAttribute(*inst, "dynamic_slice_sizes", IntListText(Integers(raw)));
+      break;
+    }
+    case Opcode::kGather: {
+      ASSIGN_OR_RETURN(std::string raw, need({"dimension_numbers"}));
+      std::map<std::string, std::string> f = StructFields(raw);
+      for (const char* key : {"offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+                              "start_indices_batching_dims", "start_index_map"})
+        if (f.count(key)) SetAttribute(*inst, key, IntListText(Integers(f[key])));
+      if (f.count("index_vector_dim")) SetAttribute(*inst, "index_vector_dim", f["index_vector_dim"]);
+      ASSIGN_OR_RETURN(std::string sizes, need({"slice_sizes"}));
+      SetAttribute(*inst, "slice_sizes", IntListText(Integers(sizes)));
+      if (attr({"indices_are_sorted"}).value_or("false") == "true") SetAttribute(*inst, "indices_are_sorted", "true");
+      break;
+    }
+    case Opcode::kScatter: {
+      ASSIGN_OR_RETURN(std::string raw, need({"scatter_dimension_numbers"}));
+      std::map<std::string, std::string> f = StructFields(raw);
+      for (const char* key : {"update_window_dims", "inserted_window_dims", "input_batching_dims",
+                              "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"})
+        if (f.count(key)) SetAttribute(*inst, key, IntListText(Integers(f[key])));
+      if (f.count("index_vector_dim")) SetAttribute(*inst, "index_vector_dim", f["index_vector_dim"]);
+      if (attr({"indices_are_sorted"}).value_or("false") == "true") SetAttribute(*inst, "indices_are_sorted", "true");
+      if (attr({"unique_indices"}).value_or("false") == "true") SetAttribute(*inst, "unique_indices", "true");
+      if (s.regions.size() != 1) return c_.Error(s.at, s.name + " needs one region (the update computation)");
+      ASSIGN_OR_RETURN(Computation * update, TranslateRegion(s, 0, 0));
+      inst->called_computations.emplace_back("to_apply", update);
+      break;
+    }
+    case Opcode::kGetDimensionSize: {
+      ASSIGN_OR_RETURN(std::string raw, need({"dimension", "dim"}));
+      ASSIGN_OR_RETURN(int64_t d, FirstInteger(raw));
+      inst->dimensions = std::vector<int64_t>{d};
+      break;
+    }
     case Opcode::kGetTupleElement: {
       std::string raw = s.brackets.empty() ? "" : s.brackets[0];
       if (raw.empty()) {
@@ -601,10 +689,68 @@ StatusOr<std::vector<Instruction*>> Reader::Translate(const Function& f, const s
   if (depth > 16) return c_.Error(f.body_begin, "func.call nesting deeper than 16 (recursion?)");
   std::map<std::string, Instruction*> values;
   for (size_t i = 0; i < f.arguments.size(); ++i) values[f.arguments[i].first] = args[i];
+  return TranslateBody(f.body_begin, f.body_end, values, depth);
+}
+
+StatusOr<Computation*> Reader::TranslateRegion(const Statement& s, size_t region, int depth) {
   const size_t saved = c_.position();
-  c_.set_position(f.body_begin);
+  c_.set_position(s.regions[region]);
+  const size_t open = c_.position();
+  RETURN_IF_ERROR(c_.Balanced().status());
+  const size_t end = c_.position() - 1;
+  c_.set_position(open + 1);
+  auto comp = std::make_unique<Computation>("region" + std::to_string(regions_.size()));
+  Computation* outer = current_;
+  current_ = comp.get();
+  std::map<std::string, Instruction*> values;
+  if (c_.Consume("^")) {  // ^bb0(%arg0: tensor<f32>, ...):
+    c_.Identifier();
+    RETURN_IF_ERROR(c_.Expect("("));
+    int64_t number = 0;
+    if (!c_.Consume(")")) {
+      do {
+        const size_t arg_at = c_.position();
+        std::string name = c_.ValueName();
+        if (name.empty()) return c_.Error("expected a block argument %name");
+        RETURN_IF_ERROR(c_.Expect(":"));
+        ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+        auto p = std::make_unique<Instruction>();
+        p->opcode = Opcode::kParameter;
+        p->parameter_number = number++;
+        p->shape = t;
+        values[name] = Add(std::move(p), arg_at);
+      } while (c_.Consume(","));
+      RETURN_IF_ERROR(c_.Expect(")"));
+    }
+    RETURN_IF_ERROR(c_.Expect(":"));
+  }
+  StatusOr<std::vector<Instruction*>> returned = TranslateBody(c_.position(), end, values, depth + 1);
+  current_ = outer;
+  c_.set_position(saved);
+  RETURN_IF_ERROR(returned.status());
+  if (returned->empty()) return c_.Error(s.regions[region], "the region of " + s.name + " returns nothing");
+  if (returned->size() == 1) {
+    comp->set_root((*returned)[0]);
+  } else {
+    Computation* outer_again = current_;
+    current_ = comp.get();
+    std::vector<Shape> shapes;
+    for (Instruction* r : *returned) shapes.push_back(r->shape);
+    Instruction* tuple = Make(Opcode::kTuple, Shape::Tuple(shapes), *returned, s.regions[region]);
+    current_ = outer_again;
+    comp->set_root(tuple);
+  }
+  regions_.push_back(std::move(comp));
+  return regions_.back().get();
+}
+
+StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t end, std::map<std::string, Instruction*>& values,
+                                                          int depth) {
+  const size_t saved = c_.position();
+  c_.set_position(begin);
+  const size_t body_end = end;
   std::vector<Instruction*> returned;
-  while (c_.position() < f.body_end && !c_.AtEnd() && c_.position() < f.body_end) {
+  while (c_.position() < body_end && !c_.AtEnd()) {
     ASSIGN_OR_RETURN(Statement s, ParseStatement());
     if (s.name == "func.return") {
       for (const std::string& o : s.operands) {
@@ -636,7 +782,15 @@ StatusOr<std::vector<Instruction*>> Reader::Translate(const Function& f, const s
       continue;
     }
     ASSIGN_OR_RETURN(Instruction * inst, Lower(s, values));
-    values[s.results[0]] = inst;
+    if (s.results.size() == 1) {
+      values[s.results[0]] = inst;
+    } else {
+      for (size_t i = 0; i < s.results.size(); ++i) {
+        Instruction* element = Make(Opcode::kGetTupleElement, s.result_types[i], {inst}, s.at);
+        element->tuple_index = static_cast<int64_t>(i);
+        values[s.results[i]] = element;
+      }
+    }
   }
   c_.set_position(saved);
   return returned;
@@ -650,6 +804,7 @@ StatusOr<StablehloProgram> Reader::Read() {
     if (f.name == "@main") entry = &f;
   if (!entry) entry = &functions_.front();
   entry_ = std::make_unique<Computation>(entry->name.substr(1));
+  current_ = entry_.get();
   std::vector<Instruction*> args;
   for (size_t i = 0; i < entry->arguments.size(); ++i) {
     auto p = std::make_unique<Instruction>();
@@ -685,6 +840,7 @@ StatusOr<StablehloProgram> Reader::Read() {
   }
   program.checks = std::move(checks_);
   program.module = std::make_unique<Module>(program.function);
+  for (auto& region : regions_) program.module->AddComputation(std::move(region));
   program.module->set_entry(program.module->AddComputation(std::move(entry_)));
   RETURN_IF_ERROR(VerifyModule(*program.module));
   return program;

@@ -46,6 +46,7 @@ int64_t TiledIndexMap::UnitStrideDimension(int64_t run) const {
   // Follow the minor-most physical dimension back through each level; a run
   // stays unit-stride only through intra-tile coordinates and merge minors
   // whose sizes are multiples of the run (no carry inside the run).
+  if (physical_dims().empty()) return -1;  // a scalar
   size_t pos = physical_dims().size() - 1;
   if (physical_dims()[pos] % run != 0) return -1;
   for (size_t l = levels_.size(); l-- > 0;) {

@@ -142,6 +142,9 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
           ASSIGN_OR_RETURN(result, EvaluateDataMovement(inst, operands));
           break;
         }
+        case Opcode::kGetDimensionSize:
+          result = Literal::ScalarOf(Scalar::Int(ElementType::kS32, inst.operands[0]->shape.dim((*inst.dimensions)[0])));
+          break;
         case Opcode::kDynamicSlice: {
           ASSIGN_OR_RETURN(result, EvaluateDynamicSlice(inst, operands));
           break;

@@ -478,6 +478,14 @@ StatusOr<Shape> InferShape(const Instruction& inst) {
     case Opcode::kDynamicUpdateSlice: return InferDynamicUpdateSlice(inst);
     case Opcode::kGather: return InferGather(inst);
     case Opcode::kScatter: return InferScatter(inst);
+    case Opcode::kGetDimensionSize: {
+      RETURN_IF_ERROR(ExpectOperands(inst, 1));
+      const Shape& x = inst.operands[0]->shape;
+      RETURN_IF_ERROR(ExpectArray(inst, x));
+      if (!inst.dimensions || inst.dimensions->size() != 1 || (*inst.dimensions)[0] < 0 || (*inst.dimensions)[0] >= x.rank())
+        return OpError(inst, "needs dimensions={d} naming one dimension of " + Quote(x));
+      return Shape::Scalar(ElementType::kS32);
+    }
     case Opcode::kTuple: {
       std::vector<Shape> elements;
       for (Instruction* o : inst.operands) elements.push_back(o->shape);
