@@ -90,9 +90,11 @@ class FusedEmitter {
   std::map<std::string, std::string> row_loads_;  // buffer -> its 4 uvec4s along b, one per ka
   std::map<std::string, std::string> col_loads_;  // buffer -> its 4 uvec4s along a, one per kb
 
-  // Finds the unit-stride dim b of an operand read at the root index, for
-  // block mode; -1 if none differs from a.
-  int64_t FindTransposedOperand(const Instruction* n, int64_t a, std::set<const Instruction*>& seen);
+  // Finds the unit-stride dim b (in output dims) of a buffer read at a
+  // permutation of the root index, for block mode; -1 if none differs from a.
+  // perm maps n's dims to output dims (transposes on the way permute it).
+  int64_t FindTransposedOperand(const Instruction* n, int64_t a, const std::vector<int64_t>& perm,
+                                std::set<const Instruction*>& seen);
   StatusOr<KernelSource> EmitBlocked(const Instruction& root, const TiledIndexMap& out_map);
   std::string Prologue(uint32_t local_size, const std::string& name) const;
   std::string MemoKey(const Instruction* n, const std::vector<std::string>& idx) const;

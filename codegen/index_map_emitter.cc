@@ -56,8 +56,10 @@ StatusOr<std::string> FusedEmitter::MoveElements(const Instruction* n, const std
       break;
     }
     case Opcode::kTranspose:
+      // The operand's index is the result's, permuted: no new temporaries,
+      // so block mode still recognizes it.
       for (size_t d = 0; d < idx.size(); ++d) in[(*n->dimensions)[d]] = idx[d];
-      break;
+      return Value(x, in);
     case Opcode::kReverse:
       for (int64_t d : *n->dimensions) in[d] = "(" + U(x->shape.dim(d) - 1) + " - " + idx[d] + ")";
       break;

@@ -10,6 +10,9 @@ namespace vkxla {
 
 struct TargetFeatures {
   std::string device_name = "unknown";
+  // A CPU driver (lavapipe): access patterns are sized for its caches and
+  // 8-wide SIMD rather than for a GPU's coalescing.
+  bool cpu = false;
   bool float64 = false;          // shaderFloat64
   bool int64 = false;            // shaderInt64
   bool float16 = false;          // shaderFloat16 arithmetic (we compute f16 in f32 regardless)

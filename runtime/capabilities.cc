@@ -61,6 +61,7 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
 
   TargetFeatures& hw = info.hardware;
   hw.device_name = info.name;
+  hw.cpu = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   hw.float64 = features.features.shaderFloat64;
   hw.int64 = features.features.shaderInt64;
   hw.float16 = vk12 && f16i8.shaderFloat16;

@@ -89,6 +89,28 @@ TEST_F(DataMovement, EveryTypeAndLayoutMatchesReference) {
   }
 }
 
+// A transpose (alone, or under elementwise ops, or of a column-major
+// operand) runs as 4x4 register-blocked transposes; dims that are multiples
+// of 64 take the tiled invocation order.
+TEST_F(DataMovement, TransposeRunsInRegisterBlocks) {
+  for (const char* shape : {"[64,128]", "[12,8]"}) {
+    const std::string in = std::string(shape) == "[64,128]" ? "f32[128,64]" : "f32[8,12]";
+    const std::string out = std::string("f32") + shape;
+    const std::string text = "HloModule transpose_blocks\nENTRY %e {\n  %x = " + in + "{1,0} parameter(0)\n"
+                             "  %y = " + out + "{0,1} parameter(1)\n"
+                             "  %t = " + out + " transpose(%x), dimensions={1,0}\n"
+                             "  %n = " + out + " negate(%t)\n"
+                             "  ROOT %r = " + out + "{1,0} add(%n, %y)\n}\n";
+    SCOPED_TRACE(text);
+    auto m = ParseAndVerifyHlo(text);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    auto exe = Executable::Compile(**m, TestDevice());
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    EXPECT_NE((*exe)->kernel_sources()[0].find("block4x4"), std::string::npos);
+    RunAndCompare(**m, 21, 1);
+  }
+}
+
 TEST_F(DataMovement, BuilderBuildsTheSameOps) {
   XlaBuilder b("builder_moves");
   XlaOp x = b.Parameter(0, Shape(ElementType::kS32, {2, 3}), "x");

@@ -8,10 +8,11 @@
 namespace vkxla {
 namespace {
 
-std::string CopyModule(int64_t n, const std::string& from, const std::string& to) {
+// y = op(x) on an f32[n,n] array: "copy" between layouts, or a transpose.
+std::string MoveModule(int64_t n, const std::string& from, const std::string& to, const std::string& op) {
   const std::string s = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]";
-  return "HloModule relayout\n\nENTRY main {\n  x = " + s + from + " parameter(0)\n  ROOT y = " + s + to +
-         " copy(x)\n}\n";
+  return "HloModule move\n\nENTRY main {\n  x = " + s + from + " parameter(0)\n  ROOT y = " + s + to + " " + op +
+         "(x)" + (op == "transpose" ? ", dimensions={1,0}" : "") + "\n}\n";
 }
 
 }  // namespace
@@ -21,12 +22,19 @@ Status RunLayoutBenchmarks(Device& device, const DeviceLimits& limits, uint64_t 
   const std::string tiled = "{0,1:T(8,128)}", row_major = "{1,0}";
   Shape row(ElementType::kF32, {n, n});
   std::vector<Literal> args = {RandomBenchLiteral(row, 3)};
-  for (const auto& [from, to] : {std::pair{row_major, tiled}, std::pair{tiled, row_major}}) {
-    ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, CopyModule(n, from, to), args));
+  struct Case {
+    std::string from, to, op;
+  };
+  for (const Case& c : {Case{row_major, tiled, "copy"}, Case{tiled, row_major, "copy"}, Case{row_major, row_major, "transpose"}}) {
+    ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, MoveModule(n, c.from, c.to, c.op), args));
     const double gbps = 2.0 * n * n * 4 / m.kernels.seconds * 1e-9;
     char name[128], result[64], limit[96];
-    std::snprintf(name, sizeof name, "relayout f32[%lld,%lld]%s → %s", static_cast<long long>(n), static_cast<long long>(n),
-                  from.c_str(), to.c_str());
+    if (c.op == "copy")
+      std::snprintf(name, sizeof name, "relayout f32[%lld,%lld]%s → %s", static_cast<long long>(n),
+                    static_cast<long long>(n), c.from.c_str(), c.to.c_str());
+    else
+      std::snprintf(name, sizeof name, "transpose f32[%lld,%lld]{1,0} → {1,0}", static_cast<long long>(n),
+                    static_cast<long long>(n));
     std::snprintf(result, sizeof result, "%.1f GB/s", gbps);
     std::snprintf(limit, sizeof limit, "reference stream kernel %.1f GB/s", limits.stream_gbps);
     report.rows.push_back({name, result, limit, gbps / limits.stream_gbps, 0.8, ""});
