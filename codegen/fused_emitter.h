@@ -46,6 +46,8 @@ class FusedEmitter {
   StatusOr<std::string> IndexElements(const Instruction* n, const std::vector<std::string>& idx);
   // An integer element of `n` as a GLSL int, saturated to int's range.
   StatusOr<std::string> IndexAsInt(const Instruction* n, const std::vector<std::string>& idx);
+  // The run-time size of dim d of `n` (a constant unless the dim is dynamic).
+  StatusOr<std::string> DynamicSize(const Instruction* n, int64_t d);
   // Reads element `idx` of a value that lives in a buffer.
   StatusOr<std::string> Load(const Instruction* n, const Layout& layout, const std::vector<std::string>& idx);
   // The elements of a tuple-shaped value at `idx` (tuple, variadic scatter).
@@ -80,6 +82,7 @@ class FusedEmitter {
   std::map<std::string, std::string> helpers_;
   LibraryNeeds needs_;
   bool int64_ = false;
+  bool reads_parameter_sizes_ = false, writes_sizes_ = false;
   int out_bits_ = 0;  // storage bits of one output element
   std::set<std::string> vector_loads_;  // inputs read as whole uvec4s
   // Block mode (a 4x4 register transpose): each invocation owns a 4x4

@@ -129,6 +129,57 @@ StatusOr<std::vector<std::string>> FusedEmitter::Apply(const Computation& c, con
   return results;
 }
 
+StatusOr<std::string> FusedEmitter::DynamicSize(const Instruction* n, int64_t d) {
+  if (!n->shape.is_dynamic_dim(d)) return U(n->shape.dim(d));
+  const std::string key = "size:" + MemoKey(n, {std::to_string(d)});
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  auto clamped = [&](const Instruction* value) -> StatusOr<std::string> {
+    ASSIGN_OR_RETURN(std::string v, IndexAsInt(value, {}));
+    return Temp("uint", "uint(clamp(" + v + ", 0, " + std::to_string(n->shape.dim(d)) + "))");
+  };
+  std::string size;
+  switch (n->opcode) {
+    case Opcode::kParameter:
+      if (d >= kMaxDynamicRank)
+        return Unimplemented(n->Describe() + ": dynamic parameters of rank above " + std::to_string(kMaxDynamicRank));
+      reads_parameter_sizes_ = true;
+      size = Temp("uint", "min(W(dims_in, " + U(n->parameter_number * kMaxDynamicRank + d) + "), " + U(n->shape.dim(d)) + ")");
+      break;
+    case Opcode::kSetDimensionSize:
+      if ((*n->dimensions)[0] == d) {
+        ASSIGN_OR_RETURN(size, clamped(n->operands[1]));
+      } else {
+        ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], d));
+      }
+      break;
+    case Opcode::kDynamicReshape: {
+      ASSIGN_OR_RETURN(size, clamped(n->operands[1 + d]));
+      break;
+    }
+    case Opcode::kTranspose: {
+      ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], (*n->dimensions)[d]));
+      break;
+    }
+    case Opcode::kBroadcast:
+      for (size_t k = 0; k < n->dimensions->size(); ++k)
+        if ((*n->dimensions)[k] == d) {
+          ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], static_cast<int64_t>(k)));
+        }
+      break;
+    default:
+      for (const Instruction* o : n->operands)
+        if (size.empty() && o->shape.IsArray() && o->shape.rank() == n->shape.rank() && o->shape.is_dynamic_dim(d)) {
+          ASSIGN_OR_RETURN(size, DynamicSize(o, d));
+        }
+      break;
+  }
+  if (size.empty())
+    return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + ": the run-time size of dimension " +
+                         std::to_string(d) + " of " + n->shape.ToString() + " is not tracked through this op on Vulkan yet");
+  memo_[key] = size;
+  return size;
+}
+
 StatusOr<std::string> FusedEmitter::Load(const Instruction* n, const Layout& layout, const std::vector<std::string>& idx) {
   if (!n->shape.IsArray()) return Unimplemented(n->Describe() + ": tuple-shaped buffers are not supported yet");
   const ElementType t = n->shape.element_type();
@@ -208,12 +259,28 @@ StatusOr<std::string> FusedEmitter::Compute(const Instruction* n, const std::vec
     case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
       return IndexElements(n, idx);
     case Opcode::kGetDimensionSize: {
-      const Shape& x = n->operands[0]->shape;
-      const int64_t d = (*n->dimensions)[0];
-      if (x.is_dynamic_dim(d))
-        return Unimplemented("get-dimension-size " + n->Describe() + ": dimension " + std::to_string(d) + " of " +
-                             x.ToString() + " is dynamic, and run-time sizes are not supported on Vulkan yet");
-      return std::to_string(x.dim(d));
+      ASSIGN_OR_RETURN(std::string size, DynamicSize(n->operands[0], (*n->dimensions)[0]));
+      return Temp("int", "int(" + size + ")");
+    }
+    case Opcode::kSetDimensionSize:
+      return Value(n->operands[0], idx);
+    case Opcode::kDynamicReshape: {
+      // Row-major position among the result's run-time sizes, found among
+      // the operand's (each index kept inside the bound).
+      const Instruction* x = n->operands[0];
+      std::string linear = "0u";
+      for (int64_t d = 0; d < n->shape.rank(); ++d) {
+        ASSIGN_OR_RETURN(std::string size, DynamicSize(n, d));
+        linear = Temp("uint", "(" + linear + ") * " + size + " + " + idx[d]);
+      }
+      std::vector<std::string> in(x->shape.rank());
+      for (int64_t d = x->shape.rank() - 1; d >= 0; --d) {
+        ASSIGN_OR_RETURN(std::string size, DynamicSize(x, d));
+        const std::string extent = Temp("uint", "max(" + size + ", 1u)");
+        in[d] = Temp("uint", "min(" + linear + " % " + extent + ", " + U(std::max<int64_t>(x->shape.dim(d) - 1, 0)) + ")");
+        linear = Temp("uint", linear + " / " + extent);
+      }
+      return Value(x, in);
     }
     case Opcode::kScatter: {
       ASSIGN_OR_RETURN(std::vector<std::string> values, Scatter(n, idx));
@@ -288,7 +355,7 @@ StatusOr<KernelSource> FusedEmitter::Emit(const Instruction& root, const Shape& 
   // Block mode when the output moves along one dim in vectors and some
   // operand along another: a transpose in registers keeps every load and
   // store a whole uvec4.
-  if (per_word == 1 && words_per_element == 1 && !out_map.has_padding()) {
+  if (per_word == 1 && words_per_element == 1 && !out_map.has_padding() && out.is_static()) {
     const int64_t unit = out_map.UnitStrideDimension(4);
     std::set<const Instruction*> seen;
     if (unit >= 0) {
@@ -302,6 +369,17 @@ StatusOr<KernelSource> FusedEmitter::Emit(const Instruction& root, const Shape& 
       }
     }
   }
+  // A result with dynamic dims also reports their sizes (invocation 0 writes
+  // them); computed before the element loop so they are in scope after it.
+  std::string write_sizes;
+  for (int64_t d = 0; d < out.rank(); ++d) {
+    if (!out.is_dynamic_dim(d)) continue;
+    ASSIGN_OR_RETURN(std::string size, DynamicSize(&root, d));
+    write_sizes += "    W(dims_out, " + U(d) + ") = " + size + ";\n";
+  }
+  if (!write_sizes.empty()) writes_sizes_ = true;
+  const std::string prelude = body_;
+  body_.clear();
   // The logical index of physical element p; padding elements have none.
   GlslIndexArithmetic a;
   std::string valid;
@@ -338,12 +416,16 @@ StatusOr<KernelSource> FusedEmitter::Emit(const Instruction& root, const Shape& 
   KernelSource k;
   k.name = "fusion_" + root.name;
   k.inputs = inputs_;
+  k.reads_parameter_sizes = reads_parameter_sizes_;
+  k.writes_sizes = writes_sizes_;
   k.output = out;
   k.invocations = vectors;
   k.local_size = 256;
   std::string src = Prologue(k.local_size, k.name);
   src += "  if (inv >= " + U(vectors) + ") return;\n";
   for (const std::string& b : vector_loads_) src += "  uvec4 " + b + "_v = " + b + ".v[inv];\n";
+  src += prelude;
+  if (writes_sizes_) src += "  if (inv == 0u) {\n" + write_sizes + "  }\n";
   src += "  uvec4 outv = uvec4(0u);\n" + body + "  out0.v[inv] = outv;\n}\n";
   k.glsl = std::move(src);
   return k;
@@ -358,7 +440,12 @@ std::string FusedEmitter::Prologue(uint32_t local_size, const std::string& name)
   for (size_t i = 0; i < inputs_.size(); ++i)
     src += "layout(std430, set = 0, binding = " + std::to_string(i) + ") readonly buffer In" + std::to_string(i) +
            " { uvec4 v[]; } in" + std::to_string(i) + ";\n";
-  src += "layout(std430, set = 0, binding = " + std::to_string(inputs_.size()) + ") writeonly buffer Out0 { uvec4 v[]; } out0;\n";
+  size_t binding = inputs_.size();
+  if (reads_parameter_sizes_)
+    src += "layout(std430, set = 0, binding = " + std::to_string(binding++) + ") readonly buffer ParameterSizes { uvec4 v[]; } dims_in;\n";
+  src += "layout(std430, set = 0, binding = " + std::to_string(binding++) + ") writeonly buffer Out0 { uvec4 v[]; } out0;\n";
+  if (writes_sizes_)
+    src += "layout(std430, set = 0, binding = " + std::to_string(binding++) + ") writeonly buffer OutSizes { uvec4 v[]; } dims_out;\n";
   src += ShaderLibrarySource(needs_, target_.float64);
   for (const auto& [helper, def] : helpers_) src += def;
   src += "void main() {\n  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +

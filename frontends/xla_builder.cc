@@ -206,6 +206,42 @@ XlaOp XlaBuilder::Scatter(const std::vector<XlaOp>& operands, XlaOp scatter_indi
   return Add(std::move(inst));
 }
 
+XlaOp XlaBuilder::GetDimensionSize(XlaOp operand, int64_t dimension) {
+  if (!Check({operand})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kGetDimensionSize;
+  inst->operands = {operand.instruction()};
+  inst->dimensions = std::vector<int64_t>{dimension};
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::SetDimensionSize(XlaOp operand, XlaOp size, int64_t dimension) {
+  if (!Check({operand, size})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kSetDimensionSize;
+  inst->operands = {operand.instruction(), size.instruction()};
+  inst->dimensions = std::vector<int64_t>{dimension};
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::DynamicReshape(XlaOp operand, const std::vector<XlaOp>& dim_sizes,
+                                 const std::vector<int64_t>& new_size_bounds, const std::vector<bool>& dims_are_dynamic) {
+  if (!Check({operand})) return XlaOp();
+  if (dim_sizes.size() != new_size_bounds.size() || dims_are_dynamic.size() != new_size_bounds.size())
+    return Fail(InvalidArgument("dynamic-reshape: dim_sizes, new_size_bounds and dims_are_dynamic differ in length"));
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kDynamicReshape;
+  inst->operands = {operand.instruction()};
+  for (const XlaOp& d : dim_sizes) {
+    if (!Check({d})) return XlaOp();
+    inst->operands.push_back(d.instruction());
+  }
+  inst->shape = Shape(operand.shape().element_type(), new_size_bounds);
+  for (size_t d = 0; d < dims_are_dynamic.size(); ++d)
+    if (dims_are_dynamic[d]) inst->shape.set_dynamic_dim(static_cast<int64_t>(d), true);
+  return Add(std::move(inst));
+}
+
 XlaOp XlaBuilder::Pad(XlaOp operand, XlaOp padding_value, const std::vector<PaddingDimension>& padding) {
   if (!Check({operand, padding_value})) return XlaOp();
   auto inst = std::make_unique<Instruction>();

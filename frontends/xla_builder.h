@@ -82,6 +82,12 @@ class XlaBuilder {
   XlaOp Gather(XlaOp operand, XlaOp start_indices, const GatherDimensions& dimension_numbers);
   XlaOp Scatter(const std::vector<XlaOp>& operands, XlaOp scatter_indices, const std::vector<XlaOp>& updates,
                 const XlaComputation& update_computation, const ScatterDimensions& dimension_numbers);
+  // Bounded dynamic shapes (GetDimensionSize, SetDimensionSize,
+  // DynamicReshape): sizes are s32 scalars computed at run time.
+  XlaOp GetDimensionSize(XlaOp operand, int64_t dimension);
+  XlaOp SetDimensionSize(XlaOp operand, XlaOp size, int64_t dimension);
+  XlaOp DynamicReshape(XlaOp operand, const std::vector<XlaOp>& dim_sizes, const std::vector<int64_t>& new_size_bounds,
+                       const std::vector<bool>& dims_are_dynamic);
   XlaOp Tuple(const std::vector<XlaOp>& elements);
   XlaOp GetTupleElement(XlaOp tuple, int64_t index);
   // Attaches result_accuracy to a transcendental op just built.

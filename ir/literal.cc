@@ -141,4 +141,16 @@ std::vector<int64_t> MultiIndex(const std::vector<int64_t>& dims, int64_t linear
   return index;
 }
 
+Literal Resized(const Literal& l, const std::vector<int64_t>& dims) {
+  if (l.shape().dims() == dims && l.shape().is_static()) return l;
+  Literal out(Shape(l.shape().element_type(), dims));
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    const std::vector<int64_t> at = MultiIndex(dims, i);
+    bool inside = true;
+    for (size_t d = 0; d < at.size(); ++d) inside = inside && at[d] < l.shape().dim(static_cast<int64_t>(d));
+    if (inside) out.Set(i, l.GetAt(at));
+  }
+  return out;
+}
+
 }  // namespace vkxla

@@ -51,6 +51,10 @@ class Literal {
   std::vector<Literal> tuple_;
 };
 
+// The elements of `l` at the indices that fit `dims`, zero elsewhere: grows
+// a value to its bounds, or cuts it to its run-time sizes.
+Literal Resized(const Literal& l, const std::vector<int64_t>& dims);
+
 // Row-major linear index <-> multi-index over `dims`.
 int64_t LinearIndex(const std::vector<int64_t>& dims, const std::vector<int64_t>& index);
 std::vector<int64_t> MultiIndex(const std::vector<int64_t>& dims, int64_t linear);

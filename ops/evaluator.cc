@@ -3,6 +3,7 @@
 #include "ir/layout_index.h"
 #include "ops/data_movement_reference.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -66,6 +67,46 @@ ScatterCombiner ScalarCombiner(const Computation& c) {
   };
 }
 
+// The shape of `inst`'s value given its operands' values: each dynamic
+// dimension takes the size they carry (or, for set-dimension-size and
+// dynamic-reshape, the size they compute), clamped to the bound.
+StatusOr<Shape> RunTimeShape(const Instruction& inst, const std::vector<const Literal*>& operands) {
+  Shape s(inst.shape.element_type(), inst.shape.dims());
+  auto size_value = [&](const Literal* l, int64_t bound) {
+    return std::clamp<int64_t>(l->Get(0).s, 0, bound);
+  };
+  switch (inst.opcode) {
+    case Opcode::kSetDimensionSize: {
+      std::vector<int64_t> dims = operands[0]->shape().dims();
+      const int64_t d = (*inst.dimensions)[0];
+      dims[d] = size_value(operands[1], inst.shape.dim(d));
+      return Shape(s.element_type(), dims);
+    }
+    case Opcode::kDynamicReshape: {
+      std::vector<int64_t> dims = s.dims();
+      for (int64_t d = 0; d < s.rank(); ++d)
+        if (inst.shape.is_dynamic_dim(d)) dims[d] = size_value(operands[1 + d], dims[d]);
+      return Shape(s.element_type(), dims);
+    }
+    case Opcode::kTranspose: {
+      std::vector<int64_t> dims;
+      for (int64_t d : *inst.dimensions) dims.push_back(operands[0]->shape().dim(d));
+      return Shape(s.element_type(), dims);
+    }
+    case Opcode::kBroadcast: {
+      std::vector<int64_t> dims = s.dims();
+      for (size_t k = 0; k < inst.dimensions->size(); ++k) dims[(*inst.dimensions)[k]] = operands[0]->shape().dim(k);
+      return Shape(s.element_type(), dims);
+    }
+    default: {
+      // Elementwise ops and copies: the sizes of an operand of the same rank.
+      for (const Literal* o : operands)
+        if (o->shape().rank() == s.rank()) return Shape(s.element_type(), o->shape().dims());
+      return s;
+    }
+  }
+}
+
 }  // namespace
 
 Literal BitcastConvertLiteral(const Literal& x, const Shape& to) {
@@ -107,13 +148,21 @@ Literal BitcastConvertLiteral(const Literal& x, const Shape& to) {
   return out;
 }
 
+bool FitsShape(const Shape& value, const Shape& declared) {
+  if (value.element_type() != declared.element_type() || value.rank() != declared.rank()) return false;
+  if (!declared.IsArray()) return value.Compatible(declared);
+  for (int64_t d = 0; d < declared.rank(); ++d)
+    if (declared.is_dynamic_dim(d) ? value.dim(d) > declared.dim(d) : value.dim(d) != declared.dim(d)) return false;
+  return true;
+}
+
 Status CheckArguments(const Computation& computation, const std::vector<Literal>& arguments) {
   auto params = computation.parameters();
   if (params.size() != arguments.size())
     return InvalidArgument("computation " + computation.name() + " takes " + std::to_string(params.size()) +
                            " parameters, got " + std::to_string(arguments.size()) + " arguments");
   for (size_t i = 0; i < params.size(); ++i)
-    if (!arguments[i].shape().Compatible(params[i]->shape))
+    if (!FitsShape(arguments[i].shape(), params[i]->shape))
       return InvalidArgument("parameter " + std::to_string(i) + " (%" + params[i]->name + ") is " +
                              params[i]->shape.ToString() + " but the argument is " + arguments[i].shape().ToString());
   return OkStatus();
@@ -123,9 +172,15 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
   RETURN_IF_ERROR(CheckArguments(computation, arguments));
   std::map<const Instruction*, Literal> values;
   for (const auto& owned : computation.instructions()) {
-    const Instruction& inst = *owned;
     std::vector<const Literal*> operands;
-    for (const Instruction* o : inst.operands) operands.push_back(&values.at(o));
+    for (const Instruction* o : owned->operands) operands.push_back(&values.at(o));
+    // Dynamic dimensions: evaluate at the sizes the operands have now.
+    Instruction sized;
+    if (owned->shape.IsArray() && !owned->shape.is_static() && owned->opcode != Opcode::kParameter) {
+      sized = *owned;
+      ASSIGN_OR_RETURN(sized.shape, RunTimeShape(*owned, operands));
+    }
+    const Instruction& inst = sized.shape.IsArray() ? sized : *owned;
     Literal result;
     if (IsElementwise(inst.opcode) && inst.opcode != Opcode::kBitcastConvert) {
       result = EvaluateElementwiseOp(inst, operands);
@@ -143,8 +198,22 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
           break;
         }
         case Opcode::kGetDimensionSize:
-          result = Literal::ScalarOf(Scalar::Int(ElementType::kS32, inst.operands[0]->shape.dim((*inst.dimensions)[0])));
+          result = Literal::ScalarOf(Scalar::Int(ElementType::kS32, operands[0]->shape().dim((*inst.dimensions)[0])));
           break;
+        case Opcode::kSetDimensionSize:
+          // The operand's elements that fit the new size; any new ones are padding.
+          result = Resized(*operands[0], inst.shape.dims());
+          break;
+        case Opcode::kDynamicReshape: {
+          if (operands[0]->element_count() != inst.shape.element_count())
+            return InvalidArgument("dynamic-reshape " + inst.Describe() + ": sizes " + inst.shape.ToString(false) +
+                                   " hold " + std::to_string(inst.shape.element_count()) + " elements but the operand " +
+                                   operands[0]->shape().ToString(false) + " has " +
+                                   std::to_string(operands[0]->element_count()));
+          result = Literal(inst.shape);
+          for (int64_t i = 0; i < result.element_count(); ++i) result.Set(i, operands[0]->Get(i));
+          break;
+        }
         case Opcode::kDynamicSlice: {
           ASSIGN_OR_RETURN(result, EvaluateDynamicSlice(inst, operands));
           break;
@@ -182,7 +251,7 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
                                inst.Describe() + " is not implemented");
       }
     }
-    values[&inst] = std::move(result);
+    values[owned.get()] = std::move(result);
   }
   Literal out = std::move(values.at(computation.root()));
   return out;

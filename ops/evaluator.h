@@ -14,6 +14,10 @@ namespace vkxla {
 StatusOr<Literal> EvaluateComputation(const Computation& computation, const std::vector<Literal>& arguments);
 StatusOr<Literal> EvaluateModule(const Module& module, const std::vector<Literal>& arguments);
 
+// Whether a value of shape `value` may stand for `declared`: same type and
+// rank, static dims equal, dynamic dims at most their bound.
+bool FitsShape(const Shape& value, const Shape& declared);
+
 // Checks arguments against a computation's parameters (count, type, dims),
 // naming the parameter and both shapes on a mismatch.
 Status CheckArguments(const Computation& computation, const std::vector<Literal>& arguments);

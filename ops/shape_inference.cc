@@ -433,9 +433,8 @@ StatusOr<Shape> InferScatter(const Instruction& inst) {
   return Shape::Tuple(std::move(elements));
 }
 
-}  // namespace
-
-StatusOr<Shape> InferShape(const Instruction& inst) {
+// The result shape, with every dimension static.
+StatusOr<Shape> InferStaticShape(const Instruction& inst) {
   if (inst.result_accuracy && !AcceptsResultAccuracy(inst.opcode))
     return OpError(inst, "result_accuracy applies only to transcendental ops");
   if (IsElementwiseUnary(inst.opcode)) return InferUnary(inst);
@@ -478,6 +477,31 @@ StatusOr<Shape> InferShape(const Instruction& inst) {
     case Opcode::kDynamicUpdateSlice: return InferDynamicUpdateSlice(inst);
     case Opcode::kGather: return InferGather(inst);
     case Opcode::kScatter: return InferScatter(inst);
+    case Opcode::kSetDimensionSize: {
+      RETURN_IF_ERROR(ExpectOperands(inst, 2));
+      const Shape& x = inst.operands[0]->shape;
+      const Shape& v = inst.operands[1]->shape;
+      RETURN_IF_ERROR(ExpectArray(inst, x));
+      if (!inst.dimensions || inst.dimensions->size() != 1 || (*inst.dimensions)[0] < 0 || (*inst.dimensions)[0] >= x.rank())
+        return OpError(inst, "needs dimensions={d} naming one dimension of " + Quote(x));
+      if (v.element_type() != ElementType::kS32 || v.rank() != 0)
+        return OpError(inst, "the size must be an s32 scalar, got " + Quote(v));
+      return Shape(x.element_type(), x.dims());
+    }
+    case Opcode::kDynamicReshape: {
+      if (inst.operands.empty()) return OpError(inst, "needs an operand");
+      const Shape& x = inst.operands[0]->shape;
+      RETURN_IF_ERROR(ExpectArray(inst, x));
+      if (!inst.shape.IsArray() || inst.shape.element_type() != x.element_type())
+        return OpError(inst, "result " + Quote(inst.shape) + " must be an array of the operand's element type");
+      if (static_cast<int64_t>(inst.operands.size()) != inst.shape.rank() + 1)
+        return OpError(inst, "needs one s32 size per result dimension of " + Quote(inst.shape) + ", got " +
+                                 std::to_string(inst.operands.size() - 1));
+      for (size_t i = 1; i < inst.operands.size(); ++i)
+        if (inst.operands[i]->shape.element_type() != ElementType::kS32 || inst.operands[i]->shape.rank() != 0)
+          return OpError(inst, "size " + std::to_string(i - 1) + " must be an s32 scalar, got " + Quote(inst.operands[i]->shape));
+      return Shape(x.element_type(), inst.shape.dims());
+    }
     case Opcode::kGetDimensionSize: {
       RETURN_IF_ERROR(ExpectOperands(inst, 1));
       const Shape& x = inst.operands[0]->shape;
@@ -503,6 +527,49 @@ StatusOr<Shape> InferShape(const Instruction& inst) {
       return Unimplemented(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() +
                            ": op is not implemented yet");
   }
+}
+
+}  // namespace
+
+StatusOr<Shape> InferShape(const Instruction& inst) {
+  ASSIGN_OR_RETURN(Shape shape, InferStaticShape(inst));
+  if (!shape.IsArray()) return shape;
+  // Bounded dynamic dimensions: which result dims carry a run-time size.
+  const Instruction* dynamic_operand = nullptr;
+  for (const Instruction* o : inst.operands)
+    if (o->shape.IsArray() && !o->shape.is_static()) dynamic_operand = o;
+  const bool keeps_positions = IsElementwise(inst.opcode) || inst.opcode == Opcode::kCopy;
+  switch (inst.opcode) {
+    case Opcode::kParameter:
+      return inst.shape;
+    case Opcode::kSetDimensionSize:
+      for (int64_t d = 0; d < shape.rank(); ++d) shape.set_dynamic_dim(d, inst.operands[0]->shape.is_dynamic_dim(d));
+      shape.set_dynamic_dim((*inst.dimensions)[0], true);
+      return shape;
+    case Opcode::kDynamicReshape:
+      for (int64_t d = 0; d < shape.rank(); ++d) shape.set_dynamic_dim(d, inst.shape.is_dynamic_dim(d));
+      return shape;
+    case Opcode::kTranspose:
+      for (int64_t d = 0; d < shape.rank(); ++d)
+        shape.set_dynamic_dim(d, inst.operands[0]->shape.is_dynamic_dim((*inst.dimensions)[d]));
+      return shape;
+    case Opcode::kBroadcast:
+      for (size_t k = 0; k < inst.dimensions->size(); ++k)
+        if (inst.operands[0]->shape.is_dynamic_dim(static_cast<int64_t>(k))) shape.set_dynamic_dim((*inst.dimensions)[k], true);
+      return shape;
+    default:
+      break;
+  }
+  if (!dynamic_operand || inst.opcode == Opcode::kGetDimensionSize) return shape;
+  if (!keeps_positions || (inst.opcode == Opcode::kBitcastConvert &&
+                           BitWidth(inst.shape.element_type()) != BitWidth(inst.operands[0]->shape.element_type())))
+    return Unimplemented(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() + ": operand " +
+                         Quote(dynamic_operand->shape) + " has a dynamic dimension, which this op does not support yet");
+  for (const Instruction* o : inst.operands)
+    if (o->shape.rank() == shape.rank())
+      for (int64_t d = 0; d < shape.rank(); ++d)
+        if (o->shape.is_dynamic_dim(d)) shape.set_dynamic_dim(d, true);
+  return shape;
 }
 
 }  // namespace vkxla

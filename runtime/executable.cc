@@ -91,6 +91,8 @@ Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<K
     param_device_.push_back(std::move(d));
     param_staging_.push_back(std::move(s));
   }
+  ASSIGN_OR_RETURN(param_sizes_, device_.CreateBuffer(std::max<int64_t>(1, program_.parameters.size()) * kMaxDynamicRank * 4,
+                                                      Device::Memory::kHostVisible));
   std::vector<Shape> leaf_shapes;
   CollectLeafShapes(program_.result, leaf_shapes);
   for (Shape& s : leaf_shapes)
@@ -150,6 +152,9 @@ Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<K
     c.shape = shape;
     ASSIGN_OR_RETURN(const int64_t bytes, PhysicalByteSize(shape));
     ASSIGN_OR_RETURN(c.device, device_.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
+    if (k.writes_sizes) {
+      ASSIGN_OR_RETURN(c.sizes, device_.CreateBuffer(shape.rank() * 4, Device::Memory::kHostVisible));
+    }
     computed_.push_back(std::move(c));
     computed_index_.emplace(id, v);  // the first buffer of a value is the one others read
     sources_.push_back(k.glsl);
@@ -192,10 +197,13 @@ Status Executable::BuildKernels(const std::vector<KernelSource>& sources) {
       ASSIGN_OR_RETURN(VkBuffer b, BufferOf(in, constant_buffer));
       reads.push_back(b);
     }
+    if (src.reads_parameter_sizes) reads.push_back(param_sizes_.handle());
+    std::vector<VkBuffer> writes = {computed_[i].device.handle()};
+    if (src.writes_sizes) writes.push_back(computed_[i].sizes.handle());
     ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
-                     ComputePipeline::FromGlsl(device_, src.glsl, static_cast<uint32_t>(reads.size()) + 1));
-    ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device_, std::move(pipeline), std::move(reads),
-                                                        {computed_[i].device.handle()}, src.invocations, src.local_size));
+                     ComputePipeline::FromGlsl(device_, src.glsl, static_cast<uint32_t>(reads.size() + writes.size())));
+    ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device_, std::move(pipeline), std::move(reads), std::move(writes),
+                                                        src.invocations, src.local_size));
     kernels_.push_back(std::move(k));
   }
   return OkStatus();
@@ -244,14 +252,28 @@ Literal Executable::Assemble(const Shape& result, size_t& next, const std::vecto
 
 StatusOr<Literal> Executable::Run(const std::vector<Literal>& arguments) {
   RETURN_IF_ERROR(CheckArguments(*module_->entry(), arguments));
+  auto* sizes = static_cast<uint32_t*>(param_sizes_.mapped());
   for (size_t i = 0; i < arguments.size(); ++i) {
-    ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(arguments[i], program_.parameters[i].layout_or_default()));
+    // A dynamic dim's value is placed at its bound; its size goes alongside.
+    const Shape& declared = program_.parameters[i];
+    for (int64_t d = 0; d < arguments[i].shape().rank() && d < kMaxDynamicRank; ++d)
+      sizes[i * kMaxDynamicRank + d] = static_cast<uint32_t>(arguments[i].shape().dim(d));
+    ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
+                     ToPhysical(Resized(arguments[i], declared.dims()), declared.layout_or_default()));
     std::memcpy(param_staging_[i].mapped(), bytes.data(), bytes.size());
   }
   RETURN_IF_ERROR(device_.SubmitAndWait(cb_));
   std::vector<Literal> leaves;
   for (const Output& o : outputs_) {
-    ASSIGN_OR_RETURN(Literal l, FromPhysical(static_cast<const uint8_t*>(o.staging.mapped()), computed_[o.computed].shape));
+    const Computed& c = computed_[o.computed];
+    ASSIGN_OR_RETURN(Literal l, FromPhysical(static_cast<const uint8_t*>(o.staging.mapped()), c.shape));
+    if (c.sizes.mapped()) {
+      std::vector<int64_t> dims = c.shape.dims();
+      const auto* got = static_cast<const uint32_t*>(c.sizes.mapped());
+      for (int64_t d = 0; d < c.shape.rank(); ++d)
+        if (c.shape.is_dynamic_dim(d)) dims[d] = std::min<int64_t>(got[d], dims[d]);
+      l = Resized(l, dims);
+    }
     leaves.push_back(std::move(l));
   }
   size_t next = 0;

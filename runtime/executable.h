@@ -41,8 +41,9 @@ class Executable {
   // A value computed into a device buffer by one kernel.
   struct Computed {
     ValueId id;
-    Shape shape;  // with layout
+    Shape shape;  // with layout; dynamic dims at their bounds
     Buffer device;
+    Buffer sizes;  // run-time sizes of dynamic dims, written by the kernel
   };
   struct Output {
     size_t computed;  // index into computed_
@@ -62,6 +63,7 @@ class Executable {
   const Module* module_ = nullptr;
   ProgramShape program_;
   std::vector<Buffer> param_device_, param_staging_;
+  Buffer param_sizes_;  // kMaxDynamicRank u32s per parameter: its run-time sizes
   std::vector<Buffer> constants_;
   std::vector<Computed> computed_;
   std::map<ValueId, size_t> computed_index_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "frontends/hlo_text.h"
+#include "ops/evaluator.h"
 #include "runtime/executable.h"
 #include "runtime/vulkan_context.h"
 #include "frontends/stablehlo_reader.h"
@@ -85,7 +86,7 @@ int Run(const std::vector<std::string>& args) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     StatusOr<Literal> lit = ReadNpy(inputs[i], params[i]->shape.element_type());
     if (!lit.ok()) return Fail(lit.status());
-    if (!lit->shape().Compatible(Shape(params[i]->shape.element_type(), params[i]->shape.dims())))
+    if (!FitsShape(lit->shape(), params[i]->shape))
       return Fail(InvalidArgument("parameter " + std::to_string(i) + " (%" + params[i]->name + ") is " +
                                   params[i]->shape.ToString() + " but " + inputs[i] + " holds " + lit->shape().ToString()));
     arguments.push_back(std::move(lit).value());

@@ -1,0 +1,141 @@
+// Bounded dynamic shapes (f32[<=8]): arguments smaller than the bound,
+// sizes carried at run time through elementwise ops, transposes and
+// broadcasts, set-dimension-size, get-dimension-size and dynamic-reshape,
+// and results cut to their run-time sizes; against the reference.
+#include <gtest/gtest.h>
+
+#include "frontends/hlo_text.h"
+#include "frontends/xla_builder.h"
+#include "runtime/executable.h"
+#include "tests/test_util.h"
+
+namespace vkxla {
+namespace {
+
+class DynamicShapes : public ::testing::Test {
+ protected:
+  void TearDown() override { ExpectNoValidationMessages(); }
+};
+
+Literal Iota(ElementType t, const std::vector<int64_t>& dims) {
+  Literal l(Shape(t, dims));
+  for (int64_t i = 0; i < l.element_count(); ++i) l.Set(i, Scalar::Convert(Scalar::Int(ElementType::kS64, i), t));
+  return l;
+}
+
+Literal S32(int64_t v) { return Literal::ScalarOf(Scalar::Int(ElementType::kS32, v)); }
+
+// Runs the module on the device and the reference; returns the device's
+// values as text (the two must agree).
+std::string RunBoth(const std::string& body, const std::vector<Literal>& args) {
+  auto m = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n" + body + "}\n");
+  if (!m.ok()) return m.status().ToString();
+  Literal got = RunAndCompareWith(**m, args);
+  return got.shape().ToString(false) + " " + got.ValuesToString();
+}
+
+TEST_F(DynamicShapes, ArgumentsSmallerThanTheBound) {
+  EXPECT_EQ(RunBoth("  %x = f32[<=8] parameter(0)\n"
+                "  ROOT %y = f32[<=8] add(%x, %x)\n",
+                {Iota(ElementType::kF32, {5})}),
+            "f32[5] {0, 2, 4, 6, 8}");
+  EXPECT_EQ(RunBoth("  %x = f32[<=8] parameter(0)\n  ROOT %n = s32[] get-dimension-size(%x), dimensions={0}\n",
+                {Iota(ElementType::kF32, {5})}),
+            "s32[] 5");
+  // A dynamic operand broadcast along a new dim, then transposed.
+  EXPECT_EQ(RunBoth("  %x = s32[<=6] parameter(0)\n  %b = s32[<=6,2] broadcast(%x), dimensions={0}\n"
+                "  ROOT %t = s32[2,<=6] transpose(%b), dimensions={1,0}\n",
+                {Iota(ElementType::kS32, {3})}),
+            "s32[2,3] {{0, 1, 2}, {0, 1, 2}}");
+}
+
+TEST_F(DynamicShapes, SetAndGetDimensionSize) {
+  // The page's example: a size of 5 set on ten values keeps the first five.
+  EXPECT_EQ(RunBoth("  %v = f32[10] iota(), iota_dimension=0\n  %n = s32[] parameter(0)\n"
+                "  %p = f32[<=10] set-dimension-size(%v, %n), dimensions={0}\n"
+                "  %two = f32[] constant(2)\n  %b = f32[10] broadcast(%two), dimensions={}\n"
+                "  %bs = f32[<=10] set-dimension-size(%b, %n), dimensions={0}\n"
+                "  %m = f32[<=10] multiply(%p, %bs)\n  %size = s32[] get-dimension-size(%m), dimensions={0}\n"
+                "  ROOT %t = (f32[<=10], s32[]) tuple(%m, %size)\n",
+                {S32(5)}),
+            "(f32[5], s32[]) ({0, 2, 4, 6, 8}, 5)");
+  // Sizes beyond the bound are clamped to it.
+  EXPECT_EQ(RunBoth("  %v = s32[3] iota(), iota_dimension=0\n  %n = s32[] parameter(0)\n"
+                "  ROOT %p = s32[<=3] set-dimension-size(%v, %n), dimensions={0}\n",
+                {S32(7)}),
+            "s32[3] {0, 1, 2}");
+}
+
+TEST_F(DynamicShapes, DynamicReshape) {
+  EXPECT_EQ(RunBoth("  %x = f32[<=12] parameter(0)\n  %r = s32[] parameter(1)\n  %c = s32[] constant(3)\n"
+                "  ROOT %y = f32[<=4,3] dynamic-reshape(%x, %r, %c)\n",
+                {Iota(ElementType::kF32, {6}), S32(2)}),
+            "f32[2,3] {{0, 1, 2}, {3, 4, 5}}");
+  EXPECT_EQ(RunBoth("  %x = s32[<=4,<=5] parameter(0)\n  %r = s32[] parameter(1)\n"
+                "  ROOT %y = s32[<=20] dynamic-reshape(%x, %r)\n",
+                {Iota(ElementType::kS32, {2, 3}), S32(6)}),
+            "s32[6] {0, 1, 2, 3, 4, 5}");
+}
+
+// Every element type, dynamic dims in two layouts, through a chain of ops.
+TEST_F(DynamicShapes, EveryTypeMatchesReference) {
+  const char* layouts[] = {"{1,0}", "{0,1}"};
+  int trial = 0;
+  for (ElementType t : kAllTypes) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    const std::string ty(ElementTypeName(t));
+    for (int l = 0; l < 2; ++l) {
+      const std::string text = "HloModule dyn_" + ty + "\nENTRY %e {\n"
+          "  %x = " + ty + "[<=6,5]" + layouts[l] + " parameter(0)\n"
+          "  %y = " + ty + "[<=6,5]" + layouts[1 - l] + " parameter(1)\n"
+          "  %s = " + ty + "[<=6,5] add(%x, %y)\n"
+          "  %t = " + ty + "[5,<=6] transpose(%s), dimensions={1,0}\n"
+          "  ROOT %c = " + ty + "[5,<=6]" + layouts[l] + " copy(%t)\n}\n";
+      SCOPED_TRACE(text);
+      auto m = ParseAndVerifyHlo(text);
+      ASSERT_TRUE(m.ok()) << m.status().ToString();
+      std::mt19937_64 rng(++trial);
+      const Shape actual(t, {4, 5});
+      Literal got = RunAndCompareWith(**m, {RandomLiteral(actual, rng, Opcode::kAdd), RandomLiteral(actual, rng, Opcode::kAdd)});
+      EXPECT_EQ(got.shape().dims(), (std::vector<int64_t>{5, 4}));
+    }
+  }
+}
+
+TEST_F(DynamicShapes, BuilderBuildsTheSameOps) {
+  XlaBuilder b("builder_dynamic");
+  XlaOp x = b.Parameter(0, Shape(ElementType::kS32, {12}), "x");
+  XlaOp n = b.Parameter(1, Shape::Scalar(ElementType::kS32), "n");
+  XlaOp cut = b.SetDimensionSize(x, n, 0);                       // s32[<=12], n elements
+  XlaOp rows = Div(b.GetDimensionSize(cut, 0), b.ConstantLiteral(S32(2)));
+  XlaOp grid = b.DynamicReshape(cut, {rows, b.ConstantLiteral(S32(2))}, {6, 2}, {true, false});
+  auto m = b.Build(grid);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ((*m)->entry()->root()->shape.ToString(false), "s32[<=6,2]");
+  Literal got = RunAndCompareWith(**m, {Iota(ElementType::kS32, {12}), S32(8)});
+  EXPECT_EQ(got.ValuesToString(), "{{0, 1}, {2, 3}, {4, 5}, {6, 7}}");
+}
+
+TEST_F(DynamicShapes, Errors) {
+  auto bad = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n  %x = f32[<=8] parameter(0)\n"
+                               "  ROOT %s = f32[2] slice(%x), slice={[0:2]}\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("f32[<=8]"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("dynamic dimension"), std::string::npos) << bad.status().message();
+  auto size_type = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n  %x = f32[8] parameter(0)\n  %n = f32[] parameter(1)\n"
+                                     "  ROOT %s = f32[<=8] set-dimension-size(%x, %n), dimensions={0}\n}\n");
+  ASSERT_FALSE(size_type.ok());
+  EXPECT_NE(size_type.status().message().find("s32 scalar, got f32[]"), std::string::npos) << size_type.status().message();
+  // An argument larger than the bound.
+  auto m = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n  ROOT %x = f32[<=4] parameter(0)\n}\n");
+  ASSERT_TRUE(m.ok());
+  auto exe = Executable::Compile(**m, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  auto r = (*exe)->Run({Iota(ElementType::kF32, {5})});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("f32[<=4]"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("f32[5]"), std::string::npos) << r.status().message();
+}
+
+}  // namespace
+}  // namespace vkxla
