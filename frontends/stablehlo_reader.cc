@@ -609,27 +609,21 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       SetAttribute(*inst, "dynamic_slice_sizes", IntListText(Integers(raw)));
       break;
     }
-    case Opcode::kGather: {
-      ASSIGN_OR_RETURN(std::string raw, need({"dimension_numbers"}));
-      std::map<std::string, std::string> f = StructFields(raw);
-      for (const char* key : {"offset_dims", "collapsed_slice_dims", "operand_batching_dims",
-                              "start_indices_batching_dims", "start_index_map"})
-        if (f.count(key)) SetAttribute(*inst, key, IntListText(Integers(f[key])));
-      if (f.count("index_vector_dim")) SetAttribute(*inst, "index_vector_dim", f["index_vector_dim"]);
-      ASSIGN_OR_RETURN(std::string sizes, need({"slice_sizes"}));
-      SetAttribute(*inst, "slice_sizes", IntListText(Integers(sizes)));
-      if (attr({"indices_are_sorted"}).value_or("false") == "true") SetAttribute(*inst, "indices_are_sorted", "true");
-      break;
-    }
+    case Opcode::kGather:
     case Opcode::kScatter: {
-      ASSIGN_OR_RETURN(std::string raw, need({"scatter_dimension_numbers"}));
-      std::map<std::string, std::string> f = StructFields(raw);
-      for (const char* key : {"update_window_dims", "inserted_window_dims", "input_batching_dims",
-                              "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"})
-        if (f.count(key)) SetAttribute(*inst, key, IntListText(Integers(f[key])));
-      if (f.count("index_vector_dim")) SetAttribute(*inst, "index_vector_dim", f["index_vector_dim"]);
-      if (attr({"indices_are_sorted"}).value_or("false") == "true") SetAttribute(*inst, "indices_are_sorted", "true");
-      if (attr({"unique_indices"}).value_or("false") == "true") SetAttribute(*inst, "unique_indices", "true");
+      // #stablehlo.gather<...> / #stablehlo.scatter<...> fields carry HLO's
+      // attribute names; lists become {..}, index_vector_dim stays a number.
+      const bool gather = *opcode == Opcode::kGather;
+      ASSIGN_OR_RETURN(std::string raw, need({gather ? "dimension_numbers" : "scatter_dimension_numbers"}));
+      for (const auto& [key, value] : StructFields(raw))
+        SetAttribute(*inst, key, value.rfind('[', 0) == 0 ? IntListText(Integers(value)) : value);
+      for (const char* flag : {"indices_are_sorted", "unique_indices"})
+        if (attr({flag}).value_or("false") == "true") SetAttribute(*inst, flag, "true");
+      if (gather) {
+        ASSIGN_OR_RETURN(std::string sizes, need({"slice_sizes"}));
+        SetAttribute(*inst, "slice_sizes", IntListText(Integers(sizes)));
+        break;
+      }
       if (s.regions.size() != 1) return c_.Error(s.at, s.name + " needs one region (the update computation)");
       ASSIGN_OR_RETURN(Computation * update, TranslateRegion(s, 0, 0));
       inst->called_computations.emplace_back("to_apply", update);

@@ -16,45 +16,35 @@ class DataMovement : public ::testing::Test {
   void TearDown() override { ExpectNoValidationMessages(); }
 };
 
-// Runs a module without parameters and returns its values as text.
-std::string RunText(const std::string& body) {
-  auto m = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n" + body + "}\n");
-  if (!m.ok()) return m.status().ToString();
-  auto exe = Executable::Compile(**m, TestDevice());
-  if (!exe.ok()) return exe.status().ToString();
-  auto r = (*exe)->Run({});
-  return r.ok() ? r->ValuesToString() : r.status().ToString();
-}
-
 const char* kMatrix = "  %a = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n";
 
 TEST_F(DataMovement, SpecExamples) {
-  EXPECT_EQ(RunText(std::string(kMatrix) + "  ROOT %t = f32[3,2] transpose(%a), dimensions={1,0}\n"), "{{1, 4}, {2, 5}, {3, 6}}");
-  EXPECT_EQ(RunText(std::string(kMatrix) + "  ROOT %r = f32[3,2] reshape(%a)\n"), "{{1, 2}, {3, 4}, {5, 6}}");
-  EXPECT_EQ(RunText(std::string(kMatrix) + "  ROOT %r = f32[6] reshape(%a)\n"), "{1, 2, 3, 4, 5, 6}");
-  EXPECT_EQ(RunText(std::string(kMatrix) + "  ROOT %r = f32[2,3] reverse(%a), dimensions={0,1}\n"), "{{6, 5, 4}, {3, 2, 1}}");
+  EXPECT_EQ(RunHloText("", std::string(kMatrix) + "  ROOT %t = f32[3,2] transpose(%a), dimensions={1,0}\n"), "{{1, 4}, {2, 5}, {3, 6}}");
+  EXPECT_EQ(RunHloText("", std::string(kMatrix) + "  ROOT %r = f32[3,2] reshape(%a)\n"), "{{1, 2}, {3, 4}, {5, 6}}");
+  EXPECT_EQ(RunHloText("", std::string(kMatrix) + "  ROOT %r = f32[6] reshape(%a)\n"), "{1, 2, 3, 4, 5, 6}");
+  EXPECT_EQ(RunHloText("", std::string(kMatrix) + "  ROOT %r = f32[2,3] reverse(%a), dimensions={0,1}\n"), "{{6, 5, 4}, {3, 2, 1}}");
   // Slice: {0,1,2,3,4}[2:4] = {2,3}; the 4x3 matrix's rows 2..3, columns 1..2.
-  EXPECT_EQ(RunText("  %v = s32[5] constant({0, 1, 2, 3, 4})\n  ROOT %s = s32[2] slice(%v), slice={[2:4]}\n"), "{2, 3}");
-  EXPECT_EQ(RunText("  %v = s32[5] constant({0, 1, 2, 3, 4})\n  ROOT %s = s32[3] slice(%v), slice={[0:5:2]}\n"), "{0, 2, 4}");
-  EXPECT_EQ(RunText("  %b = s32[4,3] constant({{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {9, 10, 11}})\n"
+  EXPECT_EQ(RunHloText("", "  %v = s32[5] constant({0, 1, 2, 3, 4})\n  ROOT %s = s32[2] slice(%v), slice={[2:4]}\n"), "{2, 3}");
+  EXPECT_EQ(RunHloText("", "  %v = s32[5] constant({0, 1, 2, 3, 4})\n  ROOT %s = s32[3] slice(%v), slice={[0:5:2]}\n"), "{0, 2, 4}");
+  EXPECT_EQ(RunHloText("", "  %b = s32[4,3] constant({{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {9, 10, 11}})\n"
                 "  ROOT %s = s32[2,2] slice(%b), slice={[2:4], [1:3]}\n"),
             "{{7, 8}, {10, 11}}");
   // ConcatInDim: {2,3} ++ {4,5} ++ {6,7}; matrices along 0 and 1.
-  EXPECT_EQ(RunText("  %x = s32[2] constant({2, 3})\n  %y = s32[2] constant({4, 5})\n  %z = s32[2] constant({6, 7})\n"
+  EXPECT_EQ(RunHloText("", "  %x = s32[2] constant({2, 3})\n  %y = s32[2] constant({4, 5})\n  %z = s32[2] constant({6, 7})\n"
                 "  ROOT %c = s32[6] concatenate(%x, %y, %z), dimensions={0}\n"),
             "{2, 3, 4, 5, 6, 7}");
-  EXPECT_EQ(RunText(std::string(kMatrix) + "  %b = f32[1,3] constant({{7, 8, 9}})\n  ROOT %c = f32[3,3] concatenate(%a, %b), dimensions={0}\n"),
+  EXPECT_EQ(RunHloText("", std::string(kMatrix) + "  %b = f32[1,3] constant({{7, 8, 9}})\n  ROOT %c = f32[3,3] concatenate(%a, %b), dimensions={0}\n"),
             "{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}");
-  EXPECT_EQ(RunText(std::string(kMatrix) + "  %b = f32[2,1] constant({{7}, {8}})\n  ROOT %c = f32[2,4] concatenate(%a, %b), dimensions={1}\n"),
+  EXPECT_EQ(RunHloText("", std::string(kMatrix) + "  %b = f32[2,1] constant({{7}, {8}})\n  ROOT %c = f32[2,4] concatenate(%a, %b), dimensions={1}\n"),
             "{{1, 2, 3, 7}, {4, 5, 6, 8}}");
   // Pad: interior before edges; negative edges crop.
-  EXPECT_EQ(RunText("  %v = f32[3] constant({1, 2, 3})\n  %z = f32[] constant(0)\n"
+  EXPECT_EQ(RunHloText("", "  %v = f32[3] constant({1, 2, 3})\n  %z = f32[] constant(0)\n"
                 "  ROOT %p = f32[8] pad(%v, %z), padding=1_2_1\n"),
             "{0, 1, 0, 2, 0, 3, 0, 0}");
-  EXPECT_EQ(RunText("  %v = f32[3] constant({1, 2, 3})\n  %z = f32[] constant(-1)\n"
+  EXPECT_EQ(RunHloText("", "  %v = f32[3] constant({1, 2, 3})\n  %z = f32[] constant(-1)\n"
                 "  ROOT %p = f32[4] pad(%v, %z), padding=-1_0_1\n"),
             "{-1, 2, -1, 3}");
-  EXPECT_EQ(RunText(std::string(kMatrix) + "  %z = f32[] constant(0)\n  ROOT %p = f32[3,4] pad(%a, %z), padding=0_1x1_0\n"),
+  EXPECT_EQ(RunHloText("", std::string(kMatrix) + "  %z = f32[] constant(0)\n  ROOT %p = f32[3,4] pad(%a, %z), padding=0_1x1_0\n"),
             "{{0, 1, 2, 3}, {0, 4, 5, 6}, {0, 0, 0, 0}}");
 }
 
@@ -132,25 +122,19 @@ TEST_F(DataMovement, BuilderBuildsTheSameOps) {
   EXPECT_EQ(got->ValuesToString(), "{{0, 3, 6}, {0, 1, 4}, {0, 0, 0}, {1, 2, 3}, {4, 5, 6}}");
 }
 
-void ExpectError(const std::string& body, const std::vector<std::string>& words) {
-  auto m = ParseAndVerifyHlo("HloModule bad\nENTRY %e {\n" + body + "}\n");
-  ASSERT_FALSE(m.ok()) << body;
-  for (const std::string& w : words) EXPECT_NE(m.status().message().find(w), std::string::npos) << m.status().message();
-}
-
 TEST(DataMovementErrors, QuoteTheShapes) {
   const std::string x = "  %x = f32[2,3] parameter(0)\n";
-  ExpectError(x + "  ROOT %r = f32[4] reshape(%x)\n", {"reshape", "f32[2,3]", "f32[4]", "6 elements"});
-  ExpectError(x + "  ROOT %t = f32[3,2] transpose(%x), dimensions={0,0}\n", {"transpose", "f32[2,3]"});
-  ExpectError(x + "  ROOT %t = f32[3] transpose(%x), dimensions={1}\n", {"not a permutation"});
-  ExpectError(x + "  ROOT %s = f32[2,2] slice(%x), slice={[0:2], [1:4]}\n", {"slice", "out of bounds", "f32[2,3]"});
-  ExpectError(x + "  ROOT %s = f32[2] slice(%x), slice={[0:2]}\n", {"1 ranges", "rank 2"});
-  ExpectError(x + "  %y = f32[3,3] parameter(1)\n  ROOT %c = f32[5,3] concatenate(%x, %y), dimensions={1}\n",
+  ExpectHloError("", x + "  ROOT %r = f32[4] reshape(%x)\n", {"reshape", "f32[2,3]", "f32[4]", "6 elements"});
+  ExpectHloError("", x + "  ROOT %t = f32[3,2] transpose(%x), dimensions={0,0}\n", {"transpose", "f32[2,3]"});
+  ExpectHloError("", x + "  ROOT %t = f32[3] transpose(%x), dimensions={1}\n", {"not a permutation"});
+  ExpectHloError("", x + "  ROOT %s = f32[2,2] slice(%x), slice={[0:2], [1:4]}\n", {"slice", "out of bounds", "f32[2,3]"});
+  ExpectHloError("", x + "  ROOT %s = f32[2] slice(%x), slice={[0:2]}\n", {"1 ranges", "rank 2"});
+  ExpectHloError("", x + "  %y = f32[3,3] parameter(1)\n  ROOT %c = f32[5,3] concatenate(%x, %y), dimensions={1}\n",
               {"concatenate", "f32[3,3]", "f32[2,3]"});
-  ExpectError(x + "  %z = f32[] parameter(1)\n  ROOT %p = f32[2,3] pad(%x, %z), padding=0_0x0_0_-1\n",
+  ExpectHloError("", x + "  %z = f32[] parameter(1)\n  ROOT %p = f32[2,3] pad(%x, %z), padding=0_0x0_0_-1\n",
               {"interior padding -1", "negative"});
-  ExpectError(x + "  %z = s32[] parameter(1)\n  ROOT %p = f32[2,3] pad(%x, %z), padding=0_0x0_0\n", {"padding value", "s32[]"});
-  ExpectError(x + "  %z = f32[] parameter(1)\n  ROOT %p = f32[2,3] pad(%x, %z), padding=0_0\n", {"padding has 1 dimensions"});
+  ExpectHloError("", x + "  %z = s32[] parameter(1)\n  ROOT %p = f32[2,3] pad(%x, %z), padding=0_0x0_0\n", {"padding value", "s32[]"});
+  ExpectHloError("", x + "  %z = f32[] parameter(1)\n  ROOT %p = f32[2,3] pad(%x, %z), padding=0_0\n", {"padding has 1 dimensions"});
 }
 
 }  // namespace

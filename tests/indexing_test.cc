@@ -18,16 +18,6 @@ class Indexing : public ::testing::Test {
   void TearDown() override { ExpectNoValidationMessages(); }
 };
 
-// Runs a module without parameters and returns its values as text.
-std::string RunText(const std::string& computations, const std::string& body) {
-  auto m = ParseAndVerifyHlo("HloModule m\n" + computations + "ENTRY %e {\n" + body + "}\n");
-  if (!m.ok()) return m.status().ToString();
-  auto exe = Executable::Compile(**m, TestDevice());
-  if (!exe.ok()) return exe.status().ToString();
-  auto r = (*exe)->Run({});
-  return r.ok() ? r->ValuesToString() : r.status().ToString();
-}
-
 std::string Combiner(const std::string& name, const std::string& type, const std::string& op) {
   return "%" + name + " (a: " + type + "[], b: " + type + "[]) -> " + type + "[] {\n  %a = " + type +
          "[] parameter(0)\n  %b = " + type + "[] parameter(1)\n  ROOT %r = " + type + "[] " + op + "\n}\n";
@@ -36,35 +26,35 @@ std::string Combiner(const std::string& name, const std::string& type, const std
 const char* kMatrix4x3 = "  %b = f32[4,3] constant({{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {9, 10, 11}})\n";
 
 TEST_F(Indexing, DynamicSliceSpecExamples) {
-  EXPECT_EQ(RunText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %s = s32[] constant(2)\n"
+  EXPECT_EQ(RunHloText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %s = s32[] constant(2)\n"
                         "  ROOT %r = f32[2] dynamic-slice(%a, %s), dynamic_slice_sizes={2}\n"),
             "{2, 3}");
-  EXPECT_EQ(RunText("", std::string(kMatrix4x3) + "  %s0 = s32[] constant(2)\n  %s1 = s32[] constant(1)\n"
+  EXPECT_EQ(RunHloText("", std::string(kMatrix4x3) + "  %s0 = s32[] constant(2)\n  %s1 = s32[] constant(1)\n"
                         "  ROOT %r = f32[2,2] dynamic-slice(%b, %s0, %s1), dynamic_slice_sizes={2,2}\n"),
             "{{7, 8}, {10, 11}}");
   // Start indices are clamped so the slice fits: 7 -> 3, -4 -> 0.
   const std::string wide = TestDevice().target().int64 ? "s64" : "s16";  // s64 needs shaderInt64
-  EXPECT_EQ(RunText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %s = " + wide + "[] constant(7)\n"
+  EXPECT_EQ(RunHloText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %s = " + wide + "[] constant(7)\n"
                         "  ROOT %r = f32[2] dynamic-slice(%a, %s), dynamic_slice_sizes={2}\n"),
             "{3, 4}");
-  EXPECT_EQ(RunText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %s = s8[] constant(-4)\n"
+  EXPECT_EQ(RunHloText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %s = s8[] constant(-4)\n"
                         "  ROOT %r = f32[2] dynamic-slice(%a, %s), dynamic_slice_sizes={2}\n"),
             "{0, 1}");
-  EXPECT_EQ(RunText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %s = u32[] constant(4294967295)\n"
+  EXPECT_EQ(RunHloText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %s = u32[] constant(4294967295)\n"
                         "  ROOT %r = f32[2] dynamic-slice(%a, %s), dynamic_slice_sizes={2}\n"),
             "{3, 4}");
 }
 
 TEST_F(Indexing, DynamicUpdateSliceSpecExamples) {
-  EXPECT_EQ(RunText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %u = f32[2] constant({5, 6})\n  %s = s32[] constant(2)\n"
+  EXPECT_EQ(RunHloText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %u = f32[2] constant({5, 6})\n  %s = s32[] constant(2)\n"
                         "  ROOT %r = f32[5] dynamic-update-slice(%a, %u, %s)\n"),
             "{0, 1, 5, 6, 4}");
-  EXPECT_EQ(RunText("", std::string(kMatrix4x3) +
+  EXPECT_EQ(RunHloText("", std::string(kMatrix4x3) +
                             "  %u = f32[3,2] constant({{12, 13}, {14, 15}, {16, 17}})\n"
                             "  %s = s32[] constant(1)\n  ROOT %r = f32[4,3] dynamic-update-slice(%b, %u, %s, %s)\n"),
             "{{0, 1, 2}, {3, 12, 13}, {6, 14, 15}, {9, 16, 17}}");
   // Clamped: a start of 9 places the update at the end.
-  EXPECT_EQ(RunText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %u = f32[2] constant({5, 6})\n  %s = s32[] constant(9)\n"
+  EXPECT_EQ(RunHloText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %u = f32[2] constant({5, 6})\n  %s = s32[] constant(9)\n"
                         "  ROOT %r = f32[5] dynamic-update-slice(%a, %u, %s)\n"),
             "{0, 1, 2, 5, 6}");
 }
@@ -79,7 +69,7 @@ const char* kOperand2x3x4x2 =
 // StableHLO's gather example: batching dims, a collapsed dim, a start
 // index map that permutes, and an index (9) that must be clamped.
 TEST_F(Indexing, GatherSpecExample) {
-  EXPECT_EQ(RunText("", std::string(kOperand2x3x4x2) +
+  EXPECT_EQ(RunHloText("", std::string(kOperand2x3x4x2) +
                             "  ROOT %g = s32[2,2,3,2,2] gather(%operand, %idx), offset_dims={3,4}, collapsed_slice_dims={1},"
                             " operand_batching_dims={0}, start_indices_batching_dims={1}, start_index_map={2,1},"
                             " index_vector_dim=3, slice_sizes={1,1,2,2}\n"),
@@ -92,16 +82,16 @@ TEST_F(Indexing, GatherSpecExample) {
 // tf.gather_nd with index_vector_dim past the last dim.
 TEST_F(Indexing, GatherRowsAndGatherNd) {
   const std::string m = "  %m = f32[3,3] constant({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}})\n";
-  EXPECT_EQ(RunText("", m + "  %i = s32[2] constant({0, 2})\n"
+  EXPECT_EQ(RunHloText("", m + "  %i = s32[2] constant({0, 2})\n"
                             "  ROOT %g = f32[2,3] gather(%m, %i), offset_dims={1}, collapsed_slice_dims={0},"
                             " start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}\n"),
             "{{1, 2, 3}, {7, 8, 9}}");
-  EXPECT_EQ(RunText("", m + "  %i = s32[2,2] constant({{0, 2}, {2, 1}})\n"
+  EXPECT_EQ(RunHloText("", m + "  %i = s32[2,2] constant({{0, 2}, {2, 1}})\n"
                             "  ROOT %g = f32[2] gather(%m, %i), offset_dims={}, collapsed_slice_dims={0,1},"
                             " start_index_map={0,1}, index_vector_dim=1, slice_sizes={1,1}\n"),
             "{3, 8}");
   // Columns: the index vector is implicit (index_vector_dim = rank).
-  EXPECT_EQ(RunText("", m + "  %i = u8[2] constant({2, 0})\n"
+  EXPECT_EQ(RunHloText("", m + "  %i = u8[2] constant({2, 0})\n"
                             "  ROOT %g = f32[3,2] gather(%m, %i), offset_dims={0}, collapsed_slice_dims={1},"
                             " start_index_map={1}, index_vector_dim=1, slice_sizes={3,1}\n"),
             "{{3, 1}, {6, 4}, {9, 7}}");
@@ -110,7 +100,7 @@ TEST_F(Indexing, GatherRowsAndGatherNd) {
 // StableHLO's scatter example (in s32): the window at [0, 9] falls outside
 // and is skipped.
 TEST_F(Indexing, ScatterSpecExample) {
-  EXPECT_EQ(RunText(Combiner("add", "s32", "add(%a, %b)"),
+  EXPECT_EQ(RunHloText(Combiner("add", "s32", "add(%a, %b)"),
                     std::string(kOperand2x3x4x2) + "  %one = s32[] constant(1)\n"
                     "  %upd = s32[2,2,3,2,2] broadcast(%one), dimensions={}\n"
                     "  ROOT %s = s32[2,3,4,2] scatter(%operand, %idx, %upd), update_window_dims={3,4}, inserted_window_dims={1},"
@@ -123,7 +113,7 @@ TEST_F(Indexing, ScatterSpecExample) {
 // A window that sticks out by one element is skipped whole (XLA), not
 // applied to the part that fits.
 TEST_F(Indexing, ScatterSkipsWindowsThatDoNotFit) {
-  EXPECT_EQ(RunText(Combiner("add", "f32", "add(%a, %b)"),
+  EXPECT_EQ(RunHloText(Combiner("add", "f32", "add(%a, %b)"),
                     "  %x = f32[5] constant({0, 0, 0, 0, 0})\n  %i = s32[3,1] constant({{0}, {4}, {-1}})\n"
                     "  %u = f32[3,2] constant({{1, 2}, {3, 4}, {5, 6}})\n"
                     "  ROOT %s = f32[5] scatter(%x, %i, %u), update_window_dims={1}, inserted_window_dims={},"
@@ -138,7 +128,7 @@ TEST_F(Indexing, ScatterCollisionsWithAnyComputation) {
       "%twice_plus (a: s32[], b: s32[]) -> s32[] {\n  %a = s32[] parameter(0)\n  %b = s32[] parameter(1)\n"
       "  %two = s32[] constant(2)\n  %t = s32[] multiply(%a, %two)\n  ROOT %r = s32[] add(%t, %b)\n}\n";
   // Element 1: ((1*2+10)*2+20)*2+30 = 118; element 3: 3*2+40 = 46.
-  EXPECT_EQ(RunText(comb, "  %x = s32[4] constant({0, 1, 2, 3})\n  %i = s32[4] constant({1, 1, 3, 1})\n"
+  EXPECT_EQ(RunHloText(comb, "  %x = s32[4] constant({0, 1, 2, 3})\n  %i = s32[4] constant({1, 1, 3, 1})\n"
                           "  %u = s32[4] constant({10, 20, 40, 30})\n"
                           "  ROOT %s = s32[4] scatter(%x, %i, %u), update_window_dims={}, inserted_window_dims={0},"
                           " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%twice_plus\n"),
@@ -160,7 +150,7 @@ TEST_F(Indexing, VariadicScatterArgMax) {
       " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%argmax\n";
   std::string as_root = body;
   as_root.replace(as_root.find("  %s = "), 7, "  ROOT %s = ");
-  EXPECT_EQ(RunText(comb, as_root), "({7, 0, 3}, {12, -1, 13})");
+  EXPECT_EQ(RunHloText(comb, as_root), "({7, 0, 3}, {12, -1, 13})");
   // A scatter gets its own kernel and buffer; consumers read it.
   auto m = ParseAndVerifyHlo("HloModule m\n" + comb + "ENTRY %e {\n" + body +
                              "  %v = f32[3] get-tuple-element(%s), index=0\n  %k = s32[3] get-tuple-element(%s), index=1\n"
@@ -290,57 +280,51 @@ TEST_F(Indexing, BuilderBuildsTheSameOps) {
   EXPECT_EQ(got->ValuesToString(), "({{4, 5, 6}, {1, 5, 6}}, {1, 5, 6, 10, 10, 7})");
 }
 
-void ExpectError(const std::string& computations, const std::string& body, const std::vector<std::string>& words) {
-  auto m = ParseAndVerifyHlo("HloModule bad\n" + computations + "ENTRY %e {\n" + body + "}\n");
-  ASSERT_FALSE(m.ok()) << body;
-  for (const std::string& w : words) EXPECT_NE(m.status().message().find(w), std::string::npos) << m.status().message();
-}
-
 TEST(IndexingErrors, QuoteTheShapes) {
   const std::string x = "  %x = f32[4,6] parameter(0)\n  %i = s32[] parameter(1)\n";
-  ExpectError("", x + "  ROOT %r = f32[2,2] dynamic-slice(%x, %i), dynamic_slice_sizes={2,2}\n",
+  ExpectHloError("", x + "  ROOT %r = f32[2,2] dynamic-slice(%x, %i), dynamic_slice_sizes={2,2}\n",
               {"dynamic-slice", "2 scalar start indices", "f32[4,6]"});
-  ExpectError("", x + "  ROOT %r = f32[2,7] dynamic-slice(%x, %i, %i), dynamic_slice_sizes={2,7}\n",
+  ExpectHloError("", x + "  ROOT %r = f32[2,7] dynamic-slice(%x, %i, %i), dynamic_slice_sizes={2,7}\n",
               {"slice size 7", "out of bounds", "f32[4,6]"});
-  ExpectError("", x + "  %f = f32[] parameter(2)\n  ROOT %r = f32[2,2] dynamic-slice(%x, %i, %f), dynamic_slice_sizes={2,2}\n",
+  ExpectHloError("", x + "  %f = f32[] parameter(2)\n  ROOT %r = f32[2,2] dynamic-slice(%x, %i, %f), dynamic_slice_sizes={2,2}\n",
               {"start index 1", "f32[]", "integer"});
-  ExpectError("", x + "  %u = f32[5,1] parameter(2)\n  ROOT %r = f32[4,6] dynamic-update-slice(%x, %u, %i, %i)\n",
+  ExpectHloError("", x + "  %u = f32[5,1] parameter(2)\n  ROOT %r = f32[4,6] dynamic-update-slice(%x, %u, %i, %i)\n",
               {"dynamic-update-slice", "f32[5,1]", "larger", "f32[4,6]"});
-  ExpectError("", x + "  %u = f32[2] parameter(2)\n  ROOT %r = f32[4,6] dynamic-update-slice(%x, %u, %i, %i)\n",
+  ExpectHloError("", x + "  %u = f32[2] parameter(2)\n  ROOT %r = f32[4,6] dynamic-update-slice(%x, %u, %i, %i)\n",
               {"rank", "f32[2]"});
   const std::string g = "  %x = f32[4,6] parameter(0)\n  %g = s32[5,2] parameter(1)\n";
-  ExpectError("", g + "  ROOT %r = f32[5,2,3] gather(%x, %g), offset_dims={2,1}, collapsed_slice_dims={},"
+  ExpectHloError("", g + "  ROOT %r = f32[5,2,3] gather(%x, %g), offset_dims={2,1}, collapsed_slice_dims={},"
                       " start_index_map={0,1}, index_vector_dim=1, slice_sizes={2,3}\n",
               {"gather", "offset_dims={2,1}", "ascending"});
-  ExpectError("", g + "  ROOT %r = f32[5,2,3] gather(%x, %g), offset_dims={1,2}, collapsed_slice_dims={},"
+  ExpectHloError("", g + "  ROOT %r = f32[5,2,3] gather(%x, %g), offset_dims={1,2}, collapsed_slice_dims={},"
                       " start_index_map={0}, index_vector_dim=1, slice_sizes={2,3}\n",
               {"start_index_map={0}", "s32[5,2]", "2"});
-  ExpectError("", g + "  ROOT %r = f32[5,2,7] gather(%x, %g), offset_dims={1,2}, collapsed_slice_dims={},"
+  ExpectHloError("", g + "  ROOT %r = f32[5,2,7] gather(%x, %g), offset_dims={1,2}, collapsed_slice_dims={},"
                       " start_index_map={0,1}, index_vector_dim=1, slice_sizes={2,7}\n",
               {"slice_sizes={2,7}", "exceeds", "f32[4,6]"});
-  ExpectError("", g + "  ROOT %r = f32[5,3] gather(%x, %g), offset_dims={1}, collapsed_slice_dims={0},"
+  ExpectHloError("", g + "  ROOT %r = f32[5,3] gather(%x, %g), offset_dims={1}, collapsed_slice_dims={0},"
                       " start_index_map={0,1}, index_vector_dim=1, slice_sizes={2,3}\n",
               {"collapsed dimension 0", "slice size 2"});
-  ExpectError("", g + "  ROOT %r = f32[5,2,3] gather(%x, %g), offset_dims={1,2}, collapsed_slice_dims={},"
+  ExpectHloError("", g + "  ROOT %r = f32[5,2,3] gather(%x, %g), offset_dims={1,2}, collapsed_slice_dims={},"
                       " start_index_map={0,1}, index_vector_dim=3, slice_sizes={2,3}\n",
               {"index_vector_dim=3", "s32[5,2]"});
   const std::string s = "  %x = f32[4,6] parameter(0)\n  %i = s32[3,2] parameter(1)\n  %u = f32[3,2,2] parameter(2)\n";
   const std::string dims = ", update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1";
-  ExpectError("%three (a: f32[], b: f32[], c: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
+  ExpectHloError("%three (a: f32[], b: f32[], c: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
               "  %c = f32[] parameter(2)\n  ROOT %r = f32[] add(%a, %b)\n}\n",
               s + "  ROOT %r = f32[4,6] scatter(%x, %i, %u)" + dims + ", to_apply=%three\n",
               {"update computation %three", "(f32[], f32[], f32[]) -> f32[]", "expected (f32[], f32[]) -> f32[]"});
-  ExpectError(Combiner("add", "s32", "add(%a, %b)"), s + "  ROOT %r = f32[4,6] scatter(%x, %i, %u)" + dims + ", to_apply=%add\n",
+  ExpectHloError(Combiner("add", "s32", "add(%a, %b)"), s + "  ROOT %r = f32[4,6] scatter(%x, %i, %u)" + dims + ", to_apply=%add\n",
               {"update computation %add", "expected (f32[], f32[]) -> f32[]"});
-  ExpectError(Combiner("add", "f32", "add(%a, %b)"),
+  ExpectHloError(Combiner("add", "f32", "add(%a, %b)"),
               "  %x = f32[4,6] parameter(0)\n  %i = s32[3,2] parameter(1)\n  %u = f32[3,2] parameter(2)\n"
               "  ROOT %r = f32[4,6] scatter(%x, %i, %u)" + dims + ", to_apply=%add\n",
               {"update_window_dims={1,2}", "f32[3,2]"});
-  ExpectError(Combiner("add", "f32", "add(%a, %b)"),
+  ExpectHloError(Combiner("add", "f32", "add(%a, %b)"),
               s + "  ROOT %r = f32[4,6] scatter(%x, %i, %u), update_window_dims={1,3}, inserted_window_dims={},"
                   " scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=%add\n",
               {"update_window_dims={1,3}", "f32[3,2,2]"});
-  ExpectError(Combiner("add", "f32", "add(%a, %b)"),
+  ExpectHloError(Combiner("add", "f32", "add(%a, %b)"),
               "  %x = f32[4,6] parameter(0)\n  %i = s32[3,2] parameter(1)\n  %u = f32[3,5,2] parameter(2)\n"
               "  ROOT %r = f32[4,6] scatter(%x, %i, %u)" + dims + ", to_apply=%add\n",
               {"update window dimension 1", "f32[3,5,2]", "larger", "f32[4,6]"});

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "frontends/hlo_text.h"
 #include "ir/float_formats.h"
 #include "ops/op_traits.h"
 #include "ops/evaluator.h"
@@ -143,6 +144,21 @@ void ExpectNoValidationMessages() {
   auto ctx = VulkanContext::Get();
   ASSERT_TRUE(ctx.ok());
   EXPECT_EQ((*ctx)->validation_message_count(), 0) << "validation: " << (*ctx)->last_validation_message();
+}
+
+std::string RunHloText(const std::string& computations, const std::string& entry_body) {
+  auto m = ParseAndVerifyHlo("HloModule m\n" + computations + "ENTRY %e {\n" + entry_body + "}\n");
+  if (!m.ok()) return m.status().ToString();
+  auto exe = Executable::Compile(**m, TestDevice());
+  if (!exe.ok()) return exe.status().ToString();
+  auto r = (*exe)->Run({});
+  return r.ok() ? r->ValuesToString() : r.status().ToString();
+}
+
+void ExpectHloError(const std::string& computations, const std::string& entry_body, const std::vector<std::string>& words) {
+  auto m = ParseAndVerifyHlo("HloModule bad\n" + computations + "ENTRY %e {\n" + entry_body + "}\n");
+  ASSERT_FALSE(m.ok()) << entry_body;
+  for (const std::string& w : words) EXPECT_NE(m.status().message().find(w), std::string::npos) << m.status().message();
 }
 
 }  // namespace vkxla

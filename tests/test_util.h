@@ -35,6 +35,12 @@ void ExpectNoValidationMessages();
 // arguments, expects equal results (and `expected_kernels` kernels unless
 // -1); returns the device result.
 Literal RunAndCompare(const Module& module, uint64_t seed, int expected_kernels = -1);
+// Parses "HloModule m", `computations` and an ENTRY with `entry_body`, runs
+// it without arguments and returns the values as text (or the error).
+std::string RunHloText(const std::string& computations, const std::string& entry_body);
+// Expects that module to be rejected with a message containing every word.
+void ExpectHloError(const std::string& computations, const std::string& entry_body, const std::vector<std::string>& words);
+
 // The same with given arguments.
 Literal RunAndCompareWith(const Module& module, const std::vector<Literal>& args, int expected_kernels = -1);
 
