@@ -101,6 +101,35 @@ TEST_F(DataMovement, TransposeRunsInRegisterBlocks) {
   }
 }
 
+// The page's Collapse example. Its text labels the {0,1} result f32[4x6]
+// and the {1,2} one f32[8x3]; the definition above it (and XLA's builder)
+// put the merged dimension where the collapsed ones were, which gives the
+// opposite, so the definition is what is checked.
+TEST_F(DataMovement, CollapseSpecExample) {
+  Literal v(Shape(ElementType::kF32, {4, 2, 3}));
+  for (int64_t i = 0; i < 24; ++i) {
+    const std::vector<int64_t> at = MultiIndex({4, 2, 3}, i);
+    v.Set(i, Scalar::Float(ElementType::kF32, 10 * (at[0] + 1) + 5 * at[1] + at[2]));
+  }
+  auto run = [&](const std::vector<int64_t>& dims) {
+    XlaBuilder b("collapse");
+    XlaOp c = b.Collapse(b.ConstantLiteral(v), dims);
+    auto m = b.Build(c);
+    if (!m.ok()) return m.status().ToString();
+    auto exe = Executable::Compile(**m, TestDevice());
+    if (!exe.ok()) return exe.status().ToString();
+    auto r = (*exe)->Run({});
+    return r.ok() ? r->shape().ToString(false) + " " + r->ValuesToString() : r.status().ToString();
+  };
+  EXPECT_EQ(run({0, 1, 2}), "f32[24] {10, 11, 12, 15, 16, 17, 20, 21, 22, 25, 26, 27, 30, 31, 32, 35, 36, 37, 40, 41, 42, 45, 46, 47}");
+  EXPECT_EQ(run({1, 2}), "f32[4,6] {{10, 11, 12, 15, 16, 17}, {20, 21, 22, 25, 26, 27}, {30, 31, 32, 35, 36, 37}, {40, 41, 42, 45, 46, 47}}");
+  EXPECT_EQ(run({0, 1}), "f32[8,3] {{10, 11, 12}, {15, 16, 17}, {20, 21, 22}, {25, 26, 27}, {30, 31, 32}, {35, 36, 37}, {40, 41, 42}, {45, 46, 47}}");
+  XlaBuilder bad("collapse_bad");
+  bad.Collapse(bad.ConstantLiteral(v), {0, 2});
+  EXPECT_NE(bad.first_error().message().find("consecutive"), std::string::npos) << bad.first_error().message();
+  EXPECT_NE(bad.first_error().message().find("f32[4,2,3]"), std::string::npos) << bad.first_error().message();
+}
+
 TEST_F(DataMovement, BuilderBuildsTheSameOps) {
   XlaBuilder b("builder_moves");
   XlaOp x = b.Parameter(0, Shape(ElementType::kS32, {2, 3}), "x");
