@@ -89,6 +89,7 @@ class FusedEmitter {
   // block of logical dims a (the output's unit-stride dim) and b (some
   // input's); ka/kb index the element inside it.
   int64_t block_a_ = -1, block_b_ = -1;
+  bool transposed_operand_tiled_ = false;  // the operand that set block_b_ has tiles
   std::vector<std::string> block_base_;          // the block's first logical index
   std::map<std::string, std::string> row_loads_;  // buffer -> its 4 uvec4s along b, one per ka
   std::map<std::string, std::string> col_loads_;  // buffer -> its 4 uvec4s along a, one per kb

@@ -466,7 +466,9 @@ int64_t FusedEmitter::FindTransposedOperand(const Instruction* n, int64_t a, con
     auto bits = ElementStorageBits(n->shape.element_type(), placed.layout_or_default());
     if (!map.ok() || !bits.ok() || *bits != 32 || map->has_padding()) return -1;
     const int64_t unit = map->UnitStrideDimension(4);
-    return unit >= 0 && perm[unit] != a ? perm[unit] : -1;
+    if (unit < 0 || perm[unit] == a) return -1;
+    transposed_operand_tiled_ = map->is_tiled();
+    return perm[unit];
   }
   if (n->opcode == Opcode::kTranspose) {
     // Result dim i is operand dim dimensions[i].
@@ -491,7 +493,8 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
   if (out_.dim(a_dim) % 4 != 0 || out_.dim(b_dim) % 4 != 0)
     return Internal("block mode needs dims divisible by 4");
   // Block coordinates, as digits of the invocation id: a fastest (so
-  // consecutive invocations store consecutive output vectors), then b, then
+  // consecutive invocations store consecutive output vectors; b in the case
+  // below), then b, then
   // the other dims, minor-most logical first. Where a and b allow, a
   // workgroup's 256 invocations cover a tile of ta x (256 / ta) blocks, so
   // the strided side of the transpose reuses what it brings into cache: on
@@ -502,12 +505,17 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
     int64_t dim, extent, scale;  // block coordinate of dim += digit * scale
   };
   std::vector<Digit> digits;
+  // On a CPU driver, reading a tiled operand into an untiled output goes
+  // better with b fastest (the loads then step through a tile in order):
+  // 0.56 against 0.45 of the stream kernel on lavapipe.
+  const bool b_fastest = target_.cpu && transposed_operand_tiled_ && !out_map.is_tiled();
+  const int64_t fast = b_fastest ? b_dim : a_dim, slow = b_fastest ? a_dim : b_dim;
   const int64_t ta = target_.cpu ? 4 : 16, tb = 256 / ta;
-  if (out_.dim(a_dim) % (4 * ta) == 0 && out_.dim(b_dim) % (4 * tb) == 0) {
-    digits = {{a_dim, ta, 4}, {b_dim, tb, 4}, {a_dim, out_.dim(a_dim) / (4 * ta), 4 * ta},
-              {b_dim, out_.dim(b_dim) / (4 * tb), 4 * tb}};
+  if (out_.dim(fast) % (4 * ta) == 0 && out_.dim(slow) % (4 * tb) == 0) {
+    digits = {{fast, ta, 4}, {slow, tb, 4}, {fast, out_.dim(fast) / (4 * ta), 4 * ta},
+              {slow, out_.dim(slow) / (4 * tb), 4 * tb}};
   } else {
-    digits = {{a_dim, out_.dim(a_dim) / 4, 4}, {b_dim, out_.dim(b_dim) / 4, 4}};
+    digits = {{fast, out_.dim(fast) / 4, 4}, {slow, out_.dim(slow) / 4, 4}};
   }
   for (int64_t d = out_.rank() - 1; d >= 0; --d)
     if (d != a_dim && d != b_dim) digits.push_back({d, out_.dim(d), 1});
