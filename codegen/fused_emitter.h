@@ -46,6 +46,9 @@ class FusedEmitter {
   StatusOr<std::string> IndexElements(const Instruction* n, const std::vector<std::string>& idx);
   // An integer element of `n` as a GLSL int, saturated to int's range.
   StatusOr<std::string> IndexAsInt(const Instruction* n, const std::vector<std::string>& idx);
+  // That element clamped to [0, max(limit, 0)], as a uint (XLA's start
+  // indices; run-time sizes).
+  StatusOr<std::string> ClampedIndex(const Instruction* n, const std::vector<std::string>& idx, int64_t limit);
   // The run-time size of dim d of `n` (a constant unless the dim is dynamic).
   StatusOr<std::string> DynamicSize(const Instruction* n, int64_t d);
   // Reads element `idx` of a value that lives in a buffer.

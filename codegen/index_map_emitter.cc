@@ -128,22 +128,23 @@ StatusOr<std::string> FusedEmitter::IndexAsInt(const Instruction* n, const std::
   return Temp("int", e);
 }
 
+StatusOr<std::string> FusedEmitter::ClampedIndex(const Instruction* n, const std::vector<std::string>& idx, int64_t limit) {
+  ASSIGN_OR_RETURN(std::string v, IndexAsInt(n, idx));
+  return Temp("uint", "uint(clamp(" + v + ", 0, " + std::to_string(std::max<int64_t>(limit, 0)) + "))");
+}
+
 // dynamic-slice and gather read the operand at a clamped start plus the
 // result index; dynamic-update-slice picks the update inside its window.
 StatusOr<std::string> FusedEmitter::IndexElements(const Instruction* n, const std::vector<std::string>& idx) {
   const Instruction* x = n->operands[0];
   const Shape& xs = x->shape;
   GlslIndexArithmetic a;
-  // A start clamped to [0, limit], as uint.
-  auto clamped = [&](const std::string& start, int64_t limit) {
-    return Temp("uint", "uint(clamp(" + start + ", 0, " + std::to_string(std::max<int64_t>(limit, 0)) + "))");
-  };
   std::vector<std::string> in(xs.rank(), "0u");
   switch (n->opcode) {
     case Opcode::kDynamicSlice:
       for (int64_t d = 0; d < xs.rank(); ++d) {
-        ASSIGN_OR_RETURN(std::string start, IndexAsInt(n->operands[1 + d], {}));
-        in[d] = Temp("uint", clamped(start, xs.dim(d) - n->shape.dim(d)) + " + " + idx[d]);
+        ASSIGN_OR_RETURN(std::string start, ClampedIndex(n->operands[1 + d], {}, xs.dim(d) - n->shape.dim(d)));
+        in[d] = Temp("uint", start + " + " + idx[d]);
       }
       return Value(x, in);
     case Opcode::kDynamicUpdateSlice: {
@@ -152,8 +153,7 @@ StatusOr<std::string> FusedEmitter::IndexElements(const Instruction* n, const st
       std::string inside = "true";
       std::vector<std::string> at(xs.rank());
       for (int64_t d = 0; d < xs.rank(); ++d) {
-        ASSIGN_OR_RETURN(std::string start, IndexAsInt(n->operands[2 + d], {}));
-        const std::string s = clamped(start, xs.dim(d) - update->shape.dim(d));
+        ASSIGN_OR_RETURN(std::string s, ClampedIndex(n->operands[2 + d], {}, xs.dim(d) - update->shape.dim(d)));
         const std::string ok = Temp("bool", idx[d] + " >= " + s + " && " + idx[d] + " < " + s + " + " + U(update->shape.dim(d)));
         inside = inside == "true" ? ok : inside + " && " + ok;
         at[d] = Temp("uint", ok + " ? " + idx[d] + " - " + s + " : 0u");
@@ -171,8 +171,7 @@ StatusOr<std::string> FusedEmitter::IndexElements(const Instruction* n, const st
         if (w.start_component[d] >= 0) {
           std::vector<std::string> at;
           for (int64_t from : plan.indices.from_outer) at.push_back(from < 0 ? U(w.start_component[d]) : idx[from]);
-          ASSIGN_OR_RETURN(std::string start, IndexAsInt(n->operands[1], at));
-          term = clamped(start, xs.dim(d) - w.window_size[d]);
+          ASSIGN_OR_RETURN(term, ClampedIndex(n->operands[1], at, xs.dim(d) - w.window_size[d]));
         } else if (w.batch_from[d] >= 0) {
           term = idx[w.batch_from[d]];
         }

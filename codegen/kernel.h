@@ -14,12 +14,14 @@ constexpr int64_t kMaxDynamicRank = 8;
 struct KernelSource {
   std::string name;
   std::string glsl;
-  // Bindings 0..n-1 read these values (entry parameters or constants, as
-  // laid out on the device); binding n is the output.
+  // Bindings 0..n-1 read these values (entry parameters, constants or
+  // values computed by an earlier kernel, as laid out on the device); then
+  // come the parameter sizes if read, the output, and the result's sizes if
+  // written.
   std::vector<const Instruction*> inputs;
-  // Bounded dynamic shapes: the kernel reads the entry parameters' sizes
-  // (binding n, kMaxDynamicRank u32s per parameter) and writes its result's
-  // sizes (the binding after the output, one u32 per dim).
+  // Bounded dynamic shapes: the kernel reads the entry parameters' run-time
+  // sizes (kMaxDynamicRank u32s per parameter) and writes its result's (one
+  // u32 per dim).
   bool reads_parameter_sizes = false;
   bool writes_sizes = false;
   Shape output;               // with its layout

@@ -138,6 +138,8 @@ class Reader {
   StatusOr<Statement> ParseStatement();
   Status ParseSignature(Statement& s);
   Status ParseAttributeDict(Statement& s);
+  // An attribute's text up to a top-level stop character, trimmed.
+  std::string RawValue(std::string_view stops);
   // Translates `f`'s body with `args` bound; returns what func.return gives.
   StatusOr<std::vector<Instruction*>> Translate(const Function& f, const std::vector<Instruction*>& args, int depth);
   // Translates statements from `begin` to `end` (or to a return).
@@ -214,6 +216,15 @@ Status Reader::ScanFunctions() {
   return OkStatus();
 }
 
+std::string Reader::RawValue(std::string_view stops) {
+  c_.SkipSpace();
+  const size_t begin = c_.position();
+  c_.SkipUntil(stops);
+  std::string raw(c_.rest().data() - (c_.position() - begin), c_.position() - begin);
+  while (!raw.empty() && std::isspace(static_cast<unsigned char>(raw.back()))) raw.pop_back();
+  return raw;
+}
+
 Status Reader::ParseAttributeDict(Statement& s) {
   RETURN_IF_ERROR(c_.Expect("{"));
   while (!c_.Consume("}")) {
@@ -225,12 +236,7 @@ Status Reader::ParseAttributeDict(Statement& s) {
     if (!c_.Consume("=")) {
       s.attributes[key] = "unit";
     } else {
-      c_.SkipSpace();
-      const size_t begin = c_.position();
-      c_.SkipUntil(",}");
-      std::string raw(c_.rest().data() - (c_.position() - begin), c_.position() - begin);
-      while (!raw.empty() && std::isspace(static_cast<unsigned char>(raw.back()))) raw.pop_back();
-      s.attributes[key] = raw;
+      s.attributes[key] = RawValue(",}");
     }
     c_.Consume(",");
   }
@@ -371,12 +377,7 @@ StatusOr<Statement> Reader::ParseStatement() {
       continue;
     }
     if (c_.Consume("=")) {
-      c_.SkipSpace();
-      const size_t begin = c_.position();
-      c_.SkipUntil(",:}");
-      std::string raw(c_.rest().data() - (c_.position() - begin), c_.position() - begin);
-      while (!raw.empty() && std::isspace(static_cast<unsigned char>(raw.back()))) raw.pop_back();
-      s.attributes[word] = raw;
+      s.attributes[word] = RawValue(",:}");
     } else {
       s.keywords.push_back(word);
     }

@@ -67,11 +67,6 @@ StatusOr<int64_t> IntAttribute(const Instruction& inst, const std::string& key) 
   return v;
 }
 
-StatusOr<int64_t> IntAttribute(const Instruction& inst, const std::string& key, int64_t default_value) {
-  if (!FindAttribute(inst, key)) return default_value;
-  return IntAttribute(inst, key);
-}
-
 StatusOr<bool> BoolAttribute(const Instruction& inst, const std::string& key) {
   const std::string* text = FindAttribute(inst, key);
   if (!text || *text == "false") return false;

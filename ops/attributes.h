@@ -21,9 +21,8 @@ Status BadAttribute(const Instruction& inst, const std::string& key, const std::
 
 // `{1,2,3}`; an absent attribute reads as empty unless `required`.
 StatusOr<std::vector<int64_t>> IntListAttribute(const Instruction& inst, const std::string& key, bool required);
-// `7`; an absent attribute is an error unless a default is given.
+// `7`; an absent attribute is an error.
 StatusOr<int64_t> IntAttribute(const Instruction& inst, const std::string& key);
-StatusOr<int64_t> IntAttribute(const Instruction& inst, const std::string& key, int64_t default_value);
 // `true` / `false`; absent reads as false.
 StatusOr<bool> BoolAttribute(const Instruction& inst, const std::string& key);
 

@@ -29,11 +29,12 @@ int64_t IndexOf(const std::vector<int64_t>& v, int64_t x) {
   return it == v.end() ? -1 : static_cast<int64_t>(it - v.begin());
 }
 
+// `of` names what the dims index ("operand f32[4,6]", "the rank-3 result").
 Status ExpectDimensionList(const Instruction& inst, const char* name, const std::vector<int64_t>& v, int64_t bound,
-                           bool sorted, const Shape& of) {
+                           bool sorted, const std::string& of) {
   if (ValidDimensionList(v, bound, sorted)) return OkStatus();
   return Error(inst, std::string(name) + "=" + IntListText(v) + " must be " + (sorted ? "ascending, " : "") +
-                         "distinct dimensions in [0, " + std::to_string(bound) + ") of " + of.ToString());
+                         "distinct dimensions in [0, " + std::to_string(bound) + ") of " + of);
 }
 
 // The index vector's size, after checking index_vector_dim and the
@@ -49,8 +50,8 @@ StatusOr<int64_t> CheckStartIndices(const Instruction& inst, const Shape& operan
     return Error(inst, "index_vector_dim=" + std::to_string(index_vector_dim) + " is out of range for start indices " +
                            indices.ToString() + " (0.." + std::to_string(indices.rank()) + ")");
   const int64_t components = index_vector_dim < indices.rank() ? indices.dim(index_vector_dim) : 1;
-  RETURN_IF_ERROR(ExpectDimensionList(inst, operand_batching_name, operand_batching, operand.rank(), true, operand));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, indices_batching_name, indices_batching, indices.rank(), false, indices));
+  RETURN_IF_ERROR(ExpectDimensionList(inst, operand_batching_name, operand_batching, operand.rank(), true, operand.ToString()));
+  RETURN_IF_ERROR(ExpectDimensionList(inst, indices_batching_name, indices_batching, indices.rank(), false, indices.ToString()));
   if (Contains(indices_batching, index_vector_dim))
     return Error(inst, std::string(indices_batching_name) + "=" + IntListText(indices_batching) +
                            " must not contain index_vector_dim=" + std::to_string(index_vector_dim));
@@ -66,7 +67,7 @@ StatusOr<int64_t> CheckStartIndices(const Instruction& inst, const Shape& operan
     return Error(inst, std::string(start_map_name) + "=" + IntListText(start_map) + " has " +
                            std::to_string(start_map.size()) + " entries but the index vectors of " + indices.ToString() +
                            " have " + std::to_string(components));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, start_map_name, start_map, operand.rank(), false, operand));
+  RETURN_IF_ERROR(ExpectDimensionList(inst, start_map_name, start_map, operand.rank(), false, operand.ToString()));
   for (int64_t d : start_map)
     if (Contains(operand_batching, d))
       return Error(inst, std::string(start_map_name) + "=" + IntListText(start_map) + " names batching dimension " +
@@ -155,7 +156,7 @@ StatusOr<GatherPlan> PlanGather(const Instruction& inst) {
     if (d.slice_sizes[k] < 0 || d.slice_sizes[k] > operand.dim(k))
       return Error(inst, "slice_sizes=" + IntListText(d.slice_sizes) + " exceeds operand " + operand.ToString() +
                              " in dimension " + std::to_string(k));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, "collapsed_slice_dims", d.collapsed_slice_dims, operand.rank(), true, operand));
+  RETURN_IF_ERROR(ExpectDimensionList(inst, "collapsed_slice_dims", d.collapsed_slice_dims, operand.rank(), true, operand.ToString()));
   for (int64_t k : d.collapsed_slice_dims) {
     if (Contains(d.operand_batching_dims, k))
       return Error(inst, "dimension " + std::to_string(k) + " is both collapsed and batching");
@@ -168,7 +169,7 @@ StatusOr<GatherPlan> PlanGather(const Instruction& inst) {
   const int64_t batch_rank = indices.rank() - (d.index_vector_dim < indices.rank() ? 1 : 0);
   const int64_t result_rank = batch_rank + static_cast<int64_t>(d.offset_dims.size());
   RETURN_IF_ERROR(ExpectDimensionList(inst, "offset_dims", d.offset_dims, result_rank, true,
-                                      Shape(operand.element_type(), std::vector<int64_t>(result_rank, 1))));
+                                      "the rank-" + std::to_string(result_rank) + " result"));
   if (operand.rank() != static_cast<int64_t>(d.offset_dims.size() + d.collapsed_slice_dims.size() + d.operand_batching_dims.size()))
     return Error(inst, "operand " + operand.ToString() + " has rank " + std::to_string(operand.rank()) +
                            " but offset_dims, collapsed_slice_dims and operand_batching_dims cover " +
@@ -226,8 +227,8 @@ StatusOr<ScatterPlan> PlanScatter(const Instruction& inst) {
                                      d.input_batching_dims, "scatter_indices_batching_dims",
                                      d.scatter_indices_batching_dims, "scatter_dims_to_operand_dims",
                                      d.scatter_dims_to_operand_dims));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, "update_window_dims", d.update_window_dims, updates.rank(), true, updates));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, "inserted_window_dims", d.inserted_window_dims, operand.rank(), true, operand));
+  RETURN_IF_ERROR(ExpectDimensionList(inst, "update_window_dims", d.update_window_dims, updates.rank(), true, updates.ToString()));
+  RETURN_IF_ERROR(ExpectDimensionList(inst, "inserted_window_dims", d.inserted_window_dims, operand.rank(), true, operand.ToString()));
   for (int64_t k : d.inserted_window_dims)
     if (Contains(d.input_batching_dims, k))
       return Error(inst, "dimension " + std::to_string(k) + " is both an inserted window and a batching dimension");

@@ -119,7 +119,7 @@ Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<K
   std::vector<size_t> leaf_value;
   for (size_t i = 0; i < leaves.size(); ++i) {
     size_t found = plan.size();
-    for (size_t v = 0; v < plan.size(); ++v)
+    for (size_t v = 0; v < plan.size() && found == plan.size(); ++v)
       if (plan[v].first == leaves[i] && plan[v].second == leaf_shapes[i]) found = v;
     if (found == plan.size()) plan.emplace_back(leaves[i], leaf_shapes[i]);
     leaf_value.push_back(found);

@@ -116,9 +116,7 @@ TEST_F(DataMovement, CollapseSpecExample) {
     XlaOp c = b.Collapse(b.ConstantLiteral(v), dims);
     auto m = b.Build(c);
     if (!m.ok()) return m.status().ToString();
-    auto exe = Executable::Compile(**m, TestDevice());
-    if (!exe.ok()) return exe.status().ToString();
-    auto r = (*exe)->Run({});
+    auto r = CompileAndRun(**m, {});
     return r.ok() ? r->shape().ToString(false) + " " + r->ValuesToString() : r.status().ToString();
   };
   EXPECT_EQ(run({0, 1, 2}), "f32[24] {10, 11, 12, 15, 16, 17, 20, 21, 22, 25, 26, 27, 30, 31, 32, 35, 36, 37, 40, 41, 42, 45, 46, 47}");
@@ -143,9 +141,7 @@ TEST_F(DataMovement, BuilderBuildsTheSameOps) {
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   Literal in(Shape(ElementType::kS32, {2, 3}));
   for (int i = 0; i < 6; ++i) in.Set(i, Scalar::Int(ElementType::kS32, i + 1));
-  auto exe = Executable::Compile(**m, TestDevice());
-  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
-  auto got = (*exe)->Run({in});
+  auto got = CompileAndRun(**m, {in});
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   // x^T = {{1,4},{2,5},{3,6}}; reversed rows {{3,6},{2,5},{1,4}}; rows 0,2.
   EXPECT_EQ(got->ValuesToString(), "{{0, 3, 6}, {0, 1, 4}, {0, 0, 0}, {1, 2, 3}, {4, 5, 6}}");

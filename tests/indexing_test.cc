@@ -271,9 +271,7 @@ TEST_F(Indexing, BuilderBuildsTheSameOps) {
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   Literal in(Shape(ElementType::kF32, {2, 3}));
   for (int i = 0; i < 6; ++i) in.Set(i, Scalar::Float(ElementType::kF32, i + 1));
-  auto exe = Executable::Compile(**m, TestDevice());
-  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
-  auto got = (*exe)->Run({in});
+  auto got = CompileAndRun(**m, {in});
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   // x = {{1,2,3},{4,5,6}}; dus = {{1,5,6},{4,5,6}}; flat = {1,5,6,4,5,6};
   // scatter adds flat[0..2] = {1,5,6} at 5, 4, 3.
@@ -295,7 +293,7 @@ TEST(IndexingErrors, QuoteTheShapes) {
   const std::string g = "  %x = f32[4,6] parameter(0)\n  %g = s32[5,2] parameter(1)\n";
   ExpectHloError("", g + "  ROOT %r = f32[5,2,3] gather(%x, %g), offset_dims={2,1}, collapsed_slice_dims={},"
                       " start_index_map={0,1}, index_vector_dim=1, slice_sizes={2,3}\n",
-              {"gather", "offset_dims={2,1}", "ascending"});
+              {"gather", "offset_dims={2,1}", "ascending", "the rank-3 result"});
   ExpectHloError("", g + "  ROOT %r = f32[5,2,3] gather(%x, %g), offset_dims={1,2}, collapsed_slice_dims={},"
                       " start_index_map={0}, index_vector_dim=1, slice_sizes={2,3}\n",
               {"start_index_map={0}", "s32[5,2]", "2"});

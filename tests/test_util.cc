@@ -146,12 +146,15 @@ void ExpectNoValidationMessages() {
   EXPECT_EQ((*ctx)->validation_message_count(), 0) << "validation: " << (*ctx)->last_validation_message();
 }
 
+StatusOr<Literal> CompileAndRun(const Module& module, const std::vector<Literal>& args) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(module, TestDevice()));
+  return exe->Run(args);
+}
+
 std::string RunHloText(const std::string& computations, const std::string& entry_body) {
   auto m = ParseAndVerifyHlo("HloModule m\n" + computations + "ENTRY %e {\n" + entry_body + "}\n");
   if (!m.ok()) return m.status().ToString();
-  auto exe = Executable::Compile(**m, TestDevice());
-  if (!exe.ok()) return exe.status().ToString();
-  auto r = (*exe)->Run({});
+  auto r = CompileAndRun(**m, {});
   return r.ok() ? r->ValuesToString() : r.status().ToString();
 }
 

@@ -35,6 +35,8 @@ void ExpectNoValidationMessages();
 // arguments, expects equal results (and `expected_kernels` kernels unless
 // -1); returns the device result.
 Literal RunAndCompare(const Module& module, uint64_t seed, int expected_kernels = -1);
+// Compiles `module` for the test device and runs it once.
+StatusOr<Literal> CompileAndRun(const Module& module, const std::vector<Literal>& args);
 // Parses "HloModule m", `computations` and an ENTRY with `entry_body`, runs
 // it without arguments and returns the values as text (or the error).
 std::string RunHloText(const std::string& computations, const std::string& entry_body);
