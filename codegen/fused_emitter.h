@@ -32,6 +32,8 @@ class FusedEmitter {
       : target_(target), buffer_layout_(std::move(buffer_layout)) {}
 
   StatusOr<KernelSource> Emit(const Instruction& root, const Shape& out);
+  // A reduce (or one element of a variadic one) as a workgroup tree (reduce_emitter.cc).
+  StatusOr<KernelSource> EmitReduce(const Instruction& root, const Shape& out);
 
  private:
   StatusOr<std::string> Value(const Instruction* n, const std::vector<std::string>& idx);
@@ -57,9 +59,22 @@ class FusedEmitter {
   StatusOr<std::vector<std::string>> TupleValue(const Instruction* n, const std::vector<std::string>& idx);
   // Scatter's N results at `idx` (scatter_emitter.cc).
   StatusOr<std::vector<std::string>> Scatter(const Instruction* n, const std::vector<std::string>& idx);
+  // reduce-window's N results and select-and-scatter's result at `idx` (window_emitter.cc).
+  StatusOr<std::vector<std::string>> ReduceWindow(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> SelectAndScatter(const Instruction* n, const std::vector<std::string>& idx);
+  // Assigns a computation's results to accumulators of `n`'s element types
+  // (through temporaries, since a computation may swap its parameters).
+  Status Assign(const Instruction* n, const std::vector<std::string>& vars, const std::vector<std::string>& values);
   // Emits a scalar computation applied to `args`; a tuple root gives several values.
   StatusOr<std::vector<std::string>> Apply(const Computation& c, const std::vector<std::string>& args);
   Layout LayoutOf(const Instruction* n) const;
+  // The logical dim of `n` that is unit-stride in memory (through
+  // elementwise ops to the buffer that feeds them); -1 for scalars.
+  int64_t UnitStrideDim(const Instruction* n) const;
+  // Statements that put element `v` at slot (ew, es) of `outv`.
+  std::string StoreElement(ElementType t, const std::string& v);
+  // Declares ew and es, the word and slot of element e of the output vector.
+  std::string VectorSlot(int per_vector) const;
   StatusOr<std::string> PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx);
   Status Use(ElementType t, const Instruction& n);
   std::string Temp(const std::string& type, const std::string& expr);
@@ -74,6 +89,8 @@ class FusedEmitter {
   Layout out_layout_;
   std::vector<std::string> root_index_;
   std::string body_;
+  std::string shared_;  // shared-memory declarations of a workgroup kernel
+  bool out_readable_ = false;  // the kernel reads its output buffer too (in-place passes)
   int next_temp_ = 0;
   // Values already emitted, by instruction and index; loops save and
   // restore these, since what a loop body defines is out of scope after it.

@@ -95,6 +95,10 @@ StatusOr<std::vector<std::string>> FusedEmitter::TupleValue(const Instruction* n
       ASSIGN_OR_RETURN(values, Scatter(n, idx));
       break;
     }
+    case Opcode::kReduceWindow: {
+      ASSIGN_OR_RETURN(values, ReduceWindow(n, idx));
+      break;
+    }
     default:
       return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + " producing " +
                            n->shape.ToString() + ": tuple values of this op are not supported on Vulkan yet");
@@ -282,6 +286,21 @@ StatusOr<std::string> FusedEmitter::Compute(const Instruction* n, const std::vec
       ASSIGN_OR_RETURN(std::vector<std::string> values, Scatter(n, idx));
       return values[0];
     }
+    case Opcode::kReduceWindow: {
+      ASSIGN_OR_RETURN(std::vector<std::string> values, ReduceWindow(n, idx));
+      return values[0];
+    }
+    case Opcode::kSelectAndScatter:
+      return SelectAndScatter(n, idx);
+    case Opcode::kMap: {
+      std::vector<std::string> args;
+      for (const Instruction* o : n->operands) {
+        ASSIGN_OR_RETURN(std::string v, Value(o, idx));
+        args.push_back(v);
+      }
+      ASSIGN_OR_RETURN(std::vector<std::string> r, Apply(*n->called_computations[0].second, args));
+      return Temp(ct, r[0]);
+    }
     case Opcode::kIota: {
       ASSIGN_OR_RETURN(std::string v, Convert(idx[n->iota_dimension], ElementType::kU32, t));
       return Temp(ct, v);
@@ -330,6 +349,8 @@ StatusOr<std::string> FusedEmitter::Compute(const Instruction* n, const std::vec
 }
 
 StatusOr<KernelSource> FusedEmitter::Emit(const Instruction& root, const Shape& out) {
+  if (root.opcode == Opcode::kReduce || (root.opcode == Opcode::kGetTupleElement && root.operands[0]->opcode == Opcode::kReduce))
+    return EmitReduce(root, out);
   root_ = &root;
   out_ = out;
   out_layout_ = out.layout_or_default();
@@ -391,21 +412,10 @@ StatusOr<KernelSource> FusedEmitter::Emit(const Instruction& root, const Shape& 
   if (valid != "true") guard += (guard.empty() ? "" : " && ") + valid;
 
   std::string body = "  for (uint e = 0u; e < " + U(per_vector) + "; ++e) {\n";
-  body += "    uint p = inv * " + U(per_vector) + " + e;\n";
-  body += "    uint ew = " + (per_word > 1 ? std::string("e >> ") + U(per_word == 2 ? 1 : per_word == 4 ? 2 : 3)
-                                           : words_per_element > 1 ? "e * " + U(words_per_element) : std::string("e")) + ";\n";
-  body += "    uint es = " + (per_word > 1 ? "e & " + U(per_word - 1) : std::string("0u")) + ";\n";
+  body += "    uint p = inv * " + U(per_vector) + " + e;\n" + VectorSlot(per_vector);
   if (!guard.empty()) body += "    if (" + guard + ") {\n";
   body += decompose + body_;
-  if (per_word > 1) {
-    body += "      outv[ew] |= " + EncodeToBits(t, v) + " << " + SlotBitOffset(out_bits_, "es") + ";\n";
-  } else if (words_per_element == 1) {
-    body += "      outv[ew] = " + EncodeToBits(t, v) + ";\n";
-  } else if (t == ElementType::kC128) {
-    body += "      outv = uvec4(unpackDouble2x32(" + v + ".x), unpackDouble2x32(" + v + ".y));\n";
-  } else {
-    body += "      uvec2 bits = " + Bits64(t, v) + ";\n      outv[ew] = bits.x;\n      outv[ew + 1u] = bits.y;\n";
-  }
+  body += StoreElement(t, v);
   if (!guard.empty()) body += "    }\n";
   body += "  }\n";
 
@@ -439,11 +449,13 @@ std::string FusedEmitter::Prologue(uint32_t local_size, const std::string& name)
   size_t binding = inputs_.size();
   if (reads_parameter_sizes_)
     src += "layout(std430, set = 0, binding = " + std::to_string(binding++) + ") readonly buffer ParameterSizes { uvec4 v[]; } dims_in;\n";
-  src += "layout(std430, set = 0, binding = " + std::to_string(binding++) + ") writeonly buffer Out0 { uvec4 v[]; } out0;\n";
+  src += "layout(std430, set = 0, binding = " + std::to_string(binding++) + ") " + (out_readable_ ? "" : "writeonly ") +
+         "buffer Out0 { uvec4 v[]; } out0;\n";
   if (writes_sizes_)
     src += "layout(std430, set = 0, binding = " + std::to_string(binding++) + ") writeonly buffer OutSizes { uvec4 v[]; } dims_out;\n";
   src += ShaderLibrarySource(needs_, target_.float64);
   for (const auto& [helper, def] : helpers_) src += def;
+  src += shared_;
   src += "void main() {\n  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
          U(local_size) + ";\n";
   return src;
@@ -563,7 +575,14 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
   return k;
 }
 
-bool NeedsOwnKernel(const Instruction& inst) { return inst.opcode == Opcode::kScatter; }
+bool NeedsOwnKernel(const Instruction& inst) {
+  switch (inst.opcode) {
+    case Opcode::kScatter: case Opcode::kReduceWindow: case Opcode::kSelectAndScatter: case Opcode::kReduce:
+      return true;
+    default:
+      return false;
+  }
+}
 
 StatusOr<KernelSource> EmitFusedKernel(const Instruction& root, const Shape& output_with_layout,
                                        const BufferLayoutFn& buffer_layout, const TargetFeatures& target) {

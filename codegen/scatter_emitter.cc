@@ -77,12 +77,7 @@ StatusOr<std::vector<std::string>> FusedEmitter::Scatter(const Instruction* n, c
     args.push_back(v);
   }
   ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*combine, args));
-  // Through temporaries: a computation may swap or reuse its parameters.
-  for (int64_t k = 0; k < arity; ++k) {
-    ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->operands[k]->shape.element_type(), target_, n->Describe()));
-    next[k] = Temp(g.compute, next[k]);
-  }
-  for (int64_t k = 0; k < arity; ++k) body_ += "    " + acc[k] + " = " + next[k] + ";\n";
+  RETURN_IF_ERROR(Assign(n, acc, next));
   body_ += "    }\n    }\n";
   memo_ = saved_memo;
   tuple_memo_ = saved_tuples;

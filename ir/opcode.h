@@ -52,7 +52,7 @@ namespace vkxla {
   X(kReshape, "reshape") X(kReverse, "reverse") X(kRng, "rng")                 \
   X(kRngBitGenerator, "rng-bit-generator") X(kScatter, "scatter")              \
   X(kSelectAndScatter, "select-and-scatter") X(kSend, "send")                  \
-  X(kSetDimensionSize, "set-dimension-size") X(kSlice, "slice")                \
+  X(kScan, "scan") X(kSetDimensionSize, "set-dimension-size") X(kSlice, "slice")                \
   X(kSort, "sort") X(kTopK, "topk") X(kTranspose, "transpose")                 \
   X(kTriangularSolve, "triangular-solve") X(kWhile, "while")
 

@@ -10,6 +10,7 @@
 #include "ops/elementwise_reference.h"
 #include "ops/indexing_reference.h"
 #include "ops/op_traits.h"
+#include "ops/reduction_reference.h"
 
 namespace vkxla {
 namespace {
@@ -50,9 +51,9 @@ Literal EvaluateIota(const Instruction& inst) {
   return out;
 }
 
-// Applies a scalar computation (scatter's update, later reduce's) to
+// Applies a scalar computation (scatter's update, reduce's, comparators) to
 // scalar arguments; a tuple root gives several values.
-ScatterCombiner ScalarCombiner(const Computation& c) {
+ScalarFunction ScalarCombiner(const Computation& c) {
   return [&c](const std::vector<Scalar>& args) -> StatusOr<std::vector<Scalar>> {
     std::vector<Literal> literals;
     for (const Scalar& a : args) literals.push_back(Literal::ScalarOf(a));
@@ -228,6 +229,40 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         }
         case Opcode::kScatter: {
           ASSIGN_OR_RETURN(result, EvaluateScatter(inst, operands, ScalarCombiner(*inst.called_computations[0].second)));
+          break;
+        }
+        case Opcode::kReduce: {
+          ASSIGN_OR_RETURN(result, EvaluateReduce(inst, operands, ScalarCombiner));
+          break;
+        }
+        case Opcode::kReduceWindow: {
+          ASSIGN_OR_RETURN(result, EvaluateReduceWindow(inst, operands, ScalarCombiner));
+          break;
+        }
+        case Opcode::kSelectAndScatter: {
+          ASSIGN_OR_RETURN(result, EvaluateSelectAndScatter(inst, operands, ScalarCombiner));
+          break;
+        }
+        case Opcode::kScan: {
+          const Computation& step = *inst.called_computations[0].second;
+          ASSIGN_OR_RETURN(result, EvaluateScan(inst, operands, [&step](const std::vector<Literal>& args)
+                                                                    -> StatusOr<std::vector<Literal>> {
+            ASSIGN_OR_RETURN(Literal r, EvaluateComputation(step, args));
+            if (r.shape().IsTuple()) return r.tuple_elements();
+            return std::vector<Literal>{std::move(r)};
+          }));
+          break;
+        }
+        case Opcode::kSort: {
+          ASSIGN_OR_RETURN(result, EvaluateSort(inst, operands, ScalarCombiner));
+          break;
+        }
+        case Opcode::kTopK: {
+          ASSIGN_OR_RETURN(result, EvaluateTopK(inst, operands));
+          break;
+        }
+        case Opcode::kMap: {
+          ASSIGN_OR_RETURN(result, EvaluateMap(inst, operands, ScalarCombiner));
           break;
         }
         case Opcode::kBitcast: {

@@ -4,6 +4,7 @@
 
 #include "ir/module.h"
 #include "ops/attributes.h"
+#include "ops/computation_signature.h"
 
 namespace vkxla {
 namespace {
@@ -23,11 +24,6 @@ bool ValidDimensionList(const std::vector<int64_t>& v, int64_t bound, bool sorte
 }
 
 bool Contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
-int64_t IndexOf(const std::vector<int64_t>& v, int64_t x) {
-  auto it = std::find(v.begin(), v.end(), x);
-  return it == v.end() ? -1 : static_cast<int64_t>(it - v.begin());
-}
 
 // `of` names what the dims index ("operand f32[4,6]", "the rank-3 result").
 Status ExpectDimensionList(const Instruction& inst, const char* name, const std::vector<int64_t>& v, int64_t bound,
@@ -270,37 +266,9 @@ StatusOr<ScatterPlan> PlanScatter(const Instruction& inst) {
       w.window_size[k] = updates.dim(u);
     }
   // The update computation: (T_0..T_N-1, T_0..T_N-1) -> T_0 or (T_0..T_N-1).
-  const Computation* c = nullptr;
-  for (const auto& [key, comp] : inst.called_computations)
-    if (key == "to_apply") c = comp;
-  if (!c) return Error(inst, "needs to_apply=%computation (the update computation)");
-  std::vector<Shape> expected;
-  for (int64_t k = 0; k < 2 * n; ++k) expected.push_back(Shape::Scalar(inst.operands[k % n]->shape.element_type()));
-  std::vector<Instruction*> params = c->parameters();
-  bool ok = params.size() == expected.size();
-  for (size_t k = 0; ok && k < params.size(); ++k) ok = params[k]->shape.Compatible(expected[k]);
-  const Shape& root = c->root()->shape;
-  if (n == 1) {
-    ok = ok && root.Compatible(expected[0]);
-  } else {
-    ok = ok && root.IsTuple() && static_cast<int64_t>(root.tuple_shapes().size()) == n;
-    for (int64_t k = 0; ok && k < n; ++k) ok = root.tuple_shapes()[k].Compatible(expected[k]);
-  }
-  if (!ok) {
-    std::string want = "(";
-    for (size_t k = 0; k < expected.size(); ++k) want += (k ? ", " : "") + expected[k].ToString(false);
-    want += ") -> ";
-    if (n == 1) {
-      want += expected[0].ToString(false);
-    } else {
-      std::vector<Shape> r(expected.begin(), expected.begin() + n);
-      want += Shape::Tuple(r).ToString(false);
-    }
-    std::string got = "(";
-    for (size_t k = 0; k < params.size(); ++k) got += (k ? ", " : "") + params[k]->shape.ToString(false);
-    got += ") -> " + root.ToString(false);
-    return Error(inst, "update computation %" + c->name() + " is " + got + "; expected " + want);
-  }
+  std::vector<const Instruction*> operands(inst.operands.begin(), inst.operands.begin() + n);
+  ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the update computation"));
+  RETURN_IF_ERROR(CheckSignature(inst, *c, "update computation", ScalarsOf(operands, 2), ScalarsOf(operands, 1)));
   return plan;
 }
 

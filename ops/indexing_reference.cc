@@ -89,7 +89,7 @@ StatusOr<Literal> EvaluateGather(const Instruction& inst, const std::vector<cons
 }
 
 StatusOr<Literal> EvaluateScatter(const Instruction& inst, const std::vector<const Literal*>& operands,
-                                  const ScatterCombiner& combine) {
+                                  const ScalarFunction& combine) {
   ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(inst));
   const int64_t n = plan.arity;
   const Shape& operand = operands[0]->shape();

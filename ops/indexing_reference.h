@@ -10,19 +10,18 @@
 #include "ir/instruction.h"
 #include "ir/literal.h"
 #include "ir/status.h"
+#include "ops/scalar_function.h"
 
 namespace vkxla {
 
-// The update computation of scatter, applied to N current values and N
-// update values; returns the N new values.
-using ScatterCombiner = std::function<StatusOr<std::vector<Scalar>>(const std::vector<Scalar>&)>;
 
 StatusOr<Literal> EvaluateDynamicSlice(const Instruction& inst, const std::vector<const Literal*>& operands);
 StatusOr<Literal> EvaluateDynamicUpdateSlice(const Instruction& inst, const std::vector<const Literal*>& operands);
 StatusOr<Literal> EvaluateGather(const Instruction& inst, const std::vector<const Literal*>& operands);
-// Updates are applied in row-major order of the update scatter index, so
+// `combine` is the update computation: N current values and N update
+// values in, the N new values out. Updates are applied in row-major order of the update scatter index, so
 // colliding indices give a deterministic result for any computation.
 StatusOr<Literal> EvaluateScatter(const Instruction& inst, const std::vector<const Literal*>& operands,
-                                  const ScatterCombiner& combine);
+                                  const ScalarFunction& combine);
 
 }  // namespace vkxla

@@ -8,6 +8,7 @@
 #include "ops/attributes.h"
 #include "ops/gather_scatter_plan.h"
 #include "ops/op_traits.h"
+#include "ops/reduction_shapes.h"
 #include "ops/slice_and_padding.h"
 
 namespace vkxla {
@@ -524,6 +525,7 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
       return t.tuple_shapes()[inst.tuple_index];
     }
     default:
+      if (std::optional<StatusOr<Shape>> s = InferReductionShape(inst)) return *s;
       return Unimplemented(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() +
                            ": op is not implemented yet");
   }
@@ -533,7 +535,14 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
 
 StatusOr<Shape> InferShape(const Instruction& inst) {
   ASSIGN_OR_RETURN(Shape shape, InferStaticShape(inst));
-  if (!shape.IsArray()) return shape;
+  if (!shape.IsArray()) {
+    if (inst.opcode != Opcode::kTuple)
+      for (const Instruction* o : inst.operands)
+        if (o->shape.IsArray() && !o->shape.is_static())
+          return Unimplemented(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() + ": operand " +
+                               Quote(o->shape) + " has a dynamic dimension, which this op does not support yet");
+    return shape;
+  }
   // Bounded dynamic dimensions: which result dims carry a run-time size.
   const Instruction* dynamic_operand = nullptr;
   for (const Instruction* o : inst.operands)
