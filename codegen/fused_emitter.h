@@ -28,10 +28,18 @@ std::string MathSuffix(ElementType t);
 
 class FusedEmitter {
  public:
-  FusedEmitter(const TargetFeatures& target, BufferLayoutFn buffer_layout)
-      : target_(target), buffer_layout_(std::move(buffer_layout)) {}
+  FusedEmitter(const TargetFeatures& target, BufferLayoutFn buffer_layout, PermutationFn permutation = nullptr)
+      : target_(target), buffer_layout_(std::move(buffer_layout)), permutation_(std::move(permutation)) {}
 
   StatusOr<KernelSource> Emit(const Instruction& root, const Shape& out);
+  // One pass of the bitonic network that sorts a sort's permutation
+  // (sort_emitter.cc): `local` passes run in shared memory over blocks.
+  StatusOr<KernelSource> EmitSortStep(const Instruction& sort, const Shape& permutation, bool local);
+  // One result of a scan: a parallel prefix or a loop per line (scan_emitter.cc).
+  StatusOr<KernelSource> EmitScan(const Instruction& root, const Shape& out);
+  // Statements storing `v` as output element `p` (a physical index) when
+  // invocations do not own whole vectors: atomics where elements share words.
+  StatusOr<std::string> StoreScattered(ElementType t, const std::string& p, const std::string& v);
   // A reduce (or one element of a variadic one) as a workgroup tree (reduce_emitter.cc).
   StatusOr<KernelSource> EmitReduce(const Instruction& root, const Shape& out);
 
@@ -65,6 +73,13 @@ class FusedEmitter {
   // Assigns a computation's results to accumulators of `n`'s element types
   // (through temporaries, since a computation may swap its parameters).
   Status Assign(const Instruction* n, const std::vector<std::string>& vars, const std::vector<std::string>& values);
+  // Sort's (topk's) results at `idx`, read through its permutation.
+  StatusOr<std::vector<std::string>> SortResults(const Instruction* n, const std::vector<std::string>& idx);
+  // Whether record a sorts before record b: a bool temporary.
+  StatusOr<std::string> SortBefore(const Instruction& sort, const std::vector<std::string>& a, const std::vector<std::string>& b,
+                                   const std::string& ia, const std::string& ib);
+  // The sort keys of element `j` of the line whose other dims are `line`.
+  StatusOr<std::vector<std::string>> SortKeys(const Instruction& sort, const std::vector<std::string>& line, const std::string& j);
   // Emits a scalar computation applied to `args`; a tuple root gives several values.
   StatusOr<std::vector<std::string>> Apply(const Computation& c, const std::vector<std::string>& args);
   Layout LayoutOf(const Instruction* n) const;
@@ -84,6 +99,7 @@ class FusedEmitter {
 
   const TargetFeatures& target_;
   BufferLayoutFn buffer_layout_;
+  PermutationFn permutation_;
   const Instruction* root_ = nullptr;
   Shape out_;
   Layout out_layout_;

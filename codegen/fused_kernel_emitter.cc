@@ -99,6 +99,10 @@ StatusOr<std::vector<std::string>> FusedEmitter::TupleValue(const Instruction* n
       ASSIGN_OR_RETURN(values, ReduceWindow(n, idx));
       break;
     }
+    case Opcode::kSort: case Opcode::kTopK: {
+      ASSIGN_OR_RETURN(values, SortResults(n, idx));
+      break;
+    }
     default:
       return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + " producing " +
                            n->shape.ToString() + ": tuple values of this op are not supported on Vulkan yet");
@@ -292,6 +296,10 @@ StatusOr<std::string> FusedEmitter::Compute(const Instruction* n, const std::vec
     }
     case Opcode::kSelectAndScatter:
       return SelectAndScatter(n, idx);
+    case Opcode::kSort: {
+      ASSIGN_OR_RETURN(std::vector<std::string> values, SortResults(n, idx));
+      return values[0];
+    }
     case Opcode::kMap: {
       std::vector<std::string> args;
       for (const Instruction* o : n->operands) {
@@ -351,6 +359,8 @@ StatusOr<std::string> FusedEmitter::Compute(const Instruction* n, const std::vec
 StatusOr<KernelSource> FusedEmitter::Emit(const Instruction& root, const Shape& out) {
   if (root.opcode == Opcode::kReduce || (root.opcode == Opcode::kGetTupleElement && root.operands[0]->opcode == Opcode::kReduce))
     return EmitReduce(root, out);
+  if (root.opcode == Opcode::kScan || (root.opcode == Opcode::kGetTupleElement && root.operands[0]->opcode == Opcode::kScan))
+    return EmitScan(root, out);
   root_ = &root;
   out_ = out;
   out_layout_ = out.layout_or_default();
@@ -578,6 +588,7 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
 bool NeedsOwnKernel(const Instruction& inst) {
   switch (inst.opcode) {
     case Opcode::kScatter: case Opcode::kReduceWindow: case Opcode::kSelectAndScatter: case Opcode::kReduce:
+    case Opcode::kScan:
       return true;
     default:
       return false;
@@ -585,8 +596,9 @@ bool NeedsOwnKernel(const Instruction& inst) {
 }
 
 StatusOr<KernelSource> EmitFusedKernel(const Instruction& root, const Shape& output_with_layout,
-                                       const BufferLayoutFn& buffer_layout, const TargetFeatures& target) {
-  FusedEmitter e(target, buffer_layout);
+                                       const BufferLayoutFn& buffer_layout, const TargetFeatures& target,
+                                       const PermutationFn& permutation) {
+  FusedEmitter e(target, buffer_layout, permutation);
   return e.Emit(root, output_with_layout);
 }
 

@@ -26,7 +26,18 @@ using BufferLayoutFn = std::function<std::optional<Layout>(const Instruction*)>;
 // read, instead of being recomputed inside every consumer.
 bool NeedsOwnKernel(const Instruction& inst);
 
+// Sort and topk are computed as a permutation of each line, in a buffer of
+// its own (several dispatches: a bitonic network); their results then fuse
+// as reads through it. The runtime plans that buffer and names it here.
+bool NeedsPermutation(const Instruction& inst);
+// u32[lines * n] with n the line length rounded up to a power of two.
+Shape PermutationShape(const Instruction& sort);
+using PermutationFn = std::function<const Instruction*(const Instruction* sort)>;
+StatusOr<std::vector<KernelSource>> EmitSortPermutation(const Instruction& sort, const Shape& permutation,
+                                                        const BufferLayoutFn& buffer_layout, const TargetFeatures& target);
+
 StatusOr<KernelSource> EmitFusedKernel(const Instruction& root, const Shape& output_with_layout,
-                                       const BufferLayoutFn& buffer_layout, const TargetFeatures& target);
+                                       const BufferLayoutFn& buffer_layout, const TargetFeatures& target,
+                                       const PermutationFn& permutation = nullptr);
 
 }  // namespace vkxla

@@ -27,6 +27,8 @@ struct KernelSource {
   Shape output;               // with its layout
   uint32_t local_size = 64;
   uint64_t invocations = 0;   // total; each owns whole 32-bit output words
+  // Words the dispatch pushes (at most 4): the step of a multi-pass kernel.
+  std::vector<uint32_t> push_constants;
 };
 
 }  // namespace vkxla

@@ -8,8 +8,11 @@ namespace vkxla {
 
 StatusOr<BoundKernel> BoundKernel::Create(Device& device, std::shared_ptr<ComputePipeline> pipeline,
                                           std::vector<VkBuffer> reads, std::vector<VkBuffer> writes,
-                                          uint64_t invocations, uint32_t local_size) {
+                                          uint64_t invocations, uint32_t local_size,
+                                          std::vector<uint32_t> push_constants) {
+  if (push_constants.size() * 4 > kPushConstantBytes) return Internal("too many push constants");
   BoundKernel k;
+  k.push_ = std::move(push_constants);
   k.device_ = device.handle();
   const uint32_t bindings = static_cast<uint32_t>(reads.size() + writes.size());
   if (bindings != pipeline->bindings())
@@ -60,6 +63,7 @@ BoundKernel& BoundKernel::operator=(BoundKernel&& o) noexcept {
   std::swap(writes_, o.writes_);
   std::swap(groups_x_, o.groups_x_);
   std::swap(groups_y_, o.groups_y_);
+  std::swap(push_, o.push_);
   return *this;
 }
 
@@ -68,7 +72,7 @@ BoundKernel::~BoundKernel() {
 }
 
 void BoundKernel::Record(Scheduler& s) const {
-  s.Dispatch(pipeline_->pipeline(), pipeline_->layout(), set_, reads_, writes_, groups_x_, groups_y_);
+  s.Dispatch(pipeline_->pipeline(), pipeline_->layout(), set_, reads_, writes_, groups_x_, groups_y_, push_);
 }
 
 }  // namespace vkxla

@@ -15,7 +15,8 @@ class BoundKernel {
  public:
   static StatusOr<BoundKernel> Create(Device& device, std::shared_ptr<ComputePipeline> pipeline,
                                       std::vector<VkBuffer> reads, std::vector<VkBuffer> writes,
-                                      uint64_t invocations, uint32_t local_size);
+                                      uint64_t invocations, uint32_t local_size,
+                                      std::vector<uint32_t> push_constants = {});
   BoundKernel() = default;
   BoundKernel(BoundKernel&& o) noexcept { *this = std::move(o); }
   BoundKernel& operator=(BoundKernel&& o) noexcept;
@@ -31,6 +32,7 @@ class BoundKernel {
   std::shared_ptr<ComputePipeline> pipeline_;
   std::vector<VkBuffer> reads_, writes_;
   uint32_t groups_x_ = 0, groups_y_ = 0;
+  std::vector<uint32_t> push_;
 };
 
 }  // namespace vkxla

@@ -76,14 +76,14 @@ StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module, 
     if (!p.IsArray()) return Unimplemented("entry parameter " + p.ToString() + ": only array parameters are supported yet");
   std::vector<ValueId> leaves;
   RETURN_IF_ERROR(CollectLeaves(module.entry()->root(), -1, leaves));
-  std::vector<KernelSource> sources;
+  std::vector<PlannedKernel> sources;
   RETURN_IF_ERROR(exe->PlanBuffers(leaves, sources));
   RETURN_IF_ERROR(exe->BuildKernels(sources));
   RETURN_IF_ERROR(exe->Record());
   return exe;
 }
 
-Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<KernelSource>& sources) {
+Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<PlannedKernel>& sources) {
   for (const Shape& p : program_.parameters) {
     ASSIGN_OR_RETURN(const int64_t bytes, PhysicalByteSize(p));
     ASSIGN_OR_RETURN(Buffer d, device_.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
@@ -101,7 +101,21 @@ Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<K
   // reads only buffers written before it); a result reuses its buffer when
   // the layouts agree, and otherwise gets a kernel of its own.
   std::vector<std::pair<ValueId, Shape>> plan;
+  std::map<const Instruction*, const Instruction*> permutations;  // sort -> its permutation's buffer
   for (const auto& inst : module_->entry()->instructions()) {
+    if (NeedsPermutation(*inst)) {
+      // A stand-in instruction names the buffer: get-tuple-element kPermutation.
+      auto perm = std::make_unique<Instruction>();
+      perm->name = inst->name + ".permutation";
+      perm->opcode = Opcode::kGetTupleElement;
+      perm->shape = PermutationShape(*inst);
+      perm->operands = {inst.get()};
+      perm->tuple_index = kPermutation;
+      perm->location = inst->location;
+      permutations[inst.get()] = perm.get();
+      plan.emplace_back(ValueId(inst.get(), kPermutation), perm->shape);
+      element_roots_.push_back(std::move(perm));
+    }
     if (!NeedsOwnKernel(*inst)) continue;
     const int64_t elements = inst->shape.IsTuple() ? static_cast<int64_t>(inst->shape.tuple_shapes().size()) : 0;
     for (int64_t k = elements ? 0 : -1; k < elements; ++k) {
@@ -127,7 +141,17 @@ Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<K
   for (size_t v = 0; v < plan.size(); ++v) {
     const auto& [id, shape] = plan[v];
     const Instruction* root = id.first;
-    if (id.second >= 0) {
+    auto buffer_layout = [&](const Instruction* i) -> std::optional<Layout> {
+      if (i->opcode == Opcode::kParameter) return program_.parameters[i->parameter_number].layout_or_default();
+      if (i->opcode == Opcode::kConstant) return i->shape.layout_or_default();
+      auto it = computed_index_.find(ValueRead(i));
+      if (it != computed_index_.end()) return computed_[it->second].shape.layout_or_default();
+      return std::nullopt;
+    };
+    std::vector<KernelSource> kernels;
+    if (id.second == kPermutation) {
+      ASSIGN_OR_RETURN(kernels, EmitSortPermutation(*root, shape, buffer_layout, device_.target()));
+    } else if (id.second >= 0) {
       // A root that picks the element, so the kernel computes just it.
       auto gte = std::make_unique<Instruction>();
       gte->name = root->name + "." + std::to_string(id.second);
@@ -139,26 +163,29 @@ Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<K
       root = gte.get();
       element_roots_.push_back(std::move(gte));
     }
-    auto buffer_layout = [&](const Instruction* i) -> std::optional<Layout> {
-      if (i->opcode == Opcode::kParameter) return program_.parameters[i->parameter_number].layout_or_default();
-      if (i->opcode == Opcode::kConstant) return i->shape.layout_or_default();
-      auto it = computed_index_.find(ValueRead(i));
-      if (it != computed_index_.end()) return computed_[it->second].shape.layout_or_default();
-      return std::nullopt;
-    };
-    ASSIGN_OR_RETURN(KernelSource k, EmitFusedKernel(*root, shape, buffer_layout, device_.target()));
+    if (kernels.empty() && id.second != kPermutation) {
+      auto permutation = [&](const Instruction* sort) -> const Instruction* {
+        auto it = permutations.find(sort);
+        return it == permutations.end() ? nullptr : it->second;
+      };
+      ASSIGN_OR_RETURN(KernelSource k, EmitFusedKernel(*root, shape, buffer_layout, device_.target(), permutation));
+      kernels.push_back(std::move(k));
+    }
     Computed c;
     c.id = id;
     c.shape = shape;
     ASSIGN_OR_RETURN(const int64_t bytes, PhysicalByteSize(shape));
     ASSIGN_OR_RETURN(c.device, device_.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
-    if (k.writes_sizes) {
-      ASSIGN_OR_RETURN(c.sizes, device_.CreateBuffer(shape.rank() * 4, Device::Memory::kHostVisible));
-    }
+    for (const KernelSource& k : kernels)
+      if (k.writes_sizes && !c.sizes.mapped()) {
+        ASSIGN_OR_RETURN(c.sizes, device_.CreateBuffer(shape.rank() * 4, Device::Memory::kHostVisible));
+      }
     computed_.push_back(std::move(c));
     computed_index_.emplace(id, v);  // the first buffer of a value is the one others read
-    sources_.push_back(k.glsl);
-    sources.push_back(std::move(k));
+    for (KernelSource& k : kernels) {
+      sources_.push_back(k.glsl);
+      sources.push_back({v, std::move(k)});
+    }
   }
   for (size_t i = 0; i < leaves.size(); ++i) {
     Output o;
@@ -177,10 +204,10 @@ StatusOr<VkBuffer> Executable::BufferOf(const Instruction* in, const std::map<co
   return computed_[it->second].device.handle();
 }
 
-Status Executable::BuildKernels(const std::vector<KernelSource>& sources) {
+Status Executable::BuildKernels(const std::vector<PlannedKernel>& sources) {
   // Constants that live in buffers are uploaded once, here.
   std::map<const Instruction*, VkBuffer> constant_buffer;
-  for (const KernelSource& k : sources)
+  for (const auto& [computed, k] : sources)
     for (const Instruction* in : k.inputs)
       if (in->opcode == Opcode::kConstant && !constant_buffer.count(in)) {
         ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(*in->literal, in->shape.layout_or_default()));
@@ -189,8 +216,9 @@ Status Executable::BuildKernels(const std::vector<KernelSource>& sources) {
         constant_buffer[in] = b.handle();
         constants_.push_back(std::move(b));
       }
-  for (size_t i = 0; i < sources.size(); ++i) {
-    const KernelSource& src = sources[i];
+  // Passes of one multi-pass kernel share a pipeline.
+  std::map<std::string, std::shared_ptr<ComputePipeline>> pipelines;
+  for (const auto& [i, src] : sources) {
     if (src.invocations == 0) continue;  // an empty array: nothing to compute
     std::vector<VkBuffer> reads;
     for (const Instruction* in : src.inputs) {
@@ -200,10 +228,12 @@ Status Executable::BuildKernels(const std::vector<KernelSource>& sources) {
     if (src.reads_parameter_sizes) reads.push_back(param_sizes_.handle());
     std::vector<VkBuffer> writes = {computed_[i].device.handle()};
     if (src.writes_sizes) writes.push_back(computed_[i].sizes.handle());
-    ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
-                     ComputePipeline::FromGlsl(device_, src.glsl, static_cast<uint32_t>(reads.size() + writes.size())));
-    ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device_, std::move(pipeline), std::move(reads), std::move(writes),
-                                                        src.invocations, src.local_size));
+    std::shared_ptr<ComputePipeline>& pipeline = pipelines[src.glsl];
+    if (!pipeline) {
+      ASSIGN_OR_RETURN(pipeline, ComputePipeline::FromGlsl(device_, src.glsl, static_cast<uint32_t>(reads.size() + writes.size())));
+    }
+    ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device_, pipeline, std::move(reads), std::move(writes),
+                                                        src.invocations, src.local_size, src.push_constants));
     kernels_.push_back(std::move(k));
   }
   return OkStatus();

@@ -36,8 +36,14 @@ class Executable {
   const std::vector<std::string>& kernel_sources() const { return sources_; }
 
  private:
-  // An array value: an instruction, or element `index` of a tuple-shaped one.
+  // An array value: an instruction, or element `index` of a tuple-shaped
+  // one, or (index kPermutation) the permutation that sorts a sort's lines.
   using ValueId = std::pair<const Instruction*, int64_t>;
+  static constexpr int64_t kPermutation = -2;
+  struct PlannedKernel {
+    size_t computed;  // the value (index into computed_) it writes
+    KernelSource source;
+  };
   // A value computed into a device buffer by one kernel.
   struct Computed {
     ValueId id;
@@ -52,10 +58,10 @@ class Executable {
   explicit Executable(Device& d) : device_(d) {}
   // Device buffers for parameters (with staging), for values with their own
   // kernel and for results; the kernel sources that compute them.
-  Status PlanBuffers(const std::vector<ValueId>& leaves, std::vector<KernelSource>& sources);
+  Status PlanBuffers(const std::vector<ValueId>& leaves, std::vector<PlannedKernel>& sources);
   StatusOr<VkBuffer> BufferOf(const Instruction* inst, const std::map<const Instruction*, VkBuffer>& constants) const;
   // Uploads constants, compiles and binds each kernel.
-  Status BuildKernels(const std::vector<KernelSource>& sources);
+  Status BuildKernels(const std::vector<PlannedKernel>& sources);
   Status Record();
   Literal Assemble(const Shape& result, size_t& next, const std::vector<Literal>& leaves) const;
 

@@ -23,6 +23,11 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(Device& devic
   VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   pl.setLayoutCount = 1;
   pl.pSetLayouts = &p->set_layout_;
+  // Every layout has room for a few words of push constants (multi-pass
+  // kernels such as sort's steps read theirs from there).
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
+  pl.pushConstantRangeCount = 1;
+  pl.pPushConstantRanges = &push;
   VK_RETURN_IF_ERROR(vkCreatePipelineLayout(p->device_, &pl, nullptr, &p->layout_));
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, p->module_, "main", nullptr};

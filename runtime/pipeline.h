@@ -10,6 +10,8 @@
 
 namespace vkxla {
 
+constexpr uint32_t kPushConstantBytes = 16;
+
 class ComputePipeline {
  public:
   // `use_pipeline_cache` false skips the device's VkPipelineCache (to

@@ -40,13 +40,16 @@ void Scheduler::Copy(VkBuffer src, VkBuffer dst, uint64_t bytes) {
 
 void Scheduler::Dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSet set,
                          const std::vector<VkBuffer>& reads, const std::vector<VkBuffer>& writes, uint32_t gx,
-                         uint32_t gy) {
+                         uint32_t gy, const std::vector<uint32_t>& push_constants) {
   Hazard(reads, writes);
   if (pipeline != bound_pipeline_) {  // rebinding the same pipeline costs drivers real work
     vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     bound_pipeline_ = pipeline;
   }
   vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
+  if (!push_constants.empty())
+    vkCmdPushConstants(cb_, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(push_constants.size() * 4),
+                       push_constants.data());
   vkCmdDispatch(cb_, gx, gy, 1);
 }
 

@@ -19,7 +19,8 @@ class Scheduler {
   Status Begin();
   void Copy(VkBuffer src, VkBuffer dst, uint64_t bytes);
   void Dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSet set, const std::vector<VkBuffer>& reads,
-                const std::vector<VkBuffer>& writes, uint32_t groups_x, uint32_t groups_y);
+                const std::vector<VkBuffer>& writes, uint32_t groups_x, uint32_t groups_y,
+                const std::vector<uint32_t>& push_constants = {});
   // Writes a timestamp once every earlier command has finished (slot of a
   // VK_QUERY_TYPE_TIMESTAMP pool reset earlier in this recording).
   void Timestamp(VkQueryPool pool, uint32_t slot);
