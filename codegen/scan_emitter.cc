@@ -31,6 +31,7 @@ bool IsElementwiseComputation(const Computation& c, const std::vector<int64_t>& 
     if (s.IsArray() && s.rank() != 0 && s.dims() != slice) return false;
     if (inst->opcode == Opcode::kParameter || inst->opcode == Opcode::kTuple) continue;
     if (inst->opcode == Opcode::kConstant && s.IsArray() && s.element_count() == 1) continue;
+    if (inst->opcode == Opcode::kBroadcast && inst->operands[0]->shape.rank() == 0) continue;
     if (!IsElementwise(inst->opcode)) return false;
   }
   return true;

@@ -1,0 +1,445 @@
+// Reduce, reduce-window, select-and-scatter, scan, sort, topk and map: the
+// page's examples, computations that are not commutative or return tuples,
+// NaN handling, random cases against the reference evaluator over element
+// types and layouts, and bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "frontends/hlo_text.h"
+#include "runtime/executable.h"
+#include "tests/test_util.h"
+
+namespace vkxla {
+namespace {
+
+class Reduction : public ::testing::Test {
+ protected:
+  void TearDown() override { ExpectNoValidationMessages(); }
+};
+
+std::string Binary(const std::string& name, const std::string& type, const std::string& op) {
+  return "%" + name + " (a: " + type + "[], b: " + type + "[]) -> " + type + "[] {\n  %a = " + type +
+         "[] parameter(0)\n  %b = " + type + "[] parameter(1)\n  ROOT %r = " + type + "[] " + op + "\n}\n";
+}
+
+std::string Comparator(const std::string& name, const std::string& type, const std::string& direction,
+                       const std::string& extra = "") {
+  return "%" + name + " (a: " + type + "[], b: " + type + "[]) -> pred[] {\n  %a = " + type + "[] parameter(0)\n  %b = " +
+         type + "[] parameter(1)\n  ROOT %r = pred[] compare(%a, %b), direction=" + direction + extra + "\n}\n";
+}
+
+// Values exactly representable and summable in any order: small integers.
+Literal SmallIntegers(const Shape& shape, std::mt19937_64& rng) {
+  Literal l(Shape(shape.element_type(), shape.dims()));
+  const ElementType t = shape.element_type();
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    const int64_t v = static_cast<int64_t>(rng() % 9) - 4;
+    if (IsComplex(t)) l.Set(i, Scalar::Complex(t, {double(v), double(static_cast<int64_t>(rng() % 5) - 2)}));
+    else if (IsFloat(t)) l.Set(i, Scalar::Float(t, double(v)));
+    else if (t == ElementType::kPred) l.Set(i, Scalar::Pred(v > 0));
+    else l.Set(i, Scalar::Convert(Scalar::Int(ElementType::kS64, v), t));
+  }
+  return l;
+}
+
+Literal RunText(const std::string& text, const std::vector<Literal>& args, int expected_kernels = -1) {
+  auto m = ParseAndVerifyHlo(text);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  if (!m.ok()) return Literal();
+  return RunAndCompareWith(**m, args, expected_kernels);
+}
+
+const char* k3d =
+    "  %x = f32[4,2,3] constant({{{1, 2, 3}, {4, 5, 6}}, {{1, 2, 3}, {4, 5, 6}}, {{1, 2, 3}, {4, 5, 6}}, {{1, 2, 3}, {4, 5, 6}}})\n"
+    "  %z = f32[] constant(0)\n";
+
+// The page's Reduce examples: a 2x3 matrix and the 4x2x3 array.
+TEST_F(Reduction, ReduceSpecExamples) {
+  const std::string add = Binary("add", "f32", "add(%a, %b)");
+  const std::string m = "  %m = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n  %z = f32[] constant(0)\n";
+  EXPECT_EQ(RunHloText(add, m + "  ROOT %r = f32[3] reduce(%m, %z), dimensions={0}, to_apply=%add\n"), "{5, 7, 9}");
+  EXPECT_EQ(RunHloText(add, m + "  ROOT %r = f32[2] reduce(%m, %z), dimensions={1}, to_apply=%add\n"), "{6, 15}");
+  EXPECT_EQ(RunHloText(add, std::string(k3d) + "  ROOT %r = f32[2,3] reduce(%x, %z), dimensions={0}, to_apply=%add\n"),
+            "{{4, 8, 12}, {16, 20, 24}}");
+  EXPECT_EQ(RunHloText(add, std::string(k3d) + "  ROOT %r = f32[4,2] reduce(%x, %z), dimensions={2}, to_apply=%add\n"),
+            "{{6, 15}, {6, 15}, {6, 15}, {6, 15}}");
+  EXPECT_EQ(RunHloText(add, std::string(k3d) + "  ROOT %r = f32[3] reduce(%x, %z), dimensions={0,1}, to_apply=%add\n"),
+            "{20, 28, 36}");
+  EXPECT_EQ(RunHloText(add, std::string(k3d) + "  ROOT %r = f32[] reduce(%x, %z), dimensions={0,1,2}, to_apply=%add\n"),
+            "84");
+  // The init value takes part once, on the left: 10 + (1 + ... + 6).
+  EXPECT_EQ(RunHloText(add, m + "  %ten = f32[] constant(10)\n  ROOT %r = f32[] reduce(%m, %ten), dimensions={0,1}, to_apply=%add\n"),
+            "31");
+}
+
+const char* kArgMax =
+    "%argmax (a: f32[], i: s32[], b: f32[], j: s32[]) -> (f32[], s32[]) {\n"
+    "  %a = f32[] parameter(0)\n  %i = s32[] parameter(1)\n  %b = f32[] parameter(2)\n  %j = s32[] parameter(3)\n"
+    "  %ge = pred[] compare(%b, %a), direction=GE\n  %v = f32[] select(%ge, %b, %a)\n  %k = s32[] select(%ge, %j, %i)\n"
+    "  ROOT %t = (f32[], s32[]) tuple(%v, %k)\n}\n";
+
+// The page's variadic example: max and argmax together (value >= max takes the later index).
+TEST_F(Reduction, VariadicArgMax) {
+  EXPECT_EQ(RunHloText(kArgMax, "  %v = f32[6] constant({3, 9, 1, 9, 2, -5})\n  %io = s32[6] iota(), iota_dimension=0\n"
+                                "  %ninf = f32[] constant(-inf)\n  %m1 = s32[] constant(-1)\n"
+                                "  ROOT %am = (f32[], s32[]) reduce(%v, %io, %ninf, %m1), dimensions={0}, to_apply=%argmax\n"),
+            "(9, 3)");
+  // Random rows against the reference: 3000 columns, so every lane and the tree take part.
+  const std::string text = "HloModule argmax\n" + std::string(kArgMax) +
+                           "ENTRY %e {\n  %x = f32[5,3000] parameter(0)\n  %io = s32[5,3000] iota(), iota_dimension=1\n"
+                           "  %ninf = f32[] constant(-inf)\n  %m1 = s32[] constant(-1)\n"
+                           "  ROOT %am = (f32[5], s32[5]) reduce(%x, %io, %ninf, %m1), dimensions={1}, to_apply=%argmax\n}\n";
+  std::mt19937_64 rng(5);
+  RunText(text, {SmallIntegers(Shape(ElementType::kF32, {5, 3000}), rng)});
+}
+
+// "The last non-zero element": associative but not commutative, so the
+// order of elements must survive the tree, along rows and along columns.
+TEST_F(Reduction, NonCommutativeComputationKeepsOrder) {
+  const std::string last = Binary("last", "s32", "select(%nz, %b, %a)");
+  const std::string comp = "%last (a: s32[], b: s32[]) -> s32[] {\n  %a = s32[] parameter(0)\n  %b = s32[] parameter(1)\n"
+                           "  %zero = s32[] constant(0)\n  %nz = pred[] compare(%b, %zero), direction=NE\n"
+                           "  ROOT %r = s32[] select(%nz, %b, %a)\n}\n";
+  for (const std::string layout : {"{1,0}", "{0,1}"}) {
+    for (const std::string dims : {"{1}", "{0}", "{0,1}"}) {
+      const std::string out = dims == "{1}" ? "s32[37]" : dims == "{0}" ? "s32[1500]" : "s32[]";
+      const std::string text = "HloModule last\n" + comp + "ENTRY %e {\n  %x = s32[37,1500]" + layout +
+                               " parameter(0)\n  %z = s32[] constant(0)\n  ROOT %r = " + out +
+                               " reduce(%x, %z), dimensions=" + dims + ", to_apply=%last\n}\n";
+      SCOPED_TRACE(text);
+      std::mt19937_64 rng(7);
+      Literal x(Shape(ElementType::kS32, {37, 1500}));
+      for (int64_t i = 0; i < x.element_count(); ++i)
+        x.Set(i, Scalar::Int(ElementType::kS32, rng() % 50 == 0 ? static_cast<int64_t>(i + 1) : 0));
+      RunText(text, {x}, 1);
+    }
+  }
+}
+
+// Max and min propagate NaN wherever it sits.
+TEST_F(Reduction, NaNPropagatesThroughMaxAndMin) {
+  const std::string fns = Binary("max", "f32", "maximum(%a, %b)") + Binary("min", "f32", "minimum(%a, %b)");
+  EXPECT_EQ(RunHloText(fns, "  %x = f32[2,4] constant({{1, nan, 3, -inf}, {2, 5, 4, 0}})\n  %i = f32[] constant(-inf)\n"
+                            "  ROOT %r = f32[2] reduce(%x, %i), dimensions={1}, to_apply=%max\n"),
+            "{nan, 5}");
+  EXPECT_EQ(RunHloText(fns, "  %x = f32[2,4] constant({{1, 7, 3, -inf}, {2, 5, nan, 0}})\n  %i = f32[] constant(inf)\n"
+                            "  ROOT %r = f32[4] reduce(%x, %i), dimensions={0}, to_apply=%min\n"),
+            "{1, 5, nan, -inf}");
+}
+
+std::string TypeName(ElementType t) { return std::string(ElementTypeName(t)); }
+
+// An order-free computation for type t: integers add (wrapping), pred or,
+// complex add (on small integers), other floats max.
+std::string CombinerFor(ElementType t) {
+  const std::string ty = TypeName(t);
+  if (t == ElementType::kPred) return Binary("f", ty, "or(%a, %b)");
+  if (IsFloat(t)) return Binary("f", ty, "maximum(%a, %b)");
+  return Binary("f", ty, "add(%a, %b)");
+}
+
+const std::string kLayouts3[] = {"{2,1,0}", "{0,1,2}", "{1,2,0:T(2,4)}"};
+const std::string kLayouts2[] = {"{1,0}", "{0,1}", "{0,1:T(2,4)}"};
+
+TEST_F(Reduction, ReduceEveryTypeAndLayoutMatchesReference) {
+  int trial = 0;
+  for (ElementType t : kAllTypes) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    const std::string ty = TypeName(t);
+    for (int l = 0; l < 3; ++l) {
+      const std::string text = "HloModule reduce_" + ty + "\n" + CombinerFor(t) + "ENTRY %e {\n  %x = " + ty + "[6,70,5]" +
+                               kLayouts3[l] + " parameter(0)\n  %i = " + ty + "[] parameter(1)\n"
+                               "  %a = " + ty + "[6,5]" + kLayouts2[(l + 1) % 3] + " reduce(%x, %i), dimensions={1}, to_apply=%f\n"
+                               "  %b = " + ty + "[70] reduce(%x, %i), dimensions={0,2}, to_apply=%f\n"
+                               "  %c = " + ty + "[6,70]" + kLayouts2[l] + " reduce(%x, %i), dimensions={2}, to_apply=%f\n"
+                               "  ROOT %t = (" + ty + "[6,5], " + ty + "[70], " + ty + "[6,70]) tuple(%a, %b, %c)\n}\n";
+      SCOPED_TRACE(text);
+      std::mt19937_64 rng(++trial);
+      const bool exact_sum = IsComplex(t);
+      Literal x = exact_sum ? SmallIntegers(Shape(t, {6, 70, 5}), rng) : RandomLiteral(Shape(t, {6, 70, 5}), rng, Opcode::kAdd);
+      Literal init = exact_sum ? SmallIntegers(Shape(t, {}), rng) : RandomLiteral(Shape(t, {}), rng, Opcode::kAdd);
+      RunText(text, {x, init}, 3);
+    }
+  }
+}
+
+// Float sums in any order are exact on small integers: the tree's answer.
+TEST_F(Reduction, FloatSumsOfRowsAndColumns) {
+  for (const std::string ty : {"f32", "f16", "bf16"}) {
+    const std::string text = "HloModule sums\n" + Binary("add", ty, "add(%a, %b)") + "ENTRY %e {\n  %x = " + ty +
+                             "[40,300] parameter(0)\n  %z = " + ty + "[] constant(0)\n"
+                             "  %rows = " + ty + "[40] reduce(%x, %z), dimensions={1}, to_apply=%add\n"
+                             "  %cols = " + ty + "[300] reduce(%x, %z), dimensions={0}, to_apply=%add\n"
+                             "  ROOT %t = (" + ty + "[40], " + ty + "[300]) tuple(%rows, %cols)\n}\n";
+    std::mt19937_64 rng(3);
+    auto m = ParseAndVerifyHlo(text);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Shape s = (*m)->EntryProgramShape().parameters[0];
+    Literal x(Shape(s.element_type(), s.dims()));
+    for (int64_t i = 0; i < x.element_count(); ++i) x.Set(i, Scalar::Float(s.element_type(), double(rng() % 3) - 1));
+    RunAndCompareWith(**m, {x});
+  }
+}
+
+// The page's ReduceWindow examples: 2x3 max pooling, the dilated and
+// padded s32 case, and min over [10000, 1000, 100, 10, 1] VALID and SAME.
+TEST_F(Reduction, ReduceWindowSpecExamples) {
+  EXPECT_EQ(RunHloText(Binary("max", "f32", "maximum(%a, %b)"),
+                       "  %x = f32[4,6] constant({{7, 2, 5, 3, 10, 2}, {3, 8, 9, 3, 4, 2}, {1, 5, 7, 5, 6, 1}, {0, 6, 2, 10, 2, 4}})\n"
+                       "  %i = f32[] constant(-inf)\n"
+                       "  ROOT %r = f32[2,2] reduce-window(%x, %i), window={size=2x3 stride=2x3}, to_apply=%max\n"),
+            "{{9, 10}, {7, 10}}");
+  EXPECT_EQ(RunHloText(Binary("add", "s32", "add(%a, %b)"),
+                       "  %x = s32[3,2] constant({{1, 2}, {3, 4}, {5, 6}})\n  %z = s32[] constant(0)\n"
+                       "  ROOT %r = s32[2,2] reduce-window(%x, %z), window={size=2x1 stride=4x1 pad=2_1x0_0 lhs_dilate=2x1"
+                       " rhs_dilate=3x1}, to_apply=%add\n"),
+            "{{0, 0}, {3, 4}}");
+  const std::string min = Binary("min", "f32", "minimum(%a, %b)");
+  const std::string v = "  %x = f32[5] constant({10000, 1000, 100, 10, 1})\n  %i = f32[] constant(inf)\n";
+  EXPECT_EQ(RunHloText(min, v + "  ROOT %r = f32[2] reduce-window(%x, %i), window={size=3 stride=2}, to_apply=%min\n"),
+            "{100, 1}");
+  EXPECT_EQ(RunHloText(min, v + "  ROOT %r = f32[3] reduce-window(%x, %i), window={size=3 stride=2 pad=1_1}, to_apply=%min\n"),
+            "{1000, 10, 1}");
+}
+
+TEST_F(Reduction, ReduceWindowEveryTypeAndLayoutMatchesReference) {
+  int trial = 50;
+  for (ElementType t : kAllTypes) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    const std::string ty = TypeName(t);
+    for (int l = 0; l < 3; ++l) {
+      const std::string text = "HloModule rw_" + ty + "\n" + CombinerFor(t) + "ENTRY %e {\n  %x = " + ty + "[9,10]" +
+                               kLayouts2[l] + " parameter(0)\n  %i = " + ty + "[] parameter(1)\n  ROOT %r = " + ty + "[4,7]" +
+                               kLayouts2[(l + 1) % 3] + " reduce-window(%x, %i), window={size=3x2 stride=2x3 pad=1_2x0_1"
+                               " lhs_dilate=1x2 rhs_dilate=2x1}, to_apply=%f\n}\n";
+      SCOPED_TRACE(text);
+      std::mt19937_64 rng(++trial);
+      RunText(text, {RandomLiteral(Shape(t, {9, 10}), rng, Opcode::kAdd), RandomLiteral(Shape(t, {}), rng, Opcode::kAdd)}, 1);
+    }
+  }
+}
+
+const char* kSelectAndScatterOperand =
+    "  %x = f32[4,6] constant({{7, 2, 5, 3, 10, 2}, {3, 8, 9, 3, 4, 2}, {1, 5, 7, 5, 6, 3}, {0, 6, 2, 7, 2, 8}})\n"
+    "  %z = f32[] constant(0)\n";
+
+// The page's figure: max-pool gradient, windows 2x3 with strides 2x3; and
+// overlapping windows (stride 2 of 3), where 9 collects 2 + 6.
+TEST_F(Reduction, SelectAndScatterSpecExamples) {
+  const std::string fns = Comparator("ge", "f32", "GE") + Binary("add", "f32", "add(%a, %b)");
+  EXPECT_EQ(RunHloText(fns, std::string(kSelectAndScatterOperand) + "  %s = f32[2,2] constant({{2, 6}, {3, 1}})\n"
+                            "  ROOT %r = f32[4,6] select-and-scatter(%x, %s, %z), window={size=2x3 stride=2x3},"
+                            " select=%ge, scatter=%add\n"),
+            "{{0, 0, 0, 0, 6, 0}, {0, 0, 2, 0, 0, 0}, {0, 0, 3, 0, 0, 0}, {0, 0, 0, 0, 0, 1}}");
+  EXPECT_EQ(RunHloText(fns, "  %x = f32[1,5] constant({{1, 9, 3, 9, 2}})\n  %z = f32[] constant(0)\n"
+                            "  %s = f32[1,2] constant({{2, 6}})\n"
+                            "  ROOT %r = f32[1,5] select-and-scatter(%x, %s, %z), window={size=1x3 stride=1x2},"
+                            " select=%ge, scatter=%add\n"),
+            "{{0, 2, 0, 6, 0}}");
+}
+
+TEST_F(Reduction, SelectAndScatterMatchesReference) {
+  int trial = 80;
+  for (ElementType t : {ElementType::kF32, ElementType::kS32, ElementType::kF16, ElementType::kU8}) {
+    const std::string ty = TypeName(t);
+    for (int l = 0; l < 3; ++l) {
+      const std::string text = "HloModule sas_" + ty + "\n" + Comparator("ge", ty, "GE") + Binary("add", ty, "add(%a, %b)") +
+                               "ENTRY %e {\n  %x = " + ty + "[7,9]" + kLayouts2[l] + " parameter(0)\n  %s = " + ty + "[4,4]" +
+                               kLayouts2[(l + 1) % 3] + " parameter(1)\n  %z = " + ty + "[] parameter(2)\n  ROOT %r = " + ty +
+                               "[7,9]" + kLayouts2[(l + 2) % 3] + " select-and-scatter(%x, %s, %z), window={size=3x3 stride=2x2"
+                               " pad=1_1x0_0}, select=%ge, scatter=%add\n}\n";
+      SCOPED_TRACE(text);
+      std::mt19937_64 rng(++trial);
+      RunText(text, {SmallIntegers(Shape(t, {7, 9}), rng), SmallIntegers(Shape(t, {4, 4}), rng),
+                     SmallIntegers(Shape(t, {}), rng)}, 1);
+    }
+  }
+}
+
+const char* kCumulativeSum =
+    "%f (x: f32[], c: f32[]) -> (f32[], f32[]) {\n  %x = f32[] parameter(0)\n  %c = f32[] parameter(1)\n"
+    "  %s = f32[] add(%c, %x)\n  ROOT %t = (f32[], f32[]) tuple(%s, %s)\n}\n";
+
+// The page's example with f(x, c) = (c + x, c + x); forwards, backwards,
+// and with the operator not declared associative (the sequential kernel).
+TEST_F(Reduction, ScanSpecExample) {
+  const std::string body = "  %x = f32[3] constant({1, 2, 3})\n  %i = f32[] constant(10)\n";
+  EXPECT_EQ(RunHloText(kCumulativeSum, body + "  ROOT %s = (f32[3], f32[]) scan(%x, %i), scan_dimension=0,"
+                                              " is_reverse=false, is_associative=true, to_apply=%f\n"),
+            "({11, 13, 16}, 16)");
+  EXPECT_EQ(RunHloText(kCumulativeSum, body + "  ROOT %s = (f32[3], f32[]) scan(%x, %i), scan_dimension=0,"
+                                              " is_reverse=true, to_apply=%f\n"),
+            "({16, 15, 13}, 16)");
+  EXPECT_EQ(RunHloText(kCumulativeSum, body + "  ROOT %s = (f32[3], f32[]) scan(%x, %i), scan_dimension=0,"
+                                              " is_associative=false, to_apply=%f\n"),
+            "({11, 13, 16}, 16)");
+}
+
+// Parallel (associative add) and sequential (a recurrence that is not
+// associative) scans over slices, in several layouts, against the reference.
+TEST_F(Reduction, ScanMatchesReference) {
+  const std::string sum = "%sum (x: s32[5], c: s32[5]) -> (s32[5], s32[5]) {\n  %x = s32[5] parameter(0)\n"
+                          "  %c = s32[5] parameter(1)\n  %s = s32[5] add(%c, %x)\n  ROOT %t = (s32[5], s32[5]) tuple(%s, %s)\n}\n";
+  const std::string rec = "%rec (x: f32[5], c: f32[5]) -> (f32[5], f32[5]) {\n  %x = f32[5] parameter(0)\n"
+                          "  %c = f32[5] parameter(1)\n  %h = f32[] constant(0.5)\n  %hb = f32[5] broadcast(%h), dimensions={}\n"
+                          "  %m = f32[5] multiply(%c, %hb)\n  %n = f32[5] add(%m, %x)\n  %o = f32[5] subtract(%n, %c)\n"
+                          "  ROOT %t = (f32[5], f32[5]) tuple(%o, %n)\n}\n";
+  int trial = 0;
+  for (int l = 0; l < 3; ++l) {
+    for (const bool reverse : {false, true}) {
+      const std::string flags = std::string(", is_reverse=") + (reverse ? "true" : "false");
+      const std::string text = "HloModule scan_" + std::to_string(l) + "\n" + sum + rec +
+                               "ENTRY %e {\n  %x = s32[700,5]" + kLayouts2[l] + " parameter(0)\n  %c = s32[5] parameter(1)\n"
+                               "  %y = f32[40,5]" + kLayouts2[(l + 1) % 3] + " parameter(2)\n  %d = f32[5] parameter(3)\n"
+                               "  %p = (s32[700,5], s32[5]) scan(%x, %c), scan_dimension=0" + flags + ", to_apply=%sum\n"
+                               "  %q = (f32[40,5], f32[5]) scan(%y, %d), scan_dimension=0" + flags + ", to_apply=%rec\n"
+                               "  ROOT %t = ((s32[700,5], s32[5]), (f32[40,5], f32[5])) tuple(%p, %q)\n}\n";
+      SCOPED_TRACE(text);
+      std::mt19937_64 rng(++trial);
+      RunText(text, {RandomLiteral(Shape(ElementType::kS32, {700, 5}), rng, Opcode::kAdd),
+                     RandomLiteral(Shape(ElementType::kS32, {5}), rng, Opcode::kAdd), SmallIntegers(Shape(ElementType::kF32, {40, 5}), rng),
+                     SmallIntegers(Shape(ElementType::kF32, {5}), rng)},
+              4);
+    }
+  }
+}
+
+// The page's example: three operands sorted by the first.
+TEST_F(Reduction, SortSpecExample) {
+  const std::string cmp = "%lt (a: s32[], b: s32[], c: s32[], d: s32[], e: f32[], f: f32[]) -> pred[] {\n"
+                          "  %a = s32[] parameter(0)\n  %b = s32[] parameter(1)\n  %c = s32[] parameter(2)\n  %d = s32[] parameter(3)\n"
+                          "  %e = f32[] parameter(4)\n  %f = f32[] parameter(5)\n  ROOT %r = pred[] compare(%a, %b), direction=LT\n}\n";
+  EXPECT_EQ(RunHloText(cmp, "  %o0 = s32[2] constant({3, 1})\n  %o1 = s32[2] constant({42, 50})\n  %o2 = f32[2] constant({-3, 1.1})\n"
+                            "  ROOT %s = (s32[2], s32[2], f32[2]) sort(%o0, %o1, %o2), dimensions={0}, to_apply=%lt\n"),
+            "({1, 3}, {50, 42}, {1.1, -3})");
+  // Along dimension 0 each column sorts on its own; stable ties keep order.
+  const std::string key = "%k (a: s32[], b: s32[], c: s32[], d: s32[]) -> pred[] {\n  %a = s32[] parameter(0)\n"
+                          "  %b = s32[] parameter(1)\n  %c = s32[] parameter(2)\n  %d = s32[] parameter(3)\n"
+                          "  ROOT %r = pred[] compare(%a, %b), direction=LT\n}\n";
+  EXPECT_EQ(RunHloText(key, "  %x = s32[4,2] constant({{2, 1}, {1, 1}, {2, 0}, {1, 0}})\n  %i = s32[4,2] iota(), iota_dimension=0\n"
+                            "  ROOT %s = (s32[4,2], s32[4,2]) sort(%x, %i), dimensions={0}, is_stable=true, to_apply=%k\n"),
+            "({{1, 0}, {1, 0}, {2, 1}, {2, 1}}, {{1, 2}, {3, 3}, {0, 0}, {2, 1}})");
+}
+
+// NaN in a comparator: with TOTALORDER, -NaN first and NaN last, -0 before 0.
+TEST_F(Reduction, SortTotalOrderPlacesNaN) {
+  EXPECT_EQ(RunHloText(Comparator("lt", "f32", "LT", ", type=TOTALORDER"),
+                       "  %x = f32[7] constant({3, nan, -0, -inf, 0, -nan, 1})\n"
+                       "  ROOT %s = f32[7] sort(%x), dimensions={0}, to_apply=%lt\n"),
+            "{-nan, -inf, -0, 0, 1, 3, nan}");
+}
+
+// Keys of every type, a payload, lines long enough for the passes through
+// memory, against std::stable_sort in the reference.
+TEST_F(Reduction, SortEveryTypeMatchesReference) {
+  int trial = 0;
+  for (ElementType t : kAllTypes) {
+    if (NeedsMissingFeature(t, TestDevice().target()) || IsComplex(t)) continue;
+    const std::string ty = TypeName(t);
+    const std::string cmp = "%lt (a: " + ty + "[], b: " + ty + "[], c: s32[], d: s32[]) -> pred[] {\n  %a = " + ty +
+                            "[] parameter(0)\n  %b = " + ty + "[] parameter(1)\n  %c = s32[] parameter(2)\n  %d = s32[] parameter(3)\n"
+                            "  ROOT %r = pred[] compare(%a, %b), direction=LT" + (IsFloat(t) ? ", type=TOTALORDER" : "") + "\n}\n";
+    const int l = trial % 3;
+    const std::string text = "HloModule sort_" + ty + "\n" + cmp + "ENTRY %e {\n  %x = " + ty + "[3,2500]" + kLayouts2[l] +
+                             " parameter(0)\n  %i = s32[3,2500] iota(), iota_dimension=1\n  ROOT %s = (" + ty + "[3,2500], s32[3,2500]" +
+                             kLayouts2[(l + 1) % 3] + ") sort(%x, %i), dimensions={1}, to_apply=%lt\n}\n";
+    SCOPED_TRACE(text);
+    std::mt19937_64 rng(++trial);
+    RunText(text, {RandomLiteral(Shape(t, {3, 2500}), rng, Opcode::kAdd)});
+  }
+  // Along the major dimension, a comparator on both operands (descending
+  // key, ascending payload as the tie-break).
+  const std::string two = "%gt (a: s8[], b: s8[], c: f32[], d: f32[]) -> pred[] {\n  %a = s8[] parameter(0)\n  %b = s8[] parameter(1)\n"
+                          "  %c = f32[] parameter(2)\n  %d = f32[] parameter(3)\n  %g = pred[] compare(%a, %b), direction=GT\n"
+                          "  %e = pred[] compare(%a, %b), direction=EQ\n  %l = pred[] compare(%c, %d), direction=LT\n"
+                          "  %el = pred[] and(%e, %l)\n  ROOT %r = pred[] or(%g, %el)\n}\n";
+  const std::string text = "HloModule sort_major\n" + two + "ENTRY %e {\n  %x = s8[1100,3] parameter(0)\n  %y = f32[1100,3]{0,1} parameter(1)\n"
+                           "  ROOT %s = (s8[1100,3], f32[1100,3]) sort(%x, %y), dimensions={0}, to_apply=%gt\n}\n";
+  std::mt19937_64 rng(9);
+  RunText(text, {SmallIntegers(Shape(ElementType::kS8, {1100, 3}), rng), RandomLiteral(Shape(ElementType::kF32, {1100, 3}), rng, Opcode::kAdd)});
+}
+
+// The page: the k largest (or smallest) of each row, equal values in
+// index order; NaN counts as the largest.
+TEST_F(Reduction, TopK) {
+  EXPECT_EQ(RunHloText("", "  %x = f32[2,6] constant({{3, 1, 4, 1, 5, 9}, {2, nan, 2, -inf, 7, 2}})\n"
+                           "  ROOT %t = (f32[2,3], s32[2,3]) topk(%x), k=3, largest=true\n"),
+            "({{9, 5, 4}, {nan, 7, 2}}, {{5, 4, 2}, {1, 4, 0}})");
+  EXPECT_EQ(RunHloText("", "  %x = s32[7] constant({5, -2, 5, 0, -2, 8, 0})\n"
+                           "  ROOT %t = (s32[4], s32[4]) topk(%x), k=4, largest=false\n"),
+            "({-2, -2, 0, 0}, {1, 4, 3, 6})");
+  int trial = 0;
+  for (ElementType t : {ElementType::kF32, ElementType::kBF16, ElementType::kS16, ElementType::kU32}) {
+    const std::string ty = TypeName(t);
+    const std::string text = "HloModule topk_" + ty + "\nENTRY %e {\n  %x = " + ty + "[4,1500] parameter(0)\n"
+                             "  ROOT %t = (" + ty + "[4,20], s32[4,20]) topk(%x), k=20, largest=" + (trial % 2 ? "false" : "true") + "\n}\n";
+    SCOPED_TRACE(text);
+    std::mt19937_64 rng(++trial);
+    RunText(text, {RandomLiteral(Shape(t, {4, 1500}), rng, Opcode::kAdd)});
+  }
+}
+
+TEST_F(Reduction, MapEveryTypeMatchesReference) {
+  int trial = 0;
+  for (ElementType t : kAllTypes) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    const std::string ty = TypeName(t);
+    const std::string fn = "%f (a: " + ty + "[], b: " + ty + "[]) -> pred[] {\n  %a = " + ty + "[] parameter(0)\n  %b = " + ty +
+                           "[] parameter(1)\n  ROOT %r = pred[] compare(%a, %b), direction=" + (IsComplex(t) ? "EQ" : "LT") + "\n}\n";
+    const int l = trial % 3;
+    const std::string text = "HloModule map_" + ty + "\n" + fn + "ENTRY %e {\n  %x = " + ty + "[6,7]" + kLayouts2[l] +
+                             " parameter(0)\n  %y = " + ty + "[6,7]" + kLayouts2[(l + 1) % 3] +
+                             " parameter(1)\n  ROOT %m = pred[6,7] map(%x, %y), dimensions={0,1}, to_apply=%f\n}\n";
+    SCOPED_TRACE(text);
+    std::mt19937_64 rng(++trial);
+    RunText(text, {RandomLiteral(Shape(t, {6, 7}), rng, Opcode::kAdd), RandomLiteral(Shape(t, {6, 7}), rng, Opcode::kAdd)}, 1);
+  }
+}
+
+TEST(ReductionErrors, QuoteTheShapesAndSignatures) {
+  const std::string x = "  %x = f32[4,6] parameter(0)\n  %z = f32[] constant(0)\n";
+  ExpectHloError(Binary("add", "s32", "add(%a, %b)"), x + "  ROOT %r = f32[4] reduce(%x, %z), dimensions={1}, to_apply=%add\n",
+                 {"reduce", "reduction computation %add", "(s32[], s32[]) -> s32[]", "expected (f32[], f32[]) -> f32[]"});
+  ExpectHloError("%three (a: f32[], b: f32[], c: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
+                 "  %c = f32[] parameter(2)\n  ROOT %r = f32[] add(%a, %b)\n}\n",
+                 x + "  ROOT %r = f32[4] reduce(%x, %z), dimensions={1}, to_apply=%three\n",
+                 {"reduction computation %three", "(f32[], f32[], f32[])"});
+  ExpectHloError(Binary("add", "f32", "add(%a, %b)"),
+                 x + "  %v = f32[2] constant({0, 0})\n  ROOT %r = f32[4] reduce(%x, %v), dimensions={1}, to_apply=%add\n",
+                 {"init value 0", "f32[2]", "scalar", "f32[4,6]"});
+  ExpectHloError(Binary("add", "f32", "add(%a, %b)"), x + "  ROOT %r = f32[4] reduce(%x, %z), dimensions={1,7}, to_apply=%add\n",
+                 {"dimensions={1,7}", "f32[4,6]"});
+  ExpectHloError(Binary("add", "f32", "add(%a, %b)"), x + "  ROOT %r = f32[4] reduce(%x, %z, %z), dimensions={1}, to_apply=%add\n",
+                 {"N operands and N init values", "3"});
+  ExpectHloError(Binary("max", "f32", "maximum(%a, %b)"),
+                 x + "  ROOT %r = f32[2,2] reduce-window(%x, %z), window={size=2 stride=2}, to_apply=%max\n",
+                 {"reduce-window", "window={size=2 stride=2}", "rank 2"});
+  ExpectHloError(Binary("max", "f32", "maximum(%a, %b)"),
+                 x + "  ROOT %r = f32[2,2] reduce-window(%x, %z), window={size=2x0}, to_apply=%max\n", {"window size below 1"});
+  ExpectHloError(Comparator("ge", "f32", "GE") + Binary("add", "f32", "add(%a, %b)"),
+                 x + "  %s = f32[3,3] parameter(1)\n  ROOT %r = f32[4,6] select-and-scatter(%x, %s, %z), window={size=2x3 stride=2x3},"
+                     " select=%ge, scatter=%add\n",
+                 {"select-and-scatter", "source f32[3,3]", "f32[2,2]", "f32[4,6]"});
+  ExpectHloError(Binary("add", "f32", "add(%a, %b)"),
+                 x + "  %s = f32[2,2] parameter(1)\n  ROOT %r = f32[4,6] select-and-scatter(%x, %s, %z), window={size=2x3 stride=2x3},"
+                     " select=%add, scatter=%add\n",
+                 {"select computation %add", "-> f32[]", "-> pred[]"});
+  ExpectHloError(Binary("add", "f32", "add(%a, %b)"), x + "  ROOT %s = f32[4,6] sort(%x), dimensions={1}, to_apply=%add\n",
+                 {"sort", "comparator %add", "expected (f32[], f32[]) -> pred[]"});
+  ExpectHloError(Comparator("lt", "f32", "LT"), x + "  ROOT %s = f32[4,6] sort(%x), dimensions={2}, to_apply=%lt\n",
+                 {"sort", "dimensions={d}", "f32[4,6]"});
+  ExpectHloError("", x + "  ROOT %t = (f32[4,9], s32[4,9]) topk(%x), k=9, largest=true\n", {"topk", "k=9", "[0, 6]", "f32[4,6]"});
+  ExpectHloError(Binary("add", "f32", "add(%a, %b)"), x + "  ROOT %m = f32[4,6] map(%x), dimensions={0,1}, to_apply=%add\n",
+                 {"map", "mapped computation %add", "expected (f32[]) -> f32[]"});
+  ExpectHloError(kCumulativeSum, "  %x = f32[3] parameter(0)\n  %i = s32[] constant(1)\n"
+                                 "  ROOT %s = (f32[3], s32[]) scan(%x, %i), scan_dimension=0, to_apply=%f\n",
+                 {"scan", "scan computation %f", "expected (f32[], s32[])"});
+  ExpectHloError(kCumulativeSum, "  %x = f32[3] parameter(0)\n  %i = f32[] constant(1)\n"
+                                 "  ROOT %s = (f32[3], f32[]) scan(%x, %i), scan_dimension=1, to_apply=%f\n",
+                 {"scan", "scan_dimension", "f32[3]"});
+}
+
+}  // namespace
+}  // namespace vkxla
