@@ -86,6 +86,9 @@ class FusedEmitter {
   // The logical dim of `n` that is unit-stride in memory (through
   // elementwise ops to the buffer that feeds them); -1 for scalars.
   int64_t UnitStrideDim(const Instruction* n) const;
+  // The layout of the buffer `n` reads through elementwise ops (its own if
+  // it is one); the default layout where none feeds it.
+  Layout LeafLayout(const Instruction* n) const;
   // Statements that put element `v` at slot (ew, es) of `outv`.
   std::string StoreElement(ElementType t, const std::string& v);
   // Declares ew and es, the word and slot of element e of the output vector.

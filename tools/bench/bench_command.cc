@@ -8,6 +8,7 @@
 #include "runtime/vulkan_context.h"
 #include "tools/bench/foundation_benchmarks.h"
 #include "tools/bench/layout_benchmarks.h"
+#include "tools/bench/reduction_benchmarks.h"
 
 namespace vkxla {
 namespace {
@@ -69,6 +70,7 @@ int BenchCommand(const std::vector<std::string>& args) {
   std::fprintf(stderr, "running benchmarks...\n");
   Status s = RunFoundationBenchmarks(d, *limits, elements, report);
   if (s.ok()) s = RunLayoutBenchmarks(d, *limits, elements, report);
+  if (s.ok()) s = RunReductionBenchmarks(d, *limits, elements, report);
   if (!s.ok()) return Fail(s);
   std::cout << report.Table();
   if (!markdown.empty()) {

@@ -1,0 +1,71 @@
+#include "tools/bench/reduction_benchmarks.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "tools/bench/module_timing.h"
+
+namespace vkxla {
+namespace {
+
+std::string Format(const char* fmt, double v) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string SumModule(int64_t n, int64_t dim) {
+  const std::string s = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]";
+  return "HloModule sum\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
+         "ENTRY main {\n  x = " + s + " parameter(0)\n  z = f32[] constant(0)\n  ROOT y = f32[" + std::to_string(n) +
+         "] reduce(x, z), dimensions={" + std::to_string(dim) + "}, to_apply=add\n}\n";
+}
+
+std::string SortModule(int64_t n) {
+  const std::string k = "f32[" + std::to_string(n) + "]", v = "s32[" + std::to_string(n) + "]";
+  return "HloModule sort\n\nless {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = s32[] parameter(2)\n"
+         "  d = s32[] parameter(3)\n  ROOT r = pred[] compare(a, b), direction=LT\n}\n\n"
+         "ENTRY main {\n  k = " + k + " parameter(0)\n  v = " + v + " parameter(1)\n  ROOT s = (" + k + ", " + v +
+         ") sort(k, v), dimensions={0}, is_stable=true, to_apply=less\n}\n";
+}
+
+}  // namespace
+
+Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
+  const int64_t n = std::max<int64_t>(128, static_cast<int64_t>(std::sqrt(static_cast<double>(elements))) / 128 * 128);
+  std::vector<Literal> args = {RandomBenchLiteral(Shape(ElementType::kF32, {n, n}), 4)};
+  for (int64_t dim : {1, 0}) {
+    ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, SumModule(n, dim), args));
+    const double gbps = (double(n) * n + n) * 4 / m.kernels.seconds * 1e-9;
+    report.rows.push_back({std::string(dim == 1 ? "row" : "column") + " sums of f32[" + std::to_string(n) + "," +
+                               std::to_string(n) + "]{1,0} (reduce dimensions={" + std::to_string(dim) + "})",
+                           Format("%.1f GB/s", gbps), Format("reference stream kernel %.1f GB/s", limits.stream_gbps),
+                           gbps / limits.stream_gbps, 0.8, Format("%.3f ms", m.kernels.seconds * 1e3)});
+  }
+
+  // Sort: 1M keys (fewer when --elements asks for a small run).
+  const int64_t count = std::min<int64_t>(int64_t{1} << 20, static_cast<int64_t>(elements));
+  Literal keys = RandomBenchLiteral(Shape(ElementType::kF32, {count}), 5);
+  Literal payload(Shape(ElementType::kS32, {count}));
+  for (int64_t i = 0; i < count; ++i) payload.Set(i, Scalar::Int(ElementType::kS32, i));
+  ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, SortModule(count), {keys, payload}));
+  std::vector<std::pair<float, int32_t>> pairs(count);
+  const float* k = reinterpret_cast<const float*>(keys.bytes().data());
+  double host = 1e30;
+  for (int run = 0; run < 3; ++run) {
+    for (int64_t i = 0; i < count; ++i) pairs[i] = {k[i], static_cast<int32_t>(i)};
+    const auto start = std::chrono::steady_clock::now();
+    std::stable_sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    host = std::min(host, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  const std::string label = count == (int64_t{1} << 20) ? "1M" : std::to_string(count);
+  report.rows.push_back({"sort " + label + " f32 keys + s32 payload (stable, " + std::to_string(m.kernel_count) + " dispatches)",
+                         Format("%.2f ms", m.kernels.seconds * 1e3) + Format(", %.1f Mkeys/s", count / m.kernels.seconds * 1e-6),
+                         Format("std::stable_sort on the host %.2f ms", host * 1e3) + Format(" (%.1f Mkeys/s)", count / host * 1e-6),
+                         host / m.kernels.seconds, 0, "ratio > 1: the device is faster"});
+  return OkStatus();
+}
+
+}  // namespace vkxla
