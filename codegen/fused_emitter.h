@@ -23,6 +23,7 @@
 namespace vkxla {
 
 std::string U(int64_t v);  // "7u"
+int64_t PowerOfTwoAtLeast(int64_t x);
 // Name suffix of the real-math instance a type computes with ("float").
 std::string MathSuffix(ElementType t);
 

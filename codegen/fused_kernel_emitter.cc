@@ -11,6 +11,12 @@ namespace vkxla {
 
 std::string U(int64_t v) { return std::to_string(v) + "u"; }
 
+int64_t PowerOfTwoAtLeast(int64_t x) {
+  int64_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
 // Name suffix of the real-math instance a type computes with.
 
 std::string MathSuffix(ElementType t) {

@@ -21,12 +21,6 @@
 namespace vkxla {
 namespace {
 
-int64_t PowerOfTwoAtLeast(int64_t x) {
-  int64_t p = 1;
-  while (p < x) p <<= 1;
-  return p;
-}
-
 // Whether `c` is one commutative op of its two parameters.
 bool IsCommutativeBinary(const Computation& c) {
   const Instruction* r = c.root();

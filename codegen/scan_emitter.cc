@@ -17,12 +17,6 @@
 namespace vkxla {
 namespace {
 
-int64_t PowerOfTwoAtLeast(int64_t x) {
-  int64_t p = 1;
-  while (p < x) p <<= 1;
-  return p;
-}
-
 // Whether every instruction of `c` acts element by element, so that it can
 // be applied to slices one element at a time.
 bool IsElementwiseComputation(const Computation& c, const std::vector<int64_t>& slice) {
@@ -131,15 +125,9 @@ StatusOr<KernelSource> FusedEmitter::EmitScan(const Instruction& root, const Sha
   auto carry_index = [&](int64_t i, const std::vector<std::string>& l) {
     return scan->operands[plan.inputs + i]->shape.rank() == 0 ? std::vector<std::string>{} : l;
   };
-  const std::string reverse_at = plan.reverse ? U(length - 1) + " - t" : std::string("t");
   std::string main;
-  KernelSource k;
-  k.local_size = 256;
-  body_.clear();
-  memo_.clear();
-  if (!parallel) {
-    main += "  if (inv >= " + U(lines) + ") return;\n";
-    const std::vector<std::string> l = line_index("inv");
+  // Declares carry0.. from the init values (at this line of the slice).
+  auto declare_carries = [&](const std::vector<std::string>& l) -> StatusOr<std::vector<std::string>> {
     std::vector<std::string> carry;
     for (int64_t i = 0; i < plan.carries; ++i) {
       ASSIGN_OR_RETURN(std::string v, Value(scan->operands[plan.inputs + i], carry_index(i, l)));
@@ -149,6 +137,17 @@ StatusOr<KernelSource> FusedEmitter::EmitScan(const Instruction& root, const Sha
     main += body_;
     body_.clear();
     memo_.clear();
+    return carry;
+  };
+  const std::string reverse_at = plan.reverse ? U(length - 1) + " - t" : std::string("t");
+  KernelSource k;
+  k.local_size = 256;
+  body_.clear();
+  memo_.clear();
+  if (!parallel) {
+    main += "  if (inv >= " + U(lines) + ") return;\n";
+    const std::vector<std::string> l = line_index("inv");
+    ASSIGN_OR_RETURN(std::vector<std::string> carry, declare_carries(l));
     main += "  for (uint t = 0u; t < " + U(length) + "; ++t) {\n    uint at = " + reverse_at + ";\n";
     std::vector<std::string> args;
     for (int64_t i = 0; i < plan.inputs; ++i) {
@@ -196,15 +195,7 @@ StatusOr<KernelSource> FusedEmitter::EmitScan(const Instruction& root, const Sha
             U(lines - 1) + ");\n";
     main += "  bool live = wg * " + U(P) + " + slot < " + U(lines) + ";\n";
     const std::vector<std::string> l = line_index("line");
-    std::vector<std::string> carry, mine;
-    for (int64_t i = 0; i < m; ++i) {
-      ASSIGN_OR_RETURN(std::string v, Value(scan->operands[plan.inputs + i], carry_index(i, l)));
-      carry.push_back("carry" + std::to_string(i));
-      body_ += "  " + carry_types[i].compute + " carry" + std::to_string(i) + " = " + v + ";\n";
-    }
-    main += body_;
-    body_.clear();
-    memo_.clear();
+    ASSIGN_OR_RETURN(std::vector<std::string> carry, declare_carries(l));
     main += "  for (uint base = 0u; base < " + U(length) + "; base += " + U(L) + ") {\n";
     main += "    uint t = min(base + lane, " + U(length - 1) + ");\n    uint at = " + reverse_at + ";\n";
     main += "    bool has = base + lane < " + U(length) + ";\n";

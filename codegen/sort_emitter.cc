@@ -17,12 +17,6 @@
 namespace vkxla {
 namespace {
 
-int64_t PowerOfTwoAtLeast(int64_t x) {
-  int64_t p = 1;
-  while (p < x) p <<= 1;
-  return p;
-}
-
 struct SortGeometry {
   int64_t dim = 0, length = 0, padded = 1, lines = 1;
 };

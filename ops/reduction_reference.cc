@@ -51,6 +51,35 @@ uint64_t TotalOrderKey(const Scalar& v) {
   return v.u;
 }
 
+// acc = f(acc..., the operands' elements at `at`).
+Status FoldAt(const ScalarFunction& f, const std::vector<const Literal*>& operands, int64_t n,
+              const std::vector<int64_t>& at, std::vector<Scalar>& acc) {
+  const int64_t linear = LinearIndex(operands[0]->shape().dims(), at);
+  std::vector<Scalar> args = acc;
+  for (int64_t i = 0; i < n; ++i) args.push_back(operands[i]->Get(linear));
+  ASSIGN_OR_RETURN(acc, f(args));
+  return OkStatus();
+}
+
+// N results over out_dims: each element starts at the init values
+// (operands n..2n-1) and `fold(index, acc)` folds in what it covers.
+template <typename Fold>
+StatusOr<Literal> FoldResults(const std::vector<const Literal*>& operands, int64_t n, const std::vector<int64_t>& out_dims,
+                              Fold&& fold) {
+  std::vector<Literal> results;
+  for (int64_t i = 0; i < n; ++i) results.emplace_back(Shape(operands[i]->shape().element_type(), out_dims));
+  int64_t out_linear = 0;
+  RETURN_IF_ERROR(ForEachIndex(out_dims, [&](const std::vector<int64_t>& o) -> Status {
+    std::vector<Scalar> acc;
+    for (int64_t i = 0; i < n; ++i) acc.push_back(operands[n + i]->Get(0));
+    RETURN_IF_ERROR(fold(o, acc));
+    for (int64_t i = 0; i < n; ++i) results[i].Set(out_linear, acc[i]);
+    ++out_linear;
+    return OkStatus();
+  }));
+  return Collated(std::move(results));
+}
+
 }  // namespace
 
 bool TopKBefore(const Scalar& a, const Scalar& b, bool largest) {
@@ -66,27 +95,14 @@ StatusOr<Literal> EvaluateReduce(const Instruction& inst, const std::vector<cons
   std::vector<int64_t> out_dims, reduced_dims;
   for (int64_t d : plan.kept) out_dims.push_back(dims[d]);
   for (int64_t d : plan.reduced) reduced_dims.push_back(dims[d]);
-  std::vector<Literal> results;
-  for (int64_t i = 0; i < n; ++i) results.emplace_back(Shape(operands[i]->shape().element_type(), out_dims));
-  int64_t out_linear = 0;
-  RETURN_IF_ERROR(ForEachIndex(out_dims, [&](const std::vector<int64_t>& o) -> Status {
-    std::vector<Scalar> acc;
-    for (int64_t i = 0; i < n; ++i) acc.push_back(operands[n + i]->Get(0));
+  return FoldResults(operands, n, out_dims, [&](const std::vector<int64_t>& o, std::vector<Scalar>& acc) -> Status {
     std::vector<int64_t> at(dims.size());
     for (size_t k = 0; k < plan.kept.size(); ++k) at[plan.kept[k]] = o[k];
-    RETURN_IF_ERROR(ForEachIndex(reduced_dims, [&](const std::vector<int64_t>& r) -> Status {
+    return ForEachIndex(reduced_dims, [&](const std::vector<int64_t>& r) -> Status {
       for (size_t k = 0; k < plan.reduced.size(); ++k) at[plan.reduced[k]] = r[k];
-      const int64_t linear = LinearIndex(dims, at);
-      std::vector<Scalar> args = acc;
-      for (int64_t i = 0; i < n; ++i) args.push_back(operands[i]->Get(linear));
-      ASSIGN_OR_RETURN(acc, f(args));
-      return OkStatus();
-    }));
-    for (int64_t i = 0; i < n; ++i) results[i].Set(out_linear, acc[i]);
-    ++out_linear;
-    return OkStatus();
-  }));
-  return Collated(std::move(results));
+      return FoldAt(f, operands, n, at, acc);
+    });
+  });
 }
 
 StatusOr<Literal> EvaluateReduceWindow(const Instruction& inst, const std::vector<const Literal*>& operands,
@@ -95,32 +111,18 @@ StatusOr<Literal> EvaluateReduceWindow(const Instruction& inst, const std::vecto
   const std::vector<int64_t>& dims = operands[0]->shape().dims();
   ASSIGN_OR_RETURN(Window w, WindowOf(inst, static_cast<int64_t>(dims.size())));
   ASSIGN_OR_RETURN(ScalarFunction f, Called(inst, "to_apply", fn));
-  const std::vector<int64_t> out_dims = WindowedDims(dims, w);
-  std::vector<Literal> results;
-  for (int64_t i = 0; i < n; ++i) results.emplace_back(Shape(operands[i]->shape().element_type(), out_dims));
-  int64_t out_linear = 0;
-  RETURN_IF_ERROR(ForEachIndex(out_dims, [&](const std::vector<int64_t>& o) -> Status {
-    std::vector<Scalar> acc;
-    for (int64_t i = 0; i < n; ++i) acc.push_back(operands[n + i]->Get(0));
+  return FoldResults(operands, n, WindowedDims(dims, w), [&](const std::vector<int64_t>& o, std::vector<Scalar>& acc) -> Status {
     std::vector<int64_t> at(dims.size());
-    RETURN_IF_ERROR(ForEachIndex(w.size, [&](const std::vector<int64_t>& k) -> Status {
+    return ForEachIndex(w.size, [&](const std::vector<int64_t>& k) -> Status {
       for (size_t d = 0; d < dims.size(); ++d) {
         // Position in the padded, dilated operand; holes and padding hold nothing.
         const int64_t p = o[d] * w.stride[d] + k[d] * w.window_dilation[d] - w.pad_low[d];
         if (p < 0 || p % w.base_dilation[d] != 0 || p / w.base_dilation[d] >= dims[d]) return OkStatus();
         at[d] = p / w.base_dilation[d];
       }
-      const int64_t linear = LinearIndex(dims, at);
-      std::vector<Scalar> args = acc;
-      for (int64_t i = 0; i < n; ++i) args.push_back(operands[i]->Get(linear));
-      ASSIGN_OR_RETURN(acc, f(args));
-      return OkStatus();
-    }));
-    for (int64_t i = 0; i < n; ++i) results[i].Set(out_linear, acc[i]);
-    ++out_linear;
-    return OkStatus();
-  }));
-  return Collated(std::move(results));
+      return FoldAt(f, operands, n, at, acc);
+    });
+  });
 }
 
 StatusOr<Literal> EvaluateSelectAndScatter(const Instruction& inst, const std::vector<const Literal*>& operands,

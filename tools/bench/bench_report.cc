@@ -5,6 +5,12 @@
 #include <sstream>
 
 namespace vkxla {
+
+std::string Format(const char* fmt, double v) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
 namespace {
 
 constexpr const char* kPreamble =

@@ -11,6 +11,9 @@
 
 namespace vkxla {
 
+// printf of one number: Format("%.1f GB/s", 9.2).
+std::string Format(const char* fmt, double v);
+
 struct BenchRow {
   std::string name;    // "fused 8-op elementwise, 16M f32"
   std::string result;  // "41.2 GB/s"

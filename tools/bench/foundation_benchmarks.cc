@@ -11,12 +11,6 @@
 namespace vkxla {
 namespace {
 
-std::string Format(const char* fmt, double v) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
 // Eight elementwise ops over two inputs and a broadcast constant; reads 2
 // arrays and writes 1, the same traffic as the reference kernel.
 std::string Fused8Module(uint64_t elements) {

@@ -10,12 +10,6 @@
 namespace vkxla {
 namespace {
 
-std::string Format(const char* fmt, double v) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
 std::string SumModule(int64_t n, int64_t dim) {
   const std::string s = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]";
   return "HloModule sum\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
