@@ -206,6 +206,96 @@ XlaOp XlaBuilder::Scatter(const std::vector<XlaOp>& operands, XlaOp scatter_indi
   return Add(std::move(inst));
 }
 
+XlaOp XlaBuilder::WithComputations(Opcode opcode, const std::vector<XlaOp>& operands,
+                                   const std::vector<std::pair<std::string, const XlaComputation*>>& called,
+                                   std::vector<std::pair<std::string, std::string>> attributes,
+                                   std::optional<std::vector<int64_t>> dimensions) {
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = opcode;
+  for (const XlaOp& o : operands) {
+    if (!Check({o})) return XlaOp();
+    inst->operands.push_back(o.instruction());
+  }
+  for (const auto& [key, c] : called) {
+    if (!c->computation)
+      return Fail(InvalidArgument(std::string(OpcodeName(opcode)) + ": the " + key + " computation was not built"));
+    called_.push_back(c->computation);
+    inst->called_computations.emplace_back(key, const_cast<Computation*>(c->computation.get()));
+  }
+  for (auto& [key, text] : attributes) SetAttribute(*inst, key, std::move(text));
+  inst->dimensions = std::move(dimensions);
+  return Add(std::move(inst));
+}
+
+namespace {
+
+std::vector<XlaOp> Joined(std::vector<XlaOp> a, const std::vector<XlaOp>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+}  // namespace
+
+XlaOp XlaBuilder::Reduce(const std::vector<XlaOp>& operands, const std::vector<XlaOp>& init_values,
+                         const XlaComputation& computation, const std::vector<int64_t>& dimensions_to_reduce) {
+  return WithComputations(Opcode::kReduce, Joined(operands, init_values), {{"to_apply", &computation}}, {},
+                          dimensions_to_reduce);
+}
+
+XlaOp XlaBuilder::ReduceWindowWithGeneralPadding(const std::vector<XlaOp>& operands, const std::vector<XlaOp>& init_values,
+                                                 const XlaComputation& computation, const Window& window) {
+  return WithComputations(Opcode::kReduceWindow, Joined(operands, init_values), {{"to_apply", &computation}},
+                          {{"window", window.ToString()}});
+}
+
+XlaOp XlaBuilder::ReduceWindow(const std::vector<XlaOp>& operands, const std::vector<XlaOp>& init_values,
+                               const XlaComputation& computation, const std::vector<int64_t>& window_dimensions,
+                               const std::vector<int64_t>& window_strides, Padding padding) {
+  if (operands.empty() || !Check({operands[0]})) return XlaOp();
+  Window w = UnitWindow(window_dimensions);
+  w.stride = window_strides;
+  if (w.stride.size() != w.size.size()) return Fail(InvalidArgument("reduce-window: one stride per window dimension"));
+  SetPadding(w, operands[0].instruction()->shape.dims(), padding);
+  return ReduceWindowWithGeneralPadding(operands, init_values, computation, w);
+}
+
+XlaOp XlaBuilder::SelectAndScatter(XlaOp operand, const XlaComputation& select, const std::vector<int64_t>& window_dimensions,
+                                   const std::vector<int64_t>& window_strides, Padding padding, XlaOp source,
+                                   XlaOp init_value, const XlaComputation& scatter) {
+  if (!Check({operand})) return XlaOp();
+  Window w = UnitWindow(window_dimensions);
+  w.stride = window_strides;
+  if (w.stride.size() != w.size.size()) return Fail(InvalidArgument("select-and-scatter: one stride per window dimension"));
+  SetPadding(w, operand.instruction()->shape.dims(), padding);
+  return WithComputations(Opcode::kSelectAndScatter, {operand, source, init_value},
+                          {{"select", &select}, {"scatter", &scatter}}, {{"window", w.ToString()}});
+}
+
+XlaOp XlaBuilder::Scan(const std::vector<XlaOp>& inputs, const std::vector<XlaOp>& inits, const XlaComputation& to_apply,
+                       int64_t scan_dimension, bool is_reverse, std::optional<bool> is_associative) {
+  std::vector<std::pair<std::string, std::string>> attributes = {{"scan_dimension", std::to_string(scan_dimension)},
+                                                                 {"is_reverse", is_reverse ? "true" : "false"}};
+  if (is_associative) attributes.emplace_back("is_associative", *is_associative ? "true" : "false");
+  return WithComputations(Opcode::kScan, Joined(inputs, inits), {{"to_apply", &to_apply}}, std::move(attributes));
+}
+
+XlaOp XlaBuilder::Sort(const std::vector<XlaOp>& operands, const XlaComputation& comparator, int64_t dimension,
+                       bool is_stable) {
+  if (operands.empty() || !Check({operands[0]})) return XlaOp();
+  if (dimension < 0) dimension += operands[0].instruction()->shape.rank();
+  return WithComputations(Opcode::kSort, operands, {{"to_apply", &comparator}},
+                          {{"is_stable", is_stable ? "true" : "false"}}, std::vector<int64_t>{dimension});
+}
+
+XlaOp XlaBuilder::TopK(XlaOp operand, int64_t k, bool largest) {
+  return WithComputations(Opcode::kTopK, {operand}, {}, {{"k", std::to_string(k)}, {"largest", largest ? "true" : "false"}});
+}
+
+XlaOp XlaBuilder::Map(const std::vector<XlaOp>& operands, const XlaComputation& computation,
+                      const std::vector<int64_t>& dimensions) {
+  return WithComputations(Opcode::kMap, operands, {{"to_apply", &computation}}, {}, dimensions);
+}
+
 XlaOp XlaBuilder::GetDimensionSize(XlaOp operand, int64_t dimension) {
   if (!Check({operand})) return XlaOp();
   auto inst = std::make_unique<Instruction>();

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/module.h"
 #include "ops/gather_scatter_plan.h"
 #include "ops/slice_and_padding.h"
+#include "ops/window.h"
 #include "ir/status.h"
 
 namespace vkxla {
@@ -88,6 +90,26 @@ class XlaBuilder {
   XlaOp SetDimensionSize(XlaOp operand, XlaOp size, int64_t dimension);
   XlaOp DynamicReshape(XlaOp operand, const std::vector<XlaOp>& dim_sizes, const std::vector<int64_t>& new_size_bounds,
                        const std::vector<bool>& dims_are_dynamic);
+  // Ops that call a computation (reduce's, a comparator, map's); tuple
+  // results for N > 1 operands.
+  XlaOp Reduce(const std::vector<XlaOp>& operands, const std::vector<XlaOp>& init_values, const XlaComputation& computation,
+               const std::vector<int64_t>& dimensions_to_reduce);
+  XlaOp ReduceWindow(const std::vector<XlaOp>& operands, const std::vector<XlaOp>& init_values,
+                     const XlaComputation& computation, const std::vector<int64_t>& window_dimensions,
+                     const std::vector<int64_t>& window_strides, Padding padding);
+  // Any window: explicit (low, high) padding per dim and both dilations.
+  XlaOp ReduceWindowWithGeneralPadding(const std::vector<XlaOp>& operands, const std::vector<XlaOp>& init_values,
+                                       const XlaComputation& computation, const Window& window);
+  XlaOp SelectAndScatter(XlaOp operand, const XlaComputation& select, const std::vector<int64_t>& window_dimensions,
+                         const std::vector<int64_t>& window_strides, Padding padding, XlaOp source, XlaOp init_value,
+                         const XlaComputation& scatter);
+  XlaOp Scan(const std::vector<XlaOp>& inputs, const std::vector<XlaOp>& inits, const XlaComputation& to_apply,
+             int64_t scan_dimension, bool is_reverse = false, std::optional<bool> is_associative = std::nullopt);
+  // dimension -1: the last.
+  XlaOp Sort(const std::vector<XlaOp>& operands, const XlaComputation& comparator, int64_t dimension = -1,
+             bool is_stable = false);
+  XlaOp TopK(XlaOp operand, int64_t k, bool largest = true);
+  XlaOp Map(const std::vector<XlaOp>& operands, const XlaComputation& computation, const std::vector<int64_t>& dimensions);
   XlaOp Tuple(const std::vector<XlaOp>& elements);
   XlaOp GetTupleElement(XlaOp tuple, int64_t index);
   // Attaches result_accuracy to a transcendental op just built.
@@ -102,6 +124,11 @@ class XlaBuilder {
  private:
   XlaOp Add(std::unique_ptr<Instruction> inst, bool infer = true);
   XlaOp Fail(Status s);
+  // An op of `opcode` over `operands` that calls `called` (key, computation).
+  XlaOp WithComputations(Opcode opcode, const std::vector<XlaOp>& operands,
+                         const std::vector<std::pair<std::string, const XlaComputation*>>& called,
+                         std::vector<std::pair<std::string, std::string>> attributes,
+                         std::optional<std::vector<int64_t>> dimensions = std::nullopt);
   bool Check(std::initializer_list<XlaOp> ops);
 
   std::string name_;

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "frontends/hlo_text.h"
+#include "frontends/xla_builder.h"
 #include "runtime/executable.h"
 #include "tests/test_util.h"
 
@@ -396,6 +398,56 @@ TEST_F(Reduction, MapEveryTypeMatchesReference) {
     std::mt19937_64 rng(++trial);
     RunText(text, {RandomLiteral(Shape(t, {6, 7}), rng, Opcode::kAdd), RandomLiteral(Shape(t, {6, 7}), rng, Opcode::kAdd)}, 1);
   }
+}
+
+XlaComputation BinaryComputation(const std::string& name, ElementType t, const std::function<XlaOp(XlaOp, XlaOp)>& op) {
+  XlaBuilder b(name);
+  XlaOp x = b.Parameter(0, Shape::Scalar(t), "a");
+  XlaOp y = b.Parameter(1, Shape::Scalar(t), "b");
+  auto c = b.BuildComputation(op(x, y));
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  return c.ok() ? *c : XlaComputation();
+}
+
+XlaOp Less(XlaOp a, XlaOp b) { return Lt(a, b); }
+XlaOp GreaterEqual(XlaOp a, XlaOp b) { return Ge(a, b); }
+XlaOp Minimum(XlaOp a, XlaOp b) { return Min(a, b); }
+XlaOp Sum(XlaOp a, XlaOp b) { return Add(a, b); }
+
+// The builder: the page's SAME/VALID min example, a reduce, the max-pool
+// gradient with VALID padding (windows [10000, 1000] and [100, 10] pick
+// elements 0 and 2), a sort, topk, map and a scan.
+TEST_F(Reduction, BuilderBuildsTheSameOps) {
+  XlaBuilder b("builder_reductions");
+  XlaOp x = b.Parameter(0, Shape(ElementType::kF32, {5}), "x");
+  const XlaComputation min = BinaryComputation("min", ElementType::kF32, Minimum);
+  const XlaComputation add = BinaryComputation("add", ElementType::kF32, Sum);
+  XlaOp inf = b.ConstantLiteral(Literal::ScalarOf(Scalar::Float(ElementType::kF32, INFINITY)));
+  XlaOp zero = b.ConstantLiteral(Literal::ScalarOf(Scalar::Float(ElementType::kF32, 0)));
+  XlaOp valid = b.ReduceWindow({x}, {inf}, min, {3}, {2}, Padding::kValid);  // {100, 1}
+  XlaOp same = b.ReduceWindow({x}, {inf}, min, {3}, {2}, Padding::kSame);    // {1000, 10, 1}
+  XlaOp total = b.Reduce({x}, {zero}, add, {0});
+  XlaOp pool = b.SelectAndScatter(b.Reshape(x, {1, 5}), BinaryComputation("ge", ElementType::kF32, GreaterEqual), {1, 2}, {1, 2},
+                                  Padding::kValid, b.Reshape(valid, {1, 2}), zero, add);
+  XlaOp sorted = b.Sort({x}, BinaryComputation("lt", ElementType::kF32, Less));
+  XlaOp top = b.GetTupleElement(b.TopK(x, 2, /*largest=*/false), 1);
+  XlaOp doubled = b.Map({x, x}, add, {0});
+  XlaBuilder step("cumulative");
+  XlaOp sx = step.Parameter(0, Shape::Scalar(ElementType::kF32), "x");
+  XlaOp sc = step.Parameter(1, Shape::Scalar(ElementType::kF32), "c");
+  XlaOp sum = Add(sc, sx);
+  auto cumulative = step.BuildComputation(step.Tuple({sum, sum}));
+  ASSERT_TRUE(cumulative.ok()) << cumulative.status().ToString();
+  XlaOp scanned = b.GetTupleElement(b.Scan({x}, {zero}, *cumulative, 0, /*is_reverse=*/true), 0);
+  auto m = b.Build(b.Tuple({valid, same, total, pool, sorted, top, doubled, scanned}));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  Literal in(Shape(ElementType::kF32, {5}));
+  const double values[] = {10000, 1000, 100, 10, 1};
+  for (int i = 0; i < 5; ++i) in.Set(i, Scalar::Float(ElementType::kF32, values[i]));
+  Literal got = RunAndCompareWith(**m, {in});
+  EXPECT_EQ(got.ValuesToString(),
+            "({100, 1}, {1000, 10, 1}, 11111, {{100, 0, 1, 0, 0}}, {1, 10, 100, 1000, 10000}, {4, 3},"
+            " {20000, 2000, 200, 20, 2}, {11111, 1111, 111, 11, 1})");
 }
 
 TEST(ReductionErrors, QuoteTheShapesAndSignatures) {
