@@ -186,10 +186,9 @@ StatusOr<ScanPlan> PlanScan(const Instruction& inst) {
   plan.carries = static_cast<int64_t>(inst.operands.size()) - plan.inputs;
   ASSIGN_OR_RETURN(std::vector<int64_t> dim, IntListAttribute(inst, "dimensions", false));
   if (inst.dimensions) dim = *inst.dimensions;
-  if (const std::string* d = FindAttribute(inst, "scan_dimension")) {
+  if (FindAttribute(inst, "scan_dimension")) {
     ASSIGN_OR_RETURN(int64_t v, IntAttribute(inst, "scan_dimension"));
     dim = {v};
-    (void)d;
   }
   if (dim.size() != 1 || dim[0] < 0 || dim[0] >= rank)
     return Error(inst, "needs scan_dimension=d naming a dimension of " + inst.operands[0]->shape.ToString());
