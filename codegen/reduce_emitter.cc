@@ -9,7 +9,9 @@
 // along its rows strides its lanes (so consecutive lanes read consecutive
 // elements). Where the operand's unit-stride dim is reduced, the lanes of
 // one result element are consecutive ("rows"); otherwise consecutive
-// invocations take consecutive result elements ("columns").
+// invocations take consecutive result elements ("columns"). 32-bit operands
+// are read a vector at a time; CPU drivers get one lane per row, and column
+// lanes that walk the rows in lockstep (see ARCHITECTURE.md for figures).
 #include "codegen/fused_emitter.h"
 
 #include "codegen/glsl_index_arithmetic.h"
@@ -24,15 +26,8 @@ namespace {
 // Whether `c` is one commutative op of its two parameters.
 bool IsCommutativeBinary(const Computation& c) {
   const Instruction* r = c.root();
-  if (c.parameters().size() != 2 || r->operands.size() != 2) return false;
-  switch (r->opcode) {
-    case Opcode::kAdd: case Opcode::kMultiply: case Opcode::kMaximum: case Opcode::kMinimum:
-    case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
-      break;
-    default:
-      return false;
-  }
   const auto params = c.parameters();
+  if (params.size() != 2 || r->operands.size() != 2 || !IsAssociativeAndCommutative(r->opcode)) return false;
   return (r->operands[0] == params[0] && r->operands[1] == params[1]) ||
          (r->operands[0] == params[1] && r->operands[1] == params[0]);
 }

@@ -31,22 +31,21 @@ bool IsElementwiseComputation(const Computation& c, const std::vector<int64_t>& 
   return true;
 }
 
-// Whether the element the scan carries is add/multiply/max/min/and/or/xor
-// of a carry and an input: associative without being told.
-bool IsKnownAssociative(const Computation& c) {
+// Whether each carry i is add/multiply/max/min/and/or/xor of input i and
+// carry i (parameters i and m + i): associative without being told.
+bool IsKnownAssociative(const Computation& c, int64_t carries) {
   const Instruction* r = c.root();
-  if (r->opcode != Opcode::kTuple || r->operands.empty()) return false;
-  const Instruction* op = r->operands[0];
-  switch (op->opcode) {
-    case Opcode::kAdd: case Opcode::kMultiply: case Opcode::kMaximum: case Opcode::kMinimum:
-    case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
-      break;
-    default:
+  const auto params = c.parameters();
+  if (r->opcode != Opcode::kTuple) return false;
+  for (int64_t i = 0; i < carries; ++i) {
+    const Instruction* op = r->operands[r->operands.size() - carries + i];
+    if (!IsAssociativeAndCommutative(op->opcode) || op->operands.size() != 2) return false;
+    const Instruction* x = params[i];
+    const Instruction* carry = params[carries + i];
+    if (!((op->operands[0] == x && op->operands[1] == carry) || (op->operands[0] == carry && op->operands[1] == x)))
       return false;
   }
-  for (const Instruction* o : op->operands)
-    if (o->opcode != Opcode::kParameter) return false;
-  return op->operands.size() == 2 && op->operands[0] != op->operands[1];
+  return true;
 }
 
 }  // namespace
@@ -105,7 +104,7 @@ StatusOr<KernelSource> FusedEmitter::EmitScan(const Instruction& root, const Sha
     ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(ci, target_, scan->Describe()));
     carry_types.push_back(g);
   }
-  const bool parallel = plan.prefix_form && plan.associative.value_or(IsKnownAssociative(*f));
+  const bool parallel = plan.prefix_form && plan.associative.value_or(IsKnownAssociative(*f, plan.carries));
   GlslIndexArithmetic a;
   // The line's index in the slice, and the full index at scan position `at`.
   auto line_index = [&](const std::string& line) {

@@ -56,6 +56,21 @@ std::vector<std::string> LineIndex(const Shape& x, int64_t dim, const std::strin
   return idx;
 }
 
+// Elements a shared-memory block holds: index and keys of each, within 16
+// KiB (Vulkan's minimum limit), at most 2048.
+StatusOr<int64_t> SortBlockSize(const Instruction& sort, const TargetFeatures& target) {
+  ASSIGN_OR_RETURN(SortGeometry g, GeometryOf(sort));
+  int record_bytes = 4;
+  const size_t key_count = sort.opcode == Opcode::kTopK ? 1 : sort.operands.size();
+  for (size_t k = 0; k < key_count; ++k) {
+    ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(sort.operands[k]->shape.element_type(), target, sort.Describe()));
+    record_bytes += SharedBytes(gt.compute);
+  }
+  int64_t block = std::min<int64_t>(g.padded, 2048);
+  while (block > 1 && block * record_bytes > 16384) block >>= 1;
+  return block;
+}
+
 }  // namespace
 
 bool NeedsPermutation(const Instruction& inst) { return inst.opcode == Opcode::kSort || inst.opcode == Opcode::kTopK; }
@@ -137,17 +152,13 @@ StatusOr<KernelSource> FusedEmitter::EmitSortStep(const Instruction& sort, const
   const Shape& x = sort.operands[0]->shape;
   const size_t key_count = sort.opcode == Opcode::kTopK ? 1 : sort.operands.size();
   std::vector<GlslType> types;
-  int record_bytes = 4;
   for (size_t k = 0; k < key_count; ++k) {
     const ElementType t = sort.operands[k]->shape.element_type();
     RETURN_IF_ERROR(Use(t, sort));
     ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, sort.Describe()));
     types.push_back(gt);
-    record_bytes += SharedBytes(gt.compute);
   }
-  // A block fills at most 16 KiB of shared memory (Vulkan's minimum limit).
-  int64_t block = std::min<int64_t>(g.padded, 2048);
-  while (block > 1 && block * record_bytes > 16384) block >>= 1;
+  ASSIGN_OR_RETURN(const int64_t block, SortBlockSize(sort, target_));
   const std::string n_pad = U(g.padded);
   const std::string pc = "layout(push_constant) uniform Push { uint k0, k1, j0, initial; } pc;\n";
   std::string src;
@@ -217,7 +228,6 @@ StatusOr<KernelSource> FusedEmitter::EmitSortStep(const Instruction& sort, const
   }
   k.inputs = inputs_;
   k.glsl = std::move(src);
-  k.push_constants = {static_cast<uint32_t>(block)};  // the caller reads the block size from here
   return k;
 }
 
@@ -252,7 +262,8 @@ StatusOr<std::vector<KernelSource>> EmitSortPermutation(const Instruction& sort,
   ASSIGN_OR_RETURN(SortGeometry g, GeometryOf(sort));
   FusedEmitter local_emitter(target, buffer_layout), step_emitter(target, buffer_layout);
   ASSIGN_OR_RETURN(KernelSource local, local_emitter.EmitSortStep(sort, permutation, true));
-  const uint32_t block = local.push_constants[0];
+  ASSIGN_OR_RETURN(const int64_t block_size, SortBlockSize(sort, target));
+  const uint32_t block = static_cast<uint32_t>(block_size);
   std::vector<KernelSource> kernels;
   if (g.lines == 0 || g.length == 0) return kernels;
   // The whole network up to the block size in one pass, from the identity.

@@ -43,7 +43,7 @@ Status CheckSignature(const Instruction& inst, const Computation& c, const std::
 std::vector<Shape> ScalarsOf(const std::vector<const Instruction*>& operands, int times) {
   std::vector<Shape> out;
   for (int t = 0; t < times; ++t)
-    for (const Instruction* o : operands) out.push_back(Shape::Scalar(o->shape.IsArray() ? o->shape.element_type() : ElementType::kF32));
+    for (const Instruction* o : operands) out.push_back(Shape::Scalar(o->shape.element_type()));
   return out;
 }
 

@@ -42,4 +42,14 @@ bool AcceptsResultAccuracy(Opcode op) {
   }
 }
 
+bool IsAssociativeAndCommutative(Opcode op) {
+  switch (op) {
+    case Opcode::kAdd: case Opcode::kMultiply: case Opcode::kMaximum: case Opcode::kMinimum:
+    case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace vkxla

@@ -9,6 +9,9 @@ namespace vkxla {
 bool IsElementwiseUnary(Opcode op);   // abs, cos, convert, ...
 bool IsElementwiseBinary(Opcode op);  // add, compare, atan2, complex, ...
 bool IsElementwiseTernary(Opcode op); // select, clamp
+// add, multiply, maximum, minimum, and, or, xor: ops a reduction or scan
+// may regroup and reorder without being told.
+bool IsAssociativeAndCommutative(Opcode op);
 inline bool IsElementwise(Opcode op) {
   return IsElementwiseUnary(op) || IsElementwiseBinary(op) || IsElementwiseTernary(op);
 }

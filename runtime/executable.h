@@ -1,6 +1,7 @@
 // A module compiled for one device: device buffers for parameters,
-// constants, results and the values that get their own kernel (scatter),
-// one fused kernel per such value and per result array, and a command
+// constants, results, the values that get their own kernel (NeedsOwnKernel)
+// and sort permutations; the kernels that compute them (one per value, the
+// passes of a sort); and a command
 // buffer recorded once (uploads, dispatches in dependency order with the
 // barriers their buffers need, downloads) and replayed by Run.
 #pragma once

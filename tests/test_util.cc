@@ -132,7 +132,9 @@ Literal RunAndCompareWith(const Module& module, const std::vector<Literal>& args
   auto exe = Executable::Compile(module, TestDevice());
   EXPECT_TRUE(exe.ok()) << exe.status().ToString();
   if (!exe.ok() || !want.ok()) return Literal();
-  if (expected_kernels >= 0) EXPECT_EQ((*exe)->kernel_count(), expected_kernels);
+  if (expected_kernels >= 0) {
+    EXPECT_EQ((*exe)->kernel_count(), expected_kernels);
+  }
   auto got = (*exe)->Run(args);
   EXPECT_TRUE(got.ok()) << got.status().ToString();
   if (!got.ok()) return Literal();
