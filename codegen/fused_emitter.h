@@ -29,8 +29,8 @@ std::string MathSuffix(ElementType t);
 
 class FusedEmitter {
  public:
-  FusedEmitter(const TargetFeatures& target, BufferLayoutFn buffer_layout, PermutationFn permutation = nullptr)
-      : target_(target), buffer_layout_(std::move(buffer_layout)), permutation_(std::move(permutation)) {}
+  FusedEmitter(const TargetFeatures& target, BufferLayoutFn buffer_layout, PlannedBufferFn planned_buffer = nullptr)
+      : target_(target), buffer_layout_(std::move(buffer_layout)), planned_buffer_(std::move(planned_buffer)) {}
 
   StatusOr<KernelSource> Emit(const Instruction& root, const Shape& out);
   // One pass of the bitonic network that sorts a sort's permutation
@@ -43,6 +43,26 @@ class FusedEmitter {
   StatusOr<std::string> StoreScattered(ElementType t, const std::string& p, const std::string& v);
   // A reduce (or one element of a variadic one) as a workgroup tree (reduce_emitter.cc).
   StatusOr<KernelSource> EmitReduce(const Instruction& root, const Shape& out);
+  // The first pass of a split reduce: blocks of rows into partials.
+  StatusOr<KernelSource> EmitFirstPartialsPass(const Instruction& reduce, const Shape& out, const ReduceSplit& split) {
+    split_ = &split;
+    return EmitReduce(reduce, out);
+  }
+  // How a reduce reads its operand: the reduced length K, the operand's
+  // unit-stride dim, and whether it is read as vectors along a reduced row
+  // or across 4 results (column_vectors).
+  struct ReduceGeometry {
+    int64_t K = 1, outputs = 1, unit = -1;
+    bool rows = false, row_vectors = false, column_vectors = false;
+    Layout x_layout;
+  };
+  StatusOr<ReduceGeometry> GeometryOfReduce(const Instruction& reduce, const Shape& out);
+  // Passes of a split reduce after the first (reduce_partials_emitter.cc):
+  // `pass` folds blocks of the previous pass's partials, in place.
+  StatusOr<KernelSource> EmitPartialsPass(const Instruction& reduce, const ReduceSplit& split, size_t pass);
+  // The reduce kernel of a split reduce: the init value, then the last partials.
+  StatusOr<KernelSource> EmitReduceFromPartials(const Instruction& root, const Instruction& reduce, const Shape& out,
+                                                const Instruction* partials);
 
  private:
   StatusOr<std::string> Value(const Instruction* n, const std::vector<std::string>& idx);
@@ -103,7 +123,8 @@ class FusedEmitter {
 
   const TargetFeatures& target_;
   BufferLayoutFn buffer_layout_;
-  PermutationFn permutation_;
+  PlannedBufferFn planned_buffer_;
+  const ReduceSplit* split_ = nullptr;  // EmitReduce writes the first pass's partials
   const Instruction* root_ = nullptr;
   Shape out_;
   Layout out_layout_;
@@ -125,6 +146,7 @@ class FusedEmitter {
   bool reads_parameter_sizes_ = false, writes_sizes_ = false;
   int out_bits_ = 0;  // storage bits of one output element
   std::set<std::string> vector_loads_;  // inputs read as whole uvec4s
+  std::set<std::string> wide_buffers_;  // buffers accessed through their u64vec2 alias
   // Block mode (a 4x4 register transpose): each invocation owns a 4x4
   // block of logical dims a (the output's unit-stride dim) and b (some
   // input's); ka/kb index the element inside it.
@@ -141,6 +163,13 @@ class FusedEmitter {
                                 std::set<const Instruction*>& seen);
   StatusOr<KernelSource> EmitBlocked(const Instruction& root, const TiledIndexMap& out_map);
   std::string Prologue(uint32_t local_size, const std::string& name) const;
+  // A whole uvec4 of a buffer ("in0", "out0"), read or written. On a CPU
+  // driver with 64-bit integers this goes through a u64vec2 alias of the
+  // buffer: llvmpipe moves each component of each invocation separately,
+  // so two 64-bit words cost about half of four 32-bit ones (column sums:
+  // 1.07 of the stream kernel against 0.8).
+  std::string ReadVector(const std::string& buffer, const std::string& index);
+  std::string WriteVector(const std::string& buffer, const std::string& index, const std::string& value);
   std::string MemoKey(const Instruction* n, const std::vector<std::string>& idx) const;
 };
 

@@ -237,7 +237,7 @@ StatusOr<std::string> FusedEmitter::Load(const Instruction* n, const Layout& lay
         std::vector<std::string> at(idx.size());
         for (size_t d = 0; d < idx.size(); ++d) at[d] = block_base_[perm[d]];
         at[step] = a.Add(at[step], a.Constant(k));
-        init += std::string(k ? ", " : "") + buffer + ".v[" + map.ToPhysical(at, a) + " >> 2u]";
+        init += std::string(k ? ", " : "") + ReadVector(buffer, map.ToPhysical(at, a) + " >> 2u");
       }
       loads[buffer] = init;
       const std::string word = along == block_b_ ? buffer + "_r[ka][kb]" : buffer + "_c[kb][ka]";
@@ -443,30 +443,51 @@ StatusOr<KernelSource> FusedEmitter::Emit(const Instruction& root, const Shape& 
   k.output = out;
   k.invocations = vectors;
   k.local_size = 256;
-  std::string src = Prologue(k.local_size, k.name);
+  std::string src;
   src += "  if (inv >= " + U(vectors) + ") return;\n";
-  for (const std::string& b : vector_loads_) src += "  uvec4 " + b + "_v = " + b + ".v[inv];\n";
+  for (const std::string& b : vector_loads_) src += "  uvec4 " + b + "_v = " + ReadVector(b, "inv") + ";\n";
   src += prelude;
   if (writes_sizes_) src += "  if (inv == 0u) {\n" + write_sizes + "  }\n";
-  src += "  uvec4 outv = uvec4(0u);\n" + body + "  out0.v[inv] = outv;\n}\n";
-  k.glsl = std::move(src);
+  src += "  uvec4 outv = uvec4(0u);\n" + body + "  " + WriteVector("out0", "inv", "outv") + "\n}\n";
+  k.glsl = Prologue(k.local_size, k.name) + src;
   return k;
+}
+
+std::string FusedEmitter::ReadVector(const std::string& buffer, const std::string& index) {
+  if (!(target_.cpu && target_.int64)) return buffer + ".v[" + index + "]";
+  wide_buffers_.insert(buffer);
+  return "widen(" + buffer + "w.v[" + index + "])";
+}
+
+std::string FusedEmitter::WriteVector(const std::string& buffer, const std::string& index, const std::string& value) {
+  if (!(target_.cpu && target_.int64)) return buffer + ".v[" + index + "] = " + value + ";";
+  wide_buffers_.insert(buffer);
+  return buffer + "w.v[" + index + "] = narrow(" + value + ");";
 }
 
 std::string FusedEmitter::Prologue(uint32_t local_size, const std::string& name) const {
   std::string src = "#version 450\n";
-  if (int64_) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
+  if (int64_ || !wide_buffers_.empty()) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
   src += "// kernel " + name + ": " + out_.ToString() + "\n";
   src += "layout(local_size_x = " + std::to_string(local_size) + ") in;\n";
   src += "#define W(b, i) b.v[(i) >> 2u][(i) & 3u]\n";
-  for (size_t i = 0; i < inputs_.size(); ++i)
-    src += "layout(std430, set = 0, binding = " + std::to_string(i) + ") readonly buffer In" + std::to_string(i) +
-           " { uvec4 v[]; } in" + std::to_string(i) + ";\n";
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    const std::string b = std::to_string(i);
+    src += "layout(std430, set = 0, binding = " + b + ") readonly buffer In" + b + " { uvec4 v[]; } in" + b + ";\n";
+    if (wide_buffers_.count("in" + b))
+      src += "layout(std430, set = 0, binding = " + b + ") readonly buffer In" + b + "W { u64vec2 v[]; } in" + b + "w;\n";
+  }
   size_t binding = inputs_.size();
   if (reads_parameter_sizes_)
     src += "layout(std430, set = 0, binding = " + std::to_string(binding++) + ") readonly buffer ParameterSizes { uvec4 v[]; } dims_in;\n";
-  src += "layout(std430, set = 0, binding = " + std::to_string(binding++) + ") " + (out_readable_ ? "" : "writeonly ") +
-         "buffer Out0 { uvec4 v[]; } out0;\n";
+  const std::string access = out_readable_ ? "" : "writeonly ";
+  src += "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " + access + "buffer Out0 { uvec4 v[]; } out0;\n";
+  if (wide_buffers_.count("out0"))
+    src += "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " + access + "buffer Out0W { u64vec2 v[]; } out0w;\n";
+  ++binding;
+  if (!wide_buffers_.empty())
+    src += "uvec4 widen(u64vec2 w) { return uvec4(unpackUint2x32(w.x), unpackUint2x32(w.y)); }\n"
+           "u64vec2 narrow(uvec4 v) { return u64vec2(packUint2x32(v.xy), packUint2x32(v.zw)); }\n";
   if (writes_sizes_)
     src += "layout(std430, set = 0, binding = " + std::to_string(binding++) + ") writeonly buffer OutSizes { uvec4 v[]; } dims_out;\n";
   src += ShaderLibrarySource(needs_, target_.float64);
@@ -571,7 +592,7 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
   k.output = out_;
   k.invocations = static_cast<uint64_t>(blocks);
   k.local_size = 256;
-  std::string src = Prologue(k.local_size, k.name);
+  std::string src;
   src += "  if (inv >= " + U(blocks) + ") return;\n" + decompose;
   for (const auto& [buffer, init] : row_loads_) src += "  uvec4 " + buffer + "_r[4] = uvec4[4](" + init + ");\n";
   for (const auto& [buffer, init] : col_loads_) src += "  uvec4 " + buffer + "_c[4] = uvec4[4](" + init + ");\n";
@@ -584,10 +605,10 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
   for (int kb = 0; kb < 4; ++kb) {
     std::vector<std::string> at = block_base_;
     at[b_dim] = a.Add(at[b_dim], a.Constant(kb));
-    src += "  out0.v[" + out_map.ToPhysical(at, a) + " >> 2u] = outv[" + std::to_string(kb) + "];\n";
+    src += "  " + WriteVector("out0", out_map.ToPhysical(at, a) + " >> 2u", "outv[" + std::to_string(kb) + "]") + "\n";
   }
   src += "}\n";
-  k.glsl = std::move(src);
+  k.glsl = Prologue(k.local_size, k.name) + src;
   return k;
 }
 
@@ -603,8 +624,8 @@ bool NeedsOwnKernel(const Instruction& inst) {
 
 StatusOr<KernelSource> EmitFusedKernel(const Instruction& root, const Shape& output_with_layout,
                                        const BufferLayoutFn& buffer_layout, const TargetFeatures& target,
-                                       const PermutationFn& permutation) {
-  FusedEmitter e(target, buffer_layout, permutation);
+                                       const PlannedBufferFn& planned_buffer) {
+  FusedEmitter e(target, buffer_layout, planned_buffer);
   return e.Emit(root, output_with_layout);
 }
 

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "codegen/kernel.h"
 #include "codegen/target.h"
@@ -32,12 +33,35 @@ bool NeedsOwnKernel(const Instruction& inst);
 bool NeedsPermutation(const Instruction& inst);
 // u32[lines * n] with n the line length rounded up to a power of two.
 Shape PermutationShape(const Instruction& sort);
-using PermutationFn = std::function<const Instruction*(const Instruction* sort)>;
 StatusOr<std::vector<KernelSource>> EmitSortPermutation(const Instruction& sort, const Shape& permutation,
                                                         const BufferLayoutFn& buffer_layout, const TargetFeatures& target);
 
+// A long reduction whose results lie along the operand's rows (column sums)
+// folds in passes (split-K): blocks of kReduceBlockRows rows into partial
+// results in a buffer of their own, then blocks of partials into fewer,
+// and the reduce kernel folds the last few after the init value. Blocks
+// are consecutive and fold in order, so the order of the elements is kept.
+constexpr int64_t kReduceBlockRows = 16;
+struct ReduceSplit {
+  int64_t outputs = 0;         // O: the result's physical elements; partial j of result p is word j * O + p
+  std::vector<int64_t> parts;  // partials per result after each pass; the last is at most kReduceBlockRows
+  Shape partials;              // T[words]: two regions the passes alternate between
+  // Word offset of the partials that pass `pass` writes.
+  int64_t RegionOffset(size_t pass) const { return pass % 2 == 0 ? 0 : parts[0] * outputs; }
+};
+// nullopt where the reduce runs as one kernel.
+StatusOr<std::optional<ReduceSplit>> PlanReduceSplit(const Instruction& reduce, const Shape& output_with_layout,
+                                                     const BufferLayoutFn& buffer_layout, const TargetFeatures& target);
+StatusOr<std::vector<KernelSource>> EmitReducePartials(const Instruction& reduce, const Shape& output_with_layout,
+                                                       const ReduceSplit& split, const BufferLayoutFn& buffer_layout,
+                                                       const TargetFeatures& target);
+
+// The stand-in instruction that names a buffer the runtime planned for an
+// op's own use (a sort's permutation, a reduce's partials), or nullptr.
+using PlannedBufferFn = std::function<const Instruction*(const Instruction* op)>;
+
 StatusOr<KernelSource> EmitFusedKernel(const Instruction& root, const Shape& output_with_layout,
                                        const BufferLayoutFn& buffer_layout, const TargetFeatures& target,
-                                       const PermutationFn& permutation = nullptr);
+                                       const PlannedBufferFn& planned_buffer = nullptr);
 
 }  // namespace vkxla

@@ -64,9 +64,42 @@ std::string FusedEmitter::VectorSlot(int per_vector) const {
   return s + "    uint es = " + (per_word > 1 ? "e & " + U(per_word - 1) : std::string("0u")) + ";\n";
 }
 
+StatusOr<FusedEmitter::ReduceGeometry> FusedEmitter::GeometryOfReduce(const Instruction& reduce, const Shape& out) {
+  ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(reduce));
+  ReduceGeometry g;
+  const Shape& xs = reduce.operands[0]->shape;
+  for (int64_t d : plan.reduced) g.K *= xs.dim(d);
+  for (int64_t d : plan.kept) g.outputs *= xs.dim(d);
+  g.unit = UnitStrideDim(reduce.operands[0]);
+  g.rows = g.unit < 0 || std::find(plan.reduced.begin(), plan.reduced.end(), g.unit) != plan.reduced.end();
+  // Whole-vector reads where the operands are 32-bit and their unit-stride
+  // dim runs 4 at a time: along a reduced row, or across 4 result elements.
+  bool all32 = true;
+  for (int64_t i = 0; i < plan.arity; ++i) {
+    const ElementType ti = reduce.operands[i]->shape.element_type();
+    all32 = all32 && BitWidth(ti) == 32 && !IsComplex(ti);
+  }
+  g.x_layout = LeafLayout(reduce.operands[0]);
+  const bool x_plain = all32 && g.unit >= 0 && g.x_layout.tiles.empty() && !g.x_layout.minor_to_major.empty() &&
+                       g.x_layout.minor_to_major[0] == g.unit && xs.dim(g.unit) % 4 == 0;
+  g.row_vectors = g.rows && x_plain && plan.reduced.size() == 1;
+  int64_t out_unit_pos = -1;  // the result dim that is the operand's unit dim
+  for (size_t k = 0; k < plan.kept.size(); ++k)
+    if (plan.kept[k] == g.unit) out_unit_pos = static_cast<int64_t>(k);
+  const Layout result_layout = out.layout_or_default();
+  ASSIGN_OR_RETURN(const int result_bits, ElementStorageBits(out.element_type(), result_layout));
+  ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
+  g.column_vectors = !g.rows && x_plain && result_bits == 32 && WordsPerElement(out.element_type()) == 1 &&
+                     !out_map.is_tiled() && !out_map.has_padding() && out_unit_pos >= 0 &&
+                     !result_layout.minor_to_major.empty() && result_layout.minor_to_major[0] == out_unit_pos;
+  return g;
+}
+
 StatusOr<KernelSource> FusedEmitter::EmitReduce(const Instruction& root, const Shape& out) {
   const Instruction* reduce = root.opcode == Opcode::kReduce ? &root : root.operands[0];
   const int64_t result = root.opcode == Opcode::kReduce ? 0 : root.tuple_index;
+  if (const Instruction* partials = planned_buffer_ && !split_ ? planned_buffer_(reduce) : nullptr)
+    return EmitReduceFromPartials(root, *reduce, out, partials);
   ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(*reduce));
   const int64_t n = plan.arity;
   const Computation* f = reduce->called_computations[0].second;
@@ -87,30 +120,11 @@ StatusOr<KernelSource> FusedEmitter::EmitReduce(const Instruction& root, const S
   const Shape result_shape = out_;
 
   const Shape& xs = reduce->operands[0]->shape;
-  int64_t K = 1, outputs = 1;
-  for (int64_t d : plan.reduced) K *= xs.dim(d);
-  for (int64_t d : plan.kept) outputs *= xs.dim(d);
-  const int64_t unit = UnitStrideDim(reduce->operands[0]);
-  const bool rows = unit < 0 || std::find(plan.reduced.begin(), plan.reduced.end(), unit) != plan.reduced.end();
+  ASSIGN_OR_RETURN(const ReduceGeometry geo, GeometryOfReduce(*reduce, out));
+  const int64_t K = geo.K, outputs = geo.outputs, unit = geo.unit;
+  const bool rows = geo.rows, row_vectors = geo.row_vectors, column_vectors = geo.column_vectors;
+  const Layout& x_layout = geo.x_layout;
   const bool commutative = n == 1 && IsCommutativeBinary(*f);
-
-  // Whole-vector reads where the operands are 32-bit and their unit-stride
-  // dim runs 4 at a time: along a reduced row, or across 4 result elements.
-  bool all32 = true;
-  for (int64_t i = 0; i < n; ++i) {
-    const ElementType ti = reduce->operands[i]->shape.element_type();
-    all32 = all32 && BitWidth(ti) == 32 && !IsComplex(ti);
-  }
-  const Layout x_layout = LeafLayout(reduce->operands[0]);
-  const bool x_plain = all32 && unit >= 0 && x_layout.tiles.empty() && !x_layout.minor_to_major.empty() &&
-                       x_layout.minor_to_major[0] == unit && xs.dim(unit) % 4 == 0;
-  const bool row_vectors = rows && x_plain && plan.reduced.size() == 1;
-  int64_t out_unit_pos = -1;  // the result dim that is the operand's unit dim
-  for (size_t k = 0; k < plan.kept.size(); ++k)
-    if (plan.kept[k] == unit) out_unit_pos = static_cast<int64_t>(k);
-  const bool column_vectors = !rows && x_plain && E == 4 && result_bits == 32 && !out_map.is_tiled() &&
-                              !out_map.has_padding() && out_unit_pos >= 0 && !result_layout.minor_to_major.empty() &&
-                              result_layout.minor_to_major[0] == out_unit_pos;
   // G results per slot (4 for column vectors), L lanes per slot, P slots.
   // V result vectors per lane. 4 (a cache line of each row) was measured
   // on lavapipe and is slower than 1 (0.26 against 0.45 of the stream kernel).
@@ -133,11 +147,14 @@ StatusOr<KernelSource> FusedEmitter::EmitReduce(const Instruction& root, const S
   // Column vectors on a CPU driver: one lane per result vector, and the
   // workgroup walks the rows in step (a barrier every 16 rows), so its
   // invocations read each row as one contiguous run.
-  const bool lockstep = column_vectors && target_.cpu;
-  if (lockstep) L = 1;
+  const bool lockstep = column_vectors && target_.cpu && !split_;
+  if (lockstep || split_) L = 1;
+  if (split_ && !column_vectors) return Internal(reduce->Describe() + ": a split reduce must read its operand as columns");
   const int64_t P = 256 / L;
   const int64_t slots = column_vectors ? (vectors + V - 1) / V : physical;
-  const int64_t groups = (slots + P - 1) / P;
+  // A split reduce's first pass: an invocation per (block of rows, result vector).
+  const int64_t blocks = split_ ? split_->parts[0] : 1;
+  const int64_t groups = (slots * blocks + P - 1) / P;
   const int64_t chunk = (steps + L - 1) / L;
   const bool strided = rows && commutative;
 
@@ -156,7 +173,9 @@ StatusOr<KernelSource> FusedEmitter::EmitReduce(const Instruction& root, const S
   // The fold over this lane's steps: the first step sets the accumulators
   // (so no identity is needed), later ones combine into them. A step is one
   // element, or one vector of 4 (along the row, or across G = 4 results).
-  std::string fold = "  uint p = wg * " + U(P) + " + slot;\n";
+  std::string fold = split_ ? "  uint p = inv % " + U(slots) + ", block = inv / " + U(slots) + ";\n  if (block >= " +
+                                 U(blocks) + ") return;\n"
+                           : "  uint p = wg * " + U(P) + " + slot;\n";
   fold += "  bool live = p < " + U(slots) + (valid == "true" ? "" : " && (" + valid + ")") + ";\n";
   if (lockstep) fold += "  p = min(p, " + U(slots - 1) + ");\n";  // every lane loads something in bounds
   std::vector<std::string> base_at(xs.rank());
@@ -167,8 +186,9 @@ StatusOr<KernelSource> FusedEmitter::EmitReduce(const Instruction& root, const S
   auto acc_name = [](int64_t i, int64_t g) { return "acc" + std::to_string(i) + "_" + std::to_string(g); };
   for (int64_t g = 0; g < G; ++g)
     for (int64_t i = 0; i < n; ++i) fold += "  " + types[i].compute + " " + acc_name(i, g) + ";\n";
-  fold += strided ? "  uint k0 = lane, k1 = " + U(steps) + ", dk = " + U(L) + ";\n"
-                  : "  uint k0 = lane * " + U(chunk) + ", k1 = min(" + U(steps) + ", k0 + " + U(chunk) + "), dk = 1u;\n";
+  fold += strided  ? "  uint k0 = lane, k1 = " + U(steps) + ", dk = " + U(L) + ";\n"
+          : split_ ? "  uint k0 = block * " + U(kReduceBlockRows) + ", k1 = min(" + U(steps) + ", k0 + " + U(kReduceBlockRows) + "), dk = 1u;\n"
+                   : "  uint k0 = lane * " + U(chunk) + ", k1 = min(" + U(steps) + ", k0 + " + U(chunk) + "), dk = 1u;\n";
   fold += "  bool has = live && k0 < k1;\n";
   // One step at reduced position `k` (a GLSL variable); `first` assigns.
   auto step = [&](const std::string& k, bool first) -> StatusOr<std::string> {
@@ -240,7 +260,7 @@ StatusOr<KernelSource> FusedEmitter::EmitReduce(const Instruction& root, const S
       root_index_ = {"<no vector loads>"};
       std::string loads;
       for (const std::string& b : vector_loads_)
-        loads += "    uvec4 " + b + "_v = " + b + ".v[" + vector_index + " + " + U(q) + "];\n";
+        loads += "    uvec4 " + b + "_v = " + ReadVector(b, vector_index + " + " + U(q)) + ";\n";
       vector_loads_.clear();
       code += "    {\n" + loads + "    uint ew = 0u, es = 0u;\n" + body_ + "    }\n";
     }
@@ -248,6 +268,24 @@ StatusOr<KernelSource> FusedEmitter::EmitReduce(const Instruction& root, const S
   };
   ASSIGN_OR_RETURN(std::string first_step, step("k0", true));
   ASSIGN_OR_RETURN(std::string next_step, step("k", false));
+  if (split_) {
+    // The block's rows in a loop of constant length (which drivers unroll:
+    // each load then walks memory at a fixed stride across invocations).
+    // The partials go straight to memory: block-major, then result order.
+    fold += "  {\n" + first_step + "  }\n  for (uint r = 1u; r < " + U(kReduceBlockRows) + "; ++r) {\n    uint k = k0 + r;\n";
+    fold += (steps % kReduceBlockRows == 0 ? "    {\n" : "    if (k < k1) {\n") + next_step + "    }\n  }\n";
+    std::string words;
+    for (int64_t g = 0; g < 4; ++g) words += (g ? ", " : "") + EncodeToBits(t, acc_name(0, g));
+    fold += "  " + WriteVector("out0", "block * " + U(slots) + " + p", "uvec4(" + words + ")") + "\n";
+    KernelSource k;
+    k.name = "reduce_blocks_" + root.name;
+    k.inputs = inputs_;
+    k.output = split_->partials;
+    k.local_size = 256;
+    k.invocations = static_cast<uint64_t>(slots * blocks);
+    k.glsl = Prologue(256, k.name) + fold + "}\n";
+    return k;
+  }
   if (lockstep) {
     fold += "  {\n" + first_step + "  }\n  for (uint k = 1u; k < " + U(steps) +
             "; ++k) {\n    if ((k & 15u) == 0u) barrier();\n" + next_step + "  }\n";
@@ -306,7 +344,7 @@ StatusOr<KernelSource> FusedEmitter::EmitReduce(const Instruction& root, const S
   const std::string element = "(lid * " + U(E) + " + e)";
   std::string src = column_vectors ? "lid * 4u + e" : rows ? element + " * " + U(L) : element;
   store += "    uint src = " + src + ";\n";
-  store += body_ + StoreElement(t, res[result]) + "  }\n  out0.v[vec] = outv;\n  }\n  }\n";
+  store += body_ + StoreElement(t, res[result]) + "  }\n  " + WriteVector("out0", "vec", "outv") + "\n  }\n  }\n";
 
   for (int64_t i = 0; i < n; ++i)
     shared_ += "shared " + types[i].compute + " part" + std::to_string(i) + "[" + U(256 * G) + "];\n";

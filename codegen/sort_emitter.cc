@@ -233,7 +233,7 @@ StatusOr<KernelSource> FusedEmitter::EmitSortStep(const Instruction& sort, const
 
 StatusOr<std::vector<std::string>> FusedEmitter::SortResults(const Instruction* n, const std::vector<std::string>& idx) {
   ASSIGN_OR_RETURN(SortGeometry g, GeometryOf(*n));
-  const Instruction* perm = permutation_ ? permutation_(n) : nullptr;
+  const Instruction* perm = planned_buffer_ ? planned_buffer_(n) : nullptr;
   if (!perm) return Internal(n->Describe() + ": no permutation buffer was planned");
   GlslIndexArithmetic a;
   std::string line = a.Constant(0);

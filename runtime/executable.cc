@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "codegen/fused_kernel_emitter.h"
 #include "codegen/kernel_cache.h"
@@ -138,6 +139,28 @@ Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<P
     if (found == plan.size()) plan.emplace_back(leaves[i], leaf_shapes[i]);
     leaf_value.push_back(found);
   }
+  std::vector<size_t> computed_of(plan.size());  // plan entry -> its buffer in computed_
+  // Creates the buffer of a value that `kernels` compute.
+  auto add_computed = [&](const ValueId& id, const Shape& shape, std::vector<KernelSource> kernels) -> Status {
+    Computed c;
+    c.id = id;
+    c.shape = shape;
+    ASSIGN_OR_RETURN(const int64_t bytes, PhysicalByteSize(shape));
+    ASSIGN_OR_RETURN(c.device, device_.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
+    for (const KernelSource& k : kernels)
+      if (k.writes_sizes && !c.sizes.mapped()) {
+        ASSIGN_OR_RETURN(c.sizes, device_.CreateBuffer(shape.rank() * 4, Device::Memory::kHostVisible));
+      }
+    const size_t index = computed_.size();
+    computed_.push_back(std::move(c));
+    computed_index_.emplace(id, index);  // the first buffer of a value is the one others read
+    for (KernelSource& k : kernels) {
+      sources_.push_back(k.glsl);
+      sources.push_back({index, std::move(k)});
+    }
+    return OkStatus();
+  };
+  std::set<const Instruction*> split_reduces;
   for (size_t v = 0; v < plan.size(); ++v) {
     const auto& [id, shape] = plan[v];
     const Instruction* root = id.first;
@@ -164,32 +187,41 @@ Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<P
       element_roots_.push_back(std::move(gte));
     }
     if (kernels.empty() && id.second != kPermutation) {
-      auto permutation = [&](const Instruction* sort) -> const Instruction* {
-        auto it = permutations.find(sort);
+      const Instruction* partials = nullptr;
+      if (root->opcode == Opcode::kReduce && split_reduces.insert(root).second) {
+        // A long column reduction first folds blocks of rows into a buffer
+        // of partials (once: a second buffer of the same reduce, in
+        // another layout, is computed in one kernel).
+        ASSIGN_OR_RETURN(std::optional<ReduceSplit> split, PlanReduceSplit(*root, shape, buffer_layout, device_.target()));
+        if (split) {
+          auto stand_in = std::make_unique<Instruction>();
+          stand_in->name = root->name + ".partials";
+          stand_in->opcode = Opcode::kGetTupleElement;
+          stand_in->shape = split->partials;
+          stand_in->operands = {const_cast<Instruction*>(root)};
+          stand_in->tuple_index = kPartials;
+          stand_in->location = root->location;
+          ASSIGN_OR_RETURN(std::vector<KernelSource> passes,
+                           EmitReducePartials(*root, shape, *split, buffer_layout, device_.target()));
+          RETURN_IF_ERROR(add_computed(ValueId(root, kPartials), split->partials, std::move(passes)));
+          partials = stand_in.get();
+          element_roots_.push_back(std::move(stand_in));
+        }
+      }
+      auto planned_buffer = [&](const Instruction* op) -> const Instruction* {
+        if (op == root && partials) return partials;
+        auto it = permutations.find(op);
         return it == permutations.end() ? nullptr : it->second;
       };
-      ASSIGN_OR_RETURN(KernelSource k, EmitFusedKernel(*root, shape, buffer_layout, device_.target(), permutation));
+      ASSIGN_OR_RETURN(KernelSource k, EmitFusedKernel(*root, shape, buffer_layout, device_.target(), planned_buffer));
       kernels.push_back(std::move(k));
     }
-    Computed c;
-    c.id = id;
-    c.shape = shape;
-    ASSIGN_OR_RETURN(const int64_t bytes, PhysicalByteSize(shape));
-    ASSIGN_OR_RETURN(c.device, device_.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
-    for (const KernelSource& k : kernels)
-      if (k.writes_sizes && !c.sizes.mapped()) {
-        ASSIGN_OR_RETURN(c.sizes, device_.CreateBuffer(shape.rank() * 4, Device::Memory::kHostVisible));
-      }
-    computed_.push_back(std::move(c));
-    computed_index_.emplace(id, v);  // the first buffer of a value is the one others read
-    for (KernelSource& k : kernels) {
-      sources_.push_back(k.glsl);
-      sources.push_back({v, std::move(k)});
-    }
+    computed_of[v] = computed_.size();
+    RETURN_IF_ERROR(add_computed(id, shape, std::move(kernels)));
   }
   for (size_t i = 0; i < leaves.size(); ++i) {
     Output o;
-    o.computed = leaf_value[i];
+    o.computed = computed_of[leaf_value[i]];
     ASSIGN_OR_RETURN(o.staging, device_.CreateBuffer(computed_[o.computed].device.size(), Device::Memory::kHostVisible));
     outputs_.push_back(std::move(o));
   }

@@ -38,14 +38,16 @@ class Executable {
 
  private:
   // An array value: an instruction, or element `index` of a tuple-shaped
-  // one, or (index kPermutation) the permutation that sorts a sort's lines.
+  // one, or (index kPermutation) the permutation that sorts a sort's lines,
+  // or (index kPartials) a split reduce's partial results.
   using ValueId = std::pair<const Instruction*, int64_t>;
   static constexpr int64_t kPermutation = -2;
+  static constexpr int64_t kPartials = -3;
   struct PlannedKernel {
     size_t computed;  // the value (index into computed_) it writes
     KernelSource source;
   };
-  // A value computed into a device buffer by one kernel.
+  // A value computed into a device buffer by its kernels.
   struct Computed {
     ValueId id;
     Shape shape;  // with layout; dynamic dims at their bounds

@@ -120,6 +120,48 @@ TEST_F(Reduction, NonCommutativeComputationKeepsOrder) {
   }
 }
 
+// Long column reductions split into passes (blocks of 16 rows into
+// partials, blocks of partials, then the init value and the last few): the
+// order survives every pass, remainders of blocks included, for f32, s32
+// and u32, fused operands, several kept and reduced dims, and 2 to 4 passes.
+TEST_F(Reduction, SplitColumnReductionsKeepOrder) {
+  const std::string last = "%last (a: s32[], b: s32[]) -> s32[] {\n  %a = s32[] parameter(0)\n  %b = s32[] parameter(1)\n"
+                           "  %zero = s32[] constant(0)\n  %nz = pred[] compare(%b, %zero), direction=NE\n"
+                           "  ROOT %r = s32[] select(%nz, %b, %a)\n}\n";
+  struct Case {
+    std::string computation, x, init, result, dims;
+    int kernels;  // the passes and the final fold
+  };
+  const Case cases[] = {
+      {last, "s32[1000,40]{1,0}", "s32[] constant(-7)", "s32[40]", "{0}", 3},
+      {Binary("f", "f32", "add(%a, %b)"), "f32[4100,8]{1,0}", "f32[] constant(10)", "f32[8]", "{0}", 4},
+      {Binary("f", "u32", "add(%a, %b)"), "u32[3,300,12]{2,1,0}", "u32[] constant(1)", "u32[12]", "{0,1}", 3},
+      {Binary("f", "f32", "maximum(%a, %b)"), "f32[8,50,30]{0,2,1}", "f32[] constant(-inf)", "f32[8]", "{1,2}", 3},
+      {Binary("f", "s32", "add(%a, %b)"), "s32[200,6,8]{2,1,0}", "s32[] constant(0)", "s32[6,8]", "{0}", 2},
+  };
+  int trial = 0;
+  for (const Case& c : cases) {
+    const std::string ty = c.x.substr(0, 3);
+    const std::string text = "HloModule split\n" + c.computation + "ENTRY %e {\n  %x = " + c.x + " parameter(0)\n  %y = " +
+                             c.x + " parameter(1)\n  %xy = " + c.x + " multiply(%x, %y)\n  %i = " + c.init +
+                             "\n  ROOT %r = " + c.result + " reduce(%xy, %i), dimensions=" + c.dims + ", to_apply=%" +
+                             (c.computation == last ? "last" : "f") + "\n}\n";
+    SCOPED_TRACE(text);
+    auto m = ParseAndVerifyHlo(text);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    const Shape s = (*m)->EntryProgramShape().parameters[0];
+    std::mt19937_64 rng(++trial);
+    Literal x(Shape(s.element_type(), s.dims())), y(Shape(s.element_type(), s.dims()));
+    for (int64_t i = 0; i < x.element_count(); ++i) {
+      // Mostly zeros with a few distinct values, so "last non-zero" tells positions apart.
+      const int64_t v = rng() % 40 == 0 ? static_cast<int64_t>(i % 1000) + 1 : static_cast<int64_t>(rng() % 3);
+      x.Set(i, IsFloat(s.element_type()) ? Scalar::Float(s.element_type(), double(v) - 1) : Scalar::Int(s.element_type(), v));
+      y.Set(i, IsFloat(s.element_type()) ? Scalar::Float(s.element_type(), 1) : Scalar::Int(s.element_type(), 1));
+    }
+    RunAndCompareWith(**m, {x, y}, c.kernels);
+  }
+}
+
 // Max and min propagate NaN wherever it sits.
 TEST_F(Reduction, NaNPropagatesThroughMaxAndMin) {
   const std::string fns = Binary("max", "f32", "maximum(%a, %b)") + Binary("min", "f32", "minimum(%a, %b)");

@@ -10,7 +10,21 @@ namespace {
 
 // The best plain shader code does: one vec4 load from each input and one
 // vec4 store per invocation, no index arithmetic beyond the grid fold.
-std::string ReferenceStreamKernel(uint32_t local_size, uint64_t vec4s) {
+std::string ReferenceStreamKernel(uint32_t local_size, uint64_t vec4s, bool wide = false) {
+  if (wide) {
+    const std::string ls = std::to_string(local_size);
+    return "#version 450\n#extension GL_ARB_gpu_shader_int64 : require\n"
+           "layout(local_size_x = " + ls + ") in;\n"
+           "layout(std430, binding = 0) readonly buffer A { u64vec2 a[]; };\n"
+           "layout(std430, binding = 1) readonly buffer B { u64vec2 b[]; };\n"
+           "layout(std430, binding = 2) writeonly buffer C { u64vec2 c[]; };\n"
+           "vec4 widen(u64vec2 w) { return uintBitsToFloat(uvec4(unpackUint2x32(w.x), unpackUint2x32(w.y))); }\n"
+           "u64vec2 narrow(vec4 f) { uvec4 v = floatBitsToUint(f); return u64vec2(packUint2x32(v.xy), packUint2x32(v.zw)); }\n"
+           "void main() {\n"
+           "  uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " + ls + "u;\n"
+           "  if (i < " + std::to_string(vec4s) + "u) c[i] = narrow(widen(a[i]) + widen(b[i]));\n"
+           "}\n";
+  }
   const std::string ls = std::to_string(local_size);
   return "#version 450\n"
          "layout(local_size_x = " + ls + ") in;\n"
@@ -62,10 +76,14 @@ StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
   limits.copy_gbps = 2.0 * bytes / copy.seconds * 1e-9;
   limits.from_timestamps = copy.from_timestamps;
 
-  for (uint32_t local_size : {64u, 128u, 256u}) {
+  for (uint32_t local_size : {64u, 128u, 256u, 0u}) {
+    // 0: the u64vec2 variant at the best local size.
+    const bool wide = local_size == 0;
+    if (wide && !device.target().int64) continue;
+    if (wide) local_size = limits.stream_local_size;
     if (local_size > device.target().max_workgroup_invocations) continue;
     ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
-                     ComputePipeline::FromGlsl(device, ReferenceStreamKernel(local_size, elements / 4), 3));
+                     ComputePipeline::FromGlsl(device, ReferenceStreamKernel(local_size, elements / 4, wide), 3));
     ASSIGN_OR_RETURN(BoundKernel kernel, BoundKernel::Create(device, std::move(pipeline), {a.handle(), b.handle()},
                                                              {c.handle()}, elements / 4, local_size));
     ASSIGN_OR_RETURN(Timing t, MedianTiming(5, [&]() -> StatusOr<Timing> {
@@ -77,7 +95,9 @@ StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
       return t;
     }));
     const double gbps = 3.0 * bytes / t.seconds * 1e-9;
-    if (gbps > limits.stream_gbps) {
+    if (wide) {
+      limits.stream_wide_gbps = gbps;
+    } else if (gbps > limits.stream_gbps) {
       limits.stream_gbps = gbps;
       limits.stream_local_size = local_size;
     }

@@ -14,6 +14,11 @@ struct DeviceLimits {
   double copy_gbps = 0;
   double stream_gbps = 0;      // reference kernel, bytes read + written
   uint32_t stream_local_size = 0;
+  // The same kernel over u64vec2 words (devices with 64-bit integers): on a
+  // CPU driver, which moves each component separately, fewer and wider
+  // words go faster, so vkxla's kernels use them there and may beat the
+  // vec4 reference. Reported beside it, not divided by; 0 where not run.
+  double stream_wide_gbps = 0;
   bool from_timestamps = false;
 };
 
