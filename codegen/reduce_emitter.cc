@@ -12,6 +12,8 @@
 // invocations take consecutive result elements ("columns"). 32-bit operands
 // are read a vector at a time; CPU drivers get one lane per row, and column
 // lanes that walk the rows in lockstep (see ARCHITECTURE.md for figures).
+// Long single-operand column reductions instead split into passes over
+// blocks of rows (reduce_partials_emitter.cc); this file emits the first.
 #include "codegen/fused_emitter.h"
 
 #include "codegen/glsl_index_arithmetic.h"

@@ -10,31 +10,22 @@ namespace {
 
 // The best plain shader code does: one vec4 load from each input and one
 // vec4 store per invocation, no index arithmetic beyond the grid fold.
+// `wide`: the same over u64vec2 words, unpacked to add.
 std::string ReferenceStreamKernel(uint32_t local_size, uint64_t vec4s, bool wide = false) {
-  if (wide) {
-    const std::string ls = std::to_string(local_size);
-    return "#version 450\n#extension GL_ARB_gpu_shader_int64 : require\n"
-           "layout(local_size_x = " + ls + ") in;\n"
-           "layout(std430, binding = 0) readonly buffer A { u64vec2 a[]; };\n"
-           "layout(std430, binding = 1) readonly buffer B { u64vec2 b[]; };\n"
-           "layout(std430, binding = 2) writeonly buffer C { u64vec2 c[]; };\n"
-           "vec4 widen(u64vec2 w) { return uintBitsToFloat(uvec4(unpackUint2x32(w.x), unpackUint2x32(w.y))); }\n"
-           "u64vec2 narrow(vec4 f) { uvec4 v = floatBitsToUint(f); return u64vec2(packUint2x32(v.xy), packUint2x32(v.zw)); }\n"
-           "void main() {\n"
-           "  uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " + ls + "u;\n"
-           "  if (i < " + std::to_string(vec4s) + "u) c[i] = narrow(widen(a[i]) + widen(b[i]));\n"
-           "}\n";
-  }
-  const std::string ls = std::to_string(local_size);
-  return "#version 450\n"
-         "layout(local_size_x = " + ls + ") in;\n"
-         "layout(std430, binding = 0) readonly buffer A { vec4 a[]; };\n"
-         "layout(std430, binding = 1) readonly buffer B { vec4 b[]; };\n"
-         "layout(std430, binding = 2) writeonly buffer C { vec4 c[]; };\n"
-         "void main() {\n"
-         "  uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " + ls + "u;\n"
-         "  if (i < " + std::to_string(vec4s) + "u) c[i] = a[i] + b[i];\n"
-         "}\n";
+  const std::string ls = std::to_string(local_size), word = wide ? "u64vec2" : "vec4";
+  std::string src = "#version 450\n";
+  if (wide) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
+  src += "layout(local_size_x = " + ls + ") in;\n"
+         "layout(std430, binding = 0) readonly buffer A { " + word + " a[]; };\n"
+         "layout(std430, binding = 1) readonly buffer B { " + word + " b[]; };\n"
+         "layout(std430, binding = 2) writeonly buffer C { " + word + " c[]; };\n";
+  if (wide)
+    src += "vec4 widen(u64vec2 w) { return uintBitsToFloat(uvec4(unpackUint2x32(w.x), unpackUint2x32(w.y))); }\n"
+           "u64vec2 narrow(vec4 f) { uvec4 v = floatBitsToUint(f); return u64vec2(packUint2x32(v.xy), packUint2x32(v.zw)); }\n";
+  return src + "void main() {\n"
+               "  uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " + ls + "u;\n"
+               "  if (i < " + std::to_string(vec4s) + "u) c[i] = " + (wide ? "narrow(widen(a[i]) + widen(b[i]))" : "a[i] + b[i]") +
+               ";\n}\n";
 }
 
 }  // namespace
