@@ -443,8 +443,7 @@ StatusOr<KernelSource> FusedEmitter::Emit(const Instruction& root, const Shape& 
   k.output = out;
   k.invocations = vectors;
   k.local_size = 256;
-  std::string src;
-  src += "  if (inv >= " + U(vectors) + ") return;\n";
+  std::string src = "  if (inv >= " + U(vectors) + ") return;\n";
   for (const std::string& b : vector_loads_) src += "  uvec4 " + b + "_v = " + ReadVector(b, "inv") + ";\n";
   src += prelude;
   if (writes_sizes_) src += "  if (inv == 0u) {\n" + write_sizes + "  }\n";
@@ -592,8 +591,7 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
   k.output = out_;
   k.invocations = static_cast<uint64_t>(blocks);
   k.local_size = 256;
-  std::string src;
-  src += "  if (inv >= " + U(blocks) + ") return;\n" + decompose;
+  std::string src = "  if (inv >= " + U(blocks) + ") return;\n" + decompose;
   for (const auto& [buffer, init] : row_loads_) src += "  uvec4 " + buffer + "_r[4] = uvec4[4](" + init + ");\n";
   for (const auto& [buffer, init] : col_loads_) src += "  uvec4 " + buffer + "_c[4] = uvec4[4](" + init + ");\n";
   src += "  uvec4 outv[4];\n";

@@ -10,7 +10,8 @@
 // parallelism for a GPU and, on a CPU driver, strides each invocation
 // through thousands of rows, out of reach of the hardware prefetchers.
 // Blocks of 16 rows measured 0.8 of the stream kernel on lavapipe against
-// 0.41 for rows walked in lockstep (f32[4096,4096]; BENCHMARKS.md).
+// 0.41 for rows walked in lockstep, and about 1.0 with 64-bit words
+// (f32[4096,4096]; BENCHMARKS.md).
 #include "codegen/fused_emitter.h"
 
 #include "codegen/glsl_types.h"
@@ -20,11 +21,7 @@ namespace vkxla {
 namespace {
 
 // A 32-bit word as a value of `t` (f32, s32 or u32).
-std::string FromWord(ElementType t, const std::string& w) {
-  if (t == ElementType::kF32) return "uintBitsToFloat(" + w + ")";
-  if (t == ElementType::kS32) return "int(" + w + ")";
-  return w;
-}
+std::string FromWord(ElementType t, const std::string& w) { return DecodeWords(t, {w}, "0u"); }
 
 }  // namespace
 

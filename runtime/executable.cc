@@ -67,6 +67,19 @@ Shape ValueShape(const ValueId& id) {
   return id.second < 0 ? id.first->shape : id.first->shape.tuple_shapes()[id.second];
 }
 
+// get-tuple-element `index` of `op` with `shape`: picks one element of a
+// tuple-shaped value, or (negative indices) names a buffer planned for op.
+std::unique_ptr<Instruction> ElementOf(const Instruction* op, int64_t index, const Shape& shape, const std::string& suffix) {
+  auto gte = std::make_unique<Instruction>();
+  gte->name = op->name + "." + suffix;
+  gte->opcode = Opcode::kGetTupleElement;
+  gte->shape = shape;
+  gte->operands = {const_cast<Instruction*>(op)};
+  gte->tuple_index = index;
+  gte->location = op->location;
+  return gte;
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module, Device& device) {
@@ -106,13 +119,7 @@ Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<P
   for (const auto& inst : module_->entry()->instructions()) {
     if (NeedsPermutation(*inst)) {
       // A stand-in instruction names the buffer: get-tuple-element kPermutation.
-      auto perm = std::make_unique<Instruction>();
-      perm->name = inst->name + ".permutation";
-      perm->opcode = Opcode::kGetTupleElement;
-      perm->shape = PermutationShape(*inst);
-      perm->operands = {inst.get()};
-      perm->tuple_index = kPermutation;
-      perm->location = inst->location;
+      std::unique_ptr<Instruction> perm = ElementOf(inst.get(), kPermutation, PermutationShape(*inst), "permutation");
       permutations[inst.get()] = perm.get();
       plan.emplace_back(ValueId(inst.get(), kPermutation), perm->shape);
       element_roots_.push_back(std::move(perm));
@@ -176,13 +183,7 @@ Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<P
       ASSIGN_OR_RETURN(kernels, EmitSortPermutation(*root, shape, buffer_layout, device_.target()));
     } else if (id.second >= 0) {
       // A root that picks the element, so the kernel computes just it.
-      auto gte = std::make_unique<Instruction>();
-      gte->name = root->name + "." + std::to_string(id.second);
-      gte->opcode = Opcode::kGetTupleElement;
-      gte->shape = ValueShape(id);
-      gte->operands = {const_cast<Instruction*>(root)};
-      gte->tuple_index = id.second;
-      gte->location = root->location;
+      std::unique_ptr<Instruction> gte = ElementOf(root, id.second, ValueShape(id), std::to_string(id.second));
       root = gte.get();
       element_roots_.push_back(std::move(gte));
     }
@@ -194,13 +195,7 @@ Status Executable::PlanBuffers(const std::vector<ValueId>& leaves, std::vector<P
         // another layout, is computed in one kernel).
         ASSIGN_OR_RETURN(std::optional<ReduceSplit> split, PlanReduceSplit(*root, shape, buffer_layout, device_.target()));
         if (split) {
-          auto stand_in = std::make_unique<Instruction>();
-          stand_in->name = root->name + ".partials";
-          stand_in->opcode = Opcode::kGetTupleElement;
-          stand_in->shape = split->partials;
-          stand_in->operands = {const_cast<Instruction*>(root)};
-          stand_in->tuple_index = kPartials;
-          stand_in->location = root->location;
+          std::unique_ptr<Instruction> stand_in = ElementOf(root, kPartials, split->partials, "partials");
           ASSIGN_OR_RETURN(std::vector<KernelSource> passes,
                            EmitReducePartials(*root, shape, *split, buffer_layout, device_.target()));
           RETURN_IF_ERROR(add_computed(ValueId(root, kPartials), split->partials, std::move(passes)));
