@@ -200,9 +200,10 @@ StatusOr<std::string> FusedEmitter::Load(const Instruction* n, const Layout& lay
   if (inserted) inputs_.push_back(n);
   ASSIGN_OR_RETURN(int bits, ElementStorageBits(t, layout));
   const std::string buffer = "in" + std::to_string(it->second);
-  if (idx == root_index_ && n->shape.dims() == out_.dims() && layout == out_layout_ && bits == out_bits_) {
+  if (block_a_ < 0 && idx == root_index_ && n->shape.dims() == out_.dims() && layout == out_layout_ && bits == out_bits_) {
     // Same placement and element width as the output: this element sits
     // in the same word of the invocation's vector, loaded once up front.
+    // (Block mode reads such a buffer as rows of its block instead.)
     vector_loads_.insert(buffer);
     std::vector<std::string> words;
     for (int k = 0; k < WordsPerElement(t); ++k) words.push_back(buffer + "_v[ew + " + U(k) + "]");
@@ -222,25 +223,27 @@ StatusOr<std::string> FusedEmitter::Load(const Instruction* n, const Layout& lay
     Shape placed = n->shape;
     placed.set_layout(layout);
     ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
-    const int64_t unit = map.has_padding() ? -1 : map.UnitStrideDimension(4);
+    const int64_t unit = map.has_padding() ? -1 : map.UnitStrideDimension(block_);
     const int64_t along = unit < 0 ? -1 : perm[unit];
     if (along == block_b_ || along == block_a_) {
-      // Four vectors cover the block; the element is one word of them.
-      std::map<std::string, std::string>& loads = along == block_b_ ? row_loads_ : col_loads_;
-      const int64_t step_out = along == block_b_ ? block_a_ : block_b_;
+      // block_ rows cover the block; the element is one word of them.
+      const bool rows_along_b = along == block_b_;
+      const std::string array = buffer + (rows_along_b ? "_r" : "_c");
+      const int64_t step_out = rows_along_b ? block_a_ : block_b_;
       int64_t step = 0;
       for (size_t d = 0; d < perm.size(); ++d)
         if (perm[d] == step_out) step = static_cast<int64_t>(d);
       GlslIndexArithmetic a;
-      std::string init;
-      for (int k = 0; k < 4; ++k) {
+      BlockRows rows;
+      rows.loads = "  uvec4 " + array + "[" + std::to_string(block_ * block_ / 4) + "];\n";
+      for (int k = 0; k < block_; ++k) {
         std::vector<std::string> at(idx.size());
         for (size_t d = 0; d < idx.size(); ++d) at[d] = block_base_[perm[d]];
         at[step] = a.Add(at[step], a.Constant(k));
-        init += std::string(k ? ", " : "") + ReadVector(buffer, map.ToPhysical(at, a) + " >> 2u");
+        ReadBlockRow(buffer, map.ToPhysical(at, a), array, k, rows);
       }
-      loads[buffer] = init;
-      const std::string word = along == block_b_ ? buffer + "_r[ka][kb]" : buffer + "_c[kb][ka]";
+      block_rows_[array] = rows;
+      const std::string word = rows_along_b ? BlockWord(array, "ka", "kb") : BlockWord(array, "kb", "ka");
       return Temp(ct, DecodeWords(t, {word}, "0u", bits));
     }
   }
@@ -466,7 +469,8 @@ std::string FusedEmitter::WriteVector(const std::string& buffer, const std::stri
 
 std::string FusedEmitter::Prologue(uint32_t local_size, const std::string& name) const {
   std::string src = "#version 450\n";
-  if (int64_ || !wide_buffers_.empty()) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
+  const bool wide = !wide_buffers_.empty() || !quad_buffers_.empty();
+  if (int64_ || wide) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
   src += "// kernel " + name + ": " + out_.ToString() + "\n";
   src += "layout(local_size_x = " + std::to_string(local_size) + ") in;\n";
   src += "#define W(b, i) b.v[(i) >> 2u][(i) & 3u]\n";
@@ -475,6 +479,8 @@ std::string FusedEmitter::Prologue(uint32_t local_size, const std::string& name)
     src += "layout(std430, set = 0, binding = " + b + ") readonly buffer In" + b + " { uvec4 v[]; } in" + b + ";\n";
     if (wide_buffers_.count("in" + b))
       src += "layout(std430, set = 0, binding = " + b + ") readonly buffer In" + b + "W { u64vec2 v[]; } in" + b + "w;\n";
+    if (quad_buffers_.count("in" + b))
+      src += "layout(std430, set = 0, binding = " + b + ") readonly buffer In" + b + "Q { u64vec4 v[]; } in" + b + "q;\n";
   }
   size_t binding = inputs_.size();
   if (reads_parameter_sizes_)
@@ -483,8 +489,10 @@ std::string FusedEmitter::Prologue(uint32_t local_size, const std::string& name)
   src += "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " + access + "buffer Out0 { uvec4 v[]; } out0;\n";
   if (wide_buffers_.count("out0"))
     src += "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " + access + "buffer Out0W { u64vec2 v[]; } out0w;\n";
+  if (quad_buffers_.count("out0"))
+    src += "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " + access + "buffer Out0Q { u64vec4 v[]; } out0q;\n";
   ++binding;
-  if (!wide_buffers_.empty())
+  if (wide)
     src += "uvec4 widen(u64vec2 w) { return uvec4(unpackUint2x32(w.x), unpackUint2x32(w.y)); }\n"
            "u64vec2 narrow(uvec4 v) { return u64vec2(packUint2x32(v.xy), packUint2x32(v.zw)); }\n";
   if (writes_sizes_)
@@ -536,30 +544,52 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
   const int64_t a_dim = block_a_, b_dim = block_b_;
   if (out_.dim(a_dim) % 4 != 0 || out_.dim(b_dim) % 4 != 0)
     return Internal("block mode needs dims divisible by 4");
-  // Block coordinates, as digits of the invocation id: a fastest (so
-  // consecutive invocations store consecutive output vectors; b in the case
-  // below), then b, then
-  // the other dims, minor-most logical first. Where a and b allow, a
-  // workgroup's 256 invocations cover a tile of ta x (256 / ta) blocks, so
-  // the strided side of the transpose reuses what it brings into cache: on
-  // a CPU driver ta = 4 (one 64-byte line of output per row; measured best
-  // of 2..256 on lavapipe, 0.97 of the stream kernel against 0.5 at 16), on
-  // a GPU 16 (256 contiguous bytes per row for coalescing).
+  // On a CPU driver, a transpose into or out of a tiled layout moves 8x8
+  // blocks as 32-byte u64vec4 words, and both sides move in runs of 256
+  // bytes (llvmpipe: 0.89-0.90 of the stream
+  // kernel for f32[4096,4096] {1,0} <-> {0,1:T(8,128)}, against 0.67-0.70
+  // with 4x4 blocks, whose 16-byte pieces of many tile rows defeat the
+  // CPU's prefetch). Plain transposes keep 4x4 blocks (1.1-1.2 there, 0.73
+  // with 8x8).
+  const bool tiled = transposed_operand_tiled_ || out_map.is_tiled();
+  if (target_.cpu && target_.int64 && tiled && out_map.UnitStrideDimension(8) == a_dim && out_.dim(a_dim) % 8 == 0 &&
+      out_.dim(b_dim) % 8 == 0)
+    block_ = 8;
+  // Block coordinates, as digits of the invocation id, fastest first; each
+  // digit adds digit * scale to its dim's block origin, then the other dims
+  // follow, minor-most logical first.
   struct Digit {
-    int64_t dim, extent, scale;  // block coordinate of dim += digit * scale
+    int64_t dim, extent, scale;
   };
   std::vector<Digit> digits;
-  // On a CPU driver, reading a tiled operand into an untiled output goes
-  // better with b fastest (the loads then step through a tile in order):
-  // 0.56 against 0.45 of the stream kernel on lavapipe.
-  const bool b_fastest = target_.cpu && transposed_operand_tiled_ && !out_map.is_tiled();
-  const int64_t fast = b_fastest ? b_dim : a_dim, slow = b_fastest ? a_dim : b_dim;
-  const int64_t ta = target_.cpu ? 4 : 16, tb = 256 / ta;
-  if (out_.dim(fast) % (4 * ta) == 0 && out_.dim(slow) % (4 * tb) == 0) {
-    digits = {{fast, ta, 4}, {slow, tb, 4}, {fast, out_.dim(fast) / (4 * ta), 4 * ta},
-              {slow, out_.dim(slow) / (4 * tb), 4 * tb}};
+  const int64_t e = block_;
+  if (block_ == 8) {
+    // The dim that is unit-stride in the tiled array goes fastest: 8
+    // blocks (64 elements, half a T(8,128) tile row), then 8 blocks of the
+    // other dim (256 bytes of each untiled row), 4 more of the first; the
+    // workgroups then walk the other dim. Best of 20 orders tried.
+    const int64_t fast = out_map.is_tiled() ? a_dim : b_dim, slow = fast == a_dim ? b_dim : a_dim;
+    if (out_.dim(fast) % (e * 32) == 0 && out_.dim(slow) % (e * 8) == 0)
+      digits = {{fast, 8, e}, {slow, 8, e}, {fast, 4, e * 8}, {slow, out_.dim(slow) / (e * 8), e * 8},
+                {fast, out_.dim(fast) / (e * 32), e * 32}};
+    else
+      digits = {{fast, out_.dim(fast) / e, e}, {slow, out_.dim(slow) / e, e}};
   } else {
-    digits = {{fast, out_.dim(fast) / 4, 4}, {slow, out_.dim(slow) / 4, 4}};
+    // Where a and b allow, a workgroup's 256 invocations cover ta x (256 /
+    // ta) blocks, so the strided side reuses what it brings into cache: on a
+    // CPU driver ta = 4 (one 64-byte line of output per row; measured best
+    // of 2..256 on lavapipe, 0.97 of the stream kernel against 0.5 at 16),
+    // on a GPU 16 (256 contiguous bytes per row for coalescing). On a CPU,
+    // reading a tiled operand into an untiled output (no int64) goes better
+    // with b fastest: the loads then step through a tile in order.
+    const bool b_fastest = target_.cpu && transposed_operand_tiled_ && !out_map.is_tiled();
+    const int64_t fast = b_fastest ? b_dim : a_dim, slow = b_fastest ? a_dim : b_dim;
+    const int64_t ta = target_.cpu ? 4 : 16, tb = 256 / ta;
+    if (out_.dim(fast) % (e * ta) == 0 && out_.dim(slow) % (e * tb) == 0)
+      digits = {{fast, ta, e}, {slow, tb, e}, {fast, out_.dim(fast) / (e * ta), e * ta},
+                {slow, out_.dim(slow) / (e * tb), e * tb}};
+    else
+      digits = {{fast, out_.dim(fast) / e, e}, {slow, out_.dim(slow) / e, e}};
   }
   for (int64_t d = out_.rank() - 1; d >= 0; --d)
     if (d != a_dim && d != b_dim) digits.push_back({d, out_.dim(d), 1});
@@ -568,7 +598,11 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
   int64_t stride = 1, blocks = 1;
   for (const Digit& g : digits) {
     std::string c = a.DivConstant("inv", stride);
-    if (stride * g.extent < out_.element_count() / 16) c = a.ModConstant(c, g.extent);
+    // A top digit of power-of-two extent is masked too: the bound lets the
+    // driver's compiler keep 32-bit addressing (8x8 relayout on lavapipe:
+    // 0.84 of the stream kernel against 0.80).
+    const bool power_of_two = (g.extent & (g.extent - 1)) == 0;
+    if (power_of_two || stride * g.extent < out_.element_count() / (e * e)) c = a.ModConstant(c, g.extent);
     c = a.MulConstant(c, g.scale);
     terms[g.dim] = terms[g.dim].empty() ? c : a.Add(terms[g.dim], c);
     stride *= g.extent;
@@ -586,28 +620,63 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
   ASSIGN_OR_RETURN(std::string v, Value(&root, root_index_));
 
   KernelSource k;
-  k.name = "fusion_" + root.name + "_block4x4";
+  k.name = "fusion_" + root.name + "_block" + std::to_string(e) + "x" + std::to_string(e);
   k.inputs = inputs_;
   k.output = out_;
   k.invocations = static_cast<uint64_t>(blocks);
   k.local_size = 256;
   std::string src = "  if (inv >= " + U(blocks) + ") return;\n" + decompose;
-  for (const auto& [buffer, init] : row_loads_) src += "  uvec4 " + buffer + "_r[4] = uvec4[4](" + init + ");\n";
-  for (const auto& [buffer, init] : col_loads_) src += "  uvec4 " + buffer + "_c[4] = uvec4[4](" + init + ");\n";
-  src += "  uvec4 outv[4];\n";
+  for (const auto& [array, rows] : block_rows_) src += rows.loads;
+  for (const auto& [array, rows] : block_rows_) src += rows.unpacks;
+  src += "  uvec4 outv[" + std::to_string(e * e / 4) + "];\n";
   // No [[unroll]]: spirv-opt's unrolling loses the NoContraction that the
   // math library's error-free transforms need (division stops being exact).
-  // Unrolling the source by hand was measured too: no gain on lavapipe.
-  src += "  for (uint e = 0u; e < 16u; ++e) {\n    uint ka = e & 3u, kb = e >> 2u;\n";
-  src += body_ + "    outv[kb][ka] = " + EncodeToBits(t, v) + ";\n  }\n";
-  for (int kb = 0; kb < 4; ++kb) {
+  // The driver unrolls a 16-step loop itself (unrolling 4x4 by hand gained
+  // nothing on lavapipe); 64 steps it leaves as a loop that indexes the
+  // block's arrays dynamically (0.24 of the stream kernel), so 8x8 blocks
+  // repeat the body per element with constant ka, kb.
+  const std::string store = "    " + BlockWord("outv", "kb", "ka") + " = " + EncodeToBits(t, v) + ";\n";
+  if (e == 4) {
+    src += "  for (uint e = 0u; e < 16u; ++e) {\n    uint ka = e & 3u, kb = e >> 2u;\n" + body_ + store + "  }\n";
+  } else {
+    for (int kb = 0; kb < e; ++kb)
+      for (int ka = 0; ka < e; ++ka)
+        src += "  {\n    const uint ka = " + U(ka) + ", kb = " + U(kb) + ";\n" + body_ + store + "  }\n";
+  }
+  for (int kb = 0; kb < e; ++kb) {
     std::vector<std::string> at = block_base_;
     at[b_dim] = a.Add(at[b_dim], a.Constant(kb));
-    src += "  " + WriteVector("out0", out_map.ToPhysical(at, a) + " >> 2u", "outv[" + std::to_string(kb) + "]") + "\n";
+    src += WriteBlockRow(out_map.ToPhysical(at, a), "outv", kb);
   }
   src += "}\n";
   k.glsl = Prologue(k.local_size, k.name) + src;
   return k;
+}
+
+void FusedEmitter::ReadBlockRow(const std::string& buffer, const std::string& at, const std::string& array, int row,
+                                BlockRows& rows) {
+  const std::string r = std::to_string(row);
+  if (block_ == 4) {
+    rows.loads += "  " + array + "[" + r + "] = " + ReadVector(buffer, at + " >> 2u") + ";\n";
+    return;
+  }
+  quad_buffers_.insert(buffer);
+  const std::string word = array + "_w" + r;
+  rows.loads += "  u64vec4 " + word + " = " + buffer + "q.v[" + at + " >> 3u];\n";
+  rows.unpacks += "  " + array + "[" + std::to_string(2 * row) + "] = widen(" + word + ".xy); " + array + "[" +
+                  std::to_string(2 * row + 1) + "] = widen(" + word + ".zw);\n";
+}
+
+std::string FusedEmitter::WriteBlockRow(const std::string& at, const std::string& array, int row) {
+  if (block_ == 4) return "  " + WriteVector("out0", at + " >> 2u", array + "[" + std::to_string(row) + "]") + "\n";
+  quad_buffers_.insert("out0");
+  return "  out0q.v[" + at + " >> 3u] = u64vec4(narrow(" + array + "[" + std::to_string(2 * row) + "]), narrow(" +
+         array + "[" + std::to_string(2 * row + 1) + "]));\n";
+}
+
+std::string FusedEmitter::BlockWord(const std::string& array, const std::string& row, const std::string& column) const {
+  if (block_ == 4) return array + "[" + row + "][" + column + "]";
+  return array + "[" + row + " * 2u + (" + column + " >> 2u)][" + column + " & 3u]";
 }
 
 bool NeedsOwnKernel(const Instruction& inst) {

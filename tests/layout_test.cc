@@ -262,6 +262,45 @@ ENTRY %e {
   RunAndCompare(*back, 10, 1);
 }
 
+TEST_F(LayoutKernels, TiledTransposesMoveEightByEightBlocks) {
+  // Into and out of a tiled layout, a CPU driver with 64-bit integers moves
+  // 8x8 blocks as u64vec4 words; other devices keep 4x4 blocks. The first
+  // two take the tile-row invocation order (fast dim a multiple of 512),
+  // the third the plain one; operands in the output's order, broadcasts and
+  // a third dim ride along.
+  const TargetFeatures& target = TestDevice().target();
+  const std::string expected = target.cpu && target.int64 ? "block8x8" : "block4x4";
+  const char* modules[] = {
+      R"(HloModule into_tiles
+ENTRY %e {
+  %x = f32[512,64]{1,0} parameter(0)
+  %y = f32[512,64]{0,1:T(8,128)} parameter(1)
+  %s = f32[512,64] add(%x, %y)
+  ROOT %r = f32[512,64]{0,1:T(8,128)} multiply(%s, %x)
+})",
+      R"(HloModule out_of_tiles
+ENTRY %e {
+  %x = s32[512,64]{0,1:T(8,128)} parameter(0)
+  %v = s32[64] parameter(1)
+  %b = s32[512,64] broadcast(%v), dimensions={1}
+  ROOT %r = s32[512,64]{1,0} subtract(%x, %b)
+})",
+      R"(HloModule three_dims
+ENTRY %e {
+  %x = u32[3,24,40]{2,1,0} parameter(0)
+  ROOT %r = u32[3,24,40]{1,2,0:T(8,8)} copy(%x)
+})"};
+  for (const char* text : modules) {
+    SCOPED_TRACE(text);
+    auto m = Parse(text);
+    ASSERT_TRUE(m);
+    auto exe = Executable::Compile(*m, TestDevice());
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    EXPECT_NE((*exe)->kernel_sources()[0].find(expected), std::string::npos);
+    RunAndCompare(*m, 11, 1);
+  }
+}
+
 TEST_F(LayoutKernels, BitcastWithDifferentPhysicalSizeIsAnError) {
   auto m = ParseAndVerifyHlo(R"(HloModule bad
 ENTRY %e {
