@@ -19,12 +19,12 @@ constexpr const char* kPreamble =
     "limit of the same device measured in the same run: `vkCmdCopyBuffer` bandwidth, and a hand-written\n"
     "streaming kernel (`c = a + b` over vec4, the best local size of 64/128/256) that stands for what a\n"
     "plain shader does on that device. On CPU drivers with 64-bit integers vkxla moves whole vectors as\n"
-    "u64vec2 words (llvmpipe moves each component separately, so fewer, wider words go faster), and\n"
-    "its kernels can beat that reference: the same kernel over u64vec2 words is reported beside it to\n"
-    "show how much of a ratio above 1 comes from word width. Device times come from GPU timestamps around the recorded\n"
-    "dispatches; bandwidth counts bytes read plus bytes written. Each device has its own section; a run\n"
-    "replaces only its own. lavapipe runs on the host CPU, so its figures move by about ±10% between\n"
-    "runs on a shared machine.\n";
+    "u64vec2 words, and relayouts through tiled layouts as u64vec4 words (llvmpipe moves each component\n"
+    "separately, so fewer, wider words go faster), and its kernels can beat that reference: the same\n"
+    "kernel over u64vec2 words is reported beside it to show how much of a ratio comes from word width.\n"
+    "Device times come from GPU timestamps around the recorded dispatches; bandwidth counts bytes read\n"
+    "plus bytes written. Each device has its own section; a run replaces only its own. lavapipe runs on\n"
+    "the host CPU, so its figures move by about ±10% between runs on a shared machine.\n";
 
 std::string Ratio(double r) {
   if (r <= 0) return "";
