@@ -172,6 +172,11 @@ class FusedEmitter {
   int64_t FindTransposedOperand(const Instruction* n, int64_t a, const std::vector<int64_t>& perm,
                                 std::set<const Instruction*>& seen);
   StatusOr<KernelSource> EmitBlocked(const Instruction& root, const TiledIndexMap& out_map);
+  // Whether the fused computation under `n` is a few cheap ops (moves,
+  // integer and sign ops, add/subtract/multiply, selects), so that 8x8
+  // blocks may repeat it for each of their 64 elements; `budget` counts
+  // the ops still allowed.
+  bool CheapToRepeat(const Instruction* n, int& budget) const;
   std::string Prologue(uint32_t local_size, const std::string& name) const;
   // A whole uvec4 of a buffer ("in0", "out0"), read or written. On a CPU
   // driver with 64-bit integers this goes through a u64vec2 alias of the

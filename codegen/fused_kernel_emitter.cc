@@ -551,9 +551,13 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
   // with 4x4 blocks, whose 16-byte pieces of many tile rows defeat the
   // CPU's prefetch). Plain transposes keep 4x4 blocks (1.1-1.2 there, 0.73
   // with 8x8).
+  // The body is repeated per element, so only a few cheap ops qualify: 64
+  // copies of a math-library chain (tanh, exp, atan2) take llvmpipe minutes
+  // to compile, and such kernels are bound by arithmetic, not memory.
   const bool tiled = transposed_operand_tiled_ || out_map.is_tiled();
+  int budget = 16;
   if (target_.cpu && target_.int64 && tiled && out_map.UnitStrideDimension(8) == a_dim && out_.dim(a_dim) % 8 == 0 &&
-      out_.dim(b_dim) % 8 == 0)
+      out_.dim(b_dim) % 8 == 0 && CheapToRepeat(&root, budget))
     block_ = 8;
   // Block coordinates, as digits of the invocation id, fastest first; each
   // digit adds digit * scale to its dim's block origin, then the other dims
@@ -651,6 +655,26 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
   src += "}\n";
   k.glsl = Prologue(k.local_size, k.name) + src;
   return k;
+}
+
+bool FusedEmitter::CheapToRepeat(const Instruction* n, int& budget) const {
+  if (n != root_ && buffer_layout_(n)) return true;  // read from its own buffer
+  if (--budget < 0) return false;
+  switch (n->opcode) {
+    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kIota: case Opcode::kBroadcast:
+    case Opcode::kCopy: case Opcode::kTranspose: case Opcode::kReshape: case Opcode::kBitcast:
+    case Opcode::kBitcastConvert: case Opcode::kConvert: case Opcode::kAdd: case Opcode::kSubtract:
+    case Opcode::kMultiply: case Opcode::kNegate: case Opcode::kAbs: case Opcode::kMaximum: case Opcode::kMinimum:
+    case Opcode::kSelect: case Opcode::kCompare: case Opcode::kClamp: case Opcode::kAnd: case Opcode::kOr:
+    case Opcode::kXor: case Opcode::kNot: case Opcode::kShiftLeft: case Opcode::kShiftRightLogical:
+    case Opcode::kShiftRightArithmetic:
+      break;
+    default:
+      return false;
+  }
+  for (const Instruction* o : n->operands)
+    if (!CheapToRepeat(o, budget)) return false;
+  return true;
 }
 
 void FusedEmitter::ReadBlockRow(const std::string& buffer, const std::string& at, const std::string& array, int row,

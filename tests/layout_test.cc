@@ -265,32 +265,39 @@ ENTRY %e {
 TEST_F(LayoutKernels, TiledTransposesMoveEightByEightBlocks) {
   // Into and out of a tiled layout, a CPU driver with 64-bit integers moves
   // 8x8 blocks as u64vec4 words; other devices keep 4x4 blocks. The first
-  // two take the tile-row invocation order (fast dim a multiple of 512),
+  // two take the tile-row invocation order (fast dim a multiple of 256),
   // the third the plain one; operands in the output's order, broadcasts and
-  // a third dim ride along.
+  // a third dim ride along. A math-library op (exact division) keeps 4x4
+  // blocks everywhere (8x8 blocks repeat the body 64 times).
   const TargetFeatures& target = TestDevice().target();
-  const std::string expected = target.cpu && target.int64 ? "block8x8" : "block4x4";
-  const char* modules[] = {
-      R"(HloModule into_tiles
+  const std::string wide = target.cpu && target.int64 ? "block8x8" : "block4x4";
+  const std::pair<const char*, std::string> cases[] = {
+      {R"(HloModule into_tiles
 ENTRY %e {
   %x = f32[512,64]{1,0} parameter(0)
   %y = f32[512,64]{0,1:T(8,128)} parameter(1)
   %s = f32[512,64] add(%x, %y)
   ROOT %r = f32[512,64]{0,1:T(8,128)} multiply(%s, %x)
-})",
-      R"(HloModule out_of_tiles
+})", wide},
+      {R"(HloModule out_of_tiles
 ENTRY %e {
   %x = s32[512,64]{0,1:T(8,128)} parameter(0)
   %v = s32[64] parameter(1)
   %b = s32[512,64] broadcast(%v), dimensions={1}
   ROOT %r = s32[512,64]{1,0} subtract(%x, %b)
-})",
-      R"(HloModule three_dims
+})", wide},
+      {R"(HloModule three_dims
 ENTRY %e {
   %x = u32[3,24,40]{2,1,0} parameter(0)
   ROOT %r = u32[3,24,40]{1,2,0:T(8,8)} copy(%x)
-})"};
-  for (const char* text : modules) {
+})", wide},
+      {R"(HloModule math_library
+ENTRY %e {
+  %x = f32[64,32]{1,0} parameter(0)
+  %y = f32[64,32]{1,0} parameter(1)
+  ROOT %r = f32[64,32]{0,1:T(8,32)} divide(%x, %y)
+})", "block4x4"}};
+  for (const auto& [text, expected] : cases) {
     SCOPED_TRACE(text);
     auto m = Parse(text);
     ASSERT_TRUE(m);
