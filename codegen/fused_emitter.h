@@ -185,8 +185,9 @@ class FusedEmitter {
   // 1.07 of the stream kernel against 0.8).
   std::string ReadVector(const std::string& buffer, const std::string& index);
   std::string WriteVector(const std::string& buffer, const std::string& index, const std::string& value);
-  // Statements that load row `row` of a block (block_ / 4 uvec4s from the
-  // block_-aligned physical element `at`) into `array`, and that store one.
+  // Adds to `rows` the statements that load row `row` of a block (block_ /
+  // 4 uvec4s from the block_-aligned physical element `at`) into `array`;
+  // WriteBlockRow gives the statement that stores one.
   void ReadBlockRow(const std::string& buffer, const std::string& at, const std::string& array, int row, BlockRows& rows);
   std::string WriteBlockRow(const std::string& at, const std::string& array, int row);
   // Word (ka, kb) of a block held as rows along the second index.

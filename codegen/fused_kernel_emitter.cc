@@ -545,56 +545,52 @@ StatusOr<KernelSource> FusedEmitter::EmitBlocked(const Instruction& root, const 
   if (out_.dim(a_dim) % 4 != 0 || out_.dim(b_dim) % 4 != 0)
     return Internal("block mode needs dims divisible by 4");
   // On a CPU driver, a transpose into or out of a tiled layout moves 8x8
-  // blocks as 32-byte u64vec4 words, and both sides move in runs of 256
-  // bytes (llvmpipe: 0.89-0.90 of the stream
-  // kernel for f32[4096,4096] {1,0} <-> {0,1:T(8,128)}, against 0.67-0.70
-  // with 4x4 blocks, whose 16-byte pieces of many tile rows defeat the
-  // CPU's prefetch). Plain transposes keep 4x4 blocks (1.1-1.2 there, 0.73
-  // with 8x8).
-  // The body is repeated per element, so only a few cheap ops qualify: 64
-  // copies of a math-library chain (tanh, exp, atan2) take llvmpipe minutes
-  // to compile, and such kernels are bound by arithmetic, not memory.
+  // blocks as 32-byte u64vec4 words, both sides in runs of 256 bytes
+  // (llvmpipe: 0.89-0.92 of the stream kernel for f32[4096,4096] {1,0} <->
+  // {0,1:T(8,128)}, against 0.67-0.70 with 4x4 blocks, whose 16-byte pieces
+  // of many tile rows defeat the CPU's prefetch). Plain transposes keep 4x4
+  // blocks (1.1-1.2 there, 0.73 with 8x8). The body is repeated per
+  // element, so only a few cheap ops qualify: 64 copies of a math-library
+  // chain (tanh, exp, atan2) take llvmpipe minutes to compile, and such
+  // kernels are bound by arithmetic, not memory.
   const bool tiled = transposed_operand_tiled_ || out_map.is_tiled();
   int budget = 16;
   if (target_.cpu && target_.int64 && tiled && out_map.UnitStrideDimension(8) == a_dim && out_.dim(a_dim) % 8 == 0 &&
       out_.dim(b_dim) % 8 == 0 && CheapToRepeat(&root, budget))
     block_ = 8;
+  const int64_t e = block_;
   // Block coordinates, as digits of the invocation id, fastest first; each
-  // digit adds digit * scale to its dim's block origin, then the other dims
-  // follow, minor-most logical first.
+  // digit adds digit * scale to its dim's block origin; the other dims
+  // follow, minor-most logical first. a goes fastest (consecutive
+  // invocations store consecutive output vectors), except on a CPU driver
+  // reading a tiled operand into an untiled output: there b, the tiled
+  // array's unit-stride dim, so the loads step through a tile in order
+  // (0.56 against 0.45 of the stream kernel with 4x4 blocks).
+  const bool b_fastest = target_.cpu && transposed_operand_tiled_ && !out_map.is_tiled();
+  const int64_t fast = b_fastest ? b_dim : a_dim, slow = b_fastest ? a_dim : b_dim;
   struct Digit {
     int64_t dim, extent, scale;
   };
   std::vector<Digit> digits;
-  const int64_t e = block_;
   if (block_ == 8) {
-    // The dim that is unit-stride in the tiled array goes fastest: 8
-    // blocks (64 elements, half a T(8,128) tile row), then 8 blocks of the
-    // other dim (256 bytes of each untiled row), 4 more of the first; the
-    // workgroups then walk the other dim. Best of 20 orders tried.
-    const int64_t fast = out_map.is_tiled() ? a_dim : b_dim, slow = fast == a_dim ? b_dim : a_dim;
+    // 8 blocks of the fast dim (half a T(8,128) tile row), 8 of the slow
+    // one (256 bytes of each untiled row), 4 more of the fast; the
+    // workgroups then walk the slow dim. Best of about 20 orders tried.
     if (out_.dim(fast) % (e * 32) == 0 && out_.dim(slow) % (e * 8) == 0)
       digits = {{fast, 8, e}, {slow, 8, e}, {fast, 4, e * 8}, {slow, out_.dim(slow) / (e * 8), e * 8},
                 {fast, out_.dim(fast) / (e * 32), e * 32}};
-    else
-      digits = {{fast, out_.dim(fast) / e, e}, {slow, out_.dim(slow) / e, e}};
   } else {
-    // Where a and b allow, a workgroup's 256 invocations cover ta x (256 /
-    // ta) blocks, so the strided side reuses what it brings into cache: on a
-    // CPU driver ta = 4 (one 64-byte line of output per row; measured best
-    // of 2..256 on lavapipe, 0.97 of the stream kernel against 0.5 at 16),
-    // on a GPU 16 (256 contiguous bytes per row for coalescing). On a CPU,
-    // reading a tiled operand into an untiled output (no int64) goes better
-    // with b fastest: the loads then step through a tile in order.
-    const bool b_fastest = target_.cpu && transposed_operand_tiled_ && !out_map.is_tiled();
-    const int64_t fast = b_fastest ? b_dim : a_dim, slow = b_fastest ? a_dim : b_dim;
+    // A workgroup's 256 invocations cover ta x (256 / ta) blocks, so the
+    // strided side reuses what it brings into cache: on a CPU driver ta = 4
+    // (one 64-byte line of output per row; best of 2..256 on lavapipe, 0.97
+    // of the stream kernel against 0.5 at 16), on a GPU 16 (256 contiguous
+    // bytes per row for coalescing).
     const int64_t ta = target_.cpu ? 4 : 16, tb = 256 / ta;
     if (out_.dim(fast) % (e * ta) == 0 && out_.dim(slow) % (e * tb) == 0)
       digits = {{fast, ta, e}, {slow, tb, e}, {fast, out_.dim(fast) / (e * ta), e * ta},
                 {slow, out_.dim(slow) / (e * tb), e * tb}};
-    else
-      digits = {{fast, out_.dim(fast) / e, e}, {slow, out_.dim(slow) / e, e}};
   }
+  if (digits.empty()) digits = {{fast, out_.dim(fast) / e, e}, {slow, out_.dim(slow) / e, e}};
   for (int64_t d = out_.rank() - 1; d >= 0; --d)
     if (d != a_dim && d != b_dim) digits.push_back({d, out_.dim(d), 1});
   GlslIndexArithmetic a;
