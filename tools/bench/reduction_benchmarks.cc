@@ -25,6 +25,35 @@ std::string SortModule(int64_t n) {
          ") sort(k, v), dimensions={0}, is_stable=true, to_apply=less\n}\n";
 }
 
+// Softmax over the rows of f32[n,n] as JAX writes it: max, exp of the
+// difference, sum, divide.
+std::string SoftmaxModule(int64_t n) {
+  const std::string m = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]", v = "f32[" + std::to_string(n) + "]";
+  return "HloModule softmax\n\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n\n"
+         "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
+         "ENTRY main {\n  x = " + m + " parameter(0)\n  ninf = f32[] constant(-inf)\n"
+         "  mx = " + v + " reduce(x, ninf), dimensions={1}, to_apply=max\n"
+         "  mb = " + m + " broadcast(mx), dimensions={0}\n  d = " + m + " subtract(x, mb)\n  e = " + m + " exponential(d)\n"
+         "  z = f32[] constant(0)\n  s = " + v + " reduce(e, z), dimensions={1}, to_apply=add\n"
+         "  sb = " + m + " broadcast(s), dimensions={0}\n  ROOT y = " + m + " divide(e, sb)\n}\n";
+}
+
+// Layer norm over the rows of f32[n,n] with a scale and an offset per column.
+std::string LayerNormModule(int64_t n) {
+  const std::string m = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]", v = "f32[" + std::to_string(n) + "]";
+  return "HloModule layer_norm\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
+         "ENTRY main {\n  x = " + m + " parameter(0)\n  g = " + v + " parameter(1)\n  b = " + v + " parameter(2)\n"
+         "  z = f32[] constant(0)\n  inv = f32[] constant(" + Format("%.9g", 1.0 / double(n)) + ")\n  invb = " + v +
+         " broadcast(inv), dimensions={}\n  s = " + v + " reduce(x, z), dimensions={1}, to_apply=add\n"
+         "  mean = " + v + " multiply(s, invb)\n  mb = " + m + " broadcast(mean), dimensions={0}\n"
+         "  c = " + m + " subtract(x, mb)\n  c2 = " + m + " multiply(c, c)\n"
+         "  ss = " + v + " reduce(c2, z), dimensions={1}, to_apply=add\n  var = " + v + " multiply(ss, invb)\n"
+         "  eps = f32[] constant(1e-05)\n  epsb = " + v + " broadcast(eps), dimensions={}\n  ve = " + v + " add(var, epsb)\n"
+         "  r = " + v + " rsqrt(ve)\n  rb = " + m + " broadcast(r), dimensions={0}\n  nrm = " + m + " multiply(c, rb)\n"
+         "  gb = " + m + " broadcast(g), dimensions={1}\n  bb = " + m + " broadcast(b), dimensions={1}\n"
+         "  sc = " + m + " multiply(nrm, gb)\n  ROOT y = " + m + " add(sc, bb)\n}\n";
+}
+
 }  // namespace
 
 Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
@@ -37,6 +66,20 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
                                std::to_string(n) + "]{1,0} (reduce dimensions={" + std::to_string(dim) + "})",
                            Format("%.1f GB/s", gbps), Format("reference stream kernel %.1f GB/s", limits.stream_gbps),
                            gbps / limits.stream_gbps, 0.8, Format("%.3f ms", m.kernels.seconds * 1e3)});
+  }
+
+  // Row-wise normalizations: the least traffic is one read of x and one
+  // write of the result, which is what the ratio counts.
+  std::vector<Literal> norm_args = {args[0], RandomBenchLiteral(Shape(ElementType::kF32, {n}), 6),
+                                    RandomBenchLiteral(Shape(ElementType::kF32, {n}), 7)};
+  for (const bool softmax : {true, false}) {
+    const std::string text = softmax ? SoftmaxModule(n) : LayerNormModule(n);
+    ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, text, softmax ? args : norm_args));
+    const double gbps = 2.0 * double(n) * n * 4 / m.kernels.seconds * 1e-9;
+    report.rows.push_back({std::string(softmax ? "softmax" : "layer norm") + " over rows of f32[" + std::to_string(n) + "," +
+                               std::to_string(n) + "] (" + std::to_string(m.kernel_count) + " kernels)",
+                           Format("%.1f GB/s", gbps), Format("reference stream kernel %.1f GB/s", limits.stream_gbps),
+                           gbps / limits.stream_gbps, 0, Format("%.3f ms; bytes: one read of x, one write", m.kernels.seconds * 1e3)});
   }
 
   // Sort: 1M keys (fewer when --elements asks for a small run).
