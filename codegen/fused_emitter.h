@@ -16,7 +16,7 @@
 #include "codegen/fused_kernel_emitter.h"
 #include "codegen/kernel.h"
 #include "codegen/shader_library.h"
-#include "codegen/target.h"
+#include "plan/target_features.h"
 #include "ir/module.h"
 #include "ir/tiled_index.h"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "codegen/kernel.h"
-#include "codegen/target.h"
+#include "plan/target_features.h"
 #include "ir/status.h"
 
 namespace vkxla {

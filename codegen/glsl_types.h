@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/target.h"
+#include "plan/target_features.h"
 #include "ir/element_type.h"
 #include "ir/scalar.h"
 #include "ir/status.h"

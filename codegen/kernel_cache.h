@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/target.h"
+#include "plan/target_features.h"
 #include "ir/status.h"
 
 namespace vkxla {

@@ -8,7 +8,7 @@
 #include <array>
 #include <string>
 
-#include "codegen/target.h"
+#include "plan/target_features.h"
 #include "ir/status.h"
 
 namespace vkxla {

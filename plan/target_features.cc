@@ -1,4 +1,4 @@
-#include "codegen/target.h"
+#include "plan/target_features.h"
 
 namespace vkxla {
 

@@ -1,0 +1,18 @@
+// Places a program's buffers in arenas: one per memory kind, where buffers
+// whose live ranges (in steps) do not overlap share bytes, so a chain of
+// kernels needs two temporaries however long it is and the peak memory of
+// a program is known before anything is allocated. Greedy by size, largest
+// first, each at the lowest aligned offset free for its whole life (XLA's
+// heap simulator does the same).
+#pragma once
+
+#include "ir/status.h"
+#include "plan/program.h"
+
+namespace vkxla {
+
+// Sets arena and offset of every buffer and the arenas' sizes; errors name
+// the sizes when an arena or a bound buffer exceeds what the target allows.
+Status AssignBuffers(Program& program);
+
+}  // namespace vkxla

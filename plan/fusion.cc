@@ -1,0 +1,312 @@
+#include "plan/fusion.h"
+
+#include <algorithm>
+
+#include "ops/op_traits.h"
+#include "ops/reduction_shapes.h"
+#include "ops/window.h"
+#include "plan/cost_model.h"
+#include "plan/sort_config.h"
+
+namespace vkxla {
+namespace {
+
+bool IsSort(const Instruction* i) { return i->opcode == Opcode::kSort || i->opcode == Opcode::kTopK; }
+
+// get-tuple-element of a sort: its result read through the permutation,
+// which fuses like a gather.
+bool IsSortResult(const Instruction& i) {
+  return i.opcode == Opcode::kGetTupleElement && IsSort(ValueRef::Of(&i).inst);
+}
+
+// Ops that only name values: they never cost a kernel.
+bool IsFree(const Instruction& i) {
+  switch (i.opcode) {
+    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple:
+      return true;
+    case Opcode::kGetTupleElement:
+      return !IsSortResult(i);
+    default:
+      return false;
+  }
+}
+
+// Ops computed inline by the kernels that read them.
+bool IsFusible(const Instruction& i) {
+  if (IsElementwise(i.opcode)) return true;
+  switch (i.opcode) {
+    case Opcode::kBroadcast: case Opcode::kIota: case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kReverse:
+    case Opcode::kSlice: case Opcode::kConcatenate: case Opcode::kPad: case Opcode::kCopy: case Opcode::kBitcast:
+    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather: case Opcode::kMap:
+    case Opcode::kGetDimensionSize: case Opcode::kSetDimensionSize: case Opcode::kDynamicReshape:
+      return true;
+    case Opcode::kGetTupleElement:
+      return IsSortResult(i);
+    default:
+      return false;
+  }
+}
+
+double Elements(const Shape& s) { return s.IsArray() ? std::max<double>(1.0, static_cast<double>(s.element_count())) : 1.0; }
+
+int64_t WindowPositions(const Instruction& op) {
+  StatusOr<Window> w = WindowOf(op, op.operands[0]->shape.rank());
+  int64_t n = 1;
+  if (w.ok())
+    for (int64_t s : w->size) n *= s;
+  return n;
+}
+
+// How often computing all of `user` once reads each element of operand
+// `v` (see rule 4).
+double ReadsPerElement(const Instruction& user, const Instruction& v, const TargetFeatures& target) {
+  const double expansion = Elements(user.shape.IsArray() ? user.shape : v.shape) / Elements(v.shape);
+  switch (user.opcode) {
+    case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kCopy: case Opcode::kReverse: case Opcode::kBitcast:
+    case Opcode::kReduce: case Opcode::kScan: case Opcode::kMap:
+      return 1;
+    case Opcode::kReduceWindow:
+      return static_cast<double>(WindowPositions(user));
+    case Opcode::kSelectAndScatter:
+      return 2.0 * static_cast<double>(WindowPositions(user));
+    case Opcode::kScatter:
+      // Every result element walks all updates and their indices.
+      return user.operands[0] == &v ? 1 : Elements(user.operands[0]->shape);
+    case Opcode::kSort: case Opcode::kTopK: {
+      StatusOr<SortConfig> c = ChooseSortConfig(user, target);
+      return 1.0 + 2.0 * (c.ok() ? static_cast<double>(c->passes.size()) : 1.0);
+    }
+    default:
+      break;
+  }
+  if (IsElementwise(user.opcode)) return 1;
+  return std::max(1.0, expansion);
+}
+
+class FusionPass {
+ public:
+  FusionPass(const Computation& entry, const std::vector<ValueRef>& results, const TargetFeatures& target)
+      : entry_(entry), results_(results), target_(target) {}
+
+  StatusOr<FusionChoice> Run() {
+    Index();
+    RETURN_IF_ERROR(CheckOps());
+    MandatoryBuffers();
+    ChooseEpilogues();
+    Costs();
+    Evaluations();
+    MultiOutputOperands();
+    BuildGroups();
+    return std::move(choice_);
+  }
+
+ private:
+  void Materialize(const ValueRef& v, const std::string& why) { choice_.materialized.emplace(v, why); }
+  bool IsMaterialized(const Instruction* i) const { return choice_.materialized.count(ValueRef::Of(i)) > 0; }
+
+  void Index() {
+    for (const auto& inst : entry_.instructions()) {
+      position_[inst.get()] = static_cast<int>(order_.size());
+      order_.push_back(inst.get());
+    }
+    auto add = [](std::vector<const Instruction*>& list, const Instruction* i) {
+      if (std::find(list.begin(), list.end(), i) == list.end()) list.push_back(i);
+    };
+    for (const Instruction* i : order_)
+      for (const Instruction* o : i->operands) {
+        add(users_[o], i);
+        // Readers see through tuples: exp(gte(tuple(a, b), 0)) reads a.
+        if (IsFree(*i)) continue;
+        const Instruction* read = o->opcode == Opcode::kGetTupleElement && !IsSortResult(*o) ? ValueRef::Of(o).inst : o;
+        add(readers_[read], i);
+      }
+    for (const ValueRef& r : results_) result_values_.insert(r);
+  }
+
+  Status CheckOps() {
+    for (const Instruction* i : order_)
+      if (!IsFree(*i) && !IsFusible(*i) && !HeroKind(*i))
+        return Unimplemented(std::string(OpcodeName(i->opcode)) + " " + i->Describe() + ": not implemented on Vulkan yet");
+    return OkStatus();
+  }
+
+  // The results of a hero that something reads (or the entry returns).
+  std::vector<ValueRef> HeroResults(const Instruction* h) const {
+    if (!h->shape.IsTuple()) return {ValueRef{h, -1}};
+    std::set<int64_t> used;
+    for (const ValueRef& r : results_)
+      if (r.inst == h) used.insert(r.index);
+    auto it = users_.find(h);
+    if (it != users_.end())
+      for (const Instruction* u : it->second) {
+        if (u->opcode == Opcode::kGetTupleElement) {
+          used.insert(u->tuple_index);
+        } else {
+          for (size_t k = 0; k < h->shape.tuple_shapes().size(); ++k) used.insert(static_cast<int64_t>(k));
+        }
+      }
+    std::vector<ValueRef> out;
+    for (int64_t k : used) out.push_back(ValueRef{h, k});
+    return out;
+  }
+
+  void MandatoryBuffers() {
+    for (const Instruction* i : order_) {
+      if (i->opcode == Opcode::kParameter) Materialize(ValueRef{i, -1}, "parameter");
+      if (i->opcode == Opcode::kConstant && i->shape.IsArray() && i->shape.element_count() > 1)
+        Materialize(ValueRef{i, -1}, "constant");
+      const std::optional<KernelKind> kind = HeroKind(*i);
+      if (kind && *kind != KernelKind::kSort)
+        for (const ValueRef& v : HeroResults(i)) Materialize(v, std::string(KernelKindName(*kind)) + " result");
+    }
+    for (const ValueRef& r : results_) Materialize(r, "entry result");
+  }
+
+  // Rule 3: a non-variadic reduce's single-user elementwise chain.
+  void ChooseEpilogues() {
+    for (const Instruction* h : order_) {
+      if (h->opcode != Opcode::kReduce || h->shape.IsTuple()) continue;
+      const Instruction* end = h;
+      while (!result_values_.count(ValueRef{end, -1})) {
+        auto it = readers_.find(end);
+        if (it == readers_.end() || it->second.size() != 1) break;
+        const Instruction* u = it->second[0];
+        if (!IsElementwise(u->opcode) || !u->shape.IsArray() || u->shape.dims() != h->shape.dims()) break;
+        epilogue_of_[u] = h;
+        end = u;
+      }
+      if (end == h) continue;
+      choice_.materialized.erase(ValueRef{h, -1});
+      Materialize(ValueRef{end, -1}, "epilogue of %" + h->name);
+      epilogue_end_[h] = end;
+    }
+  }
+
+  // Cost of one element with what would be fused under it (distinct
+  // operands, each counted once; bounded, so long chains stay finite).
+  void Costs() {
+    for (const Instruction* i : order_) {
+      double c = static_cast<double>(ElementCost(*i));
+      std::set<const Instruction*> seen;
+      for (const Instruction* o : i->operands) {
+        if (!seen.insert(o).second) continue;
+        c += IsMaterialized(o) ? 1.0 : cost_[o];
+      }
+      cost_[i] = std::min(c, 1e9);
+    }
+  }
+
+  // Rule 4, users before producers so each user's own evaluations are known.
+  void Evaluations() {
+    for (size_t k = order_.size(); k-- > 0;) {
+      const Instruction* v = order_[k];
+      if (!IsFusible(*v) || IsMaterialized(v) || epilogue_of_.count(v)) continue;
+      double e = 0;
+      auto it = readers_.find(v);
+      if (it != readers_.end())
+        for (const Instruction* u : it->second) {
+          const double reads = ReadsPerElement(*u, *v, target_);
+          const bool own_kernel = HeroKind(*u).has_value() || IsMaterialized(u) || epilogue_of_.count(u);
+          e += own_kernel ? reads : choice_.evaluations[u] * reads;
+        }
+      choice_.evaluations[v] = e;
+      const double n = Elements(v->shape);
+      if (n > 1 && (e - 1) * cost_[v] * n > kMemoryRoundTripCost * n + kDispatchCost) {
+        char why[96];
+        std::snprintf(why, sizeof why, "computed %.3g times per element at cost %.0f", e, cost_[v]);
+        Materialize(ValueRef::Of(v), why);
+        decided_.push_back(v);
+      }
+    }
+  }
+
+  // Rule 5.
+  void MultiOutputOperands() {
+    for (const Instruction* v : decided_) {
+      if (result_values_.count(ValueRef::Of(v)) || !v->shape.IsArray() || v->opcode == Opcode::kGetTupleElement) continue;
+      if (BitWidth(v->shape.element_type()) < 32) continue;  // elements must own whole words
+      for (const Instruction* u : readers_[v]) {
+        if (u->opcode != Opcode::kReduce) continue;
+        const int64_t arity = static_cast<int64_t>(u->operands.size() / 2);
+        bool operand = false;
+        for (int64_t i = 0; i < arity; ++i) operand = operand || u->operands[i] == v;
+        bool later = true;
+        for (const Instruction* w : readers_[v]) later = later && (w == u || position_[w] > position_[u]);
+        if (operand && later) {
+          written_by_reduce_[v] = u;
+          choice_.materialized[ValueRef::Of(v)] += "; written by %" + u->name;
+          break;
+        }
+      }
+    }
+  }
+
+  void BuildGroups() {
+    struct Ordered {
+      double position;
+      GroupChoice group;
+    };
+    std::vector<Ordered> groups;
+    for (const Instruction* h : order_) {
+      const std::optional<KernelKind> kind = HeroKind(*h);
+      if (!kind) continue;
+      GroupChoice g{*kind, h, {}};
+      if (*kind != KernelKind::kSort) {
+        auto end = epilogue_end_.find(h);
+        if (end != epilogue_end_.end()) g.outputs.push_back(ValueRef{end->second, -1});
+        else g.outputs = HeroResults(h);
+      }
+      for (const auto& [v, reduce] : written_by_reduce_)
+        if (reduce == h) g.outputs.push_back(ValueRef::Of(v));
+      groups.push_back({static_cast<double>(position_[h]), std::move(g)});
+    }
+    // Every other value in memory that no hero writes gets a loop kernel,
+    // placed after what it reads.
+    std::set<ValueRef> written;
+    for (const Ordered& o : groups)
+      for (const ValueRef& v : o.group.outputs) written.insert(v);
+    for (const auto& [v, why] : choice_.materialized) {
+      if (written.count(v) || v.inst->opcode == Opcode::kParameter || v.inst->opcode == Opcode::kConstant) continue;
+      if (HeroKind(*v.inst) && !IsSort(v.inst)) continue;  // written by its hero
+      const double at = position_[v.inst] + (v.index >= 0 ? 0.5 : 0.0);
+      groups.push_back({at, GroupChoice{KernelKind::kLoop, v.inst, {v}}});
+    }
+    std::stable_sort(groups.begin(), groups.end(), [](const Ordered& a, const Ordered& b) { return a.position < b.position; });
+    for (Ordered& o : groups) choice_.groups.push_back(std::move(o.group));
+  }
+
+  const Computation& entry_;
+  const std::vector<ValueRef>& results_;
+  const TargetFeatures& target_;
+  std::vector<const Instruction*> order_;
+  std::map<const Instruction*, int> position_;
+  std::map<const Instruction*, std::vector<const Instruction*>> users_;    // every op naming it
+  std::map<const Instruction*, std::vector<const Instruction*>> readers_;  // ops computing from it, through tuples
+  std::set<ValueRef> result_values_;
+  std::map<const Instruction*, const Instruction*> epilogue_of_;   // epilogue op -> its reduce
+  std::map<const Instruction*, const Instruction*> epilogue_end_;  // reduce -> the value it writes
+  std::map<const Instruction*, double> cost_;
+  std::vector<const Instruction*> decided_;  // materialized by rule 4
+  std::map<const Instruction*, const Instruction*> written_by_reduce_;
+  FusionChoice choice_;
+};
+
+}  // namespace
+
+std::optional<KernelKind> HeroKind(const Instruction& inst) {
+  switch (inst.opcode) {
+    case Opcode::kReduce: return KernelKind::kReduce;
+    case Opcode::kSort: case Opcode::kTopK: return KernelKind::kSort;
+    case Opcode::kScan: return KernelKind::kScan;
+    case Opcode::kReduceWindow: case Opcode::kSelectAndScatter: return KernelKind::kWindow;
+    case Opcode::kScatter: return KernelKind::kScatter;
+    default: return std::nullopt;
+  }
+}
+
+StatusOr<FusionChoice> ChooseFusion(const Computation& entry, const std::vector<ValueRef>& results,
+                                    const TargetFeatures& target) {
+  return FusionPass(entry, results, target).Run();
+}
+
+}  // namespace vkxla

@@ -1,0 +1,67 @@
+// The fusion pass: one walk over a computation that decides which values
+// live in memory and which kernels compute them.
+//
+// Rules, in order:
+// 1. Heroes get a kernel of their own: reduce, sort/topk (its permutation),
+//    scan, reduce-window, select-and-scatter, scatter. Everything else
+//    (elementwise ops, data movement, gathers, dynamic slices, a sort's
+//    results read through its permutation) fuses into the kernels that read
+//    it, as index maps and inline arithmetic.
+// 2. Parameters, array constants, heroes' results and the entry's results
+//    live in buffers.
+// 3. Epilogue: a reduce's result that feeds a chain of elementwise ops of
+//    its own shape, each the only user of the last, is finished in the
+//    reduce's kernel; the chain's end is what it writes (layer norm's
+//    rsqrt(var + eps) is computed once per row, not once per element).
+// 4. A fused value is written to memory once instead of being recomputed
+//    where recomputing costs more than the memory traffic saved: with E the
+//    times each of its elements would be computed (summed over its users:
+//    1 per elementwise user, the expansion of a broadcast, a reduce-window's
+//    window, the passes of a sort, every result element of a scatter for
+//    its updates), C the cost of one element and N the elements
+//    (plan/cost_model.h): (E - 1) * C * N > kMemoryRoundTripCost * N +
+//    kDispatchCost. softmax's exp(x - max), read by the sum and by the
+//    division, is written once; x - mean in layer norm is recomputed, and
+//    so is a negated vector under a broadcast (a kernel launch costs more).
+// 5. Multi-output: such a value that is exactly a reduce's operand, with
+//    every other reader after the reduce, is written by the reduce's
+//    kernel as it reads it (one pass instead of two).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/module.h"
+#include "ir/status.h"
+#include "plan/kernel_configs.h"
+#include "plan/target_features.h"
+#include "plan/value_ref.h"
+
+namespace vkxla {
+
+struct GroupChoice {
+  KernelKind kind = KernelKind::kLoop;
+  const Instruction* hero = nullptr;  // the hero, or the loop's output instruction
+  std::vector<ValueRef> outputs;      // values the group writes (a sort's: none, it writes its permutation)
+};
+
+struct FusionChoice {
+  // Every value that lives in a buffer, with why.
+  std::map<ValueRef, std::string> materialized;
+  // Groups in an order where each reads only what earlier ones wrote.
+  std::vector<GroupChoice> groups;
+  // The times each fused value's elements are computed per run (rule 4), for tests.
+  std::map<const Instruction*, double> evaluations;
+};
+
+// `results`: the entry's result leaves. Errors name ops that no kernel
+// implements.
+StatusOr<FusionChoice> ChooseFusion(const Computation& entry, const std::vector<ValueRef>& results,
+                                    const TargetFeatures& target);
+
+// The kernel kind an instruction heads, if it is a hero.
+std::optional<KernelKind> HeroKind(const Instruction& inst);
+
+}  // namespace vkxla

@@ -1,0 +1,173 @@
+#include "plan/loop_config.h"
+
+#include <set>
+
+#include "ir/layout_index.h"
+#include "ir/tiled_index.h"
+#include "ops/op_traits.h"
+
+namespace vkxla {
+namespace {
+
+struct BlockSearch {
+  const Instruction* root;
+  const Shape& out;
+  const MaterializedLayoutFn& materialized;
+  bool operand_tiled = false;
+  std::set<const Instruction*> seen;
+
+  // The unit-stride dim b (as an output dim) of a buffer read at a
+  // permutation of the root index whose unit-stride dim differs from a;
+  // -1 if none. perm maps n's dims to output dims (transposes on the way
+  // permute it). Iterative over the operands, so long chains cannot
+  // exhaust the stack.
+  int64_t Find(int64_t a) {
+    std::vector<int64_t> identity(out.rank());
+    for (int64_t d = 0; d < out.rank(); ++d) identity[d] = d;
+    std::vector<std::pair<const Instruction*, std::vector<int64_t>>> stack = {{root, identity}};
+    while (!stack.empty()) {
+      auto [n, perm] = std::move(stack.back());
+      stack.pop_back();
+      if (!seen.insert(n).second || !n->shape.IsArray() || n->shape.rank() != out.rank()) continue;
+      bool same = true;
+      for (int64_t d = 0; d < n->shape.rank(); ++d) same = same && n->shape.dim(d) == out.dim(perm[d]);
+      if (!same) continue;
+      std::optional<Layout> buffer = n == root ? std::nullopt : materialized(n);
+      if (buffer && n->shape.element_count() > 1) {
+        Shape placed = n->shape;
+        placed.set_layout(*buffer);
+        auto map = TiledIndexMap::Create(placed);
+        auto bits = ElementStorageBits(n->shape.element_type(), placed.layout_or_default());
+        if (!map.ok() || !bits.ok() || *bits != 32 || map->has_padding()) continue;
+        const int64_t unit = map->UnitStrideDimension(4);
+        if (unit < 0 || perm[unit] == a) continue;
+        operand_tiled = map->is_tiled();
+        return perm[unit];
+      }
+      if (n->opcode == Opcode::kTranspose) {
+        // Result dim i is operand dim dimensions[i].
+        std::vector<int64_t> inner(perm.size());
+        for (size_t i = 0; i < perm.size(); ++i) inner[(*n->dimensions)[i]] = perm[i];
+        stack.emplace_back(n->operands[0], std::move(inner));
+        continue;
+      }
+      // Only ops that read their operands at the same index pass the block on.
+      if (!IsElementwise(n->opcode) && n->opcode != Opcode::kCopy) continue;
+      if (n->opcode == Opcode::kBitcastConvert &&
+          BitWidth(n->shape.element_type()) != BitWidth(n->operands[0]->shape.element_type()))
+        continue;
+      for (size_t k = n->operands.size(); k-- > 0;) stack.emplace_back(n->operands[k], perm);
+    }
+    return -1;
+  }
+};
+
+// Whether the fused computation under `root` is a few cheap ops (moves,
+// integer and sign ops, add/subtract/multiply, selects), so 8x8 blocks may
+// repeat it for each of their 64 elements: 64 copies of a math-library
+// chain (tanh, exp, atan2) take llvmpipe minutes to compile, and such
+// kernels are bound by arithmetic, not memory.
+bool CheapToRepeat(const Instruction* root, const MaterializedLayoutFn& materialized) {
+  int budget = 16;
+  std::vector<const Instruction*> stack = {root};
+  while (!stack.empty()) {
+    const Instruction* n = stack.back();
+    stack.pop_back();
+    if (n != root && materialized(n)) continue;  // read from its own buffer
+    if (--budget < 0) return false;
+    switch (n->opcode) {
+      case Opcode::kParameter: case Opcode::kConstant: case Opcode::kIota: case Opcode::kBroadcast:
+      case Opcode::kCopy: case Opcode::kTranspose: case Opcode::kReshape: case Opcode::kBitcast:
+      case Opcode::kBitcastConvert: case Opcode::kConvert: case Opcode::kAdd: case Opcode::kSubtract:
+      case Opcode::kMultiply: case Opcode::kNegate: case Opcode::kAbs: case Opcode::kMaximum: case Opcode::kMinimum:
+      case Opcode::kSelect: case Opcode::kCompare: case Opcode::kClamp: case Opcode::kAnd: case Opcode::kOr:
+      case Opcode::kXor: case Opcode::kNot: case Opcode::kShiftLeft: case Opcode::kShiftRightLogical:
+      case Opcode::kShiftRightArithmetic:
+        break;
+      default:
+        return false;
+    }
+    for (const Instruction* o : n->operands) stack.push_back(o);
+  }
+  return true;
+}
+
+// The digits that place blocks over the output (see LoopConfig).
+std::vector<BlockDigit> BlockDigits(const Shape& out, const LoopConfig& c, const TiledIndexMap& out_map,
+                                    const TargetFeatures& target) {
+  const int64_t e = c.block, a_dim = c.block_a, b_dim = c.block_b;
+  // a goes fastest (consecutive invocations store consecutive output
+  // vectors), except on a CPU driver reading a tiled operand into an untiled
+  // output: there b, the tiled array's unit-stride dim, so the loads step
+  // through a tile in order (0.56 against 0.45 of the stream kernel with 4x4
+  // blocks).
+  const bool b_fastest = target.cpu && c.transposed_operand_tiled && !out_map.is_tiled();
+  const int64_t fast = b_fastest ? b_dim : a_dim, slow = b_fastest ? a_dim : b_dim;
+  std::vector<BlockDigit> digits;
+  if (e == 8) {
+    // 8 blocks of the fast dim (half a T(8,128) tile row), 8 of the slow
+    // one (256 bytes of each untiled row), 4 more of the fast; the
+    // workgroups then walk the slow dim. Best of about 20 orders tried.
+    if (out.dim(fast) % (e * 32) == 0 && out.dim(slow) % (e * 8) == 0)
+      digits = {{fast, 8, e}, {slow, 8, e}, {fast, 4, e * 8}, {slow, out.dim(slow) / (e * 8), e * 8},
+                {fast, out.dim(fast) / (e * 32), e * 32}};
+  } else {
+    // A workgroup's 256 invocations cover ta x (256 / ta) blocks, so the
+    // strided side reuses what it brings into cache: on a CPU driver ta = 4
+    // (one 64-byte line of output per row; best of 2..256 on lavapipe, 0.97
+    // of the stream kernel against 0.5 at 16), on a GPU 16 (256 contiguous
+    // bytes per row for coalescing).
+    const int64_t ta = target.cpu ? 4 : 16, tb = 256 / ta;
+    if (out.dim(fast) % (e * ta) == 0 && out.dim(slow) % (e * tb) == 0)
+      digits = {{fast, ta, e}, {slow, tb, e}, {fast, out.dim(fast) / (e * ta), e * ta},
+                {slow, out.dim(slow) / (e * tb), e * tb}};
+  }
+  if (digits.empty()) digits = {{fast, out.dim(fast) / e, e}, {slow, out.dim(slow) / e, e}};
+  for (int64_t d = out.rank() - 1; d >= 0; --d)
+    if (d != a_dim && d != b_dim) digits.push_back({d, out.dim(d), 1});
+  return digits;
+}
+
+}  // namespace
+
+StatusOr<LoopConfig> ChooseLoopConfig(const Instruction* root, const Shape& out, const MaterializedLayoutFn& materialized,
+                                      const TargetFeatures& target) {
+  LoopConfig c;
+  const ElementType t = out.element_type();
+  const Layout layout = out.layout_or_default();
+  ASSIGN_OR_RETURN(const int bits, ElementStorageBits(t, layout));
+  ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
+  const int64_t physical = out_map.physical_element_count();
+  if (physical >= (int64_t{1} << 32))
+    return Unimplemented("arrays of 2^32 elements or more are not supported (" + out.ToString() + ")");
+  const int per_word = bits >= 32 ? 1 : 32 / bits;
+  const int words_per_element = std::max(1, BitWidth(t) / 32);
+  c.per_vector = per_word * 4 / words_per_element;
+  c.vectors = static_cast<uint64_t>((physical + c.per_vector - 1) / c.per_vector);
+  if (!root || per_word != 1 || words_per_element != 1 || out_map.has_padding() || !out.is_static()) return c;
+  const int64_t a = out_map.UnitStrideDimension(4);
+  if (a < 0) return c;
+  BlockSearch search{root, out, materialized};
+  const int64_t b = search.Find(a);
+  if (b < 0 || out.dim(a) % 4 != 0 || out.dim(b) % 4 != 0) return c;
+  c.block = 4;
+  c.block_a = a;
+  c.block_b = b;
+  c.transposed_operand_tiled = search.operand_tiled;
+  // On a CPU driver, a transpose into or out of a tiled layout moves 8x8
+  // blocks as 32-byte u64vec4 words, both sides in runs of 256 bytes
+  // (llvmpipe: 0.89-0.92 of the stream kernel for f32[4096,4096] {1,0} <->
+  // {0,1:T(8,128)}, against 0.67-0.70 with 4x4 blocks, whose 16-byte pieces
+  // of many tile rows defeat the CPU's prefetch). Plain transposes keep 4x4
+  // blocks (1.1-1.2 there, 0.73 with 8x8).
+  const bool tiled = c.transposed_operand_tiled || out_map.is_tiled();
+  if (target.cpu && target.int64 && tiled && out_map.UnitStrideDimension(8) == a && out.dim(a) % 8 == 0 &&
+      out.dim(b) % 8 == 0 && CheapToRepeat(root, materialized))
+    c.block = 8;
+  c.digits = BlockDigits(out, c, out_map, target);
+  c.blocks = 1;
+  for (const BlockDigit& d : c.digits) c.blocks *= static_cast<uint64_t>(d.extent);
+  return c;
+}
+
+}  // namespace vkxla

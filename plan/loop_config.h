@@ -1,0 +1,40 @@
+// How a loop kernel (elementwise fusions, data movement, gathers, a sort's
+// results) covers its output: each invocation owns one uvec4 of it, or, when
+// the output runs along one dim in memory and an operand along another, a
+// square block that it transposes in registers so every load and store
+// stays a whole vector.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/status.h"
+#include "plan/materialized.h"
+#include "plan/target_features.h"
+
+namespace vkxla {
+
+// Block coordinates come from the invocation id as digits, fastest first;
+// each adds digit * scale to dim's block origin.
+struct BlockDigit {
+  int64_t dim = 0, extent = 1, scale = 1;
+};
+
+struct LoopConfig {
+  int per_vector = 4;    // physical output elements one invocation owns (a uvec4)
+  uint64_t vectors = 0;  // invocations in vector mode
+  // Block mode: 0 off, else 4 (4x4 uvec4 words) or 8 (8x8 as u64vec4 words).
+  int block = 0;
+  int64_t block_a = -1;  // the output's unit-stride dim
+  int64_t block_b = -1;  // the transposed operand's unit-stride dim, as an output dim
+  bool transposed_operand_tiled = false;
+  std::vector<BlockDigit> digits;
+  uint64_t blocks = 0;   // invocations in block mode
+};
+
+// `root` computes the output (nullptr when it is an element of a tuple,
+// which never blocks); `out` carries the output's layout.
+StatusOr<LoopConfig> ChooseLoopConfig(const Instruction* root, const Shape& out, const MaterializedLayoutFn& materialized,
+                                      const TargetFeatures& target);
+
+}  // namespace vkxla

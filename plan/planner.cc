@@ -1,0 +1,482 @@
+#include "plan/planner.h"
+
+#include <algorithm>
+#include <set>
+
+#include "ir/layout_index.h"
+#include "ops/computation_signature.h"
+#include "ops/gather_scatter_plan.h"
+#include "ops/reduction_shapes.h"
+#include "plan/barriers.h"
+#include "plan/buffer_assignment.h"
+#include "plan/cost_model.h"
+#include "plan/fusion.h"
+
+namespace vkxla {
+namespace {
+
+bool IsSort(const Instruction* i) { return i->opcode == Opcode::kSort || i->opcode == Opcode::kTopK; }
+
+Shape WithLayout(Shape s) {
+  if (!s.has_layout()) s.set_layout(s.layout_or_default());
+  return s;
+}
+
+// The entry's result leaves, in tuple order.
+StatusOr<std::vector<ValueRef>> ResultLeaves(const Instruction* root) {
+  auto nested = [&] { return Unimplemented(root->Describe() + ": nested tuples are not supported as results yet"); };
+  if (!root->shape.IsTuple()) {
+    if (!root->shape.IsArray())
+      return Unimplemented(std::string(OpcodeName(root->opcode)) + " " + root->Describe() + " producing " +
+                           root->shape.ToString() + " as a result is not supported yet");
+    return std::vector<ValueRef>{ValueRef::Of(root)};
+  }
+  std::vector<ValueRef> leaves;
+  if (root->opcode == Opcode::kTuple) {
+    for (const Instruction* o : root->operands) {
+      if (!o->shape.IsArray()) return nested();
+      leaves.push_back(ValueRef::Of(o));
+    }
+    return leaves;
+  }
+  const ValueRef base = ValueRef::Of(root);
+  if (base.index >= 0) return nested();
+  for (size_t k = 0; k < root->shape.tuple_shapes().size(); ++k) {
+    if (!root->shape.tuple_shapes()[k].IsArray()) return nested();
+    leaves.push_back(ValueRef{base.inst, static_cast<int64_t>(k)});
+  }
+  return leaves;
+}
+
+void LeafShapes(const Shape& s, std::vector<Shape>& out) {
+  if (!s.IsTuple()) {
+    out.push_back(WithLayout(s));
+    return;
+  }
+  for (const Shape& e : s.tuple_shapes()) LeafShapes(e, out);
+}
+
+// Whether two outputs sit in memory the same way, so one invocation owns
+// the same elements of both.
+bool SamePlacement(const Shape& a, const Shape& b) {
+  auto bits_a = ElementStorageBits(a.element_type(), a.layout_or_default());
+  auto bits_b = ElementStorageBits(b.element_type(), b.layout_or_default());
+  return a.dims() == b.dims() && a.layout_or_default() == b.layout_or_default() && bits_a.ok() && bits_b.ok() &&
+         *bits_a == *bits_b && BitWidth(a.element_type()) == BitWidth(b.element_type());
+}
+
+class Planner {
+ public:
+  Planner(const Module& module, const TargetFeatures& target) : module_(module) {
+    p_.module_name = module.name();
+    p_.target = target;
+  }
+
+  StatusOr<Program> Run() {
+    const Computation& entry = *module_.entry();
+    const ProgramShape shape = module_.EntryProgramShape();
+    for (const Shape& s : shape.parameters)
+      if (!s.IsArray()) return Unimplemented("entry parameter " + s.ToString() + ": only array parameters are supported yet");
+    ASSIGN_OR_RETURN(leaves_, ResultLeaves(entry.root()));
+    LeafShapes(shape.result, leaf_shapes_);
+    if (leaf_shapes_.size() != leaves_.size()) return Internal("result leaves and result shapes disagree");
+    ASSIGN_OR_RETURN(FusionChoice fusion, ChooseFusion(entry, leaves_, p_.target));
+    RETURN_IF_ERROR(DeclareParameters(entry, shape));
+    RETURN_IF_ERROR(DeclareConstants(fusion));
+    for (const GroupChoice& g : fusion.groups) RETURN_IF_ERROR(AddGroups(g));
+    RETURN_IF_ERROR(DeclareResults());
+    for (FusionGroup& g : p_.groups) RETURN_IF_ERROR(Configure(g));
+    LayOutSteps();
+    MeasureLiveRanges();
+    RETURN_IF_ERROR(AssignBuffers(p_));
+    DeriveBarriers(p_);
+    return std::move(p_);
+  }
+
+ private:
+  int Declare(std::string name, BufferKind kind, MemoryKind memory, const Shape& shape) {
+    BufferDecl b;
+    b.name = std::move(name);
+    b.kind = kind;
+    b.memory = memory;
+    b.shape = WithLayout(shape);
+    StatusOr<int64_t> bytes = PhysicalByteSize(b.shape);
+    b.bytes = std::max<uint64_t>(16, (static_cast<uint64_t>(bytes.ok() ? *bytes : 0) + 15) / 16 * 16);
+    return p_.AddBuffer(std::move(b));
+  }
+
+  Status DeclareParameters(const Computation& entry, const ProgramShape& shape) {
+    const std::vector<Instruction*> params = entry.parameters();
+    bool dynamic = false;
+    for (size_t i = 0; i < params.size(); ++i) {
+      RETURN_IF_ERROR(PhysicalByteSize(WithLayout(shape.parameters[i])).status());
+      const int d = Declare("%" + params[i]->name, BufferKind::kParameter, MemoryKind::kDevice, shape.parameters[i]);
+      const int s = Declare("%" + params[i]->name + ".staging", BufferKind::kStaging, MemoryKind::kHost, shape.parameters[i]);
+      p_.buffers[d].parameter = p_.buffers[s].parameter = static_cast<int64_t>(i);
+      p_.parameter_device.push_back(d);
+      p_.parameter_staging.push_back(s);
+      p_.value_buffer[ValueRef{params[i], -1}] = d;
+      dynamic = dynamic || !params[i]->shape.is_static();
+    }
+    if (dynamic)
+      p_.parameter_sizes = Declare("parameter sizes", BufferKind::kParameterSizes, MemoryKind::kHost,
+                                   Shape(ElementType::kU32, {static_cast<int64_t>(params.size()) * kMaxDynamicRank}));
+    return OkStatus();
+  }
+
+  Status DeclareConstants(const FusionChoice& fusion) {
+    for (const auto& [v, why] : fusion.materialized) {
+      if (v.inst->opcode != Opcode::kConstant) continue;
+      RETURN_IF_ERROR(PhysicalByteSize(WithLayout(v.inst->shape)).status());
+      const int b = Declare("%" + v.inst->name, BufferKind::kConstant, MemoryKind::kHost, v.inst->shape);
+      p_.buffers[b].constant = v.inst;
+      p_.value_buffer[v] = b;
+    }
+    return OkStatus();
+  }
+
+  // The shape a group writes `v` in: the first result leaf's layout where v
+  // is returned, else the default one.
+  Shape OutputShape(const ValueRef& v) const {
+    for (size_t i = 0; i < leaves_.size(); ++i)
+      if (leaves_[i] == v) return leaf_shapes_[i];
+    return WithLayout(v.shape());
+  }
+
+  int DeclareOutput(FusionGroup& g, const ValueRef& v, const Shape& shape) {
+    const int b = Declare(v.ToString(), BufferKind::kTemporary, MemoryKind::kDevice, shape);
+    GroupOutput out{v, b, -1};
+    if (!shape.is_static())
+      out.sizes_buffer = Declare(v.ToString() + ".sizes", BufferKind::kResultSizes, MemoryKind::kHost,
+                                 Shape(ElementType::kU32, {std::max<int64_t>(1, shape.rank())}));
+    g.outputs.push_back(out);
+    if (!p_.value_buffer.count(v)) p_.value_buffer[v] = b;
+    return b;
+  }
+
+  FusionGroup& NewGroup(KernelKind kind, const Instruction* hero) {
+    FusionGroup g;
+    g.id = static_cast<int>(p_.groups.size());
+    g.kind = kind;
+    g.hero = hero;
+    p_.groups.push_back(std::move(g));
+    return p_.groups.back();
+  }
+
+  Status AddGroups(const GroupChoice& choice) {
+    if (choice.kind == KernelKind::kSort) {
+      FusionGroup& g = NewGroup(KernelKind::kSort, choice.hero);
+      ASSIGN_OR_RETURN(SortConfig c, ChooseSortConfig(*choice.hero, p_.target));
+      const int perm = Declare("%" + choice.hero->name + ".permutation", BufferKind::kTemporary, MemoryKind::kDevice,
+                               PermutationShape(c));
+      g.scratch.push_back(perm);
+      p_.permutation_buffer[choice.hero] = perm;
+      g.config = std::move(c);
+      return OkStatus();
+    }
+    if (choice.kind != KernelKind::kReduce) {
+      FusionGroup& g = NewGroup(choice.kind, choice.hero);
+      for (const ValueRef& v : choice.outputs) DeclareOutput(g, v, OutputShape(v));
+      return OkStatus();
+    }
+    // A reduce's results share one kernel where they sit alike in memory;
+    // the rest get a kernel each (recomputing the fold). Operands the
+    // reduce also writes ride with the first.
+    std::vector<std::vector<ValueRef>> sets;
+    std::vector<ValueRef> operands;
+    const Instruction* h = choice.hero;
+    for (const ValueRef& v : choice.outputs) {
+      if (v.inst != h && std::find(h->operands.begin(), h->operands.end(), v.inst) != h->operands.end()) {
+        operands.push_back(v);
+        continue;
+      }
+      bool placed = false;
+      for (auto& set : sets)
+        if (!placed && SamePlacement(OutputShape(set[0]), OutputShape(v))) {
+          set.push_back(v);
+          placed = true;
+        }
+      if (!placed) sets.push_back({v});
+    }
+    for (size_t k = 0; k < sets.size(); ++k) {
+      FusionGroup& g = NewGroup(KernelKind::kReduce, choice.hero);
+      for (const ValueRef& v : sets[k]) DeclareOutput(g, v, OutputShape(v));
+      if (k == 0)
+        for (const ValueRef& v : operands) DeclareOutput(g, v, OutputShape(v));
+    }
+    return OkStatus();
+  }
+
+  Status DeclareResults() {
+    for (size_t i = 0; i < leaves_.size(); ++i) {
+      const ValueRef& v = leaves_[i];
+      const Shape& want = leaf_shapes_[i];
+      ResultLeaf leaf;
+      leaf.value = v;
+      auto it = p_.value_buffer.find(v);
+      if (it == p_.value_buffer.end()) return Internal(v.ToString() + ": a result without a buffer");
+      const BufferDecl& have = p_.buffers[it->second];
+      if (have.shape.layout_or_default() == want.layout_or_default() && have.kind != BufferKind::kConstant) {
+        leaf.device = it->second;
+      } else {
+        // Wanted in another layout (or a constant, which lives on the host):
+        // a kernel copies it over.
+        FusionGroup& g = NewGroup(KernelKind::kLoop, v.inst);
+        g.relayout = true;
+        const int b = Declare(v.ToString() + ".result" + std::to_string(i), BufferKind::kTemporary, MemoryKind::kDevice, want);
+        g.outputs.push_back({v, b, -1});
+        leaf.device = b;
+      }
+      for (const FusionGroup& g : p_.groups)
+        for (const GroupOutput& o : g.outputs)
+          if (o.buffer == leaf.device && o.sizes_buffer >= 0) leaf.sizes = o.sizes_buffer;
+      p_.buffers[leaf.device].kind = BufferKind::kResult;
+      p_.buffers[leaf.device].result = static_cast<int64_t>(i);
+      leaf.staging = Declare(v.ToString() + ".staging", BufferKind::kStaging, MemoryKind::kHost, p_.buffers[leaf.device].shape);
+      p_.buffers[leaf.staging].result = static_cast<int64_t>(i);
+      p_.results.push_back(leaf);
+    }
+    return OkStatus();
+  }
+
+  // What the group reads (buffers, through fused producers) and computes
+  // inline; iterative, so chains of any length are fine.
+  void CollectReads(FusionGroup& g, std::vector<const Instruction*> starts, const Instruction* bound) {
+    const MaterializedLayoutFn materialized = GroupMaterialized(p_, g);
+    std::set<int> inputs;
+    std::set<const Instruction*> seen, fused;
+    while (!starts.empty()) {
+      const Instruction* n = starts.back();
+      starts.pop_back();
+      if (n == bound || !seen.insert(n).second) continue;
+      const ValueRef v = ValueRef::Of(n);
+      if (materialized(n)) {
+        inputs.insert(p_.value_buffer.at(v));
+        continue;
+      }
+      if (n->opcode == Opcode::kGetTupleElement && IsSort(v.inst)) {
+        inputs.insert(p_.permutation_buffer.at(v.inst));
+        fused.insert(n);
+        for (const Instruction* o : v.inst->operands) starts.push_back(o);
+        continue;
+      }
+      if (n->opcode == Opcode::kGetTupleElement || n->opcode == Opcode::kTuple) {
+        if (v.inst != n) starts.push_back(v.inst);
+        else
+          for (const Instruction* o : n->operands) starts.push_back(o);
+        continue;
+      }
+      if (n->opcode != Opcode::kConstant) fused.insert(n);
+      for (const Instruction* o : n->operands) starts.push_back(o);
+    }
+    g.inputs.assign(inputs.begin(), inputs.end());
+    for (const auto& inst : module_.entry()->instructions())
+      if (fused.count(inst.get())) g.fused.push_back(inst.get());
+  }
+
+  // Loop trips of one element of each of `values` plus one application of
+  // each called computation of `op`.
+  int64_t StepTrips(const FusionGroup& g, const std::vector<const Instruction*>& values, const Instruction& op) const {
+    const MaterializedLayoutFn materialized = GroupMaterialized(p_, g);
+    int64_t trips = 0;
+    for (const Instruction* v : values) trips += InlineLoopTrips(v, materialized);
+    for (const auto& [key, c] : op.called_computations) trips += ComputationLoopTrips(*c);
+    return trips;
+  }
+
+  Status Configure(FusionGroup& g) {
+    const Instruction& h = *g.hero;
+    const MaterializedLayoutFn materialized = GroupMaterialized(p_, g);
+    const std::string name = h.name;
+    switch (g.kind) {
+      case KernelKind::kLoop: {
+        const Shape& out = p_.buffers[g.outputs[0].buffer].shape;
+        const bool whole = g.outputs[0].value.index < 0 && !g.relayout;
+        ASSIGN_OR_RETURN(LoopConfig c, ChooseLoopConfig(whole ? &h : nullptr, out, materialized, p_.target));
+        const std::string suffix = c.block ? "_block" + std::to_string(c.block) + "x" + std::to_string(c.block) : "";
+        g.kernels.push_back({"fusion_" + g.outputs[0].value.ToString().substr(1) + suffix, c.block ? c.blocks : c.vectors, 256});
+        const ValueRef& v = g.outputs[0].value;
+        if (g.relayout) g.inputs = {p_.value_buffer.at(v)};
+        else CollectReads(g, {v.index < 0 ? v.inst : SortResultRoot(v)}, nullptr);
+        g.config = std::move(c);
+        return OkStatus();
+      }
+      case KernelKind::kReduce: {
+        // Results come first among a reduce's outputs (operands it writes follow).
+        const Shape& out = p_.buffers[g.outputs[0].buffer].shape;
+        ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(h));
+        std::vector<const Instruction*> operands(h.operands.begin(), h.operands.begin() + plan.arity);
+        ASSIGN_OR_RETURN(ReduceConfig c, ChooseReduceConfig(h, out, StepTrips(g, operands, h), materialized, p_.target));
+        if (c.split()) {
+          for (int64_t i = 0; i < plan.arity; ++i) {
+            const ElementType t = h.operands[i]->shape.element_type();
+            const int64_t words = std::max(1, BitWidth(t) / 32);
+            g.scratch.push_back(Declare("%" + name + ".partials" + std::to_string(i), BufferKind::kScratch, MemoryKind::kDevice,
+                                        Shape(ElementType::kU32, {c.PartialElements() * words})));
+          }
+        }
+        g.kernels.push_back({(c.mode == ReduceConfig::Mode::kColumnBlocks ? "reduce_blocks_" : "reduce_") + name +
+                                 (c.split() ? "_partials" : ""),
+                             c.FirstPassInvocations(), 256});
+        for (size_t pass = 1; pass < c.parts.size(); ++pass)
+          g.kernels.push_back({"reduce_partials_" + name + "_" + std::to_string(pass), c.FoldPassInvocations(pass), 256});
+        if (c.split()) g.kernels.push_back({"reduce_" + name, c.FinalPassInvocations(), 256});
+        std::vector<const Instruction*> starts(h.operands.begin(), h.operands.end());
+        for (const GroupOutput& o : g.outputs) starts.push_back(o.value.inst);
+        CollectReads(g, starts, &h);
+        g.config = std::move(c);
+        return OkStatus();
+      }
+      case KernelKind::kSort: {
+        const SortConfig& c = std::get<SortConfig>(g.config);
+        g.kernels.push_back({"sort_local_" + name, c.LocalInvocations(), 256});
+        g.kernels.push_back({"sort_step_" + name, c.StepInvocations(), 256});
+        CollectReads(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), &h);
+        return OkStatus();
+      }
+      case KernelKind::kScan: {
+        ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(h));
+        std::vector<const Instruction*> inputs(h.operands.begin(), h.operands.begin() + plan.inputs);
+        ASSIGN_OR_RETURN(ScanConfig c, ChooseScanConfig(h, StepTrips(g, inputs, h), p_.target));
+        g.kernels.push_back({std::string(c.parallel ? "scan_parallel_" : "scan_") + name, c.Invocations(), 256});
+        CollectReads(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), &h);
+        g.config = std::move(c);
+        return OkStatus();
+      }
+      case KernelKind::kWindow: {
+        std::vector<const Instruction*> operands = {h.operands[0]};
+        if (h.opcode == Opcode::kSelectAndScatter) operands.push_back(h.operands[1]);
+        else operands.assign(h.operands.begin(), h.operands.begin() + h.operands.size() / 2);
+        ASSIGN_OR_RETURN(WindowConfig c, ChooseWindowConfig(h, p_.buffers[g.outputs[0].buffer].shape,
+                                                            StepTrips(g, operands, h), p_.target));
+        if (h.opcode == Opcode::kSelectAndScatter) {
+          const ElementType t = h.operands[0]->shape.element_type();
+          const int64_t words = std::max(1, BitWidth(t) / 32) + 1;
+          g.scratch.push_back(Declare("%" + name + ".selection", BufferKind::kScratch, MemoryKind::kDevice,
+                                      Shape(ElementType::kU32, {static_cast<int64_t>(c.select_invocations) * words})));
+          g.kernels.push_back({"select_" + name, c.select_invocations, 256});
+          g.kernels.push_back({"scatter_selected_" + name, c.invocations, 256});
+        } else {
+          g.kernels.push_back({"reduce_window_" + name, c.invocations, 256});
+        }
+        CollectReads(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), &h);
+        g.config = std::move(c);
+        return OkStatus();
+      }
+      case KernelKind::kScatter: {
+        ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(h));
+        std::vector<const Instruction*> values(h.operands.begin() + plan.arity, h.operands.end());
+        ASSIGN_OR_RETURN(ScatterConfig c, ChooseScatterConfig(h, p_.buffers[g.outputs[0].buffer].shape,
+                                                              StepTrips(g, values, h), p_.target));
+        g.kernels.push_back({"scatter_" + name, c.invocations, 256});
+        CollectReads(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), &h);
+        g.config = std::move(c);
+        return OkStatus();
+      }
+    }
+    return Internal("unknown kernel kind");
+  }
+
+  // The get-tuple-element instruction of the entry that reads `v`, a
+  // sort's result.
+  const Instruction* SortResultRoot(const ValueRef& v) const {
+    for (const auto& i : module_.entry()->instructions())
+      if (i->opcode == Opcode::kGetTupleElement && ValueRef::Of(i.get()) == v) return i.get();
+    return v.inst;
+  }
+
+  Step DispatchOf(const FusionGroup& g, int kernel, std::vector<uint32_t> push, bool reads_outputs) {
+    Step s;
+    s.op = DispatchStep{g.id, kernel, std::move(push)};
+    s.reads = g.inputs;
+    s.reads.insert(s.reads.end(), g.scratch.begin(), g.scratch.end());
+    for (const GroupOutput& o : g.outputs) {
+      if (reads_outputs) s.reads.push_back(o.buffer);
+      s.writes.push_back(o.buffer);
+      if (o.sizes_buffer >= 0) s.writes.push_back(o.sizes_buffer);
+    }
+    s.writes.insert(s.writes.end(), g.scratch.begin(), g.scratch.end());
+    return s;
+  }
+
+  void LayOutSteps() {
+    for (size_t i = 0; i < p_.parameter_device.size(); ++i) {
+      Step s;
+      const int src = p_.parameter_staging[i], dst = p_.parameter_device[i];
+      s.op = CopyStep{src, dst, p_.buffers[dst].bytes};
+      s.reads = {src};
+      s.writes = {dst};
+      p_.steps.push_back(std::move(s));
+    }
+    for (const FusionGroup& g : p_.groups) {
+      auto dispatch = [&](int kernel, std::vector<uint32_t> push = {}, bool reads_outputs = false) {
+        if (g.kernels[kernel].invocations == 0) return;  // an empty array: nothing to compute
+        p_.steps.push_back(DispatchOf(g, kernel, std::move(push), reads_outputs));
+      };
+      if (const auto* c = std::get_if<SortConfig>(&g.config)) {
+        for (const SortConfig::Pass& pass : c->passes) dispatch(pass.kernel, pass.push_constants);
+      } else if (const auto* c = std::get_if<ScanConfig>(&g.config)) {
+        for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
+      } else if (const auto* c = std::get_if<WindowConfig>(&g.config)) {
+        for (size_t k = 0; k < g.kernels.size(); ++k)
+          for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(static_cast<int>(k), {static_cast<uint32_t>(pass)}, pass > 0);
+      } else if (const auto* c = std::get_if<ScatterConfig>(&g.config)) {
+        for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
+      } else {
+        for (size_t k = 0; k < g.kernels.size(); ++k) dispatch(static_cast<int>(k));
+      }
+    }
+    for (const ResultLeaf& r : p_.results) {
+      Step s;
+      s.op = CopyStep{r.device, r.staging, p_.buffers[r.device].bytes};
+      s.reads = {r.device};
+      s.writes = {r.staging};
+      p_.steps.push_back(std::move(s));
+    }
+  }
+
+  void MeasureLiveRanges() {
+    const int end = static_cast<int>(p_.steps.size());
+    for (size_t i = 0; i < p_.steps.size(); ++i) {
+      const int at = static_cast<int>(i);
+      for (const std::vector<int>* list : {&p_.steps[i].reads, &p_.steps[i].writes})
+        for (int b : *list) {
+          BufferDecl& d = p_.buffers[b];
+          d.first_step = d.first_step < 0 ? at : std::min(d.first_step, at);
+          d.last_step = std::max(d.last_step, at);
+        }
+    }
+    for (BufferDecl& d : p_.buffers) {
+      if (d.memory == MemoryKind::kHost) {
+        d.first_step = 0;
+        d.last_step = end;  // written or read by the host around every run
+      } else if (d.first_step < 0) {
+        d.first_step = d.last_step = 0;
+      }
+    }
+  }
+
+  const Module& module_;
+  Program p_;
+  std::vector<ValueRef> leaves_;
+  std::vector<Shape> leaf_shapes_;
+};
+
+}  // namespace
+
+MaterializedLayoutFn GroupMaterialized(const Program& program, const FusionGroup& group) {
+  return [&program, &group](const Instruction* n) -> std::optional<Layout> {
+    const ValueRef v = ValueRef::Of(n);
+    if (!group.relayout && group.OutputOf(v) >= 0) return std::nullopt;  // computed here
+    auto it = program.value_buffer.find(v);
+    if (it == program.value_buffer.end()) return std::nullopt;
+    return program.buffers[it->second].shape.layout_or_default();
+  };
+}
+
+StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target) {
+  if (!module.entry()) return InvalidArgument("module " + module.name() + " has no entry computation");
+  return Planner(module, target).Run();
+}
+
+}  // namespace vkxla

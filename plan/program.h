@@ -1,0 +1,180 @@
+// The plan of a module on one target: what every kernel computes (fusion
+// groups around a hero), where every value lives (buffers as slices of a
+// few arenas, shared by values whose lifetimes do not overlap), and the
+// steps that run (dispatches, copies, fills, external commands, loops,
+// branches, collectives) with the barriers their buffers need. Pure data:
+// codegen writes each group's kernels from it, the runtime allocates the
+// arenas and records the steps, and `vkxla run --dump-plan` prints it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "plan/kernel_configs.h"
+#include "plan/target_features.h"
+#include "plan/value_ref.h"
+
+namespace vkxla {
+
+// Run-time sizes of a parameter's dynamic dims: this many u32s per parameter.
+constexpr int64_t kMaxDynamicRank = 8;
+
+enum class MemoryKind { kDevice, kHost };
+
+enum class BufferKind {
+  kParameter,       // an entry parameter on the device (uploaded from its staging buffer)
+  kStaging,         // host copy of a parameter or a result
+  kConstant,        // an array constant (written once at compile time)
+  kTemporary,       // a value computed by one group and read by later ones
+  kResult,          // an entry result on the device (downloaded to its staging buffer)
+  kScratch,         // a group's own working memory (partial results, a sort's permutation)
+  kParameterSizes,  // run-time sizes of the parameters' dynamic dims
+  kResultSizes,     // run-time sizes of a result's dynamic dims
+};
+std::string_view BufferKindName(BufferKind k);
+
+struct BufferDecl {
+  std::string name;    // "%x", "%x.staging", "%s.partials0"
+  BufferKind kind = BufferKind::kTemporary;
+  MemoryKind memory = MemoryKind::kDevice;
+  Shape shape;         // with its layout; dynamic dims at their bounds
+  uint64_t bytes = 0;  // whole 16-byte vectors
+  int64_t parameter = -1;                 // kParameter / kStaging of a parameter
+  int64_t result = -1;                    // kResult / kStaging of result leaf `result`
+  const Instruction* constant = nullptr;  // kConstant
+  // Placement: a slice of an arena.
+  int arena = -1;
+  uint64_t offset = 0;
+  // Live range over top-level step indices (inclusive); buffers that must
+  // outlive a run (staging, constants, sizes) are live throughout.
+  int first_step = -1, last_step = -1;
+};
+
+struct Arena {
+  MemoryKind memory = MemoryKind::kDevice;
+  uint64_t bytes = 0;
+};
+
+// One kernel of a group: its launch. Codegen writes its source from the
+// group and its config; dispatch steps record it (with push constants).
+struct KernelLaunch {
+  std::string name;
+  uint64_t invocations = 0;  // 0: nothing to run (an empty array)
+  uint32_t local_size = 256;
+};
+
+// A value a group writes: `value` computed by `root` (an epilogue of the
+// hero, the hero itself, or for multi-output reductions the operand it reads).
+struct GroupOutput {
+  ValueRef value;
+  int buffer = -1;
+  int sizes_buffer = -1;  // kResultSizes for a dynamic result
+};
+
+struct FusionGroup {
+  int id = 0;
+  KernelKind kind = KernelKind::kLoop;
+  // The op the kernel is built around: reduce, sort, scan, ...; for loops
+  // the first output's instruction.
+  const Instruction* hero = nullptr;
+  std::vector<GroupOutput> outputs;
+  // Instructions computed inline (producers fused into the loads, the
+  // epilogue), in definition order: for reading the plan.
+  std::vector<const Instruction*> fused;
+  std::vector<int> inputs;   // buffers read
+  // Working buffers besides the outputs: partial results, a selection, a
+  // sort's permutation (which its results' readers read too).
+  std::vector<int> scratch;
+  // A result wanted in another layout than its value's buffer: the kernel
+  // copies that buffer instead of computing the value.
+  bool relayout = false;
+  KernelConfig config;
+  std::vector<KernelLaunch> kernels;
+  // The output computing `v` (-1 if none).
+  int OutputOf(const ValueRef& v) const;
+};
+
+struct Step;
+using StepList = std::vector<Step>;
+
+struct DispatchStep {
+  int group = 0, kernel = 0;
+  std::vector<uint32_t> push_constants;  // at most 4 words
+};
+struct CopyStep {
+  int src = 0, dst = 0;
+  uint64_t bytes = 0;
+};
+struct FillStep {
+  int buffer = 0;
+  uint32_t word = 0;
+};
+// A library records its own commands (VkFFT): `name` says which, the
+// runtime has the recorder.
+struct ExternalStep {
+  std::string name;
+};
+// Runs `condition`, reads the predicate (a pred in `predicate`) and runs
+// `body` while it holds.
+struct WhileStep {
+  StepList condition, body;
+  int predicate = -1;
+};
+// Reads the selector (s32 branch index or pred) and runs one branch; an
+// index out of range takes the last, as the spec says.
+struct ConditionalStep {
+  int selector = -1;
+  std::vector<StepList> branches;
+};
+// A collective across replicas over the named buffers.
+struct CollectiveStep {
+  std::string op;
+};
+
+struct Step {
+  std::variant<DispatchStep, CopyStep, FillStep, ExternalStep, WhileStep, ConditionalStep, CollectiveStep> op;
+  std::vector<int> reads, writes;  // buffers
+  // Derived (plan/barriers.h): a memory barrier before this step, because
+  // it reads or overwrites bytes an earlier step wrote, or overwrites bytes
+  // an earlier step read, since the last barrier.
+  bool barrier_before = false;
+  // Whether this step needs the host in the middle of a run (a loop's
+  // predicate, a branch index): recording splits there.
+  bool NeedsHost() const;
+};
+
+// One leaf of the entry's result: its device buffer, staging and sizes.
+struct ResultLeaf {
+  ValueRef value;
+  int device = -1, staging = -1, sizes = -1;
+};
+
+struct Program {
+  std::string module_name;
+  TargetFeatures target;
+  std::vector<BufferDecl> buffers;
+  std::vector<Arena> arenas;
+  std::vector<FusionGroup> groups;
+  StepList steps;
+  // Where each materialized value lives (its first buffer, which readers use).
+  std::map<ValueRef, int> value_buffer;
+  // A sort's permutation, read by every consumer of its results.
+  std::map<const Instruction*, int> permutation_buffer;
+  std::vector<int> parameter_device, parameter_staging;
+  int parameter_sizes = -1;
+  std::vector<ResultLeaf> results;
+
+  int AddBuffer(BufferDecl b);
+  uint64_t PeakBytes(MemoryKind memory) const;
+  int DispatchCount() const;  // dispatch steps, counted through loops and branches once
+  int BarrierCount() const;
+  // Everything above as text: groups with what they fuse, buffers with
+  // their placement and live ranges, steps with their barriers, peak memory.
+  std::string ToString() const;
+};
+
+}  // namespace vkxla

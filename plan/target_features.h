@@ -1,0 +1,42 @@
+// What a device offers the plan and the code generator: pure data, filled
+// by runtime/capabilities.cc from Vulkan queries (minus VKXLA_MASK), or
+// canned (plan/target_profiles.h) so every planning decision is tested
+// without a device.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vkxla {
+
+struct TargetFeatures {
+  std::string device_name = "unknown";
+  // A CPU driver (lavapipe): access patterns are sized for its caches and
+  // 8-wide SIMD rather than for a GPU's coalescing.
+  bool cpu = false;
+  bool float64 = false;          // shaderFloat64
+  bool int64 = false;            // shaderInt64
+  bool float16 = false;          // shaderFloat16 arithmetic (we compute f16 in f32 regardless)
+  bool int8 = false;             // shaderInt8
+  bool subgroup_arithmetic = false;
+  uint32_t subgroup_size = 1;
+  uint32_t max_workgroup_invocations = 128;
+  uint32_t max_workgroup_count_x = 65535;
+  uint32_t max_shared_memory_bytes = 16384;  // maxComputeSharedMemorySize
+  uint64_t max_storage_buffer_range = 1u << 27;
+  uint32_t min_storage_buffer_offset_alignment = 256;  // slices of an arena start at multiples of this
+  uint64_t max_memory_allocation_size = uint64_t{1} << 30;  // one arena at most this
+  uint32_t vulkan_api_version = 0;  // VK_MAKE_API_VERSION packed
+  // Loop iterations one invocation may run, all loops together. Mesa's
+  // llvmpipe silently ends a shader's loops after 65535 trips in total
+  // (gallivm's loop limiter is one counter per invocation), and GPU drivers
+  // reset devices whose submissions run too long; the plan splits longer
+  // work across workgroups and passes. A quarter of llvmpipe's count leaves
+  // room for the loops inside the math library.
+  uint32_t max_loop_trips = 16384;
+
+  // Stable text for cache keys: changes whenever generated code could.
+  std::string CacheKey() const;
+};
+
+}  // namespace vkxla

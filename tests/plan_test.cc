@@ -1,0 +1,429 @@
+// The plan layer without a device: which kernels a module becomes on
+// canned targets (lavapipe, a desktop GPU, a phone), what each fuses, where
+// buffers live and share memory, where barriers go, and how long loops are
+// cut to fit a driver's limits.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "frontends/hlo_text.h"
+#include "plan/barriers.h"
+#include "plan/buffer_assignment.h"
+#include "plan/fusion.h"
+#include "plan/planner.h"
+#include "plan/target_profiles.h"
+
+namespace vkxla {
+namespace {
+
+const char* kAdd = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n";
+const char* kAddS32 = "add {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT r = s32[] add(a, b)\n}\n";
+const char* kMax = "max {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] maximum(a, b)\n}\n";
+
+const char* kSoftmax = R"(
+ENTRY main {
+  x = f32[256,512] parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[256] reduce(x, ninf), dimensions={1}, to_apply=max
+  mb = f32[256,512] broadcast(mx), dimensions={0}
+  d = f32[256,512] subtract(x, mb)
+  e = f32[256,512] exponential(d)
+  z = f32[] constant(0)
+  s = f32[256] reduce(e, z), dimensions={1}, to_apply=add
+  sb = f32[256,512] broadcast(s), dimensions={0}
+  ROOT y = f32[256,512] divide(e, sb)
+})";
+
+const char* kLayerNorm = R"(
+ENTRY main {
+  x = f32[256,512] parameter(0)
+  g = f32[512] parameter(1)
+  b = f32[512] parameter(2)
+  z = f32[] constant(0)
+  inv = f32[] constant(0.001953125)
+  invb = f32[256] broadcast(inv), dimensions={}
+  s = f32[256] reduce(x, z), dimensions={1}, to_apply=add
+  mean = f32[256] multiply(s, invb)
+  mb = f32[256,512] broadcast(mean), dimensions={0}
+  c = f32[256,512] subtract(x, mb)
+  c2 = f32[256,512] multiply(c, c)
+  ss = f32[256] reduce(c2, z), dimensions={1}, to_apply=add
+  var = f32[256] multiply(ss, invb)
+  eps = f32[] constant(1e-05)
+  epsb = f32[256] broadcast(eps), dimensions={}
+  ve = f32[256] add(var, epsb)
+  r = f32[256] rsqrt(ve)
+  rb = f32[256,512] broadcast(r), dimensions={0}
+  nrm = f32[256,512] multiply(c, rb)
+  gb = f32[256,512] broadcast(g), dimensions={1}
+  bb = f32[256,512] broadcast(b), dimensions={1}
+  sc = f32[256,512] multiply(nrm, gb)
+  ROOT y = f32[256,512] add(sc, bb)
+})";
+
+std::unique_ptr<Module> Parse(const std::string& computations, const std::string& entry) {
+  auto m = ParseAndVerifyHlo("HloModule m\n\n" + computations + entry);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? std::move(*m) : nullptr;
+}
+
+struct Planned {
+  std::unique_ptr<Module> module;
+  Program program;
+};
+
+Planned PlanText(const std::string& computations, const std::string& entry, const TargetFeatures& target) {
+  Planned p;
+  p.module = Parse(computations, entry);
+  if (!p.module) return p;
+  auto program = PlanModule(*p.module, target);
+  EXPECT_TRUE(program.ok()) << program.status().ToString();
+  if (program.ok()) p.program = std::move(*program);
+  return p;
+}
+
+std::vector<TargetFeatures> AllTargets() { return {LavapipeTarget(), DesktopGpuTarget(), PhoneTarget()}; }
+
+// "kind %hero -> outputs" for each group, to compare whole plans at once.
+std::vector<std::string> Groups(const Program& p) {
+  std::vector<std::string> out;
+  for (const FusionGroup& g : p.groups) {
+    std::string s = std::string(KernelKindName(g.kind)) + " %" + g.hero->name + " ->";
+    for (const GroupOutput& o : g.outputs) s += " " + o.value.ToString();
+    out.push_back(s);
+  }
+  return out;
+}
+
+bool Fuses(const FusionGroup& g, const std::string& name) {
+  return std::any_of(g.fused.begin(), g.fused.end(), [&](const Instruction* i) { return i->name == name; });
+}
+
+const FusionGroup* GroupWriting(const Program& p, const std::string& name) {
+  for (const FusionGroup& g : p.groups)
+    for (const GroupOutput& o : g.outputs)
+      if (o.value.inst->name == name) return &g;
+  return nullptr;
+}
+
+std::set<std::string> InputNames(const Program& p, const FusionGroup& g) {
+  std::set<std::string> names;
+  for (int b : g.inputs) names.insert(p.buffers[b].name);
+  return names;
+}
+
+TEST(PlanFusion, SoftmaxWritesTheExponentialOnceFromTheSumsKernel) {
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    Planned p = PlanText(std::string(kAdd) + kMax, kSoftmax, t);
+    ASSERT_FALSE(p.program.groups.empty());
+    // The max, the sum that also writes exp(x - max) as it reads it, the division.
+    EXPECT_EQ(Groups(p.program), (std::vector<std::string>{"reduce %mx -> %mx", "reduce %s -> %s %e", "loop %y -> %y"}));
+    const FusionGroup& sum = p.program.groups[1];
+    EXPECT_TRUE(Fuses(sum, "e") && Fuses(sum, "d") && Fuses(sum, "mb"));
+    const FusionGroup& div = p.program.groups[2];
+    EXPECT_FALSE(Fuses(div, "e"));  // read, not recomputed
+    EXPECT_EQ(InputNames(p.program, div), (std::set<std::string>{"%e", "%s"}));
+    EXPECT_EQ(p.program.DispatchCount(), 3);
+  }
+}
+
+TEST(PlanFusion, LayerNormFinishesEachRowInItsReduction) {
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    Planned p = PlanText(kAdd, kLayerNorm, t);
+    ASSERT_FALSE(p.program.groups.empty());
+    // mean = s / n and rsqrt(var + eps) are epilogues of their reductions;
+    // x - mean is cheap and recomputed where it is read.
+    EXPECT_EQ(Groups(p.program), (std::vector<std::string>{"reduce %s -> %mean", "reduce %ss -> %r", "loop %y -> %y"}));
+    EXPECT_TRUE(Fuses(p.program.groups[1], "r") && Fuses(p.program.groups[1], "ve") && Fuses(p.program.groups[1], "c"));
+    const FusionGroup& out = p.program.groups[2];
+    EXPECT_FALSE(Fuses(out, "r"));
+    EXPECT_TRUE(Fuses(out, "c") && Fuses(out, "rb"));
+    EXPECT_EQ(InputNames(p.program, out), (std::set<std::string>{"%x", "%g", "%b", "%mean", "%r"}));
+  }
+}
+
+TEST(PlanFusion, ReductionFeedingElementwiseOps) {
+  const std::string entry = R"(
+ENTRY main {
+  x = f32[64,128] parameter(0)
+  z = f32[] constant(0)
+  r = f32[64] reduce(x, z), dimensions={1}, to_apply=add
+  c2 = f32[] constant(2)
+  two = f32[64] broadcast(c2), dimensions={}
+  ROOT y = f32[64] multiply(r, two)
+})";
+  Planned p = PlanText(kAdd, entry, LavapipeTarget());
+  EXPECT_EQ(Groups(p.program), (std::vector<std::string>{"reduce %r -> %y"}));
+  // Read by an op of another shape, the reduction is written and read back.
+  const std::string bcast = R"(
+ENTRY main {
+  x = f32[64,128] parameter(0)
+  z = f32[] constant(0)
+  r = f32[64] reduce(x, z), dimensions={1}, to_apply=add
+  rb = f32[64,128] broadcast(r), dimensions={0}
+  ROOT y = f32[64,128] subtract(x, rb)
+})";
+  Planned q = PlanText(kAdd, bcast, LavapipeTarget());
+  EXPECT_EQ(Groups(q.program), (std::vector<std::string>{"reduce %r -> %r", "loop %y -> %y"}));
+  EXPECT_EQ(InputNames(q.program, q.program.groups[1]), (std::set<std::string>{"%x", "%r"}));
+}
+
+TEST(PlanFusion, TransposeFeedingAReductionReadsThroughIt) {
+  // The reduced dim of the transpose is x's unit-stride dim: the reduce
+  // walks rows of x, fused, with no transposed copy in memory.
+  const std::string entry = R"(
+ENTRY main {
+  x = f32[64,128]{1,0} parameter(0)
+  t = f32[128,64] transpose(x), dimensions={1,0}
+  z = f32[] constant(0)
+  ROOT r = f32[64] reduce(t, z), dimensions={0}, to_apply=add
+})";
+  for (const TargetFeatures& target : AllTargets()) {
+    Planned p = PlanText(kAdd, entry, target);
+    ASSERT_EQ(p.program.groups.size(), 1u);
+    EXPECT_TRUE(Fuses(p.program.groups[0], "t"));
+    const auto& c = std::get<ReduceConfig>(p.program.groups[0].config);
+    EXPECT_EQ(c.mode, ReduceConfig::Mode::kRows);
+    EXPECT_EQ(c.unit, 0);  // t's dim 0 is x's dim 1
+  }
+}
+
+TEST(PlanFusion, ExpensiveValueUnderABroadcastIsWrittenOnce) {
+  // log(v) would be computed 512 times per element inside the consumer.
+  const std::string entry = R"(
+ENTRY main {
+  v = f32[256] parameter(0)
+  x = f32[256,512] parameter(1)
+  l = f32[256] log(v)
+  lb = f32[256,512] broadcast(l), dimensions={0}
+  ROOT y = f32[256,512] add(x, lb)
+})";
+  Planned p = PlanText("", entry, LavapipeTarget());
+  EXPECT_EQ(Groups(p.program), (std::vector<std::string>{"loop %l -> %l", "loop %y -> %y"}));
+  // A cheap one is recomputed.
+  const std::string cheap = R"(
+ENTRY main {
+  v = f32[256] parameter(0)
+  x = f32[256,512] parameter(1)
+  n = f32[256] negate(v)
+  nb = f32[256,512] broadcast(n), dimensions={0}
+  ROOT y = f32[256,512] add(x, nb)
+})";
+  Planned q = PlanText("", cheap, LavapipeTarget());
+  EXPECT_EQ(Groups(q.program), (std::vector<std::string>{"loop %y -> %y"}));
+}
+
+TEST(PlanBuffers, ChainOfKernelsThatCannotFuseNeedsTwoTemporaries) {
+  // Ten reduce-windows in a row: each value dies once the next is written.
+  std::string entry = "ENTRY main {\n  x0 = f32[4096] parameter(0)\n  z = f32[] constant(0)\n";
+  for (int i = 1; i <= 10; ++i)
+    entry += std::string(i == 10 ? "  ROOT " : "  ") + "x" + std::to_string(i) + " = f32[4096] reduce-window(x" +
+             std::to_string(i - 1) + ", z), window={size=3 pad=1_1}, to_apply=add\n";
+  entry += "}\n";
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    Planned p = PlanText(kAdd, entry, t);
+    ASSERT_EQ(p.program.groups.size(), 10u);
+    std::set<uint64_t> temporaries;
+    for (const BufferDecl& b : p.program.buffers)
+      if (b.kind == BufferKind::kTemporary) temporaries.insert(b.offset);
+    EXPECT_EQ(p.program.buffers.size(), 13u);  // x0 and its staging, 9 temporaries, the result and its staging
+    EXPECT_LE(temporaries.size(), 2u);
+    // The parameter dies after the first kernel, the result is born at the
+    // last: two slices in all.
+    EXPECT_EQ(p.program.PeakBytes(MemoryKind::kDevice), 2u * 4096 * 4);
+  }
+}
+
+TEST(PlanBuffers, PeakMemoryIsKnownBeforeAllocation) {
+  const std::string entry = "ENTRY main {\n  x = f32[1000] parameter(0)\n  ROOT y = f32[1000] exponential(x)\n}\n";
+  for (const TargetFeatures& t : AllTargets()) {
+    Planned p = PlanText("", entry, t);
+    // x lives from its upload to the kernel, y from the kernel to its
+    // download: both at once on the device, aligned to the target.
+    const uint64_t slice = 4000, aligned = (slice + t.min_storage_buffer_offset_alignment - 1) /
+                                              std::max<uint64_t>(16, t.min_storage_buffer_offset_alignment) *
+                                              std::max<uint64_t>(16, t.min_storage_buffer_offset_alignment);
+    EXPECT_EQ(p.program.PeakBytes(MemoryKind::kDevice), aligned + slice);
+    EXPECT_EQ(p.program.PeakBytes(MemoryKind::kHost), aligned + slice);  // two staging buffers
+    for (const BufferDecl& b : p.program.buffers) EXPECT_EQ(b.offset % t.min_storage_buffer_offset_alignment, 0u);
+  }
+}
+
+TEST(PlanBuffers, BufferOverTheBindingLimitIsAClearError) {
+  const std::string entry = "ENTRY main {\n  x = f32[40000000] parameter(0)\n  ROOT y = f32[40000000] negate(x)\n}\n";
+  auto m = Parse("", entry);
+  auto p = PlanModule(*m, PhoneTarget());
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("maxStorageBufferRange"), std::string::npos) << p.status().ToString();
+  EXPECT_NE(p.status().message().find("160000000"), std::string::npos) << p.status().ToString();
+}
+
+// A program by hand: buffers in one arena, steps that touch them.
+Program HandProgram(const std::vector<std::pair<uint64_t, uint64_t>>& slices) {
+  Program p;
+  p.arenas.push_back({MemoryKind::kDevice, 1 << 20});
+  for (const auto& [offset, bytes] : slices) {
+    BufferDecl b;
+    b.arena = 0;
+    b.offset = offset;
+    b.bytes = bytes;
+    p.buffers.push_back(b);
+  }
+  return p;
+}
+
+Step Touching(std::vector<int> reads, std::vector<int> writes) {
+  Step s;
+  s.op = FillStep{};
+  s.reads = std::move(reads);
+  s.writes = std::move(writes);
+  return s;
+}
+
+TEST(PlanBarriers, DerivedFromTheBytesEachStepTouches) {
+  // b0..b3 apart; b4 shares b1's bytes.
+  Program p = HandProgram({{0, 256}, {256, 256}, {512, 256}, {768, 256}, {256, 128}});
+  p.steps = {Touching({0}, {1}),   // 0
+             Touching({0}, {2}),   // 1: independent of 0: no barrier
+             Touching({1}, {3}),   // 2: reads what 0 wrote
+             Touching({2}, {}),    // 3: 2's barrier covered 1's write
+             Touching({}, {4}),    // 4: overwrites bytes 2 read (b1 under another name)
+             Touching({}, {4}),    // 5: writes what 4 wrote
+             Touching({0}, {})};   // 6: reads nothing written since
+  DeriveBarriers(p);
+  std::vector<bool> got;
+  for (const Step& s : p.steps) got.push_back(s.barrier_before);
+  EXPECT_EQ(got, (std::vector<bool>{false, false, true, false, true, true, false}));
+  EXPECT_EQ(p.BarrierCount(), 3);
+}
+
+TEST(PlanBarriers, IndependentKernelsRunBackToBack) {
+  const std::string entry = R"(
+ENTRY main {
+  x = f32[4096] parameter(0)
+  z = f32[] constant(0)
+  a = f32[4096] reduce-window(x, z), window={size=3 pad=1_1}, to_apply=add
+  b = f32[4096] reduce-window(x, z), window={size=5 pad=2_2}, to_apply=add
+  ROOT t = (f32[4096], f32[4096]) tuple(a, b)
+})";
+  Planned p = PlanText(kAdd, entry, LavapipeTarget());
+  // upload | a, b | downloads: a barrier after the upload and one before the downloads.
+  ASSERT_EQ(p.program.steps.size(), 5u);
+  EXPECT_TRUE(p.program.steps[1].barrier_before);
+  EXPECT_FALSE(p.program.steps[2].barrier_before);
+  EXPECT_TRUE(p.program.steps[3].barrier_before);
+  EXPECT_FALSE(p.program.steps[4].barrier_before);
+}
+
+// Per-invocation loop trips must stay under the target's budget however
+// long the reduction, window, scan or scatter (lavapipe silently cuts
+// loops past 65535 trips in all).
+TEST(PlanLoops, LongReductionsAreCutIntoChunks) {
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    for (const int64_t n : {int64_t{4194303}, int64_t{16777215}, int64_t{30000000}}) {
+      const std::string s = std::to_string(n);
+      Planned p = PlanText(kAdd, "ENTRY main {\n  x = f32[" + s + "] parameter(0)\n  z = f32[] constant(0)\n"
+                                 "  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=add\n}\n", t);
+      if (n * 4 > static_cast<int64_t>(t.max_storage_buffer_range)) continue;
+      ASSERT_EQ(p.program.groups.size(), 1u);
+      const auto& c = std::get<ReduceConfig>(p.program.groups[0].config);
+      EXPECT_GT(c.chunks, 1);
+      EXPECT_LE((c.chunk_steps + c.L - 1) / c.L, static_cast<int64_t>(t.max_loop_trips));
+      EXPECT_LE(c.parts.back(), kPartialsPerFold);
+      EXPECT_EQ(p.program.DispatchCount(), static_cast<int>(c.parts.size()) + 1);
+    }
+    // Rows of 10M: each row in chunks too.
+    Planned rows = PlanText(kAddS32, "ENTRY main {\n  x = s32[2,10000000] parameter(0)\n  z = s32[] constant(0)\n"
+                                  "  ROOT r = s32[2] reduce(x, z), dimensions={1}, to_apply=add\n}\n", t);
+    if (rows.program.groups.empty()) continue;
+    const auto& c = std::get<ReduceConfig>(rows.program.groups[0].config);
+    EXPECT_LE((c.chunk_steps + c.L - 1) / c.L, static_cast<int64_t>(t.max_loop_trips));
+  }
+}
+
+TEST(PlanLoops, LongWindowsScansAndScattersRunInPasses) {
+  const TargetFeatures t = LavapipeTarget();
+  Planned window = PlanText(kAdd, "ENTRY main {\n  x = f32[200000] parameter(0)\n  z = f32[] constant(0)\n"
+                                  "  ROOT r = f32[100001] reduce-window(x, z), window={size=100000}, to_apply=add\n}\n", t);
+  const auto& w = std::get<WindowConfig>(window.program.groups[0].config);
+  EXPECT_GE(w.passes, 7);
+  EXPECT_LE(w.chunk, static_cast<int64_t>(t.max_loop_trips));
+  EXPECT_EQ(window.program.DispatchCount(), w.passes);
+
+  // A scan along 10M: the parallel prefix and the sequential loop both in segments.
+  const std::string scan_fn =
+      "f (x: f32[], c: f32[]) -> (f32[], f32[]) {\n  x = f32[] parameter(0)\n  c = f32[] parameter(1)\n"
+      "  s = f32[] add(c, x)\n  ROOT t = (f32[], f32[]) tuple(s, s)\n}\n";
+  for (const char* associative : {"true", "false"}) {
+    Planned scan = PlanText(scan_fn, "ENTRY main {\n  x = f32[10000000] parameter(0)\n  z = f32[] constant(0)\n"
+                                     "  ROOT r = (f32[10000000], f32[]) scan(x, z), scan_dimension=0, is_reverse=false,"
+                                     " is_associative=" + std::string(associative) + ", to_apply=f\n}\n", t);
+    ASSERT_EQ(scan.program.groups.size(), 1u);
+    const auto& c = std::get<ScanConfig>(scan.program.groups[0].config);
+    EXPECT_EQ(c.parallel, std::string(associative) == "true");
+    EXPECT_GT(c.passes, 1);
+    EXPECT_LE(c.parallel ? c.segment / c.L * 10 : c.segment, static_cast<int64_t>(t.max_loop_trips));
+    EXPECT_EQ(scan.program.DispatchCount(), c.passes);
+  }
+  // 100k updates into 10 elements.
+  Planned scatter = PlanText(kAdd, "ENTRY main {\n  x = f32[10] parameter(0)\n  i = s32[100000,1] parameter(1)\n"
+                                   "  u = f32[100000] parameter(2)\n  ROOT s = f32[10] scatter(x, i, u), update_window_dims={},"
+                                   " inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,"
+                                   " to_apply=add\n}\n", t);
+  const auto& sc = std::get<ScatterConfig>(scatter.program.groups[0].config);
+  EXPECT_EQ(sc.updates, 100000);
+  EXPECT_GE(sc.passes, 7);
+  EXPECT_LE(sc.chunk, static_cast<int64_t>(t.max_loop_trips));
+}
+
+TEST(PlanConfigs, RowAndColumnSumsPerTarget) {
+  const std::string rows = "ENTRY main {\n  x = f32[4096,4096] parameter(0)\n  z = f32[] constant(0)\n"
+                           "  ROOT r = f32[4096] reduce(x, z), dimensions={1}, to_apply=add\n}\n";
+  const std::string cols = "ENTRY main {\n  x = f32[4096,4096] parameter(0)\n  z = f32[] constant(0)\n"
+                           "  ROOT r = f32[4096] reduce(x, z), dimensions={0}, to_apply=add\n}\n";
+  // lavapipe streams a row per lane; a GPU shares each row among 64 lanes.
+  Planned lavapipe = PlanText(kAdd, rows, LavapipeTarget());
+  const auto& lp = std::get<ReduceConfig>(lavapipe.program.groups[0].config);
+  EXPECT_EQ(lp.mode, ReduceConfig::Mode::kRows);
+  EXPECT_TRUE(lp.row_vectors);
+  EXPECT_EQ(lp.L, 1);
+  EXPECT_EQ(lp.chunks, 1);
+  Planned desktop = PlanText(kAdd, rows, DesktopGpuTarget());
+  const auto& gpu = std::get<ReduceConfig>(desktop.program.groups[0].config);
+  EXPECT_EQ(gpu.L, 64);
+  // Columns fold blocks of 16 rows into partials everywhere.
+  for (const TargetFeatures& t : AllTargets()) {
+    Planned p = PlanText(kAdd, cols, t);
+    const auto& c = std::get<ReduceConfig>(p.program.groups[0].config);
+    EXPECT_EQ(c.mode, ReduceConfig::Mode::kColumnBlocks);
+    EXPECT_EQ(c.parts, (std::vector<int64_t>{256, 16}));
+  }
+}
+
+TEST(PlanProgram, PrintsGroupsBuffersAndSteps) {
+  Planned p = PlanText(std::string(kAdd) + kMax, kSoftmax, LavapipeTarget());
+  const std::string text = p.program.ToString();
+  for (const char* want : {"groups:", "g1 reduce %s -> %s (b", "%e (b", "buffers:", "steps (3 dispatches",
+                           "barrier", "memory: device"})
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  if (getenv("PRINT_PLAN")) std::printf("%s", text.c_str());
+}
+
+TEST(PlanProgram, UnsupportedOpsAreNamed) {
+  // An op no kernel implements, built past the verifier.
+  auto m = Parse("", "ENTRY main {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n");
+  ASSERT_TRUE(m);
+  m->entry()->root()->opcode = Opcode::kFft;
+  auto p = PlanModule(*m, LavapipeTarget());
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("fft %n"), std::string::npos) << p.status().ToString();
+  EXPECT_NE(p.status().message().find("not implemented on Vulkan"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vkxla
