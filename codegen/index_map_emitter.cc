@@ -1,6 +1,6 @@
 // Ops that fuse as index maps: each result element is an operand element
 // at a computed index (reshape, transpose, slice, pad, bitcast, ...).
-#include "codegen/fused_emitter.h"
+#include "codegen/element_emitter.h"
 
 #include "codegen/glsl_index_arithmetic.h"
 #include "codegen/glsl_types.h"
@@ -14,7 +14,7 @@ namespace vkxla {
 // XLA's bitcast: the element at logical `idx` of the result sits at some
 // physical position; the operand's element at that same physical position
 // (through the operand's own layout) is the value.
-StatusOr<std::string> FusedEmitter::Reinterpret(const Instruction* n, const std::vector<std::string>& idx) {
+StatusOr<std::string> ElementEmitter::Reinterpret(const Instruction* n, const std::vector<std::string>& idx) {
   const Instruction* x = n->operands[0];
   Shape out = n->shape, in = x->shape;
   out.set_layout(LayoutOf(n));
@@ -37,7 +37,7 @@ StatusOr<std::string> FusedEmitter::Reinterpret(const Instruction* n, const std:
 
 // Data movement fuses as an index map: the element at `idx` of the result
 // is an operand element at another index (or the padding value).
-StatusOr<std::string> FusedEmitter::MoveElements(const Instruction* n, const std::vector<std::string>& idx) {
+StatusOr<std::string> ElementEmitter::MoveElements(const Instruction* n, const std::vector<std::string>& idx) {
   const Instruction* x = n->operands[0];
   GlslIndexArithmetic a;
   std::vector<std::string> in(idx);
@@ -116,7 +116,7 @@ StatusOr<std::string> FusedEmitter::MoveElements(const Instruction* n, const std
   return Value(x, in);
 }
 
-StatusOr<std::string> FusedEmitter::IndexAsInt(const Instruction* n, const std::vector<std::string>& idx) {
+StatusOr<std::string> ElementEmitter::IndexAsInt(const Instruction* n, const std::vector<std::string>& idx) {
   ASSIGN_OR_RETURN(std::string v, Value(n, idx));
   std::string e;
   switch (n->shape.element_type()) {
@@ -128,14 +128,14 @@ StatusOr<std::string> FusedEmitter::IndexAsInt(const Instruction* n, const std::
   return Temp("int", e);
 }
 
-StatusOr<std::string> FusedEmitter::ClampedIndex(const Instruction* n, const std::vector<std::string>& idx, int64_t limit) {
+StatusOr<std::string> ElementEmitter::ClampedIndex(const Instruction* n, const std::vector<std::string>& idx, int64_t limit) {
   ASSIGN_OR_RETURN(std::string v, IndexAsInt(n, idx));
   return Temp("uint", "uint(clamp(" + v + ", 0, " + std::to_string(std::max<int64_t>(limit, 0)) + "))");
 }
 
 // dynamic-slice and gather read the operand at a clamped start plus the
 // result index; dynamic-update-slice picks the update inside its window.
-StatusOr<std::string> FusedEmitter::IndexElements(const Instruction* n, const std::vector<std::string>& idx) {
+StatusOr<std::string> ElementEmitter::IndexElements(const Instruction* n, const std::vector<std::string>& idx) {
   const Instruction* x = n->operands[0];
   const Shape& xs = x->shape;
   GlslIndexArithmetic a;
@@ -183,6 +183,41 @@ StatusOr<std::string> FusedEmitter::IndexElements(const Instruction* n, const st
     default:
       return Internal("not an indexing op");
   }
+}
+
+}  // namespace vkxla
+
+namespace vkxla {
+
+// A sort's (topk's) results: element i of a line is the operand's element
+// at permutation[i] (the permutation its network wrote).
+StatusOr<std::vector<std::string>> ElementEmitter::SortResults(const Instruction* n, const std::vector<std::string>& idx) {
+  auto perm = program_.permutation_buffer.find(n);
+  const SortConfig* c = nullptr;
+  for (const FusionGroup& g : program_.groups)
+    if (g.kind == KernelKind::kSort && g.hero == n) c = &std::get<SortConfig>(g.config);
+  if (perm == program_.permutation_buffer.end() || !c) return Internal(n->Describe() + ": no permutation buffer was planned");
+  GlslIndexArithmetic a;
+  std::string line = a.Constant(0);
+  const Shape& x = n->operands[0]->shape;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (d != c->dim) line = a.Add(a.MulConstant(line, x.dim(d)), idx[d]);
+  const std::string word = Temp("uint", a.Add(a.MulConstant(line, c->padded), idx[c->dim]));
+  const BufferDecl& b = program_.buffers[perm->second];
+  ASSIGN_OR_RETURN(std::string j, LoadBuffer(perm->second, b.shape, b.shape.layout_or_default(), {word}));
+  std::vector<std::string> at = idx;
+  at[c->dim] = j;
+  std::vector<std::string> values;
+  if (n->opcode == Opcode::kTopK) {
+    ASSIGN_OR_RETURN(std::string v, Value(n->operands[0], at));
+    values = {v, Temp("int", "int(" + j + ")")};
+    return values;
+  }
+  for (const Instruction* o : n->operands) {
+    ASSIGN_OR_RETURN(std::string v, Value(o, at));
+    values.push_back(v);
+  }
+  return values;
 }
 
 }  // namespace vkxla

@@ -1,6 +1,6 @@
 // Scalar arithmetic of the fused kernels: unary and binary ops, converts
 // and bit casts, as GLSL expressions over each type's compute type.
-#include "codegen/fused_emitter.h"
+#include "codegen/element_emitter.h"
 
 #include "codegen/glsl_index_arithmetic.h"
 #include "codegen/glsl_types.h"
@@ -31,7 +31,7 @@ std::string Transcendental(Opcode op) {
 
 }  // namespace
 
-std::string FusedEmitter::Bits64(ElementType t, const std::string& x) {
+std::string ElementEmitter::Bits64(ElementType t, const std::string& x) {
   switch (t) {
     case ElementType::kF64: return "unpackDouble2x32(" + x + ")";
     case ElementType::kS64: case ElementType::kU64: return "unpackUint2x32(uint64_t(" + x + "))";
@@ -40,7 +40,7 @@ std::string FusedEmitter::Bits64(ElementType t, const std::string& x) {
   }
 }
 
-std::string FusedEmitter::FromBits64(ElementType t, const std::string& b) {
+std::string ElementEmitter::FromBits64(ElementType t, const std::string& b) {
   switch (t) {
     case ElementType::kF64: return "packDouble2x32(" + b + ")";
     case ElementType::kS64: return "int64_t(packUint2x32(" + b + "))";
@@ -50,7 +50,7 @@ std::string FusedEmitter::FromBits64(ElementType t, const std::string& b) {
   }
 }
 
-StatusOr<std::string> FusedEmitter::Unary(const Instruction& n, const std::string& x) {
+StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::string& x) {
   const ElementType it = n.operands[0]->shape.element_type();
   const ElementType t = n.shape.element_type();
   const std::string s = MathSuffix(it);
@@ -121,7 +121,7 @@ StatusOr<std::string> FusedEmitter::Unary(const Instruction& n, const std::strin
   return (IsComplex(it) ? "c" : "") + fn + "_" + s + "(" + x + ")";
 }
 
-StatusOr<std::string> FusedEmitter::Binary(const Instruction& n, const std::string& a, const std::string& b) {
+StatusOr<std::string> ElementEmitter::Binary(const Instruction& n, const std::string& a, const std::string& b) {
   const ElementType t = n.operands[0]->shape.element_type();
   const std::string s = MathSuffix(t);
   ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));
@@ -239,7 +239,7 @@ StatusOr<std::string> FusedEmitter::Binary(const Instruction& n, const std::stri
   }
 }
 
-StatusOr<std::string> FusedEmitter::Convert(const std::string& x, ElementType from, ElementType to) {
+StatusOr<std::string> ElementEmitter::Convert(const std::string& x, ElementType from, ElementType to) {
   if (from == to) return x;
   ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(to, target_, "convert"));
   const std::string& ct = g.compute;
@@ -295,7 +295,7 @@ StatusOr<std::string> FusedEmitter::Convert(const std::string& x, ElementType fr
   return NormalizeExpression(to, "float(" + x + ")");
 }
 
-StatusOr<std::string> FusedEmitter::Bitcast(const Instruction* n, const std::vector<std::string>& idx) {
+StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::vector<std::string>& idx) {
   const Instruction* x = n->operands[0];
   const ElementType from = x->shape.element_type(), to = n->shape.element_type();
   RETURN_IF_ERROR(Use(from, *n));

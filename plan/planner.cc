@@ -22,28 +22,31 @@ Shape WithLayout(Shape s) {
   return s;
 }
 
-// The entry's result leaves, in tuple order.
+// The entry's result leaves, in tuple order: tuples of arrays and of
+// tuple-shaped ops' elements, as deep as they nest (depth-first).
 StatusOr<std::vector<ValueRef>> ResultLeaves(const Instruction* root) {
-  auto nested = [&] { return Unimplemented(root->Describe() + ": nested tuples are not supported as results yet"); };
-  if (!root->shape.IsTuple()) {
-    if (!root->shape.IsArray())
-      return Unimplemented(std::string(OpcodeName(root->opcode)) + " " + root->Describe() + " producing " +
-                           root->shape.ToString() + " as a result is not supported yet");
-    return std::vector<ValueRef>{ValueRef::Of(root)};
-  }
   std::vector<ValueRef> leaves;
-  if (root->opcode == Opcode::kTuple) {
-    for (const Instruction* o : root->operands) {
-      if (!o->shape.IsArray()) return nested();
-      leaves.push_back(ValueRef::Of(o));
+  std::vector<const Instruction*> stack = {root};
+  while (!stack.empty()) {
+    const Instruction* n = stack.back();
+    stack.pop_back();
+    if (n->opcode == Opcode::kTuple) {
+      for (size_t k = n->operands.size(); k-- > 0;) stack.push_back(n->operands[k]);
+      continue;
     }
-    return leaves;
-  }
-  const ValueRef base = ValueRef::Of(root);
-  if (base.index >= 0) return nested();
-  for (size_t k = 0; k < root->shape.tuple_shapes().size(); ++k) {
-    if (!root->shape.tuple_shapes()[k].IsArray()) return nested();
-    leaves.push_back(ValueRef{base.inst, static_cast<int64_t>(k)});
+    const ValueRef v = ValueRef::Of(n);
+    if (v.shape().IsArray()) {
+      leaves.push_back(v);
+      continue;
+    }
+    if (v.index >= 0 || !v.shape().IsTuple())
+      return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + " producing " + n->shape.ToString() +
+                           " as a result is not supported yet");
+    for (size_t k = 0; k < v.inst->shape.tuple_shapes().size(); ++k) {
+      if (!v.inst->shape.tuple_shapes()[k].IsArray())
+        return Unimplemented(root->Describe() + ": nested tuples are not supported as results yet");
+      leaves.push_back(ValueRef{v.inst, static_cast<int64_t>(k)});
+    }
   }
   return leaves;
 }
@@ -175,8 +178,16 @@ class Planner {
       return OkStatus();
     }
     if (choice.kind != KernelKind::kReduce) {
+      // Scans, windows and scatters write every result: passes carry the
+      // partial results (a scan's carries) from one to the next in them.
       FusionGroup& g = NewGroup(choice.kind, choice.hero);
-      for (const ValueRef& v : choice.outputs) DeclareOutput(g, v, OutputShape(v));
+      std::vector<ValueRef> outputs = choice.outputs;
+      if (choice.kind != KernelKind::kLoop && choice.hero->shape.IsTuple())
+        for (size_t k = 0; k < choice.hero->shape.tuple_shapes().size(); ++k) {
+          const ValueRef v{choice.hero, static_cast<int64_t>(k)};
+          if (std::find(outputs.begin(), outputs.end(), v) == outputs.end()) outputs.push_back(v);
+        }
+      for (const ValueRef& v : outputs) DeclareOutput(g, v, OutputShape(v));
       return OkStatus();
     }
     // A reduce's results share one kernel where they sit alike in memory;
@@ -254,7 +265,7 @@ class Planner {
         inputs.insert(p_.value_buffer.at(v));
         continue;
       }
-      if (n->opcode == Opcode::kGetTupleElement && IsSort(v.inst)) {
+      if ((n->opcode == Opcode::kGetTupleElement || n == v.inst) && IsSort(v.inst)) {
         inputs.insert(p_.permutation_buffer.at(v.inst));
         fused.insert(n);
         for (const Instruction* o : v.inst->operands) starts.push_back(o);

@@ -34,6 +34,10 @@ struct TargetFeatures {
   // work across workgroups and passes. A quarter of llvmpipe's count leaves
   // room for the loops inside the math library.
   uint32_t max_loop_trips = 16384;
+  // Dispatches one submission records at most: a long program is submitted
+  // in parts, so no single submission runs long enough to trip a driver's
+  // watchdog.
+  uint32_t max_dispatches_per_submission = 2048;
 
   // Stable text for cache keys: changes whenever generated code could.
   std::string CacheKey() const;

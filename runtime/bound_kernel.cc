@@ -7,18 +7,14 @@
 namespace vkxla {
 
 StatusOr<BoundKernel> BoundKernel::Create(Device& device, std::shared_ptr<ComputePipeline> pipeline,
-                                          std::vector<VkBuffer> reads, std::vector<VkBuffer> writes,
-                                          uint64_t invocations, uint32_t local_size,
-                                          std::vector<uint32_t> push_constants) {
-  if (push_constants.size() * 4 > kPushConstantBytes) return Internal("too many push constants");
+                                          std::vector<BufferSlice> bindings, uint64_t invocations, uint32_t local_size) {
   BoundKernel k;
-  k.push_ = std::move(push_constants);
   k.device_ = device.handle();
-  const uint32_t bindings = static_cast<uint32_t>(reads.size() + writes.size());
-  if (bindings != pipeline->bindings())
-    return Internal("kernel expects " + std::to_string(pipeline->bindings()) + " buffers, " + std::to_string(bindings) +
+  const uint32_t count = static_cast<uint32_t>(bindings.size());
+  if (count != pipeline->bindings())
+    return Internal("kernel expects " + std::to_string(pipeline->bindings()) + " buffers, " + std::to_string(count) +
                     " were bound");
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings};
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(1u, count)};
   VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   dpci.maxSets = 1;
   dpci.poolSizeCount = 1;
@@ -30,18 +26,14 @@ StatusOr<BoundKernel> BoundKernel::Create(Device& device, std::shared_ptr<Comput
   ai.descriptorSetCount = 1;
   ai.pSetLayouts = &layout;
   VK_RETURN_IF_ERROR(vkAllocateDescriptorSets(k.device_, &ai, &k.set_));
-
-  std::vector<VkBuffer> all = reads;
-  all.insert(all.end(), writes.begin(), writes.end());
-  std::vector<VkDescriptorBufferInfo> infos(bindings);
-  std::vector<VkWriteDescriptorSet> updates(bindings);
-  for (uint32_t b = 0; b < bindings; ++b) {
-    infos[b] = {all[b], 0, VK_WHOLE_SIZE};
+  std::vector<VkDescriptorBufferInfo> infos(count);
+  std::vector<VkWriteDescriptorSet> updates(count);
+  for (uint32_t b = 0; b < count; ++b) {
+    infos[b] = {bindings[b].buffer, bindings[b].offset, bindings[b].size};
     updates[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, k.set_, b, 0, 1,
                   VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nullptr, &infos[b], nullptr};
   }
-  vkUpdateDescriptorSets(k.device_, bindings, updates.data(), 0, nullptr);
-
+  vkUpdateDescriptorSets(k.device_, count, updates.data(), 0, nullptr);
   // Grids beyond maxComputeWorkGroupCount[0] fold into y; kernels linearize
   // the invocation id the same way and bound-check it.
   const uint64_t groups = std::max<uint64_t>(1, (invocations + local_size - 1) / local_size);
@@ -49,8 +41,6 @@ StatusOr<BoundKernel> BoundKernel::Create(Device& device, std::shared_ptr<Comput
   k.groups_x_ = static_cast<uint32_t>(std::min<uint64_t>(groups, max_x));
   k.groups_y_ = static_cast<uint32_t>((groups + k.groups_x_ - 1) / k.groups_x_);
   k.pipeline_ = std::move(pipeline);
-  k.reads_ = std::move(reads);
-  k.writes_ = std::move(writes);
   return k;
 }
 
@@ -59,11 +49,8 @@ BoundKernel& BoundKernel::operator=(BoundKernel&& o) noexcept {
   std::swap(pool_, o.pool_);
   std::swap(set_, o.set_);
   std::swap(pipeline_, o.pipeline_);
-  std::swap(reads_, o.reads_);
-  std::swap(writes_, o.writes_);
   std::swap(groups_x_, o.groups_x_);
   std::swap(groups_y_, o.groups_y_);
-  std::swap(push_, o.push_);
   return *this;
 }
 
@@ -71,8 +58,8 @@ BoundKernel::~BoundKernel() {
   if (pool_) vkDestroyDescriptorPool(device_, pool_, nullptr);
 }
 
-void BoundKernel::Record(Scheduler& s) const {
-  s.Dispatch(pipeline_->pipeline(), pipeline_->layout(), set_, reads_, writes_, groups_x_, groups_y_, push_);
+void BoundKernel::Record(Scheduler& s, const std::vector<uint32_t>& push_constants) const {
+  s.Dispatch(pipeline_->pipeline(), pipeline_->layout(), set_, groups_x_, groups_y_, push_constants);
 }
 
 }  // namespace vkxla

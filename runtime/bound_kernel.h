@@ -1,5 +1,5 @@
-// One dispatch ready to record: a compute pipeline, a descriptor set that
-// binds its storage buffers (reads first, then writes, in binding order),
+// One kernel ready to record: a compute pipeline, a descriptor set that
+// binds its storage buffers (each a slice of a buffer, in binding order),
 // and the launch grid for a number of invocations.
 #pragma once
 
@@ -11,28 +11,29 @@
 
 namespace vkxla {
 
+struct BufferSlice {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  uint64_t offset = 0, size = 0;
+};
+inline BufferSlice Whole(const Buffer& b) { return {b.handle(), 0, b.size()}; }
+
 class BoundKernel {
  public:
   static StatusOr<BoundKernel> Create(Device& device, std::shared_ptr<ComputePipeline> pipeline,
-                                      std::vector<VkBuffer> reads, std::vector<VkBuffer> writes,
-                                      uint64_t invocations, uint32_t local_size,
-                                      std::vector<uint32_t> push_constants = {});
+                                      std::vector<BufferSlice> bindings, uint64_t invocations, uint32_t local_size);
   BoundKernel() = default;
   BoundKernel(BoundKernel&& o) noexcept { *this = std::move(o); }
   BoundKernel& operator=(BoundKernel&& o) noexcept;
   ~BoundKernel();
 
-  // Records the dispatch; the scheduler adds a barrier if a hazard needs one.
-  void Record(Scheduler& s) const;
+  void Record(Scheduler& s, const std::vector<uint32_t>& push_constants = {}) const;
 
  private:
   VkDevice device_ = VK_NULL_HANDLE;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   std::shared_ptr<ComputePipeline> pipeline_;
-  std::vector<VkBuffer> reads_, writes_;
   uint32_t groups_x_ = 0, groups_y_ = 0;
-  std::vector<uint32_t> push_;
 };
 
 }  // namespace vkxla

@@ -43,10 +43,11 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   }
 
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
-  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &driver};
+  VkPhysicalDeviceMaintenance3Properties maintenance3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &driver};
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &maintenance3};
   VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
   const bool vk12 = props.apiVersion >= VK_API_VERSION_1_2;
-  if (!vk12) subgroup.pNext = nullptr;
+  if (!vk12) maintenance3.pNext = nullptr;
   vkGetPhysicalDeviceProperties2(device, &props2);
   info.driver_name = vk12 ? driver.driverName : "unknown";
   info.driver_info = vk12 ? driver.driverInfo : "";
@@ -72,6 +73,9 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   hw.max_workgroup_invocations = props.limits.maxComputeWorkGroupInvocations;
   hw.max_workgroup_count_x = props.limits.maxComputeWorkGroupCount[0];
   hw.max_storage_buffer_range = props.limits.maxStorageBufferRange;
+  hw.max_shared_memory_bytes = props.limits.maxComputeSharedMemorySize;
+  hw.min_storage_buffer_offset_alignment = static_cast<uint32_t>(props.limits.minStorageBufferOffsetAlignment);
+  hw.max_memory_allocation_size = maintenance3.maxMemoryAllocationSize;
   hw.vulkan_api_version = props.apiVersion;
   info.storage_16bit = s16.storageBuffer16BitAccess;
   info.storage_8bit = vk12 && s8.storageBuffer8BitAccess;

@@ -148,10 +148,6 @@ StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
   Buffer b;
   b.device_ = device_;
   b.size_ = size;
-  if (size > info_.hardware.max_storage_buffer_range && memory == Memory::kDeviceLocal)
-    return ResourceExhausted("array of " + std::to_string(size) + " bytes exceeds maxStorageBufferRange (" +
-                             std::to_string(info_.hardware.max_storage_buffer_range) + ") of " + info_.name +
-                             "; windowed binding is not implemented yet");
   VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bci.size = size;
   bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;

@@ -13,35 +13,26 @@ Status Scheduler::Begin() {
   return VkStatus(vkBeginCommandBuffer(cb_, &bi), "vkBeginCommandBuffer");
 }
 
-void Scheduler::Hazard(const std::vector<VkBuffer>& reads, const std::vector<VkBuffer>& writes) {
-  bool needed = false;
-  for (VkBuffer b : reads) needed |= pending_writes_.count(b) > 0;        // read after write
-  for (VkBuffer b : writes) needed |= pending_writes_.count(b) > 0 ||     // write after write
-                                      pending_reads_.count(b) > 0;        // write after read
-  if (needed) {
-    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                       VK_ACCESS_TRANSFER_WRITE_BIT;
-    vkCmdPipelineBarrier(cb_, kStages, kStages, 0, 1, &mb, 0, nullptr, 0, nullptr);
-    pending_reads_.clear();
-    pending_writes_.clear();
-    ++barriers_;
-  }
-  pending_reads_.insert(reads.begin(), reads.end());
-  pending_writes_.insert(writes.begin(), writes.end());
+void Scheduler::Barrier() {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                     VK_ACCESS_TRANSFER_WRITE_BIT;
+  vkCmdPipelineBarrier(cb_, kStages, kStages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  ++barriers_;
 }
 
-void Scheduler::Copy(VkBuffer src, VkBuffer dst, uint64_t bytes) {
-  Hazard({src}, {dst});
-  VkBufferCopy region{0, 0, bytes};
+void Scheduler::Copy(VkBuffer src, uint64_t src_offset, VkBuffer dst, uint64_t dst_offset, uint64_t bytes) {
+  VkBufferCopy region{src_offset, dst_offset, bytes};
   vkCmdCopyBuffer(cb_, src, dst, 1, &region);
 }
 
-void Scheduler::Dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSet set,
-                         const std::vector<VkBuffer>& reads, const std::vector<VkBuffer>& writes, uint32_t gx,
-                         uint32_t gy, const std::vector<uint32_t>& push_constants) {
-  Hazard(reads, writes);
+void Scheduler::Fill(VkBuffer dst, uint64_t offset, uint64_t bytes, uint32_t word) {
+  vkCmdFillBuffer(cb_, dst, offset, bytes, word);
+}
+
+void Scheduler::Dispatch(VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSet set, uint32_t gx, uint32_t gy,
+                         const std::vector<uint32_t>& push_constants) {
   if (pipeline != bound_pipeline_) {  // rebinding the same pipeline costs drivers real work
     vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     bound_pipeline_ = pipeline;

@@ -10,6 +10,7 @@
 
 #include "frontends/hlo_text.h"
 #include "ops/evaluator.h"
+#include "plan/planner.h"
 #include "runtime/executable.h"
 #include "runtime/vulkan_context.h"
 #include "frontends/stablehlo_reader.h"
@@ -45,7 +46,7 @@ int Run(const std::vector<std::string>& args) {
   std::string module_path, output_dir, dump_dir;
   std::vector<std::string> inputs;
   int device_index = -1;
-  bool print = false, layout_report = false;
+  bool print = false, layout_report = false, dump_plan = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
@@ -57,12 +58,13 @@ int Run(const std::vector<std::string>& args) {
     else if (a == "--device") device_index = std::atoi(value().c_str());
     else if (a == "--print") print = true;
     else if (a == "--layout-report") layout_report = true;
+    else if (a == "--dump-plan") dump_plan = true;
     else if (a == "--dump-kernels") dump_dir = value();
     else if (!a.empty() && a[0] == '-') return Fail(InvalidArgument("run: unknown option " + a));
     else if (module_path.empty()) module_path = a;
     else return Fail(InvalidArgument("run: more than one module given (" + module_path + ", " + a + ")"));
   }
-  if (module_path.empty()) return Fail(InvalidArgument("usage: vkxla run MODULE.hlo|MODULE.mlir [--input FILE.npy]... [--output-dir DIR] [--device N] [--print] [--layout-report] [--dump-kernels DIR]"));
+  if (module_path.empty()) return Fail(InvalidArgument("usage: vkxla run MODULE.hlo|MODULE.mlir [--input FILE.npy]... [--output-dir DIR] [--device N] [--print] [--layout-report] [--dump-plan] [--dump-kernels DIR]"));
   const bool mlir = module_path.size() > 5 && module_path.substr(module_path.size() - 5) == ".mlir";
   StatusOr<std::unique_ptr<Module>> module = Unimplemented("");
   if (mlir) {
@@ -93,6 +95,12 @@ int Run(const std::vector<std::string>& args) {
   }
   StatusOr<std::unique_ptr<Device>> device = Device::Open(device_index);
   if (!device.ok()) return Fail(device.status());
+  if (dump_plan) {
+    // Printed before compiling, so a plan whose kernels fail still shows.
+    StatusOr<Program> program = PlanModule(**module, (*device)->target());
+    if (!program.ok()) return Fail(program.status());
+    std::cout << program->ToString();
+  }
   StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(**module, **device);
   if (!exe.ok()) return Fail(exe.status());
   if (!dump_dir.empty()) {
@@ -127,7 +135,7 @@ int main(int argc, char** argv) {
   const std::string usage =
       "usage: vkxla devices\n"
       "       vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print]\n"
-      "                 [--layout-report] [--dump-kernels DIR]\n"
+      "                 [--layout-report] [--dump-plan] [--dump-kernels DIR]\n"
       "       vkxla bench [--device N] [--markdown FILE] [--elements N]\n"
       "       vkxla conformance PATH... [--device N|all] [--report FILE.md] [--jobs N]\n"
       "                         [--expectations FILE] [--write-expectations FILE]\n";

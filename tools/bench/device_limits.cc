@@ -58,7 +58,10 @@ StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
   constexpr int kRepeats = 4;
   ASSIGN_OR_RETURN(Timing copy, MedianTiming(5, [&]() -> StatusOr<Timing> {
     ASSIGN_OR_RETURN(Timing t, TimeCommands(device, [&](Scheduler& s) {
-      for (int r = 0; r < kRepeats; ++r) s.Copy(a.handle(), c.handle(), bytes);
+      for (int r = 0; r < kRepeats; ++r) {
+        if (r > 0) s.Barrier();  // each copy overwrites the last one's result
+        s.Copy(a.handle(), 0, c.handle(), 0, bytes);
+      }
       return OkStatus();
     }));
     t.seconds /= kRepeats;
@@ -75,11 +78,14 @@ StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
     if (local_size > device.target().max_workgroup_invocations) continue;
     ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
                      ComputePipeline::FromGlsl(device, ReferenceStreamKernel(local_size, elements / 4, wide), 3));
-    ASSIGN_OR_RETURN(BoundKernel kernel, BoundKernel::Create(device, std::move(pipeline), {a.handle(), b.handle()},
-                                                             {c.handle()}, elements / 4, local_size));
+    ASSIGN_OR_RETURN(BoundKernel kernel,
+                     BoundKernel::Create(device, std::move(pipeline), {Whole(a), Whole(b), Whole(c)}, elements / 4, local_size));
     ASSIGN_OR_RETURN(Timing t, MedianTiming(5, [&]() -> StatusOr<Timing> {
       ASSIGN_OR_RETURN(Timing t, TimeCommands(device, [&](Scheduler& s) {
-        for (int r = 0; r < kRepeats; ++r) kernel.Record(s);
+        for (int r = 0; r < kRepeats; ++r) {
+          if (r > 0) s.Barrier();  // each pass overwrites the last one's result
+          kernel.Record(s);
+        }
         return OkStatus();
       }));
       t.seconds /= kRepeats;

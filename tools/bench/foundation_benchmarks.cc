@@ -45,9 +45,9 @@ Status FusedElementwise(Device& device, const DeviceLimits& limits, uint64_t ele
   return OkStatus();
 }
 
-// 1000 small dispatches in one command buffer: independent ones (the
-// scheduler records no barrier between them) against a dependent chain
-// (each reads what the previous wrote, so each needs a barrier).
+// 1000 small dispatches in one command buffer: independent ones (no
+// barrier between them) against a dependent chain (each reads what the
+// previous wrote, so each follows a barrier).
 Status DispatchCost(Device& device, BenchReport& report) {
   constexpr int kDispatches = 1000;
   constexpr uint32_t kWords = 64;
@@ -70,13 +70,16 @@ Status DispatchCost(Device& device, BenchReport& report) {
   auto time_chain = [&](bool dependent, int& barriers) -> StatusOr<Timing> {
     std::vector<BoundKernel> kernels;
     for (int i = 0; i < kDispatches; ++i) {
-      VkBuffer in = buffers[dependent ? i : 0].handle();
-      ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device, pipeline, {in}, {buffers[i + 1].handle()}, kWords, 64));
+      ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device, pipeline, {Whole(buffers[dependent ? i : 0]),
+                                                                             Whole(buffers[i + 1])}, kWords, 64));
       kernels.push_back(std::move(k));
     }
     return MedianTiming(5, [&]() -> StatusOr<Timing> {
       return TimeCommands(device, [&](Scheduler& s) {
-        for (const BoundKernel& k : kernels) k.Record(s);
+        for (size_t i = 0; i < kernels.size(); ++i) {
+          if (dependent && i > 0) s.Barrier();
+          kernels[i].Record(s);
+        }
         barriers = s.barriers();
         return OkStatus();
       });

@@ -1,0 +1,517 @@
+#include "codegen/element_emitter.h"
+
+#include <algorithm>
+
+#include "codegen/glsl_index_arithmetic.h"
+#include "codegen/glsl_types.h"
+#include "ir/layout_index.h"
+#include "ops/op_traits.h"
+#include "plan/fusion.h"
+#include "plan/planner.h"
+
+namespace vkxla {
+
+std::string U(int64_t v) { return std::to_string(v) + "u"; }
+
+int64_t PowerOfTwoAtLeast(int64_t x) {
+  int64_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+std::string MathSuffix(ElementType t) {
+  ElementType c = ComplexComponentType(t);
+  return c == ElementType::kF64 ? "double" : "float";
+}
+
+ElementEmitter::ElementEmitter(const Program& program, const FusionGroup& group)
+    : program_(program), group_(group), target_(program.target), materialized_(GroupMaterialized(program, group)) {}
+
+Status ElementEmitter::Use(ElementType t, const Instruction& n) {
+  return UseType(t, std::string(OpcodeName(n.opcode)) + " " + n.Describe());
+}
+
+Status ElementEmitter::UseType(ElementType t, const std::string& context) {
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, context));
+  (void)g;
+  if (t == ElementType::kS64 || t == ElementType::kU64) int64_ = true;
+  if (IsComplex(t)) {
+    (t == ElementType::kC128 ? needs_.complex_f64 : needs_.complex_f32) = true;
+  } else if (IsFloat(t)) {
+    (t == ElementType::kF64 ? needs_.real_f64 : needs_.real_f32) = true;
+  }
+  return OkStatus();
+}
+
+std::string ElementEmitter::Temp(const std::string& type, const std::string& expr) {
+  std::string name = "v" + std::to_string(next_temp_++);
+  body_ += "    " + type + " " + name + " = " + expr + ";\n";
+  return name;
+}
+
+std::string ElementEmitter::Helper(const std::string& name, const std::string& definition) {
+  helpers_.emplace(name, definition);
+  return name;
+}
+
+StatusOr<std::string> ElementEmitter::PhysicalIndex(const Shape& shape, const Layout& layout,
+                                                    const std::vector<std::string>& idx) {
+  Shape placed = shape;
+  placed.set_layout(layout);
+  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
+  GlslIndexArithmetic a;
+  return map.ToPhysical(idx, a);
+}
+
+Layout ElementEmitter::LayoutOf(const Instruction* n) const {
+  if (n == root_) return out_layout_;
+  if (std::optional<Layout> layout = materialized_(n)) return *layout;
+  return n->shape.layout_or_default();
+}
+
+std::string ElementEmitter::MemoKey(const Instruction* n, const std::vector<std::string>& idx) const {
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(n)) + "@";
+  for (const std::string& i : idx) key += i + ",";
+  return key;
+}
+
+std::string ElementEmitter::BindBuffer(int buffer, Access access, const std::string& name) {
+  for (Binding& b : bindings_)
+    if (b.buffer == buffer) {
+      if (b.access != access) b.access = Access::kReadWrite;
+      return b.name;
+    }
+  bindings_.push_back({buffer, name, access});
+  return name;
+}
+
+std::string ElementEmitter::BindOutput(size_t output, Access access) {
+  return BindBuffer(group_.outputs[output].buffer, access, "out" + std::to_string(output));
+}
+
+StatusOr<std::string> ElementEmitter::Value(const Instruction* n, const std::vector<std::string>& idx) {
+  const std::string key = MemoKey(n, idx);
+  auto it = memo_.find(key);
+  if (it != memo_.end()) return it->second;
+  std::string v;
+  auto bound = bound_.find(n);
+  if (bound != bound_.end()) {
+    v = bound->second;
+  } else if (std::optional<Layout> layout = n == root_ ? std::nullopt : materialized_(n);
+             layout && !(n->opcode == Opcode::kConstant && n->shape.element_count() == 1)) {
+    const ValueRef ref = ValueRef::Of(n);
+    ASSIGN_OR_RETURN(v, LoadBuffer(program_.value_buffer.at(ref), ref.shape(), *layout, idx));
+  } else {
+    ASSIGN_OR_RETURN(v, Compute(n, idx));
+  }
+  memo_[key] = v;
+  return v;
+}
+
+StatusOr<std::string> ElementEmitter::ValueOf(const ValueRef& v, const std::vector<std::string>& idx) {
+  if (v.index < 0) return Value(v.inst, idx);
+  ASSIGN_OR_RETURN(std::vector<std::string> values, TupleValue(v.inst, idx));
+  return values[v.index];
+}
+
+StatusOr<std::vector<std::string>> ElementEmitter::TupleValue(const Instruction* n, const std::vector<std::string>& idx) {
+  const std::string key = MemoKey(n, idx);
+  auto it = tuple_memo_.find(key);
+  if (it != tuple_memo_.end()) return it->second;
+  std::vector<std::string> values;
+  switch (n->opcode) {
+    case Opcode::kTuple:
+      for (const Instruction* o : n->operands) {
+        ASSIGN_OR_RETURN(std::string v, Value(o, idx));
+        values.push_back(v);
+      }
+      break;
+    case Opcode::kSort: case Opcode::kTopK: {
+      ASSIGN_OR_RETURN(values, SortResults(n, idx));
+      break;
+    }
+    default:
+      // Elements of other tuple-shaped values live in buffers of their own.
+      for (size_t k = 0; k < n->shape.tuple_shapes().size(); ++k) {
+        const ValueRef ref{n, static_cast<int64_t>(k)};
+        auto b = program_.value_buffer.find(ref);
+        if (b == program_.value_buffer.end() || group_.OutputOf(ref) >= 0) {
+          values.push_back("");  // not read here
+          continue;
+        }
+        const BufferDecl& d = program_.buffers[b->second];
+        ASSIGN_OR_RETURN(std::string v, LoadBuffer(b->second, ref.shape(), d.shape.layout_or_default(), idx));
+        values.push_back(v);
+      }
+      if (values.empty() || std::all_of(values.begin(), values.end(), [](const std::string& s) { return s.empty(); }))
+        return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + " producing " +
+                             n->shape.ToString() + ": tuple values of this op are not supported on Vulkan yet");
+      break;
+  }
+  tuple_memo_[key] = values;
+  return values;
+}
+
+StatusOr<std::vector<std::string>> ElementEmitter::Apply(const Computation& c, const std::vector<std::string>& args) {
+  std::vector<Instruction*> params = c.parameters();
+  if (params.size() != args.size())
+    return Internal("computation " + c.name() + " applied to " + std::to_string(args.size()) + " values");
+  // The same computation applied again binds other values: forget what
+  // this application emits once it is done.
+  const Memo saved = SaveMemo();
+  for (size_t i = 0; i < params.size(); ++i) bound_[params[i]] = args[i];
+  std::vector<std::string> results;
+  const Instruction* root = c.root();
+  Status status = OkStatus();
+  if (root->shape.IsTuple()) {
+    StatusOr<std::vector<std::string>> r = TupleValue(root, {});
+    if (r.ok()) results = *r; else status = r.status();
+  } else {
+    StatusOr<std::string> r = Value(root, {});
+    if (r.ok()) results.push_back(*r); else status = r.status();
+  }
+  for (Instruction* p : params) bound_.erase(p);
+  RestoreMemo(saved);
+  RETURN_IF_ERROR(status);
+  return results;
+}
+
+Status ElementEmitter::Assign(const Instruction* n, const std::vector<std::string>& vars, const std::vector<std::string>& values) {
+  // Through temporaries: a computation may swap or reuse its parameters.
+  std::vector<std::string> staged;
+  for (size_t k = 0; k < vars.size(); ++k) {
+    const Shape& s = n->shape.IsTuple() ? n->shape.tuple_shapes()[k] : n->shape;
+    ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(s.element_type(), target_, n->Describe()));
+    staged.push_back(Temp(g.compute, values[k]));
+  }
+  for (size_t k = 0; k < vars.size(); ++k) body_ += "    " + vars[k] + " = " + staged[k] + ";\n";
+  return OkStatus();
+}
+
+StatusOr<std::string> ElementEmitter::DynamicSize(const Instruction* n, int64_t d) {
+  if (!n->shape.is_dynamic_dim(d)) return U(n->shape.dim(d));
+  const std::string key = "size:" + MemoKey(n, {std::to_string(d)});
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  std::string size;
+  switch (n->opcode) {
+    case Opcode::kParameter: {
+      if (d >= kMaxDynamicRank)
+        return Unimplemented(n->Describe() + ": dynamic parameters of rank above " + std::to_string(kMaxDynamicRank));
+      if (program_.parameter_sizes < 0) return Internal(n->Describe() + ": no parameter sizes were planned");
+      reads_parameter_sizes_ = true;
+      const std::string dims = BindBuffer(program_.parameter_sizes, Access::kRead, "dims_in");
+      size = Temp("uint", "min(W(" + dims + ", " + U(n->parameter_number * kMaxDynamicRank + d) + "), " +
+                              U(n->shape.dim(d)) + ")");
+      break;
+    }
+    case Opcode::kSetDimensionSize:
+      if ((*n->dimensions)[0] == d) {
+        ASSIGN_OR_RETURN(size, ClampedIndex(n->operands[1], {}, n->shape.dim(d)));
+      } else {
+        ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], d));
+      }
+      break;
+    case Opcode::kDynamicReshape: {
+      ASSIGN_OR_RETURN(size, ClampedIndex(n->operands[1 + d], {}, n->shape.dim(d)));
+      break;
+    }
+    case Opcode::kTranspose: {
+      ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], (*n->dimensions)[d]));
+      break;
+    }
+    case Opcode::kBroadcast:
+      for (size_t k = 0; k < n->dimensions->size(); ++k)
+        if ((*n->dimensions)[k] == d) {
+          ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], static_cast<int64_t>(k)));
+        }
+      break;
+    default:
+      if (HeroKind(*n) || (n->opcode == Opcode::kGetTupleElement && HeroKind(*ValueRef::Of(n).inst))) break;
+      for (const Instruction* o : n->operands)
+        if (size.empty() && o->shape.IsArray() && o->shape.rank() == n->shape.rank() && o->shape.is_dynamic_dim(d)) {
+          ASSIGN_OR_RETURN(size, DynamicSize(o, d));
+        }
+      break;
+  }
+  if (size.empty())
+    return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + ": the run-time size of dimension " +
+                         std::to_string(d) + " of " + n->shape.ToString() + " is not tracked through this op on Vulkan yet");
+  memo_[key] = size;
+  return size;
+}
+
+StatusOr<std::string> ElementEmitter::LoadBuffer(int buffer, const Shape& shape, const Layout& layout,
+                                                 const std::vector<std::string>& idx) {
+  if (!shape.IsArray()) return Unimplemented(program_.buffers[buffer].name + ": tuple-shaped buffers are not supported yet");
+  const ElementType t = shape.element_type();
+  RETURN_IF_ERROR(UseType(t, program_.buffers[buffer].name + " " + shape.ToString()));
+  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, program_.buffers[buffer].name));
+  const std::string name = BindBuffer(buffer, Access::kRead, "in" + std::to_string(bindings_.size()));
+  ASSIGN_OR_RETURN(int bits, ElementStorageBits(t, layout));
+  if (vector_context_ && idx == vector_context_->index && shape.dims() == vector_context_->shape.dims() &&
+      layout == vector_context_->layout && bits == vector_context_->bits) {
+    // Same placement and element width as the invocation's vector: this
+    // element sits in the same word of it, loaded once up front.
+    vector_loads_.insert(name);
+    std::vector<std::string> words;
+    for (int k = 0; k < WordsPerElement(t); ++k) words.push_back(name + "_v[ew + " + U(k) + "]");
+    return Temp(gt.compute, DecodeWords(t, words, "es", bits));
+  }
+  Shape placed = shape;
+  placed.set_layout(layout);
+  ASSIGN_OR_RETURN(std::optional<std::string> whole, LoadWhole(name, nullptr, placed, bits, idx));
+  if (whole) return Temp(gt.compute, *whole);
+  ASSIGN_OR_RETURN(std::string p, PhysicalIndex(shape, layout, idx));
+  return Temp(gt.compute, LoadExpression(t, name, p, bits));
+}
+
+StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::vector<std::string>& idx) {
+  const ElementType t = n->shape.element_type();
+  if (n->shape.IsArray()) RETURN_IF_ERROR(Use(t, *n));
+  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, n->Describe()));
+  const std::string& ct = gt.compute;
+  switch (n->opcode) {
+    case Opcode::kConstant:
+      if (n->shape.rank() == 0 || n->shape.element_count() == 1) return GlslLiteral(n->literal->Get(0));
+      [[fallthrough]];
+    case Opcode::kParameter: {
+      std::optional<Layout> layout = materialized_(n);
+      auto b = program_.value_buffer.find(ValueRef{n, -1});
+      if (!layout || b == program_.value_buffer.end()) return Internal(n->Describe() + " has no buffer");
+      return LoadBuffer(b->second, n->shape, *layout, idx);
+    }
+    case Opcode::kGetTupleElement: {
+      ASSIGN_OR_RETURN(std::vector<std::string> values, TupleValue(n->operands[0], idx));
+      if (values[n->tuple_index].empty()) return Internal(n->Describe() + ": element not available in this kernel");
+      return values[n->tuple_index];
+    }
+    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
+      return IndexElements(n, idx);
+    case Opcode::kGetDimensionSize: {
+      ASSIGN_OR_RETURN(std::string size, DynamicSize(n->operands[0], (*n->dimensions)[0]));
+      return Temp("int", "int(" + size + ")");
+    }
+    case Opcode::kSetDimensionSize:
+      return Value(n->operands[0], idx);
+    case Opcode::kDynamicReshape: {
+      // Row-major position among the result's run-time sizes, found among
+      // the operand's (each index kept inside the bound).
+      const Instruction* x = n->operands[0];
+      std::string linear = "0u";
+      for (int64_t d = 0; d < n->shape.rank(); ++d) {
+        ASSIGN_OR_RETURN(std::string size, DynamicSize(n, d));
+        linear = Temp("uint", "(" + linear + ") * " + size + " + " + idx[d]);
+      }
+      std::vector<std::string> in(x->shape.rank());
+      for (int64_t d = x->shape.rank() - 1; d >= 0; --d) {
+        ASSIGN_OR_RETURN(std::string size, DynamicSize(x, d));
+        const std::string extent = Temp("uint", "max(" + size + ", 1u)");
+        in[d] = Temp("uint", "min(" + linear + " % " + extent + ", " + U(std::max<int64_t>(x->shape.dim(d) - 1, 0)) + ")");
+        linear = Temp("uint", linear + " / " + extent);
+      }
+      return Value(x, in);
+    }
+    case Opcode::kSort: case Opcode::kTopK: {
+      ASSIGN_OR_RETURN(std::vector<std::string> values, SortResults(n, idx));
+      return values[0];
+    }
+    case Opcode::kMap: {
+      std::vector<std::string> args;
+      for (const Instruction* o : n->operands) {
+        ASSIGN_OR_RETURN(std::string v, Value(o, idx));
+        args.push_back(v);
+      }
+      ASSIGN_OR_RETURN(std::vector<std::string> r, Apply(*n->called_computations[0].second, args));
+      return Temp(ct, r[0]);
+    }
+    case Opcode::kIota: {
+      ASSIGN_OR_RETURN(std::string v, Convert(idx[n->iota_dimension], ElementType::kU32, t));
+      return Temp(ct, v);
+    }
+    case Opcode::kBroadcast: {
+      const Instruction* x = n->operands[0];
+      std::vector<std::string> in_idx;
+      for (size_t d = 0; d < n->dimensions->size(); ++d)
+        in_idx.push_back(x->shape.dim(d) == 1 ? "0u" : idx[(*n->dimensions)[d]]);
+      return Value(x, in_idx);
+    }
+    case Opcode::kBitcastConvert:
+      return Bitcast(n, idx);
+    case Opcode::kCopy:
+      return Value(n->operands[0], idx);
+    case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kReverse: case Opcode::kSlice:
+    case Opcode::kConcatenate: case Opcode::kPad:
+      return MoveElements(n, idx);
+    case Opcode::kBitcast:
+      return Reinterpret(n, idx);
+    default: break;
+  }
+  if (!IsElementwise(n->opcode))
+    return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + ": not implemented on Vulkan yet");
+  std::vector<std::string> ops;
+  for (const Instruction* o : n->operands) {
+    ASSIGN_OR_RETURN(std::string v, Value(o, o->shape.rank() == 0 ? std::vector<std::string>{} : idx));
+    RETURN_IF_ERROR(Use(o->shape.element_type(), *n));
+    ops.push_back(v);
+  }
+  std::string expr;
+  if (n->opcode == Opcode::kSelect) {
+    expr = "(" + ops[0] + " ? " + ops[1] + " : " + ops[2] + ")";
+  } else if (n->opcode == Opcode::kClamp) {
+    if (t == ElementType::kPred) expr = "((" + ops[1] + " || " + ops[0] + ") && " + ops[2] + ")";
+    else if (IsFloat(t)) expr = "min_" + MathSuffix(t) + "(max_" + MathSuffix(t) + "(" + ops[1] + ", " + ops[0] + "), " + ops[2] + ")";
+    else expr = "min(max(" + ops[1] + ", " + ops[0] + "), " + ops[2] + ")";
+  } else if (n->operands.size() == 1) {
+    ASSIGN_OR_RETURN(expr, Unary(*n, ops[0]));
+  } else {
+    ASSIGN_OR_RETURN(expr, Binary(*n, ops[0], ops[1]));
+  }
+  if (n->opcode != Opcode::kConvert && n->opcode != Opcode::kCompare && n->opcode != Opcode::kIsFinite)
+    expr = NormalizeExpression(t, expr);
+  return Temp(ct, expr);
+}
+
+StatusOr<std::string> ElementEmitter::EmitFunction(const std::string& name, const Instruction* n) {
+  if (!n->shape.IsArray()) return Unimplemented(n->Describe() + ": functions of tuple values");
+  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+  std::vector<std::string> idx, params;
+  for (int64_t d = 0; d < n->shape.rank(); ++d) {
+    idx.push_back("i" + std::to_string(d));
+    params.push_back("uint i" + std::to_string(d));
+  }
+  const std::string saved_body = body_;
+  const Memo saved = SaveMemo();
+  body_.clear();
+  ClearMemo();
+  StatusOr<std::string> v = Value(n, idx);
+  std::string fn = gt.compute + " " + name + "(";
+  for (size_t i = 0; i < params.size(); ++i) fn += (i ? ", " : "") + params[i];
+  fn += ") {\n" + body_ + "    return " + (v.ok() ? *v : "") + ";\n}\n";
+  body_ = saved_body;
+  RestoreMemo(saved);
+  RETURN_IF_ERROR(v.status());
+  Helper(name, fn);
+  return fn;
+}
+
+std::string ElementEmitter::StoreElement(ElementType t, const std::string& v) {
+  const int per_word = out_bits_ >= 32 ? 1 : 32 / out_bits_;
+  if (per_word > 1) return "      outv[ew] |= " + EncodeToBits(t, v) + " << " + SlotBitOffset(out_bits_, "es") + ";\n";
+  if (WordsPerElement(t) == 1) return "      outv[ew] = " + EncodeToBits(t, v) + ";\n";
+  if (t == ElementType::kC128) return "      outv = uvec4(unpackDouble2x32(" + v + ".x), unpackDouble2x32(" + v + ".y));\n";
+  return "      { uvec2 bits = " + Bits64(t, v) + "; outv[ew] = bits.x; outv[ew + 1u] = bits.y; }\n";
+}
+
+std::string ElementEmitter::VectorSlot() const {
+  const int per_word = out_bits_ >= 32 ? 1 : 32 / out_bits_, words = WordsPerElement(out_.element_type());
+  std::string s = "    uint ew = " + (per_word > 1 ? std::string("e >> ") + U(per_word == 2 ? 1 : per_word == 4 ? 2 : 3)
+                                                  : words > 1 ? "e * " + U(words) : std::string("e")) + ";\n";
+  return s + "    uint es = " + (per_word > 1 ? "e & " + U(per_word - 1) : std::string("0u")) + ";\n";
+}
+
+StatusOr<std::string> ElementEmitter::StoreScattered(const std::string& buffer, int bits, ElementType t,
+                                                     const std::string& p, const std::string& v) {
+  const int words = WordsPerElement(t);
+  if (bits >= 32) {
+    if (t == ElementType::kC128)
+      return "    { uint w = " + p + " * 4u; " + buffer + ".v[w >> 2u] = uvec4(unpackDouble2x32(" + v +
+             ".x), unpackDouble2x32(" + v + ".y)); }\n";
+    if (words == 1) return "    W(" + buffer + ", " + p + ") = " + EncodeToBits(t, v) + ";\n";
+    return "    { uint w = " + p + " * 2u; uvec2 bits = " + Bits64(t, v) + "; W(" + buffer + ", w) = bits.x; W(" + buffer +
+           ", w + 1u) = bits.y; }\n";
+  }
+  // Elements share words with other invocations' elements: clear the slot
+  // and set it atomically.
+  const int per_word = 32 / bits;
+  const std::string fn = "store_slot_" + buffer;
+  Helper(fn, "void " + fn + "(uint w, uint shift, uint mask, uint bits) {\n"
+             "  switch (w & 3u) {\n"
+             "    case 0u: atomicAnd(" + buffer + ".v[w >> 2u].x, ~(mask << shift)); atomicOr(" + buffer + ".v[w >> 2u].x, (bits & mask) << shift); break;\n"
+             "    case 1u: atomicAnd(" + buffer + ".v[w >> 2u].y, ~(mask << shift)); atomicOr(" + buffer + ".v[w >> 2u].y, (bits & mask) << shift); break;\n"
+             "    case 2u: atomicAnd(" + buffer + ".v[w >> 2u].z, ~(mask << shift)); atomicOr(" + buffer + ".v[w >> 2u].z, (bits & mask) << shift); break;\n"
+             "    default: atomicAnd(" + buffer + ".v[w >> 2u].w, ~(mask << shift)); atomicOr(" + buffer + ".v[w >> 2u].w, (bits & mask) << shift); break;\n"
+             "  }\n}\n");
+  const std::string slot = "(" + p + ") % " + U(per_word);
+  return "    " + fn + "((" + p + ") / " + U(per_word) + ", " + SlotBitOffset(bits, slot) + ", " +
+         U((int64_t{1} << bits) - 1) + ", " + EncodeToBits(t, v) + ");\n";
+}
+
+StatusOr<std::string> ElementEmitter::LoadOutputElement(size_t k, const std::vector<std::string>& idx) {
+  const Shape& s = program_.buffers[group_.outputs[k].buffer].shape;
+  ASSIGN_OR_RETURN(std::string p, PhysicalIndex(s, s.layout_or_default(), idx));
+  ASSIGN_OR_RETURN(const int bits, ElementStorageBits(s.element_type(), s.layout_or_default()));
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(s.element_type(), target_, group_.outputs[k].value.ToString()));
+  return Temp(g.compute, LoadExpression(s.element_type(), BindOutput(k, Access::kReadWrite), p, bits));
+}
+
+StatusOr<std::string> ElementEmitter::StoreOutputElement(size_t k, const std::vector<std::string>& idx, const std::string& v) {
+  const Shape& s = program_.buffers[group_.outputs[k].buffer].shape;
+  ASSIGN_OR_RETURN(std::string p, PhysicalIndex(s, s.layout_or_default(), idx));
+  ASSIGN_OR_RETURN(const int bits, ElementStorageBits(s.element_type(), s.layout_or_default()));
+  return StoreScattered(BindOutput(k, Access::kReadWrite), bits, s.element_type(), p, v);
+}
+
+StatusOr<std::vector<std::string>> ElementEmitter::OwnOutputElement(std::string& main) {
+  const Shape& s = program_.buffers[group_.outputs[0].buffer].shape;
+  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(s));
+  main += "  if (inv >= " + U(map.physical_element_count()) + ") return;\n";
+  GlslIndexArithmetic a;
+  std::string valid;
+  std::vector<std::string> idx = map.FromPhysical<GlslIndexArithmetic>("inv", a, valid);
+  if (valid != "true") main += "  if (!(" + valid + ")) return;\n";  // padding
+  for (size_t d = 0; d < idx.size(); ++d) {
+    main += "  uint i" + std::to_string(d) + " = " + idx[d] + ";\n";
+    idx[d] = "i" + std::to_string(d);
+  }
+  return idx;
+}
+
+std::string ElementEmitter::ReadVector(const std::string& buffer, const std::string& index) {
+  if (!(target_.cpu && target_.int64)) return buffer + ".v[" + index + "]";
+  wide_buffers_.insert(buffer);
+  return "widen(" + buffer + "w.v[" + index + "])";
+}
+
+std::string ElementEmitter::WriteVector(const std::string& buffer, const std::string& index, const std::string& value) {
+  if (!(target_.cpu && target_.int64)) return buffer + ".v[" + index + "] = " + value + ";";
+  wide_buffers_.insert(buffer);
+  return buffer + "w.v[" + index + "] = narrow(" + value + ");";
+}
+
+std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& name) const {
+  std::string src = "#version 450\n";
+  const bool wide = !wide_buffers_.empty() || !quad_buffers_.empty();
+  if (int64_ || wide) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
+  src += "// kernel " + name + ": " + out_.ToString() + "\n";
+  src += "layout(local_size_x = " + std::to_string(local_size) + ") in;\n";
+  src += "#define W(b, i) b.v[(i) >> 2u][(i) & 3u]\n";
+  for (size_t i = 0; i < bindings_.size(); ++i) {
+    const Binding& b = bindings_[i];
+    const std::string n = std::to_string(i);
+    const std::string access = b.access == Access::kRead ? "readonly " : b.access == Access::kWrite ? "writeonly " : "";
+    const std::string decl = "layout(std430, set = 0, binding = " + n + ") " + access + "buffer B" + n;
+    src += decl + " { uvec4 v[]; } " + b.name + ";\n";
+    if (wide_buffers_.count(b.name)) src += decl + "W { u64vec2 v[]; } " + b.name + "w;\n";
+    if (quad_buffers_.count(b.name)) src += decl + "Q { u64vec4 v[]; } " + b.name + "q;\n";
+  }
+  if (wide)
+    src += "uvec4 widen(u64vec2 w) { return uvec4(unpackUint2x32(w.x), unpackUint2x32(w.y)); }\n"
+           "u64vec2 narrow(uvec4 v) { return u64vec2(packUint2x32(v.xy), packUint2x32(v.zw)); }\n";
+  src += push_constants_;
+  src += ShaderLibrarySource(needs_, target_.float64);
+  for (const auto& [helper, def] : helpers_) src += def;
+  src += shared_;
+  src += "void main() {\n  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
+         U(local_size) + ";\n";
+  return src;
+}
+
+KernelSource ElementEmitter::Finish(const std::string& name, uint32_t local_size, const std::string& main_body) const {
+  KernelSource k;
+  k.name = name;
+  k.glsl = Prologue(local_size, name) + main_body;
+  for (const Binding& b : bindings_) k.bindings.push_back(b.buffer);
+  return k;
+}
+
+}  // namespace vkxla

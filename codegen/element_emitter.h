@@ -1,0 +1,203 @@
+// The part of code generation every kernel kind shares: the value of any
+// fused instruction at a logical index, as GLSL statements. Values the plan
+// keeps in buffers are loaded through their own layouts; everything else
+// (elementwise ops, data movement and indexing as index maps, a sort's
+// results through its permutation, called computations) is computed
+// inline, once per index (memoized). Kernel builders (codegen/*_builder.cc,
+// one per kernel kind) derive from it: they decide what each invocation
+// owns and loops over, and ask this class for values, bindings, stores and
+// the kernel's prologue. Internal to codegen/.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel.h"
+#include "codegen/shader_library.h"
+#include "ir/module.h"
+#include "ir/tiled_index.h"
+#include "plan/program.h"
+
+namespace vkxla {
+
+std::string U(int64_t v);  // "7u"
+int64_t PowerOfTwoAtLeast(int64_t x);
+// Name suffix of the real-math instance a type computes with ("float").
+std::string MathSuffix(ElementType t);
+
+class ElementEmitter {
+ public:
+  ElementEmitter(const Program& program, const FusionGroup& group);
+  virtual ~ElementEmitter() = default;
+
+  // A GLSL function `name(uint i0, ...)` returning the value of `n` at
+  // that index: a fused operand's prologue (load_a(m, k)) or a result's
+  // epilogue, for kernels whose loops are written by hand (matmul).
+  StatusOr<std::string> EmitFunction(const std::string& name, const Instruction* n);
+
+ protected:
+  enum class Access { kRead, kWrite, kReadWrite };
+
+  // ---- values ----
+  StatusOr<std::string> Value(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::vector<std::string>> TupleValue(const Instruction* n, const std::vector<std::string>& idx);
+  // The value `v` names at idx (an element of a tuple-shaped op, or all of it).
+  StatusOr<std::string> ValueOf(const ValueRef& v, const std::vector<std::string>& idx);
+  // Emits a scalar computation applied to `args`; a tuple root gives several values.
+  StatusOr<std::vector<std::string>> Apply(const Computation& c, const std::vector<std::string>& args);
+  // Assigns a computation's results to accumulators of `n`'s element types
+  // (through temporaries, since a computation may swap its parameters).
+  Status Assign(const Instruction* n, const std::vector<std::string>& vars, const std::vector<std::string>& values);
+  // Forget values emitted inside a loop once it closes (they are out of scope).
+  struct Memo {
+    std::map<std::string, std::string> values;
+    std::map<std::string, std::vector<std::string>> tuples;
+  };
+  Memo SaveMemo() const { return {memo_, tuple_memo_}; }
+  void RestoreMemo(const Memo& m) {
+    memo_ = m.values;
+    tuple_memo_ = m.tuples;
+  }
+  void ClearMemo() {
+    memo_.clear();
+    tuple_memo_.clear();
+  }
+  // `n`'s value is `expr` wherever it is read (a hero's result in its epilogue).
+  void Bind(const Instruction* n, const std::string& expr) { bound_[n] = expr; }
+
+  // ---- buffers ----
+  // The GLSL name of `buffer` in this kernel ("in0", "out1", ...), bound on
+  // first use; binding order is the order of first use.
+  std::string BindBuffer(int buffer, Access access, const std::string& prefix);
+  // Group output k as "out<k>" (read-write where a kernel also reads it or
+  // stores with atomics).
+  std::string BindOutput(size_t output, Access access = Access::kWrite);
+  // Reads element `idx` of a value held in `buffer` as `shape` under `layout`.
+  StatusOr<std::string> LoadBuffer(int buffer, const Shape& shape, const Layout& layout, const std::vector<std::string>& idx);
+  // A whole uvec4 of a bound buffer, read or written. On a CPU driver with
+  // 64-bit integers this goes through a u64vec2 alias of the buffer:
+  // llvmpipe moves each component of each invocation separately, so two
+  // 64-bit words cost about half of four 32-bit ones (column sums: 1.07 of
+  // the stream kernel against 0.8).
+  std::string ReadVector(const std::string& buffer, const std::string& index);
+  std::string WriteVector(const std::string& buffer, const std::string& index, const std::string& value);
+  void UseQuadWords(const std::string& buffer) { quad_buffers_.insert(buffer); }
+  void UseWideWords(const std::string& buffer) { wide_buffers_.insert(buffer); }
+  // Statements storing compute value `v` of type t as element `p` (a
+  // physical index) of `buffer` laid out with `bits` per element, when
+  // invocations do not own whole vectors: atomics where elements share words.
+  StatusOr<std::string> StoreScattered(const std::string& buffer, int bits, ElementType t, const std::string& p,
+                                       const std::string& v);
+  // Kernels whose invocations each own one result element (scan, windows,
+  // scatter): group output k's element at logical `idx`, read back (a pass
+  // continuing from the previous one) or stored (atomics where elements
+  // share words).
+  StatusOr<std::string> LoadOutputElement(size_t k, const std::vector<std::string>& idx);
+  StatusOr<std::string> StoreOutputElement(size_t k, const std::vector<std::string>& idx, const std::string& v);
+  // The logical index of output 0's physical element `inv`, with the
+  // statements that compute it and return for invocations past the end or
+  // on padding.
+  StatusOr<std::vector<std::string>> OwnOutputElement(std::string& main);
+  // Statements that put element `v` at slot (ew, es) of `outv`.
+  std::string StoreElement(ElementType t, const std::string& v);
+  // Declares ew and es, the word and slot of element e of the output vector.
+  std::string VectorSlot() const;
+  StatusOr<std::string> PhysicalIndex(const Shape& shape, const Layout& layout, const std::vector<std::string>& idx);
+  Layout LayoutOf(const Instruction* n) const;
+  // The layout of the buffer holding `n`, if the plan keeps it in one.
+  std::optional<Layout> Materialized(const Instruction* n) const { return materialized_(n); }
+
+  // ---- the kernel ----
+  // Notes that the kernel computes with t (int64, the math libraries), or
+  // an error naming the op, the type and the feature the device lacks.
+  Status Use(ElementType t, const Instruction& n);
+  Status UseType(ElementType t, const std::string& context);
+  std::string Temp(const std::string& type, const std::string& expr);
+  std::string Helper(const std::string& name, const std::string& definition);
+  std::string Bits64(ElementType t, const std::string& x);
+  std::string FromBits64(ElementType t, const std::string& b);
+  // "#version", extensions, bindings, libraries, helpers and shared
+  // memory, then `void main() {` with `inv`, the linear invocation id.
+  std::string Prologue(uint32_t local_size, const std::string& name) const;
+  KernelSource Finish(const std::string& name, uint32_t local_size, const std::string& main_body) const;
+  // An integer element of `n` as a GLSL int, saturated to int's range.
+  StatusOr<std::string> IndexAsInt(const Instruction* n, const std::vector<std::string>& idx);
+  // That element clamped to [0, max(limit, 0)], as a uint (XLA's start
+  // indices; run-time sizes).
+  StatusOr<std::string> ClampedIndex(const Instruction* n, const std::vector<std::string>& idx, int64_t limit);
+  // Whether some value read the parameters' run-time sizes.
+  bool reads_parameter_sizes() const { return reads_parameter_sizes_; }
+  // The run-time size of dim d of `n` (a constant unless the dim is dynamic).
+  StatusOr<std::string> DynamicSize(const Instruction* n, int64_t d);
+
+  // A buffer read in the kernel's "vector context": one holding `shape`
+  // under `layout` with `bits`-bit elements, read at `index`, is word ew of
+  // the invocation's vector, loaded once before the element loop (see
+  // vector_loads_).
+  struct VectorContext {
+    Shape shape;
+    Layout layout;
+    int bits = 0;
+    std::vector<std::string> index;
+  };
+  // Lets a builder read whole vectors or blocks for some loads: an
+  // expression, or nullopt for an element load.
+  virtual StatusOr<std::optional<std::string>> LoadWhole(const std::string& buffer, const Instruction* n,
+                                                         const Shape& placed, int bits, const std::vector<std::string>& idx) {
+    return std::optional<std::string>();
+  }
+
+  const Program& program_;
+  const FusionGroup& group_;
+  const TargetFeatures& target_;
+  MaterializedLayoutFn materialized_;
+  // The output a kernel stores (its shape with layout, element storage bits).
+  Shape out_;
+  Layout out_layout_;
+  int out_bits_ = 0;
+  const Instruction* root_ = nullptr;  // the instruction whose layout is the output's (a bitcast root)
+  std::optional<VectorContext> vector_context_;
+  std::set<std::string> vector_loads_;  // buffers read as the invocation's whole uvec4
+  std::string body_;
+  std::string shared_;  // shared-memory declarations of a workgroup kernel
+  std::string push_constants_;  // the push-constant block, if the kernel reads one
+  int next_temp_ = 0;
+
+ private:
+  StatusOr<std::string> Compute(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> Unary(const Instruction& n, const std::string& x);
+  StatusOr<std::string> Binary(const Instruction& n, const std::string& a, const std::string& b);
+  StatusOr<std::string> Convert(const std::string& x, ElementType from, ElementType to);
+  StatusOr<std::string> Bitcast(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> Reinterpret(const Instruction* n, const std::vector<std::string>& idx);
+  StatusOr<std::string> MoveElements(const Instruction* n, const std::vector<std::string>& idx);
+  // dynamic-slice, dynamic-update-slice and gather (index_map_emitter.cc).
+  StatusOr<std::string> IndexElements(const Instruction* n, const std::vector<std::string>& idx);
+  // Sort's (topk's) results at `idx`, read through its permutation.
+  StatusOr<std::vector<std::string>> SortResults(const Instruction* n, const std::vector<std::string>& idx);
+  std::string MemoKey(const Instruction* n, const std::vector<std::string>& idx) const;
+
+  struct Binding {
+    int buffer;
+    std::string name;
+    Access access;
+  };
+  std::vector<Binding> bindings_;
+  int params_sizes_binding_ = -1;
+  // Values already emitted, by instruction and index; loops save and
+  // restore these, since what a loop body defines is out of scope after it.
+  std::map<std::string, std::string> memo_;
+  std::map<std::string, std::vector<std::string>> tuple_memo_;
+  std::map<const Instruction*, std::string> bound_;
+  std::map<std::string, std::string> helpers_;
+  LibraryNeeds needs_;
+  bool int64_ = false;
+  bool reads_parameter_sizes_ = false;
+  std::set<std::string> wide_buffers_;  // buffers accessed through their u64vec2 alias
+  std::set<std::string> quad_buffers_;  // buffers accessed through their u64vec4 alias
+};
+
+}  // namespace vkxla

@@ -1,0 +1,240 @@
+// Loop kernels: elementwise fusions, data movement, gathers, a sort's
+// results. Each invocation owns one uvec4 of the output (so sub-word types
+// never race) and computes its elements; operands placed like the output
+// load as one vector. In block mode (LoopConfig::block) each invocation
+// owns a square block of two dims, loads it as rows along the operand's
+// unit-stride dim, transposes in registers and stores rows along the
+// output's, so every access stays a whole vector.
+#include "codegen/element_emitter.h"
+#include "codegen/glsl_index_arithmetic.h"
+#include "codegen/glsl_types.h"
+#include "codegen/kernel_builder.h"
+#include "ir/layout_index.h"
+
+namespace vkxla {
+namespace {
+
+class LoopKernelBuilder : public ElementEmitter {
+ public:
+  LoopKernelBuilder(const Program& program, const FusionGroup& group)
+      : ElementEmitter(program, group), config_(std::get<LoopConfig>(group.config)) {}
+
+  StatusOr<KernelSource> Build() {
+    if (group_.outputs.size() != 1) return Internal("a loop kernel writes one output");
+    const GroupOutput& output = group_.outputs[0];
+    out_ = program_.buffers[output.buffer].shape;
+    out_layout_ = out_.layout_or_default();
+    const ElementType t = out_.element_type();
+    RETURN_IF_ERROR(UseType(t, output.value.ToString() + " " + out_.ToString()));
+    ASSIGN_OR_RETURN(out_bits_, ElementStorageBits(t, out_layout_));
+    if (output.value.index < 0 && !group_.relayout) root_ = output.value.inst;
+    ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out_));
+    if (config_.block) return BuildBlocked(out_map);
+    return BuildVectors(out_map);
+  }
+
+ private:
+  // The output's value at idx: computed, or for a relayout read from the
+  // buffer that holds it.
+  StatusOr<std::string> RootValue(const std::vector<std::string>& idx) {
+    const ValueRef& v = group_.outputs[0].value;
+    if (!group_.relayout) return ValueOf(v, idx);
+    const int b = program_.value_buffer.at(v);
+    return LoadBuffer(b, v.shape(), program_.buffers[b].shape.layout_or_default(), idx);
+  }
+
+  StatusOr<KernelSource> BuildVectors(const TiledIndexMap& out_map) {
+    const ElementType t = out_.element_type();
+    const int64_t physical = out_map.physical_element_count();
+    const int per_vector = config_.per_vector;
+    const std::string out = BindOutput(0);
+    // A result with dynamic dims also reports their sizes (invocation 0
+    // writes them); computed before the element loop so they are in scope
+    // after it.
+    std::string write_sizes;
+    for (int64_t d = 0; d < out_.rank(); ++d) {
+      if (!out_.is_dynamic_dim(d)) continue;
+      if (!root_) return Unimplemented(group_.outputs[0].value.ToString() + ": dynamic sizes of this value are not tracked");
+      ASSIGN_OR_RETURN(std::string size, DynamicSize(root_, d));
+      if (group_.outputs[0].sizes_buffer < 0) return Internal("no sizes buffer for a dynamic result");
+      const std::string dims = BindBuffer(group_.outputs[0].sizes_buffer, Access::kWrite, "dims_out");
+      write_sizes += "    W(" + dims + ", " + U(d) + ") = " + size + ";\n";
+    }
+    const std::string prelude = body_;
+    body_.clear();
+    // The logical index of physical element p; padding elements have none.
+    GlslIndexArithmetic a;
+    std::string valid;
+    std::vector<std::string> index = out_map.FromPhysical<GlslIndexArithmetic>("p", a, valid);
+    std::string decompose;
+    for (int64_t d = 0; d < out_.rank(); ++d) {
+      if (index[d].find_first_not_of("0123456789u") == std::string::npos) continue;  // a constant
+      decompose += "      uint i" + std::to_string(d) + " = " + index[d] + ";\n";
+      index[d] = "i" + std::to_string(d);
+    }
+    vector_context_ = VectorContext{out_, out_layout_, out_bits_, index};
+    ASSIGN_OR_RETURN(std::string v, RootValue(index));
+    std::string guard = physical % per_vector == 0 ? "" : "p < " + U(physical);
+    if (valid != "true") guard += (guard.empty() ? "" : " && ") + valid;
+
+    std::string body = "  for (uint e = 0u; e < " + U(per_vector) + "; ++e) {\n";
+    body += "    uint p = inv * " + U(per_vector) + " + e;\n" + VectorSlot();
+    if (!guard.empty()) body += "    if (" + guard + ") {\n";
+    body += decompose + body_;
+    body += StoreElement(t, v);
+    if (!guard.empty()) body += "    }\n";
+    body += "  }\n";
+
+    std::string src = "  if (inv >= " + U(config_.vectors) + ") return;\n";
+    for (const std::string& b : vector_loads_) src += "  uvec4 " + b + "_v = " + ReadVector(b, "inv") + ";\n";
+    src += prelude;
+    if (!write_sizes.empty()) src += "  if (inv == 0u) {\n" + write_sizes + "  }\n";
+    src += "  uvec4 outv = uvec4(0u);\n" + body + "  " + WriteVector(out, "inv", "outv") + "\n}\n";
+    return Finish(group_.kernels[0].name, 256, src);
+  }
+
+  StatusOr<KernelSource> BuildBlocked(const TiledIndexMap& out_map) {
+    const ElementType t = out_.element_type();
+    const int64_t e = config_.block, a_dim = config_.block_a, b_dim = config_.block_b;
+    GlslIndexArithmetic a;
+    std::vector<std::string> terms(out_.rank());
+    int64_t stride = 1;
+    for (const BlockDigit& g : config_.digits) {
+      std::string c = a.DivConstant("inv", stride);
+      // A top digit of power-of-two extent is masked too: the bound lets the
+      // driver's compiler keep 32-bit addressing (8x8 relayout on lavapipe:
+      // 0.84 of the stream kernel against 0.80).
+      const bool power_of_two = (g.extent & (g.extent - 1)) == 0;
+      if (power_of_two || stride * g.extent < out_.element_count() / (e * e)) c = a.ModConstant(c, g.extent);
+      c = a.MulConstant(c, g.scale);
+      terms[g.dim] = terms[g.dim].empty() ? c : a.Add(terms[g.dim], c);
+      stride *= g.extent;
+    }
+    std::string decompose;
+    block_base_.assign(out_.rank(), "0u");
+    for (int64_t d = 0; d < out_.rank(); ++d) {
+      decompose += "  uint b" + std::to_string(d) + " = " + (terms[d].empty() ? "0u" : terms[d]) + ";\n";
+      block_base_[d] = "b" + std::to_string(d);
+    }
+    block_index_ = block_base_;
+    block_index_[a_dim] = "(b" + std::to_string(a_dim) + " + ka)";
+    block_index_[b_dim] = "(b" + std::to_string(b_dim) + " + kb)";
+    ASSIGN_OR_RETURN(std::string v, RootValue(block_index_));
+    const std::string out = BindOutput(0);
+
+    std::string src = "  if (inv >= " + U(config_.blocks) + ") return;\n" + decompose;
+    for (const auto& [array, rows] : block_rows_) src += rows.loads;
+    for (const auto& [array, rows] : block_rows_) src += rows.unpacks;
+    src += "  uvec4 outv[" + std::to_string(e * e / 4) + "];\n";
+    // No [[unroll]]: spirv-opt's unrolling loses the NoContraction that the
+    // math library's error-free transforms need (division stops being exact).
+    // The driver unrolls a 16-step loop itself (unrolling 4x4 by hand gained
+    // nothing on lavapipe); 64 steps it leaves as a loop that indexes the
+    // block's arrays dynamically (0.24 of the stream kernel), so 8x8 blocks
+    // repeat the body per element with constant ka, kb.
+    const std::string store = "    " + BlockWord("outv", "kb", "ka") + " = " + EncodeToBits(t, v) + ";\n";
+    if (e == 4) {
+      src += "  for (uint e = 0u; e < 16u; ++e) {\n    uint ka = e & 3u, kb = e >> 2u;\n" + body_ + store + "  }\n";
+    } else {
+      for (int kb = 0; kb < e; ++kb)
+        for (int ka = 0; ka < e; ++ka)
+          src += "  {\n    const uint ka = " + U(ka) + ", kb = " + U(kb) + ";\n" + body_ + store + "  }\n";
+    }
+    for (int kb = 0; kb < e; ++kb) {
+      std::vector<std::string> at = block_base_;
+      at[b_dim] = a.Add(at[b_dim], a.Constant(kb));
+      src += WriteBlockRow(out, out_map.ToPhysical(at, a), "outv", kb);
+    }
+    src += "}\n";
+    return Finish(group_.kernels[0].name, 256, src);
+  }
+
+  // In block mode, a buffer read at a permutation of the block's index
+  // whose unit-stride dim runs along the block is read as rows of it.
+  StatusOr<std::optional<std::string>> LoadWhole(const std::string& buffer, const Instruction* n, const Shape& placed,
+                                                 int bits, const std::vector<std::string>& idx) override {
+    if (!config_.block || block_index_.empty()) return std::optional<std::string>();
+    const ElementType t = placed.element_type();
+    std::vector<int64_t> perm(idx.size(), -1);
+    bool permuted = idx.size() == block_index_.size() && bits == 32 && WordsPerElement(t) == 1;
+    for (size_t d = 0; permuted && d < idx.size(); ++d) {
+      for (size_t k = 0; k < block_index_.size(); ++k)
+        if (idx[d] == block_index_[k]) perm[d] = static_cast<int64_t>(k);
+      permuted = perm[d] >= 0;
+    }
+    if (!permuted) return std::optional<std::string>();
+    ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
+    const int64_t unit = map.has_padding() ? -1 : map.UnitStrideDimension(config_.block);
+    const int64_t along = unit < 0 ? -1 : perm[unit];
+    if (along != config_.block_b && along != config_.block_a) return std::optional<std::string>();
+    // block rows cover the block; the element is one word of them.
+    const bool rows_along_b = along == config_.block_b;
+    const std::string array = buffer + (rows_along_b ? "_r" : "_c");
+    const int64_t step_out = rows_along_b ? config_.block_a : config_.block_b;
+    int64_t step = 0;
+    for (size_t d = 0; d < perm.size(); ++d)
+      if (perm[d] == step_out) step = static_cast<int64_t>(d);
+    GlslIndexArithmetic a;
+    BlockRows rows;
+    rows.loads = "  uvec4 " + array + "[" + std::to_string(config_.block * config_.block / 4) + "];\n";
+    for (int k = 0; k < config_.block; ++k) {
+      std::vector<std::string> at(idx.size());
+      for (size_t d = 0; d < idx.size(); ++d) at[d] = block_base_[perm[d]];
+      at[step] = a.Add(at[step], a.Constant(k));
+      ReadBlockRow(buffer, map.ToPhysical(at, a), array, k, rows);
+    }
+    block_rows_[array] = rows;
+    const std::string word = rows_along_b ? BlockWord(array, "ka", "kb") : BlockWord(array, "kb", "ka");
+    return std::optional<std::string>(DecodeWords(t, {word}, "0u", bits));
+  }
+
+  // The block's rows of each buffer read in block mode, by array name
+  // (buffer + "_r": rows along b, one per ka; "_c": along a, one per kb).
+  // All loads are emitted before any unpacking: llvmpipe keeps their order,
+  // and issuing them together overlaps their latency (8x8 relayout: 0.86 of
+  // the stream kernel against 0.79 interleaved).
+  struct BlockRows {
+    std::string loads, unpacks;
+  };
+
+  // Adds to `rows` the statements that load row `row` of a block (block /
+  // 4 uvec4s from the block-aligned physical element `at`) into `array`.
+  void ReadBlockRow(const std::string& buffer, const std::string& at, const std::string& array, int row, BlockRows& rows) {
+    const std::string r = std::to_string(row);
+    if (config_.block == 4) {
+      rows.loads += "  " + array + "[" + r + "] = " + ReadVector(buffer, at + " >> 2u") + ";\n";
+      return;
+    }
+    UseQuadWords(buffer);
+    const std::string word = array + "_w" + r;
+    rows.loads += "  u64vec4 " + word + " = " + buffer + "q.v[" + at + " >> 3u];\n";
+    rows.unpacks += "  " + array + "[" + std::to_string(2 * row) + "] = widen(" + word + ".xy); " + array + "[" +
+                    std::to_string(2 * row + 1) + "] = widen(" + word + ".zw);\n";
+  }
+
+  std::string WriteBlockRow(const std::string& out, const std::string& at, const std::string& array, int row) {
+    if (config_.block == 4) return "  " + WriteVector(out, at + " >> 2u", array + "[" + std::to_string(row) + "]") + "\n";
+    UseQuadWords(out);
+    return "  " + out + "q.v[" + at + " >> 3u] = u64vec4(narrow(" + array + "[" + std::to_string(2 * row) + "]), narrow(" +
+           array + "[" + std::to_string(2 * row + 1) + "]));\n";
+  }
+
+  // Word (ka, kb) of a block held as rows along the second index.
+  std::string BlockWord(const std::string& array, const std::string& row, const std::string& column) const {
+    if (config_.block == 4) return array + "[" + row + "][" + column + "]";
+    return array + "[" + row + " * 2u + (" + column + " >> 2u)][" + column + " & 3u]";
+  }
+
+  const LoopConfig& config_;
+  std::vector<std::string> block_base_;   // the block's first logical index
+  std::vector<std::string> block_index_;  // the output index of element (ka, kb)
+  std::map<std::string, BlockRows> block_rows_;
+};
+
+}  // namespace
+
+StatusOr<KernelSource> BuildLoopKernel(const Program& program, const FusionGroup& group, int kernel) {
+  return LoopKernelBuilder(program, group).Build();
+}
+
+}  // namespace vkxla

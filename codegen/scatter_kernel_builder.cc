@@ -1,0 +1,122 @@
+// Scatter (plan/scatter_config.h): each invocation owns one result element,
+// starts from the operand's value and combines in every update whose window
+// covers it, in row-major order of the update scatter index. No two
+// invocations write one element, so any update computation and any
+// collisions give the same, deterministic answer, without atomics. The
+// updates run in passes of a bounded count (push constant `pass`), the
+// partial result kept in the results between them.
+#include "codegen/element_emitter.h"
+#include "codegen/glsl_index_arithmetic.h"
+#include "codegen/glsl_types.h"
+#include "codegen/kernel_builder.h"
+#include "ops/gather_scatter_plan.h"
+
+namespace vkxla {
+namespace {
+
+class ScatterKernelBuilder : public ElementEmitter {
+ public:
+  ScatterKernelBuilder(const Program& program, const FusionGroup& group)
+      : ElementEmitter(program, group), c_(std::get<ScatterConfig>(group.config)), op_(*group.hero) {}
+
+  StatusOr<KernelSource> Build() {
+    ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(op_));
+    const int64_t arity = plan.arity;
+    const Shape& operand = op_.operands[0]->shape;
+    const Instruction* indices = op_.operands[arity];
+    const Shape& updates = op_.operands[arity + 1]->shape;
+    const Computation* combine = nullptr;
+    for (const auto& [key, c] : op_.called_computations)
+      if (key == "to_apply") combine = c;
+    const OperandIndexWiring& w = plan.operand;
+    out_ = program_.buffers[group_.outputs[0].buffer].shape;
+    out_layout_ = out_.layout_or_default();
+    push_constants_ = "layout(push_constant) uniform Push { uint pass; } pc;\n";
+
+    std::string main;
+    ASSIGN_OR_RETURN(std::vector<std::string> idx, OwnOutputElement(main));
+    // Accumulators, one per result: the operands' values, or on later
+    // passes the results so far.
+    std::vector<std::string> acc;
+    for (int64_t k = 0; k < arity; ++k) {
+      const ElementType t = op_.operands[k]->shape.element_type();
+      RETURN_IF_ERROR(Use(t, op_));
+      ASSIGN_OR_RETURN(std::string v, Value(op_.operands[k], idx));
+      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, op_.Describe()));
+      std::string value = v;
+      if (c_.passes > 1) {
+        const int out = group_.OutputOf(ValueRef{&op_, op_.shape.IsTuple() ? k : -1});
+        if (out < 0) return Internal(op_.Describe() + ": a scatter in passes needs every result in a buffer");
+        ASSIGN_OR_RETURN(std::string previous, LoadOutputElement(out, idx));
+        value = "(pc.pass == 0u ? " + v + " : " + previous + ")";
+      }
+      acc.push_back(Temp(g.compute, value));
+    }
+    if (c_.updates > 0) {
+      body_ += "    uint s0 = pc.pass * " + U(c_.chunk) + ", s1 = min(" + U(c_.updates) + ", s0 + " + U(c_.chunk) + ");\n";
+      body_ += "    for (uint s = s0; s < s1; ++s) {\n";
+      const Memo outside = SaveMemo();
+      // The scatter part of the update index, row-major over update_scatter_dims.
+      GlslIndexArithmetic a;
+      std::vector<std::string> u(updates.rank(), "0u");
+      int64_t stride = 1;
+      for (size_t k = plan.update_scatter_dims.size(); k-- > 0;) {
+        const int64_t dim = plan.update_scatter_dims[k], extent = updates.dim(dim);
+        std::string c = a.DivConstant("s", stride);
+        if (k > 0) c = a.ModConstant(c, extent);
+        u[dim] = Temp("uint", c);
+        stride *= extent;
+      }
+      // The window's start in each operand dim; whether it fits; whether it
+      // covers this element, and where in the window.
+      std::string fits = "true", covers = "true";
+      for (int64_t d = 0; d < operand.rank(); ++d) {
+        std::string start = "0";
+        if (w.start_component[d] >= 0) {
+          std::vector<std::string> at;
+          for (int64_t from : plan.indices.from_outer) at.push_back(from < 0 ? U(w.start_component[d]) : u[from]);
+          ASSIGN_OR_RETURN(start, IndexAsInt(indices, at));
+          fits += " && " + start + " >= 0 && " + start + " <= " + std::to_string(operand.dim(d) - w.window_size[d]);
+        } else if (w.batch_from[d] >= 0) {
+          start = "int(" + u[w.batch_from[d]] + ")";
+        }
+        const std::string offset = Temp("int", "int(" + idx[d] + ") - " + start);
+        if (w.window_from[d] >= 0) {
+          covers += " && " + offset + " >= 0 && " + offset + " < " + std::to_string(w.window_size[d]);
+          u[w.window_from[d]] = "uint(" + offset + ")";
+        } else {
+          covers += " && " + offset + " == 0";
+        }
+      }
+      body_ += "    if (" + fits + " && " + covers + ") {\n";
+      std::vector<std::string> args = acc;
+      for (int64_t k = 0; k < arity; ++k) {
+        ASSIGN_OR_RETURN(std::string v, Value(op_.operands[arity + 1 + k], u));
+        args.push_back(v);
+      }
+      ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*combine, args));
+      RETURN_IF_ERROR(Assign(&op_, acc, next));
+      body_ += "    }\n    }\n";
+      RestoreMemo(outside);
+    }
+    std::string stores;
+    for (size_t k = 0; k < group_.outputs.size(); ++k) {
+      const int64_t r = std::max<int64_t>(group_.outputs[k].value.index, 0);
+      ASSIGN_OR_RETURN(std::string store, StoreOutputElement(k, idx, acc[r]));
+      stores += store;
+    }
+    return Finish(group_.kernels[0].name, 256, main + body_ + stores + "}\n");
+  }
+
+ private:
+  const ScatterConfig& c_;
+  const Instruction& op_;
+};
+
+}  // namespace
+
+StatusOr<KernelSource> BuildScatterKernel(const Program& program, const FusionGroup& group, int kernel) {
+  return ScatterKernelBuilder(program, group).Build();
+}
+
+}  // namespace vkxla
