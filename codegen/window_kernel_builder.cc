@@ -52,7 +52,7 @@ class WindowKernelBuilder : public ElementEmitter {
   // Accumulators of the results: the init values on the first pass, the
   // stored results on later ones.
   StatusOr<std::vector<std::string>> Accumulators(const std::vector<std::string>& idx, int64_t arity,
-                                                  const std::vector<const Instruction*>& inits) {
+                                                  const std::vector<const Instruction*>& inits, int64_t passes) {
     std::vector<std::string> acc;
     for (int64_t i = 0; i < arity; ++i) {
       const ElementType t = inits[i]->shape.element_type();
@@ -60,7 +60,7 @@ class WindowKernelBuilder : public ElementEmitter {
       ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, op_.Describe()));
       ASSIGN_OR_RETURN(std::string init, Value(inits[i], {}));
       std::string value = init;
-      if (c_.passes > 1) {
+      if (passes > 1) {
         const int k = group_.OutputOf(ValueRef{&op_, op_.shape.IsTuple() ? i : -1});
         if (k < 0) return Internal(op_.Describe() + ": a window in passes needs every result in a buffer");
         ASSIGN_OR_RETURN(std::string previous, LoadOutputElement(k, idx));
@@ -88,7 +88,7 @@ class WindowKernelBuilder : public ElementEmitter {
     std::string main;
     ASSIGN_OR_RETURN(std::vector<std::string> idx, OwnOutputElement(main));
     std::vector<const Instruction*> inits(op_.operands.begin() + arity, op_.operands.end());
-    ASSIGN_OR_RETURN(std::vector<std::string> acc, Accumulators(idx, arity, inits));
+    ASSIGN_OR_RETURN(std::vector<std::string> acc, Accumulators(idx, arity, inits, c_.passes));
     if (c_.window > 0 && x.element_count() > 0) {
       body_ += range_ + "    for (uint q = q0; q < q1; ++q) {\n";
       const Memo outside = SaveMemo();
@@ -184,6 +184,9 @@ class WindowKernelBuilder : public ElementEmitter {
     return Finish(group_.kernels[0].name, 256, main);
   }
 
+  // Each operand element visits the windows that may contain it: along
+  // dim d the E_d = ceil(size / stride) window starts s_d ending at
+  // floor((i + pad) / stride), in the source's row-major order.
   StatusOr<KernelSource> ScatterSelected() {
     const Instruction* source = op_.operands[1];
     const Shape& xs = op_.operands[0]->shape;
@@ -191,26 +194,35 @@ class WindowKernelBuilder : public ElementEmitter {
     BindBuffer(group_.scratch[0], Access::kRead, "selection");
     std::string main;
     ASSIGN_OR_RETURN(std::vector<std::string> idx, OwnOutputElement(main));
-    ASSIGN_OR_RETURN(std::vector<std::string> acc, Accumulators(idx, 1, {op_.operands[2]}));
+    ASSIGN_OR_RETURN(std::vector<std::string> acc, Accumulators(idx, 1, {op_.operands[2]}, c_.containing_passes));
     if (c_.window > 0 && source->shape.element_count() > 0) {
-      // The windows that contain this element, in the source's row-major
-      // order (so the offset inside the window runs backwards).
-      body_ += range_ + "    for (uint r = q0; r < q1; ++r) {\n    uint o = " + U(c_.window - 1) + " - r;\n";
+      std::vector<int64_t> extents(xs.rank());
+      for (int64_t d = 0; d < xs.rank(); ++d) extents[d] = (w_.size[d] + w_.stride[d] - 1) / w_.stride[d];
+      body_ += "    uint r0 = pc.pass * " + U(c_.containing_chunk) + ", r1 = min(" + U(c_.containing) + ", r0 + " +
+               U(c_.containing_chunk) + ");\n    for (uint r = r0; r < r1; ++r) {\n";
       const Memo outside = SaveMemo();
-      const std::vector<std::string> k = Digits("o", w_.size);
+      const std::vector<std::string> digit = Digits("r", extents);
       std::string covers = "true";
-      std::vector<std::string> s(xs.rank());
+      std::vector<std::string> s(xs.rank()), k(xs.rank());
       for (int64_t d = 0; d < xs.rank(); ++d) {
-        const std::string p = Temp("int", "int(" + idx[d] + ") + " + std::to_string(w_.pad_low[d]) + " - int(" + k[d] + ")");
-        covers += " && " + p + " >= 0 && " + p + " < " + std::to_string(source->shape.dim(d) * w_.stride[d]);
-        if (w_.stride[d] > 1) covers += " && " + p + " % " + std::to_string(w_.stride[d]) + " == 0";
-        s[d] = Temp("uint", "uint(" + p + ") / " + U(w_.stride[d]));
+        const std::string shifted = "(int(" + idx[d] + ") + " + std::to_string(w_.pad_low[d]) + ")";
+        // The window start: the last one at or before the element, minus the digit's complement.
+        const std::string sd = Temp("int", "(" + shifted + " >= 0 ? " + shifted + " / " + std::to_string(w_.stride[d]) +
+                                               " : -1) - " + std::to_string(extents[d] - 1) + " + int(" + digit[d] + ")");
+        const std::string kd = Temp("int", shifted + " - " + sd + " * " + std::to_string(w_.stride[d]));
+        covers += " && " + sd + " >= 0 && " + sd + " < " + std::to_string(source->shape.dim(d)) + " && " + kd + " >= 0 && " +
+                  kd + " < " + std::to_string(w_.size[d]);
+        s[d] = "uint(" + sd + ")";
+        k[d] = kd;
       }
-      // The window's linear index among the source elements.
-      std::string linear = "0u";
-      for (int64_t d = 0; d < xs.rank(); ++d) linear = "(" + linear + ") * " + U(source->shape.dim(d)) + " + " + s[d];
+      // The element's position in the window and the window's index among the source elements.
+      std::string offset = "0", linear = "0u";
+      for (int64_t d = 0; d < xs.rank(); ++d) {
+        offset = "(" + offset + ") * " + std::to_string(w_.size[d]) + " + " + k[d];
+        linear = "(" + linear + ") * " + U(source->shape.dim(d)) + " + " + s[d];
+      }
       body_ += "    if (" + covers + ") {\n";
-      body_ += "    if (" + SelectionWord(linear, ValueWords()) + " == o) {\n";
+      body_ += "    if (" + SelectionWord(linear, ValueWords()) + " == uint(" + offset + ")) {\n";
       ASSIGN_OR_RETURN(std::string src, Value(source, s));
       ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*scatter, {acc[0], src}));
       RETURN_IF_ERROR(Assign(&op_, acc, next));

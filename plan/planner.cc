@@ -429,8 +429,11 @@ class Planner {
       } else if (const auto* c = std::get_if<ScanConfig>(&g.config)) {
         for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
       } else if (const auto* c = std::get_if<WindowConfig>(&g.config)) {
-        for (size_t k = 0; k < g.kernels.size(); ++k)
-          for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(static_cast<int>(k), {static_cast<uint32_t>(pass)}, pass > 0);
+        // reduce-window, or select-and-scatter's selection: passes over the window.
+        for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
+        // select-and-scatter's scatter: passes over the windows that may contain each element.
+        if (g.kernels.size() > 1)
+          for (int64_t pass = 0; pass < c->containing_passes; ++pass) dispatch(1, {static_cast<uint32_t>(pass)}, pass > 0);
       } else if (const auto* c = std::get_if<ScatterConfig>(&g.config)) {
         for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
       } else {

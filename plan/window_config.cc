@@ -18,8 +18,12 @@ StatusOr<WindowConfig> ChooseWindowConfig(const Instruction& op, const Shape& fi
   c.passes = std::max<int64_t>(1, (c.window + c.chunk - 1) / c.chunk);
   ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(first_result));
   c.invocations = static_cast<uint64_t>(map.physical_element_count());
-  if (op.opcode == Opcode::kSelectAndScatter)
+  if (op.opcode == Opcode::kSelectAndScatter) {
     c.select_invocations = static_cast<uint64_t>(op.operands[1]->shape.element_count());
+    for (int64_t d = 0; d < w.rank(); ++d) c.containing *= (w.size[d] + w.stride[d] - 1) / std::max<int64_t>(w.stride[d], 1);
+    c.containing_chunk = std::max<int64_t>(1, std::min(c.containing, budget));
+    c.containing_passes = std::max<int64_t>(1, (c.containing + c.containing_chunk - 1) / c.containing_chunk);
+  }
   return c;
 }
 

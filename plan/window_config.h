@@ -21,8 +21,13 @@ struct WindowConfig {
   int64_t chunk = 1;         // positions one pass folds
   int64_t passes = 1;
   uint64_t invocations = 0;  // one per physical element of the first result
-  // Select-and-scatter's selection: one invocation per source element.
+  // Select-and-scatter: the selection, one invocation per source element
+  // over `window` positions in `passes`; then the scatter, one per operand
+  // element over the windows that may contain it.
   uint64_t select_invocations = 0;
+  int64_t containing = 1;       // prod ceil(size / stride): windows that may hold an element
+  int64_t containing_chunk = 1;
+  int64_t containing_passes = 1;
 };
 
 // `position_trips`: loop trips of one window position (fused operands and
