@@ -259,7 +259,7 @@ StatusOr<std::string> ElementEmitter::LoadBuffer(int buffer, const Shape& shape,
   }
   Shape placed = shape;
   placed.set_layout(layout);
-  ASSIGN_OR_RETURN(std::optional<std::string> whole, LoadWhole(name, nullptr, placed, bits, idx));
+  ASSIGN_OR_RETURN(std::optional<std::string> whole, LoadWhole(name, placed, bits, idx));
   if (whole) return Temp(gt.compute, *whole);
   ASSIGN_OR_RETURN(std::string p, PhysicalIndex(shape, layout, idx));
   return Temp(gt.compute, LoadExpression(t, name, p, bits));

@@ -145,8 +145,8 @@ class ElementEmitter {
   };
   // Lets a builder read whole vectors or blocks for some loads: an
   // expression, or nullopt for an element load.
-  virtual StatusOr<std::optional<std::string>> LoadWhole(const std::string& buffer, const Instruction* n,
-                                                         const Shape& placed, int bits, const std::vector<std::string>& idx) {
+  virtual StatusOr<std::optional<std::string>> LoadWhole(const std::string& buffer, const Shape& placed, int bits,
+                                                         const std::vector<std::string>& idx) {
     return std::optional<std::string>();
   }
 

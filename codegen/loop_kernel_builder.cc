@@ -151,8 +151,8 @@ class LoopKernelBuilder : public ElementEmitter {
 
   // In block mode, a buffer read at a permutation of the block's index
   // whose unit-stride dim runs along the block is read as rows of it.
-  StatusOr<std::optional<std::string>> LoadWhole(const std::string& buffer, const Instruction* n, const Shape& placed,
-                                                 int bits, const std::vector<std::string>& idx) override {
+  StatusOr<std::optional<std::string>> LoadWhole(const std::string& buffer, const Shape& placed, int bits,
+                                                 const std::vector<std::string>& idx) override {
     if (!config_.block || block_index_.empty()) return std::optional<std::string>();
     const ElementType t = placed.element_type();
     std::vector<int64_t> perm(idx.size(), -1);

@@ -90,9 +90,7 @@ class Planner {
     RETURN_IF_ERROR(DeclareResults());
     for (FusionGroup& g : p_.groups) RETURN_IF_ERROR(Configure(g));
     LayOutSteps();
-    MeasureLiveRanges();
-    RETURN_IF_ERROR(AssignBuffers(p_));
-    DeriveBarriers(p_);
+    RETURN_IF_ERROR(FinishProgram(p_));
     return std::move(p_);
   }
 
@@ -449,27 +447,6 @@ class Planner {
     }
   }
 
-  void MeasureLiveRanges() {
-    const int end = static_cast<int>(p_.steps.size());
-    for (size_t i = 0; i < p_.steps.size(); ++i) {
-      const int at = static_cast<int>(i);
-      for (const std::vector<int>* list : {&p_.steps[i].reads, &p_.steps[i].writes})
-        for (int b : *list) {
-          BufferDecl& d = p_.buffers[b];
-          d.first_step = d.first_step < 0 ? at : std::min(d.first_step, at);
-          d.last_step = std::max(d.last_step, at);
-        }
-    }
-    for (BufferDecl& d : p_.buffers) {
-      if (d.memory == MemoryKind::kHost) {
-        d.first_step = 0;
-        d.last_step = end;  // written or read by the host around every run
-      } else if (d.first_step < 0) {
-        d.first_step = d.last_step = 0;
-      }
-    }
-  }
-
   const Module& module_;
   Program p_;
   std::vector<ValueRef> leaves_;
@@ -486,6 +463,48 @@ MaterializedLayoutFn GroupMaterialized(const Program& program, const FusionGroup
     if (it == program.value_buffer.end()) return std::nullopt;
     return program.buffers[it->second].shape.layout_or_default();
   };
+}
+
+namespace {
+
+void Live(BufferDecl& d, int at) {
+  d.first_step = d.first_step < 0 ? at : std::min(d.first_step, at);
+  d.last_step = std::max(d.last_step, at);
+}
+
+// Marks every buffer step `s` touches as live at top-level step `at`.
+void Touch(Program& p, const Step& s, int at) {
+  for (const std::vector<int>* list : {&s.reads, &s.writes})
+    for (int b : *list) Live(p.buffers[b], at);
+  if (const auto* w = std::get_if<WhileStep>(&s.op)) {
+    for (const StepList* body : {&w->condition, &w->body})
+      for (const Step& inner : *body) Touch(p, inner, at);
+    if (w->predicate >= 0) Live(p.buffers[w->predicate], at);
+  }
+  if (const auto* c = std::get_if<ConditionalStep>(&s.op)) {
+    for (const StepList& b : c->branches)
+      for (const Step& inner : b) Touch(p, inner, at);
+    if (c->selector >= 0) Live(p.buffers[c->selector], at);
+  }
+}
+
+}  // namespace
+
+Status FinishProgram(Program& p) {
+  for (BufferDecl& d : p.buffers) d.first_step = d.last_step = -1;
+  for (size_t i = 0; i < p.steps.size(); ++i) Touch(p, p.steps[i], static_cast<int>(i));
+  const int end = static_cast<int>(p.steps.size());
+  for (BufferDecl& d : p.buffers) {
+    if (d.memory == MemoryKind::kHost) {
+      d.first_step = 0;
+      d.last_step = end;  // written or read by the host around every run
+    } else if (d.first_step < 0) {
+      d.first_step = d.last_step = 0;
+    }
+  }
+  RETURN_IF_ERROR(AssignBuffers(p));
+  DeriveBarriers(p);
+  return OkStatus();
 }
 
 StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target) {

@@ -13,6 +13,11 @@ namespace vkxla {
 
 StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target);
 
+// The last stages of planning, for a program whose steps or buffers were
+// edited: live ranges from the steps (loop and branch bodies count at their
+// step), buffers placed in arenas, barriers derived.
+Status FinishProgram(Program& program);
+
 // The materialized-value lookup a group's kernels see: every buffer of the
 // program except the values the group itself computes.
 MaterializedLayoutFn GroupMaterialized(const Program& program, const FusionGroup& group);

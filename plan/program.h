@@ -104,6 +104,9 @@ using StepList = std::vector<Step>;
 struct DispatchStep {
   int group = 0, kernel = 0;
   std::vector<uint32_t> push_constants;  // at most 4 words
+  // A grid decided on the device: a buffer holding the group counts
+  // (x, y, z as u32 at its start), or -1 for the launch's own grid.
+  int indirect = -1;
 };
 struct CopyStep {
   int src = 0, dst = 0;
@@ -113,19 +116,21 @@ struct FillStep {
   int buffer = 0;
   uint32_t word = 0;
 };
-// A library records its own commands (VkFFT): `name` says which, the
-// runtime has the recorder.
+// A library records its own commands (VkFFT): `name` says which library
+// (the runtime prepares it by name), `config` what for (sizes, kinds).
 struct ExternalStep {
   std::string name;
+  std::string config;
 };
-// Runs `condition`, reads the predicate (a pred in `predicate`) and runs
-// `body` while it holds.
+// Runs `condition`, reads the predicate (a pred in `predicate`, a host
+// buffer) and runs `body` while it holds.
 struct WhileStep {
   StepList condition, body;
   int predicate = -1;
 };
-// Reads the selector (s32 branch index or pred) and runs one branch; an
-// index out of range takes the last, as the spec says.
+// Reads the selector (an s32 branch index or a pred, in a host buffer) and
+// runs one branch: a pred picks branch 0 when true; an index out of range
+// takes the last, as the spec says.
 struct ConditionalStep {
   int selector = -1;
   std::vector<StepList> branches;

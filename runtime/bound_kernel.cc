@@ -62,4 +62,8 @@ void BoundKernel::Record(Scheduler& s, const std::vector<uint32_t>& push_constan
   s.Dispatch(pipeline_->pipeline(), pipeline_->layout(), set_, groups_x_, groups_y_, push_constants);
 }
 
+void BoundKernel::RecordIndirect(Scheduler& s, VkBuffer grid, uint64_t offset, const std::vector<uint32_t>& push_constants) const {
+  s.DispatchIndirect(pipeline_->pipeline(), pipeline_->layout(), set_, grid, offset, push_constants);
+}
+
 }  // namespace vkxla

@@ -27,6 +27,8 @@ class BoundKernel {
   ~BoundKernel();
 
   void Record(Scheduler& s, const std::vector<uint32_t>& push_constants = {}) const;
+  // With the group counts taken from `grid` (a device-decided launch).
+  void RecordIndirect(Scheduler& s, VkBuffer grid, uint64_t offset, const std::vector<uint32_t>& push_constants = {}) const;
 
  private:
   VkDevice device_ = VK_NULL_HANDLE;

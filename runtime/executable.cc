@@ -16,12 +16,18 @@ StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module, 
 }
 
 StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module, Device& device, const TargetFeatures& target) {
+  ASSIGN_OR_RETURN(Program program, PlanModule(module, target));
+  return FromProgram(module, device, std::move(program));
+}
+
+StatusOr<std::unique_ptr<Executable>> Executable::FromProgram(const Module& module, Device& device, Program program) {
   auto exe = std::unique_ptr<Executable>(new Executable(device));
   exe->module_ = &module;
-  ASSIGN_OR_RETURN(exe->program_, PlanModule(module, target));
+  exe->program_ = std::move(program);
   RETURN_IF_ERROR(exe->Allocate());
   RETURN_IF_ERROR(exe->BuildKernels());
-  RETURN_IF_ERROR(exe->Record());
+  RETURN_IF_ERROR(exe->PrepareExternals(exe->program_.steps));
+  RETURN_IF_ERROR(exe->Record(exe->program_.steps, exe->nodes_));
   return exe;
 }
 
@@ -78,13 +84,33 @@ Status Executable::BuildKernels() {
   return OkStatus();
 }
 
-Status Executable::RecordSteps(Scheduler& s, const StepList& steps, bool dispatches_only) const {
+Status Executable::PrepareExternals(const StepList& steps) {
   for (const Step& step : steps) {
+    if (const auto* e = std::get_if<ExternalStep>(&step.op)) {
+      ASSIGN_OR_RETURN(externals_[e], PrepareExternalCommand(device_, e->name, e->config));
+    } else if (const auto* w = std::get_if<WhileStep>(&step.op)) {
+      RETURN_IF_ERROR(PrepareExternals(w->condition));
+      RETURN_IF_ERROR(PrepareExternals(w->body));
+    } else if (const auto* c = std::get_if<ConditionalStep>(&step.op)) {
+      for (const StepList& b : c->branches) RETURN_IF_ERROR(PrepareExternals(b));
+    }
+  }
+  return OkStatus();
+}
+
+Status Executable::RecordSteps(Scheduler& s, const StepList& steps, size_t begin, size_t end, bool dispatches_only) const {
+  for (size_t i = begin; i < end; ++i) {
+    const Step& step = steps[i];
     if (const auto* d = std::get_if<DispatchStep>(&step.op)) {
       if (step.barrier_before) s.Barrier();
       const BoundKernel* k = kernels_[d->group][d->kernel].get();
       if (!k) return Internal("a dispatch of a kernel that was not built");
-      k->Record(s, d->push_constants);
+      if (d->indirect >= 0) {
+        const BufferSlice grid = SliceOf(d->indirect);
+        k->RecordIndirect(s, grid.buffer, grid.offset, d->push_constants);
+      } else {
+        k->Record(s, d->push_constants);
+      }
       continue;
     }
     if (dispatches_only) continue;
@@ -95,44 +121,116 @@ Status Executable::RecordSteps(Scheduler& s, const StepList& steps, bool dispatc
     } else if (const auto* f = std::get_if<FillStep>(&step.op)) {
       const BufferSlice dst = SliceOf(f->buffer);
       s.Fill(dst.buffer, dst.offset, dst.size, f->word);
+    } else if (const auto* e = std::get_if<ExternalStep>(&step.op)) {
+      std::vector<BufferSlice> reads, writes;
+      for (int b : step.reads) reads.push_back(SliceOf(b));
+      for (int b : step.writes) writes.push_back(SliceOf(b));
+      RETURN_IF_ERROR(externals_.at(e)->Record(s.command_buffer(), reads, writes));
     } else {
-      return Unimplemented("steps that need the host or a library (loops, branches, external commands, collectives) "
-                           "are not run yet");
+      return Unimplemented("collective steps are not run yet");
     }
   }
   return OkStatus();
 }
 
-Status Executable::Record() {
-  // Segments: runs of steps with at most max_dispatches_per_submission
-  // dispatches; each later one starts behind a full barrier, since the
-  // plan derived its barriers for one stream of commands.
-  const uint32_t limit = std::max<uint32_t>(1, program_.target.max_dispatches_per_submission);
-  Segment current;
-  uint32_t dispatches = 0;
-  for (size_t i = 0; i < program_.steps.size(); ++i) {
-    if (program_.steps[i].NeedsHost()) return Unimplemented("steps that need the host are not run yet");
-    const bool dispatch = std::holds_alternative<DispatchStep>(program_.steps[i].op);
-    if (dispatch && dispatches == limit) {
-      current.end = i;
-      segments_.push_back(current);
-      current = Segment{i, i, VK_NULL_HANDLE};
-      dispatches = 0;
-    }
-    dispatches += dispatch ? 1 : 0;
-  }
-  current.end = program_.steps.size();
-  segments_.push_back(current);
+StatusOr<VkCommandBuffer> Executable::RecordCommands(const StepList& steps, size_t begin, size_t end) {
   std::lock_guard<std::recursive_mutex> lock(device_.command_pool_mutex());
-  for (size_t k = 0; k < segments_.size(); ++k) {
-    Segment& seg = segments_[k];
-    ASSIGN_OR_RETURN(seg.cb, device_.AllocateCommandBuffer());
-    Scheduler s(seg.cb);
-    RETURN_IF_ERROR(s.Begin());
-    if (k > 0) s.Barrier();
-    const StepList part(program_.steps.begin() + seg.begin, program_.steps.begin() + seg.end);
-    RETURN_IF_ERROR(RecordSteps(s, part, false));
-    RETURN_IF_ERROR(s.End());
+  ASSIGN_OR_RETURN(VkCommandBuffer cb, device_.AllocateCommandBuffer());
+  Scheduler s(cb);
+  Status status = s.Begin();
+  // The plan derived its barriers for one stream of commands; a buffer that
+  // follows another submission (or a host decision) starts behind a full one.
+  if (status.ok() && command_buffers_ > 0) s.Barrier();
+  if (status.ok()) status = RecordSteps(s, steps, begin, end, false);
+  if (status.ok()) status = s.End();
+  ++command_buffers_;
+  if (!status.ok()) {
+    device_.FreeCommandBuffer(cb);
+    return status;
+  }
+  return cb;
+}
+
+Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
+  // Runs of plain steps, cut every max_dispatches_per_submission dispatches
+  // and around loops and branches.
+  const uint32_t limit = std::max<uint32_t>(1, program_.target.max_dispatches_per_submission);
+  size_t begin = 0;
+  uint32_t dispatches = 0;
+  auto flush = [&](size_t end) -> Status {
+    if (end > begin) {
+      Node n;
+      ASSIGN_OR_RETURN(n.cb, RecordCommands(steps, begin, end));
+      out.push_back(std::move(n));
+    }
+    begin = end;
+    dispatches = 0;
+    return OkStatus();
+  };
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& step = steps[i];
+    if (const auto* w = std::get_if<WhileStep>(&step.op)) {
+      RETURN_IF_ERROR(flush(i));
+      Node n;
+      n.kind = Node::Kind::kWhile;
+      n.buffer = w->predicate;
+      RETURN_IF_ERROR(Record(w->condition, n.condition));
+      RETURN_IF_ERROR(Record(w->body, n.body));
+      out.push_back(std::move(n));
+      begin = i + 1;
+      continue;
+    }
+    if (const auto* c = std::get_if<ConditionalStep>(&step.op)) {
+      RETURN_IF_ERROR(flush(i));
+      Node n;
+      n.kind = Node::Kind::kConditional;
+      n.buffer = c->selector;
+      for (const StepList& b : c->branches) {
+        n.branches.emplace_back();
+        RETURN_IF_ERROR(Record(b, n.branches.back()));
+      }
+      out.push_back(std::move(n));
+      begin = i + 1;
+      continue;
+    }
+    if (std::holds_alternative<DispatchStep>(step.op)) {
+      if (dispatches == limit) RETURN_IF_ERROR(flush(i));
+      ++dispatches;
+    }
+  }
+  return flush(steps.size());
+}
+
+Status Executable::Execute(const std::vector<Node>& nodes) {
+  for (const Node& n : nodes) {
+    switch (n.kind) {
+      case Node::Kind::kCommands:
+        RETURN_IF_ERROR(device_.SubmitAndWait(n.cb));
+        break;
+      case Node::Kind::kWhile:
+        for (;;) {
+          RETURN_IF_ERROR(Execute(n.condition));
+          if (*static_cast<const uint8_t*>(Mapped(n.buffer)) == 0) break;
+          RETURN_IF_ERROR(Execute(n.body));
+        }
+        break;
+      case Node::Kind::kConditional: {
+        const ElementType t = program_.buffers[n.buffer].shape.element_type();
+        int64_t index = 0;
+        if (t == ElementType::kPred) {
+          index = *static_cast<const uint8_t*>(Mapped(n.buffer)) != 0 ? 0 : 1;
+        } else {
+          int32_t i;
+          std::memcpy(&i, Mapped(n.buffer), 4);
+          index = i;
+        }
+        const int64_t count = static_cast<int64_t>(n.branches.size());
+        if (count == 0) break;
+        if (index < 0 || index >= count) index = count - 1;
+        RETURN_IF_ERROR(Execute(n.branches[index]));
+        break;
+      }
+    }
   }
   return OkStatus();
 }
@@ -141,7 +239,7 @@ StatusOr<Timing> Executable::TimeKernels(int repeats) {
   ASSIGN_OR_RETURN(Timing t, TimeCommands(device_, [&](Scheduler& s) -> Status {
     for (int r = 0; r < repeats; ++r) {
       if (r > 0) s.Barrier();  // the next replay overwrites what this one reads
-      RETURN_IF_ERROR(RecordSteps(s, program_.steps, true));
+      RETURN_IF_ERROR(RecordSteps(s, program_.steps, 0, program_.steps.size(), true));
     }
     return OkStatus();
   }));
@@ -149,11 +247,20 @@ StatusOr<Timing> Executable::TimeKernels(int repeats) {
   return t;
 }
 
+void Executable::Free(std::vector<Node>& nodes) {
+  for (Node& n : nodes) {
+    if (n.cb) device_.FreeCommandBuffer(n.cb);
+    Free(n.condition);
+    Free(n.body);
+    for (auto& b : n.branches) Free(b);
+  }
+  nodes.clear();
+}
+
 Executable::~Executable() {
   // Run waits for its submissions, so no work of this executable is pending
   // (and vkDeviceWaitIdle would race other threads' submissions).
-  for (const Segment& s : segments_)
-    if (s.cb) device_.FreeCommandBuffer(s.cb);
+  Free(nodes_);
   kernels_.clear();
 }
 
@@ -180,7 +287,7 @@ StatusOr<Literal> Executable::Run(const std::vector<Literal>& arguments) {
     ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(Resized(arguments[i], declared.dims()), declared.layout_or_default()));
     if (!bytes.empty()) std::memcpy(Mapped(program_.parameter_staging[i]), bytes.data(), bytes.size());
   }
-  for (const Segment& s : segments_) RETURN_IF_ERROR(device_.SubmitAndWait(s.cb));
+  RETURN_IF_ERROR(Execute(nodes_));
   std::vector<Literal> leaves;
   for (const ResultLeaf& r : program_.results) {
     const Shape& shape = program_.buffers[r.device].shape;

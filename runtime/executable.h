@@ -1,10 +1,12 @@
 // A module compiled for one device: its plan (plan/program.h), a kernel per
 // (group, kernel) of the plan, one device allocation per arena with every
 // buffer a slice of it, and the steps recorded once into command buffers
-// (split where a step needs the host or a submission would grow too long)
-// that Run replays.
+// that Run replays: runs of steps become command buffers (split where a
+// submission would grow too long), loops and branches become host
+// decisions between them that read a predicate or branch index back.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "plan/program.h"
 #include "runtime/bound_kernel.h"
 #include "runtime/device.h"
+#include "runtime/external_command.h"
 #include "runtime/gpu_timer.h"
 
 namespace vkxla {
@@ -22,6 +25,8 @@ class Executable {
   // Plans for `target` instead of the device's own features (tests and
   // tools that force other limits; the device must support what it asks).
   static StatusOr<std::unique_ptr<Executable>> Compile(const Module& module, Device& device, const TargetFeatures& target);
+  // Runs a program planned (or edited) elsewhere for `module`.
+  static StatusOr<std::unique_ptr<Executable>> FromProgram(const Module& module, Device& device, Program program);
   ~Executable();
 
   // Arguments are logical literals in parameter order; the result is the
@@ -35,16 +40,31 @@ class Executable {
   const Program& program() const { return program_; }
   int kernel_count() const { return program_.DispatchCount(); }  // dispatches per run
   int barrier_count() const { return program_.BarrierCount(); }
-  int submission_count() const { return static_cast<int>(segments_.size()); }
+  // Command buffers recorded (a run submits each once, or once per loop trip).
+  int command_buffer_count() const { return command_buffers_; }
   const std::vector<std::string>& kernel_sources() const { return sources_; }
 
  private:
   explicit Executable(Device& d) : device_(d) {}
   Status Allocate();
   Status BuildKernels();
-  // Records `steps` (dispatches, copies, fills) into `s`.
-  Status RecordSteps(Scheduler& s, const StepList& steps, bool dispatches_only) const;
-  Status Record();
+  Status PrepareExternals(const StepList& steps);
+  // What Run executes: command buffers, and host decisions between them.
+  struct Node {
+    enum class Kind { kCommands, kWhile, kConditional };
+    Kind kind = Kind::kCommands;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    std::vector<Node> condition, body;        // kWhile
+    std::vector<std::vector<Node>> branches;  // kConditional
+    int buffer = -1;                          // the predicate or branch index (host memory)
+  };
+  Status Record(const StepList& steps, std::vector<Node>& out);
+  // Records the plain steps [begin, end) of `steps` into one command buffer.
+  StatusOr<VkCommandBuffer> RecordCommands(const StepList& steps, size_t begin, size_t end);
+  // Records `steps` (dispatches, copies, fills, external commands) into `s`.
+  Status RecordSteps(Scheduler& s, const StepList& steps, size_t begin, size_t end, bool dispatches_only) const;
+  Status Execute(const std::vector<Node>& nodes);
+  void Free(std::vector<Node>& nodes);
   BufferSlice SliceOf(int buffer) const;
   void* Mapped(int buffer) const;
 
@@ -55,12 +75,9 @@ class Executable {
   // kernels_[group][kernel]; null for kernels that never run (empty arrays).
   std::vector<std::vector<std::unique_ptr<BoundKernel>>> kernels_;
   std::vector<std::string> sources_;
-  // Consecutive runs of top-level steps, each recorded into one command buffer.
-  struct Segment {
-    size_t begin = 0, end = 0;
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-  };
-  std::vector<Segment> segments_;
+  std::map<const ExternalStep*, std::unique_ptr<ExternalCommand>> externals_;
+  std::vector<Node> nodes_;
+  int command_buffers_ = 0;
 };
 
 }  // namespace vkxla
