@@ -22,8 +22,8 @@ struct DeviceLimits {
   bool from_timestamps = false;
 };
 
-// Median of `trials` timings of `measure` after one warm-up call.
-StatusOr<Timing> MedianTiming(int trials, const std::function<StatusOr<Timing>()>& measure);
+// The fastest of `trials` timings of `measure` after one warm-up call.
+StatusOr<Timing> BestTiming(int trials, const std::function<StatusOr<Timing>()>& measure);
 
 // Measured over arrays of `elements` f32.
 StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements);

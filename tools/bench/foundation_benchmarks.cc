@@ -74,7 +74,7 @@ Status DispatchCost(Device& device, BenchReport& report) {
                                                                              Whole(buffers[i + 1])}, kWords, 64));
       kernels.push_back(std::move(k));
     }
-    return MedianTiming(5, [&]() -> StatusOr<Timing> {
+    return BestTiming(5, [&]() -> StatusOr<Timing> {
       return TimeCommands(device, [&](Scheduler& s) {
         for (size_t i = 0; i < kernels.size(); ++i) {
           if (dependent && i > 0) s.Barrier();

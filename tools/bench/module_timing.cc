@@ -16,7 +16,7 @@ StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_
   ModuleTiming m;
   m.kernel_count = exe->kernel_count();
   if (!exe->kernel_sources().empty()) m.first_kernel_source = exe->kernel_sources()[0];
-  ASSIGN_OR_RETURN(m.kernels, MedianTiming(7, [&] { return exe->TimeKernels(4); }));
+  ASSIGN_OR_RETURN(m.kernels, BestTiming(7, [&] { return exe->TimeKernels(4); }));
   return m;
 }
 

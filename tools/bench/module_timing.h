@@ -1,5 +1,5 @@
 // Times the kernels of an HLO module on a device: compile, run once with the
-// given arguments (so the device buffers hold real data), then the median
+// given arguments (so the device buffers hold real data), then the best
 // device time of the dispatches alone.
 #pragma once
 
