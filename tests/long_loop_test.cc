@@ -5,6 +5,8 @@
 // input is run here past that count, and each answer is exact.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "frontends/hlo_text.h"
 #include "runtime/executable.h"
 #include "tests/test_util.h"
@@ -29,6 +31,19 @@ Literal RunModule(const std::string& text, const std::vector<Literal>& args = {}
   auto r = CompileAndRun(**m, args);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? std::move(*r) : Literal();
+}
+
+// Expects `n` elements, element i equal to want(i) (integers, or floats exactly).
+void ExpectEach(const Literal& r, int64_t n, const std::function<double(int64_t)>& want) {
+  ASSERT_EQ(r.element_count(), n);
+  for (int64_t i = 0; i < n; ++i) {
+    const Scalar v = r.Get(i);
+    const double got = IsFloat(v.type) ? v.re : static_cast<double>(v.s);
+    if (got != want(i)) {
+      ADD_FAILURE() << "element " << i << ": " << got << ", want " << want(i);
+      return;
+    }
+  }
 }
 
 Literal Ones(ElementType t, int64_t n) {
@@ -65,16 +80,12 @@ TEST_F(LongLoops, RowsOfTenMillionAreExact) {
                            "ENTRY %e {\n  %x = s32[3,10000000] iota(), iota_dimension=0\n  %one = s32[] constant(1)\n"
                            "  %ob = s32[3,10000000] broadcast(%one), dimensions={}\n  %y = s32[3,10000000] add(%x, %ob)\n"
                            "  %z = s32[] constant(0)\n  ROOT %r = s32[3] reduce(%y, %z), dimensions={1}, to_apply=%add\n}\n";
-  const Literal r = RunModule(text);
-  ASSERT_EQ(r.element_count(), 3);
-  for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(r.Get(i).s, (i + 1) * 10000000) << i;
+  ExpectEach(RunModule(text), 3, [](int64_t i) { return (i + 1) * 10000000.0; });
   // Columns of ten million (each result folds a column of 10M rows).
   const std::string cols = "HloModule cols\n" + std::string(kAddS32) +
                            "ENTRY %e {\n  %one = s32[] constant(1)\n  %x = s32[10000000,3] broadcast(%one), dimensions={}\n"
                            "  %z = s32[] constant(0)\n  ROOT %r = s32[3] reduce(%x, %z), dimensions={0}, to_apply=%add\n}\n";
-  const Literal c = RunModule(cols);
-  ASSERT_EQ(c.element_count(), 3);
-  for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(c.Get(i).s, 10000000) << i;
+  ExpectEach(RunModule(cols), 3, [](int64_t) { return 10000000.0; });
 }
 
 TEST_F(LongLoops, NonCommutativeFoldKeepsItsOrderAcrossPasses) {
@@ -92,18 +103,14 @@ TEST_F(LongLoops, NonCommutativeFoldKeepsItsOrderAcrossPasses) {
                            "  %is0 = pred[5000000] compare(%i, %ab), direction=EQ\n  %f = s32[5000000] select(%is0, %fb, %zb)\n"
                            "  %x = s32[5000000] select(%hit, %i, %f)\n"
                            "  ROOT %r = s32[] reduce(%x, %zero), dimensions={0}, to_apply=%last\n}\n";
-  const Literal r = RunModule(text);
-  ASSERT_EQ(r.element_count(), 1);
-  EXPECT_EQ(r.Get(0).s, 4999983);
+  ExpectEach(RunModule(text), 1, [](int64_t) { return 4999983.0; });
 }
 
 TEST_F(LongLoops, WindowsOfHundredThousandAreExact) {
   const std::string text = "HloModule window\n" + std::string(kAddF32) +
                            "ENTRY %e {\n  %one = f32[] constant(1)\n  %x = f32[100010] broadcast(%one), dimensions={}\n"
                            "  %z = f32[] constant(0)\n  ROOT %r = f32[11] reduce-window(%x, %z), window={size=100000}, to_apply=%add\n}\n";
-  const Literal r = RunModule(text);
-  ASSERT_EQ(r.element_count(), 11);
-  for (int64_t i = 0; i < 11; ++i) EXPECT_EQ(r.Get(i).re, 100000.0) << i;
+  ExpectEach(RunModule(text), 11, [](int64_t) { return 100000.0; });
 }
 
 TEST_F(LongLoops, SelectAndScatterOverHugeWindows) {
@@ -115,16 +122,8 @@ TEST_F(LongLoops, SelectAndScatterOverHugeWindows) {
                            "ENTRY %e {\n  %x = f32[200000] iota(), iota_dimension=0\n  %s = f32[3] constant({10, 20, 30})\n"
                            "  %z = f32[] constant(0)\n  ROOT %r = f32[200000] select-and-scatter(%x, %s, %z), "
                            "window={size=100000 stride=50000}, select=%ge, scatter=%add\n}\n";
-  const Literal r = RunModule(text);
-  ASSERT_EQ(r.element_count(), 200000);
   // Window k covers [50000k, 50000k + 100000) and selects its maximum, the last element.
-  for (int64_t i = 0; i < 200000; ++i) {
-    const double want = i == 99999 ? 10 : i == 149999 ? 20 : i == 199999 ? 30 : 0;
-    if (r.Get(i).re != want) {
-      ADD_FAILURE() << "element " << i << ": " << r.Get(i).re << ", want " << want;
-      break;
-    }
-  }
+  ExpectEach(RunModule(text), 200000, [](int64_t i) { return i == 99999 ? 10 : i == 149999 ? 20 : i == 199999 ? 30 : 0; });
 }
 
 TEST_F(LongLoops, ScansOfTenMillion) {
@@ -154,9 +153,7 @@ TEST_F(LongLoops, ScatterOfHundredThousandUpdates) {
                            "  %one = s32[] constant(1)\n  %u = s32[100000] broadcast(%one), dimensions={}\n"
                            "  ROOT %s = s32[10] scatter(%x, %idx, %u), update_window_dims={}, inserted_window_dims={0},"
                            " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add\n}\n";
-  const Literal r = RunModule(text);
-  ASSERT_EQ(r.element_count(), 10);
-  for (int64_t i = 0; i < 10; ++i) EXPECT_EQ(r.Get(i).s, 10000) << i;
+  ExpectEach(RunModule(text), 10, [](int64_t) { return 10000.0; });
 }
 
 TEST_F(LongLoops, SortAndGatherOfLongLines) {
@@ -167,21 +164,13 @@ TEST_F(LongLoops, SortAndGatherOfLongLines) {
                            "ENTRY %e {\n  %i = s32[300000] iota(), iota_dimension=0\n  %n = s32[] constant(299999)\n"
                            "  %nb = s32[300000] broadcast(%n), dimensions={}\n  %x = s32[300000] subtract(%nb, %i)\n"
                            "  ROOT %s = s32[300000] sort(%x), dimensions={0}, to_apply=%lt\n}\n";
-  const Literal r = RunModule(text);
-  ASSERT_EQ(r.element_count(), 300000);
-  for (int64_t i = 0; i < 300000; ++i)
-    if (r.Get(i).s != i) {
-      ADD_FAILURE() << "element " << i << " is " << r.Get(i).s;
-      break;
-    }
+  ExpectEach(RunModule(text), 300000, [](int64_t i) { return double(i); });
   const std::string gather = "HloModule gather\nENTRY %e {\n  %t = s32[1000] iota(), iota_dimension=0\n"
                              "  %i = s32[4000000,1] iota(), iota_dimension=0\n  %m = s32[] constant(1000)\n"
                              "  %mb = s32[4000000,1] broadcast(%m), dimensions={}\n  %idx = s32[4000000,1] remainder(%i, %mb)\n"
                              "  ROOT %g = s32[4000000] gather(%t, %idx), offset_dims={}, collapsed_slice_dims={0},"
                              " start_index_map={0}, index_vector_dim=1, slice_sizes={1}\n}\n";
-  const Literal g = RunModule(gather);
-  ASSERT_EQ(g.element_count(), 4000000);
-  for (int64_t i : {int64_t{0}, int64_t{999}, int64_t{1000}, int64_t{3999999}}) EXPECT_EQ(g.Get(i).s, i % 1000) << i;
+  ExpectEach(RunModule(gather), 4000000, [](int64_t i) { return double(i % 1000); });
 }
 
 }  // namespace

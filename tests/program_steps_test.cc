@@ -46,6 +46,16 @@ Step Plain(decltype(Step::op) op, std::vector<int> reads, std::vector<int> write
   return s;
 }
 
+// The program's upload, then `middle`, then its downloads: its own
+// dispatches are replaced.
+void Surround(Program& p, StepList middle) {
+  StepList steps = {p.steps[0]};
+  for (Step& s : middle) steps.push_back(std::move(s));
+  for (size_t i = 1; i < p.steps.size(); ++i)
+    if (std::holds_alternative<CopyStep>(p.steps[i].op)) steps.push_back(p.steps[i]);
+  p.steps = std::move(steps);
+}
+
 // The index of the first step holding a dispatch of `group`.
 size_t DispatchOf(const Program& p, int group) {
   for (size_t i = 0; i < p.steps.size(); ++i)
@@ -157,10 +167,7 @@ TEST_F(ProgramSteps, LoopsDecidedByAValueReadBack) {
   loop.predicate = predicate;
   loop.condition = {p.steps[DispatchOf(p, gc)], Plain(CopyStep{c, predicate, 16}, {c}, {predicate})};
   loop.body = {p.steps[DispatchOf(p, gy)], Plain(CopyStep{y, x, 16}, {y}, {x})};
-  StepList steps = {p.steps[0], Plain(std::move(loop), {}, {})};
-  for (const Step& s : p.steps)
-    if (std::holds_alternative<CopyStep>(s.op) && &s != &p.steps[0]) steps.push_back(s);
-  p.steps = std::move(steps);
+  Surround(p, {Plain(std::move(loop), {}, {})});
   ASSERT_TRUE(FinishProgram(p).ok());
   auto exe = Executable::FromProgram(*m, TestDevice(), std::move(p));
   ASSERT_TRUE(exe.ok()) << exe.status().ToString();
@@ -190,11 +197,7 @@ TEST_F(ProgramSteps, BranchesDecidedByAValueReadBack) {
     ConditionalStep branch;
     branch.selector = p.parameter_staging[0];
     branch.branches = {{p.steps[DispatchOf(p, gy)]}, {p.steps[DispatchOf(p, gz)]}};
-    StepList steps = {p.steps[0], Plain(FillStep{y, 0}, {}, {y}), Plain(FillStep{z, 0}, {}, {z}),
-                      Plain(std::move(branch), {}, {})};
-    for (const Step& s : p.steps)
-      if (std::holds_alternative<CopyStep>(s.op) && &s != &p.steps[0]) steps.push_back(s);
-    p.steps = std::move(steps);
+    Surround(p, {Plain(FillStep{y, 0}, {}, {y}), Plain(FillStep{z, 0}, {}, {z}), Plain(std::move(branch), {}, {})});
     ASSERT_TRUE(FinishProgram(p).ok());
     auto exe = Executable::FromProgram(*m, TestDevice(), std::move(p));
     ASSERT_TRUE(exe.ok()) << exe.status().ToString();
