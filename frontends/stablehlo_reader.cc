@@ -7,126 +7,13 @@
 
 #include "frontends/mlir_cursor.h"
 #include "frontends/mlir_types.h"
+#include "frontends/stablehlo_syntax.h"
 #include "ops/attributes.h"
 #include "ops/slice_and_padding.h"
 #include "ops/verifier.h"
 
 namespace vkxla {
 namespace {
-
-// The StableHLO ops that map one to one onto an HLO opcode of the same
-// meaning (names differ only in spelling).
-std::optional<Opcode> DirectOpcode(const std::string& op) {
-  static const std::map<std::string, Opcode> kOps = {
-      {"abs", Opcode::kAbs}, {"add", Opcode::kAdd}, {"and", Opcode::kAnd}, {"atan2", Opcode::kAtan2},
-      {"cbrt", Opcode::kCbrt}, {"ceil", Opcode::kCeil}, {"count_leading_zeros", Opcode::kClz},
-      {"complex", Opcode::kComplex}, {"cosine", Opcode::kCos}, {"divide", Opcode::kDivide},
-      {"exponential", Opcode::kExp}, {"exponential_minus_one", Opcode::kExpm1}, {"floor", Opcode::kFloor},
-      {"imag", Opcode::kImag}, {"is_finite", Opcode::kIsFinite}, {"log", Opcode::kLog},
-      {"log_plus_one", Opcode::kLog1p}, {"logistic", Opcode::kLogistic}, {"maximum", Opcode::kMaximum},
-      {"minimum", Opcode::kMinimum}, {"multiply", Opcode::kMultiply}, {"negate", Opcode::kNegate},
-      {"not", Opcode::kNot}, {"or", Opcode::kOr}, {"popcnt", Opcode::kPopulationCount}, {"power", Opcode::kPower},
-      {"real", Opcode::kReal}, {"remainder", Opcode::kRemainder}, {"round_nearest_afz", Opcode::kRoundNearestAfz},
-      {"round_nearest_even", Opcode::kRoundNearestEven}, {"rsqrt", Opcode::kRsqrt},
-      {"shift_left", Opcode::kShiftLeft}, {"shift_right_arithmetic", Opcode::kShiftRightArithmetic},
-      {"shift_right_logical", Opcode::kShiftRightLogical}, {"sign", Opcode::kSign}, {"sine", Opcode::kSin},
-      {"sqrt", Opcode::kSqrt}, {"subtract", Opcode::kSubtract}, {"tan", Opcode::kTan}, {"tanh", Opcode::kTanh},
-      {"xor", Opcode::kXor}, {"select", Opcode::kSelect}, {"clamp", Opcode::kClamp}, {"convert", Opcode::kConvert},
-      {"bitcast_convert", Opcode::kBitcastConvert}, {"reshape", Opcode::kReshape}, {"tuple", Opcode::kTuple},
-      {"compare", Opcode::kCompare}, {"constant", Opcode::kConstant}, {"iota", Opcode::kIota},
-      {"broadcast_in_dim", Opcode::kBroadcast}, {"transpose", Opcode::kTranspose}, {"reverse", Opcode::kReverse},
-      {"slice", Opcode::kSlice}, {"pad", Opcode::kPad}, {"concatenate", Opcode::kConcatenate},
-      {"reduce_precision", Opcode::kReducePrecision}, {"get_tuple_element", Opcode::kGetTupleElement},
-      {"dynamic_slice", Opcode::kDynamicSlice}, {"dynamic_update_slice", Opcode::kDynamicUpdateSlice},
-      {"gather", Opcode::kGather}, {"scatter", Opcode::kScatter}, {"get_dimension_size", Opcode::kGetDimensionSize}};
-  auto it = kOps.find(op);
-  if (it == kOps.end()) return std::nullopt;
-  return it->second;
-}
-
-// One operation as written, before it is given meaning.
-struct Statement {
-  size_t at = 0;
-  std::vector<std::string> results;   // "%0", ...
-  std::string name;                   // "stablehlo.add", "check.expect_eq_const", "func.return", ...
-  std::string callee;                 // @f of calls and custom_call targets
-  std::vector<std::string> operands;
-  std::vector<std::string> keywords;  // EQ, SIGNED, ...
-  std::map<std::string, std::string> attributes;  // raw values
-  std::vector<std::string> brackets;  // [..] groups (slice ranges, tuple index)
-  std::optional<DenseText> dense;
-  std::vector<Shape> operand_types, result_types;
-  std::vector<size_t> regions;  // where each "{ ^bb0(...): ... }" region opens
-};
-
-struct Function {
-  std::string name;
-  std::vector<std::pair<std::string, Shape>> arguments;
-  size_t body_begin = 0, body_end = 0;  // inside the braces
-};
-
-// Integers of "[1, 2]", "array<i64: 1, 2>", "dense<[1, 2]> : tensor<2xi64>" or "3 : i64".
-std::vector<int64_t> Integers(std::string raw) {
-  if (raw.rfind("array<", 0) == 0) {
-    const size_t colon = raw.find(':');
-    raw = colon == std::string::npos ? "" : raw.substr(colon + 1);
-  } else if (raw.rfind("dense<", 0) == 0) {
-    raw = raw.substr(6, raw.find('>') - 6);
-  } else if (!raw.empty() && raw[0] != '[') {
-    raw = raw.substr(0, raw.find(':'));
-  }
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < raw.size();) {
-    if (raw[i] == '-' || std::isdigit(static_cast<unsigned char>(raw[i]))) {
-      size_t used = 0;
-      out.push_back(std::stoll(raw.substr(i), &used));
-      i += used;
-    } else {
-      ++i;
-    }
-  }
-  return out;
-}
-
-// The last word of "#stablehlo<comparison_direction EQ>" or "EQ".
-std::string LastWord(const std::string& raw) {
-  std::string word, cur;
-  for (char ch : raw) {
-    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') cur += ch;
-    else if (!cur.empty()) { word = cur; cur.clear(); }
-  }
-  return cur.empty() ? word : cur;
-}
-
-// The fields of "#stablehlo.gather<offset_dims = [2, 3], index_vector_dim = 2>".
-std::map<std::string, std::string> StructFields(const std::string& raw) {
-  std::map<std::string, std::string> fields;
-  const size_t open = raw.find('<'), close = raw.rfind('>');
-  if (open == std::string::npos || close == std::string::npos || close < open) return fields;
-  const std::string body = raw.substr(open + 1, close - open - 1);
-  int depth = 0;
-  std::string part;
-  auto flush = [&] {
-    const size_t eq = part.find('=');
-    if (eq != std::string::npos) {
-      auto trim = [](std::string t) {
-        while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.erase(t.begin());
-        while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
-        return t;
-      };
-      fields[trim(part.substr(0, eq))] = trim(part.substr(eq + 1));
-    }
-    part.clear();
-  };
-  for (char ch : body) {
-    if (ch == '[' || ch == '<' || ch == '(') ++depth;
-    if (ch == ']' || ch == '>' || ch == ')') --depth;
-    if (ch == ',' && depth == 0) flush();
-    else part += ch;
-  }
-  flush();
-  return fields;
-}
 
 class Reader {
  public:

@@ -1,0 +1,50 @@
+// The pieces of StableHLO's text the reader works with before it gives
+// them meaning: one operation as written (a Statement), a function's
+// extent, and readers of attribute values (integer lists, enum words,
+// #stablehlo.<...> structs) and of the ops that map one to one onto HLO.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontends/mlir_types.h"
+#include "ir/opcode.h"
+#include "ir/shape.h"
+
+namespace vkxla {
+
+// One operation as written, before it is given meaning.
+struct Statement {
+  size_t at = 0;
+  std::vector<std::string> results;   // "%0", ...
+  std::string name;                   // "stablehlo.add", "check.expect_eq_const", "func.return", ...
+  std::string callee;                 // @f of calls and custom_call targets
+  std::vector<std::string> operands;
+  std::vector<std::string> keywords;  // EQ, SIGNED, ...
+  std::map<std::string, std::string> attributes;  // raw values
+  std::vector<std::string> brackets;  // [..] groups (slice ranges, tuple index)
+  std::optional<DenseText> dense;
+  std::vector<Shape> operand_types, result_types;
+  std::vector<size_t> regions;  // where each "{ ^bb0(...): ... }" region opens
+};
+
+struct Function {
+  std::string name;
+  std::vector<std::pair<std::string, Shape>> arguments;
+  size_t body_begin = 0, body_end = 0;  // inside the braces
+};
+
+// The StableHLO ops that map one to one onto an HLO opcode of the same
+// meaning (names differ only in spelling).
+std::optional<Opcode> DirectOpcode(const std::string& op);
+// Integers of "[1, 2]", "array<i64: 1, 2>", "dense<[1, 2]> : tensor<2xi64>" or "3 : i64".
+std::vector<int64_t> Integers(std::string raw);
+// The last word of "#stablehlo<comparison_direction EQ>" or "EQ".
+std::string LastWord(const std::string& raw);
+// The fields of "#stablehlo.gather<offset_dims = [2, 3], index_vector_dim = 2>".
+std::map<std::string, std::string> StructFields(const std::string& raw);
+
+}  // namespace vkxla
