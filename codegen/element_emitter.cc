@@ -371,27 +371,32 @@ StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::v
   return Temp(ct, expr);
 }
 
-StatusOr<std::string> ElementEmitter::EmitFunction(const std::string& name, const Instruction* n) {
-  if (!n->shape.IsArray()) return Unimplemented(n->Describe() + ": functions of tuple values");
-  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
-  std::vector<std::string> idx, params;
-  for (int64_t d = 0; d < n->shape.rank(); ++d) {
-    idx.push_back("i" + std::to_string(d));
-    params.push_back("uint i" + std::to_string(d));
-  }
+Status ElementEmitter::Function(const std::string& name, const std::string& params, const std::string& ret,
+                                const std::function<StatusOr<std::string>()>& value) {
   const std::string saved_body = body_;
   const Memo saved = SaveMemo();
   body_.clear();
   ClearMemo();
-  StatusOr<std::string> v = Value(n, idx);
-  std::string fn = gt.compute + " " + name + "(";
-  for (size_t i = 0; i < params.size(); ++i) fn += (i ? ", " : "") + params[i];
-  fn += ") {\n" + body_ + "    return " + (v.ok() ? *v : "") + ";\n}\n";
+  StatusOr<std::string> v = value();
+  const std::string fn = ret + " " + name + "(" + params + ") {\n" + body_ + "    return " + (v.ok() ? *v : "") + ";\n}\n";
   body_ = saved_body;
   RestoreMemo(saved);
   RETURN_IF_ERROR(v.status());
   Helper(name, fn);
-  return fn;
+  return OkStatus();
+}
+
+StatusOr<std::string> ElementEmitter::EmitFunction(const std::string& name, const Instruction* n) {
+  if (!n->shape.IsArray()) return Unimplemented(n->Describe() + ": functions of tuple values");
+  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+  std::vector<std::string> idx;
+  std::string params;
+  for (int64_t d = 0; d < n->shape.rank(); ++d) {
+    idx.push_back("i" + std::to_string(d));
+    params += (d ? ", uint i" : "uint i") + std::to_string(d);
+  }
+  RETURN_IF_ERROR(Function(name, params, gt.compute, [&]() { return Value(n, idx); }));
+  return helpers_.at(name);
 }
 
 std::string ElementEmitter::StoreElement(ElementType t, const std::string& v) {

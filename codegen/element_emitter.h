@@ -9,6 +9,7 @@
 // the kernel's prologue. Internal to codegen/.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -39,6 +40,12 @@ class ElementEmitter {
   StatusOr<std::string> EmitFunction(const std::string& name, const Instruction* n);
 
  protected:
+  // Adds the GLSL function `ret name(params)` whose body is whatever
+  // `value` emits (values at indices built from the parameters) and whose
+  // result is what it returns; memoized values stay inside the function.
+  Status Function(const std::string& name, const std::string& params, const std::string& ret,
+                  const std::function<StatusOr<std::string>()>& value);
+  StatusOr<std::string> Convert(const std::string& x, ElementType from, ElementType to);
   enum class Access { kRead, kWrite, kReadWrite };
 
   // ---- values ----
@@ -170,7 +177,6 @@ class ElementEmitter {
   StatusOr<std::string> Compute(const Instruction* n, const std::vector<std::string>& idx);
   StatusOr<std::string> Unary(const Instruction& n, const std::string& x);
   StatusOr<std::string> Binary(const Instruction& n, const std::string& a, const std::string& b);
-  StatusOr<std::string> Convert(const std::string& x, ElementType from, ElementType to);
   StatusOr<std::string> Bitcast(const Instruction* n, const std::vector<std::string>& idx);
   StatusOr<std::string> Reinterpret(const Instruction* n, const std::vector<std::string>& idx);
   StatusOr<std::string> MoveElements(const Instruction* n, const std::vector<std::string>& idx);

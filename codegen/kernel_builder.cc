@@ -10,6 +10,7 @@ StatusOr<KernelSource> BuildKernel(const Program& program, const FusionGroup& gr
     case KernelKind::kScan: return BuildScanKernel(program, group, kernel);
     case KernelKind::kWindow: return BuildWindowKernel(program, group, kernel);
     case KernelKind::kScatter: return BuildScatterKernel(program, group, kernel);
+    case KernelKind::kMatmul: return BuildMatmulKernel(program, group, kernel);
   }
   return Internal("unknown kernel kind");
 }

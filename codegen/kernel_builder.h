@@ -19,5 +19,6 @@ StatusOr<KernelSource> BuildSortKernel(const Program& program, const FusionGroup
 StatusOr<KernelSource> BuildScanKernel(const Program& program, const FusionGroup& group, int kernel);
 StatusOr<KernelSource> BuildWindowKernel(const Program& program, const FusionGroup& group, int kernel);
 StatusOr<KernelSource> BuildScatterKernel(const Program& program, const FusionGroup& group, int kernel);
+StatusOr<KernelSource> BuildMatmulKernel(const Program& program, const FusionGroup& group, int kernel);
 
 }  // namespace vkxla

@@ -1,5 +1,7 @@
 #include "ops/evaluator.h"
 
+#include "ops/dot.h"
+
 #include "ir/layout_index.h"
 #include "ops/data_movement_reference.h"
 
@@ -229,6 +231,10 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         }
         case Opcode::kScatter: {
           ASSIGN_OR_RETURN(result, EvaluateScatter(inst, operands, ScalarCombiner(*inst.called_computations[0].second)));
+          break;
+        }
+        case Opcode::kDot: {
+          ASSIGN_OR_RETURN(result, EvaluateDot(inst, *operands[0], *operands[1]));
           break;
         }
         case Opcode::kReduce: {

@@ -7,6 +7,7 @@
 
 #include "ops/attributes.h"
 #include "ops/gather_scatter_plan.h"
+#include "ops/dot.h"
 #include "ops/op_traits.h"
 #include "ops/reduction_shapes.h"
 #include "ops/slice_and_padding.h"
@@ -478,6 +479,7 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kDynamicUpdateSlice: return InferDynamicUpdateSlice(inst);
     case Opcode::kGather: return InferGather(inst);
     case Opcode::kScatter: return InferScatter(inst);
+    case Opcode::kDot: return InferDotShape(inst);
     case Opcode::kSetDimensionSize: {
       RETURN_IF_ERROR(ExpectOperands(inst, 2));
       const Shape& x = inst.operands[0]->shape;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ops/dot.h"
 #include "ops/op_traits.h"
 #include "ops/reduction_shapes.h"
 #include "ops/window.h"
@@ -72,6 +73,12 @@ double ReadsPerElement(const Instruction& user, const Instruction& v, const Targ
     case Opcode::kScatter:
       // Every result element walks all updates and their indices.
       return user.operands[0] == &v ? 1 : Elements(user.operands[0]->shape);
+    case Opcode::kDot: {
+      // Each element is read once per tile along the other operand's free dims.
+      StatusOr<DotPlan> p = PlanDot(user);
+      if (!p.ok()) return 1;
+      return std::max(1.0, static_cast<double>(user.operands[0] == &v ? p->n : p->m) / 64.0);
+    }
     case Opcode::kSort: case Opcode::kTopK: {
       StatusOr<SortConfig> c = ChooseSortConfig(user, target);
       return 1.0 + 2.0 * (c.ok() ? static_cast<double>(c->passes.size()) : 1.0);
@@ -162,10 +169,10 @@ class FusionPass {
     for (const ValueRef& r : results_) Materialize(r, "entry result");
   }
 
-  // Rule 3: a non-variadic reduce's single-user elementwise chain.
+  // Rule 3: a non-variadic reduce's or a dot's single-user elementwise chain.
   void ChooseEpilogues() {
     for (const Instruction* h : order_) {
-      if (h->opcode != Opcode::kReduce || h->shape.IsTuple()) continue;
+      if ((h->opcode != Opcode::kReduce && h->opcode != Opcode::kDot) || h->shape.IsTuple()) continue;
       const Instruction* end = h;
       while (!result_values_.count(ValueRef{end, -1})) {
         auto it = readers_.find(end);
@@ -300,6 +307,7 @@ std::optional<KernelKind> HeroKind(const Instruction& inst) {
     case Opcode::kScan: return KernelKind::kScan;
     case Opcode::kReduceWindow: case Opcode::kSelectAndScatter: return KernelKind::kWindow;
     case Opcode::kScatter: return KernelKind::kScatter;
+    case Opcode::kDot: return KernelKind::kMatmul;
     default: return std::nullopt;
   }
 }

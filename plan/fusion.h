@@ -3,16 +3,17 @@
 //
 // Rules, in order:
 // 1. Heroes get a kernel of their own: reduce, sort/topk (its permutation),
-//    scan, reduce-window, select-and-scatter, scatter. Everything else
+//    scan, reduce-window, select-and-scatter, scatter, dot. Everything else
 //    (elementwise ops, data movement, gathers, dynamic slices, a sort's
 //    results read through its permutation) fuses into the kernels that read
 //    it, as index maps and inline arithmetic.
 // 2. Parameters, array constants, heroes' results and the entry's results
 //    live in buffers.
-// 3. Epilogue: a reduce's result that feeds a chain of elementwise ops of
-//    its own shape, each the only user of the last, is finished in the
-//    reduce's kernel; the chain's end is what it writes (layer norm's
-//    rsqrt(var + eps) is computed once per row, not once per element).
+// 3. Epilogue: a reduce's or a dot's result that feeds a chain of
+//    elementwise ops of its own shape, each the only user of the last, is
+//    finished in the hero's kernel; the chain's end is what it writes (layer
+//    norm's rsqrt(var + eps) is computed once per row, not once per
+//    element; relu(dot(x, w) + b) is one kernel).
 // 4. A fused value is written to memory once instead of being recomputed
 //    where recomputing costs more than the memory traffic saved: with E the
 //    times each of its elements would be computed (summed over its users:

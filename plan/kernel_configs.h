@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "plan/loop_config.h"
+#include "plan/matmul_config.h"
 #include "plan/reduce_config.h"
 #include "plan/scan_config.h"
 #include "plan/scatter_config.h"
@@ -22,9 +23,10 @@ enum class KernelKind {
   kScan,
   kWindow,   // reduce-window, select-and-scatter
   kScatter,
+  kMatmul,   // dot: tiles of the product, operands' producers in its loads, the epilogue in its stores
 };
 std::string_view KernelKindName(KernelKind k);
 
-using KernelConfig = std::variant<LoopConfig, ReduceConfig, SortConfig, ScanConfig, WindowConfig, ScatterConfig>;
+using KernelConfig = std::variant<LoopConfig, ReduceConfig, SortConfig, ScanConfig, WindowConfig, ScatterConfig, MatmulConfig>;
 
 }  // namespace vkxla

@@ -382,6 +382,21 @@ class Planner {
         g.config = std::move(c);
         return OkStatus();
       }
+      case KernelKind::kMatmul: {
+        ASSIGN_OR_RETURN(MatmulConfig c, ChooseMatmulConfig(h, StepTrips(g, {h.operands[0], h.operands[1]}, h), p_.target));
+        if (c.split()) {
+          const int64_t words = std::max(1, BitWidth(MatmulAccumulator(h.shape.element_type())) / 32);
+          g.scratch.push_back(Declare("%" + name + ".partials", BufferKind::kScratch, MemoryKind::kDevice,
+                                      Shape(ElementType::kU32, {c.splits * c.batch * c.m * c.n * words})));
+        }
+        g.kernels.push_back({"matmul_" + name + (c.split() ? "_partials" : ""), c.Invocations(), c.local_size});
+        if (c.split()) g.kernels.push_back({"matmul_sum_" + name, c.SumInvocations(), 256});
+        std::vector<const Instruction*> starts(h.operands.begin(), h.operands.end());
+        for (const GroupOutput& o : g.outputs) starts.push_back(o.value.inst);
+        CollectReads(g, starts, &h);
+        g.config = std::move(c);
+        return OkStatus();
+      }
     }
     return Internal("unknown kernel kind");
   }

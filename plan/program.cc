@@ -107,6 +107,7 @@ std::string_view KernelKindName(KernelKind k) {
     case KernelKind::kScan: return "scan";
     case KernelKind::kWindow: return "window";
     case KernelKind::kScatter: return "scatter";
+    case KernelKind::kMatmul: return "matmul";
   }
   return "?";
 }

@@ -1,0 +1,223 @@
+// Dot kernels (plan/matmul_config.h). The product kernel: each invocation
+// keeps a thread_m x thread_n block of accumulators and walks its chunk of
+// the contraction, loading operand elements through load_a(b, m, k) and
+// load_b(b, k, n), GLSL functions holding each operand's fused producers
+// (converts, transposes, broadcasts, elementwise ops), converted to the
+// accumulator type and rounded as the dot's algorithm says. Unsplit, it
+// applies the epilogue (the fused elementwise chain after the dot) and
+// stores; split, it writes its partial sums, and the sum kernel adds the
+// chunks in order, then applies the epilogue.
+#include "codegen/element_emitter.h"
+#include "codegen/glsl_index_arithmetic.h"
+#include "codegen/glsl_types.h"
+#include "codegen/kernel_builder.h"
+#include "ops/dot.h"
+
+namespace vkxla {
+namespace {
+
+class MatmulKernelBuilder : public ElementEmitter {
+ public:
+  MatmulKernelBuilder(const Program& program, const FusionGroup& group)
+      : ElementEmitter(program, group), c_(std::get<MatmulConfig>(group.config)), dot_(*group.hero) {}
+
+  StatusOr<KernelSource> Build(int kernel) {
+    ASSIGN_OR_RETURN(plan_, PlanDot(dot_));
+    acc_ = MatmulAccumulator(dot_.shape.element_type());
+    RETURN_IF_ERROR(Use(acc_, dot_));
+    ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(acc_, target_, std::string(OpcodeName(dot_.opcode)) + " " + dot_.Describe()));
+    acc_type_ = g.compute;
+    out_ = program_.buffers[group_.outputs[0].buffer].shape;
+    out_layout_ = out_.layout_or_default();
+    if (kernel == 0) return Product();
+    return Sum();
+  }
+
+ private:
+  // `name(uint b, uint f, uint k)`: element (b, f, k) of operand `side` (0
+  // lhs with f = m, 1 rhs with f = n) as an accumulator value.
+  Status LoadFunction(const std::string& name, int side) {
+    const Instruction* x = dot_.operands[side];
+    const Shape& xs = x->shape;
+    const std::vector<int64_t>& batch = side == 0 ? plan_.dims.lhs_batch : plan_.dims.rhs_batch;
+    const std::vector<int64_t>& free = side == 0 ? plan_.lhs_free : plan_.rhs_free;
+    const std::vector<int64_t>& contracting = side == 0 ? plan_.dims.lhs_contracting : plan_.dims.rhs_contracting;
+    std::vector<std::string> idx(xs.rank(), "0u");
+    GlslIndexArithmetic a;
+    auto spread = [&](const std::vector<int64_t>& dims, const std::string& linear) {
+      int64_t stride = 1;
+      for (size_t i = dims.size(); i-- > 0;) {
+        std::string q = a.DivConstant(linear, stride);
+        if (i > 0) q = a.ModConstant(q, xs.dim(dims[i]));
+        idx[dims[i]] = q;
+        stride *= xs.dim(dims[i]);
+      }
+    };
+    spread(batch, "b");
+    spread(free, "f");
+    spread(contracting, "k");
+    const ElementType precision = side == 0 ? plan_.algorithm.lhs_precision : plan_.algorithm.rhs_precision;
+    return Function(name, "uint b, uint f, uint k", acc_type_, [&]() -> StatusOr<std::string> {
+      ASSIGN_OR_RETURN(std::string v, Value(x, idx));
+      std::string rounded = v;
+      const ElementType t = xs.element_type();
+      if (IsFloat(t) && t != ElementType::kF64) {
+        if (plan_.algorithm.tf32) {
+          rounded = Temp("float", "uintBitsToFloat(reduce_precision_bits(floatBitsToUint(" + v + "), 8u, 23u, 8u, 10u))");
+        } else if (precision != ElementType::kInvalid) {
+          ASSIGN_OR_RETURN(std::string q, Convert(v, t, precision));
+          ASSIGN_OR_RETURN(rounded, Convert(q, precision, ElementType::kF32));
+        }
+      }
+      return Convert(rounded, t, acc_);
+    });
+  }
+
+  // The statements storing accumulator `acc` as result element (b, m, n),
+  // through the epilogue.
+  StatusOr<std::string> Store(const std::string& acc, const std::string& b, const std::string& m, const std::string& n) {
+    const Memo saved = SaveMemo();
+    const std::string saved_body = body_;
+    body_.clear();
+    // The result's index: batch dims, then lhs's free dims, then rhs's.
+    const Shape& rs = dot_.shape;
+    std::vector<std::string> idx(rs.rank());
+    GlslIndexArithmetic a;
+    size_t d = 0;
+    auto spread = [&](size_t count, const std::string& linear) {
+      int64_t stride = 1;
+      for (size_t i = count; i-- > 0;) {
+        std::string q = a.DivConstant(linear, stride);
+        if (i > 0) q = a.ModConstant(q, rs.dim(d + i));
+        idx[d + i] = Temp("uint", q);
+        stride *= rs.dim(d + i);
+      }
+      d += count;
+    };
+    spread(plan_.dims.lhs_batch.size(), b);
+    spread(plan_.lhs_free.size(), m);
+    spread(plan_.rhs_free.size(), n);
+    ASSIGN_OR_RETURN(std::string result, Convert(acc, acc_, dot_.shape.element_type()));
+    result = Temp(GlslTypeFor(dot_.shape.element_type(), target_, "dot").value().compute, result);
+    const GroupOutput& out = group_.outputs[0];
+    if (out.value.inst != &dot_) {
+      Bind(&dot_, result);
+      ASSIGN_OR_RETURN(result, ValueOf(out.value, idx));
+    }
+    ASSIGN_OR_RETURN(std::string store, StoreOutputElement(0, idx, result));
+    std::string code = "    {\n" + body_ + store + "    }\n";
+    body_ = saved_body;
+    RestoreMemo(saved);
+    return code;
+  }
+
+  // The accumulator's 32-bit words, low first.
+  std::vector<std::string> Words(const std::string& v) const {
+    switch (acc_) {
+      case ElementType::kF64: return {"unpackDouble2x32(" + v + ").x", "unpackDouble2x32(" + v + ").y"};
+      case ElementType::kS64: case ElementType::kU64:
+        return {"unpackUint2x32(uint64_t(" + v + ")).x", "unpackUint2x32(uint64_t(" + v + ")).y"};
+      case ElementType::kC64: return {"floatBitsToUint(" + v + ".x)", "floatBitsToUint(" + v + ".y)"};
+      case ElementType::kC128:
+        return {"unpackDouble2x32(" + v + ".x).x", "unpackDouble2x32(" + v + ".x).y", "unpackDouble2x32(" + v + ".y).x",
+                "unpackDouble2x32(" + v + ".y).y"};
+      case ElementType::kF32: return {"floatBitsToUint(" + v + ")"};
+      case ElementType::kPred: return {"uint(" + v + ")"};
+      default: return {"uint(" + v + ")"};
+    }
+  }
+
+  std::string Fma(const std::string& a, const std::string& b, const std::string& acc) const {
+    switch (acc_) {
+      case ElementType::kPred: return acc + " = " + acc + " || (" + a + " && " + b + ");";
+      case ElementType::kF32: case ElementType::kF64: return acc + " = fma(" + a + ", " + b + ", " + acc + ");";
+      case ElementType::kC64: case ElementType::kC128:
+        return acc + " += " + acc_type_ + "(" + a + ".x * " + b + ".x - " + a + ".y * " + b + ".y, " + a + ".x * " + b +
+               ".y + " + a + ".y * " + b + ".x);";
+      default: return acc + " += " + a + " * " + b + ";";
+    }
+  }
+
+  StatusOr<KernelSource> Product() {
+    RETURN_IF_ERROR(LoadFunction("load_a", 0));
+    RETURN_IF_ERROR(LoadFunction("load_b", 1));
+    const int64_t tm = c_.thread_m, tn = c_.thread_n;
+    std::string main = "  uint lid = gl_LocalInvocationID.x;\n  uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
+    main += "  if (wg >= " + U(c_.workgroups) + ") return;\n";
+    main += "  uint tn = wg % " + U(c_.tiles_n) + ", t = wg / " + U(c_.tiles_n) + ";\n";
+    main += "  uint tm = t % " + U(c_.tiles_m) + ";\n  t /= " + U(c_.tiles_m) + ";\n";
+    main += "  uint split = t % " + U(c_.splits) + ", b = t / " + U(c_.splits) + ";\n";
+    main += "  uint row = tm * " + U(c_.tile_m) + " + (lid / " + U(c_.threads_n) + ") * " + U(tm) + ";\n";
+    main += "  uint col = tn * " + U(c_.tile_n) + " + (lid % " + U(c_.threads_n) + ") * " + U(tn) + ";\n";
+    const std::string zero = acc_ == ElementType::kPred ? "false" : acc_type_ + "(0)";
+    for (int64_t r = 0; r < tm; ++r)
+      for (int64_t c = 0; c < tn; ++c) main += "  " + acc_type_ + " acc" + Acc(r, c) + " = " + zero + ";\n";
+    // Rows and columns past the end read the last one (in bounds); their
+    // sums are never stored.
+    for (int64_t r = 0; r < tm; ++r) main += "  uint m" + std::to_string(r) + " = min(row + " + U(r) + ", " + U(c_.m - 1) + ");\n";
+    for (int64_t c = 0; c < tn; ++c) main += "  uint n" + std::to_string(c) + " = min(col + " + U(c) + ", " + U(c_.n - 1) + ");\n";
+    main += "  uint k0 = split * " + U(c_.k_chunk) + ", k1 = min(" + U(c_.k) + ", k0 + " + U(c_.k_chunk) + ");\n";
+    main += "  for (uint k = k0; k < k1; ++k) {\n";
+    for (int64_t r = 0; r < tm; ++r)
+      main += "    " + acc_type_ + " a" + std::to_string(r) + " = load_a(b, m" + std::to_string(r) + ", k);\n";
+    for (int64_t c = 0; c < tn; ++c)
+      main += "    " + acc_type_ + " b" + std::to_string(c) + " = load_b(b, n" + std::to_string(c) + ", k);\n";
+    for (int64_t r = 0; r < tm; ++r)
+      for (int64_t c = 0; c < tn; ++c)
+        main += "    " + Fma("a" + std::to_string(r), "b" + std::to_string(c), "acc" + Acc(r, c)) + "\n";
+    main += "  }\n";
+    for (int64_t r = 0; r < tm; ++r)
+      for (int64_t c = 0; c < tn; ++c) {
+        const std::string m = "(row + " + U(r) + ")", n = "(col + " + U(c) + ")";
+        main += "  if (" + m + " < " + U(c_.m) + " && " + n + " < " + U(c_.n) + ") {\n";
+        if (c_.split()) {
+          // Partial sums: chunk-major, then (b, m, n).
+          const std::string at = "(split * " + U(c_.batch * c_.m * c_.n) + " + (b * " + U(c_.m) + " + " + m + ") * " +
+                                 U(c_.n) + " + " + n + ")";
+          const std::vector<std::string> words = Words("acc" + Acc(r, c));
+          const std::string partials = BindBuffer(group_.scratch[0], Access::kWrite, "partials");
+          for (size_t w = 0; w < words.size(); ++w)
+            main += "    W(" + partials + ", " + at + " * " + U(words.size()) + " + " + U(w) + ") = " + words[w] + ";\n";
+        } else {
+          ASSIGN_OR_RETURN(std::string store, Store("acc" + Acc(r, c), "b", m, n));
+          main += store;
+        }
+        main += "  }\n";
+      }
+    return Finish(group_.kernels[0].name, c_.local_size, main + "}\n");
+  }
+
+  // One invocation per result element: the chunks' partial sums in order.
+  StatusOr<KernelSource> Sum() {
+    const std::string partials = BindBuffer(group_.scratch[0], Access::kRead, "partials");
+    const int64_t count = c_.batch * c_.m * c_.n;
+    const size_t words = Words("x").size();
+    std::string main = "  if (inv >= " + U(count) + ") return;\n";
+    main += "  uint n = inv % " + U(c_.n) + ", m = (inv / " + U(c_.n) + ") % " + U(c_.m) + ", b = inv / " + U(c_.m * c_.n) + ";\n";
+    std::vector<std::string> at;
+    for (size_t w = 0; w < words; ++w) at.push_back("W(" + partials + ", (s * " + U(count) + " + inv) * " + U(words) + " + " + U(w) + ")");
+    main += "  " + acc_type_ + " acc = " + (acc_ == ElementType::kPred ? std::string("false") : acc_type_ + "(0)") + ";\n";
+    main += "  for (uint s = 0u; s < " + U(c_.splits) + "; ++s) {\n";
+    const std::string part = DecodeWords(acc_, at, "0u");
+    main += acc_ == ElementType::kPred ? "    acc = acc || (" + part + ");\n" : "    acc += " + part + ";\n";
+    main += "  }\n";
+    ASSIGN_OR_RETURN(std::string store, Store("acc", "b", "m", "n"));
+    return Finish(group_.kernels[1].name, 256, main + store + "}\n");
+  }
+
+  static std::string Acc(int64_t r, int64_t c) { return std::to_string(r) + "_" + std::to_string(c); }
+
+  const MatmulConfig& c_;
+  const Instruction& dot_;
+  DotPlan plan_;
+  ElementType acc_ = ElementType::kF32;
+  std::string acc_type_;
+};
+
+}  // namespace
+
+StatusOr<KernelSource> BuildMatmulKernel(const Program& program, const FusionGroup& group, int kernel) {
+  return MatmulKernelBuilder(program, group).Build(kernel);
+}
+
+}  // namespace vkxla

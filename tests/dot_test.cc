@@ -1,0 +1,310 @@
+// Dot and DotGeneral: the page's examples, every element type against the
+// reference (small integers, exact in every type's accumulation; random
+// floats within a bound on the rounding of a sum), odd sizes, every way of
+// placing batch, contracting and free dims up to rank 4, tiled layouts,
+// fused producers and epilogues, contractions past the loop budget, and
+// bad dimension numbers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "frontends/hlo_text.h"
+#include "ops/evaluator.h"
+#include "runtime/executable.h"
+#include "tests/test_util.h"
+
+namespace vkxla {
+namespace {
+
+class Dot : public ::testing::Test {
+ protected:
+  void TearDown() override { ExpectNoValidationMessages(); }
+};
+
+// Values exactly representable, with sums that stay exact: -3..3.
+Literal SmallIntegers(const Shape& shape, std::mt19937_64& rng) {
+  Literal l(Shape(shape.element_type(), shape.dims()));
+  const ElementType t = shape.element_type();
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    const int64_t v = static_cast<int64_t>(rng() % 7) - 3;
+    if (IsComplex(t)) l.Set(i, Scalar::Complex(t, {double(v), double(static_cast<int64_t>(rng() % 5) - 2)}));
+    else if (IsFloat(t)) l.Set(i, Scalar::Float(t, double(v)));
+    else if (t == ElementType::kPred) l.Set(i, Scalar::Pred(v > 0));
+    else l.Set(i, Scalar::Convert(Scalar::Int(ElementType::kS64, IsUnsignedInt(t) ? v + 3 : v), t));
+  }
+  return l;
+}
+
+std::string Type(ElementType t) { return std::string(ElementTypeName(t)); }
+
+std::string ShapeText(ElementType t, const std::vector<int64_t>& dims, const std::string& layout = "") {
+  std::string s = Type(t) + "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]" + layout;
+}
+
+std::string List(const std::vector<int64_t>& v) {
+  std::string s = "{";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "}";
+}
+
+std::unique_ptr<Module> Parse(const std::string& text) {
+  auto m = ParseAndVerifyHlo(text);
+  EXPECT_TRUE(m.ok()) << m.status().ToString() << "\n" << text;
+  return m.ok() ? std::move(*m) : nullptr;
+}
+
+TEST_F(Dot, SpecExamples) {
+  EXPECT_EQ(RunHloText("", "  %lhs = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n"
+                           "  %rhs = f32[2,3] constant({{1, 1, 1}, {2, 2, 2}})\n"
+                           "  ROOT %d = f32[2,2] dot(%lhs, %rhs), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n"),
+            "{{6, 12}, {15, 30}}");
+  EXPECT_EQ(RunHloText("", "  %lhs = f32[2,2,2] constant({{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}})\n"
+                           "  %rhs = f32[2,2,2] constant({{{1, 0}, {0, 1}}, {{1, 0}, {0, 1}}})\n"
+                           "  ROOT %d = f32[2,2,2] dot(%lhs, %rhs), lhs_batch_dims={0}, rhs_batch_dims={0},"
+                           " lhs_contracting_dims={2}, rhs_contracting_dims={1}\n"),
+            "{{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}}");
+  // Dot's three forms by rank: vector . vector, matrix . vector, matrix . matrix.
+  EXPECT_EQ(RunHloText("", "  %a = s32[3] constant({1, 2, 3})\n  %b = s32[3] constant({4, 5, 6})\n"
+                           "  ROOT %d = s32[] dot(%a, %b), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n"),
+            "32");
+  EXPECT_EQ(RunHloText("", "  %a = s32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n  %b = s32[3] constant({1, 0, -1})\n"
+                           "  ROOT %d = s32[2] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"),
+            "{-2, -2}");
+  EXPECT_EQ(RunHloText("", "  %a = s32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n  %b = s32[3,2] constant({{1, 0}, {0, 1}, {1, 1}})\n"
+                           "  ROOT %d = s32[2,2] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"),
+            "{{4, 5}, {10, 11}}");
+  // No contracting dims: an outer product.
+  EXPECT_EQ(RunHloText("", "  %a = s32[2] constant({1, 2})\n  %b = s32[2] constant({3, 4})\n"
+                           "  ROOT %d = s32[2,2] dot(%a, %b), lhs_contracting_dims={}, rhs_contracting_dims={}\n"),
+            "{{3, 4}, {6, 8}}");
+}
+
+// lhs [b, m, k] . rhs [b, k, n] of every element type: small integers
+// (exact), with s8/u8 -> s32/u32, narrow floats accumulating in f32.
+TEST_F(Dot, EveryElementTypeMatchesTheReference) {
+  struct Case {
+    ElementType lhs, rhs, out;
+  };
+  std::vector<Case> cases;
+  for (ElementType t : kAllTypes) cases.push_back({t, t, t});
+  cases.push_back({ElementType::kS8, ElementType::kS8, ElementType::kS32});
+  cases.push_back({ElementType::kU8, ElementType::kU8, ElementType::kU32});
+  cases.push_back({ElementType::kS8, ElementType::kU8, ElementType::kS32});
+  cases.push_back({ElementType::kS4, ElementType::kS4, ElementType::kS32});
+  cases.push_back({ElementType::kF16, ElementType::kF16, ElementType::kF32});
+  cases.push_back({ElementType::kBF16, ElementType::kBF16, ElementType::kF32});
+  cases.push_back({ElementType::kF8E4M3FN, ElementType::kF8E5M2, ElementType::kF32});
+  cases.push_back({ElementType::kF32, ElementType::kF32, ElementType::kF64});
+  cases.push_back({ElementType::kF32, ElementType::kC64, ElementType::kC64});
+  int seed = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(Type(c.lhs) + " x " + Type(c.rhs) + " -> " + Type(c.out));
+    if (NeedsMissingFeature(c.lhs, TestDevice().target()) || NeedsMissingFeature(c.rhs, TestDevice().target()) ||
+        NeedsMissingFeature(c.out, TestDevice().target()))
+      continue;  // the phone-mask run checks these errors in MissingFeaturesAreNamed
+    for (const std::vector<int64_t>& bmkn : {std::vector<int64_t>{1, 3, 17, 5}, std::vector<int64_t>{2, 17, 3, 127}}) {
+      const int64_t b = bmkn[0], m = bmkn[1], k = bmkn[2], n = bmkn[3];
+      const std::string text = "HloModule dot\nENTRY %e {\n  %x = " + ShapeText(c.lhs, {b, m, k}) + " parameter(0)\n  %y = " +
+                               ShapeText(c.rhs, {b, k, n}) + " parameter(1)\n  ROOT %d = " + ShapeText(c.out, {b, m, n}) +
+                               " dot(%x, %y), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2},"
+                               " rhs_contracting_dims={1}\n}\n";
+      auto module = Parse(text);
+      ASSERT_TRUE(module);
+      std::mt19937_64 rng(++seed);
+      RunAndCompareWith(*module, {SmallIntegers(Shape(c.lhs, {b, m, k}), rng), SmallIntegers(Shape(c.rhs, {b, k, n}), rng)}, 1);
+    }
+  }
+}
+
+TEST_F(Dot, MissingFeaturesAreNamed) {
+  const TargetFeatures& t = TestDevice().target();
+  if (t.float64) return;  // covered by the run with VKXLA_MASK=f64,...
+  const std::string text = "HloModule dot\nENTRY %e {\n  %x = f64[2,3] parameter(0)\n  %y = f64[3,2] parameter(1)\n"
+                           "  ROOT %d = f64[2,2] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+  auto module = Parse(text);
+  ASSERT_TRUE(module);
+  auto exe = Executable::Compile(*module, TestDevice());
+  ASSERT_FALSE(exe.ok());
+  EXPECT_NE(exe.status().message().find("f64"), std::string::npos) << exe.status().ToString();
+  EXPECT_NE(exe.status().message().find("shaderFloat64"), std::string::npos) << exe.status().ToString();
+}
+
+// Random floats: the device accumulates in f32 (f64 for f64) in its own
+// order, so compare within a bound on a sum's rounding: n * eps * sum |a b|.
+void ExpectDotClose(const Literal& got, const Literal& want, const Literal& abs_want, int64_t k, ElementType acc) {
+  const double eps = acc == ElementType::kF64 ? 0x1p-52 : 0x1p-23;
+  int failures = 0;
+  for (int64_t i = 0; i < want.element_count() && failures < 5; ++i) {
+    const double g = got.Get(i).re, w = want.Get(i).re, scale = abs_want.Get(i).re;
+    const double bound = (static_cast<double>(k) + 2) * eps * scale + 1e-30;
+    if (!(std::fabs(g - w) <= bound)) {
+      ++failures;
+      ADD_FAILURE() << "element " << i << ": device " << g << ", reference " << w << ", bound " << bound;
+    }
+  }
+}
+
+TEST_F(Dot, RandomFloatsWithinTheRoundingOfTheirSums) {
+  for (const ElementType t : {ElementType::kF32, ElementType::kF64}) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    for (const std::vector<int64_t>& mkn : {std::vector<int64_t>{1, 1000, 1}, std::vector<int64_t>{127, 1000, 3},
+                                            std::vector<int64_t>{17, 3, 1000}, std::vector<int64_t>{64, 300, 64}}) {
+      const int64_t m = mkn[0], k = mkn[1], n = mkn[2];
+      SCOPED_TRACE(Type(t) + " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
+      const std::string head = "HloModule dot\nENTRY %e {\n  %x = " + ShapeText(t, {m, k}) + " parameter(0)\n  %y = " +
+                               ShapeText(t, {k, n}) + " parameter(1)\n";
+      auto module = Parse(head + "  ROOT %d = " + ShapeText(t, {m, n}) +
+                          " dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+      auto abs_module = Parse(head + "  %ax = " + ShapeText(t, {m, k}) + " abs(%x)\n  %ay = " + ShapeText(t, {k, n}) +
+                              " abs(%y)\n  ROOT %d = " + ShapeText(t, {m, n}) +
+                              " dot(%ax, %ay), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+      ASSERT_TRUE(module && abs_module);
+      std::mt19937_64 rng(m * 7 + n);
+      std::uniform_real_distribution<double> u(-1, 1);
+      Literal x(Shape(t, {m, k})), y(Shape(t, {k, n}));
+      for (int64_t i = 0; i < x.element_count(); ++i) x.Set(i, Scalar::Float(t, u(rng)));
+      for (int64_t i = 0; i < y.element_count(); ++i) y.Set(i, Scalar::Float(t, u(rng)));
+      auto want = EvaluateModule(*module, {x, y});
+      auto scale = EvaluateModule(*abs_module, {x, y});
+      auto got = CompileAndRun(*module, {x, y});
+      ASSERT_TRUE(want.ok() && scale.ok() && got.ok()) << got.status().ToString();
+      ExpectDotClose(*got, *want, *scale, k, t);
+    }
+  }
+}
+
+// Every placement of batch, contracting and free dims up to rank 4: the
+// lhs's dims in every order, the rhs's in a rotation of orders.
+TEST_F(Dot, EveryDimensionNumberPermutation) {
+  struct Split {
+    int batch, contracting, lhs_free, rhs_free;
+  };
+  const Split splits[] = {{0, 1, 1, 1}, {1, 1, 1, 1}, {0, 2, 2, 1}, {1, 2, 1, 0}, {2, 1, 0, 1}, {0, 0, 2, 2}, {1, 0, 1, 2}};
+  const int64_t sizes[] = {2, 3, 4, 5};
+  int trial = 0;
+  for (const Split& s : splits) {
+    const int lr = s.batch + s.contracting + s.lhs_free, rr = s.batch + s.contracting + s.rhs_free;
+    // Roles by position: batch dims, contracting dims, free dims; then permuted.
+    std::vector<int> lhs_order(lr), rhs_order(rr);
+    std::iota(lhs_order.begin(), lhs_order.end(), 0);
+    std::iota(rhs_order.begin(), rhs_order.end(), 0);
+    do {
+      ++trial;
+      std::rotate(rhs_order.begin(), rhs_order.begin() + (rr ? trial % rr : 0), rhs_order.end());
+      // Role r of lhs sits at lhs position lhs_order[r].
+      std::vector<int64_t> ld(lr), rd(rr), lb, rb, lc, rc;
+      for (int r = 0; r < lr; ++r) {
+        const int role_size = r < s.batch ? r : r < s.batch + s.contracting ? 2 + (r - s.batch) % 2 : 1 + r % 3;
+        ld[lhs_order[r]] = sizes[role_size % 4];
+        if (r < s.batch) lb.push_back(lhs_order[r]);
+        else if (r < s.batch + s.contracting) lc.push_back(lhs_order[r]);
+      }
+      for (int r = 0; r < rr; ++r) {
+        const int role_size = r < s.batch ? r : r < s.batch + s.contracting ? 2 + (r - s.batch) % 2 : 3 - r % 2;
+        rd[rhs_order[r]] = sizes[role_size % 4];
+        if (r < s.batch) rb.push_back(rhs_order[r]);
+        else if (r < s.batch + s.contracting) rc.push_back(rhs_order[r]);
+      }
+      std::vector<int64_t> out;
+      for (int64_t d : lb) out.push_back(ld[d]);
+      for (int64_t d = 0; d < lr; ++d)
+        if (std::find(lb.begin(), lb.end(), d) == lb.end() && std::find(lc.begin(), lc.end(), d) == lc.end()) out.push_back(ld[d]);
+      for (int64_t d = 0; d < rr; ++d)
+        if (std::find(rb.begin(), rb.end(), d) == rb.end() && std::find(rc.begin(), rc.end(), d) == rc.end()) out.push_back(rd[d]);
+      const std::string text = "HloModule perm\nENTRY %e {\n  %x = " + ShapeText(ElementType::kS32, ld) + " parameter(0)\n  %y = " +
+                               ShapeText(ElementType::kS32, rd) + " parameter(1)\n  ROOT %d = " +
+                               ShapeText(ElementType::kS32, out) + " dot(%x, %y), lhs_batch_dims=" + List(lb) +
+                               ", rhs_batch_dims=" + List(rb) + ", lhs_contracting_dims=" + List(lc) +
+                               ", rhs_contracting_dims=" + List(rc) + "\n}\n";
+      SCOPED_TRACE(text);
+      auto module = Parse(text);
+      ASSERT_TRUE(module);
+      RunAndCompare(*module, trial, 1);
+    } while (std::next_permutation(lhs_order.begin(), lhs_order.end()));
+  }
+}
+
+TEST_F(Dot, TiledLayoutsAndFusedProducers) {
+  // Operands in tiled and column-major layouts, a transposed and converted
+  // operand, a broadcast one: all read inside the one kernel.
+  const std::string text = "HloModule fused\nENTRY %e {\n  %x = f32[33,20]{0,1:T(8,128)} parameter(0)\n"
+                           "  %w = s8[40,20]{0,1} parameter(1)\n  %v = f32[20] parameter(2)\n"
+                           "  %wf = f32[40,20] convert(%w)\n  %wt = f32[20,40] transpose(%wf), dimensions={1,0}\n"
+                           "  %vb = f32[33,20] broadcast(%v), dimensions={1}\n  %xs = f32[33,20] multiply(%x, %vb)\n"
+                           "  ROOT %d = f32[33,40]{0,1:T(2,128)} dot(%xs, %wt), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+  auto module = Parse(text);
+  ASSERT_TRUE(module);
+  std::mt19937_64 rng(4);
+  RunAndCompareWith(*module, {SmallIntegers(Shape(ElementType::kF32, {33, 20}), rng), SmallIntegers(Shape(ElementType::kS8, {40, 20}), rng),
+                              SmallIntegers(Shape(ElementType::kF32, {20}), rng)}, 1);
+}
+
+TEST_F(Dot, BiasAndReluFuseIntoOneKernel) {
+  const std::string text = "HloModule dense\nENTRY %e {\n  %x = f32[8,16] parameter(0)\n  %w = f32[16,32] parameter(1)\n"
+                           "  %b = f32[32] parameter(2)\n  %d = f32[8,32] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+                           "  %bb = f32[8,32] broadcast(%b), dimensions={1}\n  %s = f32[8,32] add(%d, %bb)\n"
+                           "  %z = f32[] constant(0)\n  %zb = f32[8,32] broadcast(%z), dimensions={}\n"
+                           "  ROOT %r = f32[8,32] maximum(%s, %zb)\n}\n";
+  auto module = Parse(text);
+  ASSERT_TRUE(module);
+  std::mt19937_64 rng(5);
+  RunAndCompareWith(*module, {SmallIntegers(Shape(ElementType::kF32, {8, 16}), rng), SmallIntegers(Shape(ElementType::kF32, {16, 32}), rng),
+                              SmallIntegers(Shape(ElementType::kF32, {32}), rng)}, 1);
+}
+
+TEST_F(Dot, ContractionsPastTheLoopBudgetSplit) {
+  // 200k contracting elements of ones: chunks summed in order, exact.
+  const std::string text = "HloModule long\nENTRY %e {\n  %one = s32[] constant(1)\n  %x = s32[3,200000] broadcast(%one), dimensions={}\n"
+                           "  %y = s32[200000,2] broadcast(%one), dimensions={}\n"
+                           "  ROOT %d = s32[3,2] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+  auto module = Parse(text);
+  ASSERT_TRUE(module);
+  auto exe = Executable::Compile(*module, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  EXPECT_EQ((*exe)->kernel_count(), 2);  // chunks, then their sum
+  auto r = (*exe)->Run({});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->ValuesToString(), "{{200000, 200000}, {200000, 200000}, {200000, 200000}}");
+}
+
+TEST_F(Dot, AlgorithmsRoundTheOperands) {
+  // bf16 operands: 1 + 2^-10 rounds to 1, so the product is 1, not 1 + 2^-9.
+  EXPECT_EQ(RunHloText("", "  %a = f32[1,1] constant({{1.0009765625}})\n"
+                           "  ROOT %d = f32[1,1] dot(%a, %a), lhs_contracting_dims={1}, rhs_contracting_dims={0},"
+                           " algorithm=dot_bf16_bf16_f32\n"),
+            "{{1}}");
+  EXPECT_EQ(RunHloText("", "  %a = f32[1,1] constant({{1.0009765625}})\n"
+                           "  ROOT %d = f32[1,1] dot(%a, %a), lhs_contracting_dims={1}, rhs_contracting_dims={0},"
+                           " algorithm=dot_f32_f32_f32, operand_precision={highest,highest}\n"),
+            "{{1.0019541}}");
+  ExpectHloError("", "  %a = f32[1,1] constant({{1}})\n  ROOT %d = f32[1,1] dot(%a, %a), lhs_contracting_dims={1},"
+                     " rhs_contracting_dims={0}, algorithm=dot_f7_f7_f7\n",
+                 {"dot", "algorithm", "dot_f7_f7_f7", "supported"});
+}
+
+TEST_F(Dot, BadDimensionNumbersQuoteTheShapes) {
+  const std::string ops = "  %a = f32[2,3] parameter(0)\n  %b = f32[4,3] parameter(1)\n";
+  ExpectHloError("", ops + "  ROOT %d = f32[2,4] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+                 {"contracting dims", "f32[2,3]", "f32[4,3]", "differ in size"});
+  ExpectHloError("", ops + "  ROOT %d = f32[2,4] dot(%a, %b), lhs_contracting_dims={2}, rhs_contracting_dims={1}\n",
+                 {"out of range", "f32[2,3]"});
+  ExpectHloError("", ops + "  ROOT %d = f32[2] dot(%a, %b), lhs_contracting_dims={1,1}, rhs_contracting_dims={1,0}\n",
+                 {"named twice", "f32[2,3]"});
+  ExpectHloError("", ops + "  ROOT %d = f32[2,4] dot(%a, %b), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_contracting_dims={1}\n",
+                 {"batch dims", "f32[2,3]", "f32[4,3]"});
+  ExpectHloError("", ops + "  ROOT %d = f32[2,4] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={1},"
+                           " operand_precision={default}\n",
+                 {"operand_precision", "default"});
+  ExpectHloError("", "  %a = f32[2,3] parameter(0)\n  %b = s32[3,2] parameter(1)\n"
+                     "  ROOT %d = f32[2,2] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+                 {"f32[2,3]", "s32[3,2]", "integers, floats"});
+  ExpectHloError("", ops + "  ROOT %d = f32[3,3] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n",
+                 {"f32[3,3]", "f32[2,4]"});
+}
+
+}  // namespace
+}  // namespace vkxla
