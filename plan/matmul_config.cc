@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/layout_index.h"
 #include "ops/dot.h"
 
 namespace vkxla {
@@ -17,6 +18,25 @@ int64_t FitPowerOfTwo(int64_t extent, int64_t limit) {
   return p;
 }
 
+// How operand `side` can be read (see MatmulConfig::Read).
+MatmulConfig::Read ChooseRead(const Instruction& dot, const DotPlan& plan, int side, int64_t thread_free, int64_t free_extent,
+                              const MaterializedLayoutFn& materialized) {
+  const Instruction* x = dot.operands[side];
+  const std::optional<Layout> layout = materialized(x);
+  const ElementType t = x->shape.element_type();
+  if (!layout || !layout->tiles.empty() || layout->minor_to_major.empty() || IsComplex(t) || BitWidth(t) != 32)
+    return MatmulConfig::Read::kElements;
+  StatusOr<int> bits = ElementStorageBits(t, *layout);
+  if (!bits.ok() || *bits != 32) return MatmulConfig::Read::kElements;
+  const int64_t unit = layout->minor_to_major[0];
+  const std::vector<int64_t>& contracting = side == 0 ? plan.dims.lhs_contracting : plan.dims.rhs_contracting;
+  const std::vector<int64_t>& free = side == 0 ? plan.lhs_free : plan.rhs_free;
+  if (contracting.size() == 1 && contracting[0] == unit && x->shape.dim(unit) % 4 == 0) return MatmulConfig::Read::kAlongK;
+  if (free.size() == 1 && free[0] == unit && thread_free % 4 == 0 && free_extent % thread_free == 0)
+    return MatmulConfig::Read::kAlongFree;
+  return MatmulConfig::Read::kElements;
+}
+
 }  // namespace
 
 ElementType MatmulAccumulator(ElementType t) {
@@ -26,26 +46,41 @@ ElementType MatmulAccumulator(ElementType t) {
   return IsSignedInt(t) ? ElementType::kS32 : ElementType::kU32;
 }
 
-StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_trips, const TargetFeatures& target) {
+StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_trips, const MaterializedLayoutFn& materialized,
+                                          const TargetFeatures& target) {
   ASSIGN_OR_RETURN(DotPlan plan, PlanDot(dot));
   MatmulConfig c;
   c.batch = plan.batch;
   c.m = plan.m;
   c.n = plan.n;
   c.k = plan.k;
-  // Register blocks of 4 x 4, fewer along a dim that is smaller.
-  c.thread_m = FitPowerOfTwo(c.m, 4);
-  c.thread_n = FitPowerOfTwo(c.n, 4);
-  // A CPU driver runs a workgroup on one core: 64 invocations, 16 along n
-  // so each SIMD vector's lanes share their rows. A GPU gets 256.
+  // Register blocks: on a CPU driver 16 x 16 where both operands are read
+  // as vectors (f32 results), 8 x 8 for f32 otherwise, 4 x 4 for other
+  // results (each block is unrolled code: a 16 x 16 block of element loads
+  // took llvmpipe seconds to compile, an 8 x 8 block of f16 results three); 64 invocations, 8 along
+  // n (one SIMD vector). On a GPU 4 x 4, 256 invocations. Fewer along a dim
+  // that is smaller, the lanes moved to the other dim.
+  const bool f32 = dot.shape.element_type() == ElementType::kF32;  // narrow results round and pack per element: big code
   const int64_t invocations = target.cpu ? 64 : std::min<int64_t>(256, target.max_workgroup_invocations);
-  c.threads_n = FitPowerOfTwo(CeilDiv(c.n, c.thread_n), target.cpu ? 16 : 16);
-  c.threads_m = FitPowerOfTwo(CeilDiv(c.m, c.thread_m), std::max<int64_t>(1, invocations / c.threads_n));
+  for (const int64_t block : {int64_t{16}, int64_t{8}, int64_t{4}}) {
+    if (!target.cpu && block > 4) continue;
+    if (target.cpu && !f32 && block > 4) continue;
+    c.thread_m = FitPowerOfTwo(c.m, block);
+    c.thread_n = FitPowerOfTwo(c.n, block);
+    c.threads_n = FitPowerOfTwo(CeilDiv(c.n, c.thread_n), target.cpu ? 8 : 16);
+    c.threads_m = FitPowerOfTwo(CeilDiv(c.m, c.thread_m), std::max<int64_t>(1, invocations / c.threads_n));
+    c.lhs = ChooseRead(dot, plan, 0, c.thread_m, c.m, materialized);
+    c.rhs = ChooseRead(dot, plan, 1, c.thread_n, c.n, materialized);
+    const bool vectors = c.lhs != MatmulConfig::Read::kElements && c.rhs != MatmulConfig::Read::kElements;
+    if (block == 16 && !vectors) continue;
+    break;
+  }
   c.local_size = static_cast<uint32_t>(c.threads_m * c.threads_n);
   c.tile_m = c.threads_m * c.thread_m;
   c.tile_n = c.threads_n * c.thread_n;
   c.tiles_m = CeilDiv(std::max<int64_t>(c.m, 1), c.tile_m);
   c.tiles_n = CeilDiv(std::max<int64_t>(c.n, 1), c.tile_n);
+  c.k_step = c.lhs == MatmulConfig::Read::kAlongK || c.rhs == MatmulConfig::Read::kAlongK ? 4 : 1;
   // Split-K: chunks each invocation walks within the loop budget, and more
   // where too few workgroups would occupy the device, as long as each
   // chunk keeps at least 256 steps.
@@ -57,7 +92,7 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   int64_t parallel_splits = 1;
   if (groups < target_groups) parallel_splits = std::min(CeilDiv(target_groups, std::max<int64_t>(groups, 1)), c.k / 256);
   c.splits = std::max<int64_t>({1, budget_splits, parallel_splits});
-  c.k_chunk = CeilDiv(std::max<int64_t>(c.k, 1), c.splits);
+  c.k_chunk = CeilDiv(CeilDiv(std::max<int64_t>(c.k, 1), c.splits), c.k_step) * c.k_step;
   c.splits = CeilDiv(std::max<int64_t>(c.k, 1), c.k_chunk);
   c.workgroups = static_cast<uint64_t>(groups * c.splits);
   if (c.m == 0 || c.n == 0 || c.batch == 0) c.workgroups = 0;

@@ -2,9 +2,13 @@
 // K x N). A workgroup computes a tile_m x tile_n tile of one batch; each
 // invocation a thread_m x thread_n block of it in registers, walking the
 // contraction once and reading its operands through their fused
-// producers. Consecutive invocations take consecutive column blocks, so on
-// SIMD CPUs the lanes of a vector share their rows (their lhs loads are
-// uniform) and on GPUs neighbours read neighbouring columns. A contraction
+// producers, or as whole vectors where they sit plainly in memory.
+// Consecutive invocations take consecutive column blocks, so neighbours
+// read neighbouring columns. On lavapipe, 16 x 16 blocks with 8 lanes along
+// n and vectors along k for the lhs measured best (f32 1024^3: 3 GFLOP/s
+// with 4 x 4 element loads, 12 with 16 x 16, 20-27 with vectors; 8 x 8 and
+// 32 x 16 blocks, lanes sharing the lhs rows through subgroup broadcasts,
+// and 64 lanes along n were slower or no faster). A contraction
 // longer than the loop budget (or too little parallelism for a long one)
 // splits into chunks whose partial sums a second kernel adds in order
 // (split-K), then applies the epilogue.
@@ -14,12 +18,21 @@
 
 #include "ir/instruction.h"
 #include "ir/status.h"
+#include "plan/materialized.h"
 #include "plan/target_features.h"
 
 namespace vkxla {
 
 struct MatmulConfig {
+  // How an operand is read: an element at a time through its load function
+  // (any fused producers), or, where it is a 32-bit array in a buffer whose
+  // unit-stride dim is the contraction or its one free dim, 4 elements at a
+  // time as whole vectors (llvmpipe's loads cost a loop over the lanes each;
+  // vectors of 4 more than doubled f32 1024^3 there).
+  enum class Read { kElements, kAlongK, kAlongFree };
   int64_t batch = 1, m = 1, n = 1, k = 1;
+  Read lhs = Read::kElements, rhs = Read::kElements;
+  int64_t k_step = 1;                    // contraction steps one iteration takes (4 with vectors along k)
   int64_t thread_m = 1, thread_n = 1;    // the register block of one invocation
   int64_t threads_m = 1, threads_n = 1;  // invocations of a workgroup along m and n
   int64_t tile_m = 1, tile_n = 1;        // threads * thread
@@ -41,6 +54,7 @@ ElementType MatmulAccumulator(ElementType t);
 
 // `step_trips`: loop trips of loading one element of each operand (their
 // fused producers' math-library loops).
-StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_trips, const TargetFeatures& target);
+StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_trips, const MaterializedLayoutFn& materialized,
+                                          const TargetFeatures& target);
 
 }  // namespace vkxla

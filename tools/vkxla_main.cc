@@ -15,6 +15,7 @@
 #include "runtime/vulkan_context.h"
 #include "frontends/stablehlo_reader.h"
 #include "tools/bench/bench_command.h"
+#include "tools/benchmark_command.h"
 #include "tools/conformance/conformance_command.h"
 #include "tools/layout_report.h"
 #include "tools/npy.h"
@@ -137,6 +138,7 @@ int main(int argc, char** argv) {
       "       vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print]\n"
       "                 [--layout-report] [--dump-plan] [--dump-kernels DIR]\n"
       "       vkxla bench [--device N] [--markdown FILE] [--elements N]\n"
+      "       vkxla benchmark MODULE [--input FILE.npy]... [--device N] [--repetitions N]\n"
       "       vkxla conformance PATH... [--device N|all] [--report FILE.md] [--jobs N]\n"
       "                         [--expectations FILE] [--write-expectations FILE]\n";
   if (args.empty()) {
@@ -148,6 +150,7 @@ int main(int argc, char** argv) {
   if (cmd == "devices") return vkxla::Devices();
   if (cmd == "run") return vkxla::Run(args);
   if (cmd == "bench") return vkxla::BenchCommand(args);
+  if (cmd == "benchmark") return vkxla::BenchmarkCommand(args);
   if (cmd == "conformance") return vkxla::ConformanceCommand(args);
   std::fprintf(stderr, "vkxla: unknown command '%s'\n%s", cmd.c_str(), usage.c_str());
   return 2;

@@ -50,8 +50,8 @@ int BenchCommand(const std::vector<std::string>& args) {
   if (!limits.ok()) return Fail(limits.status());
   char limits_line[256];
   std::snprintf(limits_line, sizeof limits_line,
-                "Limits: vkCmdCopyBuffer %.1f GB/s; reference stream kernel %.1f GB/s (local size %u).",
-                limits->copy_gbps, limits->stream_gbps, limits->stream_local_size);
+                "Limits: vkCmdCopyBuffer %.1f GB/s; reference stream kernel %.1f GB/s (local size %u); peak FMA %.1f GFLOP/s.",
+                limits->copy_gbps, limits->stream_gbps, limits->stream_local_size, limits->fma_gflops);
   report.details = "Driver " + d.info().driver_name + " " + d.info().driver_info + ", Vulkan " +
                    std::to_string(VK_API_VERSION_MAJOR(d.info().api_version)) + "." +
                    std::to_string(VK_API_VERSION_MINOR(d.info().api_version)) + "." +
@@ -66,6 +66,8 @@ int BenchCommand(const std::vector<std::string>& args) {
   std::snprintf(buf, sizeof buf, "%.1f GB/s", limits->stream_gbps);
   report.rows.back().result = buf;
   report.rows.back().ratio = limits->stream_gbps / limits->copy_gbps;
+  report.rows.push_back({"reference peak-FMA kernel (f32 fma chains in registers)", Format("%.1f GFLOP/s", limits->fma_gflops),
+                         "", 0, 0, "the compute limit matmul ratios divide by"});
   if (limits->stream_wide_gbps > 0) {
     report.rows.push_back({"the same kernel over u64vec2 words", "", "reference stream kernel", 0, 0,
                            "not a limit: where > 1, wider words pay on this device"});

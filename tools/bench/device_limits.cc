@@ -28,7 +28,55 @@ std::string ReferenceStreamKernel(uint32_t local_size, uint64_t vec4s, bool wide
                ";\n}\n";
 }
 
+// `chains` independent accumulators (vec4 each when `vectors`) per
+// invocation, each an fma chain `steps` long, seeded from a buffer so
+// nothing folds, summed and stored at the end.
+std::string PeakFmaKernel(uint32_t local_size, int chains, int steps, bool vectors) {
+  const std::string t = vectors ? "vec4" : "float";
+  std::string src = "#version 450\nlayout(local_size_x = " + std::to_string(local_size) + ") in;\n"
+                    "layout(std430, binding = 0) readonly buffer A { float a[]; };\n"
+                    "layout(std430, binding = 1) writeonly buffer C { float c[]; };\n"
+                    "void main() {\n  uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
+                    std::to_string(local_size) + "u;\n  float x = a[i & 1023u], y = a[(i + 7u) & 1023u];\n  " + t + " m = " + t +
+                    "(x), k = " + t + "(y);\n";
+  for (int c = 0; c < chains; ++c) src += "  " + t + " s" + std::to_string(c) + " = " + t + "(x + " + std::to_string(c) + ".0);\n";
+  src += "  for (int j = 0; j < " + std::to_string(steps) + "; ++j) {\n";
+  for (int c = 0; c < chains; ++c) src += "    s" + std::to_string(c) + " = fma(s" + std::to_string(c) + ", m, k);\n";
+  src += "  }\n  " + t + " sum = s0";
+  for (int c = 1; c < chains; ++c) src += " + s" + std::to_string(c);
+  src += ";\n  c[i] = " + std::string(vectors ? "sum.x + sum.y + sum.z + sum.w" : "sum") + ";\n}\n";
+  return src;
+}
+
 }  // namespace
+
+StatusOr<double> MeasurePeakFma(Device& device) {
+  constexpr uint64_t kInvocations = uint64_t{1} << 16;
+  constexpr int kSteps = 4096;
+  ASSIGN_OR_RETURN(Buffer a, device.CreateBuffer(1024 * 4, Device::Memory::kDeviceLocal));
+  ASSIGN_OR_RETURN(Buffer c, device.CreateBuffer(kInvocations * 4, Device::Memory::kDeviceLocal));
+  RETURN_IF_ERROR(TimeCommands(device, [&](Scheduler& s) {
+    s.Fill(a.handle(), 0, a.size(), 0x3f7ff000u);  // just under 1: the chains stay finite
+    return OkStatus();
+  }).status());
+  double best = 0;
+  for (const bool vectors : {false, true})
+    for (const int chains : {8, 16}) {
+      const uint32_t local_size = 64;
+      if (local_size > device.target().max_workgroup_invocations) continue;
+      ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
+                       ComputePipeline::FromGlsl(device, PeakFmaKernel(local_size, chains, kSteps, vectors), 2));
+      ASSIGN_OR_RETURN(BoundKernel kernel, BoundKernel::Create(device, std::move(pipeline), {Whole(a), Whole(c)}, kInvocations,
+                                                               local_size));
+      ASSIGN_OR_RETURN(Timing t, BestTiming(3, [&]() { return TimeCommands(device, [&](Scheduler& s) {
+                                                   kernel.Record(s);
+                                                   return OkStatus();
+                                                 }); }));
+      const double flops = 2.0 * kInvocations * kSteps * chains * (vectors ? 4 : 1);
+      best = std::max(best, flops / t.seconds * 1e-9);
+    }
+  return best;
+}
 
 StatusOr<Timing> BestTiming(int trials, const std::function<StatusOr<Timing>()>& measure) {
   RETURN_IF_ERROR(measure().status());  // warm-up: first-touch, pipeline caches
@@ -102,6 +150,7 @@ StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
       limits.stream_local_size = local_size;
     }
   }
+  ASSIGN_OR_RETURN(limits.fma_gflops, MeasurePeakFma(device));
   return limits;
 }
 

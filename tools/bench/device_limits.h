@@ -19,6 +19,9 @@ struct DeviceLimits {
   // words go faster, so vkxla's kernels use them there and may beat the
   // vec4 reference. Reported beside it, not divided by; 0 where not run.
   double stream_wide_gbps = 0;
+  // The device's own f32 compute limit: a kernel of independent fma chains
+  // in registers (the best of a few shapes), in GFLOP/s (an fma is 2).
+  double fma_gflops = 0;
   bool from_timestamps = false;
 };
 
@@ -27,5 +30,7 @@ StatusOr<Timing> BestTiming(int trials, const std::function<StatusOr<Timing>()>&
 
 // Measured over arrays of `elements` f32.
 StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements);
+// The peak-FMA reference alone (MeasureDeviceLimits includes it).
+StatusOr<double> MeasurePeakFma(Device& device);
 
 }  // namespace vkxla
