@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "frontends/mlir_cursor.h"
+#include "frontends/stablehlo_dot.h"
 #include "frontends/mlir_types.h"
 #include "frontends/stablehlo_syntax.h"
 #include "ops/attributes.h"
@@ -515,6 +516,11 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       if (s.regions.size() != 1) return c_.Error(s.at, s.name + " needs one region (the update computation)");
       ASSIGN_OR_RETURN(Computation * update, TranslateRegion(s, 0, 0));
       inst->called_computations.emplace_back("to_apply", update);
+      break;
+    }
+    case Opcode::kDot: {
+      Status read = ReadStablehloDotAttributes(op, s.attributes, *inst);
+      if (!read.ok()) return c_.Error(s.at, s.name + ": " + read.message());
       break;
     }
     case Opcode::kGetDimensionSize: {

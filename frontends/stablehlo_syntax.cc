@@ -28,7 +28,8 @@ std::optional<Opcode> DirectOpcode(const std::string& op) {
       {"slice", Opcode::kSlice}, {"pad", Opcode::kPad}, {"concatenate", Opcode::kConcatenate},
       {"reduce_precision", Opcode::kReducePrecision}, {"get_tuple_element", Opcode::kGetTupleElement},
       {"dynamic_slice", Opcode::kDynamicSlice}, {"dynamic_update_slice", Opcode::kDynamicUpdateSlice},
-      {"gather", Opcode::kGather}, {"scatter", Opcode::kScatter}, {"get_dimension_size", Opcode::kGetDimensionSize}};
+      {"gather", Opcode::kGather}, {"scatter", Opcode::kScatter}, {"get_dimension_size", Opcode::kGetDimensionSize},
+      {"dot", Opcode::kDot}, {"dot_general", Opcode::kDot}};
   auto it = kOps.find(op);
   if (it == kOps.end()) return std::nullopt;
   return it->second;

@@ -1,5 +1,6 @@
 #include "frontends/xla_builder.h"
 
+#include <algorithm>
 #include <map>
 
 #include "ops/attributes.h"
@@ -173,6 +174,27 @@ XlaOp XlaBuilder::DynamicUpdateSlice(XlaOp operand, XlaOp update, const std::vec
     if (!Check({s})) return XlaOp();
     inst->operands.push_back(s.instruction());
   }
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Dot(XlaOp lhs, XlaOp rhs, std::optional<ElementType> preferred_element_type) {
+  if (!Check({lhs, rhs})) return XlaOp();
+  DotDimensions dims;
+  dims.lhs_contracting = {std::max<int64_t>(lhs.shape().rank() - 1, 0)};
+  dims.rhs_contracting = {0};
+  return DotGeneral(lhs, rhs, dims, preferred_element_type);
+}
+
+XlaOp XlaBuilder::DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensions& dimension_numbers,
+                             std::optional<ElementType> preferred_element_type, const std::string& algorithm) {
+  if (!Check({lhs, rhs})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kDot;
+  inst->operands = {lhs.instruction(), rhs.instruction()};
+  SetDotDimensions(*inst, dimension_numbers);
+  if (!algorithm.empty()) SetAttribute(*inst, "algorithm", algorithm);
+  // Shape inference keeps a written element type (preferred_element_type).
+  if (preferred_element_type) inst->shape = Shape(*preferred_element_type, {});
   return Add(std::move(inst));
 }
 

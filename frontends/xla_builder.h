@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "ops/dot.h"
 #include "ops/gather_scatter_plan.h"
 #include "ops/slice_and_padding.h"
 #include "ops/window.h"
@@ -90,6 +91,12 @@ class XlaBuilder {
   XlaOp SetDimensionSize(XlaOp operand, XlaOp size, int64_t dimension);
   XlaOp DynamicReshape(XlaOp operand, const std::vector<XlaOp>& dim_sizes, const std::vector<int64_t>& new_size_bounds,
                        const std::vector<bool>& dims_are_dynamic);
+  // Matrix products (operation_semantics: Dot, DotGeneral). The result
+  // has the lhs's element type unless `preferred_element_type` names one;
+  // `algorithm` is XLA's name for how operands round ("dot_bf16_bf16_f32").
+  XlaOp Dot(XlaOp lhs, XlaOp rhs, std::optional<ElementType> preferred_element_type = std::nullopt);
+  XlaOp DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensions& dimension_numbers,
+                   std::optional<ElementType> preferred_element_type = std::nullopt, const std::string& algorithm = "");
   // Ops that call a computation (reduce's, a comparator, map's); tuple
   // results for N > 1 operands.
   XlaOp Reduce(const std::vector<XlaOp>& operands, const std::vector<XlaOp>& init_values, const XlaComputation& computation,
@@ -175,6 +182,13 @@ VKXLA_BUILDER_COMPARE(Eq, kEq) VKXLA_BUILDER_COMPARE(Ne, kNe) VKXLA_BUILDER_COMP
 VKXLA_BUILDER_COMPARE(Gt, kGt) VKXLA_BUILDER_COMPARE(Le, kLe) VKXLA_BUILDER_COMPARE(Lt, kLt)
 #undef VKXLA_BUILDER_COMPARE
 
+inline XlaOp Dot(XlaOp lhs, XlaOp rhs, std::optional<ElementType> preferred = std::nullopt) {
+  return lhs.builder()->Dot(lhs, rhs, preferred);
+}
+inline XlaOp DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensions& dims,
+                        std::optional<ElementType> preferred = std::nullopt) {
+  return lhs.builder()->DotGeneral(lhs, rhs, dims, preferred);
+}
 inline XlaOp Select(XlaOp p, XlaOp t, XlaOp f) { return p.builder()->Select(p, t, f); }
 inline XlaOp Clamp(XlaOp lo, XlaOp x, XlaOp hi) { return x.builder()->Clamp(lo, x, hi); }
 inline XlaOp ConvertElementType(XlaOp x, ElementType t) { return x.builder()->ConvertElementType(x, t); }

@@ -11,6 +11,8 @@
 #include <numeric>
 
 #include "frontends/hlo_text.h"
+#include "frontends/stablehlo_reader.h"
+#include "frontends/xla_builder.h"
 #include "ops/evaluator.h"
 #include "runtime/executable.h"
 #include "tests/test_util.h"
@@ -304,6 +306,100 @@ TEST_F(Dot, BadDimensionNumbersQuoteTheShapes) {
                  {"f32[2,3]", "s32[3,2]", "integers, floats"});
   ExpectHloError("", ops + "  ROOT %d = f32[3,3] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n",
                  {"f32[3,3]", "f32[2,4]"});
+}
+
+std::string RunStablehlo(const std::string& body) {
+  auto p = ReadStablehlo("func.func @main() {\n" + body + "}\n", /*with_checks=*/false);
+  if (!p.ok()) return p.status().ToString();
+  auto got = CompileAndRun(*p->module, {});
+  return got.ok() ? got->ValuesToString() : got.status().ToString();
+}
+
+const char* kBatched =
+    "  %a = stablehlo.constant dense<[[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]> : tensor<2x2x2xf32>\n"
+    "  %b = stablehlo.constant dense<[[[1.0, 0.0], [1.0, 1.0]], [[0.0, 2.0], [1.0, 0.0]]]> : tensor<2x2x2xf32>\n";
+
+TEST_F(Dot, StablehloFormsReachIt) {
+  const std::string expected = "{{{3, 2}, {7, 4}}, {{6, 10}, {8, 14}}}";
+  EXPECT_EQ(RunStablehlo(std::string(kBatched) +
+                         "  %d = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1],\n"
+                         "    precision = [DEFAULT, HIGHEST] : (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2xf32>\n"
+                         "  return %d : tensor<2x2x2xf32>\n"),
+            expected);
+  EXPECT_EQ(RunStablehlo(std::string(kBatched) +
+                         "  %d = \"stablehlo.dot_general\"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<"
+                         "lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], "
+                         "rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, "
+                         "#stablehlo<precision HIGH>]} : (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2xf32>\n"
+                         "  \"func.return\"(%d) : (tensor<2x2x2xf32>) -> ()\n"),
+            expected);
+  // No numbers written in dot_general: nothing contracts (an outer product
+  // with the batch-free dims in order).
+  EXPECT_EQ(RunStablehlo("  %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>\n"
+                         "  %d = stablehlo.dot_general %a, %a : (tensor<2xi32>, tensor<2xi32>) -> tensor<2x2xi32>\n"
+                         "  return %d : tensor<2x2xi32>\n"),
+            "{{1, 2}, {2, 4}}");
+  // stablehlo.dot: Dot's rule, matrix . vector; a wider result type.
+  EXPECT_EQ(RunStablehlo("  %m = stablehlo.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi8>\n"
+                         "  %v = stablehlo.constant dense<[100, 100, 100]> : tensor<3xi8>\n"
+                         "  %d = stablehlo.dot %m, %v, precision = [DEFAULT, DEFAULT] : (tensor<2x3xi8>, tensor<3xi8>) -> tensor<2xi32>\n"
+                         "  return %d : tensor<2xi32>\n"),
+            "{600, 1500}");
+  // StableHLO's algorithm struct names XLA's algorithm: bf16 operands keep
+  // 8 bits of 1 + 2^-10, f32 operands keep them all.
+  auto with_algorithm = [](const std::string& type, const std::string& ops) {
+    return "  %a = stablehlo.constant dense<[[1.0009765625]]> : tensor<1x1xf32>\n"
+           "  %d = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = " +
+           type + ", rhs_precision_type = " + type +
+           ", accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = " + ops +
+           ", allow_imprecise_accumulation = false> : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>\n"
+           "  return %d : tensor<1x1xf32>\n";
+  };
+  EXPECT_EQ(RunStablehlo(with_algorithm("bf16", "1")), "{{1}}");
+  EXPECT_EQ(RunStablehlo(with_algorithm("f32", "1")), "{{1.0019541}}");
+  EXPECT_EQ(RunStablehlo(with_algorithm("bf16", "6")), "{{1.0019541}}");
+  // Errors name what was written and where.
+  for (const auto& [body, words] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {with_algorithm("f16", "5"), {"3:", "dot algorithm", "f16", "not supported"}},
+           {std::string(kBatched) + "  %d = stablehlo.dot_general %a, %b, contracting_dims = [2]\n"
+                                    "    : (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2x2xf32>\n  return %d : tensor<2x2x2x2xf32>\n",
+            {"4:", "contracting_dims", "[lhs dims] x [rhs dims]"}},
+           {std::string(kBatched) + "  %d = stablehlo.dot_general %a, %b, contracting_dims = [2] x [1], precision = [FAST, DEFAULT]\n"
+                                    "    : (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2x2xf32>\n  return %d : tensor<2x2x2x2xf32>\n",
+            {"4:", "precision", "FAST"}},
+           {std::string(kBatched) + "  %d = stablehlo.dot_general %a, %b, contracting_dims = [2] x [3]\n"
+                                    "    : (tensor<2x2x2xf32>, tensor<2x2x2xf32>) -> tensor<2x2x2xf32>\n  return %d : tensor<2x2x2xf32>\n",
+            {"dot", "out of range", "f32[2,2,2]"}},
+       }) {
+    const std::string got = RunStablehlo(body);
+    for (const std::string& w : words) EXPECT_NE(got.find(w), std::string::npos) << w << " not in: " << got;
+  }
+}
+
+TEST_F(Dot, TheBuilderReachesIt) {
+  XlaBuilder b("builder_dot");
+  XlaOp x = b.Parameter(0, Shape(ElementType::kF32, {2, 3}), "x");
+  XlaOp v = b.Parameter(1, Shape(ElementType::kF32, {3}), "v");
+  DotDimensions batched;
+  batched.lhs_contracting = {1};
+  batched.rhs_contracting = {1};
+  EXPECT_TRUE(DotGeneral(x, x, batched, ElementType::kF64).valid());
+  EXPECT_TRUE(vkxla::Dot(x, v).valid());
+  EXPECT_FALSE(b.Dot(x, x).valid());  // 3 against 2: an error that sticks
+  EXPECT_NE(b.first_error().message().find("f32[2,3]"), std::string::npos) << b.first_error().ToString();
+  XlaBuilder good("builder_dot_good");
+  x = good.Parameter(0, Shape(ElementType::kF32, {2, 3}), "x");
+  v = good.Parameter(1, Shape(ElementType::kF32, {3}), "v");
+  XlaOp gram = DotGeneral(x, x, batched, ElementType::kF64);  // x . x^T in f64
+  XlaOp mv = vkxla::Dot(x, v);
+  auto m = good.Build(good.Tuple({gram, mv}));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  Literal in(Shape(ElementType::kF32, {2, 3})), vec(Shape(ElementType::kF32, {3}));
+  for (int i = 0; i < 6; ++i) in.Set(i, Scalar::Float(ElementType::kF32, i + 1));
+  for (int i = 0; i < 3; ++i) vec.Set(i, Scalar::Float(ElementType::kF32, 1 - i));
+  auto got = CompileAndRun(**m, {in, vec});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->ToString(), "(\nf64[2,2] {{14, 32}, {32, 77}},\nf32[2] {-2, -2},\n)");
 }
 
 }  // namespace

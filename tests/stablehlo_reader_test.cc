@@ -109,14 +109,14 @@ TEST(StablehloReaderErrors, LineColumnAndUnsupportedOps) {
   ASSERT_FALSE(syntax.ok());
   EXPECT_NE(syntax.status().message().find("2:6: expected '='"), std::string::npos) << syntax.status().message();
   EXPECT_NE(syntax.status().message().find("^"), std::string::npos) << syntax.status().message();
-  auto dot = ReadStablehlo(
-      "func.func @f(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
-      "  %r = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>\n"
-      "  func.return %r : tensor<2x2xf32>\n}\n",
+  auto fft = ReadStablehlo(
+      "func.func @f(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {\n"
+      "  %r = stablehlo.fft %a, type = FFT, length = [4] : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>\n"
+      "  func.return %r : tensor<4xcomplex<f32>>\n}\n",
       false);
-  ASSERT_FALSE(dot.ok());
-  EXPECT_EQ(dot.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(dot.status().message().find("2:8: stablehlo.dot_general is not implemented"), std::string::npos) << dot.status().message();
+  ASSERT_FALSE(fft.ok());
+  EXPECT_EQ(fft.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(fft.status().message().find("2:8: stablehlo.fft is not implemented"), std::string::npos) << fft.status().message();
   auto multi = ReadStablehlo("func.func @f() {\n  %r:2 = \"stablehlo.sort\"(%a, %b) ({\n  }) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)\n}\n", false);
   ASSERT_FALSE(multi.ok());
   EXPECT_NE(multi.status().message().find("stablehlo.sort"), std::string::npos) << multi.status().message();
