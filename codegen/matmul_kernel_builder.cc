@@ -7,11 +7,18 @@
 // applies the epilogue (the fused elementwise chain after the dot) and
 // stores; split, it writes its partial sums, and the sum kernel adds the
 // chunks in order, then applies the epilogue.
+// RaggedDot (ops/ragged_dot.h) walks group sizes through group_of and
+// group_range: a row finds its group once and reads that rhs matrix; a
+// contracting group is a batch of its own whose steps are clipped to its
+// range (or skipped one by one where the range moves with the step).
+// ScaledDot's loads multiply each operand element by its block's scale.
 #include "codegen/element_emitter.h"
 #include "codegen/glsl_index_arithmetic.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernel_builder.h"
 #include "ops/dot.h"
+#include "ops/ragged_dot.h"
+#include "ops/scaled_dot.h"
 
 namespace vkxla {
 namespace {
@@ -23,6 +30,11 @@ class MatmulKernelBuilder : public ElementEmitter {
 
   StatusOr<KernelSource> Build(int kernel) {
     ASSIGN_OR_RETURN(plan_, PlanDot(dot_));
+    if (dot_.opcode == Opcode::kRaggedDot) {
+      ASSIGN_OR_RETURN(ragged_, PlanRaggedDot(dot_));
+    } else if (dot_.opcode == Opcode::kScaledDot) {
+      ASSIGN_OR_RETURN(scaled_, PlanScaledDot(dot_));
+    }
     acc_ = MatmulAccumulator(dot_.shape.element_type());
     RETURN_IF_ERROR(Use(acc_, dot_));
     ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(acc_, target_, std::string(OpcodeName(dot_.opcode)) + " " + dot_.Describe()));
@@ -56,12 +68,20 @@ class MatmulKernelBuilder : public ElementEmitter {
     return idx;
   }
 
+  bool RowGroups() const { return ragged_ && ragged_->mode == RaggedMode::kNonContracting; }
+  bool ContractingGroups() const { return ragged_ && ragged_->mode == RaggedMode::kContracting; }
+
+  // `load_a(uint b, uint f, uint k)`, `load_b(...)` with `uint g` (the
+  // rhs matrix) where rows have groups.
   Status LoadFunction(const std::string& name, int side) {
     const Instruction* x = dot_.operands[side];
     const Shape& xs = x->shape;
-    const std::vector<std::string> idx = OperandIndex(side, "b", "f", "k");
+    std::vector<std::string> idx = OperandIndex(side, "b", "f", "k");
+    const bool grouped = side == 1 && RowGroups();
+    if (grouped) idx[ragged_->rhs_group] = "g";
     const ElementType precision = side == 0 ? plan_.algorithm.lhs_precision : plan_.algorithm.rhs_precision;
-    return Function(name, "uint b, uint f, uint k", acc_type_, [&]() -> StatusOr<std::string> {
+    return Function(name, std::string("uint b, uint f, uint k") + (grouped ? ", uint g" : ""), acc_type_,
+                    [&]() -> StatusOr<std::string> {
       ASSIGN_OR_RETURN(std::string v, Value(x, idx));
       std::string rounded = v;
       const ElementType t = xs.element_type();
@@ -73,7 +93,54 @@ class MatmulKernelBuilder : public ElementEmitter {
           ASSIGN_OR_RETURN(rounded, Convert(q, precision, ElementType::kF32));
         }
       }
-      return Convert(rounded, t, acc_);
+      ASSIGN_OR_RETURN(std::string value, Convert(rounded, t, acc_));
+      if (!scaled_ || scaled_->blocks[side].empty()) return value;
+      const Instruction* scale = dot_.operands[2 + side];
+      std::vector<std::string> at(idx.size());
+      for (size_t d = 0; d < idx.size(); ++d) {
+        const int64_t block = scaled_->blocks[side][d];
+        at[d] = block == 1 ? idx[d] : "(" + idx[d] + ") / " + U(block);
+      }
+      ASSIGN_OR_RETURN(std::string s, Value(scale, at));
+      ASSIGN_OR_RETURN(std::string factor, Convert(s, scale->shape.element_type(), acc_));
+      return Temp(acc_type_, value + " * " + factor);
+    });
+  }
+
+  // `uvec2 group_range(uint b, uint f, uint k, uint g)`: group g's range of
+  // the ragged dim for lhs element (b, f, k) (its prefix picks the sizes),
+  // sizes clamped to [0, extent], starts saturating at the extent;
+  // `int group_of(uint b, uint f, uint k)`: the first group holding that
+  // element's ragged coordinate, or -1.
+  Status GroupFunctions() {
+    const Instruction* sizes = dot_.operands[2];
+    const std::vector<std::string> idx = OperandIndex(0, "b", "f", "k");
+    const int64_t extent = dot_.operands[0]->shape.dim(ragged_->lhs_ragged);
+    auto walk = [&](const std::string& limit, const std::string& each) -> StatusOr<std::string> {
+      const Memo saved = SaveMemo();
+      const std::string outer = body_;
+      body_.clear();
+      std::vector<std::string> at;
+      for (int64_t d : ragged_->prefix) at.push_back(idx[d]);
+      at.push_back("j");
+      ASSIGN_OR_RETURN(std::string size, ClampedIndex(sizes, at, extent));
+      std::string loop = "  uint start = 0u, end = 0u;\n  for (uint j = 0u; j < " + limit + "; ++j) {\n" + body_ +
+                         "    start = end;\n    end = min(end + " + size + ", " + U(extent) + ");\n" + each + "  }\n";
+      body_ = outer;
+      RestoreMemo(saved);
+      return loop;
+    };
+    RETURN_IF_ERROR(Function("group_range", "uint b, uint f, uint k, uint g", "uvec2", [&]() -> StatusOr<std::string> {
+      ASSIGN_OR_RETURN(std::string loop, walk("g + 1u", ""));
+      body_ += loop;
+      return std::string("uvec2(start, end)");
+    }));
+    const std::string coord = idx[ragged_->lhs_ragged];
+    return Function("group_of", "uint b, uint f, uint k", "int", [&]() -> StatusOr<std::string> {
+      ASSIGN_OR_RETURN(std::string loop, walk(U(ragged_->groups), "    if (found < 0 && start <= " + coord + " && " + coord +
+                                                                      " < end) found = int(j);\n"));
+      body_ += "  int found = -1;\n" + loop;
+      return std::string("found");
     });
   }
 
@@ -119,7 +186,7 @@ class MatmulKernelBuilder : public ElementEmitter {
       }
       d += count;
     };
-    spread(plan_.dims.lhs_batch.size(), b);
+    spread(plan_.dims.lhs_batch.size() + (ContractingGroups() ? 1 : 0), b);  // a contracting group's dim leads
     spread(plan_.lhs_free.size(), m);
     spread(plan_.rhs_free.size(), n);
     ASSIGN_OR_RETURN(std::string result, Convert(acc, acc_, dot_.shape.element_type()));
@@ -167,12 +234,16 @@ class MatmulKernelBuilder : public ElementEmitter {
     using Read = MatmulConfig::Read;
     RETURN_IF_ERROR(LoadFunction("load_a", 0));
     RETURN_IF_ERROR(LoadFunction("load_b", 1));
+    if (ragged_) RETURN_IF_ERROR(GroupFunctions());
     const int64_t tm = c_.thread_m, tn = c_.thread_n, ks = c_.k_step;
     std::string main = "  uint lid = gl_LocalInvocationID.x;\n  uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
     main += "  if (wg >= " + U(c_.workgroups) + ") return;\n";
     main += "  uint tn = wg % " + U(c_.tiles_n) + ", t = wg / " + U(c_.tiles_n) + ";\n";
     main += "  uint tm = t % " + U(c_.tiles_m) + ";\n  t /= " + U(c_.tiles_m) + ";\n";
-    main += "  uint split = t % " + U(c_.splits) + ", b = t / " + U(c_.splits) + ";\n";
+    // bo: the result's batch (a contracting group's, then the dot's).
+    main += "  uint split = t % " + U(c_.splits) + ", bo = t / " + U(c_.splits) + ";\n";
+    main += ContractingGroups() ? "  uint b = bo % " + U(plan_.batch) + ", grp = bo / " + U(plan_.batch) + ";\n"
+                                : "  uint b = bo;\n";
     main += "  uint row = tm * " + U(c_.tile_m) + " + (lid / " + U(c_.threads_n) + ") * " + U(tm) + ";\n";
     main += "  uint col = tn * " + U(c_.tile_n) + " + (lid % " + U(c_.threads_n) + ") * " + U(tn) + ";\n";
     const std::string zero = acc_ == ElementType::kPred ? "false" : acc_type_ + "(0)";
@@ -183,7 +254,24 @@ class MatmulKernelBuilder : public ElementEmitter {
     for (int64_t r = 0; r < tm; ++r) main += "  uint m" + std::to_string(r) + " = min(row + " + U(r) + ", " + U(c_.m - 1) + ");\n";
     for (int64_t c = 0; c < tn; ++c) main += "  uint n" + std::to_string(c) + " = min(col + " + U(c) + ", " + U(c_.n - 1) + ");\n";
     main += "  uint k0 = split * " + U(c_.k_chunk) + ", k1 = min(" + U(c_.k) + ", k0 + " + U(c_.k_chunk) + ");\n";
-    main += "  for (uint k = k0; k < k1; k += " + U(ks) + ") {\n";
+    // A row in no group sums nothing; a contracting group whose ragged dim
+    // leads the contraction covers one run of steps.
+    std::string step_guard;
+    if (RowGroups()) {
+      main += "  int grp = group_of(b, m0, 0u);\n  if (grp < 0) k1 = k0;\n";
+    } else if (ContractingGroups()) {
+      const Shape& ls = dot_.operands[0]->shape;
+      int64_t inner = 1;
+      for (size_t i = 1; i < plan_.dims.lhs_contracting.size(); ++i) inner *= ls.dim(plan_.dims.lhs_contracting[i]);
+      if (plan_.dims.lhs_contracting[0] == ragged_->lhs_ragged) {
+        main += "  uvec2 range = group_range(b, 0u, 0u, grp);\n";
+        main += "  k0 = max(k0, range.x * " + U(inner) + ");\n  k1 = min(k1, range.y * " + U(inner) + ");\n";
+      } else {
+        const std::string coord = OperandIndex(0, "b", "0u", "k")[ragged_->lhs_ragged];
+        step_guard = "    uvec2 range = group_range(b, 0u, k, grp);\n    if (" + coord + " >= range.x && " + coord + " < range.y) {\n";
+      }
+    }
+    main += "  for (uint k = k0; k < k1; k += " + U(ks) + ") {\n" + step_guard;
     // a<r>_<kk>, b<kk>_<c>: the operands at k + kk. The lhs first, then
     // each step's rhs and its products, so few of them are live at once
     // (llvmpipe: 0.6 of the time of loading everything first).
@@ -218,26 +306,28 @@ class MatmulKernelBuilder : public ElementEmitter {
           main += load;
         }
       } else if (c_.rhs == Read::kElements) {
-        for (int64_t c = 0; c < tn; ++c) main += "    " + acc_type_ + " " + name("b", kk, c) + " = load_b(b, n" + std::to_string(c) + ", " + k + ");\n";
+        for (int64_t c = 0; c < tn; ++c)
+          main += "    " + acc_type_ + " " + name("b", kk, c) + " = load_b(b, n" + std::to_string(c) + ", " + k +
+                  (RowGroups() ? ", uint(grp)" : "") + ");\n";
       }
       for (int64_t r = 0; r < tm; ++r)
         for (int64_t c = 0; c < tn; ++c) main += "    " + Fma(name("a", r, kk), name("b", kk, c), "acc" + Acc(r, c)) + "\n";
     }
-    main += "  }\n";
+    main += step_guard.empty() ? "  }\n" : "    }\n  }\n";
     for (int64_t r = 0; r < tm; ++r)
       for (int64_t c = 0; c < tn; ++c) {
         const std::string m = "(row + " + U(r) + ")", n = "(col + " + U(c) + ")";
         main += "  if (" + m + " < " + U(c_.m) + " && " + n + " < " + U(c_.n) + ") {\n";
         if (c_.split()) {
           // Partial sums: chunk-major, then (b, m, n).
-          const std::string at = "(split * " + U(c_.batch * c_.m * c_.n) + " + (b * " + U(c_.m) + " + " + m + ") * " +
+          const std::string at = "(split * " + U(c_.batch * c_.m * c_.n) + " + (bo * " + U(c_.m) + " + " + m + ") * " +
                                  U(c_.n) + " + " + n + ")";
           const std::vector<std::string> words = Words("acc" + Acc(r, c));
           const std::string partials = BindBuffer(group_.scratch[0], Access::kWrite, "partials");
           for (size_t w = 0; w < words.size(); ++w)
             main += "    W(" + partials + ", " + at + " * " + U(words.size()) + " + " + U(w) + ") = " + words[w] + ";\n";
         } else {
-          ASSIGN_OR_RETURN(std::string store, Store("acc" + Acc(r, c), "b", m, n));
+          ASSIGN_OR_RETURN(std::string store, Store("acc" + Acc(r, c), "bo", m, n));
           main += store;
         }
         main += "  }\n";
@@ -268,6 +358,8 @@ class MatmulKernelBuilder : public ElementEmitter {
   const MatmulConfig& c_;
   const Instruction& dot_;
   DotPlan plan_;
+  std::optional<RaggedDotPlan> ragged_;
+  std::optional<ScaledDotPlan> scaled_;
   ElementType acc_ = ElementType::kF32;
   std::string acc_type_;
 };

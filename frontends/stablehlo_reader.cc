@@ -518,7 +518,8 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       inst->called_computations.emplace_back("to_apply", update);
       break;
     }
-    case Opcode::kDot: {
+    case Opcode::kDot:
+    case Opcode::kRaggedDot: {
       Status read = ReadStablehloDotAttributes(op, s.attributes, *inst);
       if (!read.ok()) return c_.Error(s.at, s.name + ": " + read.message());
       break;

@@ -29,7 +29,7 @@ std::optional<Opcode> DirectOpcode(const std::string& op) {
       {"reduce_precision", Opcode::kReducePrecision}, {"get_tuple_element", Opcode::kGetTupleElement},
       {"dynamic_slice", Opcode::kDynamicSlice}, {"dynamic_update_slice", Opcode::kDynamicUpdateSlice},
       {"gather", Opcode::kGather}, {"scatter", Opcode::kScatter}, {"get_dimension_size", Opcode::kGetDimensionSize},
-      {"dot", Opcode::kDot}, {"dot_general", Opcode::kDot}};
+      {"dot", Opcode::kDot}, {"dot_general", Opcode::kDot}, {"ragged_dot", Opcode::kRaggedDot}};
   auto it = kOps.find(op);
   if (it == kOps.end()) return std::nullopt;
   return it->second;

@@ -198,6 +198,30 @@ XlaOp XlaBuilder::DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensions& dimensio
   return Add(std::move(inst));
 }
 
+XlaOp XlaBuilder::RaggedDot(XlaOp lhs, XlaOp rhs, XlaOp group_sizes, const DotDimensions& dimension_numbers,
+                            int64_t lhs_ragged_dim, int64_t rhs_group_dim, std::optional<ElementType> preferred_element_type) {
+  if (!Check({lhs, rhs, group_sizes})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kRaggedDot;
+  inst->operands = {lhs.instruction(), rhs.instruction(), group_sizes.instruction()};
+  SetDotDimensions(*inst, dimension_numbers);
+  SetAttribute(*inst, "lhs_ragged_dims", IntListText({lhs_ragged_dim}));
+  if (rhs_group_dim >= 0) SetAttribute(*inst, "rhs_group_dims", IntListText({rhs_group_dim}));
+  if (preferred_element_type) inst->shape = Shape(*preferred_element_type, {});
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::ScaledDot(XlaOp lhs, XlaOp lhs_scale, XlaOp rhs, XlaOp rhs_scale, const DotDimensions& dimension_numbers,
+                            std::optional<ElementType> preferred_element_type) {
+  if (!Check({lhs, lhs_scale, rhs, rhs_scale})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kScaledDot;
+  inst->operands = {lhs.instruction(), rhs.instruction(), lhs_scale.instruction(), rhs_scale.instruction()};
+  SetDotDimensions(*inst, dimension_numbers);
+  if (preferred_element_type) inst->shape = Shape(*preferred_element_type, {});
+  return Add(std::move(inst));
+}
+
 XlaOp XlaBuilder::Gather(XlaOp operand, XlaOp start_indices, const GatherDimensions& dimension_numbers) {
   if (!Check({operand, start_indices})) return XlaOp();
   auto inst = std::make_unique<Instruction>();

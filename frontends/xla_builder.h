@@ -97,6 +97,14 @@ class XlaBuilder {
   XlaOp Dot(XlaOp lhs, XlaOp rhs, std::optional<ElementType> preferred_element_type = std::nullopt);
   XlaOp DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensions& dimension_numbers,
                    std::optional<ElementType> preferred_element_type = std::nullopt, const std::string& algorithm = "");
+  // RaggedDot (ops/ragged_dot.h): `lhs_ragged_dim` cut into groups by
+  // `group_sizes`; `rhs_group_dim` -1 where the ragged dim is a batch or
+  // contracting dim.
+  XlaOp RaggedDot(XlaOp lhs, XlaOp rhs, XlaOp group_sizes, const DotDimensions& dimension_numbers, int64_t lhs_ragged_dim,
+                  int64_t rhs_group_dim, std::optional<ElementType> preferred_element_type = std::nullopt);
+  // ScaledDot (ops/scaled_dot.h), in the page's argument order.
+  XlaOp ScaledDot(XlaOp lhs, XlaOp lhs_scale, XlaOp rhs, XlaOp rhs_scale, const DotDimensions& dimension_numbers,
+                  std::optional<ElementType> preferred_element_type = std::nullopt);
   // Ops that call a computation (reduce's, a comparator, map's); tuple
   // results for N > 1 operands.
   XlaOp Reduce(const std::vector<XlaOp>& operands, const std::vector<XlaOp>& init_values, const XlaComputation& computation,

@@ -41,6 +41,7 @@ namespace vkxla {
   X(kConcatenate, "concatenate") X(kConditional, "conditional")                \
   X(kConvolution, "convolution") X(kCopy, "copy")                              \
   X(kCustomCall, "custom-call") X(kDot, "dot")                                 \
+  X(kRaggedDot, "ragged-dot") X(kScaledDot, "scaled-dot")                      \
   X(kDynamicReshape, "dynamic-reshape") X(kDynamicSlice, "dynamic-slice")      \
   X(kDynamicUpdateSlice, "dynamic-update-slice") X(kFft, "fft")                \
   X(kGather, "gather") X(kGetDimensionSize, "get-dimension-size")              \

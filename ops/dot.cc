@@ -7,6 +7,7 @@
 
 #include "ir/float_formats.h"
 #include "ops/attributes.h"
+#include "ops/dot_arithmetic.h"
 
 namespace vkxla {
 namespace {
@@ -117,7 +118,9 @@ StatusOr<DotAlgorithm> ParseDotAlgorithm(const std::string& name) {
 }
 
 StatusOr<DotPlan> PlanDot(const Instruction& inst) {
-  if (inst.operands.size() != 2) return DotError(inst, "expects 2 operands, got " + std::to_string(inst.operands.size()));
+  const size_t operands = inst.opcode == Opcode::kRaggedDot ? 3 : inst.opcode == Opcode::kScaledDot ? 4 : 2;
+  if (inst.operands.size() != operands)
+    return DotError(inst, "expects " + std::to_string(operands) + " operands, got " + std::to_string(inst.operands.size()));
   const Shape& lhs = inst.operands[0]->shape;
   const Shape& rhs = inst.operands[1]->shape;
   if (!lhs.IsArray() || !rhs.IsArray()) return DotError(inst, "operands must be arrays, got " + lhs.ToString() + " and " + rhs.ToString());
@@ -154,6 +157,10 @@ StatusOr<DotPlan> PlanDot(const Instruction& inst) {
   };
   p.lhs_free = free_dims(lhs, d.lhs_batch, d.lhs_contracting);
   p.rhs_free = free_dims(rhs, d.rhs_batch, d.rhs_contracting);
+  if (inst.opcode == Opcode::kRaggedDot) {  // the rhs's group dim picks a matrix; it is not a free dim
+    ASSIGN_OR_RETURN(const std::vector<int64_t> group, IntListAttribute(inst, "rhs_group_dims", false));
+    std::erase_if(p.rhs_free, [&](int64_t x) { return std::find(group.begin(), group.end(), x) != group.end(); });
+  }
   for (int64_t i : p.lhs_free) p.m *= lhs.dim(i);
   for (int64_t i : p.rhs_free) p.n *= rhs.dim(i);
   // Operands of one family (ints of any width and sign, floats of any
@@ -212,12 +219,6 @@ std::vector<int64_t> OperandIndex(const Shape& x, const std::vector<int64_t>& ba
   return idx;
 }
 
-double Rounded(double v, ElementType precision, bool tf32) {
-  if (tf32) return ReducePrecisionValue(v, ElementType::kF64, 8, 10);
-  if (precision == ElementType::kInvalid) return v;
-  return RoundToFloatType(v, precision);
-}
-
 }  // namespace
 
 StatusOr<Literal> EvaluateDot(const Instruction& inst, const Literal& lhs, const Literal& rhs) {
@@ -226,56 +227,25 @@ StatusOr<Literal> EvaluateDot(const Instruction& inst, const Literal& lhs, const
   const Shape& rs = rhs.shape();
   const ElementType t = inst.shape.element_type();
   Literal out(Shape(t, inst.shape.dims()));
-  const Family family = FamilyOf(t);
+  const DotArithmetic arithmetic(t, p.algorithm);
   // Operands as flat arrays in canonical order: A[b][m][k], B[b][k][n].
-  std::vector<std::complex<double>> a(static_cast<size_t>(p.batch * p.m * p.k)), bm(static_cast<size_t>(p.batch * p.k * p.n));
-  std::vector<uint64_t> ai(a.size()), bi(bm.size());
-  const bool integers = family == Family::kInt || family == Family::kPred;
-  auto value = [&](const Scalar& s, ElementType precision) -> std::complex<double> {
-    if (IsComplex(s.type)) return s.c();
-    if (IsFloat(s.type)) return Rounded(s.re, precision, p.algorithm.tf32);
-    return 0;
-  };
-  auto integer = [&](const Scalar& s) -> uint64_t {
-    if (family == Family::kPred) return s.pred() ? 1 : 0;
-    return Scalar::Convert(s, t).Bits();  // the result type's bits, wrapped
-  };
+  std::vector<DotArithmetic::Term> a(static_cast<size_t>(p.batch * p.m * p.k)), bm(static_cast<size_t>(p.batch * p.k * p.n));
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t k = 0; k < p.k; ++k) {
-      for (int64_t m = 0; m < p.m; ++m) {
-        const Scalar s = lhs.GetAt(OperandIndex(ls, p.dims.lhs_batch, p.lhs_free, p.dims.lhs_contracting, b, m, k));
-        const size_t at = static_cast<size_t>((b * p.m + m) * p.k + k);
-        if (integers) ai[at] = integer(s);
-        else a[at] = value(s, p.algorithm.lhs_precision);
-      }
-      for (int64_t n = 0; n < p.n; ++n) {
-        const Scalar s = rhs.GetAt(OperandIndex(rs, p.dims.rhs_batch, p.rhs_free, p.dims.rhs_contracting, b, n, k));
-        const size_t at = static_cast<size_t>((b * p.k + k) * p.n + n);
-        if (integers) bi[at] = integer(s);
-        else bm[at] = value(s, p.algorithm.rhs_precision);
-      }
+      for (int64_t m = 0; m < p.m; ++m)
+        a[(b * p.m + m) * p.k + k] = arithmetic.Of(
+            lhs.GetAt(OperandIndex(ls, p.dims.lhs_batch, p.lhs_free, p.dims.lhs_contracting, b, m, k)), p.algorithm.lhs_precision);
+      for (int64_t n = 0; n < p.n; ++n)
+        bm[(b * p.k + k) * p.n + n] = arithmetic.Of(
+            rhs.GetAt(OperandIndex(rs, p.dims.rhs_batch, p.rhs_free, p.dims.rhs_contracting, b, n, k)), p.algorithm.rhs_precision);
     }
   int64_t linear = 0;
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t m = 0; m < p.m; ++m)
       for (int64_t n = 0; n < p.n; ++n, ++linear) {
-        if (family == Family::kPred) {
-          bool any = false;
-          for (int64_t k = 0; k < p.k && !any; ++k) any = ai[(b * p.m + m) * p.k + k] && bi[(b * p.k + k) * p.n + n];
-          out.Set(linear, Scalar::Pred(any));
-        } else if (integers) {
-          // Sums of products modulo 2^64, wrapped to the result's width:
-          // the same as in the result type throughout.
-          uint64_t sum = 0;
-          for (int64_t k = 0; k < p.k; ++k) sum += ai[(b * p.m + m) * p.k + k] * bi[(b * p.k + k) * p.n + n];
-          const int bits = BitWidth(t);
-          const uint64_t masked = bits >= 64 ? sum : sum & ((uint64_t{1} << bits) - 1);
-          out.Set(linear, Scalar::FromBits(t, masked));
-        } else {
-          std::complex<double> sum = 0;
-          for (int64_t k = 0; k < p.k; ++k) sum += a[(b * p.m + m) * p.k + k] * bm[(b * p.k + k) * p.n + n];
-          out.Set(linear, family == Family::kComplex ? Scalar::Complex(t, sum) : Scalar::Float(t, sum.real()));
-        }
+        DotArithmetic::Term acc;
+        for (int64_t k = 0; k < p.k; ++k) arithmetic.Accumulate(acc, a[(b * p.m + m) * p.k + k], bm[(b * p.k + k) * p.n + n]);
+        out.Set(linear, arithmetic.Result(acc));
       }
   return out;
 }

@@ -43,7 +43,10 @@ StatusOr<DotDimensions> DotDimensionsOf(const Instruction& inst);
 void SetDotDimensions(Instruction& inst, const DotDimensions& d);
 // Checks dimension numbers, operand and result types and the attributes;
 // errors quote the shapes.
+// Dot, RaggedDot and ScaledDot share the dimension numbers and these
+// checks (PlanDot leaves the ragged rhs's group dim out of its free dims).
 StatusOr<DotPlan> PlanDot(const Instruction& inst);
+inline bool IsDotFamily(Opcode op) { return op == Opcode::kDot || op == Opcode::kRaggedDot || op == Opcode::kScaledDot; }
 StatusOr<Shape> InferDotShape(const Instruction& inst);
 // The algorithm written as XLA's name ("dot_bf16_bf16_f32"), or an error
 // naming the ones this build runs.

@@ -1,6 +1,8 @@
 #include "ops/evaluator.h"
 
 #include "ops/dot.h"
+#include "ops/ragged_dot.h"
+#include "ops/scaled_dot.h"
 
 #include "ir/layout_index.h"
 #include "ops/data_movement_reference.h"
@@ -235,6 +237,14 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         }
         case Opcode::kDot: {
           ASSIGN_OR_RETURN(result, EvaluateDot(inst, *operands[0], *operands[1]));
+          break;
+        }
+        case Opcode::kRaggedDot: {
+          ASSIGN_OR_RETURN(result, EvaluateRaggedDot(inst, *operands[0], *operands[1], *operands[2]));
+          break;
+        }
+        case Opcode::kScaledDot: {
+          ASSIGN_OR_RETURN(result, EvaluateScaledDot(inst, *operands[0], *operands[1], *operands[2], *operands[3]));
           break;
         }
         case Opcode::kReduce: {

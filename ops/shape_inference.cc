@@ -8,6 +8,8 @@
 #include "ops/attributes.h"
 #include "ops/gather_scatter_plan.h"
 #include "ops/dot.h"
+#include "ops/ragged_dot.h"
+#include "ops/scaled_dot.h"
 #include "ops/op_traits.h"
 #include "ops/reduction_shapes.h"
 #include "ops/slice_and_padding.h"
@@ -480,6 +482,8 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kGather: return InferGather(inst);
     case Opcode::kScatter: return InferScatter(inst);
     case Opcode::kDot: return InferDotShape(inst);
+    case Opcode::kRaggedDot: return InferRaggedDotShape(inst);
+    case Opcode::kScaledDot: return InferScaledDotShape(inst);
     case Opcode::kSetDimensionSize: {
       RETURN_IF_ERROR(ExpectOperands(inst, 2));
       const Shape& x = inst.operands[0]->shape;

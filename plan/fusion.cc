@@ -73,7 +73,7 @@ double ReadsPerElement(const Instruction& user, const Instruction& v, const Targ
     case Opcode::kScatter:
       // Every result element walks all updates and their indices.
       return user.operands[0] == &v ? 1 : Elements(user.operands[0]->shape);
-    case Opcode::kDot: {
+    case Opcode::kDot: case Opcode::kRaggedDot: case Opcode::kScaledDot: {
       // Each element is read once per tile along the other operand's free dims.
       StatusOr<DotPlan> p = PlanDot(user);
       if (!p.ok()) return 1;
@@ -172,7 +172,7 @@ class FusionPass {
   // Rule 3: a non-variadic reduce's or a dot's single-user elementwise chain.
   void ChooseEpilogues() {
     for (const Instruction* h : order_) {
-      if ((h->opcode != Opcode::kReduce && h->opcode != Opcode::kDot) || h->shape.IsTuple()) continue;
+      if ((h->opcode != Opcode::kReduce && !IsDotFamily(h->opcode)) || h->shape.IsTuple()) continue;
       const Instruction* end = h;
       while (!result_values_.count(ValueRef{end, -1})) {
         auto it = readers_.find(end);
@@ -307,7 +307,7 @@ std::optional<KernelKind> HeroKind(const Instruction& inst) {
     case Opcode::kScan: return KernelKind::kScan;
     case Opcode::kReduceWindow: case Opcode::kSelectAndScatter: return KernelKind::kWindow;
     case Opcode::kScatter: return KernelKind::kScatter;
-    case Opcode::kDot: return KernelKind::kMatmul;
+    case Opcode::kDot: case Opcode::kRaggedDot: case Opcode::kScaledDot: return KernelKind::kMatmul;
     default: return std::nullopt;
   }
 }

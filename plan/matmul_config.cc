@@ -4,6 +4,7 @@
 
 #include "ir/layout_index.h"
 #include "ops/dot.h"
+#include "ops/ragged_dot.h"
 
 namespace vkxla {
 namespace {
@@ -51,6 +52,23 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   ASSIGN_OR_RETURN(DotPlan plan, PlanDot(dot));
   MatmulConfig c;
   c.batch = plan.batch;
+  // RaggedDot: a row's group picks the rhs matrix (one row per invocation);
+  // contracting groups are batches of their own. Group ranges cost a walk
+  // over the groups: once per invocation, or per step where the ragged dim
+  // is not the outermost of the contraction (the range moves with it).
+  int64_t pre_trips = 0, group_step_trips = 0;
+  bool one_row = false;
+  if (dot.opcode == Opcode::kRaggedDot) {
+    ASSIGN_OR_RETURN(RaggedDotPlan ragged, PlanRaggedDot(dot));
+    if (ragged.mode == RaggedMode::kNonContracting) {
+      one_row = true;
+      pre_trips = ragged.groups;
+    } else if (ragged.mode == RaggedMode::kContracting) {
+      c.batch *= ragged.groups;
+      if (plan.dims.lhs_contracting[0] == ragged.lhs_ragged) pre_trips = ragged.groups;
+      else group_step_trips = ragged.groups;
+    }
+  }
   c.m = plan.m;
   c.n = plan.n;
   c.k = plan.k;
@@ -65,12 +83,15 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   for (const int64_t block : {int64_t{16}, int64_t{8}, int64_t{4}}) {
     if (!target.cpu && block > 4) continue;
     if (target.cpu && !f32 && block > 4) continue;
-    c.thread_m = FitPowerOfTwo(c.m, block);
+    c.thread_m = one_row ? 1 : FitPowerOfTwo(c.m, block);
     c.thread_n = FitPowerOfTwo(c.n, block);
     c.threads_n = FitPowerOfTwo(CeilDiv(c.n, c.thread_n), target.cpu ? 8 : 16);
     c.threads_m = FitPowerOfTwo(CeilDiv(c.m, c.thread_m), std::max<int64_t>(1, invocations / c.threads_n));
-    c.lhs = ChooseRead(dot, plan, 0, c.thread_m, c.m, materialized);
-    c.rhs = ChooseRead(dot, plan, 1, c.thread_n, c.n, materialized);
+    // Ragged and scaled operands go through their load functions.
+    if (dot.opcode == Opcode::kDot) {
+      c.lhs = ChooseRead(dot, plan, 0, c.thread_m, c.m, materialized);
+      c.rhs = ChooseRead(dot, plan, 1, c.thread_n, c.n, materialized);
+    }
     const bool vectors = c.lhs != MatmulConfig::Read::kElements && c.rhs != MatmulConfig::Read::kElements;
     if (block == 16 && !vectors) continue;
     break;
@@ -84,8 +105,13 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   // Split-K: chunks each invocation walks within the loop budget, and more
   // where too few workgroups would occupy the device, as long as each
   // chunk keeps at least 256 steps.
-  const int64_t per_step = 2 + step_trips * (c.thread_m + c.thread_n);
-  const int64_t budget_steps = std::max<int64_t>(1, (static_cast<int64_t>(target.max_loop_trips) - 64) / per_step);
+  const int64_t per_step = 2 + step_trips * (c.thread_m + c.thread_n) + group_step_trips;
+  const int64_t budget = static_cast<int64_t>(target.max_loop_trips) - 64 - pre_trips;
+  if (budget < per_step)
+    return Unimplemented(std::string(OpcodeName(dot.opcode)) + " " + dot.Describe() + ": " + std::to_string(pre_trips) +
+                         " groups are more than one invocation may walk (" + std::to_string(target.max_loop_trips) +
+                         " loop trips)");
+  const int64_t budget_steps = std::max<int64_t>(1, budget / per_step);
   const int64_t budget_splits = CeilDiv(std::max<int64_t>(c.k, 1), budget_steps);
   const int64_t groups = c.batch * c.tiles_m * c.tiles_n;
   const int64_t target_groups = target.cpu ? 8 : 256;

@@ -383,7 +383,9 @@ class Planner {
         return OkStatus();
       }
       case KernelKind::kMatmul: {
-        ASSIGN_OR_RETURN(MatmulConfig c, ChooseMatmulConfig(h, StepTrips(g, {h.operands[0], h.operands[1]}, h), materialized, p_.target));
+        ASSIGN_OR_RETURN(MatmulConfig c, ChooseMatmulConfig(
+                                          h, StepTrips(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), h),
+                                          materialized, p_.target));
         if (c.split()) {
           const int64_t words = std::max(1, BitWidth(MatmulAccumulator(h.shape.element_type())) / 32);
           g.scratch.push_back(Declare("%" + name + ".partials", BufferKind::kScratch, MemoryKind::kDevice,
