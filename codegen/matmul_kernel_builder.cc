@@ -231,11 +231,10 @@ class MatmulKernelBuilder : public ElementEmitter {
   }
 
   StatusOr<KernelSource> Product() {
-    using Read = MatmulConfig::Read;
     RETURN_IF_ERROR(LoadFunction("load_a", 0));
     RETURN_IF_ERROR(LoadFunction("load_b", 1));
     if (ragged_) RETURN_IF_ERROR(GroupFunctions());
-    const int64_t tm = c_.thread_m, tn = c_.thread_n, ks = c_.k_step;
+    const int64_t tm = c_.thread_m, tn = c_.thread_n;
     std::string main = "  uint lid = gl_LocalInvocationID.x;\n  uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
     main += "  if (wg >= " + U(c_.workgroups) + ") return;\n";
     main += "  uint tn = wg % " + U(c_.tiles_n) + ", t = wg / " + U(c_.tiles_n) + ";\n";
@@ -267,11 +266,79 @@ class MatmulKernelBuilder : public ElementEmitter {
         main += "  uvec2 range = group_range(b, 0u, 0u, grp);\n";
         main += "  k0 = max(k0, range.x * " + U(inner) + ");\n  k1 = min(k1, range.y * " + U(inner) + ");\n";
       } else {
+        // `bool ragged_step(b, k, g)`: whether step k is in group g.
         const std::string coord = OperandIndex(0, "b", "0u", "k")[ragged_->lhs_ragged];
-        step_guard = "    uvec2 range = group_range(b, 0u, k, grp);\n    if (" + coord + " >= range.x && " + coord + " < range.y) {\n";
+        RETURN_IF_ERROR(Function("ragged_step", "uint b, uint k, uint g", "bool", [&]() -> StatusOr<std::string> {
+          body_ += "  uvec2 range = group_range(b, 0u, k, g);\n";
+          return "(" + coord + " >= range.x && " + coord + " < range.y)";
+        }));
+        step_guard = "ragged_step(b, k, grp)";
       }
     }
-    main += "  for (uint k = k0; k < k1; k += " + U(ks) + ") {\n" + step_guard;
+    if (c_.tile_k > 0) {
+      main += StagedLoop(step_guard, zero);
+    } else {
+      ASSIGN_OR_RETURN(std::string loop, RegisterLoop(step_guard));
+      main += loop;
+    }
+    for (int64_t r = 0; r < tm; ++r)
+      for (int64_t c = 0; c < tn; ++c) {
+        const std::string m = "(row + " + U(r) + ")", n = "(col + " + U(c) + ")";
+        main += "  if (" + m + " < " + U(c_.m) + " && " + n + " < " + U(c_.n) + ") {\n";
+        if (c_.split()) {
+          // Partial sums: chunk-major, then (b, m, n).
+          const std::string at = "(split * " + U(c_.batch * c_.m * c_.n) + " + (bo * " + U(c_.m) + " + " + m + ") * " +
+                                 U(c_.n) + " + " + n + ")";
+          const std::vector<std::string> words = Words("acc" + Acc(r, c));
+          const std::string partials = BindBuffer(group_.scratch[0], Access::kWrite, "partials");
+          for (size_t w = 0; w < words.size(); ++w)
+            main += "    W(" + partials + ", " + at + " * " + U(words.size()) + " + " + U(w) + ") = " + words[w] + ";\n";
+        } else {
+          ASSIGN_OR_RETURN(std::string store, Store("acc" + Acc(r, c), "bo", m, n));
+          main += store;
+        }
+        main += "  }\n";
+      }
+    return Finish(group_.kernels[0].name, c_.local_size, main + "}\n");
+  }
+
+  // Each staged slice: the workgroup's invocations load tile_k steps of
+  // both operands' tiles into shared memory (zero past the chunk or
+  // outside the step's group), then each walks them for its block.
+  std::string StagedLoop(const std::string& guard, const std::string& zero) {
+    const int64_t tk = c_.tile_k, tile_m = c_.tile_m, tile_n = c_.tile_n, l = c_.local_size;
+    shared_ += "shared " + acc_type_ + " tile_a[" + U(tk * tile_m) + "];\nshared " + acc_type_ + " tile_b[" + U(tk * tile_n) + "];\n";
+    const std::string take = "k < k1" + (guard.empty() ? "" : " && " + guard);
+    std::string loop = "  uint row0 = tm * " + U(tile_m) + ", col0 = tn * " + U(tile_n) + ";\n";
+    loop += "  for (uint kt = k0; kt < k1; kt += " + U(tk) + ") {\n";
+    for (int64_t j = 0; j < tk * tile_m / l; ++j)
+      loop += "    { uint e = lid + " + U(j * l) + ", mm = e / " + U(tk) + ", k = kt + e % " + U(tk) + ";\n      tile_a[(e % " +
+              U(tk) + ") * " + U(tile_m) + " + mm] = " + take + " ? load_a(b, min(row0 + mm, " + U(c_.m - 1) + "), k) : " + zero +
+              "; }\n";
+    for (int64_t j = 0; j < tk * tile_n / l; ++j)
+      loop += "    { uint e = lid + " + U(j * l) + ", nn = e % " + U(tile_n) + ", k = kt + e / " + U(tile_n) + ";\n      tile_b[(e / " +
+              U(tile_n) + ") * " + U(tile_n) + " + nn] = " + take + " ? load_b(b, min(col0 + nn, " + U(c_.n - 1) + "), k) : " + zero +
+              "; }\n";
+    loop += "    memoryBarrierShared();\n    barrier();\n    for (uint kk = 0u; kk < " + U(tk) + "; ++kk) {\n";
+    for (int64_t r = 0; r < c_.thread_m; ++r)
+      loop += "      " + acc_type_ + " a" + std::to_string(r) + " = tile_a[kk * " + U(tile_m) + " + (lid / " + U(c_.threads_n) +
+              ") * " + U(c_.thread_m) + " + " + U(r) + "];\n";
+    for (int64_t c = 0; c < c_.thread_n; ++c)
+      loop += "      " + acc_type_ + " b" + std::to_string(c) + " = tile_b[kk * " + U(tile_n) + " + (lid % " + U(c_.threads_n) +
+              ") * " + U(c_.thread_n) + " + " + U(c) + "];\n";
+    for (int64_t r = 0; r < c_.thread_m; ++r)
+      for (int64_t c = 0; c < c_.thread_n; ++c)
+        loop += "      " + Fma("a" + std::to_string(r), "b" + std::to_string(c), "acc" + Acc(r, c)) + "\n";
+    return loop + "    }\n    barrier();\n  }\n";
+  }
+
+  // Operands straight into registers: per step, the lhs (as vectors or
+  // elements), then the rhs and its products.
+  StatusOr<std::string> RegisterLoop(const std::string& guard) {
+    using Read = MatmulConfig::Read;
+    const int64_t tm = c_.thread_m, tn = c_.thread_n, ks = c_.k_step;
+    std::string main = "  for (uint k = k0; k < k1; k += " + U(ks) + ") {\n";
+    if (!guard.empty()) main += "    if (" + guard + ") {\n";
     // a<r>_<kk>, b<kk>_<c>: the operands at k + kk. The lhs first, then
     // each step's rhs and its products, so few of them are live at once
     // (llvmpipe: 0.6 of the time of loading everything first).
@@ -313,26 +380,8 @@ class MatmulKernelBuilder : public ElementEmitter {
       for (int64_t r = 0; r < tm; ++r)
         for (int64_t c = 0; c < tn; ++c) main += "    " + Fma(name("a", r, kk), name("b", kk, c), "acc" + Acc(r, c)) + "\n";
     }
-    main += step_guard.empty() ? "  }\n" : "    }\n  }\n";
-    for (int64_t r = 0; r < tm; ++r)
-      for (int64_t c = 0; c < tn; ++c) {
-        const std::string m = "(row + " + U(r) + ")", n = "(col + " + U(c) + ")";
-        main += "  if (" + m + " < " + U(c_.m) + " && " + n + " < " + U(c_.n) + ") {\n";
-        if (c_.split()) {
-          // Partial sums: chunk-major, then (b, m, n).
-          const std::string at = "(split * " + U(c_.batch * c_.m * c_.n) + " + (bo * " + U(c_.m) + " + " + m + ") * " +
-                                 U(c_.n) + " + " + n + ")";
-          const std::vector<std::string> words = Words("acc" + Acc(r, c));
-          const std::string partials = BindBuffer(group_.scratch[0], Access::kWrite, "partials");
-          for (size_t w = 0; w < words.size(); ++w)
-            main += "    W(" + partials + ", " + at + " * " + U(words.size()) + " + " + U(w) + ") = " + words[w] + ";\n";
-        } else {
-          ASSIGN_OR_RETURN(std::string store, Store("acc" + Acc(r, c), "bo", m, n));
-          main += store;
-        }
-        main += "  }\n";
-      }
-    return Finish(group_.kernels[0].name, c_.local_size, main + "}\n");
+    main += guard.empty() ? "  }\n" : "    }\n  }\n";
+    return main;
   }
 
   // One invocation per result element: the chunks' partial sums in order.

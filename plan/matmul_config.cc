@@ -96,12 +96,24 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
     if (block == 16 && !vectors) continue;
     break;
   }
+  // GPUs: shared-memory tiles where both dims fill them at least halfway
+  // and the staged slices fit (not for row groups: a tile's rows may read
+  // different rhs matrices).
+  const int64_t acc_bytes = std::max(1, BitWidth(MatmulAccumulator(dot.shape.element_type())) / 8);
+  if (!target.cpu && !one_row && c.m >= 32 && c.n >= 32 && 2 * 16 * 64 * acc_bytes <= target.max_shared_memory_bytes &&
+      target.max_workgroup_invocations >= 256) {
+    c.thread_m = c.thread_n = 4;
+    c.threads_m = c.threads_n = 16;
+    c.tile_k = 16;
+    c.lhs = c.rhs = MatmulConfig::Read::kElements;
+  }
   c.local_size = static_cast<uint32_t>(c.threads_m * c.threads_n);
   c.tile_m = c.threads_m * c.thread_m;
   c.tile_n = c.threads_n * c.thread_n;
   c.tiles_m = CeilDiv(std::max<int64_t>(c.m, 1), c.tile_m);
   c.tiles_n = CeilDiv(std::max<int64_t>(c.n, 1), c.tile_n);
   c.k_step = c.lhs == MatmulConfig::Read::kAlongK || c.rhs == MatmulConfig::Read::kAlongK ? 4 : 1;
+  if (c.tile_k > 0) c.k_step = c.tile_k;
   // Split-K: chunks each invocation walks within the loop budget, and more
   // where too few workgroups would occupy the device, as long as each
   // chunk keeps at least 256 steps.

@@ -11,7 +11,11 @@
 // and 64 lanes along n were slower or no faster). A contraction
 // longer than the loop budget (or too little parallelism for a long one)
 // splits into chunks whose partial sums a second kernel adds in order
-// (split-K), then applies the epilogue.
+// (split-K), then applies the epilogue. On GPUs, 64 x 64 tiles of 16 x 16
+// invocations with 4 x 4 blocks stage 16-step slices of both operands
+// through shared memory (loads coalesce; each element is read from memory
+// once per tile), where both dims are at least 32; matrix-vector
+// products and narrow dims keep the register path.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +41,10 @@ struct MatmulConfig {
   int64_t threads_m = 1, threads_n = 1;  // invocations of a workgroup along m and n
   int64_t tile_m = 1, tile_n = 1;        // threads * thread
   int64_t tiles_m = 1, tiles_n = 1;
+  // GPUs: > 0 stages tile_k steps of both operands' tiles through shared
+  // memory (each invocation loads a few elements, all read them from
+  // there); 0 reads operands straight into registers.
+  int64_t tile_k = 0;
   int64_t splits = 1;                    // chunks of the contraction
   int64_t k_chunk = 1;                   // contraction steps of one chunk
   uint32_t local_size = 1;

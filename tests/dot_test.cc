@@ -240,6 +240,54 @@ TEST_F(Dot, AlgorithmsRoundTheOperands) {
                  {"dot", "algorithm", "dot_f7_f7_f7", "supported"});
 }
 
+// The configurations a GPU gets (shared-memory tiles, split-K at a GPU's
+// occupancy) planned with lavapipe's features but cpu = false, so they run
+// here: odd sizes, batches, a contraction past the loop budget, wide
+// accumulators, a fused producer and epilogue, a tiled operand, and
+// contracting groups whose ranges move with the step.
+TEST_F(Dot, GpuConfigurationsRunHere) {
+  TargetFeatures gpu = TestDevice().target();
+  gpu.cpu = false;
+  struct Case {
+    ElementType t;
+    std::string text;
+  };
+  const std::vector<Case> cases = {
+      {ElementType::kF32, "  %x = f32[100,33] parameter(0)\n  %y = f32[33,70] parameter(1)\n"
+                          "  ROOT %d = f32[100,70] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"},
+      {ElementType::kS32, "  %x = s32[3,64,20000] parameter(0)\n  %y = s32[3,20000,40] parameter(1)\n"
+                          "  ROOT %d = s32[3,64,40] dot(%x, %y), lhs_batch_dims={0}, rhs_batch_dims={0},"
+                          " lhs_contracting_dims={2}, rhs_contracting_dims={1}\n"},
+      {ElementType::kF64, "  %x = f64[40,17] parameter(0)\n  %y = f64[40,65] parameter(1)\n"
+                          "  ROOT %d = f64[17,65] dot(%x, %y), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n"},
+      {ElementType::kC64, "  %x = c64[33,9] parameter(0)\n  %y = c64[9,34] parameter(1)\n"
+                          "  ROOT %d = c64[33,34] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"},
+      {ElementType::kF16, "  %x = f16[48,64]{0,1:T(8,128)(2,1)} parameter(0)\n  %y = f16[64,80] parameter(1)\n"
+                          "  %ny = f16[64,80] negate(%y)\n  %b = f16[80] parameter(2)\n"
+                          "  %d = f16[48,80] dot(%x, %ny), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+                          "  %bb = f16[48,80] broadcast(%b), dimensions={1}\n  ROOT %s = f16[48,80] add(%d, %bb)\n"},
+      {ElementType::kF32, "  %x = f32[40,4,9] parameter(0)\n  %y = f32[4,9,50] parameter(1)\n  %g = s32[4,3] parameter(2)\n"
+                          "  ROOT %d = f32[3,40,50] ragged-dot(%x, %y, %g), lhs_contracting_dims={1,2},"
+                          " rhs_contracting_dims={0,1}, lhs_ragged_dims={2}\n"},
+  };
+  int seed = 0;
+  for (const Case& c : cases) {
+    if (NeedsMissingFeature(c.t, TestDevice().target())) continue;
+    SCOPED_TRACE(c.text);
+    auto module = Parse("HloModule gpu\nENTRY %e {\n" + c.text + "}\n");
+    ASSERT_TRUE(module);
+    std::mt19937_64 rng(++seed);
+    std::vector<Literal> args;
+    for (const Instruction* p : module->entry()->parameters()) {
+      Literal l = SmallIntegers(p->shape, rng);
+      if (p->shape.element_type() == ElementType::kS32 && p->shape.rank() == 2 && p->shape.dim(1) == 3)
+        for (int64_t i = 0; i < l.element_count(); ++i) l.Set(i, Scalar::Int(ElementType::kS32, 3 * (i % 3)));
+      args.push_back(std::move(l));
+    }
+    RunAndCompareWith(*module, args, -1, &gpu);
+  }
+}
+
 TEST_F(Dot, BadDimensionNumbersQuoteTheShapes) {
   const std::string ops = "  %a = f32[2,3] parameter(0)\n  %b = f32[4,3] parameter(1)\n";
   ExpectHloError("", ops + "  ROOT %d = f32[2,4] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",

@@ -11,6 +11,7 @@
 #include "plan/barriers.h"
 #include "plan/buffer_assignment.h"
 #include "plan/fusion.h"
+#include "plan/matmul_config.h"
 #include "plan/planner.h"
 #include "plan/target_profiles.h"
 
@@ -402,6 +403,51 @@ TEST(PlanConfigs, RowAndColumnSumsPerTarget) {
     const auto& c = std::get<ReduceConfig>(p.program.groups[0].config);
     EXPECT_EQ(c.mode, ReduceConfig::Mode::kColumnBlocks);
     EXPECT_EQ(c.parts, (std::vector<int64_t>{256, 16}));
+  }
+}
+
+std::string MatmulEntry(const std::string& t, int64_t m, int64_t k, int64_t n) {
+  const std::string x = t + "[" + std::to_string(m) + "," + std::to_string(k) + "]",
+                    w = t + "[" + std::to_string(k) + "," + std::to_string(n) + "]",
+                    r = t + "[" + std::to_string(m) + "," + std::to_string(n) + "]";
+  return "ENTRY main {\n  x = " + x + " parameter(0)\n  w = " + w + " parameter(1)\n  ROOT d = " + r +
+         " dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+}
+
+TEST(PlanConfigs, MatmulTilesPerTarget) {
+  auto config = [](const Planned& p) { return std::get<MatmulConfig>(GroupWriting(p.program, "d")->config); };
+  // lavapipe: 16 x 16 register blocks read as vectors (the lhs along k,
+  // the rhs along n), 64 lanes, no shared memory.
+  const MatmulConfig lp = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), LavapipeTarget()));
+  EXPECT_EQ(lp.thread_m * 100 + lp.thread_n, 1616);
+  EXPECT_EQ(lp.lhs, MatmulConfig::Read::kAlongK);
+  EXPECT_EQ(lp.rhs, MatmulConfig::Read::kAlongFree);
+  EXPECT_EQ(lp.local_size, 64u);
+  EXPECT_EQ(lp.tile_k, 0);
+  EXPECT_EQ(lp.splits, 1);
+  // GPUs (desktop and phone alike): 64 x 64 tiles staged 16 steps at a
+  // time through shared memory, 4 x 4 blocks of 256 invocations.
+  for (const TargetFeatures& t : {DesktopGpuTarget(), PhoneTarget()}) {
+    SCOPED_TRACE(t.device_name);
+    const MatmulConfig g = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), t));
+    EXPECT_EQ(g.tile_k, 16);
+    EXPECT_EQ(g.tile_m * 1000 + g.tile_n, 64064);
+    EXPECT_EQ(g.local_size, 256u);
+    EXPECT_EQ(g.workgroups, 256u);
+    // A matrix-vector product keeps registers (a 1-wide tile would idle).
+    EXPECT_EQ(config(PlanText("", MatmulEntry("f32", 4096, 4096, 1), t)).tile_k, 0);
+  }
+  // c128 accumulators need 32 KiB of staged slices: the desktop stages, a
+  // phone's 16 KiB cannot (and it has no f64 anyway).
+  EXPECT_EQ(config(PlanText("", MatmulEntry("c128", 256, 256, 256), DesktopGpuTarget())).tile_k, 16);
+  // A long contraction splits so that no invocation's loop passes the
+  // budget; a short one over few tiles splits for parallelism.
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    const MatmulConfig c = config(PlanText("", MatmulEntry("f32", 8, 1000000, 8), t));
+    EXPECT_GT(c.splits, 1);
+    EXPECT_LE(c.k_chunk, static_cast<int64_t>(t.max_loop_trips));  // steps one invocation walks
+    EXPECT_EQ(c.splits, (1000000 + c.k_chunk - 1) / c.k_chunk);
   }
 }
 

@@ -177,7 +177,9 @@ TEST_F(ProgramSteps, LoopsDecidedByAValueReadBack) {
     // The last condition saw x = max(start, 10); y holds the last body's
     // x + 1 (its initial value when the body never ran is not read here).
     EXPECT_EQ(r->tuple_elements()[0].Get(0).pred(), false) << start;
-    if (start < 10) EXPECT_EQ(r->tuple_elements()[1].Get(0).s, 10) << start;
+    if (start < 10) {
+      EXPECT_EQ(r->tuple_elements()[1].Get(0).s, 10) << start;
+    }
   }
 }
 

@@ -126,10 +126,11 @@ Literal RunAndCompare(const Module& module, uint64_t seed, int expected_kernels)
   return RunAndCompareWith(module, args, expected_kernels);
 }
 
-Literal RunAndCompareWith(const Module& module, const std::vector<Literal>& args, int expected_kernels) {
+Literal RunAndCompareWith(const Module& module, const std::vector<Literal>& args, int expected_kernels,
+                          const TargetFeatures* target) {
   auto want = EvaluateModule(module, args);
   EXPECT_TRUE(want.ok()) << want.status().ToString();
-  auto exe = Executable::Compile(module, TestDevice());
+  auto exe = Executable::Compile(module, TestDevice(), target ? *target : TestDevice().target());
   EXPECT_TRUE(exe.ok()) << exe.status().ToString();
   if (!exe.ok() || !want.ok()) return Literal();
   if (expected_kernels >= 0) {

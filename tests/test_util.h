@@ -43,7 +43,9 @@ std::string RunHloText(const std::string& computations, const std::string& entry
 // Expects that module to be rejected with a message containing every word.
 void ExpectHloError(const std::string& computations, const std::string& entry_body, const std::vector<std::string>& words);
 
-// The same with given arguments.
-Literal RunAndCompareWith(const Module& module, const std::vector<Literal>& args, int expected_kernels = -1);
+// The same with given arguments; `target`, where given, is what the plan
+// is made for (a GPU's configurations run on lavapipe too).
+Literal RunAndCompareWith(const Module& module, const std::vector<Literal>& args, int expected_kernels = -1,
+                          const TargetFeatures* target = nullptr);
 
 }  // namespace vkxla

@@ -8,6 +8,7 @@
 #include "runtime/vulkan_context.h"
 #include "tools/bench/foundation_benchmarks.h"
 #include "tools/bench/layout_benchmarks.h"
+#include "tools/bench/matmul_benchmarks.h"
 #include "tools/bench/reduction_benchmarks.h"
 
 namespace vkxla {
@@ -30,15 +31,20 @@ std::string Today() {
 int BenchCommand(const std::vector<std::string>& args) {
   int device_index = -1;
   std::string markdown;
+  std::string only;  // one group of rows, for a quick look
   uint64_t elements = uint64_t{1} << 24;  // 16M f32 = 64 MiB per array
   for (size_t i = 0; i < args.size(); ++i) {
     auto value = [&]() { return i + 1 < args.size() ? args[++i] : std::string(); };
     if (args[i] == "--device") device_index = std::atoi(value().c_str());
     else if (args[i] == "--markdown") markdown = value();
+    else if (args[i] == "--only") only = value();
     else if (args[i] == "--elements") elements = std::strtoull(value().c_str(), nullptr, 10);
     else return Fail(InvalidArgument("unknown option " + args[i]));
   }
   if (elements < 1024 || elements % 1024 != 0) return Fail(InvalidArgument("--elements must be a multiple of 1024"));
+  if (!only.empty() && only != "foundation" && only != "layout" && only != "reduction" && only != "matmul")
+    return Fail(InvalidArgument("--only takes foundation, layout, reduction or matmul, not " + only));
+  if (!only.empty() && !markdown.empty()) return Fail(InvalidArgument("--markdown records whole runs; drop --only"));
   StatusOr<std::unique_ptr<Device>> device = Device::Open(device_index);
   if (!device.ok()) return Fail(device.status());
   Device& d = **device;
@@ -77,9 +83,12 @@ int BenchCommand(const std::vector<std::string>& args) {
   }
 
   std::fprintf(stderr, "running benchmarks...\n");
-  Status s = RunFoundationBenchmarks(d, *limits, elements, report);
-  if (s.ok()) s = RunLayoutBenchmarks(d, *limits, elements, report);
-  if (s.ok()) s = RunReductionBenchmarks(d, *limits, elements, report);
+  auto wanted = [&](const char* group) { return only.empty() || only == group; };
+  Status s;
+  if (s.ok() && wanted("foundation")) s = RunFoundationBenchmarks(d, *limits, elements, report);
+  if (s.ok() && wanted("layout")) s = RunLayoutBenchmarks(d, *limits, elements, report);
+  if (s.ok() && wanted("reduction")) s = RunReductionBenchmarks(d, *limits, elements, report);
+  if (s.ok() && wanted("matmul")) s = RunMatmulBenchmarks(d, *limits, report);
   if (!s.ok()) return Fail(s);
   std::cout << report.Table();
   if (!markdown.empty()) {

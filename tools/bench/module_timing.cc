@@ -8,15 +8,15 @@
 
 namespace vkxla {
 
-StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text,
-                                         const std::vector<Literal>& arguments) {
+StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text, const std::vector<Literal>& arguments,
+                                         int trials, int runs) {
   ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseAndVerifyHlo(hlo_text));
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*module, device));
   RETURN_IF_ERROR(exe->Run(arguments).status());
   ModuleTiming m;
   m.kernel_count = exe->kernel_count();
   if (!exe->kernel_sources().empty()) m.first_kernel_source = exe->kernel_sources()[0];
-  ASSIGN_OR_RETURN(m.kernels, BestTiming(7, [&] { return exe->TimeKernels(4); }));
+  ASSIGN_OR_RETURN(m.kernels, BestTiming(trials, [&] { return exe->TimeKernels(runs); }));
   return m;
 }
 

@@ -16,8 +16,9 @@ struct ModuleTiming {
   std::string first_kernel_source;
 };
 
-StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text,
-                                         const std::vector<Literal>& arguments);
+// The best of `trials` trials of `runs` runs each (long modules take fewer).
+StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text, const std::vector<Literal>& arguments,
+                                         int trials = 7, int runs = 4);
 
 // A literal of `shape` filled with uniform random values in [-1, 1)
 // (floats) or over the type's range (integers); fixed seed.
