@@ -243,8 +243,13 @@ class MatmulKernelBuilder : public ElementEmitter {
     main += "  uint split = t % " + U(c_.splits) + ", bo = t / " + U(c_.splits) + ";\n";
     main += ContractingGroups() ? "  uint b = bo % " + U(plan_.batch) + ", grp = bo / " + U(plan_.batch) + ";\n"
                                 : "  uint b = bo;\n";
-    main += "  uint row = tm * " + U(c_.tile_m) + " + (lid / " + U(c_.threads_n) + ") * " + U(tm) + ";\n";
-    main += "  uint col = tn * " + U(c_.tile_n) + " + (lid % " + U(c_.threads_n) + ") * " + U(tn) + ";\n";
+    const bool lanes = c_.k_lanes > 1;
+    if (lanes) {  // a team of k_lanes lanes per row
+      main += "  uint lane = lid % " + U(c_.k_lanes) + ", row = tm * " + U(c_.tile_m) + " + lid / " + U(c_.k_lanes) + ", col = tn;\n";
+    } else {
+      main += "  uint row = tm * " + U(c_.tile_m) + " + (lid / " + U(c_.threads_n) + ") * " + U(tm) + ";\n";
+      main += "  uint col = tn * " + U(c_.tile_n) + " + (lid % " + U(c_.threads_n) + ") * " + U(tn) + ";\n";
+    }
     const std::string zero = acc_ == ElementType::kPred ? "false" : acc_type_ + "(0)";
     for (int64_t r = 0; r < tm; ++r)
       for (int64_t c = 0; c < tn; ++c) main += "  " + acc_type_ + " acc" + Acc(r, c) + " = " + zero + ";\n";
@@ -281,10 +286,11 @@ class MatmulKernelBuilder : public ElementEmitter {
       ASSIGN_OR_RETURN(std::string loop, RegisterLoop(step_guard));
       main += loop;
     }
+    if (lanes) main += LaneSum();
     for (int64_t r = 0; r < tm; ++r)
       for (int64_t c = 0; c < tn; ++c) {
         const std::string m = "(row + " + U(r) + ")", n = "(col + " + U(c) + ")";
-        main += "  if (" + m + " < " + U(c_.m) + " && " + n + " < " + U(c_.n) + ") {\n";
+        main += "  if (" + std::string(lanes ? "lane == 0u && " : "") + m + " < " + U(c_.m) + " && " + n + " < " + U(c_.n) + ") {\n";
         if (c_.split()) {
           // Partial sums: chunk-major, then (b, m, n).
           const std::string at = "(split * " + U(c_.batch * c_.m * c_.n) + " + (bo * " + U(c_.m) + " + " + m + ") * " +
@@ -332,12 +338,26 @@ class MatmulKernelBuilder : public ElementEmitter {
     return loop + "    }\n    barrier();\n  }\n";
   }
 
+  // A row's team adds its lanes' sums in shared memory, halving each time.
+  std::string LaneSum() {
+    shared_ += "shared " + acc_type_ + " lane_sums[" + U(c_.local_size) + "];\n";
+    std::string code = "  lane_sums[lid] = acc0_0;\n  memoryBarrierShared();\n  barrier();\n";
+    for (int64_t s = c_.k_lanes / 2; s > 0; s /= 2) {
+      const std::string other = "lane_sums[lid + " + U(s) + "]";
+      code += "  if (lane < " + U(s) + ") lane_sums[lid] = " +
+              (acc_ == ElementType::kPred ? "lane_sums[lid] || " + other : "lane_sums[lid] + " + other) +
+              ";\n  memoryBarrierShared();\n  barrier();\n";
+    }
+    return code + "  acc0_0 = lane_sums[lid];\n";
+  }
+
   // Operands straight into registers: per step, the lhs (as vectors or
-  // elements), then the rhs and its products.
+  // elements), then the rhs and its products (a team's lane: one step in
+  // every k_lanes).
   StatusOr<std::string> RegisterLoop(const std::string& guard) {
     using Read = MatmulConfig::Read;
-    const int64_t tm = c_.thread_m, tn = c_.thread_n, ks = c_.k_step;
-    std::string main = "  for (uint k = k0; k < k1; k += " + U(ks) + ") {\n";
+    const int64_t tm = c_.thread_m, tn = c_.thread_n, ks = c_.k_lanes > 1 ? 1 : c_.k_step;
+    std::string main = "  for (uint k = k0" + std::string(c_.k_lanes > 1 ? " + lane" : "") + "; k < k1; k += " + U(c_.k_step) + ") {\n";
     if (!guard.empty()) main += "    if (" + guard + ") {\n";
     // a<r>_<kk>, b<kk>_<c>: the operands at k + kk. The lhs first, then
     // each step's rhs and its products, so few of them are live at once

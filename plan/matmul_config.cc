@@ -75,15 +75,17 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   // Register blocks: on a CPU driver 16 x 16 where both operands are read
   // as vectors (f32 results), 8 x 8 for f32 otherwise, 4 x 4 for other
   // results (each block is unrolled code: a 16 x 16 block of element loads
-  // took llvmpipe seconds to compile, an 8 x 8 block of f16 results three); 64 invocations, 8 along
-  // n (one SIMD vector). On a GPU 4 x 4, 256 invocations. Fewer along a dim
-  // that is smaller, the lanes moved to the other dim.
+  // took llvmpipe seconds to compile, an 8 x 8 block of f16 results three);
+  // 64 invocations, 8 along n (one SIMD vector); a matrix-vector product
+  // takes 4 rows each (f32 4096^2: 11 ms against 14 with 16 rows, 18 with
+  // one). On a GPU 4 x 4, 256 invocations. Fewer along a dim that is
+  // smaller, the lanes moved to the other dim.
   const bool f32 = dot.shape.element_type() == ElementType::kF32;  // narrow results round and pack per element: big code
   const int64_t invocations = target.cpu ? 64 : std::min<int64_t>(256, target.max_workgroup_invocations);
   for (const int64_t block : {int64_t{16}, int64_t{8}, int64_t{4}}) {
     if (!target.cpu && block > 4) continue;
     if (target.cpu && !f32 && block > 4) continue;
-    c.thread_m = one_row ? 1 : FitPowerOfTwo(c.m, block);
+    c.thread_m = one_row ? 1 : FitPowerOfTwo(c.m, c.n == 1 ? 4 : block);
     c.thread_n = FitPowerOfTwo(c.n, block);
     c.threads_n = FitPowerOfTwo(CeilDiv(c.n, c.thread_n), target.cpu ? 8 : 16);
     c.threads_m = FitPowerOfTwo(CeilDiv(c.m, c.thread_m), std::max<int64_t>(1, invocations / c.threads_n));
@@ -107,13 +109,23 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
     c.tile_k = 16;
     c.lhs = c.rhs = MatmulConfig::Read::kElements;
   }
-  c.local_size = static_cast<uint32_t>(c.threads_m * c.threads_n);
+  // GPUs, matrix . vector: a subgroup-sized team of lanes per row, each
+  // taking every k_lanes-th step (neighbours read neighbouring elements),
+  // their sums meeting in shared memory.
+  if (!target.cpu && !one_row && c.n == 1 && c.k >= 64 && target.max_workgroup_invocations >= 256) {
+    c.k_lanes = std::clamp<int64_t>(target.subgroup_size, 8, 64);
+    c.thread_m = c.thread_n = c.threads_n = 1;
+    c.threads_m = 256 / c.k_lanes;
+    c.lhs = c.rhs = MatmulConfig::Read::kElements;
+  }
+  c.local_size = static_cast<uint32_t>(c.threads_m * c.threads_n * c.k_lanes);
   c.tile_m = c.threads_m * c.thread_m;
   c.tile_n = c.threads_n * c.thread_n;
   c.tiles_m = CeilDiv(std::max<int64_t>(c.m, 1), c.tile_m);
   c.tiles_n = CeilDiv(std::max<int64_t>(c.n, 1), c.tile_n);
   c.k_step = c.lhs == MatmulConfig::Read::kAlongK || c.rhs == MatmulConfig::Read::kAlongK ? 4 : 1;
   if (c.tile_k > 0) c.k_step = c.tile_k;
+  if (c.k_lanes > 1) c.k_step = c.k_lanes;
   // Split-K: chunks each invocation walks within the loop budget, and more
   // where too few workgroups would occupy the device, as long as each
   // chunk keeps at least 256 steps.
@@ -123,7 +135,7 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
     return Unimplemented(std::string(OpcodeName(dot.opcode)) + " " + dot.Describe() + ": " + std::to_string(pre_trips) +
                          " groups are more than one invocation may walk (" + std::to_string(target.max_loop_trips) +
                          " loop trips)");
-  const int64_t budget_steps = std::max<int64_t>(1, budget / per_step);
+  const int64_t budget_steps = std::max<int64_t>(1, budget / per_step) * c.k_lanes;  // a lane walks 1 step in k_lanes
   const int64_t budget_splits = CeilDiv(std::max<int64_t>(c.k, 1), budget_steps);
   const int64_t groups = c.batch * c.tiles_m * c.tiles_n;
   const int64_t target_groups = target.cpu ? 8 : 256;

@@ -14,8 +14,9 @@
 // (split-K), then applies the epilogue. On GPUs, 64 x 64 tiles of 16 x 16
 // invocations with 4 x 4 blocks stage 16-step slices of both operands
 // through shared memory (loads coalesce; each element is read from memory
-// once per tile), where both dims are at least 32; matrix-vector
-// products and narrow dims keep the register path.
+// once per tile), where both dims are at least 32; a matrix-vector
+// product gives each row a team of lanes along k; narrow dims keep the
+// register path.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,9 @@ struct MatmulConfig {
   // memory (each invocation loads a few elements, all read them from
   // there); 0 reads operands straight into registers.
   int64_t tile_k = 0;
+  // GPUs, matrix . vector: > 1 lanes share each row's contraction (a lane
+  // takes every k_lanes-th step; shared memory adds their sums).
+  int64_t k_lanes = 1;
   int64_t splits = 1;                    // chunks of the contraction
   int64_t k_chunk = 1;                   // contraction steps of one chunk
   uint32_t local_size = 1;

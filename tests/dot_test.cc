@@ -266,6 +266,12 @@ TEST_F(Dot, GpuConfigurationsRunHere) {
                           "  %ny = f16[64,80] negate(%y)\n  %b = f16[80] parameter(2)\n"
                           "  %d = f16[48,80] dot(%x, %ny), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
                           "  %bb = f16[48,80] broadcast(%b), dimensions={1}\n  ROOT %s = f16[48,80] add(%d, %bb)\n"},
+      // Matrix . vector: teams of lanes along k (split for occupancy too).
+      {ElementType::kF32, "  %x = f32[300,5000] parameter(0)\n  %y = f32[5000] parameter(1)\n"
+                          "  ROOT %d = f32[300] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"},
+      {ElementType::kPred, "  %x = pred[2,37,100] parameter(0)\n  %y = pred[2,100] parameter(1)\n"
+                           "  ROOT %d = pred[2,37] dot(%x, %y), lhs_batch_dims={0}, rhs_batch_dims={0},"
+                           " lhs_contracting_dims={2}, rhs_contracting_dims={1}\n"},
       {ElementType::kF32, "  %x = f32[40,4,9] parameter(0)\n  %y = f32[4,9,50] parameter(1)\n  %g = s32[4,3] parameter(2)\n"
                           "  ROOT %d = f32[3,40,50] ragged-dot(%x, %y, %g), lhs_contracting_dims={1,2},"
                           " rhs_contracting_dims={0,1}, lhs_ragged_dims={2}\n"},

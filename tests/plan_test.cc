@@ -434,8 +434,11 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
     EXPECT_EQ(g.tile_m * 1000 + g.tile_n, 64064);
     EXPECT_EQ(g.local_size, 256u);
     EXPECT_EQ(g.workgroups, 256u);
-    // A matrix-vector product keeps registers (a 1-wide tile would idle).
-    EXPECT_EQ(config(PlanText("", MatmulEntry("f32", 4096, 4096, 1), t)).tile_k, 0);
+    // A matrix-vector product gives each row a subgroup-wide team along k.
+    const MatmulConfig v = config(PlanText("", MatmulEntry("f32", 4096, 4096, 1), t));
+    EXPECT_EQ(v.tile_k, 0);
+    EXPECT_EQ(v.k_lanes, t.subgroup_size);
+    EXPECT_EQ(v.tile_m * v.k_lanes, 256);
   }
   // c128 accumulators need 32 KiB of staged slices: the desktop stages, a
   // phone's 16 KiB cannot (and it has no f64 anyway).
