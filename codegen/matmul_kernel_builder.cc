@@ -144,9 +144,10 @@ class MatmulKernelBuilder : public ElementEmitter {
     });
   }
 
-  // Statements declaring `names[0..3]`, operand `side`'s elements at
-  // (b, f, k) and the next 3 along its unit-stride dim, read as one vector
-  // of its buffer and converted to the accumulator type.
+  // Statements declaring `names`, operand `side`'s elements at (b, f, k)
+  // and the next ones along its unit-stride dim (VectorLanes of them), read
+  // as one 16-byte vector of its buffer and converted to the accumulator
+  // type.
   StatusOr<std::string> LoadVector(int side, const std::string& b, const std::string& f, const std::string& k,
                                    const std::vector<std::string>& names) {
     const Instruction* x = dot_.operands[side];
@@ -156,10 +157,12 @@ class MatmulKernelBuilder : public ElementEmitter {
     const std::string name = BindBuffer(buffer, Access::kRead, "in" + std::to_string(side));
     ASSIGN_OR_RETURN(std::string p, PhysicalIndex(x->shape, layout, OperandIndex(side, b, f, k)));
     const std::string v = "vec" + names[0];
-    std::string code = "    uvec4 " + v + " = " + ReadVector(name, "(" + p + ") >> 2u") + ";\n";
+    const int64_t lanes = VectorLanes(t), per_word = lanes / 4;
+    std::string code = "    uvec4 " + v + " = " + ReadVector(name, "(" + p + ") / " + U(lanes)) + ";\n";
     ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, x->Describe()));
-    for (int e = 0; e < 4; ++e) {
-      ASSIGN_OR_RETURN(std::string converted, Convert(DecodeWords(t, {v + "[" + std::to_string(e) + "]"}, "0u"), t, acc_));
+    for (int64_t e = 0; e < lanes; ++e) {
+      const std::string word = v + "[" + std::to_string(e / per_word) + "]";
+      ASSIGN_OR_RETURN(std::string converted, Convert(DecodeWords(t, {word}, U(e % per_word)), t, acc_));
       code += "    " + acc_type_ + " " + names[e] + " = " + converted + ";\n";
     }
     return code;
@@ -363,33 +366,38 @@ class MatmulKernelBuilder : public ElementEmitter {
     // each step's rhs and its products, so few of them are live at once
     // (llvmpipe: 0.6 of the time of loading everything first).
     auto name = [](const char* p, int64_t x, int64_t y) { return std::string(p) + std::to_string(x) + "_" + std::to_string(y); };
-    if (c_.lhs == Read::kAlongK)
-      for (int64_t r = 0; r < tm; ++r) {
-        ASSIGN_OR_RETURN(std::string load, LoadVector(0, "b", "m" + std::to_string(r), "k",
-                                                      {name("a", r, 0), name("a", r, 1), name("a", r, 2), name("a", r, 3)}));
-        main += load;
-      }
-    if (c_.rhs == Read::kAlongK)
-      for (int64_t c = 0; c < tn; ++c) {
-        ASSIGN_OR_RETURN(std::string load, LoadVector(1, "b", "n" + std::to_string(c), "k",
-                                                      {name("b", 0, c), name("b", 1, c), name("b", 2, c), name("b", 3, c)}));
-        main += load;
-      }
+    auto at = [](const std::string& base, int64_t plus) { return plus ? "(" + base + " + " + U(plus) + ")" : base; };
+    const int64_t lanes[2] = {VectorLanes(dot_.operands[0]->shape.element_type()),
+                              VectorLanes(dot_.operands[1]->shape.element_type())};
+    // Vectors along k: the iteration's steps, a vector's lanes at a time.
+    for (int side = 0; side < 2; ++side) {
+      if ((side == 0 ? c_.lhs : c_.rhs) != Read::kAlongK) continue;
+      for (int64_t f = 0; f < (side == 0 ? tm : tn); ++f)
+        for (int64_t k0 = 0; k0 < ks; k0 += lanes[side]) {
+          std::vector<std::string> names;
+          for (int64_t e = 0; e < lanes[side]; ++e) names.push_back(side == 0 ? name("a", f, k0 + e) : name("b", k0 + e, f));
+          ASSIGN_OR_RETURN(std::string load,
+                           LoadVector(side, "b", (side == 0 ? "m" : "n") + std::to_string(f), at("k", k0), names));
+          main += load;
+        }
+    }
     for (int64_t kk = 0; kk < ks; ++kk) {
-      const std::string k = kk ? "(k + " + U(kk) + ")" : "k";
+      const std::string k = at("k", kk);
       if (c_.lhs == Read::kAlongFree) {
-        for (int64_t r = 0; r < tm; r += 4) {
-          ASSIGN_OR_RETURN(std::string load, LoadVector(0, "b", "m" + std::to_string(r), k,
-                                                        {name("a", r, kk), name("a", r + 1, kk), name("a", r + 2, kk), name("a", r + 3, kk)}));
+        for (int64_t r = 0; r < tm; r += lanes[0]) {
+          std::vector<std::string> names;
+          for (int64_t e = 0; e < lanes[0]; ++e) names.push_back(name("a", r + e, kk));
+          ASSIGN_OR_RETURN(std::string load, LoadVector(0, "b", "m" + std::to_string(r), k, names));
           main += load;
         }
       } else if (c_.lhs == Read::kElements) {
         for (int64_t r = 0; r < tm; ++r) main += "    " + acc_type_ + " " + name("a", r, kk) + " = load_a(b, m" + std::to_string(r) + ", " + k + ");\n";
       }
       if (c_.rhs == Read::kAlongFree) {
-        for (int64_t c = 0; c < tn; c += 4) {
-          ASSIGN_OR_RETURN(std::string load, LoadVector(1, "b", "n" + std::to_string(c), k,
-                                                        {name("b", kk, c), name("b", kk, c + 1), name("b", kk, c + 2), name("b", kk, c + 3)}));
+        for (int64_t c = 0; c < tn; c += lanes[1]) {
+          std::vector<std::string> names;
+          for (int64_t e = 0; e < lanes[1]; ++e) names.push_back(name("b", kk, c + e));
+          ASSIGN_OR_RETURN(std::string load, LoadVector(1, "b", "n" + std::to_string(c), k, names));
           main += load;
         }
       } else if (c_.rhs == Read::kElements) {

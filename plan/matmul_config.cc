@@ -25,20 +25,25 @@ MatmulConfig::Read ChooseRead(const Instruction& dot, const DotPlan& plan, int s
   const Instruction* x = dot.operands[side];
   const std::optional<Layout> layout = materialized(x);
   const ElementType t = x->shape.element_type();
-  if (!layout || !layout->tiles.empty() || layout->minor_to_major.empty() || IsComplex(t) || BitWidth(t) != 32)
+  const int width = BitWidth(t);
+  if (!layout || !layout->tiles.empty() || layout->minor_to_major.empty() || IsComplex(t) ||
+      (width != 8 && width != 16 && width != 32))
     return MatmulConfig::Read::kElements;
   StatusOr<int> bits = ElementStorageBits(t, *layout);
-  if (!bits.ok() || *bits != 32) return MatmulConfig::Read::kElements;
+  if (!bits.ok() || *bits != width) return MatmulConfig::Read::kElements;
+  const int64_t lanes = VectorLanes(t);
   const int64_t unit = layout->minor_to_major[0];
   const std::vector<int64_t>& contracting = side == 0 ? plan.dims.lhs_contracting : plan.dims.rhs_contracting;
   const std::vector<int64_t>& free = side == 0 ? plan.lhs_free : plan.rhs_free;
-  if (contracting.size() == 1 && contracting[0] == unit && x->shape.dim(unit) % 4 == 0) return MatmulConfig::Read::kAlongK;
-  if (free.size() == 1 && free[0] == unit && thread_free % 4 == 0 && free_extent % thread_free == 0)
+  if (contracting.size() == 1 && contracting[0] == unit && x->shape.dim(unit) % lanes == 0) return MatmulConfig::Read::kAlongK;
+  if (free.size() == 1 && free[0] == unit && thread_free % lanes == 0 && free_extent % thread_free == 0)
     return MatmulConfig::Read::kAlongFree;
   return MatmulConfig::Read::kElements;
 }
 
 }  // namespace
+
+int64_t VectorLanes(ElementType t) { return 128 / std::max(1, BitWidth(t)); }
 
 ElementType MatmulAccumulator(ElementType t) {
   if (t == ElementType::kPred || t == ElementType::kF64 || t == ElementType::kC64 || t == ElementType::kC128) return t;
@@ -80,11 +85,18 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   // takes 4 rows each (f32 4096^2: 11 ms against 14 with 16 rows, 18 with
   // one). On a GPU 4 x 4, 256 invocations. Fewer along a dim that is
   // smaller, the lanes moved to the other dim.
-  const bool f32 = dot.shape.element_type() == ElementType::kF32;  // narrow results round and pack per element: big code
+  // Narrow results round and pack per element (big code): 16 x 16 blocks
+  // only for 32-bit results, 8 x 8 for narrow ones only with vectors.
+  const ElementType rt = dot.shape.element_type();
+  // f8 operands decode through a function each: 16 x 16 blocks of 16-lane
+  // vectors took llvmpipe 6 s to compile.
+  const bool f8 = (IsFloat(dot.operands[0]->shape.element_type()) && BitWidth(dot.operands[0]->shape.element_type()) == 8) ||
+                  (IsFloat(dot.operands[1]->shape.element_type()) && BitWidth(dot.operands[1]->shape.element_type()) == 8);
+  const bool wide_result = BitWidth(rt) == 32 && !IsComplex(rt) && !f8;
   const int64_t invocations = target.cpu ? 64 : std::min<int64_t>(256, target.max_workgroup_invocations);
   for (const int64_t block : {int64_t{16}, int64_t{8}, int64_t{4}}) {
     if (!target.cpu && block > 4) continue;
-    if (target.cpu && !f32 && block > 4) continue;
+    if (target.cpu && block == 16 && !wide_result) continue;
     c.thread_m = one_row ? 1 : FitPowerOfTwo(c.m, c.n == 1 ? 4 : block);
     c.thread_n = FitPowerOfTwo(c.n, block);
     c.threads_n = FitPowerOfTwo(CeilDiv(c.n, c.thread_n), target.cpu ? 8 : 16);
@@ -96,6 +108,7 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
     }
     const bool vectors = c.lhs != MatmulConfig::Read::kElements && c.rhs != MatmulConfig::Read::kElements;
     if (block == 16 && !vectors) continue;
+    if (block == 8 && !wide_result && !vectors) continue;
     break;
   }
   // GPUs: shared-memory tiles where both dims fill them at least halfway
@@ -123,7 +136,10 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   c.tile_n = c.threads_n * c.thread_n;
   c.tiles_m = CeilDiv(std::max<int64_t>(c.m, 1), c.tile_m);
   c.tiles_n = CeilDiv(std::max<int64_t>(c.n, 1), c.tile_n);
-  c.k_step = c.lhs == MatmulConfig::Read::kAlongK || c.rhs == MatmulConfig::Read::kAlongK ? 4 : 1;
+  // Steps per iteration: the widest vector read along k.
+  c.k_step = 1;
+  if (c.lhs == MatmulConfig::Read::kAlongK) c.k_step = VectorLanes(dot.operands[0]->shape.element_type());
+  if (c.rhs == MatmulConfig::Read::kAlongK) c.k_step = std::max(c.k_step, VectorLanes(dot.operands[1]->shape.element_type()));
   if (c.tile_k > 0) c.k_step = c.tile_k;
   if (c.k_lanes > 1) c.k_step = c.k_lanes;
   // Split-K: chunks each invocation walks within the loop budget, and more

@@ -30,14 +30,14 @@ namespace vkxla {
 
 struct MatmulConfig {
   // How an operand is read: an element at a time through its load function
-  // (any fused producers), or, where it is a 32-bit array in a buffer whose
-  // unit-stride dim is the contraction or its one free dim, 4 elements at a
-  // time as whole vectors (llvmpipe's loads cost a loop over the lanes each;
-  // vectors of 4 more than doubled f32 1024^3 there).
+  // (any fused producers), or, where it is an 8-, 16- or 32-bit array in a
+  // buffer whose unit-stride dim is the contraction or its one free dim, 16
+  // bytes at a time as whole vectors (llvmpipe's loads cost a loop over the
+  // lanes each; vectors more than doubled f32 1024^3 there).
   enum class Read { kElements, kAlongK, kAlongFree };
   int64_t batch = 1, m = 1, n = 1, k = 1;
   Read lhs = Read::kElements, rhs = Read::kElements;
-  int64_t k_step = 1;                    // contraction steps one iteration takes (4 with vectors along k)
+  int64_t k_step = 1;                    // contraction steps one iteration takes (a vector's lanes along k)
   int64_t thread_m = 1, thread_n = 1;    // the register block of one invocation
   int64_t threads_m = 1, threads_n = 1;  // invocations of a workgroup along m and n
   int64_t tile_m = 1, tile_n = 1;        // threads * thread
@@ -58,6 +58,10 @@ struct MatmulConfig {
   // The second kernel of a split: one invocation per result element.
   uint64_t SumInvocations() const { return static_cast<uint64_t>(batch * m * n); }
 };
+
+// Elements of type t in one 16-byte vector read (4 of 32 bits, 8 of 16,
+// 16 of 8).
+int64_t VectorLanes(ElementType t);
 
 // The type a dot accumulates in for result type `t`: f32 for f32 and
 // narrower floats, f64, c64, c128; 32- or 64-bit integers of the result's

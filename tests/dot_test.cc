@@ -13,6 +13,8 @@
 #include "frontends/hlo_text.h"
 #include "frontends/stablehlo_reader.h"
 #include "frontends/xla_builder.h"
+#include "plan/matmul_config.h"
+#include "plan/planner.h"
 #include "ops/evaluator.h"
 #include "runtime/executable.h"
 #include "tests/dot_test_util.h"
@@ -238,6 +240,37 @@ TEST_F(Dot, AlgorithmsRoundTheOperands) {
   ExpectHloError("", "  %a = f32[1,1] constant({{1}})\n  ROOT %d = f32[1,1] dot(%a, %a), lhs_contracting_dims={1},"
                      " rhs_contracting_dims={0}, algorithm=dot_f7_f7_f7\n",
                  {"dot", "algorithm", "dot_f7_f7_f7", "supported"});
+}
+
+// 8- and 16-bit operands read 16 bytes at a time along k (the lhs) and n
+// (the rhs) where their dims allow: every narrow type, against the
+// reference, with the plan checked to have chosen vectors on lavapipe.
+TEST_F(Dot, NarrowOperandsReadAsVectors) {
+  struct Case {
+    ElementType in, out;
+  };
+  const Case cases[] = {{ElementType::kF16, ElementType::kF16},       {ElementType::kBF16, ElementType::kF32},
+                        {ElementType::kS8, ElementType::kS32},        {ElementType::kU8, ElementType::kU32},
+                        {ElementType::kS16, ElementType::kS16},       {ElementType::kF8E4M3FN, ElementType::kF32},
+                        {ElementType::kF8E5M2, ElementType::kBF16}};
+  int seed = 0;
+  for (const Case& c : cases) {
+    if (NeedsMissingFeature(c.in, TestDevice().target()) || NeedsMissingFeature(c.out, TestDevice().target())) continue;
+    SCOPED_TRACE(Type(c.in) + " -> " + Type(c.out));
+    auto module = Parse("HloModule narrow\nENTRY %e {\n  %x = " + ShapeText(c.in, {40, 64}) + " parameter(0)\n  %y = " +
+                        ShapeText(c.in, {64, 96}) + " parameter(1)\n  ROOT %d = " + ShapeText(c.out, {40, 96}) +
+                        " dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+    ASSERT_TRUE(module);
+    if (TestDevice().target().cpu) {
+      auto program = PlanModule(*module, TestDevice().target());
+      ASSERT_TRUE(program.ok()) << program.status().ToString();
+      const auto& config = std::get<MatmulConfig>(program->groups[0].config);
+      EXPECT_EQ(config.lhs, MatmulConfig::Read::kAlongK);
+      EXPECT_EQ(config.k_step, VectorLanes(c.in));
+    }
+    std::mt19937_64 rng(++seed);
+    RunAndCompareWith(*module, {SmallIntegers(Shape(c.in, {40, 64}), rng), SmallIntegers(Shape(c.in, {64, 96}), rng)});
+  }
 }
 
 // The configurations a GPU gets (shared-memory tiles, split-K at a GPU's
