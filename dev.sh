@@ -40,6 +40,7 @@ case "${1:-}" in
     build/vkxla run samples/elementwise.hlo --input samples/x.npy --input samples/y.npy --print
     build/vkxla run samples/elementwise.mlir --input samples/x.npy --input samples/y.npy --print
     build/vkxla run samples/softmax_topk.hlo --input samples/x.npy --print
+    build/vkxla run samples/mlp.hlo --input samples/x.npy --print
     ;;
   test)
     install_missing; build

@@ -6,6 +6,17 @@
 
 namespace vkxla {
 
+BenchRow LimitRow(std::string name, std::string result, double value, BenchLimit against, double target, std::string note) {
+  BenchRow r;
+  r.name = std::move(name);
+  r.result = std::move(result);
+  r.value = value;
+  r.against = against;
+  r.target = target;
+  r.note = std::move(note);
+  return r;
+}
+
 std::string Format(const char* fmt, double v) {
   char buf[160];
   std::snprintf(buf, sizeof buf, fmt, v);

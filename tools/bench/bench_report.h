@@ -14,6 +14,9 @@ namespace vkxla {
 // printf of one number: Format("%.1f GB/s", 9.2).
 std::string Format(const char* fmt, double v);
 
+// The device limits a row may divide by (tools/bench/device_limits.h).
+enum class BenchLimit { kNone, kCopy, kStream, kFma };
+
 struct BenchRow {
   std::string name;    // "fused 8-op elementwise, 16M f32"
   std::string result;  // "41.2 GB/s"
@@ -21,7 +24,16 @@ struct BenchRow {
   double ratio = 0;    // result / limit (0: no ratio)
   double target = 0;   // the ratio the project aims for (0: none)
   std::string note;
+  // Rows against a device limit keep their measured value (in the limit's
+  // unit); limit text and ratio are filled in once the run's limits are
+  // final (ApplyLimits).
+  BenchLimit against = BenchLimit::kNone;
+  double value = 0;
 };
+
+// A row whose ratio divides `value` (GB/s or GFLOP/s) by a device limit.
+BenchRow LimitRow(std::string name, std::string result, double value, BenchLimit against, double target,
+                  std::string note = "");
 
 struct BenchReport {
   std::string device;   // device name, the section heading

@@ -92,6 +92,31 @@ StatusOr<Timing> BestTiming(int trials, const std::function<StatusOr<Timing>()>&
   return times.front();
 }
 
+DeviceLimits BestOf(const DeviceLimits& a, const DeviceLimits& b) {
+  DeviceLimits r = a;
+  r.copy_gbps = std::max(a.copy_gbps, b.copy_gbps);
+  if (b.stream_gbps > a.stream_gbps) {
+    r.stream_gbps = b.stream_gbps;
+    r.stream_local_size = b.stream_local_size;
+  }
+  r.stream_wide_gbps = std::max(a.stream_wide_gbps, b.stream_wide_gbps);
+  r.fma_gflops = std::max(a.fma_gflops, b.fma_gflops);
+  return r;
+}
+
+void ApplyLimits(const DeviceLimits& limits, BenchReport& report) {
+  for (BenchRow& row : report.rows) {
+    double limit = 0;
+    switch (row.against) {
+      case BenchLimit::kNone: continue;
+      case BenchLimit::kCopy: limit = limits.copy_gbps; row.limit = Format("vkCmdCopyBuffer %.1f GB/s", limit); break;
+      case BenchLimit::kStream: limit = limits.stream_gbps; row.limit = Format("reference stream kernel %.1f GB/s", limit); break;
+      case BenchLimit::kFma: limit = limits.fma_gflops; row.limit = Format("peak FMA %.1f GFLOP/s", limit); break;
+    }
+    row.ratio = limit > 0 ? row.value / limit : 0;
+  }
+}
+
 StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
   const uint64_t bytes = elements * 4;
   ASSIGN_OR_RETURN(Buffer a, device.CreateBuffer(bytes, Device::Memory::kDeviceLocal));

@@ -7,6 +7,7 @@
 
 #include "runtime/device.h"
 #include "runtime/gpu_timer.h"
+#include "tools/bench/bench_report.h"
 
 namespace vkxla {
 
@@ -32,5 +33,11 @@ StatusOr<Timing> BestTiming(int trials, const std::function<StatusOr<Timing>()>&
 StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements);
 // The peak-FMA reference alone (MeasureDeviceLimits includes it).
 StatusOr<double> MeasurePeakFma(Device& device);
+// The better of two measurements of each limit: interference from other
+// work only slows a measurement, so limits taken before and after a run
+// bound the device better than either.
+DeviceLimits BestOf(const DeviceLimits& a, const DeviceLimits& b);
+// Fills in the limit text and ratio of every row measured against a limit.
+void ApplyLimits(const DeviceLimits& limits, BenchReport& report);
 
 }  // namespace vkxla

@@ -37,11 +37,10 @@ Status FusedElementwise(Device& device, const DeviceLimits& limits, uint64_t ele
   ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, Fused8Module(elements), args));
   const double gbps = 3.0 * elements * 4 / m.kernels.seconds * 1e-9;
   const std::string n = std::to_string(elements / (1 << 20)) + "M";
-  report.rows.push_back({"fused 8-op elementwise, " + n + " f32 (" + std::to_string(m.kernel_count) + " kernel)",
-                         Format("%.1f GB/s", gbps), Format("reference stream kernel %.1f GB/s", limits.stream_gbps),
-                         gbps / limits.stream_gbps, 0.9, Format("%.3f ms", m.kernels.seconds * 1e3)});
-  report.rows.push_back({"fused 8-op elementwise vs copy", Format("%.1f GB/s", gbps),
-                         Format("vkCmdCopyBuffer %.1f GB/s", limits.copy_gbps), gbps / limits.copy_gbps, 0, ""});
+  report.rows.push_back(LimitRow("fused 8-op elementwise, " + n + " f32 (" + std::to_string(m.kernel_count) + " kernel)",
+                                 Format("%.1f GB/s", gbps), gbps, BenchLimit::kStream, 0.9,
+                                 Format("%.3f ms", m.kernels.seconds * 1e3)));
+  report.rows.push_back(LimitRow("fused 8-op elementwise vs copy", Format("%.1f GB/s", gbps), gbps, BenchLimit::kCopy, 0));
   return OkStatus();
 }
 

@@ -28,7 +28,7 @@ Status RunLayoutBenchmarks(Device& device, const DeviceLimits& limits, uint64_t 
   for (const Case& c : {Case{row_major, tiled, "copy"}, Case{tiled, row_major, "copy"}, Case{row_major, row_major, "transpose"}}) {
     ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, MoveModule(n, c.from, c.to, c.op), args));
     const double gbps = 2.0 * n * n * 4 / m.kernels.seconds * 1e-9;
-    char name[128], result[64], limit[96];
+    char name[128], result[64];
     if (c.op == "copy")
       std::snprintf(name, sizeof name, "relayout f32[%lld,%lld]%s → %s", static_cast<long long>(n),
                     static_cast<long long>(n), c.from.c_str(), c.to.c_str());
@@ -36,8 +36,7 @@ Status RunLayoutBenchmarks(Device& device, const DeviceLimits& limits, uint64_t 
       std::snprintf(name, sizeof name, "transpose f32[%lld,%lld]{1,0} → {1,0}", static_cast<long long>(n),
                     static_cast<long long>(n));
     std::snprintf(result, sizeof result, "%.1f GB/s", gbps);
-    std::snprintf(limit, sizeof limit, "reference stream kernel %.1f GB/s", limits.stream_gbps);
-    report.rows.push_back({name, result, limit, gbps / limits.stream_gbps, 0.8, ""});
+    report.rows.push_back(LimitRow(name, result, gbps, BenchLimit::kStream, 0.8));
   }
   return OkStatus();
 }

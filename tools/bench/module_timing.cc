@@ -20,6 +20,27 @@ StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_
   return m;
 }
 
+StatusOr<std::vector<ModuleTiming>> TimeModulesInterleaved(
+    Device& device, const std::vector<std::pair<std::string, std::vector<Literal>>>& modules, int rounds, int runs) {
+  std::vector<std::unique_ptr<Module>> parsed;
+  std::vector<std::unique_ptr<Executable>> exes;
+  std::vector<ModuleTiming> out(modules.size());
+  for (size_t i = 0; i < modules.size(); ++i) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Module> m, ParseAndVerifyHlo(modules[i].first));
+    ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*m, device));
+    RETURN_IF_ERROR(exe->Run(modules[i].second).status());
+    out[i].kernel_count = exe->kernel_count();
+    parsed.push_back(std::move(m));
+    exes.push_back(std::move(exe));
+  }
+  for (int r = 0; r < rounds; ++r)
+    for (size_t i = 0; i < exes.size(); ++i) {
+      ASSIGN_OR_RETURN(Timing t, exes[i]->TimeKernels(runs));
+      if (r == 0 || t.seconds < out[i].kernels.seconds) out[i].kernels = t;
+    }
+  return out;
+}
+
 Literal RandomBenchLiteral(const Shape& shape, uint64_t seed) {
   Literal l(Shape(shape.element_type(), shape.dims()));
   std::mt19937_64 rng(seed);

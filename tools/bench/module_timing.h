@@ -20,6 +20,12 @@ struct ModuleTiming {
 StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text, const std::vector<Literal>& arguments,
                                          int trials = 7, int runs = 4);
 
+// Several modules timed in alternation (round after round, the best of each
+// kept), so that interference from other work falls on all of them alike:
+// for comparing two variants of a kernel.
+StatusOr<std::vector<ModuleTiming>> TimeModulesInterleaved(
+    Device& device, const std::vector<std::pair<std::string, std::vector<Literal>>>& modules, int rounds, int runs);
+
 // A literal of `shape` filled with uniform random values in [-1, 1)
 // (floats) or over the type's range (integers); fixed seed.
 Literal RandomBenchLiteral(const Shape& shape, uint64_t seed);
