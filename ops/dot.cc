@@ -200,12 +200,9 @@ StatusOr<Shape> InferDotShape(const Instruction& inst) {
   return Shape(t, dims);
 }
 
-namespace {
-
-// The operand's index for canonical (b, m, k) of the result; `k_side`
-// false gives (b, k, n) for the rhs.
-std::vector<int64_t> OperandIndex(const Shape& x, const std::vector<int64_t>& batch_dims, const std::vector<int64_t>& free_dims,
-                                  const std::vector<int64_t>& contracting, int64_t b, int64_t f, int64_t k) {
+std::vector<int64_t> CanonicalOperandIndex(const Shape& x, const std::vector<int64_t>& batch_dims,
+                                           const std::vector<int64_t>& free_dims, const std::vector<int64_t>& contracting,
+                                           int64_t b, int64_t f, int64_t k) {
   std::vector<int64_t> idx(x.rank());
   auto spread = [&](const std::vector<int64_t>& dims, int64_t linear) {
     for (size_t i = dims.size(); i-- > 0;) {
@@ -218,8 +215,6 @@ std::vector<int64_t> OperandIndex(const Shape& x, const std::vector<int64_t>& ba
   spread(contracting, k);
   return idx;
 }
-
-}  // namespace
 
 StatusOr<Literal> EvaluateDot(const Instruction& inst, const Literal& lhs, const Literal& rhs) {
   ASSIGN_OR_RETURN(DotPlan p, PlanDot(inst));
@@ -234,10 +229,10 @@ StatusOr<Literal> EvaluateDot(const Instruction& inst, const Literal& lhs, const
     for (int64_t k = 0; k < p.k; ++k) {
       for (int64_t m = 0; m < p.m; ++m)
         a[(b * p.m + m) * p.k + k] = arithmetic.Of(
-            lhs.GetAt(OperandIndex(ls, p.dims.lhs_batch, p.lhs_free, p.dims.lhs_contracting, b, m, k)), p.algorithm.lhs_precision);
+            lhs.GetAt(CanonicalOperandIndex(ls, p.dims.lhs_batch, p.lhs_free, p.dims.lhs_contracting, b, m, k)), p.algorithm.lhs_precision);
       for (int64_t n = 0; n < p.n; ++n)
         bm[(b * p.k + k) * p.n + n] = arithmetic.Of(
-            rhs.GetAt(OperandIndex(rs, p.dims.rhs_batch, p.rhs_free, p.dims.rhs_contracting, b, n, k)), p.algorithm.rhs_precision);
+            rhs.GetAt(CanonicalOperandIndex(rs, p.dims.rhs_batch, p.rhs_free, p.dims.rhs_contracting, b, n, k)), p.algorithm.rhs_precision);
     }
   int64_t linear = 0;
   for (int64_t b = 0; b < p.batch; ++b)

@@ -52,6 +52,12 @@ StatusOr<Shape> InferDotShape(const Instruction& inst);
 // naming the ones this build runs.
 StatusOr<DotAlgorithm> ParseDotAlgorithm(const std::string& name);
 
+// Operand x's index of canonical (b, f, k): f is m for the lhs, n for the
+// rhs; each linear index spreads over its dims, the last listed fastest.
+std::vector<int64_t> CanonicalOperandIndex(const Shape& x, const std::vector<int64_t>& batch_dims,
+                                           const std::vector<int64_t>& free_dims, const std::vector<int64_t>& contracting,
+                                           int64_t b, int64_t f, int64_t k);
+
 // The reference: products and sums in double (complex<double>; exact
 // integers wrapping to the result's width; pred as or-of-ands), each
 // operand first converted (and rounded as the algorithm says), rounded

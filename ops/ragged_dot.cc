@@ -24,22 +24,6 @@ std::vector<int64_t> Before(const std::vector<int64_t>& list, int64_t x) {
   return out;
 }
 
-// The operand's index for canonical (b, f, k); see ops/dot.h.
-std::vector<int64_t> CanonicalIndex(const Shape& x, const std::vector<int64_t>& batch, const std::vector<int64_t>& free,
-                                    const std::vector<int64_t>& contracting, int64_t b, int64_t f, int64_t k) {
-  std::vector<int64_t> idx(x.rank());
-  auto spread = [&](const std::vector<int64_t>& dims, int64_t linear) {
-    for (size_t i = dims.size(); i-- > 0;) {
-      idx[dims[i]] = linear % x.dim(dims[i]);
-      linear /= x.dim(dims[i]);
-    }
-  };
-  spread(batch, b);
-  spread(free, f);
-  spread(contracting, k);
-  return idx;
-}
-
 }  // namespace
 
 StatusOr<RaggedDotPlan> PlanRaggedDot(const Instruction& inst) {
@@ -148,10 +132,10 @@ StatusOr<Literal> EvaluateRaggedDot(const Instruction& inst, const Literal& lhs,
     return std::make_pair(start, end);
   };
   auto lhs_at = [&](int64_t b, int64_t m, int64_t k) {
-    return CanonicalIndex(ls, p.dims.lhs_batch, p.lhs_free, p.dims.lhs_contracting, b, m, k);
+    return CanonicalOperandIndex(ls, p.dims.lhs_batch, p.lhs_free, p.dims.lhs_contracting, b, m, k);
   };
   auto rhs_term = [&](int64_t b, int64_t k, int64_t n, int64_t group) {
-    std::vector<int64_t> idx = CanonicalIndex(rs, p.dims.rhs_batch, p.rhs_free, p.dims.rhs_contracting, b, n, k);
+    std::vector<int64_t> idx = CanonicalOperandIndex(rs, p.dims.rhs_batch, p.rhs_free, p.dims.rhs_contracting, b, n, k);
     if (rp.rhs_group >= 0) idx[rp.rhs_group] = group;
     return arithmetic.Of(rhs.GetAt(idx), p.algorithm.rhs_precision);
   };
