@@ -95,14 +95,11 @@ StatusOr<RaggedDotPlan> PlanRaggedDot(const Instruction& inst) {
 
 StatusOr<Shape> InferRaggedDotShape(const Instruction& inst) {
   ASSIGN_OR_RETURN(RaggedDotPlan p, PlanRaggedDot(inst));
-  const Shape& lhs = inst.operands[0]->shape;
-  const Shape& rhs = inst.operands[1]->shape;
-  std::vector<int64_t> dims;
-  if (p.mode == RaggedMode::kContracting) dims.push_back(p.groups);
-  for (int64_t d : p.dot.dims.lhs_batch) dims.push_back(lhs.dim(d));
-  for (int64_t d : p.dot.lhs_free) dims.push_back(lhs.dim(d));
-  for (int64_t d : p.dot.rhs_free) dims.push_back(rhs.dim(d));
-  return Shape(inst.shape.IsArray() ? inst.shape.element_type() : lhs.element_type(), dims);
+  ASSIGN_OR_RETURN(Shape dot, InferDotShape(inst));  // the group dim is not among the rhs's free dims
+  if (p.mode != RaggedMode::kContracting) return dot;
+  std::vector<int64_t> dims = dot.dims();
+  dims.insert(dims.begin(), p.groups);
+  return Shape(dot.element_type(), dims);
 }
 
 StatusOr<Literal> EvaluateRaggedDot(const Instruction& inst, const Literal& lhs, const Literal& rhs,
