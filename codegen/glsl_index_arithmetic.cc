@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "ir/numbers.h"
+
 namespace vkxla {
 namespace {
 
@@ -10,7 +12,7 @@ int64_t AsConstant(const std::string& v) {
   if (v.size() < 2 || v.back() != 'u') return -1;
   for (size_t i = 0; i + 1 < v.size(); ++i)
     if (!std::isdigit(static_cast<unsigned char>(v[i]))) return -1;
-  return std::stoll(v.substr(0, v.size() - 1));
+  return ParseInt64(std::string_view(v).substr(0, v.size() - 1)).value_or(-1);
 }
 
 int Log2IfPowerOfTwo(int64_t c) {

@@ -1,6 +1,9 @@
 #include "frontends/mlir_cursor.h"
 
+#include <algorithm>
 #include <cctype>
+
+#include "ir/numbers.h"
 
 namespace vkxla {
 
@@ -73,9 +76,10 @@ StatusOr<int64_t> MlirCursor::Integer() {
   const size_t digits = end;
   while (end < text_.size() && std::isdigit(static_cast<unsigned char>(text_[end]))) ++end;
   if (end == digits) return Error("expected an integer");
-  const int64_t v = std::stoll(std::string(text_.substr(pos_, end - pos_)));
+  const std::optional<int64_t> v = ParseInt64(text_.substr(pos_, end - pos_));
+  if (!v) return Error("integer " + std::string(text_.substr(pos_, end - pos_)) + " is out of range");
   pos_ = end;
-  return v;
+  return *v;
 }
 
 StatusOr<std::string> MlirCursor::String() {
@@ -120,7 +124,8 @@ void MlirCursor::SkipUntil(std::string_view stops) {
     const char c = text_[pos_];
     if (depth == 0 && stops.find(c) != std::string_view::npos) return;
     if (c == '"') {
-      (void)String();
+      // An unterminated string runs to the end of the input.
+      if (!String().ok()) pos_ = text_.size();
       continue;
     }
     if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
@@ -133,16 +138,26 @@ void MlirCursor::SkipUntil(std::string_view stops) {
   }
 }
 
-std::string MlirCursor::Where(size_t at) const {
-  int line = first_line_, col = 1;
-  for (size_t i = 0; i < at && i < text_.size(); ++i) {
-    if (text_[i] == '\n') {
-      ++line;
-      col = 1;
+std::pair<int, int> MlirCursor::LineColumn(size_t at) const {
+  at = std::min(at, text_.size());
+  if (lc_line_ == 0 || at < lc_at_) {  // first question, or going back: from the start
+    lc_at_ = 0;
+    lc_line_ = first_line_;
+    lc_col_ = 1;
+  }
+  for (; lc_at_ < at; ++lc_at_) {
+    if (text_[lc_at_] == '\n') {
+      ++lc_line_;
+      lc_col_ = 1;
     } else {
-      ++col;
+      ++lc_col_;
     }
   }
+  return {lc_line_, lc_col_};
+}
+
+std::string MlirCursor::Where(size_t at) const {
+  const auto [line, col] = LineColumn(at);
   return std::to_string(line) + ":" + std::to_string(col);
 }
 

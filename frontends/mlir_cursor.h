@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "ir/status.h"
 
@@ -39,6 +40,9 @@ class MlirCursor {
   std::string_view rest() const { return text_.substr(pos_); }
   // line:col of the current position (or of `at`).
   std::string Where(size_t at) const;
+  // The same as numbers; asking in increasing order costs the text once
+  // (the last answer is kept), not once per question.
+  std::pair<int, int> LineColumn(size_t at) const;
   std::string Where() const { return Where(pos_); }
   Status Error(const std::string& message) const { return Error(pos_, message); }
   Status Error(size_t at, const std::string& message) const;
@@ -48,6 +52,9 @@ class MlirCursor {
   std::string_view text_;
   size_t pos_ = 0;
   int first_line_;
+  // LineColumn's last answer: offset, line, column.
+  mutable size_t lc_at_ = 0;
+  mutable int lc_line_ = 0, lc_col_ = 1;
 };
 
 }  // namespace vkxla

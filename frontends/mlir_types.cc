@@ -1,20 +1,21 @@
 #include "frontends/mlir_types.h"
 
 #include <cctype>
-#include <cstdlib>
 #include <cstring>
 #include <map>
+
+#include "ir/numbers.h"
 
 namespace vkxla {
 
 StatusOr<ElementType> ParseMlirElementType(MlirCursor& c) {
   const size_t at = c.position();
-  if (c.Consume("complex<")) {
-    ASSIGN_OR_RETURN(ElementType part, ParseMlirElementType(c));
+  if (c.Consume("complex<")) {  // of a float type, so no nesting
+    const std::string part = c.Identifier();
     RETURN_IF_ERROR(c.Expect(">"));
-    if (part == ElementType::kF32) return ElementType::kC64;
-    if (part == ElementType::kF64) return ElementType::kC128;
-    return c.Error(at, "complex<" + std::string(ElementTypeName(part)) + "> is not supported (only complex<f32> and complex<f64>)");
+    if (part == "f32") return ElementType::kC64;
+    if (part == "f64") return ElementType::kC128;
+    return c.Error(at, "complex<" + part + "> is not supported (only complex<f32> and complex<f64>)");
   }
   static const std::map<std::string, ElementType> kTypes = {
       {"i1", ElementType::kPred},    {"i4", ElementType::kS4},     {"i8", ElementType::kS8},
@@ -34,14 +35,16 @@ StatusOr<ElementType> ParseMlirElementType(MlirCursor& c) {
   return it->second;
 }
 
-StatusOr<Shape> ParseMlirType(MlirCursor& c) {
+StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth) {
   const size_t at = c.position();
   if (c.Consume("!stablehlo.token")) return Shape::Token();
   if (c.Consume("tuple<")) {
+    if (depth >= kMaxTupleDepth)
+      return c.Error(at, "tuple types nest deeper than " + std::to_string(kMaxTupleDepth) + " levels");
     std::vector<Shape> elements;
     if (!c.Consume(">")) {
       do {
-        ASSIGN_OR_RETURN(Shape s, ParseMlirType(c));
+        ASSIGN_OR_RETURN(Shape s, ParseMlirType(c, depth + 1));
         elements.push_back(std::move(s));
       } while (c.Consume(","));
       RETURN_IF_ERROR(c.Expect(">"));
@@ -62,13 +65,20 @@ StatusOr<Shape> ParseMlirType(MlirCursor& c) {
     size_t n = 0;
     while (n < rest.size() && std::isdigit(static_cast<unsigned char>(rest[n]))) ++n;
     if (n >= rest.size() || rest[n] != 'x') break;  // digits of an element type name cannot start it
-    dims.push_back(std::stoll(std::string(rest.substr(0, n))));
+    const std::optional<int64_t> d = ParseInt64(rest.substr(0, n));
+    if (!d || *d > kMaxElements) return c.Error("dimension size " + std::string(rest.substr(0, n)) + " is over 2^48");
+    if (static_cast<int64_t>(dims.size()) == kMaxRank)
+      return c.Error("more than " + std::to_string(kMaxRank) + " dimensions");
+    dims.push_back(*d);
     c.set_position(c.position() + n + 1);
   }
   ASSIGN_OR_RETURN(ElementType t, ParseMlirElementType(c));
   if (c.Peek() == ',') c.SkipUntil(">");  // an encoding (bounds, quantization): not supported
   if (!c.Consume(">")) return c.Error(at, "malformed tensor type");
-  return Shape(t, dims);
+  Shape shape(t, dims);
+  Status bounded = CheckShapeBounds(shape);
+  if (!bounded.ok()) return c.Error(at, bounded.message());
+  return shape;
 }
 
 StatusOr<DenseText> ParseDenseText(MlirCursor& c) {
@@ -131,18 +141,32 @@ Status Tokenize(MlirCursor& c, std::vector<Token>& out) {
 bool IsHex(const std::string& s) { return s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'); }
 
 StatusOr<Scalar> ToScalar(const std::string& text, ElementType t) {
+  const Status bad = InvalidArgument("'" + text + "' is not a " + std::string(ElementTypeName(t)) + " value");
   if (t == ElementType::kPred) {
     if (text == "true") return Scalar::Pred(true);
     if (text == "false") return Scalar::Pred(false);
-    return Scalar::Pred(std::strtoll(text.c_str(), nullptr, 0) != 0);
+    const std::optional<int64_t> v = ParseInt64(text);
+    if (!v) return bad;
+    return Scalar::Pred(*v != 0);
   }
-  if (IsHex(text)) return Scalar::FromBits(t, std::strtoull(text.c_str(), nullptr, 16));
-  if (IsSignedInt(t)) return Scalar::Int(t, std::strtoll(text.c_str(), nullptr, 10));
-  if (IsUnsignedInt(t)) return Scalar::UInt(t, std::strtoull(text.c_str(), nullptr, 10));
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str()) return InvalidArgument("'" + text + "' is not a number");
-  return Scalar::Float(t, v);
+  if (IsHex(text)) {
+    const std::optional<uint64_t> bits = ParseUint64(std::string_view(text).substr(2), 16);
+    if (!bits) return bad;
+    return Scalar::FromBits(t, *bits);
+  }
+  if (IsSignedInt(t)) {
+    const std::optional<int64_t> v = ParseInt64(text);
+    if (!v) return bad;
+    return Scalar::Int(t, *v);
+  }
+  if (IsUnsignedInt(t)) {
+    const std::optional<uint64_t> v = ParseUint64(text);
+    if (!v) return bad;
+    return Scalar::UInt(t, *v);
+  }
+  const std::optional<double> v = ParseDouble(text);
+  if (!v) return bad;
+  return Scalar::Float(t, *v);
 }
 
 }  // namespace
@@ -153,6 +177,8 @@ StatusOr<Literal> DenseToLiteral(const MlirCursor& outer, const DenseText& dense
   std::vector<Token> tokens;
   Status s = Tokenize(c, tokens);
   if (!s.ok()) return outer.Error(dense.at, s.message());
+  Status fits = CheckLiteralBytes(shape);
+  if (!fits.ok()) return outer.Error(dense.at, fits.message());
   Literal lit(shape);
   const ElementType t = shape.element_type();
   const int64_t n = shape.element_count();
@@ -161,7 +187,11 @@ StatusOr<Literal> DenseToLiteral(const MlirCursor& outer, const DenseText& dense
     const std::string hex = tokens[0].re.substr(1);
     if (!IsHex(hex)) return outer.Error(dense.at, "expected a hex string \"0x...\"");
     std::vector<uint8_t> bytes;
-    for (size_t i = 2; i + 1 < hex.size(); i += 2) bytes.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    for (size_t i = 2; i + 1 < hex.size(); i += 2) {
+      const std::optional<uint64_t> byte = ParseUint64(std::string_view(hex).substr(i, 2), 16);
+      if (!byte) return outer.Error(dense.at, "'" + hex.substr(i, 2) + "' in a hex string is not a byte");
+      bytes.push_back(static_cast<uint8_t>(*byte));
+    }
     const size_t w = static_cast<size_t>(ByteWidth(t));
     if (bytes.size() != w && bytes.size() != w * static_cast<size_t>(n))
       return outer.Error(dense.at, "hex string holds " + std::to_string(bytes.size()) + " bytes for " + shape.ToString());

@@ -14,7 +14,7 @@ namespace vkxla {
 StatusOr<ElementType> ParseMlirElementType(MlirCursor& c);
 // A tensor, tuple or token type; dynamic dimensions and element types the
 // project does not have are Unimplemented errors naming them.
-StatusOr<Shape> ParseMlirType(MlirCursor& c);
+StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth = 0);
 // `dense<...>` up to and including its closing '>', with `shape` the type
 // that follows it (read by the caller).
 struct DenseText {

@@ -9,12 +9,19 @@
 #include "frontends/stablehlo_dot.h"
 #include "frontends/mlir_types.h"
 #include "frontends/stablehlo_syntax.h"
+#include "ir/numbers.h"
 #include "ops/attributes.h"
 #include "ops/slice_and_padding.h"
 #include "ops/verifier.h"
 
 namespace vkxla {
 namespace {
+
+// More results than any op has (a variadic sort or reduce of 65536 arrays).
+constexpr int64_t kMaxResults = int64_t{1} << 16;
+// Regions inside regions (a reduce in a while's body in a case ...): each
+// level is a few stack frames of the reader.
+constexpr int kMaxRegionDepth = 64;
 
 class Reader {
  public:
@@ -36,6 +43,7 @@ class Reader {
   // A region ("{ ^bb0(%a: tensor<f32>, ...): ... stablehlo.return ... }")
   // as a computation of the module, its block arguments the parameters.
   StatusOr<Computation*> TranslateRegion(const Statement& s, size_t region, int depth);
+  StatusOr<Computation*> TranslateRegionAt(const Statement& s, size_t region, int depth);
   StatusOr<Instruction*> Lower(const Statement& s, std::map<std::string, Instruction*>& values);
   StatusOr<Instruction*> Value(const Statement& s, const std::string& name, std::map<std::string, Instruction*>& values);
   Status AddCheck(const Statement& s, std::map<std::string, Instruction*>& values);
@@ -53,6 +61,7 @@ class Reader {
   Computation* current_ = nullptr;  // where Add puts instructions
   std::vector<std::unique_ptr<Computation>> regions_;
   int next_id_ = 0;
+  int region_depth_ = 0;  // regions being read, one inside the other
   std::vector<Instruction*> check_values_;
   std::vector<StablehloCheck> checks_;
 };
@@ -175,7 +184,10 @@ StatusOr<Statement> Reader::ParseStatement() {
       std::string r = c_.ValueName();
       if (r.empty()) return c_.Error("expected a result %name");
       if (c_.Consume(":")) {  // %r:2 = ...
+        const size_t count_at = c_.position();
         ASSIGN_OR_RETURN(int64_t n, c_.Integer());
+        if (n < 1 || n > kMaxResults)
+          return c_.Error(count_at, "an op has 1 to " + std::to_string(kMaxResults) + " results, not " + std::to_string(n));
         for (int64_t i = 0; i < n; ++i) s.results.push_back(r + "#" + std::to_string(i));
       } else {
         s.results.push_back(r);
@@ -277,10 +289,9 @@ StatusOr<Statement> Reader::ParseStatement() {
 
 Instruction* Reader::Add(std::unique_ptr<Instruction> inst, size_t at) {
   inst->name = "v" + std::to_string(next_id_++);
-  const std::string where = c_.Where(at);
-  const size_t colon = where.find(':');
-  inst->location.line = std::stoi(where.substr(0, colon));
-  inst->location.column = std::stoi(where.substr(colon + 1));
+  const auto [line, column] = c_.LineColumn(at);
+  inst->location.line = line;
+  inst->location.column = column;
   return current_->AddInstruction(std::move(inst));
 }
 
@@ -352,6 +363,12 @@ StatusOr<Instruction*> Reader::Value(const Statement& s, const std::string& name
 
 StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, Instruction*>& values) {
   const std::string op = s.name.substr(s.name.find('.') + 1);
+  for (const auto& [key, raw] : s.attributes)
+    if (std::optional<std::string> bad = FirstBadInteger(raw))
+      return c_.Error(s.at, s.name + ": integer " + *bad + " in " + key + " is out of range");
+  for (const std::string& raw : s.brackets)
+    if (std::optional<std::string> bad = FirstBadInteger(raw))
+      return c_.Error(s.at, s.name + ": integer " + *bad + " in " + raw.substr(0, 40) + " is out of range");
   std::optional<Opcode> opcode = DirectOpcode(op);
   if (!opcode) return Unimplemented(c_.Where(s.at) + ": " + s.name + " is not implemented yet");
   const bool variadic = *opcode == Opcode::kScatter;
@@ -456,7 +473,13 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
           std::vector<int64_t> v;
           std::stringstream rs(range);
           std::string part;
-          while (std::getline(rs, part, ':')) v.push_back(std::stoll(part));
+          while (std::getline(rs, part, ':')) {
+            while (!part.empty() && part.front() == ' ') part.erase(part.begin());
+            while (!part.empty() && part.back() == ' ') part.pop_back();
+            const std::optional<int64_t> x = ParseInt64(part);
+            if (!x) return c_.Error(s.at, "slice range '" + range + "': '" + part + "' is not an integer");
+            v.push_back(*x);
+          }
           if (v.size() < 2) return c_.Error(s.at, "slice range '" + range + "' needs start:limit");
           dims.push_back({v[0], v[1], v.size() > 2 ? v[2] : 1});
         }
@@ -483,8 +506,13 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       if (auto f = attr({"format"})) {
         // eXmY
         const size_t m = f->find('m');
-        inst->exponent_bits = std::stoll(f->substr(1, m - 1));
-        inst->mantissa_bits = std::stoll(f->substr(m + 1));
+        const std::optional<int64_t> e = f->size() > 1 && (*f)[0] == 'e' && m != std::string::npos
+                                             ? ParseInt64(std::string_view(*f).substr(1, m - 1))
+                                             : std::nullopt;
+        const std::optional<int64_t> mb = e ? ParseInt64(std::string_view(*f).substr(m + 1)) : std::nullopt;
+        if (!e || !mb) return c_.Error(s.at, "reduce_precision format '" + *f + "': expected eXmY, such as e5m10");
+        inst->exponent_bits = *e;
+        inst->mantissa_bits = *mb;
       } else {
         ASSIGN_OR_RETURN(std::string e, need({"exponent_bits"}));
         ASSIGN_OR_RETURN(std::string m, need({"mantissa_bits"}));
@@ -554,7 +582,12 @@ Status Reader::AddCheck(const Statement& s, std::map<std::string, Instruction*>&
   else if (op == "check.expect_close") check.kind = StablehloCheck::Kind::kClose;
   else return Unimplemented(check.location + ": " + op + " is not supported by vkxla conformance");
   if (s.operands.empty()) return c_.Error(s.at, op + " needs an operand");
-  if (auto t = s.attributes.find("tolerance"); t != s.attributes.end()) check.tolerance = std::stod(t->second);
+  if (auto t = s.attributes.find("tolerance"); t != s.attributes.end()) {
+    const std::string text = t->second.substr(0, t->second.find(':'));
+    const std::optional<double> v = ParseDouble(std::string_view(text).substr(0, text.find_last_not_of(' ') + 1));
+    if (!v) return c_.Error(s.at, op + ": tolerance '" + t->second + "' is not a number");
+    check.tolerance = *v;
+  }
   if (auto u = s.attributes.find("max_ulp_difference"); u != s.attributes.end() && !Integers(u->second).empty())
     check.max_ulp_difference = Integers(u->second)[0];
   ASSIGN_OR_RETURN(Instruction * actual, Value(s, s.operands[0], values));
@@ -582,6 +615,15 @@ StatusOr<std::vector<Instruction*>> Reader::Translate(const Function& f, const s
 }
 
 StatusOr<Computation*> Reader::TranslateRegion(const Statement& s, size_t region, int depth) {
+  if (region_depth_ >= kMaxRegionDepth)
+    return c_.Error(s.regions[region], "regions nest deeper than " + std::to_string(kMaxRegionDepth) + " levels");
+  ++region_depth_;
+  StatusOr<Computation*> c = TranslateRegionAt(s, region, depth);
+  --region_depth_;
+  return c;
+}
+
+StatusOr<Computation*> Reader::TranslateRegionAt(const Statement& s, size_t region, int depth) {
   const size_t saved = c_.position();
   c_.set_position(s.regions[region]);
   const size_t open = c_.position();

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "ir/numbers.h"
+
 namespace vkxla {
 
 // The StableHLO ops that map one to one onto an HLO opcode of the same
@@ -47,15 +49,44 @@ std::vector<int64_t> Integers(std::string raw) {
   }
   std::vector<int64_t> out;
   for (size_t i = 0; i < raw.size();) {
-    if (raw[i] == '-' || std::isdigit(static_cast<unsigned char>(raw[i]))) {
-      size_t used = 0;
-      out.push_back(std::stoll(raw.substr(i), &used));
-      i += used;
+    size_t next = i;
+    int64_t v = 0;
+    if (ReadInt64At(raw, next, v)) {
+      out.push_back(v);
+      i = next;
     } else {
+      // Not a number here, or one out of range (which the reader rejects
+      // first: FirstBadInteger): step over it.
+      const bool digits = std::isdigit(static_cast<unsigned char>(raw[i]));
       ++i;
+      while (digits && i < raw.size() && std::isdigit(static_cast<unsigned char>(raw[i]))) ++i;
     }
   }
   return out;
+}
+
+std::optional<std::string> FirstBadInteger(const std::string& raw) {
+  for (size_t i = 0; i < raw.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(raw[i]))) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < raw.size() && std::isdigit(static_cast<unsigned char>(raw[end]))) ++end;
+    // Digits of a float, a hex number or a name are not list integers.
+    auto part_of_word = [&](size_t at) {
+      return at < raw.size() && (raw[at] == '.' || std::isalpha(static_cast<unsigned char>(raw[at])));
+    };
+    if ((i > 0 && part_of_word(i - 1)) || part_of_word(end) || (i > 1 && raw[i - 1] == '-' && part_of_word(i - 2))) {
+      i = end;
+      continue;
+    }
+    const bool negative = i > 0 && raw[i - 1] == '-';
+    const std::string digits = (negative ? "-" : "") + raw.substr(i, end - i);
+    if (!ParseInt64(digits)) return digits;
+    i = end;
+  }
+  return std::nullopt;
 }
 
 // The last word of "#stablehlo<comparison_direction EQ>" or "EQ".

@@ -42,6 +42,9 @@ struct Function {
 std::optional<Opcode> DirectOpcode(const std::string& op);
 // Integers of "[1, 2]", "array<i64: 1, 2>", "dense<[1, 2]> : tensor<2xi64>" or "3 : i64".
 std::vector<int64_t> Integers(std::string raw);
+// The first run of digits in `raw` that is out of int64's range, if any
+// (the reader rejects such attributes before reading them).
+std::optional<std::string> FirstBadInteger(const std::string& raw);
 // The last word of "#stablehlo<comparison_direction EQ>" or "EQ".
 std::string LastWord(const std::string& raw);
 // The fields of "#stablehlo.gather<offset_dims = [2, 3], index_vector_dim = 2>".

@@ -1,11 +1,12 @@
 #include "ir/hlo_parser.h"
 
+#include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <map>
+
+#include "ir/numbers.h"
 
 namespace vkxla {
 namespace {
@@ -51,13 +52,18 @@ class Parser {
   Status ParseAttribute(Module& module, Instruction& inst);
   StatusOr<std::string> ReadRawValue();
   StatusOr<Literal> ParseLiteral(const Shape& shape);
-  Status ParseLiteralValues(const Shape& shape, int64_t dim, Literal& lit, int64_t& next);
+  // The values of an array literal, dim by dim, checked against the shape
+  // as they come (so nothing is allocated for a shape the text cannot fill).
+  Status ParseLiteralValues(const Shape& shape, int64_t dim, std::vector<Scalar>& values);
   StatusOr<Scalar> ParseScalar(ElementType t);
   StatusOr<double> ParseFloatValue();
   StatusOr<ResultAccuracy> ParseResultAccuracy();
 
   std::string_view text_;
   size_t pos_ = 0;
+  int tuple_depth_ = 0;  // nesting of the tuple shape being read
+  mutable size_t loc_at_ = 0;  // Loc's last answer
+  mutable SourceLocation loc_{1, 1};
 };
 
 // ---------------------------------------------------------------- cursor
@@ -122,23 +128,26 @@ StatusOr<int64_t> Parser::ReadInt() {
   while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   std::string s(text_.substr(start, pos_ - start));
   if (s.empty() || s == "-" || s == "+") return Error(start, "expected an integer");
-  errno = 0;
-  long long v = std::strtoll(s.c_str(), nullptr, 10);
-  if (errno == ERANGE) return Error(start, "integer " + s + " out of range");
-  return static_cast<int64_t>(v);
+  const std::optional<int64_t> v = ParseInt64(s);
+  if (!v) return Error(start, "integer " + s + " out of range");
+  return *v;
 }
 
 SourceLocation Parser::Loc(size_t pos) const {
-  SourceLocation loc{1, 1};
-  for (size_t i = 0; i < pos && i < text_.size(); ++i) {
-    if (text_[i] == '\n') {
-      ++loc.line;
-      loc.column = 1;
+  pos = std::min(pos, text_.size());
+  if (pos < loc_at_) {  // going back: from the start
+    loc_at_ = 0;
+    loc_ = {1, 1};
+  }
+  for (; loc_at_ < pos; ++loc_at_) {  // instructions come in order: the text is walked once
+    if (text_[loc_at_] == '\n') {
+      ++loc_.line;
+      loc_.column = 1;
     } else {
-      ++loc.column;
+      ++loc_.column;
     }
   }
-  return loc;
+  return loc_;
 }
 
 Status Parser::Error(size_t pos, const std::string& message) const {
@@ -214,6 +223,8 @@ StatusOr<Shape> Parser::ParseShape() {
   SkipSpace();
   size_t start = pos_;
   if (ConsumeIf("(")) {
+    if (++tuple_depth_ > kMaxTupleDepth)
+      return Error(start, "tuple shapes nest deeper than " + std::to_string(kMaxTupleDepth) + " levels");
     std::vector<Shape> elements;
     if (!ConsumeIf(")")) {
       do {
@@ -222,6 +233,7 @@ StatusOr<Shape> Parser::ParseShape() {
       } while (ConsumeIf(","));
       RETURN_IF_ERROR(Expect(")"));
     }
+    --tuple_depth_;
     return Shape::Tuple(std::move(elements));
   }
   std::string type_name = ReadName();
@@ -239,6 +251,8 @@ StatusOr<Shape> Parser::ParseShape() {
       size_t at = pos_;
       ASSIGN_OR_RETURN(int64_t d, ReadInt());
       if (d < 0) return Error(at, "negative dimension size " + std::to_string(d));
+      if (static_cast<int64_t>(dims.size()) == kMaxRank)
+        return Error(at, "more than " + std::to_string(kMaxRank) + " dimensions");
       dims.push_back(d);
       dynamic.push_back(is_dynamic);
     } while (ConsumeIf(","));
@@ -249,6 +263,8 @@ StatusOr<Shape> Parser::ParseShape() {
     return Shape::Token();
   }
   shape = Shape(*type, dims);
+  Status bounded = CheckShapeBounds(shape);
+  if (!bounded.ok()) return Error(start, bounded.message());
   for (size_t i = 0; i < dynamic.size(); ++i)
     if (dynamic[i]) shape.set_dynamic_dim(i, true);
   if (Peek() == '{' && StartsLayout()) {
@@ -290,10 +306,9 @@ StatusOr<double> Parser::ParseFloatValue() {
                                  ((text_[pos_] == '-' || text_[pos_] == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E'))))
     ++pos_;
   std::string s(text_.substr(num_start, pos_ - num_start));
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size()) return Error(start, "expected a number, found '" + s + "'");
-  return neg ? -v : v;
+  const std::optional<double> v = ParseDouble(s);
+  if (!v) return Error(start, "expected a number, found '" + s + "'");
+  return neg ? -*v : *v;
 }
 
 StatusOr<Scalar> Parser::ParseScalar(ElementType t) {
@@ -313,16 +328,16 @@ StatusOr<Scalar> Parser::ParseScalar(ElementType t) {
     while (e < text_.size() && std::isdigit(static_cast<unsigned char>(text_[e]))) ++e;
     if (e == s) return Error(start, "expected an integer for " + std::string(ElementTypeName(t)));
     std::string digits(text_.substr(s, e - s));
-    errno = 0;
-    unsigned long long mag = std::strtoull(digits.c_str(), nullptr, 10);
+    const std::optional<uint64_t> parsed = ParseUint64(digits);
+    const uint64_t mag = parsed.value_or(0);
     pos_ = e;
     const int bits = BitWidth(t);
     bool fits;
     if (IsUnsignedInt(t)) {
-      fits = !neg && errno != ERANGE && (bits == 64 || mag < (1ull << bits));
+      fits = !neg && parsed && (bits == 64 || mag < (uint64_t{1} << bits));
     } else {
-      unsigned long long limit = 1ull << (bits - 1);
-      fits = errno != ERANGE && (neg ? mag <= limit : mag < limit);
+      const uint64_t limit = uint64_t{1} << (bits - 1);
+      fits = parsed && (neg ? mag <= limit : mag < limit);
     }
     if (!fits) return Error(start, "value " + std::string(neg ? "-" : "") + digits + " does not fit in " + std::string(ElementTypeName(t)));
     if (IsUnsignedInt(t)) return Scalar::UInt(t, mag);
@@ -340,10 +355,10 @@ StatusOr<Scalar> Parser::ParseScalar(ElementType t) {
   return Scalar::Float(t, v);
 }
 
-Status Parser::ParseLiteralValues(const Shape& shape, int64_t dim, Literal& lit, int64_t& next) {
+Status Parser::ParseLiteralValues(const Shape& shape, int64_t dim, std::vector<Scalar>& values) {
   if (dim == shape.rank()) {
     ASSIGN_OR_RETURN(Scalar v, ParseScalar(shape.element_type()));
-    lit.Set(next++, v);
+    values.push_back(v);
     return OkStatus();
   }
   size_t start = pos_;
@@ -354,7 +369,7 @@ Status Parser::ParseLiteralValues(const Shape& shape, int64_t dim, Literal& lit,
       if (count == shape.dim(dim))
         return Error("too many elements in dimension " + std::to_string(dim) + " of " + shape.ToString() +
                      " (expected " + std::to_string(shape.dim(dim)) + ")");
-      RETURN_IF_ERROR(ParseLiteralValues(shape, dim + 1, lit, next));
+      RETURN_IF_ERROR(ParseLiteralValues(shape, dim + 1, values));
       ++count;
     } while (ConsumeIf(","));
   }
@@ -377,9 +392,13 @@ StatusOr<Literal> Parser::ParseLiteral(const Shape& shape) {
     return Literal::Tuple(std::move(elements));
   }
   if (!shape.IsArray()) return Error("a constant must have an array or tuple shape, not " + shape.ToString());
+  const size_t start = pos_;
+  std::vector<Scalar> values;
+  RETURN_IF_ERROR(ParseLiteralValues(shape, 0, values));
+  Status fits = CheckLiteralBytes(shape);
+  if (!fits.ok()) return Error(start, fits.message());
   Literal lit(shape);
-  int64_t next = 0;
-  RETURN_IF_ERROR(ParseLiteralValues(shape, 0, lit, next));
+  for (size_t i = 0; i < values.size(); ++i) lit.Set(static_cast<int64_t>(i), values[i]);
   return lit;
 }
 

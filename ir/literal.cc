@@ -4,6 +4,32 @@
 
 namespace vkxla {
 
+namespace {
+
+int64_t LiteralBytes(const Shape& shape) {
+  if (shape.IsTuple()) {
+    int64_t total = 0;
+    for (const Shape& s : shape.tuple_shapes())
+      if (__builtin_add_overflow(total, LiteralBytes(s), &total)) return INT64_MAX;
+    return total;
+  }
+  if (!shape.IsArray()) return 0;
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(shape.element_count(), int64_t{ByteWidth(shape.element_type())}, &bytes)) return INT64_MAX;
+  return bytes;
+}
+
+}  // namespace
+
+Status CheckLiteralBytes(const Shape& shape) {
+  RETURN_IF_ERROR(CheckShapeBounds(shape));
+  const int64_t bytes = LiteralBytes(shape);
+  if (bytes > kMaxLiteralBytes)
+    return ResourceExhausted("a literal of " + shape.ToString(false) + " would take " + std::to_string(bytes >> 20) +
+                             " MiB; at most " + std::to_string(kMaxLiteralBytes >> 30) + " GiB is read into host memory");
+  return OkStatus();
+}
+
 Literal::Literal(Shape shape) : shape_(std::move(shape)) {
   if (shape_.IsTuple()) {
     for (const Shape& s : shape_.tuple_shapes()) tuple_.emplace_back(s);

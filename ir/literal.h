@@ -14,6 +14,13 @@
 
 namespace vkxla {
 
+// Host memory one literal read from text or a file may take (4 GiB): a
+// reader checks before it allocates (CheckLiteralBytes).
+inline constexpr int64_t kMaxLiteralBytes = int64_t{1} << 32;
+// An error naming the shape and its size when a literal of `shape` (its
+// tuple elements summed) would take more than kMaxLiteralBytes.
+Status CheckLiteralBytes(const Shape& shape);
+
 class Literal {
  public:
   Literal() = default;

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ir/float_formats.h"
+#include "ir/numbers.h"
 
 namespace vkxla {
 namespace {
@@ -174,7 +175,7 @@ std::string FormatFloat(double v, ElementType t) {
   const int min_precision = std::fabs(v) >= 1 && std::fabs(v) < 1e16 ? static_cast<int>(std::log10(std::fabs(v))) + 1 : 1;
   for (int precision = min_precision; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (RoundToFloatType(std::strtod(buf, nullptr), t) == v) break;
+    if (RoundToFloatType(ParseDouble(buf).value_or(0), t) == v) break;
   }
   return buf;
 }

@@ -32,9 +32,38 @@ bool Shape::is_static() const {
 
 int64_t Shape::element_count() const {
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
+  for (int64_t d : dims_)
+    if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;
   return n;
 }
+
+namespace {
+
+Status CheckShapeBoundsAt(const Shape& shape, int depth) {
+  if (shape.IsTuple()) {
+    if (depth >= kMaxTupleDepth)
+      return InvalidArgument("tuple shapes nest deeper than " + std::to_string(kMaxTupleDepth) + " levels");
+    for (const Shape& s : shape.tuple_shapes()) RETURN_IF_ERROR(CheckShapeBoundsAt(s, depth + 1));
+    return OkStatus();
+  }
+  if (!shape.IsArray()) return OkStatus();
+  if (shape.rank() > kMaxRank)
+    return InvalidArgument("a shape of rank " + std::to_string(shape.rank()) + " (at most " + std::to_string(kMaxRank) +
+                           " is supported)");
+  int64_t n = 1;
+  for (int64_t d : shape.dims()) {
+    if (d < 0) return InvalidArgument("negative dimension size " + std::to_string(d));
+    if (d > kMaxElements) return InvalidArgument("dimension size " + std::to_string(d) + " is over 2^48");
+    if (__builtin_mul_overflow(n, d, &n) || n > kMaxElements) n = kMaxElements + 1;
+  }
+  if (n > kMaxElements)
+    return InvalidArgument("shape " + shape.ToString(false) + " has more than 2^48 elements");
+  return OkStatus();
+}
+
+}  // namespace
+
+Status CheckShapeBounds(const Shape& shape) { return CheckShapeBoundsAt(shape, 0); }
 
 Layout Shape::layout_or_default() const { return layout_ ? *layout_ : Layout::Descending(rank()); }
 

@@ -9,8 +9,17 @@
 
 #include "ir/element_type.h"
 #include "ir/layout.h"
+#include "ir/status.h"
 
 namespace vkxla {
+
+// What a shape may describe, so that no size computed from one overflows
+// and no reader allocates without bound: ranks, tuple nesting, and element
+// counts far beyond any device, yet small enough that count x 16 bytes fits
+// an int64.
+inline constexpr int64_t kMaxRank = 64;
+inline constexpr int kMaxTupleDepth = 64;
+inline constexpr int64_t kMaxElements = int64_t{1} << 48;
 
 class Shape {
  public:
@@ -33,6 +42,8 @@ class Shape {
   bool is_dynamic_dim(int64_t i) const { return !dynamic_.empty() && dynamic_[i]; }
   void set_dynamic_dim(int64_t i, bool dynamic);
   bool is_static() const;
+  // The product of the dims (saturating at INT64_MAX for shapes that
+  // CheckShapeBounds would reject).
   int64_t element_count() const;
 
   bool has_layout() const { return layout_.has_value(); }
@@ -61,5 +72,9 @@ class Shape {
   std::optional<Layout> layout_;
   std::vector<Shape> tuple_;
 };
+
+// An error naming the shape when it breaks a bound above (checked by every
+// reader and the verifier before anything is sized from it).
+Status CheckShapeBounds(const Shape& shape);
 
 }  // namespace vkxla

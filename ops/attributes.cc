@@ -1,6 +1,8 @@
 #include "ops/attributes.h"
 
-#include <cstdlib>
+#include <cctype>
+
+#include "ir/numbers.h"
 
 namespace vkxla {
 
@@ -25,12 +27,8 @@ Status BadAttribute(const Instruction& inst, const std::string& key, const std::
 }
 
 bool ReadIntAt(const std::string& text, size_t& pos, int64_t& out) {
-  const char* begin = text.c_str() + pos;
-  char* end = nullptr;
-  out = std::strtoll(begin, &end, 10);
-  if (end == begin) return false;
-  pos += static_cast<size_t>(end - begin);
-  return true;
+  while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;  // as strtoll skipped them
+  return ReadInt64At(text, pos, out);
 }
 
 StatusOr<std::vector<int64_t>> IntListAttribute(const Instruction& inst, const std::string& key, bool required) {

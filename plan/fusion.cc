@@ -102,6 +102,7 @@ class FusionPass {
     ChooseEpilogues();
     Costs();
     Evaluations();
+    BoundDepth();
     MultiOutputOperands();
     BuildGroups();
     return std::move(choice_);
@@ -116,8 +117,11 @@ class FusionPass {
       position_[inst.get()] = static_cast<int>(order_.size());
       order_.push_back(inst.get());
     }
-    auto add = [](std::vector<const Instruction*>& list, const Instruction* i) {
-      if (std::find(list.begin(), list.end(), i) == list.end()) list.push_back(i);
+    // Each (value, user) pair once, in order; a set keeps this linear where
+    // one value has tens of thousands of users.
+    std::set<std::pair<const void*, const Instruction*>> seen;
+    auto add = [&](std::vector<const Instruction*>& list, const Instruction* i) {
+      if (seen.emplace(&list, i).second) list.push_back(i);
     };
     for (const Instruction* i : order_)
       for (const Instruction* o : i->operands) {
@@ -174,7 +178,8 @@ class FusionPass {
     for (const Instruction* h : order_) {
       if ((h->opcode != Opcode::kReduce && !IsDotFamily(h->opcode)) || h->shape.IsTuple()) continue;
       const Instruction* end = h;
-      while (!result_values_.count(ValueRef{end, -1})) {
+      int length = 0;
+      while (!result_values_.count(ValueRef{end, -1}) && ++length < kMaxFusionDepth) {
         auto it = readers_.find(end);
         if (it == readers_.end() || it->second.size() != 1) break;
         const Instruction* u = it->second[0];
@@ -224,6 +229,22 @@ class FusionPass {
         Materialize(ValueRef::Of(v), why);
         decided_.push_back(v);
       }
+    }
+  }
+
+  // Rule 6, producers first: a value's depth is one more than its deepest
+  // fused operand's (a hero's result, bound in its own kernel, and a value
+  // in memory count 0).
+  void BoundDepth() {
+    std::map<const Instruction*, int> depth;
+    for (const Instruction* i : order_) {
+      int d = 1;
+      for (const Instruction* o : i->operands) d = std::max(d, 1 + depth[o]);
+      if (d >= kMaxFusionDepth && IsFusible(*i) && !IsMaterialized(i) && !epilogue_of_.count(i)) {
+        Materialize(ValueRef::Of(i), "a fused chain reaches depth " + std::to_string(kMaxFusionDepth));
+        decided_.push_back(i);
+      }
+      depth[i] = IsMaterialized(i) || HeroKind(*i) || IsFree(*i) ? 0 : d;
     }
   }
 

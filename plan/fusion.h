@@ -27,6 +27,11 @@
 // 5. Multi-output: such a value that is exactly a reduce's operand, with
 //    every other reader after the reduce, is written by the reduce's
 //    kernel as it reads it (one pass instead of two).
+// 6. Depth: no chain of fused values (or epilogue) is longer than
+//    kMaxFusionDepth; the value at each limit is written and read back.
+//    Code generation walks a value's producers recursively, and a chain of
+//    10,000 ops would overflow its stack (and make a kernel no compiler
+//    finishes quickly).
 #pragma once
 
 #include <map>
@@ -41,6 +46,8 @@
 #include "plan/value_ref.h"
 
 namespace vkxla {
+
+inline constexpr int kMaxFusionDepth = 500;
 
 struct GroupChoice {
   KernelKind kind = KernelKind::kLoop;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "ir/numbers.h"
 #include "runtime/vk_check.h"
 
 namespace vkxla {
@@ -126,7 +127,10 @@ StatusOr<uint32_t> VulkanContext::ResolveDeviceIndex(int requested) const {
   int index = requested;
   if (index < 0) {
     const char* env = std::getenv("VKXLA_DEVICE");
-    index = env ? std::atoi(env) : 0;
+    const std::optional<int64_t> parsed = env ? ParseInt64(env) : std::optional<int64_t>(0);
+    if (!parsed || *parsed < 0 || *parsed > 1 << 20)
+      return InvalidArgument(std::string("VKXLA_DEVICE=") + env + " is not a device index (see `vkxla devices`)");
+    index = static_cast<int>(*parsed);
   }
   if (index < 0 || index >= static_cast<int>(devices_.size()))
     return InvalidArgument("device " + std::to_string(index) + " does not exist; this machine has " +

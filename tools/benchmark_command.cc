@@ -1,13 +1,13 @@
 #include "tools/benchmark_command.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 
 #include "frontends/hlo_text.h"
 #include "frontends/stablehlo_reader.h"
 #include "runtime/executable.h"
 #include "tools/bench/module_timing.h"
+#include "tools/cli_flags.h"
 #include "tools/npy.h"
 
 namespace vkxla {
@@ -16,13 +16,6 @@ namespace {
 int Fail(const Status& s) {
   std::fprintf(stderr, "vkxla: error: benchmark: %s\n", s.message().c_str());
   return 1;
-}
-
-// A whole decimal number of at least `min`.
-bool ParseInt(const std::string& text, int min, int& out) {
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, out);
-  return !text.empty() && ec == std::errc() && ptr == end && out >= min;
 }
 
 }  // namespace
@@ -39,10 +32,14 @@ int BenchmarkCommand(const std::vector<std::string>& args) {
       ++i;
     } else if (a == "--device") {
       ++i;
-      if (!ParseInt(value, 0, device_index)) return Fail(InvalidArgument("--device needs a device index, got '" + value + "'"));
+      StatusOr<int64_t> d = IntFlag("--device", value, 0, 1 << 20);
+      if (!d.ok()) return Fail(d.status());
+      device_index = static_cast<int>(*d);
     } else if (a == "--repetitions") {
       ++i;
-      if (!ParseInt(value, 1, repetitions)) return Fail(InvalidArgument("--repetitions needs a positive count, got '" + value + "'"));
+      StatusOr<int64_t> r = IntFlag("--repetitions", value, 1, 1000000);
+      if (!r.ok()) return Fail(r.status());
+      repetitions = static_cast<int>(*r);
     } else if (!a.empty() && a[0] == '-') {
       return Fail(InvalidArgument("unknown option " + a));
     } else {

@@ -2,8 +2,8 @@
 
 #include <cstring>
 #include <fstream>
-#include <regex>
-#include <sstream>
+
+#include "ir/numbers.h"
 
 namespace vkxla {
 namespace {
@@ -23,35 +23,67 @@ constexpr Dtype kDtypes[] = {
 
 }  // namespace
 
-StatusOr<Literal> ReadNpy(const std::string& path, ElementType expected) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot open " + path);
-  char magic[8];
-  if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) return InvalidArgument(path + ": not a .npy file (bad magic)");
-  uint32_t header_len = 0;
-  if (magic[6] == 1) {
-    uint16_t h;
-    in.read(reinterpret_cast<char*>(&h), 2);
-    header_len = h;
+namespace {
+
+// The text after `key` in a .npy header dict ("'descr': '<f4', ..."),
+// spaces skipped; npos when the key is missing.
+size_t ValueAt(std::string_view header, std::string_view key) {
+  size_t at = header.find(key);
+  if (at == std::string_view::npos) return at;
+  at += key.size();
+  while (at < header.size() && header[at] == ' ') ++at;
+  return at;
+}
+
+}  // namespace
+
+StatusOr<Literal> ParseNpy(std::string_view bytes, const std::string& name, ElementType expected) {
+  if (bytes.size() < 10 || bytes.substr(0, 6) != "\x93NUMPY") return InvalidArgument(name + ": not a .npy file (bad magic)");
+  const uint8_t major = static_cast<uint8_t>(bytes[6]);
+  size_t header_len = 0, offset = 0;
+  if (major == 1) {
+    header_len = static_cast<uint8_t>(bytes[8]) | static_cast<size_t>(static_cast<uint8_t>(bytes[9])) << 8;
+    offset = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return InvalidArgument(name + ": truncated .npy header");
+    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<uint8_t>(bytes[8 + i]);
+    offset = 12;
   } else {
-    in.read(reinterpret_cast<char*>(&header_len), 4);
+    return InvalidArgument(name + ": .npy format version " + std::to_string(major) + " is not supported");
   }
-  if (!in || header_len > (1u << 20)) return InvalidArgument(path + ": truncated .npy header");
-  std::string header(header_len, '\0');
-  if (!in.read(header.data(), header_len)) return InvalidArgument(path + ": truncated .npy header");
-  std::smatch m;
-  if (!std::regex_search(header, m, std::regex("'descr':\\s*'([^']*)'"))) return InvalidArgument(path + ": .npy header has no descr");
-  std::string descr = m[1];
-  if (std::regex_search(header, std::regex("'fortran_order':\\s*True")))
-    return InvalidArgument(path + ": Fortran-ordered .npy arrays are not supported; save with np.ascontiguousarray");
-  if (!std::regex_search(header, m, std::regex("'shape':\\s*\\(([^)]*)\\)"))) return InvalidArgument(path + ": .npy header has no shape");
+  if (header_len > (1u << 20) || bytes.size() - offset < header_len) return InvalidArgument(name + ": truncated .npy header");
+  const std::string_view header = bytes.substr(offset, header_len);
+  const std::string_view data = bytes.substr(offset + header_len);
+
+  size_t at = ValueAt(header, "'descr':");
+  if (at == std::string_view::npos || at >= header.size() || header[at] != '\'')
+    return InvalidArgument(name + ": .npy header has no descr");
+  const size_t close = header.find('\'', at + 1);
+  if (close == std::string_view::npos) return InvalidArgument(name + ": .npy header has no descr");
+  std::string descr(header.substr(at + 1, close - at - 1));
+  at = ValueAt(header, "'fortran_order':");
+  if (at != std::string_view::npos && header.substr(at, 4) == "True")
+    return InvalidArgument(name + ": Fortran-ordered .npy arrays are not supported; save with np.ascontiguousarray");
+  at = ValueAt(header, "'shape':");
+  const size_t shape_end = at == std::string_view::npos ? at : header.find(')', at);
+  if (at == std::string_view::npos || at >= header.size() || header[at] != '(' || shape_end == std::string_view::npos)
+    return InvalidArgument(name + ": .npy header has no shape");
   std::vector<int64_t> dims;
-  std::stringstream ss(m[1].str());
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    item.erase(0, item.find_first_not_of(' '));
-    if (item.empty()) continue;
-    dims.push_back(std::stoll(item));
+  const std::string_view items = header.substr(at + 1, shape_end - at - 1);
+  for (size_t i = 0; i <= items.size();) {
+    size_t comma = items.find(',', i);
+    if (comma == std::string_view::npos) comma = items.size();
+    std::string_view item = items.substr(i, comma - i);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) {
+      const std::optional<int64_t> d = ParseInt64(item);
+      if (!d || *d < 0) return InvalidArgument(name + ": .npy shape entry '" + std::string(item) + "' is not a size");
+      if (static_cast<int64_t>(dims.size()) == kMaxRank)
+        return InvalidArgument(name + ": .npy shape has more than " + std::to_string(kMaxRank) + " dimensions");
+      dims.push_back(*d);
+    }
+    i = comma + 1;
   }
   if (descr == "<b1") descr = "|b1";
   if (descr == "<i1") descr = "|i1";
@@ -68,11 +100,30 @@ StatusOr<Literal> ReadNpy(const std::string& path, ElementType expected) {
     }
     break;
   }
-  if (type == ElementType::kInvalid) return InvalidArgument(path + ": unsupported .npy dtype '" + descr + "'");
-  Literal lit(Shape(type, dims));
-  if (!in.read(reinterpret_cast<char*>(lit.bytes().data()), static_cast<std::streamsize>(lit.bytes().size())))
-    return InvalidArgument(path + ": .npy data is shorter than its shape " + lit.shape().ToString() + " needs");
+  if (type == ElementType::kInvalid) return InvalidArgument(name + ": unsupported .npy dtype '" + descr + "'");
+  const Shape shape(type, dims);
+  Status bounded = CheckLiteralBytes(shape);
+  if (!bounded.ok()) return InvalidArgument(name + ": " + bounded.message());
+  // The data must be there before anything is allocated for it.
+  const uint64_t needed = static_cast<uint64_t>(shape.element_count()) * ByteWidth(type);
+  if (data.size() < needed)
+    return InvalidArgument(name + ": .npy data is " + std::to_string(data.size()) + " bytes, shorter than the " +
+                           std::to_string(needed) + " its shape " + shape.ToString() + " needs");
+  Literal lit(shape);
+  if (needed > 0) std::memcpy(lit.bytes().data(), data.data(), needed);
   return lit;
+}
+
+StatusOr<Literal> ReadNpy(const std::string& path, ElementType expected) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return NotFound("cannot open " + path);
+  const std::streamoff size = in.tellg();
+  if (size < 0 || size > kMaxLiteralBytes + (int64_t{1} << 21))
+    return ResourceExhausted(path + ": " + std::to_string(size >> 20) + " MiB is more than an input may hold");
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(bytes.data(), size)) return InvalidArgument(path + ": cannot read");
+  return ParseNpy(bytes, path, expected);
 }
 
 Status WriteNpy(const std::string& path, const Literal& literal) {

@@ -16,6 +16,7 @@
 #include "frontends/stablehlo_reader.h"
 #include "tools/bench/bench_command.h"
 #include "tools/benchmark_command.h"
+#include "tools/cli_flags.h"
 #include "tools/conformance/conformance_command.h"
 #include "tools/layout_report.h"
 #include "tools/npy.h"
@@ -56,7 +57,11 @@ int Run(const std::vector<std::string>& args) {
     };
     if (a == "--input") inputs.push_back(value());
     else if (a == "--output-dir") output_dir = value();
-    else if (a == "--device") device_index = std::atoi(value().c_str());
+    else if (a == "--device") {
+      StatusOr<int64_t> d = IntFlag("--device", value(), 0, 1 << 20);
+      if (!d.ok()) return Fail(d.status());
+      device_index = static_cast<int>(*d);
+    }
     else if (a == "--print") print = true;
     else if (a == "--layout-report") layout_report = true;
     else if (a == "--dump-plan") dump_plan = true;

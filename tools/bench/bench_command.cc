@@ -10,6 +10,7 @@
 #include "tools/bench/layout_benchmarks.h"
 #include "tools/bench/matmul_benchmarks.h"
 #include "tools/bench/reduction_benchmarks.h"
+#include "tools/cli_flags.h"
 
 namespace vkxla {
 namespace {
@@ -35,10 +36,18 @@ int BenchCommand(const std::vector<std::string>& args) {
   uint64_t elements = uint64_t{1} << 24;  // 16M f32 = 64 MiB per array
   for (size_t i = 0; i < args.size(); ++i) {
     auto value = [&]() { return i + 1 < args.size() ? args[++i] : std::string(); };
-    if (args[i] == "--device") device_index = std::atoi(value().c_str());
+    if (args[i] == "--device") {
+      StatusOr<int64_t> d = IntFlag("--device", value(), 0, 1 << 20);
+      if (!d.ok()) return Fail(d.status());
+      device_index = static_cast<int>(*d);
+    }
     else if (args[i] == "--markdown") markdown = value();
     else if (args[i] == "--only") only = value();
-    else if (args[i] == "--elements") elements = std::strtoull(value().c_str(), nullptr, 10);
+    else if (args[i] == "--elements") {
+      StatusOr<int64_t> e = IntFlag("--elements", value(), 1024, int64_t{1} << 32);
+      if (!e.ok()) return Fail(e.status());
+      elements = static_cast<uint64_t>(*e);
+    }
     else return Fail(InvalidArgument("unknown option " + args[i]));
   }
   if (elements < 1024 || elements % 1024 != 0) return Fail(InvalidArgument("--elements must be a multiple of 1024"));

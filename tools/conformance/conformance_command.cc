@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "runtime/vulkan_context.h"
+#include "tools/cli_flags.h"
 #include "tools/conformance/conformance_report.h"
 
 namespace vkxla {
@@ -69,7 +70,11 @@ int ConformanceCommand(const std::vector<std::string>& args) {
     auto value = [&]() { return i + 1 < args.size() ? args[++i] : std::string(); };
     if (args[i] == "--device") device_arg = value();
     else if (args[i] == "--report") report_path = value();
-    else if (args[i] == "--jobs") jobs = std::max(1, std::atoi(value().c_str()));
+    else if (args[i] == "--jobs") {
+      StatusOr<int64_t> j = IntFlag("--jobs", value(), 1, 256);
+      if (!j.ok()) return Fail(j.status().message());
+      jobs = static_cast<int>(*j);
+    }
     else if (args[i] == "--expectations") expectations_path = value();
     else if (args[i] == "--write-expectations") write_expectations = value();
     else if (!args[i].empty() && args[i][0] == '-') return Fail("unknown option " + args[i]);
@@ -94,7 +99,13 @@ int ConformanceCommand(const std::vector<std::string>& args) {
   if (device_arg == "all") {
     for (size_t d = 0; d < (*ctx)->device_infos().size(); ++d) devices.push_back(static_cast<int>(d));
   } else {
-    devices.push_back(device_arg.empty() ? -1 : std::atoi(device_arg.c_str()));
+    int index = -1;
+    if (!device_arg.empty()) {
+      StatusOr<int64_t> d = IntFlag("--device", device_arg, 0, 1 << 20);
+      if (!d.ok()) return Fail(d.status().message() + " (or all)");
+      index = static_cast<int>(*d);
+    }
+    devices.push_back(index);
   }
 
   std::vector<DeviceRun> runs;
