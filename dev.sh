@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine: installs what is missing,
 # builds with Ninja, then runs the sample (`./dev.sh sample`), the whole
-# test suite (`./dev.sh test`), the benchmarks (`./dev.sh bench`) or the
-# StableHLO conformance corpus on every device (`./dev.sh conformance`).
+# test suite (`./dev.sh test`), the benchmarks (`./dev.sh bench`), the
+# StableHLO conformance corpus on every device (`./dev.sh conformance`), the
+# libFuzzer targets (`./dev.sh fuzz [SECONDS]`, each for SECONDS, 60 by
+# default) or the whole suite under sanitizers (`./dev.sh sanitize`:
+# ASan + UBSan; `./dev.sh sanitize thread`: TSan over the threading tests).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -52,10 +55,48 @@ case "${1:-}" in
     install_missing; build
     build/vkxla bench --markdown BENCHMARKS.md
     ;;
+  fuzz)
+    packages+=(clang); install_missing
+    seconds="${2:-60}"
+    CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DVKXLA_FUZZ=ON -DVKXLA_SANITIZE=address,undefined >/dev/null
+    cmake --build build-fuzz -j "${VKXLA_JOBS:-2}" --target fuzz_hlo_parser fuzz_stablehlo_reader fuzz_npy
+    mkdir -p build-fuzz/findings
+    extra_mlir=(); [[ -d ../shared/conformance/stablehlo/interpret ]] && extra_mlir=(../shared/conformance/stablehlo/interpret)
+    for spec in hlo_parser:hlo stablehlo_reader:mlir npy:npy; do
+      target="${spec%%:*}"; kind="${spec##*:}"
+      corpus="build-fuzz/corpus/$kind"; mkdir -p "$corpus"
+      seeds=(fuzz/seeds/"$kind" samples); [[ $kind == mlir ]] && seeds+=("${extra_mlir[@]}")
+      echo "fuzzing $target for ${seconds}s"
+      # Findings (crashes, sanitizer reports, leaks, timeouts over 10 s,
+      # allocations over 2 GiB) stop the run and leave a reproducer in
+      # build-fuzz/findings.
+      build-fuzz/fuzz/fuzz_"$target" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 \
+        -rss_limit_mb=4096 -malloc_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix=build-fuzz/findings/"$target"- 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|artifact)" || true
+      [[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "fuzz_$target found a problem (see build-fuzz/findings)" >&2; exit 1; }
+    done
+    ;;
+  sanitize)
+    install_missing
+    kind="${2:-address,undefined}"
+    dir="build-${kind//,/-}"
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVKXLA_SANITIZE="$kind" >/dev/null
+    cmake --build "$dir" -j "${VKXLA_JOBS:-2}"
+    # The Vulkan driver is not instrumented: leaks it keeps until exit are
+    # its own (tests/sanitizer_suppressions.txt names them).
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+    export LSAN_OPTIONS="suppressions=$PWD/tests/lsan_suppressions.txt" TSAN_OPTIONS="halt_on_error=1:suppressions=$PWD/tests/tsan_suppressions.txt"
+    if [[ $kind == thread ]]; then
+      "$dir"/tests/vkxla_tests --gtest_filter='Concurrency*'
+    else
+      VKXLA_VALIDATION=1 ctest --test-dir "$dir" --output-on-failure -j 2 --timeout 3600
+    fi
+    ;;
   conformance)
     install_missing; build
     build/vkxla conformance ../shared/conformance/stablehlo/interpret --device all --report conformance.md
     ;;
   *)
-    echo "usage: ./dev.sh sample | test | bench | conformance" >&2; exit 2 ;;
+    echo "usage: ./dev.sh sample | test | bench | conformance | fuzz [SECONDS] | sanitize [thread]" >&2; exit 2 ;;
 esac

@@ -303,7 +303,8 @@ StatusOr<double> Parser::ParseFloatValue() {
   if (ConsumeWord("nan")) return neg ? -std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::quiet_NaN();
   size_t num_start = pos_;
   while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
-                                 ((text_[pos_] == '-' || text_[pos_] == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E'))))
+                                 ((text_[pos_] == '-' || text_[pos_] == '+') && pos_ > num_start &&
+                                  (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E'))))
     ++pos_;
   std::string s(text_.substr(num_start, pos_ - num_start));
   const std::optional<double> v = ParseDouble(s);
@@ -545,6 +546,7 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
   } else if (!ConsumeIf(")")) {
     do {
       SkipSpace();
+      if (pos_ >= text_.size()) return Error("expected an operand, found end of input");
       size_t operand_at = pos_;
       std::optional<Shape> written;
       // An operand may be written with its shape: "f32[2]{0} %x".

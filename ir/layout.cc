@@ -61,7 +61,7 @@ Status Layout::Validate(int64_t rank) const {
       return InvalidArgument("layout " + ToString() + ": tile " + t.ToString() + " has more dimensions than the rank " +
                              std::to_string(rank));
     for (int64_t d : t.dims) {
-      if (d == 0 || d < Tile::kCombine)
+      if (d == 0 || d < Tile::kCombine || d > (int64_t{1} << 32))
         return InvalidArgument("layout " + ToString() + ": tile " + t.ToString() + " has a dimension of size " +
                                std::to_string(d));
     }

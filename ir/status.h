@@ -17,6 +17,7 @@ enum class StatusCode {
   kResourceExhausted, // device or host memory
   kInternal,          // a bug or a driver failure
   kNotFound,
+  kUnavailable,       // the device was lost (or stopped answering): make a new one
 };
 
 class [[nodiscard]] Status {
@@ -47,6 +48,7 @@ inline Status Internal(std::string m) { return Status(StatusCode::kInternal, std
 inline Status ResourceExhausted(std::string m) { return Status(StatusCode::kResourceExhausted, std::move(m)); }
 inline Status FailedPrecondition(std::string m) { return Status(StatusCode::kFailedPrecondition, std::move(m)); }
 inline Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
+inline Status Unavailable(std::string m) { return Status(StatusCode::kUnavailable, std::move(m)); }
 
 template <typename T>
 class [[nodiscard]] StatusOr {

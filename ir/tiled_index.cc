@@ -23,7 +23,7 @@ StatusOr<TiledIndexMap> TiledIndexMap::Create(const Shape& shape) {
       if (tile.dims[j] == Tile::kCombine) {
         // Validate() already rejects '*' in the minor-most position.
         level.merges.push_back({pos, cur[pos + 1]});
-        cur[pos + 1] *= cur[pos];
+        if (__builtin_mul_overflow(cur[pos + 1], cur[pos], &cur[pos + 1])) cur[pos + 1] = INT64_MAX;
         cur.erase(cur.begin() + static_cast<std::ptrdiff_t>(pos));
         ++removed;
       } else {
@@ -39,6 +39,12 @@ StatusOr<TiledIndexMap> TiledIndexMap::Create(const Shape& shape) {
     cur = level.after;
     m.levels_.push_back(std::move(level));
   }
+  // Padding to whole tiles may grow an array past any size we can index.
+  int64_t physical = 1;
+  for (int64_t d : cur)
+    if (__builtin_mul_overflow(physical, d, &physical) || physical > kMaxElements) physical = kMaxElements + 1;
+  if (physical > kMaxElements && m.logical_count_ > 0)
+    return InvalidArgument("layout " + layout.ToString() + " pads " + shape.ToString(false) + " to more than 2^48 elements");
   return m;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "runtime/live_objects.h"
 #include "runtime/vk_check.h"
 
 namespace vkxla {
@@ -20,6 +21,7 @@ StatusOr<BoundKernel> BoundKernel::Create(Device& device, std::shared_ptr<Comput
   dpci.poolSizeCount = 1;
   dpci.pPoolSizes = &size;
   VK_RETURN_IF_ERROR(vkCreateDescriptorPool(k.device_, &dpci, nullptr, &k.pool_));
+  CountVulkanObject(VulkanObject::kDescriptorPool, 1);
   VkDescriptorSetLayout layout = pipeline->set_layout();
   VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   ai.descriptorPool = k.pool_;
@@ -55,7 +57,10 @@ BoundKernel& BoundKernel::operator=(BoundKernel&& o) noexcept {
 }
 
 BoundKernel::~BoundKernel() {
-  if (pool_) vkDestroyDescriptorPool(device_, pool_, nullptr);
+  if (pool_) {
+    vkDestroyDescriptorPool(device_, pool_, nullptr);
+    CountVulkanObject(VulkanObject::kDescriptorPool, -1);
+  }
 }
 
 void BoundKernel::Record(Scheduler& s, const std::vector<uint32_t>& push_constants) const {

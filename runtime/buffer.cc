@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "runtime/live_objects.h"
+
 namespace vkxla {
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
@@ -19,8 +21,14 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
 void Buffer::Reset() {
   if (!device_) return;
   if (mapped_) vkUnmapMemory(device_, memory_);
-  if (buffer_) vkDestroyBuffer(device_, buffer_, nullptr);
-  if (memory_) vkFreeMemory(device_, memory_, nullptr);
+  if (buffer_) {
+    vkDestroyBuffer(device_, buffer_, nullptr);
+    CountVulkanObject(VulkanObject::kBuffer, -1);
+  }
+  if (memory_) {
+    vkFreeMemory(device_, memory_, nullptr);
+    CountVulkanObject(VulkanObject::kMemory, -1);
+  }
   device_ = VK_NULL_HANDLE;
   buffer_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/kernel_cache.h"
+#include "runtime/live_objects.h"
 #include "runtime/vk_check.h"
 #include "runtime/vulkan_context.h"
 
@@ -143,6 +144,7 @@ StatusOr<uint32_t> Device::FindMemoryType(uint32_t bits, VkMemoryPropertyFlags w
 }
 
 StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
+  RETURN_IF_ERROR(CheckUsable());
   // Whole uvec4s: kernels read and write aligned vectors of four words.
   size = std::max<uint64_t>(16, (size + 15) / 16 * 16);
   Buffer b;
@@ -154,6 +156,7 @@ StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
               VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   VK_RETURN_IF_ERROR(vkCreateBuffer(device_, &bci, nullptr, &b.buffer_));
+  CountVulkanObject(VulkanObject::kBuffer, 1);
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(device_, b.buffer_, &req);
   VkMemoryPropertyFlags want = memory == Memory::kHostVisible
@@ -164,13 +167,23 @@ StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
   VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   mai.allocationSize = req.size;
   mai.memoryTypeIndex = type;
-  VK_RETURN_IF_ERROR(vkAllocateMemory(device_, &mai, nullptr, &b.memory_));
+  const VkResult allocated = vkAllocateMemory(device_, &mai, nullptr, &b.memory_);
+  if (allocated == VK_ERROR_OUT_OF_DEVICE_MEMORY || allocated == VK_ERROR_OUT_OF_HOST_MEMORY) {
+    const VkMemoryHeap& heap = memory_props_.memoryHeaps[memory_props_.memoryTypes[type].heapIndex];
+    return ResourceExhausted("allocating " + std::to_string(req.size >> 20) + " MiB of " +
+                             (memory == Memory::kHostVisible ? "host-visible" : "device-local") + " memory on " + info_.name +
+                             " failed with " + VkResultName(allocated) + " (its heap holds " +
+                             std::to_string(heap.size >> 20) + " MiB in all)");
+  }
+  VK_RETURN_IF_ERROR(allocated);
+  CountVulkanObject(VulkanObject::kMemory, 1);
   VK_RETURN_IF_ERROR(vkBindBufferMemory(device_, b.buffer_, b.memory_, 0));
   if (memory == Memory::kHostVisible) VK_RETURN_IF_ERROR(vkMapMemory(device_, b.memory_, 0, VK_WHOLE_SIZE, 0, &b.mapped_));
   return b;
 }
 
 StatusOr<VkCommandBuffer> Device::AllocateCommandBuffer() {
+  RETURN_IF_ERROR(CheckUsable());
   std::lock_guard<std::recursive_mutex> lock(pool_mu_);
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   ai.commandPool = pool_;
@@ -178,23 +191,42 @@ StatusOr<VkCommandBuffer> Device::AllocateCommandBuffer() {
   ai.commandBufferCount = 1;
   VkCommandBuffer cb;
   VK_RETURN_IF_ERROR(vkAllocateCommandBuffers(device_, &ai, &cb));
+  CountVulkanObject(VulkanObject::kCommandBuffer, 1);
   return cb;
 }
 
 void Device::FreeCommandBuffer(VkCommandBuffer cb) {
   std::lock_guard<std::recursive_mutex> lock(pool_mu_);
   vkFreeCommandBuffers(device_, pool_, 1, &cb);
+  CountVulkanObject(VulkanObject::kCommandBuffer, -1);
+}
+
+Status Device::CheckUsable() const {
+  if (!lost_.load()) return OkStatus();
+  return Unavailable("device " + info_.name + " is lost (" + lost_reason_ + "); open a new Device to go on");
 }
 
 Status Device::SubmitAndWait(VkCommandBuffer cb) {
   std::lock_guard<std::mutex> lock(queue_mu_);
+  RETURN_IF_ERROR(CheckUsable());
+  auto lose = [&](const std::string& why) {
+    lost_reason_ = why;
+    lost_.store(true);
+    return CheckUsable();
+  };
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb;
-  VK_RETURN_IF_ERROR(vkQueueSubmit(queue_, 1, &si, fence_));
+  const VkResult submitted = vkQueueSubmit(queue_, 1, &si, fence_);
+  if (submitted == VK_ERROR_DEVICE_LOST) return lose("VK_ERROR_DEVICE_LOST from vkQueueSubmit");
+  VK_RETURN_IF_ERROR(submitted);
   VkResult r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, 600ull * 1000 * 1000 * 1000);
-  vkResetFences(device_, 1, &fence_);
-  return VkStatus(r, "vkWaitForFences");
+  if (const VkResult injected = injected_.exchange(VK_SUCCESS); injected != VK_SUCCESS && r == VK_SUCCESS) r = injected;
+  if (r == VK_ERROR_DEVICE_LOST) return lose("VK_ERROR_DEVICE_LOST while waiting for a submission");
+  // The submission may still run: its fence is neither reset nor reused.
+  if (r == VK_TIMEOUT) return lose("a submission did not finish within 600 s (VK_TIMEOUT); its work may still be running");
+  VK_RETURN_IF_ERROR(r);
+  return VkStatus(vkResetFences(device_, 1, &fence_), "vkResetFences");
 }
 
 }  // namespace vkxla

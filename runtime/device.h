@@ -5,8 +5,10 @@
 
 #include <vulkan/vulkan.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "runtime/buffer.h"
 #include "runtime/capabilities.h"
@@ -33,8 +35,16 @@ class Device {
   StatusOr<VkCommandBuffer> AllocateCommandBuffer();
   std::recursive_mutex& command_pool_mutex() { return pool_mu_; }
   void FreeCommandBuffer(VkCommandBuffer cb);
-  // Submits and waits; device loss and timeouts come back as errors.
+  // Submits and waits; device loss and timeouts come back as errors, and
+  // both leave the device lost: every later call fails with kUnavailable
+  // naming what happened (a fence still in flight is never reset or reused).
   Status SubmitAndWait(VkCommandBuffer cb);
+  // OK, or why the device can no longer be used.
+  Status CheckUsable() const;
+  bool lost() const { return lost_.load(); }
+  // Tests: the next SubmitAndWait, after its real submission and wait,
+  // reports `result` (VK_ERROR_DEVICE_LOST, VK_TIMEOUT) as if the driver had.
+  void InjectSubmitResultForTesting(VkResult result) { injected_ = result; }
   Status SavePipelineCache();
   // Nanoseconds per timestamp tick; 0 when the compute queue has no timestamps.
   double timestamp_period_ns() const { return timestamp_period_ns_; }
@@ -55,6 +65,9 @@ class Device {
   double timestamp_period_ns_ = 0;
   std::mutex queue_mu_;
   std::recursive_mutex pool_mu_;
+  std::atomic<bool> lost_{false};
+  std::string lost_reason_;  // written once, under queue_mu_, before lost_ is set
+  std::atomic<VkResult> injected_{VK_SUCCESS};
 };
 
 }  // namespace vkxla

@@ -236,6 +236,7 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
 }
 
 StatusOr<Timing> Executable::TimeKernels(int repeats) {
+  std::lock_guard<std::mutex> lock(run_mu_);
   ASSIGN_OR_RETURN(Timing t, TimeCommands(device_, [&](Scheduler& s) -> Status {
     for (int r = 0; r < repeats; ++r) {
       if (r > 0) s.Barrier();  // the next replay overwrites what this one reads
@@ -276,6 +277,8 @@ Literal Assemble(const Shape& result, size_t& next, const std::vector<Literal>& 
 }  // namespace
 
 StatusOr<Literal> Executable::Run(const std::vector<Literal>& arguments) {
+  std::lock_guard<std::mutex> lock(run_mu_);
+  RETURN_IF_ERROR(device_.CheckUsable());
   RETURN_IF_ERROR(CheckArguments(*module_->entry(), arguments));
   uint32_t* sizes = program_.parameter_sizes >= 0 ? static_cast<uint32_t*>(Mapped(program_.parameter_sizes)) : nullptr;
   for (size_t i = 0; i < arguments.size(); ++i) {

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "ir/module.h"
@@ -30,7 +31,9 @@ class Executable {
   ~Executable();
 
   // Arguments are logical literals in parameter order; the result is the
-  // entry's result (a tuple for tuple roots), logical as well.
+  // entry's result (a tuple for tuple roots), logical as well. Threads may
+  // share an executable: its calls take turns (they share its buffers);
+  // different executables run side by side.
   StatusOr<Literal> Run(const std::vector<Literal>& arguments);
 
   // Device time of the dispatches alone (no uploads or downloads), averaged
@@ -78,6 +81,7 @@ class Executable {
   std::map<const ExternalStep*, std::unique_ptr<ExternalCommand>> externals_;
   std::vector<Node> nodes_;
   int command_buffers_ = 0;
+  std::mutex run_mu_;  // one Run or TimeKernels at a time
 };
 
 }  // namespace vkxla

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "runtime/live_objects.h"
 #include "runtime/vk_check.h"
 
 namespace vkxla {
@@ -14,12 +15,16 @@ StatusOr<Timing> TimeCommands(Device& device, const std::function<Status(Schedul
     qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
     qci.queryCount = 2;
     VK_RETURN_IF_ERROR(vkCreateQueryPool(device.handle(), &qci, nullptr, &pool));
+    CountVulkanObject(VulkanObject::kQueryPool, 1);
   }
   std::unique_lock<std::recursive_mutex> recording(device.command_pool_mutex());
   ASSIGN_OR_RETURN(VkCommandBuffer cb, device.AllocateCommandBuffer());
   auto cleanup = [&] {
     device.FreeCommandBuffer(cb);  // takes the pool lock itself
-    if (pool) vkDestroyQueryPool(device.handle(), pool, nullptr);
+    if (pool) {
+      vkDestroyQueryPool(device.handle(), pool, nullptr);
+      CountVulkanObject(VulkanObject::kQueryPool, -1);
+    }
   };
   Scheduler s(cb);
   Status status = s.Begin();

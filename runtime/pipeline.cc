@@ -1,6 +1,7 @@
 #include "runtime/pipeline.h"
 
 #include "codegen/kernel_cache.h"
+#include "runtime/live_objects.h"
 #include "runtime/vk_check.h"
 
 namespace vkxla {
@@ -33,6 +34,7 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(Device& devic
   ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, p->module_, "main", nullptr};
   ci.layout = p->layout_;
   VK_RETURN_IF_ERROR(vkCreateComputePipelines(p->device_, use_pipeline_cache ? device.pipeline_cache() : VK_NULL_HANDLE, 1, &ci, nullptr, &p->pipeline_));
+  CountVulkanObject(VulkanObject::kPipeline, 1);
   return p;
 }
 
@@ -44,7 +46,10 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::FromGlsl(Device& dev
 
 ComputePipeline::~ComputePipeline() {
   if (!device_) return;
-  if (pipeline_) vkDestroyPipeline(device_, pipeline_, nullptr);
+  if (pipeline_) {
+    vkDestroyPipeline(device_, pipeline_, nullptr);
+    CountVulkanObject(VulkanObject::kPipeline, -1);
+  }
   if (layout_) vkDestroyPipelineLayout(device_, layout_, nullptr);
   if (set_layout_) vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
   if (module_) vkDestroyShaderModule(device_, module_, nullptr);

@@ -31,9 +31,13 @@ VKAPI_ATTR VkBool32 VKAPI_CALL VulkanContext::OnMessage(VkDebugUtilsMessageSever
                                                         const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
   auto* self = static_cast<VulkanContext*>(user);
   if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+    const std::string message = data->pMessage ? data->pMessage : "";
+    {
+      std::lock_guard<std::mutex> lock(self->message_mu_);  // drivers call back from any thread
+      self->last_message_ = message;
+    }
     self->messages_++;
-    self->last_message_ = data->pMessage ? data->pMessage : "";
-    std::fprintf(stderr, "[vulkan validation] %s\n", self->last_message_.c_str());
+    std::fprintf(stderr, "[vulkan validation] %s\n", message.c_str());
   }
   return VK_FALSE;
 }

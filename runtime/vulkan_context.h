@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,10 @@ class VulkanContext {
   bool validation_enabled() const { return validation_; }
   // Validation messages seen so far (warnings and errors).
   int validation_message_count() const { return messages_.load(); }
-  const std::string& last_validation_message() const { return last_message_; }
+  std::string last_validation_message() const {
+    std::lock_guard<std::mutex> lock(message_mu_);
+    return last_message_;
+  }
 
   // The device index to use: `requested` if >= 0, else VKXLA_DEVICE, else 0.
   StatusOr<uint32_t> ResolveDeviceIndex(int requested) const;
@@ -40,7 +44,8 @@ class VulkanContext {
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
   bool validation_ = false;
   std::atomic<int> messages_{0};
-  std::string last_message_;
+  mutable std::mutex message_mu_;
+  std::string last_message_;  // guarded by message_mu_
   std::vector<VkPhysicalDevice> devices_;
   std::vector<DeviceInfo> infos_;
 };

@@ -1,0 +1,177 @@
+// The runtime under stress and faults: a lost device (or a submission that
+// never finishes) is an error that stays, naming what happened; too little
+// memory is an error naming the sizes; eight threads compile and run side
+// by side (sharing one executable too) with exact results; thousands of runs
+// of one executable leave memory and Vulkan object counts flat.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+#include "frontends/hlo_text.h"
+#include "runtime/executable.h"
+#include "runtime/live_objects.h"
+#include "tests/test_util.h"
+
+namespace vkxla {
+namespace {
+
+class RuntimeRobustness : public ::testing::Test {
+ protected:
+  void TearDown() override { ExpectNoValidationMessages(); }
+};
+using Concurrency = RuntimeRobustness;
+
+const char* kScale = "HloModule scale\nENTRY e {\n  x = f32[64] parameter(0)\n  k = f32[] parameter(1)\n"
+                     "  kb = f32[64] broadcast(k), dimensions={}\n  ROOT y = f32[64] multiply(x, kb)\n}\n";
+
+Literal Iota(int64_t n, double scale) {
+  Literal l(Shape(ElementType::kF32, {n}));
+  for (int64_t i = 0; i < n; ++i) l.Set(i, Scalar::Float(ElementType::kF32, static_cast<double>(i) * scale));
+  return l;
+}
+
+Literal Scalar32(double v) { return Literal::ScalarOf(Scalar::Float(ElementType::kF32, v)); }
+
+void ExpectScaled(const Literal& got, double k) {
+  for (int64_t i = 0; i < 64; ++i) ASSERT_EQ(got.Get(i).re, static_cast<double>(i) * k) << "element " << i;
+}
+
+// A device of its own: a lost one must not take the shared test device along.
+TEST_F(RuntimeRobustness, ALostDeviceStaysLost) {
+  for (const VkResult fault : {VK_ERROR_DEVICE_LOST, VK_TIMEOUT}) {
+    auto device = Device::Open();
+    ASSERT_TRUE(device.ok()) << device.status().ToString();
+    auto m = ParseAndVerifyHlo(kScale);
+    ASSERT_TRUE(m.ok());
+    auto exe = Executable::Compile(**m, **device);
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    auto before = (*exe)->Run({Iota(64, 1), Scalar32(2)});
+    ASSERT_TRUE(before.ok()) << before.status().ToString();
+    ExpectScaled(*before, 2);
+    (*device)->InjectSubmitResultForTesting(fault);
+    auto lost = (*exe)->Run({Iota(64, 1), Scalar32(3)});
+    ASSERT_FALSE(lost.ok());
+    EXPECT_EQ(lost.status().code(), StatusCode::kUnavailable);
+    EXPECT_NE(lost.status().message().find(fault == VK_TIMEOUT ? "VK_TIMEOUT" : "VK_ERROR_DEVICE_LOST"), std::string::npos)
+        << lost.status().ToString();
+    EXPECT_NE(lost.status().message().find("is lost"), std::string::npos) << lost.status().ToString();
+    // Everything after fails the same way, naming the first cause.
+    auto again = (*exe)->Run({Iota(64, 1), Scalar32(3)});
+    ASSERT_FALSE(again.ok());
+    EXPECT_EQ(again.status().code(), StatusCode::kUnavailable);
+    EXPECT_EQ(again.status().message(), lost.status().message());
+    EXPECT_EQ((*device)->CreateBuffer(64, Device::Memory::kDeviceLocal).status().code(), StatusCode::kUnavailable);
+    auto recompiled = Executable::Compile(**m, **device);
+    ASSERT_FALSE(recompiled.ok());
+    EXPECT_EQ(recompiled.status().code(), StatusCode::kUnavailable);
+  }
+  // The shared device was never touched.
+  auto m = ParseAndVerifyHlo(kScale);
+  ASSERT_TRUE(m.ok());
+  auto ok = CompileAndRun(**m, {Iota(64, 1), Scalar32(5)});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ExpectScaled(*ok, 5);
+}
+
+TEST_F(RuntimeRobustness, TooLittleMemoryNamesTheSizes) {
+  // 2^31 f32 = 8 GiB in one buffer: over what one binding may cover.
+  auto m = ParseAndVerifyHlo("HloModule big\nENTRY e {\n  x = f32[2147483648] parameter(0)\n  ROOT y = f32[2147483648] negate(x)\n}\n");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto exe = Executable::Compile(**m, TestDevice());
+  ASSERT_FALSE(exe.ok());
+  EXPECT_EQ(exe.status().code(), StatusCode::kResourceExhausted) << exe.status().ToString();
+  EXPECT_NE(exe.status().message().find("8589934592 bytes"), std::string::npos) << exe.status().ToString();
+  // Forty 100 MiB results: each binds, but together they pass one allocation.
+  std::string text = "HloModule many\nENTRY e {\n  x = f32[26214400] parameter(0)\n";
+  std::string tuple;
+  for (int i = 0; i < 48; ++i) {
+    text += "  y" + std::to_string(i) + " = f32[26214400] add(x, x)\n";
+    tuple += std::string(i ? ", " : "") + "y" + std::to_string(i);
+  }
+  std::string types;
+  for (int i = 0; i < 48; ++i) types += std::string(i ? ", " : "") + "f32[26214400]";
+  text += "  ROOT t = (" + types + ") tuple(" + tuple + ")\n}\n";
+  auto many = ParseAndVerifyHlo(text);
+  ASSERT_TRUE(many.ok()) << many.status().ToString();
+  auto arena = Executable::Compile(**many, TestDevice());
+  ASSERT_FALSE(arena.ok());
+  EXPECT_EQ(arena.status().code(), StatusCode::kResourceExhausted) << arena.status().ToString();
+  EXPECT_NE(arena.status().message().find("exceeds maxMemoryAllocationSize"), std::string::npos) << arena.status().ToString();
+}
+
+// Eight threads at once: each compiles its own executable (a module of its
+// own: kernels differ) and runs it many times, two more share one
+// executable; every result is exact.
+TEST_F(Concurrency, EightThreadsCompileAndRun) {
+  auto shared_module = ParseAndVerifyHlo(kScale);
+  ASSERT_TRUE(shared_module.ok());
+  auto shared = Executable::Compile(**shared_module, TestDevice());
+  ASSERT_TRUE(shared.ok()) << shared.status().ToString();
+  std::vector<std::string> failures(8);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::unique_ptr<Module> own;
+      std::unique_ptr<Executable> exe;
+      Executable* run = shared->get();
+      if (t < 6) {
+        // Each its own op chain, so the kernels (and cache entries) differ.
+        std::string text = "HloModule t" + std::to_string(t) + "\nENTRY e {\n  x = f32[64] parameter(0)\n  k = f32[] parameter(1)\n"
+                           "  kb = f32[64] broadcast(k), dimensions={}\n  y0 = f32[64] multiply(x, kb)\n";
+        for (int i = 1; i <= t; ++i) text += "  y" + std::to_string(i) + " = f32[64] negate(y" + std::to_string(i - 1) + ")\n";
+        text += "  ROOT r = f32[64] copy(y" + std::to_string(t) + ")\n}\n";
+        auto m = ParseAndVerifyHlo(text);
+        if (!m.ok()) return void(failures[t] = m.status().ToString());
+        own = std::move(*m);
+        auto e = Executable::Compile(*own, TestDevice());
+        if (!e.ok()) return void(failures[t] = e.status().ToString());
+        exe = std::move(*e);
+        run = exe.get();
+      }
+      const double sign = t < 6 && t % 2 == 1 ? -1 : 1;
+      for (int r = 0; r < 50; ++r) {
+        const double k = t * 100 + r;
+        auto got = run->Run({Iota(64, 1), Scalar32(k)});
+        if (!got.ok()) return void(failures[t] = got.status().ToString());
+        for (int64_t i = 0; i < 64; ++i)
+          if (got->Get(i).re != sign * static_cast<double>(i) * k)
+            return void(failures[t] = "run " + std::to_string(r) + " element " + std::to_string(i) + ": " +
+                                      std::to_string(got->Get(i).re));
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < 8; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
+}
+
+int64_t ResidentKiB() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * 4;
+}
+
+// Thousands of runs of one executable: host memory and Vulkan objects stay
+// where the first runs left them.
+TEST_F(RuntimeRobustness, SoakRunsLeaveMemoryAndObjectsFlat) {
+  auto m = ParseAndVerifyHlo(kScale);
+  ASSERT_TRUE(m.ok());
+  auto exe = Executable::Compile(**m, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  const Literal x = Iota(64, 1);
+  for (int r = 0; r < 100; ++r) ASSERT_TRUE((*exe)->Run({x, Scalar32(r)}).ok());
+  const auto objects = LiveVulkanObjects();
+  const std::string objects_text = LiveVulkanObjectsText();
+  const int64_t rss = ResidentKiB();
+  for (int r = 0; r < 3000; ++r) {
+    auto got = (*exe)->Run({x, Scalar32(r)});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    if (r % 500 == 0) ExpectScaled(*got, r);
+  }
+  EXPECT_EQ(LiveVulkanObjects(), objects) << "before: " << objects_text << "; after: " << LiveVulkanObjectsText();
+  EXPECT_LT(ResidentKiB() - rss, 2048) << "resident memory grew from " << rss << " KiB to " << ResidentKiB() << " KiB";
+}
+
+}  // namespace
+}  // namespace vkxla
