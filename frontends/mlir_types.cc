@@ -195,7 +195,8 @@ StatusOr<Literal> DenseToLiteral(const MlirCursor& outer, const DenseText& dense
     const size_t w = static_cast<size_t>(ByteWidth(t));
     if (bytes.size() != w && bytes.size() != w * static_cast<size_t>(n))
       return outer.Error(dense.at, "hex string holds " + std::to_string(bytes.size()) + " bytes for " + shape.ToString());
-    for (int64_t i = 0; i < n; ++i) std::memcpy(lit.bytes().data() + i * w, bytes.data() + (bytes.size() == w ? 0 : i * w), w);
+    for (int64_t i = 0; i < n && w > 0; ++i)
+      std::memcpy(lit.bytes().data() + i * w, bytes.data() + (bytes.size() == w ? 0 : i * w), w);
     return lit;
   }
   if (tokens.size() != 1 && static_cast<int64_t>(tokens.size()) != n)

@@ -75,7 +75,7 @@ StatusOr<std::vector<uint8_t>> ToPhysical(const Literal& literal, const Layout& 
   std::vector<uint8_t> out(size, 0);
   const uint8_t* src = literal.bytes().data();
   if (layout.IsDescending() && bits >= 8) {
-    std::memcpy(out.data(), src, literal.bytes().size());
+    if (!literal.bytes().empty()) std::memcpy(out.data(), src, literal.bytes().size());  // data() may be null
     return out;
   }
   const int w = bits / 8;
@@ -94,7 +94,7 @@ StatusOr<Literal> FromPhysical(const uint8_t* data, const Shape& shape) {
   lit.set_layout(layout);
   uint8_t* dst = lit.bytes().data();
   if (layout.IsDescending() && bits >= 8) {
-    std::memcpy(dst, data, lit.bytes().size());
+    if (!lit.bytes().empty()) std::memcpy(dst, data, lit.bytes().size());  // dst may be null
     return lit;
   }
   const int w = bits / 8;
