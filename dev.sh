@@ -72,7 +72,7 @@ case "${1:-}" in
       # allocations over 2 GiB) stop the run and leave a reproducer in
       # build-fuzz/findings.
       build-fuzz/fuzz/fuzz_"$target" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 \
-        -rss_limit_mb=4096 -malloc_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+        -rss_limit_mb=4096 -malloc_limit_mb=2048 -max_len="${VKXLA_FUZZ_MAX_LEN:-4096}" -print_final_stats=1 \
         -artifact_prefix=build-fuzz/findings/"$target"- 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|artifact)" || true
       [[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "fuzz_$target found a problem (see build-fuzz/findings)" >&2; exit 1; }
     done
@@ -84,7 +84,7 @@ case "${1:-}" in
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVKXLA_SANITIZE="$kind" >/dev/null
     cmake --build "$dir" -j "${VKXLA_JOBS:-2}"
     # The Vulkan driver is not instrumented: leaks it keeps until exit are
-    # its own (tests/sanitizer_suppressions.txt names them).
+    # its own (tests/lsan_suppressions.txt names them).
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     export LSAN_OPTIONS="suppressions=$PWD/tests/lsan_suppressions.txt" TSAN_OPTIONS="halt_on_error=1:suppressions=$PWD/tests/tsan_suppressions.txt"
     if [[ $kind == thread ]]; then

@@ -84,6 +84,11 @@ double Tolerance(Opcode op, ElementType t) {
 
 void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::string& what) {
   ASSERT_TRUE(got.shape().Compatible(want.shape())) << what << ": " << got.shape().ToString() << " vs " << want.shape().ToString();
+  if (want.shape().IsTuple()) {
+    for (size_t k = 0; k < want.tuple_elements().size(); ++k)
+      ExpectClose(got.tuple_elements()[k], want.tuple_elements()[k], op, what + " {" + std::to_string(k) + "}");
+    return;
+  }
   const ElementType t = want.shape().element_type();
   int failures = 0;
   for (int64_t i = 0; i < want.element_count() && failures < 5; ++i) {
