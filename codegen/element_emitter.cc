@@ -5,6 +5,7 @@
 #include "codegen/glsl_index_arithmetic.h"
 #include "codegen/glsl_types.h"
 #include "ir/layout_index.h"
+#include "ops/control_flow.h"
 #include "ops/op_traits.h"
 #include "plan/fusion.h"
 #include "plan/planner.h"
@@ -119,6 +120,7 @@ StatusOr<std::vector<std::string>> ElementEmitter::TupleValue(const Instruction*
   auto it = tuple_memo_.find(key);
   if (it != tuple_memo_.end()) return it->second;
   std::vector<std::string> values;
+  if (ForwardsOperand(*n)) return TupleValue(n->operands[0], idx);
   switch (n->opcode) {
     case Opcode::kTuple:
       for (const Instruction* o : n->operands) {
@@ -266,6 +268,7 @@ StatusOr<std::string> ElementEmitter::LoadBuffer(int buffer, const Shape& shape,
 }
 
 StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::vector<std::string>& idx) {
+  if (ForwardsOperand(*n)) return Value(n->operands[0], idx);  // opt-barrier, add-dependency, annotations
   const ElementType t = n->shape.element_type();
   if (n->shape.IsArray()) RETURN_IF_ERROR(Use(t, *n));
   ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, n->Describe()));

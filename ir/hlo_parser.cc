@@ -501,12 +501,27 @@ Status Parser::ParseAttribute(Module& module, Instruction& inst) {
     ASSIGN_OR_RETURN(ResultAccuracy acc, ParseResultAccuracy());
     inst.result_accuracy = acc;
   } else if (key == "to_apply" || key == "calls" || key == "condition" || key == "body" || key == "comparator" ||
-             key == "select" || key == "scatter") {
+             key == "select" || key == "scatter" || key == "true_computation" || key == "false_computation") {
     size_t vat = pos_;
     std::string name = ReadName();
     Computation* c = module.Find(name);
     if (!c) return Error(vat, "undefined computation '%" + name + "' in " + key + "=");
     inst.called_computations.emplace_back(key, c);
+  } else if (key == "branch_computations") {
+    // {%a, %b, ...}: one entry per branch, in order.
+    RETURN_IF_ERROR(Expect("{"));
+    SkipSpace();
+    while (!ConsumeIf("}")) {
+      if (!inst.called_computations.empty() && inst.called_computations.back().first == key) RETURN_IF_ERROR(Expect(","));
+      SkipSpace();
+      size_t vat = pos_;
+      std::string name = ReadName();
+      if (name.empty()) return Error(vat, "expected a computation name in branch_computations={...}");
+      Computation* c = module.Find(name);
+      if (!c) return Error(vat, "undefined computation '%" + name + "' in branch_computations=");
+      inst.called_computations.emplace_back(key, c);
+      SkipSpace();
+    }
   } else {
     ASSIGN_OR_RETURN(std::string raw, ReadRawValue());
     inst.other_attributes.emplace_back(key, raw);

@@ -52,7 +52,12 @@ std::string PrintInstruction(const Instruction& inst) {
   if (inst.exponent_bits >= 0) s += ", exponent_bits=" + std::to_string(inst.exponent_bits);
   if (inst.mantissa_bits >= 0) s += ", mantissa_bits=" + std::to_string(inst.mantissa_bits);
   if (inst.result_accuracy) s += ", result_accuracy=" + inst.result_accuracy->ToString();
-  for (const auto& [key, comp] : inst.called_computations) s += ", " + key + "=%" + comp->name();
+  std::string branches;
+  for (const auto& [key, comp] : inst.called_computations) {
+    if (key == "branch_computations") branches += (branches.empty() ? "" : ", ") + ("%" + comp->name());
+    else s += ", " + key + "=%" + comp->name();
+  }
+  if (!branches.empty()) s += ", branch_computations={" + branches + "}";
   for (const auto& [key, value] : inst.other_attributes) s += ", " + key + "=" + value;
   return s;
 }

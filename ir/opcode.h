@@ -30,7 +30,8 @@ namespace vkxla {
   X(kIota, "iota") X(kTuple, "tuple") X(kGetTupleElement, "get-tuple-element") \
   X(kParameter, "parameter") X(kConstant, "constant")                          \
   /* Ops of later issues: they parse, and the compiler names them. */          \
-  X(kAfterAll, "after-all") X(kAllGather, "all-gather")                        \
+  X(kAfterAll, "after-all") X(kAddDependency, "add-dependency")               \
+  X(kAllGather, "all-gather")                                                  \
   X(kAllReduce, "all-reduce") X(kAllToAll, "all-to-all")                       \
   X(kBatchNormGrad, "batch-norm-grad")                                         \
   X(kBatchNormInference, "batch-norm-inference")                               \

@@ -1,5 +1,7 @@
 #include "ops/evaluator.h"
 
+#include "ops/control_flow.h"
+
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
 #include "ops/scaled_dot.h"
@@ -297,9 +299,15 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
           break;
         }
         case Opcode::kGetTupleElement: result = operands[0]->tuple_elements()[inst.tuple_index]; break;
-        default:
+        default: {
+          std::optional<StatusOr<Literal>> r = EvaluateControlFlow(inst, operands, EvaluateComputation);
+          if (r) {
+            ASSIGN_OR_RETURN(result, std::move(*r));
+            break;
+          }
           return Unimplemented("reference evaluator: " + std::string(OpcodeName(inst.opcode)) + " " +
                                inst.Describe() + " is not implemented");
+        }
       }
     }
     values[owned.get()] = std::move(result);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ops/attributes.h"
+#include "ops/control_flow.h"
 #include "ops/gather_scatter_plan.h"
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
@@ -532,6 +533,7 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     }
     default:
       if (std::optional<StatusOr<Shape>> s = InferReductionShape(inst)) return *s;
+      if (std::optional<StatusOr<Shape>> s = InferControlFlowShape(inst)) return *s;
       return Unimplemented(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() +
                            ": op is not implemented yet");
   }

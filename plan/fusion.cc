@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ops/control_flow.h"
 #include "ops/dot.h"
 #include "ops/op_traits.h"
 #include "ops/reduction_shapes.h"
@@ -23,12 +24,12 @@ bool IsSortResult(const Instruction& i) {
 // Ops that only name values: they never cost a kernel.
 bool IsFree(const Instruction& i) {
   switch (i.opcode) {
-    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple:
+    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple: case Opcode::kAfterAll:
       return true;
     case Opcode::kGetTupleElement:
       return !IsSortResult(i);
     default:
-      return false;
+      return ForwardsOperand(i);
   }
 }
 
@@ -98,7 +99,7 @@ class FusionPass {
   StatusOr<FusionChoice> Run() {
     Index();
     RETURN_IF_ERROR(CheckOps());
-    MandatoryBuffers();
+    RETURN_IF_ERROR(MandatoryBuffers());
     ChooseEpilogues();
     Costs();
     Evaluations();
@@ -128,7 +129,8 @@ class FusionPass {
         add(users_[o], i);
         // Readers see through tuples: exp(gte(tuple(a, b), 0)) reads a.
         if (IsFree(*i)) continue;
-        const Instruction* read = o->opcode == Opcode::kGetTupleElement && !IsSortResult(*o) ? ValueRef::Of(o).inst : o;
+        const bool names = (o->opcode == Opcode::kGetTupleElement && !IsSortResult(*o)) || ForwardsOperand(*o);
+        const Instruction* read = names ? ValueRef::Of(o).inst : o;
         add(readers_[read], i);
       }
     for (const ValueRef& r : results_) result_values_.insert(r);
@@ -136,7 +138,7 @@ class FusionPass {
 
   Status CheckOps() {
     for (const Instruction* i : order_)
-      if (!IsFree(*i) && !IsFusible(*i) && !HeroKind(*i))
+      if (!IsFree(*i) && !IsFusible(*i) && !HeroKind(*i) && !IsControlFlow(*i))
         return Unimplemented(std::string(OpcodeName(i->opcode)) + " " + i->Describe() + ": not implemented on Vulkan yet");
     return OkStatus();
   }
@@ -161,8 +163,17 @@ class FusionPass {
     return out;
   }
 
-  void MandatoryBuffers() {
+  Status MandatoryBuffers() {
     for (const Instruction* i : order_) {
+      if (IsControlFlow(*i)) {
+        // Its steps read every operand from memory and write every result.
+        for (const Instruction* o : i->operands) {
+          ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(o));
+          for (const ValueRef& v : leaves) Materialize(v, "operand of %" + i->name);
+        }
+        ASSIGN_OR_RETURN(std::vector<ValueRef> results, ValueLeaves(i));
+        for (const ValueRef& v : results) Materialize(v, std::string(OpcodeName(i->opcode)) + " result");
+      }
       if (i->opcode == Opcode::kParameter) Materialize(ValueRef{i, -1}, "parameter");
       if (i->opcode == Opcode::kConstant && i->shape.IsArray() && i->shape.element_count() > 1)
         Materialize(ValueRef{i, -1}, "constant");
@@ -171,6 +182,7 @@ class FusionPass {
         for (const ValueRef& v : HeroResults(i)) Materialize(v, std::string(KernelKindName(*kind)) + " result");
     }
     for (const ValueRef& r : results_) Materialize(r, "entry result");
+    return OkStatus();
   }
 
   // Rule 3: a non-variadic reduce's or a dot's single-user elementwise chain.
@@ -218,7 +230,7 @@ class FusionPass {
       if (it != readers_.end())
         for (const Instruction* u : it->second) {
           const double reads = ReadsPerElement(*u, *v, target_);
-          const bool own_kernel = HeroKind(*u).has_value() || IsMaterialized(u) || epilogue_of_.count(u);
+          const bool own_kernel = HeroKind(*u).has_value() || IsControlFlow(*u) || IsMaterialized(u) || epilogue_of_.count(u);
           e += own_kernel ? reads : choice_.evaluations[u] * reads;
         }
       choice_.evaluations[v] = e;
@@ -244,7 +256,7 @@ class FusionPass {
         Materialize(ValueRef::Of(i), "a fused chain reaches depth " + std::to_string(kMaxFusionDepth));
         decided_.push_back(i);
       }
-      depth[i] = IsMaterialized(i) || HeroKind(*i) || IsFree(*i) ? 0 : d;
+      depth[i] = IsMaterialized(i) || HeroKind(*i) || IsControlFlow(*i) || IsFree(*i) ? 0 : d;
     }
   }
 
@@ -276,6 +288,12 @@ class FusionPass {
     };
     std::vector<Ordered> groups;
     for (const Instruction* h : order_) {
+      if (IsControlFlow(*h)) {
+        GroupChoice g{KernelKind::kLoop, h, {}};
+        g.control = true;
+        groups.push_back({static_cast<double>(position_[h]), std::move(g)});
+        continue;
+      }
       const std::optional<KernelKind> kind = HeroKind(*h);
       if (!kind) continue;
       GroupChoice g{*kind, h, {}};
@@ -296,6 +314,7 @@ class FusionPass {
     for (const auto& [v, why] : choice_.materialized) {
       if (written.count(v) || v.inst->opcode == Opcode::kParameter || v.inst->opcode == Opcode::kConstant) continue;
       if (HeroKind(*v.inst) && !IsSort(v.inst)) continue;  // written by its hero
+      if (IsControlFlow(*v.inst)) continue;                 // written by its steps
       const double at = position_[v.inst] + (v.index >= 0 ? 0.5 : 0.0);
       groups.push_back({at, GroupChoice{KernelKind::kLoop, v.inst, {v}}});
     }
@@ -320,6 +339,10 @@ class FusionPass {
 };
 
 }  // namespace
+
+bool IsControlFlow(const Instruction& inst) {
+  return inst.opcode == Opcode::kWhile || inst.opcode == Opcode::kConditional || inst.opcode == Opcode::kCall;
+}
 
 std::optional<KernelKind> HeroKind(const Instruction& inst) {
   switch (inst.opcode) {

@@ -32,6 +32,9 @@
 //    Code generation walks a value's producers recursively, and a chain of
 //    10,000 ops would overflow its stack (and make a kernel no compiler
 //    finishes quickly).
+// 7. Control flow (while, conditional, call) is a boundary: its operands'
+//    array leaves and its results live in memory, and its called
+//    computations are planned on their own (plan/planner.h).
 #pragma once
 
 #include <map>
@@ -53,6 +56,10 @@ struct GroupChoice {
   KernelKind kind = KernelKind::kLoop;
   const Instruction* hero = nullptr;  // the hero, or the loop's output instruction
   std::vector<ValueRef> outputs;      // values the group writes (a sort's: none, it writes its permutation)
+  // A while, conditional or call: no kernel of its own; the planner lays
+  // out its called computations as steps (its operands and results are in
+  // memory).
+  bool control = false;
 };
 
 struct FusionChoice {
@@ -68,6 +75,10 @@ struct FusionChoice {
 // implements.
 StatusOr<FusionChoice> ChooseFusion(const Computation& entry, const std::vector<ValueRef>& results,
                                     const TargetFeatures& target);
+
+// While, conditional and call: ops the planner turns into steps over
+// called computations.
+bool IsControlFlow(const Instruction& inst);
 
 // The kernel kind an instruction heads, if it is a hero.
 std::optional<KernelKind> HeroKind(const Instruction& inst);

@@ -5,6 +5,7 @@
 
 #include "ir/layout_index.h"
 #include "ops/computation_signature.h"
+#include "ops/control_flow.h"
 #include "ops/gather_scatter_plan.h"
 #include "ops/reduction_shapes.h"
 #include "plan/barriers.h"
@@ -22,36 +23,8 @@ Shape WithLayout(Shape s) {
   return s;
 }
 
-// The entry's result leaves, in tuple order: tuples of arrays and of
-// tuple-shaped ops' elements, as deep as they nest (depth-first).
-StatusOr<std::vector<ValueRef>> ResultLeaves(const Instruction* root) {
-  std::vector<ValueRef> leaves;
-  std::vector<const Instruction*> stack = {root};
-  while (!stack.empty()) {
-    const Instruction* n = stack.back();
-    stack.pop_back();
-    if (n->opcode == Opcode::kTuple) {
-      for (size_t k = n->operands.size(); k-- > 0;) stack.push_back(n->operands[k]);
-      continue;
-    }
-    const ValueRef v = ValueRef::Of(n);
-    if (v.shape().IsArray()) {
-      leaves.push_back(v);
-      continue;
-    }
-    if (v.index >= 0 || !v.shape().IsTuple())
-      return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + " producing " + n->shape.ToString() +
-                           " as a result is not supported yet");
-    for (size_t k = 0; k < v.inst->shape.tuple_shapes().size(); ++k) {
-      if (!v.inst->shape.tuple_shapes()[k].IsArray())
-        return Unimplemented(root->Describe() + ": nested tuples are not supported as results yet");
-      leaves.push_back(ValueRef{v.inst, static_cast<int64_t>(k)});
-    }
-  }
-  return leaves;
-}
-
 void LeafShapes(const Shape& s, std::vector<Shape>& out) {
+  if (s.IsToken()) return;  // tokens hold no data
   if (!s.IsTuple()) {
     out.push_back(WithLayout(s));
     return;
@@ -80,16 +53,15 @@ class Planner {
     const ProgramShape shape = module_.EntryProgramShape();
     for (const Shape& s : shape.parameters)
       if (!s.IsArray()) return Unimplemented("entry parameter " + s.ToString() + ": only array parameters are supported yet");
-    ASSIGN_OR_RETURN(leaves_, ResultLeaves(entry.root()));
-    LeafShapes(shape.result, leaf_shapes_);
-    if (leaf_shapes_.size() != leaves_.size()) return Internal("result leaves and result shapes disagree");
-    ASSIGN_OR_RETURN(FusionChoice fusion, ChooseFusion(entry, leaves_, p_.target));
+    ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(entry.root()));
+    std::vector<Shape> leaf_shapes;
+    LeafShapes(shape.result, leaf_shapes);
+    if (leaf_shapes.size() != leaves.size()) return Internal("result leaves and result shapes disagree");
     RETURN_IF_ERROR(DeclareParameters(entry, shape));
-    RETURN_IF_ERROR(DeclareConstants(fusion));
-    for (const GroupChoice& g : fusion.groups) RETURN_IF_ERROR(AddGroups(g));
-    RETURN_IF_ERROR(DeclareResults());
-    for (FusionGroup& g : p_.groups) RETURN_IF_ERROR(Configure(g));
-    LayOutSteps();
+    planned_.insert(&entry);
+    Uploads();
+    RETURN_IF_ERROR(PlanComputation(entry, leaves, leaf_shapes, /*entry=*/true, p_.steps));
+    Downloads();
     RETURN_IF_ERROR(FinishProgram(p_));
     return std::move(p_);
   }
@@ -216,6 +188,229 @@ class Planner {
     return OkStatus();
   }
 
+  // Plans `c` (whose parameters' values are bound to buffers) into `out`:
+  // its fusion groups and, for each while, conditional or call in it, the
+  // steps of what it calls. `results` are the values the caller reads,
+  // written in `result_shapes`' layouts.
+  Status PlanComputation(const Computation& c, const std::vector<ValueRef>& results,
+                         const std::vector<Shape>& result_shapes, bool entry, StepList& out) {
+    if (depth_ >= kMaxControlDepth)
+      return InvalidArgument("computation " + c.name() + ": control flow nests deeper than " +
+                             std::to_string(kMaxControlDepth) + " levels");
+    const Computation* saved_comp = comp_;
+    std::vector<ValueRef> saved_leaves = std::move(leaves_);
+    std::vector<Shape> saved_shapes = std::move(leaf_shapes_);
+    comp_ = &c;
+    leaves_ = results;
+    leaf_shapes_ = result_shapes;
+    ++depth_;
+    Status status = PlanCurrent(entry, out);
+    --depth_;
+    comp_ = saved_comp;
+    leaves_ = std::move(saved_leaves);
+    leaf_shapes_ = std::move(saved_shapes);
+    return status;
+  }
+
+  struct Item {
+    int group = -1;                       // a fusion group, or
+    const Instruction* control = nullptr;  // a while, conditional or call
+  };
+
+  Status PlanCurrent(bool entry, StepList& out) {
+    ASSIGN_OR_RETURN(FusionChoice fusion, ChooseFusion(*comp_, leaves_, p_.target));
+    RETURN_IF_ERROR(DeclareConstants(fusion));
+    std::vector<Item> items;
+    auto new_groups = [&](size_t first) {
+      for (size_t k = first; k < p_.groups.size(); ++k) items.push_back({static_cast<int>(k), nullptr});
+    };
+    for (const GroupChoice& g : fusion.groups) {
+      if (g.control) {
+        RETURN_IF_ERROR(DeclareControlResults(*g.hero));
+        items.push_back({-1, g.hero});
+        continue;
+      }
+      const size_t first = p_.groups.size();
+      RETURN_IF_ERROR(AddGroups(g));
+      new_groups(first);
+    }
+    if (entry) {
+      const size_t first = p_.groups.size();
+      RETURN_IF_ERROR(DeclareResults());
+      new_groups(first);
+    }
+    for (const Item& it : items)
+      if (it.group >= 0) RETURN_IF_ERROR(Configure(p_.groups[it.group]));
+    for (const Item& it : items) {
+      if (it.group >= 0) LayOutGroup(p_.groups[it.group], out);
+      else RETURN_IF_ERROR(PlanControl(*it.control, out));
+    }
+    return OkStatus();
+  }
+
+  // A control op's results (a while's state, a conditional's or a call's
+  // results) get buffers of their own, which its readers read.
+  Status DeclareControlResults(const Instruction& h) {
+    ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(&h));
+    std::vector<int>& buffers = control_buffers_[&h];
+    for (const ValueRef& v : leaves) {
+      if (!v.shape().is_static())
+        return Unimplemented(std::string(OpcodeName(h.opcode)) + " " + h.Describe() + ": result " + v.shape().ToString() +
+                             " has a dynamic dimension, which control flow does not support yet");
+      const int b = Declare(v.ToString(), BufferKind::kTemporary, MemoryKind::kDevice, v.shape());
+      p_.value_buffer[v] = b;
+      buffers.push_back(b);
+    }
+    return OkStatus();
+  }
+
+  StatusOr<std::vector<int>> LeafBuffers(const Instruction* operand) const {
+    ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(operand));
+    std::vector<int> buffers;
+    for (const ValueRef& v : leaves) {
+      auto it = p_.value_buffer.find(v);
+      if (it == p_.value_buffer.end()) return Internal(v.ToString() + ": an operand of control flow without a buffer");
+      buffers.push_back(it->second);
+    }
+    return buffers;
+  }
+
+  // The computation to plan for one call site: `c` itself the first time,
+  // a copy of it after that (its values need buffers of their own).
+  const Computation& ForSite(const Computation* c) {
+    if (planned_.insert(c).second) return *c;
+    std::shared_ptr<const Computation> copy = c->Clone(c->name() + ".site" + std::to_string(p_.clones.size() + 1));
+    p_.clones.push_back(copy);
+    planned_.insert(copy.get());
+    return *copy;
+  }
+
+  // Plans computation `callee` with parameter i bound to the buffers
+  // `args[i]` (its leaves) and copies its result leaves into `dst`.
+  Status PlanCalled(const Computation* callee, const std::vector<std::vector<int>>& args, const std::vector<int>& dst,
+                    StepList& out) {
+    const Computation& c = ForSite(callee);
+    const std::vector<Instruction*> params = c.parameters();
+    if (params.size() != args.size()) return Internal("computation " + c.name() + ": parameters and arguments disagree");
+    for (size_t i = 0; i < params.size(); ++i) {
+      ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(params[i]));
+      if (leaves.size() != args[i].size()) return Internal("computation " + c.name() + ": parameter leaves disagree");
+      for (size_t k = 0; k < leaves.size(); ++k) p_.value_buffer[leaves[k]] = args[i][k];
+    }
+    ASSIGN_OR_RETURN(std::vector<ValueRef> results, ValueLeaves(c.root()));
+    if (results.size() != dst.size()) return Internal("computation " + c.name() + ": result leaves disagree");
+    std::vector<Shape> shapes;
+    for (int b : dst) shapes.push_back(p_.buffers[b].shape);
+    RETURN_IF_ERROR(PlanComputation(c, results, shapes, /*entry=*/false, out));
+    return CopyLeaves(results, dst, out);
+  }
+
+  Step CopyOf(int src, int dst) const {
+    Step s;
+    s.op = CopyStep{src, dst, p_.buffers[dst].bytes};
+    s.reads = {src};
+    s.writes = {dst};
+    return s;
+  }
+
+  bool SameBytes(int a, int b) const {
+    const BufferDecl &x = p_.buffers[a], &y = p_.buffers[b];
+    return x.bytes == y.bytes && x.shape.element_type() == y.shape.element_type() && x.shape.dims() == y.shape.dims() &&
+           x.shape.layout_or_default() == y.shape.layout_or_default();
+  }
+
+  // `value` into buffer `dst` by a relayout kernel.
+  Status Relayout(const ValueRef& value, int dst, StepList& out) {
+    FusionGroup& g = NewGroup(KernelKind::kLoop, value.inst);
+    g.relayout = true;
+    g.outputs.push_back({value, dst, -1});
+    const int id = g.id;
+    RETURN_IF_ERROR(Configure(p_.groups[id]));
+    LayOutGroup(p_.groups[id], out);
+    return OkStatus();
+  }
+
+  // Copies each of `values` into dst[k] (a plain copy where the bytes sit
+  // alike, a relayout kernel otherwise). A value whose buffer is itself
+  // one of `dst` (a loop body returning its state reordered) goes through
+  // a temporary first, so no copy reads what another already overwrote.
+  Status CopyLeaves(const std::vector<ValueRef>& values, const std::vector<int>& dst, StepList& out) {
+    const std::set<int> targets(dst.begin(), dst.end());
+    std::vector<int> src;
+    for (const ValueRef& v : values) {
+      auto it = p_.value_buffer.find(v);
+      if (it == p_.value_buffer.end()) return Internal(v.ToString() + ": a result of a called computation without a buffer");
+      src.push_back(it->second);
+    }
+    std::vector<bool> staged(values.size(), false);
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (src[k] == dst[k] || !targets.count(src[k])) continue;
+      const int t = Declare(values[k].ToString() + ".carried", BufferKind::kTemporary, MemoryKind::kDevice, p_.buffers[dst[k]].shape);
+      if (SameBytes(src[k], t)) out.push_back(CopyOf(src[k], t));
+      else RETURN_IF_ERROR(Relayout(values[k], t, out));
+      src[k] = t;
+      staged[k] = true;
+    }
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (src[k] == dst[k]) continue;
+      if (staged[k] || SameBytes(src[k], dst[k])) out.push_back(CopyOf(src[k], dst[k]));
+      else RETURN_IF_ERROR(Relayout(values[k], dst[k], out));
+    }
+    return OkStatus();
+  }
+
+  Status PlanControl(const Instruction& h, StepList& out) {
+    const std::vector<int> results = control_buffers_.at(&h);
+    switch (h.opcode) {
+      case Opcode::kWhile: {
+        // The state lives in the result buffers: the init is copied in, the
+        // condition reads it, the body's results are copied back.
+        ASSIGN_OR_RETURN(std::vector<ValueRef> init, ValueLeaves(h.operands[0]));
+        RETURN_IF_ERROR(CopyLeaves(init, results, out));
+        ASSIGN_OR_RETURN(const Computation* cond, CalledComputation(h, "condition", "the loop condition"));
+        ASSIGN_OR_RETURN(const Computation* body, CalledComputation(h, "body", "the loop body"));
+        WhileStep w;
+        w.predicate = Declare("%" + h.name + ".predicate", BufferKind::kScratch, MemoryKind::kHost,
+                              Shape::Scalar(ElementType::kPred));
+        RETURN_IF_ERROR(PlanCalled(cond, {results}, {w.predicate}, w.condition));
+        RETURN_IF_ERROR(PlanCalled(body, {results}, results, w.body));
+        Step s;
+        s.op = std::move(w);
+        s.reads = s.writes = results;
+        out.push_back(std::move(s));
+        return OkStatus();
+      }
+      case Opcode::kConditional: {
+        ASSIGN_OR_RETURN(std::vector<const Computation*> branches, ConditionalBranches(h));
+        ConditionalStep c;
+        c.selector = Declare("%" + h.name + ".selector", BufferKind::kScratch, MemoryKind::kHost, h.operands[0]->shape);
+        ASSIGN_OR_RETURN(std::vector<ValueRef> selector, ValueLeaves(h.operands[0]));
+        RETURN_IF_ERROR(CopyLeaves(selector, {c.selector}, out));
+        Step s;
+        for (size_t b = 0; b < branches.size(); ++b) {
+          ASSIGN_OR_RETURN(std::vector<int> args, LeafBuffers(h.operands[b + 1]));
+          s.reads.insert(s.reads.end(), args.begin(), args.end());
+          c.branches.emplace_back();
+          RETURN_IF_ERROR(PlanCalled(branches[b], {args}, results, c.branches.back()));
+        }
+        s.op = std::move(c);
+        s.writes = results;
+        out.push_back(std::move(s));
+        return OkStatus();
+      }
+      default: {
+        // A call: the callee's steps run in line.
+        ASSIGN_OR_RETURN(const Computation* callee, CalledComputation(h, "to_apply", "the called computation"));
+        std::vector<std::vector<int>> args;
+        for (const Instruction* o : h.operands) {
+          ASSIGN_OR_RETURN(std::vector<int> leaves, LeafBuffers(o));
+          args.push_back(std::move(leaves));
+        }
+        return PlanCalled(callee, args, results, out);
+      }
+    }
+  }
+
   Status DeclareResults() {
     for (size_t i = 0; i < leaves_.size(); ++i) {
       const ValueRef& v = leaves_[i];
@@ -279,7 +474,7 @@ class Planner {
       for (const Instruction* o : n->operands) starts.push_back(o);
     }
     g.inputs.assign(inputs.begin(), inputs.end());
-    for (const auto& inst : module_.entry()->instructions())
+    for (const auto& inst : comp_->instructions())
       if (fused.count(inst.get())) g.fused.push_back(inst.get());
   }
 
@@ -406,7 +601,7 @@ class Planner {
   // The get-tuple-element instruction of the entry that reads `v`, a
   // sort's result.
   const Instruction* SortResultRoot(const ValueRef& v) const {
-    for (const auto& i : module_.entry()->instructions())
+    for (const auto& i : comp_->instructions())
       if (i->opcode == Opcode::kGetTupleElement && ValueRef::Of(i.get()) == v) return i.get();
     return v.inst;
   }
@@ -425,49 +620,53 @@ class Planner {
     return s;
   }
 
-  void LayOutSteps() {
-    for (size_t i = 0; i < p_.parameter_device.size(); ++i) {
-      Step s;
-      const int src = p_.parameter_staging[i], dst = p_.parameter_device[i];
-      s.op = CopyStep{src, dst, p_.buffers[dst].bytes};
-      s.reads = {src};
-      s.writes = {dst};
-      p_.steps.push_back(std::move(s));
-    }
-    for (const FusionGroup& g : p_.groups) {
-      auto dispatch = [&](int kernel, std::vector<uint32_t> push = {}, bool reads_outputs = false) {
-        if (g.kernels[kernel].invocations == 0) return;  // an empty array: nothing to compute
-        p_.steps.push_back(DispatchOf(g, kernel, std::move(push), reads_outputs));
-      };
-      if (const auto* c = std::get_if<SortConfig>(&g.config)) {
-        for (const SortConfig::Pass& pass : c->passes) dispatch(pass.kernel, pass.push_constants);
-      } else if (const auto* c = std::get_if<ScanConfig>(&g.config)) {
-        for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
-      } else if (const auto* c = std::get_if<WindowConfig>(&g.config)) {
-        // reduce-window, or select-and-scatter's selection: passes over the window.
-        for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
-        // select-and-scatter's scatter: passes over the windows that may contain each element.
-        if (g.kernels.size() > 1)
-          for (int64_t pass = 0; pass < c->containing_passes; ++pass) dispatch(1, {static_cast<uint32_t>(pass)}, pass > 0);
-      } else if (const auto* c = std::get_if<ScatterConfig>(&g.config)) {
-        for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
-      } else {
-        for (size_t k = 0; k < g.kernels.size(); ++k) dispatch(static_cast<int>(k));
-      }
-    }
+  void Uploads() {
+    for (size_t i = 0; i < p_.parameter_device.size(); ++i)
+      p_.steps.push_back(CopyOf(p_.parameter_staging[i], p_.parameter_device[i]));
+  }
+
+  void Downloads() {
     for (const ResultLeaf& r : p_.results) {
-      Step s;
-      s.op = CopyStep{r.device, r.staging, p_.buffers[r.device].bytes};
-      s.reads = {r.device};
-      s.writes = {r.staging};
+      Step s = CopyOf(r.device, r.staging);
+      std::get<CopyStep>(s.op).bytes = p_.buffers[r.device].bytes;
       p_.steps.push_back(std::move(s));
     }
   }
 
+  void LayOutGroup(const FusionGroup& g, StepList& out) {
+    auto dispatch = [&](int kernel, std::vector<uint32_t> push = {}, bool reads_outputs = false) {
+      if (g.kernels[kernel].invocations == 0) return;  // an empty array: nothing to compute
+      out.push_back(DispatchOf(g, kernel, std::move(push), reads_outputs));
+    };
+    if (const auto* c = std::get_if<SortConfig>(&g.config)) {
+      for (const SortConfig::Pass& pass : c->passes) dispatch(pass.kernel, pass.push_constants);
+    } else if (const auto* c = std::get_if<ScanConfig>(&g.config)) {
+      for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
+    } else if (const auto* c = std::get_if<WindowConfig>(&g.config)) {
+      // reduce-window, or select-and-scatter's selection: passes over the window.
+      for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
+      // select-and-scatter's scatter: passes over the windows that may contain each element.
+      if (g.kernels.size() > 1)
+        for (int64_t pass = 0; pass < c->containing_passes; ++pass) dispatch(1, {static_cast<uint32_t>(pass)}, pass > 0);
+    } else if (const auto* c = std::get_if<ScatterConfig>(&g.config)) {
+      for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
+    } else {
+      for (size_t k = 0; k < g.kernels.size(); ++k) dispatch(static_cast<int>(k));
+    }
+  }
+
+  // Control flow nests this deep at most (the planner recurses per level).
+  static constexpr int kMaxControlDepth = 64;
+
   const Module& module_;
   Program p_;
+  // The computation being planned and the values its caller reads.
+  const Computation* comp_ = nullptr;
   std::vector<ValueRef> leaves_;
   std::vector<Shape> leaf_shapes_;
+  int depth_ = 0;
+  std::set<const Computation*> planned_;
+  std::map<const Instruction*, std::vector<int>> control_buffers_;
 };
 
 }  // namespace

@@ -172,6 +172,9 @@ struct Program {
   std::vector<int> parameter_device, parameter_staging;
   int parameter_sizes = -1;
   std::vector<ResultLeaf> results;
+  // Copies of computations called from more than one site (each site's
+  // values need buffers of their own); the plan's groups point into them.
+  std::vector<std::shared_ptr<const Computation>> clones;
 
   int AddBuffer(BufferDecl b);
   uint64_t PeakBytes(MemoryKind memory) const;

@@ -6,8 +6,10 @@
 #include <compare>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/instruction.h"
+#include "ir/status.h"
 
 namespace vkxla {
 
@@ -17,11 +19,18 @@ struct ValueRef {
 
   // The value an instruction stands for when its value is read:
   // get-tuple-element names an element of its operand (through tuple
-  // instructions to what they hold).
+  // instructions to what they hold); ops that forward their operand
+  // (opt-barrier, add-dependency, the no-op custom calls) are seen through.
   static ValueRef Of(const Instruction* read);
   const Shape& shape() const;
   std::string ToString() const;  // "%x" or "%x.1"
   auto operator<=>(const ValueRef&) const = default;
 };
+
+// The array values a (possibly tuple-shaped) value is made of, in tuple
+// order: tuple instructions are looked through, tuple-shaped ops give
+// their elements; tokens hold no data and are left out. Tuples nested in
+// tuple-shaped ops are not supported yet (an error naming the op).
+StatusOr<std::vector<ValueRef>> ValueLeaves(const Instruction* root);
 
 }  // namespace vkxla

@@ -1,0 +1,43 @@
+// Ops that call whole computations (while, conditional, call) or only
+// order and pass values along (after-all, add-dependency, opt-barrier and
+// the custom calls real exports carry that compute nothing): their shape
+// rules, the computations they call, and their reference semantics.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/literal.h"
+#include "ir/module.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+// The shape of a control-flow or ordering op, or nullopt for other ops.
+std::optional<StatusOr<Shape>> InferControlFlowShape(const Instruction& inst);
+
+// A conditional's branches in branch order: true_computation and
+// false_computation for a pred selector, branch_computations otherwise.
+StatusOr<std::vector<const Computation*>> ConditionalBranches(const Instruction& inst);
+
+// The branch a selector value picks: a pred picks branch 0 when true; an
+// index out of range takes the last branch, as the spec says.
+int64_t BranchIndex(const Literal& selector, int64_t branches);
+
+// custom_call_target of a custom-call, unquoted ("" when absent).
+std::string CustomCallTarget(const Instruction& inst);
+
+// Ops whose result is their first operand: add-dependency, opt-barrier and
+// the no-op custom calls (Sharding, SPMDFullToShardShape, MoveToHost, ...).
+bool ForwardsOperand(const Instruction& inst);
+
+// Evaluates a control-flow or ordering op on the host; `evaluate` runs a
+// called computation.
+using ComputationEvaluator =
+    std::function<StatusOr<Literal>(const Computation&, const std::vector<Literal>&)>;
+std::optional<StatusOr<Literal>> EvaluateControlFlow(const Instruction& inst, const std::vector<const Literal*>& operands,
+                                                    const ComputationEvaluator& evaluate);
+
+}  // namespace vkxla

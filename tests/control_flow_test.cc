@@ -1,0 +1,333 @@
+// While, conditional, call and the ops that only order or forward values,
+// run on the device and compared with the reference evaluator: counted
+// loops over every element type and two layouts, loops that stop on a
+// computed value, nested loops, a five-array tuple state, a 1,000-step
+// While + DynamicUpdateSlice scan, conditionals (pred, index, index out of
+// range) inside loops, calls from several sites, and the errors malformed
+// bodies, conditions and branches give.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "frontends/hlo_text.h"
+#include "ops/evaluator.h"
+#include "runtime/executable.h"
+#include "tests/test_util.h"
+
+namespace vkxla {
+namespace {
+
+class ControlFlow : public ::testing::Test {
+ protected:
+  void TearDown() override { ExpectNoValidationMessages(); }
+};
+
+std::unique_ptr<Module> Parse(const std::string& text) {
+  auto m = ParseAndVerifyHlo(text);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? std::move(*m) : nullptr;
+}
+
+// Runs on the device and on the reference with the given arguments.
+Literal Check(const std::string& text, const std::vector<Literal>& args) {
+  std::unique_ptr<Module> m = Parse(text);
+  if (!m) return Literal();
+  return RunAndCompareWith(*m, args);
+}
+
+Literal Randoms(const std::string& text, uint64_t seed) {
+  std::unique_ptr<Module> m = Parse(text);
+  if (!m) return Literal();
+  return RunAndCompare(*m, seed);
+}
+
+std::string Name(ElementType t) { return std::string(ElementTypeName(t)); }
+
+// The counter pattern: (i, x, y) -> (i + 1, x op y, y) while i < 7.
+TEST_F(ControlFlow, CountedLoopEveryTypeAndLayout) {
+  int trial = 0;
+  for (ElementType t : kAllTypes) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    const std::string ty = Name(t);
+    const std::string op = t == ElementType::kPred ? "xor" : "add";
+    for (const auto& [lx, ly] : {std::pair{"{1,0}", "{0,1}"}, std::pair{"{0,1}", "{1,0}"}}) {
+      const std::string state = "(s32[], " + ty + "[3,4]" + lx + ", " + ty + "[3,4]" + ly + ")";
+      const std::string text =
+          "HloModule counted_" + ty + "\n"
+          "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+          "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(7)\n"
+          "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+          "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+          "  %i = s32[] get-tuple-element(%p), index=0\n  %x = " + ty + "[3,4]" + lx + " get-tuple-element(%p), index=1\n"
+          "  %y = " + ty + "[3,4]" + ly + " get-tuple-element(%p), index=2\n  %one = s32[] constant(1)\n"
+          "  %i2 = s32[] add(%i, %one)\n  %x2 = " + ty + "[3,4]" + lx + " " + op + "(%x, %y)\n"
+          "  ROOT %t = " + state + " tuple(%i2, %x2, %y)\n}\n"
+          "ENTRY %e {\n  %x = " + ty + "[3,4]" + lx + " parameter(0)\n  %y = " + ty + "[3,4]" + ly + " parameter(1)\n"
+          "  %z = s32[] constant(0)\n  %t = " + state + " tuple(%z, %x, %y)\n"
+          "  %w = " + state + " while(%t), condition=%cond, body=%body\n"
+          "  ROOT %r = " + ty + "[3,4]" + lx + " get-tuple-element(%w), index=1\n}\n";
+      SCOPED_TRACE(text);
+      Randoms(text, ++trial);
+    }
+  }
+}
+
+// The trip count comes from the values: Newton's iteration for sqrt(a)
+// until every |x*x - a| is within 1e-5 of a (at most 60 steps).
+TEST_F(ControlFlow, NewtonIterationToTolerance) {
+  const std::string state = "(s32[], f32[6], f32[6])";
+  const std::string text =
+      "HloModule newton\n"
+      "%max (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
+      "  ROOT %m = f32[] maximum(%a, %b)\n}\n"
+      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %x = f32[6] get-tuple-element(%p), index=1\n"
+      "  %a = f32[6] get-tuple-element(%p), index=2\n  %xx = f32[6] multiply(%x, %x)\n  %d = f32[6] subtract(%xx, %a)\n"
+      "  %ad = f32[6] abs(%d)\n  %rel = f32[6] divide(%ad, %a)\n  %zero = f32[] constant(0)\n"
+      "  %worst = f32[] reduce(%rel, %zero), dimensions={0}, to_apply=%max\n  %tol = f32[] constant(1e-5)\n"
+      "  %far = pred[] compare(%worst, %tol), direction=GT\n  %cap = s32[] constant(60)\n"
+      "  %more = pred[] compare(%i, %cap), direction=LT\n  ROOT %go = pred[] and(%far, %more)\n}\n"
+      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %x = f32[6] get-tuple-element(%p), index=1\n"
+      "  %a = f32[6] get-tuple-element(%p), index=2\n  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n"
+      "  %q = f32[6] divide(%a, %x)\n  %s = f32[6] add(%x, %q)\n  %h = f32[] constant(0.5)\n"
+      "  %hb = f32[6] broadcast(%h), dimensions={}\n  %x2 = f32[6] multiply(%s, %hb)\n"
+      "  ROOT %t = " + state + " tuple(%i2, %x2, %a)\n}\n"
+      "ENTRY %e {\n  %a = f32[6] parameter(0)\n  %z = s32[] constant(0)\n  %t = " + state + " tuple(%z, %a, %a)\n"
+      "  %w = " + state + " while(%t), condition=%cond, body=%body\n"
+      "  %steps = s32[] get-tuple-element(%w), index=0\n  %x = f32[6] get-tuple-element(%w), index=1\n"
+      "  ROOT %r = (s32[], f32[6]) tuple(%steps, %x)\n}\n";
+  std::unique_ptr<Module> m = Parse(text);
+  ASSERT_TRUE(m);
+  Literal a(Shape(ElementType::kF32, {6}));
+  const double values[] = {2, 9, 1e4, 0.25, 3e-3, 12345.678};
+  for (int i = 0; i < 6; ++i) a.Set(i, Scalar::Float(ElementType::kF32, values[i]));
+  auto exe = Executable::Compile(*m, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  auto got = (*exe)->Run({a});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  const int64_t steps = got->tuple_elements()[0].Get(0).s;
+  EXPECT_GT(steps, 3);
+  EXPECT_LT(steps, 60);  // it stopped on the tolerance, not the cap
+  for (int i = 0; i < 6; ++i)
+    EXPECT_NEAR(got->tuple_elements()[1].Get(i).re, std::sqrt(values[i]), 1e-5 * std::sqrt(values[i])) << i;
+  auto want = EvaluateModule(*m, {a});
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  EXPECT_EQ(want->tuple_elements()[0].Get(0).s, steps);
+}
+
+// sum over i < 4, j < 5 of i * j = 60, by two nested counted loops.
+TEST_F(ControlFlow, NestedLoops) {
+  const std::string inner = "(s32[], s32[], s32[])";  // j, i, s
+  const std::string outer = "(s32[], s32[])";          // i, s
+  const std::string text =
+      "HloModule nested\n"
+      "%icond (p: " + inner + ") -> pred[] {\n  %p = " + inner + " parameter(0)\n"
+      "  %j = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(5)\n"
+      "  ROOT %lt = pred[] compare(%j, %n), direction=LT\n}\n"
+      "%ibody (p: " + inner + ") -> " + inner + " {\n  %p = " + inner + " parameter(0)\n"
+      "  %j = s32[] get-tuple-element(%p), index=0\n  %i = s32[] get-tuple-element(%p), index=1\n"
+      "  %s = s32[] get-tuple-element(%p), index=2\n  %ij = s32[] multiply(%i, %j)\n  %s2 = s32[] add(%s, %ij)\n"
+      "  %one = s32[] constant(1)\n  %j2 = s32[] add(%j, %one)\n  ROOT %t = " + inner + " tuple(%j2, %i, %s2)\n}\n"
+      "%ocond (p: " + outer + ") -> pred[] {\n  %p = " + outer + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(4)\n"
+      "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+      "%obody (p: " + outer + ") -> " + outer + " {\n  %p = " + outer + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %s = s32[] get-tuple-element(%p), index=1\n"
+      "  %zero = s32[] constant(0)\n  %t0 = " + inner + " tuple(%zero, %i, %s)\n"
+      "  %w = " + inner + " while(%t0), condition=%icond, body=%ibody\n  %s2 = s32[] get-tuple-element(%w), index=2\n"
+      "  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n  ROOT %t = " + outer + " tuple(%i2, %s2)\n}\n"
+      "ENTRY %e {\n  %s = s32[] parameter(0)\n  %z = s32[] constant(0)\n  %t = " + outer + " tuple(%z, %s)\n"
+      "  %w = " + outer + " while(%t), condition=%ocond, body=%obody\n"
+      "  ROOT %r = s32[] get-tuple-element(%w), index=1\n}\n";
+  Literal r = Check(text, {Literal::ScalarOf(Scalar::Int(ElementType::kS32, 100))});
+  EXPECT_EQ(r.Get(0).s, 160);
+}
+
+// A state of five arrays of different types and layouts, two of them
+// swapped every step (the copy back must not read what it overwrote).
+TEST_F(ControlFlow, FiveArrayTupleStateWithSwap) {
+  const std::string state = "(s32[], f32[2,3]{0,1}, f32[2,3]{1,0}, u8[5], pred[4], bf16[3])";
+  const std::string text =
+      "HloModule five\n"
+      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(5)\n"
+      "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %a = f32[2,3]{0,1} get-tuple-element(%p), index=1\n"
+      "  %b = f32[2,3]{1,0} get-tuple-element(%p), index=2\n  %u = u8[5] get-tuple-element(%p), index=3\n"
+      "  %q = pred[4] get-tuple-element(%p), index=4\n  %h = bf16[3] get-tuple-element(%p), index=5\n"
+      "  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n  %ab = f32[2,3]{1,0} add(%a, %b)\n"
+      "  %u2 = u8[5] multiply(%u, %u)\n  %q2 = pred[4] not(%q)\n  %h2 = bf16[3] add(%h, %h)\n"
+      "  ROOT %t = " + state + " tuple(%i2, %b, %ab, %u2, %q2, %h2)\n}\n"
+      "ENTRY %e {\n  %a = f32[2,3]{0,1} parameter(0)\n  %b = f32[2,3]{1,0} parameter(1)\n  %u = u8[5] parameter(2)\n"
+      "  %q = pred[4] parameter(3)\n  %h = bf16[3] parameter(4)\n  %z = s32[] constant(0)\n"
+      "  %t = " + state + " tuple(%z, %a, %b, %u, %q, %h)\n"
+      "  ROOT %w = " + state + " while(%t), condition=%cond, body=%body\n}\n";
+  Randoms(text, 5);
+}
+
+// A scan written as While + DynamicUpdateSlice: the running sum of 1,000
+// values, one element per step.
+TEST_F(ControlFlow, WhileDynamicUpdateSliceScanOf1000Steps) {
+  const std::string state = "(s32[], f32[1], f32[1000], f32[1000])";  // i, carry, xs, out
+  const std::string text =
+      "HloModule scan1000\n"
+      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(1000)\n"
+      "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %c = f32[1] get-tuple-element(%p), index=1\n"
+      "  %xs = f32[1000] get-tuple-element(%p), index=2\n  %out = f32[1000] get-tuple-element(%p), index=3\n"
+      "  %x = f32[1] dynamic-slice(%xs, %i), dynamic_slice_sizes={1}\n  %c2 = f32[1] add(%c, %x)\n"
+      "  %out2 = f32[1000] dynamic-update-slice(%out, %c2, %i)\n  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n"
+      "  ROOT %t = " + state + " tuple(%i2, %c2, %xs, %out2)\n}\n"
+      "ENTRY %e {\n  %xs = f32[1000] parameter(0)\n  %z = s32[] constant(0)\n  %c = f32[1] constant({0})\n"
+      "  %zf = f32[] constant(0)\n  %out = f32[1000] broadcast(%zf), dimensions={}\n"
+      "  %t = " + state + " tuple(%z, %c, %xs, %out)\n  %w = " + state + " while(%t), condition=%cond, body=%body\n"
+      "  ROOT %r = f32[1000] get-tuple-element(%w), index=3\n}\n";
+  Literal xs(Shape(ElementType::kF32, {1000}));
+  for (int i = 0; i < 1000; ++i) xs.Set(i, Scalar::Float(ElementType::kF32, (i % 7) - 3));
+  Literal r = Check(text, {xs});
+  double sum = 0;
+  for (int i = 0; i < 1000; ++i) {
+    sum += (i % 7) - 3;
+    ASSERT_EQ(r.Get(i).re, sum) << i;
+  }
+}
+
+// Branch index i - 1 for i = 0..5 over three branches: -1 and 3, 4 take the
+// last branch, as the spec says; a pred conditional inside picks by sign.
+TEST_F(ControlFlow, ConditionalsInLoopWithIndexOutOfRange) {
+  const std::string state = "(s32[], s32[], f32[3])";  // i, log of branches taken, x
+  const std::string text =
+      "HloModule branches\n"
+      "%b0 (x: f32[3]) -> f32[3] {\n  %x = f32[3] parameter(0)\n  %c = f32[] constant(1)\n"
+      "  %cb = f32[3] broadcast(%c), dimensions={}\n  ROOT %r = f32[3] add(%x, %cb)\n}\n"
+      "%b1 (x: f32[3]) -> f32[3] {\n  %x = f32[3] parameter(0)\n  ROOT %r = f32[3] multiply(%x, %x)\n}\n"
+      "%b2 (x: f32[3]) -> f32[3] {\n  %x = f32[3] parameter(0)\n  ROOT %r = f32[3] negate(%x)\n}\n"
+      "%pos (x: s32[]) -> s32[] {\n  %x = s32[] parameter(0)\n  %t = s32[] constant(10)\n  %m = s32[] multiply(%x, %t)\n"
+      "  %k = s32[] constant(1)\n  ROOT %r = s32[] add(%m, %k)\n}\n"
+      "%neg (x: s32[]) -> s32[] {\n  %x = s32[] parameter(0)\n  %t = s32[] constant(10)\n  %m = s32[] multiply(%x, %t)\n"
+      "  %k = s32[] constant(2)\n  ROOT %r = s32[] add(%m, %k)\n}\n"
+      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(6)\n"
+      "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %log = s32[] get-tuple-element(%p), index=1\n"
+      "  %x = f32[3] get-tuple-element(%p), index=2\n  %one = s32[] constant(1)\n  %k = s32[] subtract(%i, %one)\n"
+      "  %x2 = f32[3] conditional(%k, %x, %x, %x), branch_computations={%b0, %b1, %b2}\n"
+      "  %two = s32[] constant(2)\n  %odd = pred[] compare(%k, %two), direction=LT\n"
+      "  %log2 = s32[] conditional(%odd, %log, %log), true_computation=%pos, false_computation=%neg\n"
+      "  %i2 = s32[] add(%i, %one)\n  ROOT %t = " + state + " tuple(%i2, %log2, %x2)\n}\n"
+      "ENTRY %e {\n  %x = f32[3] parameter(0)\n  %z = s32[] constant(0)\n  %t = " + state + " tuple(%z, %z, %x)\n"
+      "  %w = " + state + " while(%t), condition=%cond, body=%body\n"
+      "  %log = s32[] get-tuple-element(%w), index=1\n  %r = f32[3] get-tuple-element(%w), index=2\n"
+      "  ROOT %o = (s32[], f32[3]) tuple(%log, %r)\n}\n";
+  Literal x(Shape(ElementType::kF32, {3}));
+  for (int i = 0; i < 3; ++i) x.Set(i, Scalar::Float(ElementType::kF32, i + 1));
+  Literal r = Check(text, {x});
+  // k = -1, 0, 1, 2, 3, 4 -> branches 2, 0, 1, 2, 2, 2: x -> -x -> 1-x -> (1-x)^2 -> -, +, -
+  for (int i = 0; i < 3; ++i) {
+    const double v = i + 1, want = -((1 - v) * (1 - v));
+    EXPECT_EQ(r.tuple_elements()[1].Get(i).re, want) << i;
+  }
+  // k < 2 for k = -1, 0, 1: digits 1 1 1 2 2 2
+  EXPECT_EQ(r.tuple_elements()[0].Get(0).s, 111222);
+}
+
+// One computation called from three sites, one call inside another's
+// operand chain and one nested in a callee.
+TEST_F(ControlFlow, CallsFromSeveralSites) {
+  const std::string text =
+      "HloModule calls\n"
+      "%f (x: f32[4]) -> f32[4] {\n  %x = f32[4] parameter(0)\n  %two = f32[] constant(2)\n"
+      "  %tb = f32[4] broadcast(%two), dimensions={}\n  %m = f32[4] multiply(%x, %tb)\n"
+      "  %one = f32[] constant(1)\n  %ob = f32[4] broadcast(%one), dimensions={}\n  ROOT %r = f32[4] add(%m, %ob)\n}\n"
+      "%g (x: f32[4], y: f32[4]) -> (f32[4], f32[4]) {\n  %x = f32[4] parameter(0)\n  %y = f32[4] parameter(1)\n"
+      "  %fx = f32[4] call(%x), to_apply=%f\n  %s = f32[4] subtract(%fx, %y)\n  ROOT %t = (f32[4], f32[4]) tuple(%s, %fx)\n}\n"
+      "ENTRY %e {\n  %x = f32[4] parameter(0)\n  %a = f32[4] call(%x), to_apply=%f\n  %b = f32[4] call(%a), to_apply=%f\n"
+      "  %c = (f32[4], f32[4]) call(%b, %x), to_apply=%g\n  %c0 = f32[4] get-tuple-element(%c), index=0\n"
+      "  %c1 = f32[4] get-tuple-element(%c), index=1\n  ROOT %r = (f32[4], f32[4], f32[4]) tuple(%a, %c0, %c1)\n}\n";
+  Literal x(Shape(ElementType::kF32, {4}));
+  for (int i = 0; i < 4; ++i) x.Set(i, Scalar::Float(ElementType::kF32, i));
+  Literal r = Check(text, {x});
+  for (int i = 0; i < 4; ++i) {
+    const double a = 2 * i + 1, b = 2 * a + 1, fb = 2 * b + 1;
+    EXPECT_EQ(r.tuple_elements()[0].Get(i).re, a);
+    EXPECT_EQ(r.tuple_elements()[1].Get(i).re, fb - i);
+    EXPECT_EQ(r.tuple_elements()[2].Get(i).re, fb);
+  }
+}
+
+// Ordering and annotation ops pass values through unchanged.
+TEST_F(ControlFlow, TokensBarriersAndAnnotationsForwardValues) {
+  const std::string text =
+      "HloModule forward\n"
+      "ENTRY %e {\n  %x = f32[2,3] parameter(0)\n  %y = s32[5] parameter(1)\n  %tok = token[] after-all()\n"
+      "  %tok2 = token[] after-all(%tok, %tok)\n  %xd = f32[2,3] add-dependency(%x, %tok2)\n"
+      "  %t = (f32[2,3], s32[5]) tuple(%xd, %y)\n  %b = (f32[2,3], s32[5]) opt-barrier(%t)\n"
+      "  %bx = f32[2,3] get-tuple-element(%b), index=0\n  %by = s32[5] get-tuple-element(%b), index=1\n"
+      "  %sx = f32[2,3] custom-call(%bx), custom_call_target=\"Sharding\", sharding={replicated}\n"
+      "  %hx = f32[2,3] custom-call(%sx), custom_call_target=\"MoveToHost\"\n"
+      "  %dx = f32[2,3] custom-call(%hx), custom_call_target=\"MoveToDevice\"\n"
+      "  %e = f32[2,3] negate(%dx)\n"
+      "  %sy = s32[5] custom-call(%by), custom_call_target=\"SPMDFullToShardShape\"\n"
+      "  %ny = s32[5] negate(%sy)\n  ROOT %r = (f32[2,3], s32[5]) tuple(%e, %ny)\n}\n";
+  std::mt19937_64 rng(3);
+  Check(text, {RandomLiteral(Shape(ElementType::kF32, {2, 3}), rng, Opcode::kAdd),
+               RandomLiteral(Shape(ElementType::kS32, {5}), rng, Opcode::kAdd)});
+}
+
+void ExpectError(const std::string& text, const std::vector<std::string>& words) {
+  auto m = ParseAndVerifyHlo(text);
+  ASSERT_FALSE(m.ok()) << text;
+  for (const std::string& w : words) EXPECT_NE(m.status().message().find(w), std::string::npos) << m.status().ToString();
+}
+
+TEST_F(ControlFlow, MalformedBodiesConditionsAndBranchesAreErrors) {
+  const std::string cond = "%cond (p: (s32[], f32[2])) -> pred[] {\n  %p = (s32[], f32[2]) parameter(0)\n"
+                           "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(3)\n"
+                           "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n";
+  const std::string entry = "ENTRY %e {\n  %x = f32[2] parameter(0)\n  %z = s32[] constant(0)\n"
+                            "  %t = (s32[], f32[2]) tuple(%z, %x)\n";
+  // A body returning another shape than the state.
+  ExpectError("HloModule m\n" + cond +
+                  "%body (p: (s32[], f32[2])) -> f32[2] {\n  %p = (s32[], f32[2]) parameter(0)\n"
+                  "  ROOT %x = f32[2] get-tuple-element(%p), index=1\n}\n" + entry +
+                  "  ROOT %w = (s32[], f32[2]) while(%t), condition=%cond, body=%body\n}\n",
+              {"while", "%w", "body %body", "((s32[], f32[2])) -> f32[2]", "expected ((s32[], f32[2])) -> (s32[], f32[2])"});
+  // A condition returning s32.
+  ExpectError("HloModule m\n%c (p: (s32[], f32[2])) -> s32[] {\n  %p = (s32[], f32[2]) parameter(0)\n"
+              "  ROOT %i = s32[] get-tuple-element(%p), index=0\n}\n"
+              "%body (p: (s32[], f32[2])) -> (s32[], f32[2]) {\n  ROOT %p = (s32[], f32[2]) parameter(0)\n}\n" +
+                  entry + "  ROOT %w = (s32[], f32[2]) while(%t), condition=%c, body=%body\n}\n",
+              {"condition %c", "-> s32[]", "-> pred[]"});
+  // A missing body.
+  ExpectError("HloModule m\n" + cond + entry + "  ROOT %w = (s32[], f32[2]) while(%t), condition=%cond\n}\n",
+              {"while", "body="});
+  // A pred selector with three branches; an s64 selector; a branch taking the wrong operand.
+  const std::string branch = "%b (x: f32[2]) -> f32[2] {\n  ROOT %x = f32[2] parameter(0)\n}\n"
+                             "%bs (x: s32[]) -> f32[2] {\n  %x = s32[] parameter(0)\n  %c = f32[2] constant({1, 2})\n"
+                             "  ROOT %r = f32[2] add(%c, %c)\n}\n";
+  ExpectError("HloModule m\n" + branch + "ENTRY %e {\n  %p = pred[] parameter(0)\n  %x = f32[2] parameter(1)\n"
+              "  ROOT %c = f32[2] conditional(%p, %x, %x, %x), branch_computations={%b, %b, %b}\n}\n",
+              {"conditional", "%c", "pred selector needs two branches"});
+  ExpectError("HloModule m\n" + branch + "ENTRY %e {\n  %p = s64[] parameter(0)\n  %x = f32[2] parameter(1)\n"
+              "  ROOT %c = f32[2] conditional(%p, %x), branch_computations={%b}\n}\n",
+              {"conditional", "pred[] or s32[]", "s64[]"});
+  ExpectError("HloModule m\n" + branch + "ENTRY %e {\n  %p = s32[] parameter(0)\n  %x = f32[2] parameter(1)\n"
+              "  ROOT %c = f32[2] conditional(%p, %x, %x), branch_computations={%b, %bs}\n}\n",
+              {"branch 1 %bs", "(s32[]) -> f32[2]", "expected (f32[2]) -> f32[2]"});
+  // An unknown custom call names its target.
+  ExpectError("HloModule m\nENTRY %e {\n  %x = f32[2] parameter(0)\n"
+              "  ROOT %c = f32[2] custom-call(%x), custom_call_target=\"my_kernel\"\n}\n",
+              {"custom-call", "%c", "\"my_kernel\"", "not registered"});
+  // A call with the wrong arguments.
+  ExpectError("HloModule m\n" + branch + "ENTRY %e {\n  %x = f32[3] parameter(0)\n"
+              "  ROOT %c = f32[2] call(%x), to_apply=%b\n}\n",
+              {"call", "%c", "callee %b", "(f32[2]) -> f32[2]", "expected (f32[3])"});
+}
+
+}  // namespace
+}  // namespace vkxla
