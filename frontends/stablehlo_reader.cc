@@ -45,6 +45,20 @@ class Reader {
   StatusOr<Computation*> TranslateRegion(const Statement& s, size_t region, int depth);
   StatusOr<Computation*> TranslateRegionAt(const Statement& s, size_t region, int depth);
   StatusOr<Instruction*> Lower(const Statement& s, std::map<std::string, Instruction*>& values);
+  // The pretty form of stablehlo.while: (%arg = %init, ...) : types cond {...} do {...}.
+  Status ParseWhileHeader(Statement& s);
+  // while, if and case: called computations made of the regions, with the
+  // values the regions capture from outside passed in as parameters.
+  StatusOr<std::vector<Instruction*>> TranslateControl(const Statement& s, std::map<std::string, Instruction*>& values,
+                                                       int depth);
+  struct ControlRegion {
+    Computation* computation = nullptr;
+    Instruction* parameter = nullptr;  // a tuple: the block arguments, then the captured values
+    std::vector<Instruction*> returned;
+  };
+  StatusOr<ControlRegion> TranslateControlRegion(const Statement& s, size_t region, const std::vector<Shape>& arguments,
+                                                 std::map<std::string, Instruction*>& outer,
+                                                 std::vector<Instruction*>& captures, int depth);
   StatusOr<Instruction*> Value(const Statement& s, const std::string& name, std::map<std::string, Instruction*>& values);
   Status AddCheck(const Statement& s, std::map<std::string, Instruction*>& values);
   Instruction* Add(std::unique_ptr<Instruction> inst, size_t at);
@@ -64,6 +78,17 @@ class Reader {
   int region_depth_ = 0;  // regions being read, one inside the other
   std::vector<Instruction*> check_values_;
   std::vector<StablehloCheck> checks_;
+  // Regions of while, if and case being translated, innermost last: a name
+  // a region does not define is looked up outside and becomes a parameter.
+  struct CaptureFrame {
+    std::map<std::string, Instruction*>* inner = nullptr;
+    std::map<std::string, Instruction*>* outer = nullptr;
+    Computation* computation = nullptr;
+    Instruction* parameter = nullptr;
+    std::vector<Instruction*>* captures = nullptr;  // shared by a while's two regions
+    int64_t first = 0;                               // tuple index of captures[0]
+  };
+  std::vector<CaptureFrame> frames_;
 };
 
 Status Reader::ScanFunctions() {
@@ -236,11 +261,20 @@ StatusOr<Statement> Reader::ParseStatement() {
     return s;
   }
   if (s.name == "func.return" && (c_.Peek() == '}' || c_.AtEnd())) return s;
+  if (s.name == "stablehlo.while") {
+    RETURN_IF_ERROR(ParseWhileHeader(s));
+    return s;
+  }
+  if (s.name == "stablehlo.composite") {
+    ASSIGN_OR_RETURN(s.callee, c_.String());  // the composite's name; its decomposition is what runs
+  }
   const bool known = s.name == "func.return" || s.name == "func.call" || s.name == "stablehlo.custom_call" ||
+                     s.name == "stablehlo.composite" || s.name == "stablehlo.optimization_barrier" ||
+                     s.name == "stablehlo.after_all" ||
                      s.name.rfind("check.", 0) == 0 ||
                      (s.name.rfind("stablehlo.", 0) == 0 && DirectOpcode(s.name.substr(10)));
   if (!known) return Unimplemented(c_.Where(name_at) + ": " + s.name + " is not implemented yet");
-  s.callee = c_.SymbolName();
+  if (s.callee.empty()) s.callee = c_.SymbolName();
   c_.Consume("(");
   // Operands, keywords, key = value attributes and [..] groups up to the
   // signature's ':'.
@@ -285,6 +319,39 @@ StatusOr<Statement> Reader::ParseStatement() {
   if (c_.Peek() == ':') RETURN_IF_ERROR(ParseSignature(s));
   if (c_.Peek() == '{') RETURN_IF_ERROR(ParseAttributeDict(s));  // e.g. {tolerance = 0.1 : f64}
   return s;
+}
+
+Status Reader::ParseWhileHeader(Statement& s) {
+  RETURN_IF_ERROR(c_.Expect("("));
+  if (!c_.Consume(")")) {
+    do {
+      std::string arg = c_.ValueName();
+      if (arg.empty()) return c_.Error("expected a block argument %name in stablehlo.while");
+      RETURN_IF_ERROR(c_.Expect("="));
+      std::string init = c_.ValueName();
+      if (init.empty()) return c_.Error("expected the initial value of " + arg);
+      s.region_arguments.push_back(arg);
+      s.operands.push_back(init);
+    } while (c_.Consume(","));
+    RETURN_IF_ERROR(c_.Expect(")"));
+  }
+  if (!s.operands.empty()) {
+    RETURN_IF_ERROR(c_.Expect(":"));
+    do {
+      ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      s.operand_types.push_back(t);
+    } while (c_.Consume(","));
+  }
+  s.result_types = s.operand_types;
+  if (c_.Consume("attributes")) RETURN_IF_ERROR(c_.Balanced().status());
+  for (const char* word : {"cond", "do"}) {
+    RETURN_IF_ERROR(c_.Expect(word));
+    c_.SkipSpace();
+    if (c_.Peek() != '{') return c_.Error(std::string("expected the ") + word + " region of stablehlo.while");
+    s.regions.push_back(c_.position());
+    RETURN_IF_ERROR(c_.Balanced().status());
+  }
+  return OkStatus();
 }
 
 Instruction* Reader::Add(std::unique_ptr<Instruction> inst, size_t at) {
@@ -357,8 +424,28 @@ StatusOr<Instruction*> Reader::LowerStablehloExtension(const Instruction& inst, 
 StatusOr<Instruction*> Reader::Value(const Statement& s, const std::string& name,
                                      std::map<std::string, Instruction*>& values) {
   auto it = values.find(name);
-  if (it == values.end()) return c_.Error(s.at, "use of undefined value " + name);
-  return it->second;
+  if (it != values.end()) return it->second;
+  for (size_t k = frames_.size(); k-- > 0;) {
+    if (frames_[k].inner != &values) continue;
+    // Captured: read it outside (capturing it there too if need be) and
+    // pass it in as one more element of the region's parameter.
+    const CaptureFrame f = frames_[k];
+    ASSIGN_OR_RETURN(Instruction * outside, Value(s, name, *f.outer));
+    if (!outside->shape.IsArray() && !outside->shape.IsToken())
+      return c_.Error(s.at, "a region of this op reads " + name + " of type " + outside->shape.ToString() +
+                                 " from outside, which is not supported");
+    size_t j = 0;
+    while (j < f.captures->size() && (*f.captures)[j] != outside) ++j;
+    if (j == f.captures->size()) f.captures->push_back(outside);
+    Computation* saved = current_;
+    current_ = f.computation;
+    Instruction* element = Make(Opcode::kGetTupleElement, outside->shape, {f.parameter}, s.at);
+    element->tuple_index = f.first + static_cast<int64_t>(j);
+    current_ = saved;
+    values[name] = element;
+    return element;
+  }
+  return c_.Error(s.at, "use of undefined value " + name);
 }
 
 StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, Instruction*>& values) {
@@ -675,6 +762,167 @@ StatusOr<Computation*> Reader::TranslateRegionAt(const Statement& s, size_t regi
   return regions_.back().get();
 }
 
+StatusOr<Reader::ControlRegion> Reader::TranslateControlRegion(const Statement& s, size_t region,
+                                                               const std::vector<Shape>& arguments,
+                                                               std::map<std::string, Instruction*>& outer,
+                                                               std::vector<Instruction*>& captures, int depth) {
+  if (region_depth_ >= kMaxRegionDepth)
+    return c_.Error(s.regions[region], "regions nest deeper than " + std::to_string(kMaxRegionDepth) + " levels");
+  const size_t saved = c_.position();
+  c_.set_position(s.regions[region]);
+  const size_t open = c_.position();
+  RETURN_IF_ERROR(c_.Balanced().status());
+  const size_t end = c_.position() - 1;
+  c_.set_position(open + 1);
+  auto comp = std::make_unique<Computation>("region" + std::to_string(regions_.size()));
+  ControlRegion r;
+  r.computation = comp.get();
+  Computation* outside = current_;
+  current_ = r.computation;
+  auto p = std::make_unique<Instruction>();
+  p->opcode = Opcode::kParameter;
+  p->parameter_number = 0;
+  p->shape = Shape::Tuple(arguments);  // the captures are added once all are known
+  r.parameter = Add(std::move(p), open);
+  std::map<std::string, Instruction*> values;
+  std::vector<std::string> names = s.region_arguments;
+  if (c_.Consume("^")) {  // ^bb0(%arg0: tensor<f32>, ...):
+    names.clear();
+    c_.Identifier();
+    RETURN_IF_ERROR(c_.Expect("("));
+    if (!c_.Consume(")")) {
+      do {
+        std::string name = c_.ValueName();
+        if (name.empty()) return c_.Error("expected a block argument %name");
+        RETURN_IF_ERROR(c_.Expect(":"));
+        RETURN_IF_ERROR(ParseMlirType(c_).status());
+        names.push_back(name);
+      } while (c_.Consume(","));
+      RETURN_IF_ERROR(c_.Expect(")"));
+    }
+    RETURN_IF_ERROR(c_.Expect(":"));
+  }
+  if (names.size() != arguments.size())
+    return c_.Error(open, "the region of " + s.name + " takes " + std::to_string(arguments.size()) + " arguments, " +
+                              std::to_string(names.size()) + " are named");
+  for (size_t i = 0; i < names.size(); ++i) {
+    Instruction* element = Make(Opcode::kGetTupleElement, arguments[i], {r.parameter}, open);
+    element->tuple_index = static_cast<int64_t>(i);
+    values[names[i]] = element;
+  }
+  frames_.push_back({&values, &outer, r.computation, r.parameter, &captures, static_cast<int64_t>(arguments.size())});
+  ++region_depth_;
+  StatusOr<std::vector<Instruction*>> returned = TranslateBody(c_.position(), end, values, depth + 1);
+  --region_depth_;
+  frames_.pop_back();
+  current_ = outside;
+  c_.set_position(saved);
+  regions_.push_back(std::move(comp));  // after the regions inside it, as HLO text orders them
+  RETURN_IF_ERROR(returned.status());
+  r.returned = std::move(*returned);
+  return r;
+}
+
+StatusOr<std::vector<Instruction*>> Reader::TranslateControl(const Statement& s, std::map<std::string, Instruction*>& values,
+                                                             int depth) {
+  std::vector<Instruction*> operands;
+  for (const std::string& o : s.operands) {
+    ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    operands.push_back(v);
+  }
+  // The finished parameter type of a region: its arguments, then what it
+  // (or, for a while, either region) captured.
+  auto with_captures = [](std::vector<Shape> shapes, const std::vector<Instruction*>& captures) {
+    for (const Instruction* c : captures) shapes.push_back(c->shape);
+    return Shape::Tuple(std::move(shapes));
+  };
+  auto root_of = [&](ControlRegion& r, std::vector<Instruction*> leaves) {
+    Computation* outside = current_;
+    current_ = r.computation;
+    if (leaves.size() == 1) {
+      r.computation->set_root(leaves[0]);
+    } else {
+      std::vector<Shape> shapes;
+      for (Instruction* l : leaves) shapes.push_back(l->shape);
+      r.computation->set_root(Make(Opcode::kTuple, Shape::Tuple(shapes), leaves, s.at));
+    }
+    current_ = outside;
+  };
+  if (s.name == "stablehlo.while") {
+    if (s.regions.size() != 2) return c_.Error(s.at, "stablehlo.while needs a cond and a body region");
+    std::vector<Shape> state;
+    for (Instruction* o : operands) state.push_back(o->shape);
+    std::vector<Instruction*> captures;
+    ASSIGN_OR_RETURN(ControlRegion cond, TranslateControlRegion(s, 0, state, values, captures, depth));
+    ASSIGN_OR_RETURN(ControlRegion body, TranslateControlRegion(s, 1, state, values, captures, depth));
+    if (cond.returned.size() != 1) return c_.Error(s.regions[0], "the cond region of stablehlo.while returns one i1");
+    if (body.returned.size() != state.size())
+      return c_.Error(s.regions[1], "the body of stablehlo.while returns " + std::to_string(body.returned.size()) +
+                                        " values for " + std::to_string(state.size()) + " loop-carried values");
+    const Shape full = with_captures(state, captures);
+    cond.parameter->shape = body.parameter->shape = full;
+    root_of(cond, {cond.returned[0]});
+    std::vector<Instruction*> next = body.returned;
+    for (size_t j = 0; j < captures.size(); ++j) {  // captured values ride along unchanged
+      Computation* outside = current_;
+      current_ = body.computation;
+      Instruction* same = Make(Opcode::kGetTupleElement, captures[j]->shape, {body.parameter}, s.at);
+      same->tuple_index = static_cast<int64_t>(state.size() + j);
+      current_ = outside;
+      next.push_back(same);
+    }
+    Computation* outside = current_;
+    current_ = body.computation;
+    body.computation->set_root(Make(Opcode::kTuple, full, next, s.at));
+    current_ = outside;
+    std::vector<Instruction*> init = operands;
+    init.insert(init.end(), captures.begin(), captures.end());
+    Instruction* tuple = Make(Opcode::kTuple, full, init, s.at);
+    auto w = std::make_unique<Instruction>();
+    w->opcode = Opcode::kWhile;
+    w->shape = full;
+    w->operands = {tuple};
+    w->called_computations = {{"condition", cond.computation}, {"body", body.computation}};
+    Instruction* loop = Add(std::move(w), s.at);
+    std::vector<Instruction*> results;
+    for (size_t i = 0; i < state.size(); ++i) {
+      Instruction* element = Make(Opcode::kGetTupleElement, state[i], {loop}, s.at);
+      element->tuple_index = static_cast<int64_t>(i);
+      results.push_back(element);
+    }
+    return results;
+  }
+  // if (a pred, true branch first) and case (an i32 index).
+  if (operands.size() != 1) return c_.Error(s.at, s.name + " takes one operand");
+  if (s.regions.empty()) return c_.Error(s.at, s.name + " needs at least one branch");
+  auto c = std::make_unique<Instruction>();
+  c->opcode = Opcode::kConditional;
+  c->operands = {operands[0]};
+  std::vector<Shape> result_shapes;
+  for (size_t b = 0; b < s.regions.size(); ++b) {
+    std::vector<Instruction*> captures;
+    ASSIGN_OR_RETURN(ControlRegion branch, TranslateControlRegion(s, b, {}, values, captures, depth));
+    branch.parameter->shape = with_captures({}, captures);
+    if (branch.returned.empty()) return c_.Error(s.regions[b], "a branch of " + s.name + " returns nothing");
+    root_of(branch, branch.returned);
+    if (b == 0)
+      for (Instruction* r : branch.returned) result_shapes.push_back(r->shape);
+    c->operands.push_back(Make(Opcode::kTuple, branch.parameter->shape, captures, s.at));
+    const std::string key = s.name == "stablehlo.case" ? "branch_computations" : b == 0 ? "true_computation" : "false_computation";
+    c->called_computations.emplace_back(key, branch.computation);
+  }
+  c->shape = result_shapes.size() == 1 ? result_shapes[0] : Shape::Tuple(result_shapes);
+  Instruction* cond = Add(std::move(c), s.at);
+  if (result_shapes.size() == 1) return std::vector<Instruction*>{cond};
+  std::vector<Instruction*> results;
+  for (size_t i = 0; i < result_shapes.size(); ++i) {
+    Instruction* element = Make(Opcode::kGetTupleElement, result_shapes[i], {cond}, s.at);
+    element->tuple_index = static_cast<int64_t>(i);
+    results.push_back(element);
+  }
+  return results;
+}
+
 StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t end, std::map<std::string, Instruction*>& values,
                                                           int depth) {
   const size_t saved = c_.position();
@@ -690,11 +938,19 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       }
       break;
     }
-    if (s.name == "func.call") {
+    if (s.name == "func.call" || s.name == "stablehlo.composite") {
+      // A composite runs its decomposition.
+      std::string name = s.callee;
+      if (s.name == "stablehlo.composite") {
+        auto d = s.attributes.find("decomposition");
+        if (d == s.attributes.end()) return c_.Error(s.at, "stablehlo.composite \"" + s.callee + "\" needs a decomposition");
+        name = d->second;
+        while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+      }
       const Function* callee = nullptr;
       for (const Function& g : functions_)
-        if (g.name == s.callee) callee = &g;
-      if (!callee) return c_.Error(s.at, "call to undefined function " + s.callee);
+        if (g.name == name) callee = &g;
+      if (!callee) return c_.Error(s.at, "call to undefined function " + name);
       std::vector<Instruction*> call_args;
       for (const std::string& o : s.operands) {
         ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
@@ -706,6 +962,40 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       ASSIGN_OR_RETURN(std::vector<Instruction*> r, Translate(*callee, call_args, depth + 1));
       c_.set_position(here);
       for (size_t i = 0; i < s.results.size() && i < r.size(); ++i) values[s.results[i]] = r[i];
+      continue;
+    }
+    if (s.name == "stablehlo.while" || s.name == "stablehlo.if" || s.name == "stablehlo.case") {
+      const size_t here = c_.position();
+      ASSIGN_OR_RETURN(std::vector<Instruction*> r, TranslateControl(s, values, depth));
+      c_.set_position(here);
+      if (r.size() != s.results.size())
+        return c_.Error(s.at, s.name + " gives " + std::to_string(r.size()) + " results, " +
+                                   std::to_string(s.results.size()) + " are named");
+      for (size_t i = 0; i < r.size(); ++i) values[s.results[i]] = r[i];
+      continue;
+    }
+    if (s.name == "stablehlo.optimization_barrier" || s.name == "stablehlo.after_all") {
+      std::vector<Instruction*> operands;
+      for (const std::string& o : s.operands) {
+        ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+        operands.push_back(v);
+      }
+      if (s.name == "stablehlo.after_all") {
+        if (s.results.size() != 1) return c_.Error(s.at, "stablehlo.after_all has one result");
+        values[s.results[0]] = Make(Opcode::kAfterAll, Shape::Token(), operands, s.at);
+        continue;
+      }
+      if (operands.size() != s.results.size() || operands.empty())
+        return c_.Error(s.at, "stablehlo.optimization_barrier needs one result per operand");
+      std::vector<Shape> shapes;
+      for (Instruction* o : operands) shapes.push_back(o->shape);
+      Instruction* tuple = Make(Opcode::kTuple, Shape::Tuple(shapes), operands, s.at);
+      Instruction* barrier = Make(Opcode::kOptimizationBarrier, tuple->shape, {tuple}, s.at);
+      for (size_t i = 0; i < operands.size(); ++i) {
+        Instruction* element = Make(Opcode::kGetTupleElement, shapes[i], {barrier}, s.at);
+        element->tuple_index = static_cast<int64_t>(i);
+        values[s.results[i]] = element;
+      }
       continue;
     }
     if (s.name.rfind("check.", 0) == 0 || (s.name == "stablehlo.custom_call" && s.callee.rfind("@check.", 0) == 0)) {

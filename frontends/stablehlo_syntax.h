@@ -29,6 +29,8 @@ struct Statement {
   std::optional<DenseText> dense;
   std::vector<Shape> operand_types, result_types;
   std::vector<size_t> regions;  // where each "{ ^bb0(...): ... }" region opens
+  // Block arguments named in the op's header: stablehlo.while(%arg0 = %init, ...).
+  std::vector<std::string> region_arguments;
 };
 
 struct Function {

@@ -124,7 +124,8 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
     if (program.status().code() == StatusCode::kUnimplemented) return skipped(program.status());
     return failed("read: " + program.status().message());
   }
-  if (program->checks.empty()) return {Outcome::kSkipped, "the case has no check ops"};
+  // A case without check ops passes when it compiles and runs (the
+  // interpreter's own meaning of such a test: no error).
   if (!program->module->EntryProgramShape().parameters.empty())
     return {Outcome::kSkipped, "the entry function takes arguments; conformance cases run without inputs"};
   auto exe = Executable::Compile(*program->module, device);
