@@ -12,6 +12,7 @@
 #include "plan/buffer_assignment.h"
 #include "plan/cost_model.h"
 #include "plan/fusion.h"
+#include "plan/trip_count.h"
 
 namespace vkxla {
 namespace {
@@ -373,6 +374,7 @@ class Planner {
         w.predicate = Declare("%" + h.name + ".predicate", BufferKind::kScratch, MemoryKind::kHost,
                               Shape::Scalar(ElementType::kPred));
         RETURN_IF_ERROR(PlanCalled(cond, {results}, {w.predicate}, w.condition));
+        if (std::optional<int64_t> trips = KnownTripCount(h)) w.trip_count = *trips;
         RETURN_IF_ERROR(PlanCalled(body, {results}, results, w.body));
         Step s;
         s.op = std::move(w);

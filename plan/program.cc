@@ -64,7 +64,8 @@ void PrintSteps(const Program& p, const StepList& steps, const std::string& inde
     } else if (const auto* e = std::get_if<ExternalStep>(&s.op)) {
       o << "external " << e->name;
     } else if (const auto* w = std::get_if<WhileStep>(&s.op)) {
-      o << "while (predicate b" << w->predicate << ")\n" << indent << "   condition:\n";
+      if (w->trip_count >= 0) o << "while (" << w->trip_count << " trips, counted)\n" << indent << "   condition:\n";
+      else o << "while (predicate b" << w->predicate << ")\n" << indent << "   condition:\n";
       PrintSteps(p, w->condition, indent + "    ", o);
       o << indent << "   body:\n";
       PrintSteps(p, w->body, indent + "    ", o);

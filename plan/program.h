@@ -127,6 +127,10 @@ struct ExternalStep {
 struct WhileStep {
   StepList condition, body;
   int predicate = -1;
+  // Trips known before the run (the `i < N` counter pattern, or
+  // known_trip_count in backend_config): the condition is never run and
+  // the body is replayed without reading anything back; -1 when unknown.
+  int64_t trip_count = -1;
 };
 // Reads the selector (an s32 branch index or a pred, in a host buffer) and
 // runs one branch: a pred picks branch 0 when true; an index out of range

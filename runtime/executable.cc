@@ -11,6 +11,9 @@
 
 namespace vkxla {
 
+// Trips of a counted loop's body recorded into one command buffer at most.
+constexpr int64_t kMaxUnroll = 256;
+
 StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module, Device& device) {
   return Compile(module, device, device.target());
 }
@@ -133,7 +136,7 @@ Status Executable::RecordSteps(Scheduler& s, const StepList& steps, size_t begin
   return OkStatus();
 }
 
-StatusOr<VkCommandBuffer> Executable::RecordCommands(const StepList& steps, size_t begin, size_t end) {
+StatusOr<VkCommandBuffer> Executable::RecordCommands(const StepList& steps, size_t begin, size_t end, int64_t repeats) {
   std::lock_guard<std::recursive_mutex> lock(device_.command_pool_mutex());
   ASSIGN_OR_RETURN(VkCommandBuffer cb, device_.AllocateCommandBuffer());
   Scheduler s(cb);
@@ -141,7 +144,10 @@ StatusOr<VkCommandBuffer> Executable::RecordCommands(const StepList& steps, size
   // The plan derived its barriers for one stream of commands; a buffer that
   // follows another submission (or a host decision) starts behind a full one.
   if (status.ok() && command_buffers_ > 0) s.Barrier();
-  if (status.ok()) status = RecordSteps(s, steps, begin, end, false);
+  for (int64_t r = 0; r < repeats && status.ok(); ++r) {
+    if (r > 0) s.Barrier();  // the next trip reads what this one wrote
+    status = RecordSteps(s, steps, begin, end, false);
+  }
   if (status.ok()) status = s.End();
   ++command_buffers_;
   if (!status.ok()) {
@@ -174,8 +180,20 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
       Node n;
       n.kind = Node::Kind::kWhile;
       n.buffer = w->predicate;
-      RETURN_IF_ERROR(Record(w->condition, n.condition));
+      n.trips = w->trip_count;
+      if (n.trips < 0) RETURN_IF_ERROR(Record(w->condition, n.condition));
       RETURN_IF_ERROR(Record(w->body, n.body));
+      if (n.trips > 1 && n.body.size() == 1 && n.body[0].kind == Node::Kind::kCommands) {
+        // A counted loop with a plain body: many trips per submission,
+        // as many as the dispatch limit allows.
+        int64_t dispatches = 0;
+        for (const Step& b : w->body) dispatches += std::holds_alternative<DispatchStep>(b.op) ? 1 : 0;
+        n.unroll = std::min<int64_t>(n.trips, std::max<int64_t>(1, limit / std::max<int64_t>(1, dispatches)));
+        n.unroll = std::min<int64_t>(n.unroll, kMaxUnroll);
+        if (n.unroll > 1) {
+          ASSIGN_OR_RETURN(n.unrolled, RecordCommands(w->body, 0, w->body.size(), n.unroll));
+        }
+      }
       out.push_back(std::move(n));
       begin = i + 1;
       continue;
@@ -208,6 +226,12 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
         RETURN_IF_ERROR(device_.SubmitAndWait(n.cb));
         break;
       case Node::Kind::kWhile:
+        if (n.trips >= 0) {
+          int64_t left = n.trips;
+          for (; n.unrolled && left >= n.unroll; left -= n.unroll) RETURN_IF_ERROR(device_.SubmitAndWait(n.unrolled));
+          for (; left > 0; --left) RETURN_IF_ERROR(Execute(n.body));
+          break;
+        }
         for (;;) {
           RETURN_IF_ERROR(Execute(n.condition));
           if (*static_cast<const uint8_t*>(Mapped(n.buffer)) == 0) break;
@@ -251,6 +275,7 @@ StatusOr<Timing> Executable::TimeKernels(int repeats) {
 void Executable::Free(std::vector<Node>& nodes) {
   for (Node& n : nodes) {
     if (n.cb) device_.FreeCommandBuffer(n.cb);
+    if (n.unrolled) device_.FreeCommandBuffer(n.unrolled);
     Free(n.condition);
     Free(n.body);
     for (auto& b : n.branches) Free(b);

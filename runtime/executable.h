@@ -60,10 +60,15 @@ class Executable {
     std::vector<Node> condition, body;        // kWhile
     std::vector<std::vector<Node>> branches;  // kConditional
     int buffer = -1;                          // the predicate or branch index (host memory)
+    // A counted loop: `trips` runs of the body, `unroll` of them recorded
+    // back to back in `unrolled` (one submission for many trips).
+    int64_t trips = -1;
+    int64_t unroll = 0;
+    VkCommandBuffer unrolled = VK_NULL_HANDLE;
   };
   Status Record(const StepList& steps, std::vector<Node>& out);
   // Records the plain steps [begin, end) of `steps` into one command buffer.
-  StatusOr<VkCommandBuffer> RecordCommands(const StepList& steps, size_t begin, size_t end);
+  StatusOr<VkCommandBuffer> RecordCommands(const StepList& steps, size_t begin, size_t end, int64_t repeats = 1);
   // Records `steps` (dispatches, copies, fills, external commands) into `s`.
   Status RecordSteps(Scheduler& s, const StepList& steps, size_t begin, size_t end, bool dispatches_only) const;
   Status Execute(const std::vector<Node>& nodes);
