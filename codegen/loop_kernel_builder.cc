@@ -28,6 +28,7 @@ class LoopKernelBuilder : public ElementEmitter {
     RETURN_IF_ERROR(UseType(t, output.value.ToString() + " " + out_.ToString()));
     ASSIGN_OR_RETURN(out_bits_, ElementStorageBits(t, out_layout_));
     if (output.value.index < 0 && !group_.relayout) root_ = output.value.inst;
+    if (config_.in_place_update) return BuildInPlaceUpdate();
     ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out_));
     if (config_.block) return BuildBlocked(out_map);
     return BuildVectors(out_map);
@@ -41,6 +42,34 @@ class LoopKernelBuilder : public ElementEmitter {
     if (!group_.relayout) return ValueOf(v, idx);
     const int b = program_.value_buffer.at(v);
     return LoadBuffer(b, v.shape(), program_.buffers[b].shape.layout_or_default(), idx);
+  }
+
+  // One invocation per update element (row-major), written at the clamped
+  // start plus its index; the rest of the buffer is left as it is. The
+  // planner uses this for 32- and 64-bit elements only, which never share
+  // a word.
+  StatusOr<KernelSource> BuildInPlaceUpdate() {
+    const Instruction* dus = group_.outputs[0].value.inst;
+    const Instruction* update = dus->operands[1];
+    const Shape& us = update->shape;
+    std::string main = "  if (inv >= " + U(us.element_count()) + ") return;\n";
+    GlslIndexArithmetic a;
+    std::vector<std::string> j(us.rank()), at(us.rank());
+    int64_t stride = 1;
+    for (int64_t d = us.rank(); d-- > 0;) {
+      std::string c = a.DivConstant("inv", stride);
+      if (d > 0) c = a.ModConstant(c, us.dim(d));
+      main += "  uint j" + std::to_string(d) + " = " + c + ";\n";
+      j[d] = "j" + std::to_string(d);
+      stride *= us.dim(d);
+    }
+    for (int64_t d = 0; d < us.rank(); ++d) {
+      ASSIGN_OR_RETURN(std::string start, ClampedIndex(dus->operands[2 + d], {}, out_.dim(d) - us.dim(d)));
+      at[d] = Temp("uint", start + " + " + j[d]);
+    }
+    ASSIGN_OR_RETURN(std::string v, Value(update, j));
+    ASSIGN_OR_RETURN(std::string store, StoreOutputElement(0, at, v));
+    return Finish(group_.kernels[0].name, 256, main + body_ + store + "}\n");
   }
 
   StatusOr<KernelSource> BuildVectors(const TiledIndexMap& out_map) {

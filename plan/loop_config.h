@@ -30,6 +30,10 @@ struct LoopConfig {
   bool transposed_operand_tiled = false;
   std::vector<BlockDigit> digits;
   uint64_t blocks = 0;   // invocations in block mode
+  // The output is a dynamic-update-slice written in place: the buffer
+  // already holds its operand (a loop's carried array), and one invocation
+  // per update element writes just the update's window.
+  bool in_place_update = false;
 };
 
 // `root` computes the output (nullptr when it is an element of a tuple,

@@ -118,6 +118,12 @@ class Planner {
   }
 
   int DeclareOutput(FusionGroup& g, const ValueRef& v, const Shape& shape) {
+    auto in_place = in_place_.find(v);
+    if (in_place != in_place_.end()) {  // written into the loop state it updates
+      g.outputs.push_back({v, in_place->second, -1});
+      p_.value_buffer[v] = in_place->second;
+      return in_place->second;
+    }
     const int b = Declare(v.ToString(), BufferKind::kTemporary, MemoryKind::kDevice, shape);
     GroupOutput out{v, b, -1};
     if (!shape.is_static())
@@ -288,8 +294,29 @@ class Planner {
 
   // Plans computation `callee` with parameter i bound to the buffers
   // `args[i]` (its leaves) and copies its result leaves into `dst`.
+  // Whether a loop body's result `v` can be written straight into the
+  // state buffer of `state_leaf`: a dynamic-update-slice of that leaf with
+  // 32- or 64-bit elements (no two invocations share a word) that nothing
+  // else in the body reads. A scan written as While + DUS then writes one
+  // slice a trip instead of copying its whole array.
+  bool UpdatesInPlace(const Computation& body, const ValueRef& v, const ValueRef& state_leaf) const {
+    const Instruction* dus = v.inst;
+    if (v.index >= 0 || dus->opcode != Opcode::kDynamicUpdateSlice || !dus->shape.is_static()) return false;
+    if (ValueRef::Of(dus->operands[0]) != state_leaf || BitWidth(dus->shape.element_type()) < 32) return false;
+    for (const auto& inst : body.instructions()) {
+      const Instruction* i = inst.get();
+      if (i->opcode == Opcode::kGetTupleElement || i->opcode == Opcode::kTuple || ForwardsOperand(*i)) continue;
+      for (size_t o = 0; o < i->operands.size(); ++o) {
+        if (i == dus && o == 0) continue;
+        StatusOr<std::vector<ValueRef>> leaves = ValueLeaves(i->operands[o]);
+        if (!leaves.ok() || std::find(leaves->begin(), leaves->end(), state_leaf) != leaves->end()) return false;
+      }
+    }
+    return true;
+  }
+
   Status PlanCalled(const Computation* callee, const std::vector<std::vector<int>>& args, const std::vector<int>& dst,
-                    StepList& out) {
+                    StepList& out, bool loop_body = false) {
     const Computation& c = ForSite(callee);
     const std::vector<Instruction*> params = c.parameters();
     if (params.size() != args.size()) return Internal("computation " + c.name() + ": parameters and arguments disagree");
@@ -302,6 +329,14 @@ class Planner {
     if (results.size() != dst.size()) return Internal("computation " + c.name() + ": result leaves disagree");
     std::vector<Shape> shapes;
     for (int b : dst) shapes.push_back(p_.buffers[b].shape);
+    if (loop_body) {
+      ASSIGN_OR_RETURN(std::vector<ValueRef> state, ValueLeaves(params[0]));
+      for (size_t k = 0; k < results.size() && k < state.size(); ++k) {
+        bool elsewhere = false;  // the leaf also returned in another slot
+        for (size_t j = 0; j < results.size(); ++j) elsewhere = elsewhere || (j != k && results[j] == state[k]);
+        if (!elsewhere && UpdatesInPlace(c, results[k], state[k])) in_place_[results[k]] = dst[k];
+      }
+    }
     RETURN_IF_ERROR(PlanComputation(c, results, shapes, /*entry=*/false, out));
     return CopyLeaves(results, dst, out);
   }
@@ -375,7 +410,7 @@ class Planner {
                               Shape::Scalar(ElementType::kPred));
         RETURN_IF_ERROR(PlanCalled(cond, {results}, {w.predicate}, w.condition));
         if (std::optional<int64_t> trips = KnownTripCount(h)) w.trip_count = *trips;
-        RETURN_IF_ERROR(PlanCalled(body, {results}, results, w.body));
+        RETURN_IF_ERROR(PlanCalled(body, {results}, results, w.body, /*loop_body=*/true));
         Step s;
         s.op = std::move(w);
         s.reads = s.writes = results;
@@ -496,6 +531,16 @@ class Planner {
     const std::string name = h.name;
     switch (g.kind) {
       case KernelKind::kLoop: {
+        auto in_place = in_place_.find(g.outputs[0].value);
+        if (!g.relayout && in_place != in_place_.end() && in_place->second == g.outputs[0].buffer) {
+          const Instruction& dus = *g.outputs[0].value.inst;
+          LoopConfig c;
+          c.in_place_update = true;
+          g.kernels.push_back({"update_in_place_" + name, static_cast<uint64_t>(dus.operands[1]->shape.element_count()), 256});
+          CollectReads(g, std::vector<const Instruction*>(dus.operands.begin() + 1, dus.operands.end()), nullptr);
+          g.config = std::move(c);
+          return OkStatus();
+        }
         const Shape& out = p_.buffers[g.outputs[0].buffer].shape;
         const bool whole = g.outputs[0].value.index < 0 && !g.relayout;
         ASSIGN_OR_RETURN(LoopConfig c, ChooseLoopConfig(whole ? &h : nullptr, out, materialized, p_.target));
@@ -669,6 +714,8 @@ class Planner {
   int depth_ = 0;
   std::set<const Computation*> planned_;
   std::map<const Instruction*, std::vector<int>> control_buffers_;
+  // Dynamic-update-slices of a loop body written into the state they update.
+  std::map<ValueRef, int> in_place_;
 };
 
 }  // namespace

@@ -76,6 +76,46 @@ TEST(ControlFlowPlan, CountedLoopStepsSkipThePredicate) {
   EXPECT_NE(p->ToString().find("while (10 trips, counted)"), std::string::npos) << p->ToString();
 }
 
+// A scan written as While + DynamicUpdateSlice writes one element a trip
+// into the carried array: no step of the body copies or rewrites it whole.
+TEST(ControlFlowPlan, WhileDynamicUpdateSliceWritesInPlace) {
+  const std::string state = "(s32[], f32[1], f32[1000], f32[1000])";
+  auto m = ParseAndVerifyHlo(
+      "HloModule scan\n"
+      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(1000)\n"
+      "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %c = f32[1] get-tuple-element(%p), index=1\n"
+      "  %xs = f32[1000] get-tuple-element(%p), index=2\n  %out = f32[1000] get-tuple-element(%p), index=3\n"
+      "  %x = f32[1] dynamic-slice(%xs, %i), dynamic_slice_sizes={1}\n  %c2 = f32[1] add(%c, %x)\n"
+      "  %out2 = f32[1000] dynamic-update-slice(%out, %c2, %i)\n  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n"
+      "  ROOT %t = " + state + " tuple(%i2, %c2, %xs, %out2)\n}\n"
+      "ENTRY %e {\n  %xs = f32[1000] parameter(0)\n  %out = f32[1000] parameter(1)\n  %z = s32[] constant(0)\n"
+      "  %c = f32[1] constant({0})\n  %t = " + state + " tuple(%z, %c, %xs, %out)\n"
+      "  %w = " + state + " while(%t), condition=%cond, body=%body\n"
+      "  ROOT %r = f32[1000] get-tuple-element(%w), index=3\n}\n");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto p = PlanModule(**m, LavapipeTarget());
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const WhileStep* w = nullptr;
+  for (const Step& s : p->steps)
+    if (const auto* x = std::get_if<WhileStep>(&s.op)) w = x;
+  ASSERT_NE(w, nullptr);
+  bool in_place = false;
+  for (const Step& s : w->body) {
+    if (const auto* c = std::get_if<CopyStep>(&s.op)) {
+      EXPECT_LT(c->bytes, 4000u) << p->ToString();
+    }
+    if (const auto* d = std::get_if<DispatchStep>(&s.op)) {
+      const KernelLaunch& k = p->groups[d->group].kernels[d->kernel];
+      EXPECT_LT(k.invocations, 250u) << k.name;  // nothing walks the 1000-element array
+      in_place = in_place || k.name.rfind("update_in_place_", 0) == 0;
+    }
+  }
+  EXPECT_TRUE(in_place) << p->ToString();
+}
+
 // A computation called from two sites gets a copy for the second, so each
 // site's values have buffers of their own.
 TEST(ControlFlowPlan, EachCallSiteIsPlannedOnItsOwn) {
