@@ -72,6 +72,60 @@ TEST_F(ControlFlow, CountedLoopEveryTypeAndLayout) {
   }
 }
 
+// The page's example: (iteration, accumulator) starts at {0, zeros}; while
+// the iteration is below 1000 it adds a constant vector[10].
+TEST_F(ControlFlow, WhileSpecExample) {
+  const std::string state = "(s32[], f32[10])";
+  const std::string text =
+      "HloModule while_example\n"
+      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(1000)\n"
+      "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %v = f32[10] get-tuple-element(%p), index=1\n"
+      "  %one = s32[] constant(1)\n  %iteration = s32[] add(%i, %one)\n"
+      "  %c = f32[10] constant({0, 1, 2, 3, 4, 5, 6, 7, 8, 9})\n  %new_vector = f32[10] add(%v, %c)\n"
+      "  ROOT %t = " + state + " tuple(%iteration, %new_vector)\n}\n"
+      "ENTRY %e {\n  %z = s32[] constant(0)\n  %zf = f32[] constant(0)\n  %zv = f32[10] broadcast(%zf), dimensions={}\n"
+      "  %init = " + state + " tuple(%z, %zv)\n  ROOT %w = " + state + " while(%init), condition=%cond, body=%body\n}\n";
+  std::unique_ptr<Module> m = Parse(text);
+  ASSERT_TRUE(m);
+  Literal r = RunAndCompareWith(*m, {});
+  EXPECT_EQ(r.tuple_elements()[0].Get(0).s, 1000);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(r.tuple_elements()[1].Get(i).re, 1000.0 * i) << i;
+}
+
+// The page's conditionals: a pred picks true_computation or
+// false_computation, each with its own operand type; an s32 index picks
+// among N branches, anything outside 0..N-1 the last.
+TEST_F(ControlFlow, ConditionalSpecExamples) {
+  const std::string comps =
+      "%t (x: f32[2]) -> s32[] {\n  %x = f32[2] parameter(0)\n  %c = s32[] constant(1)\n  ROOT %r = s32[] copy(%c)\n}\n"
+      "%f (x: (s32[], s32[])) -> s32[] {\n  %x = (s32[], s32[]) parameter(0)\n  %a = s32[] get-tuple-element(%x), index=0\n"
+      "  %b = s32[] get-tuple-element(%x), index=1\n  ROOT %r = s32[] add(%a, %b)\n}\n"
+      "%b0 (x: s32[]) -> s32[] {\n  %x = s32[] parameter(0)\n  ROOT %r = s32[] negate(%x)\n}\n"
+      "%b1 (x: s32[]) -> s32[] {\n  %x = s32[] parameter(0)\n  ROOT %r = s32[] multiply(%x, %x)\n}\n"
+      "%b2 (x: s32[]) -> s32[] {\n  %x = s32[] parameter(0)\n  %c = s32[] constant(100)\n  ROOT %r = s32[] add(%x, %c)\n}\n";
+  auto pred = [&](bool p) {
+    return RunHloText(comps, std::string("  %p = pred[] constant(") + (p ? "true" : "false") + ")\n"
+                             "  %x = f32[2] constant({1, 2})\n  %a = s32[] constant(20)\n  %b = s32[] constant(22)\n"
+                             "  %y = (s32[], s32[]) tuple(%a, %b)\n"
+                             "  ROOT %c = s32[] conditional(%p, %x, %y), true_computation=%t, false_computation=%f\n");
+  };
+  EXPECT_EQ(pred(true), "1");
+  EXPECT_EQ(pred(false), "42");
+  auto index = [&](int i) {
+    return RunHloText(comps, "  %i = s32[] constant(" + std::to_string(i) + ")\n  %x = s32[] constant(7)\n"
+                             "  ROOT %c = s32[] conditional(%i, %x, %x, %x), branch_computations={%b0, %b1, %b2}\n");
+  };
+  EXPECT_EQ(index(0), "-7");
+  EXPECT_EQ(index(1), "49");
+  EXPECT_EQ(index(2), "107");
+  EXPECT_EQ(index(3), "107");
+  EXPECT_EQ(index(-1), "107");
+  EXPECT_EQ(index(2147483647), "107");
+}
+
 // The trip count comes from the values: Newton's iteration for sqrt(a)
 // until every |x*x - a| is within 1e-5 of a (at most 60 steps).
 TEST_F(ControlFlow, NewtonIterationToTolerance) {
