@@ -103,6 +103,57 @@ bool ForwardsOperand(const Instruction& inst) {
   return false;
 }
 
+bool IsHostCustomCall(const Instruction& inst) {
+  return inst.opcode == Opcode::kCustomCall && FindHostCustomCall(CustomCallTarget(inst)).has_value();
+}
+
+CustomCallContext CustomCallContextOf(const Instruction& inst) {
+  CustomCallContext c;
+  for (const auto& [key, value] : inst.other_attributes) {
+    if (key == "backend_config") c.backend_config = value;
+    if (key == "api_version") {
+      static const char* const kVersions[] = {"API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
+                                              "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"};
+      for (int v = 0; v < 5; ++v)
+        if (value == kVersions[v]) c.api_version = v;
+    }
+  }
+  return c;
+}
+
+namespace {
+
+// The array leaves of a flat shape (an array, or a tuple of arrays and tokens).
+StatusOr<std::vector<Shape>> FlatLeaves(const Instruction& inst, const Shape& s) {
+  if (s.IsArray()) return std::vector<Shape>{s};
+  std::vector<Shape> leaves;
+  if (!s.IsTuple()) return leaves;
+  for (const Shape& e : s.tuple_shapes()) {
+    if (e.IsToken()) continue;
+    if (!e.IsArray()) return OpError(inst, "nested tuples in " + s.ToString() + " are not supported");
+    leaves.push_back(e);
+  }
+  return leaves;
+}
+
+}  // namespace
+
+StatusOr<std::vector<Literal>> RunHostCustomCall(const Instruction& inst, const std::vector<Literal>& operand_leaves) {
+  const std::string target = CustomCallTarget(inst);
+  std::optional<HostCustomCall> f = FindHostCustomCall(target);
+  if (!f) return Unimplemented("custom-call " + inst.Describe() + ": custom_call_target \"" + target + "\" is not registered");
+  ASSIGN_OR_RETURN(std::vector<Shape> want, FlatLeaves(inst, inst.shape));
+  std::vector<Literal> results;
+  RETURN_IF_ERROR((*f)(operand_leaves, CustomCallContextOf(inst), results));
+  if (results.size() != want.size())
+    return OpError(inst, "\"" + target + "\" gave " + std::to_string(results.size()) + " results for " + inst.shape.ToString());
+  for (size_t k = 0; k < want.size(); ++k)
+    if (!results[k].shape().Compatible(Shape(want[k].element_type(), want[k].dims())))
+      return OpError(inst, "\"" + target + "\" gave " + results[k].shape().ToString() + " for result " + std::to_string(k) +
+                               ", declared " + want[k].ToString());
+  return results;
+}
+
 std::optional<StatusOr<Shape>> InferControlFlowShape(const Instruction& inst) {
   switch (inst.opcode) {
     case Opcode::kWhile: return InferWhile(inst);
@@ -124,7 +175,34 @@ std::optional<StatusOr<Shape>> InferControlFlowShape(const Instruction& inst) {
       if (!s.ok()) return StatusOr<Shape>(s);
       return inst.operands[0]->shape;
     }
+    case Opcode::kInfeed: {
+      Status s = ExpectOperandCount(inst, 1);
+      if (s.ok() && !inst.operands[0]->shape.IsToken()) s = OpError(inst, "the operand must be a token, got " + inst.operands[0]->shape.ToString());
+      const Shape& r = inst.shape;
+      if (s.ok() && !(r.IsTuple() && r.tuple_shapes().size() == 2 && r.tuple_shapes()[1].IsToken()))
+        s = OpError(inst, "the result must be (data, token[]), got " + r.ToString());
+      if (s.ok()) s = FlatLeaves(inst, r.tuple_shapes()[0]).status();
+      if (!s.ok()) return StatusOr<Shape>(s);
+      return r;
+    }
+    case Opcode::kOutfeed: {
+      Status s = ExpectOperandCount(inst, 2);
+      if (s.ok() && !inst.operands[1]->shape.IsToken()) s = OpError(inst, "the second operand must be a token, got " + inst.operands[1]->shape.ToString());
+      if (s.ok()) s = FlatLeaves(inst, inst.operands[0]->shape).status();
+      if (!s.ok()) return StatusOr<Shape>(s);
+      return Shape::Token();
+    }
     case Opcode::kCustomCall: {
+      if (IsHostCustomCall(inst)) {
+        // The declared shape is the result's; operands are arrays (or flat tuples).
+        for (const Instruction* o : inst.operands) {
+          Status s = FlatLeaves(inst, o->shape).status();
+          if (!s.ok()) return StatusOr<Shape>(s);
+        }
+        StatusOr<std::vector<Shape>> leaves = FlatLeaves(inst, inst.shape);
+        if (!leaves.ok()) return StatusOr<Shape>(leaves.status());
+        return inst.shape;
+      }
       if (!ForwardsOperand(inst)) {
         const std::string target = CustomCallTarget(inst);
         return StatusOr<Shape>(Unimplemented("custom-call " + inst.Describe() + ": custom_call_target \"" + target +
@@ -140,9 +218,42 @@ std::optional<StatusOr<Shape>> InferControlFlowShape(const Instruction& inst) {
 }
 
 std::optional<StatusOr<Literal>> EvaluateControlFlow(const Instruction& inst, const std::vector<const Literal*>& operands,
-                                                    const ComputationEvaluator& evaluate) {
+                                                    const ComputationEvaluator& evaluate, EvaluationFeeds* feeds) {
   if (ForwardsOperand(inst)) return *operands[0];
+  auto leaves_of = [](const Literal& l, std::vector<Literal>& out) {
+    if (!l.shape().IsTuple()) {
+      if (!l.shape().IsToken()) out.push_back(l);
+      return;
+    }
+    for (const Literal& e : l.tuple_elements())
+      if (!e.shape().IsToken()) out.push_back(e);
+  };
   switch (inst.opcode) {
+    case Opcode::kInfeed: {
+      if (!feeds || feeds->infeed.empty())
+        return StatusOr<Literal>(FailedPrecondition("infeed " + inst.Describe() + ": the infeed queue is empty"));
+      Literal v = std::move(feeds->infeed.front());
+      feeds->infeed.pop_front();
+      if (!v.shape().Compatible(inst.shape.tuple_shapes()[0]))
+        return StatusOr<Literal>(InvalidArgument("infeed " + inst.Describe() + ": the queue's next value is " +
+                                                 v.shape().ToString() + ", the op reads " + inst.shape.tuple_shapes()[0].ToString()));
+      return Literal::Tuple({std::move(v), Literal(Shape::Token())});
+    }
+    case Opcode::kOutfeed:
+      if (!feeds) return StatusOr<Literal>(FailedPrecondition("outfeed " + inst.Describe() + ": no outfeed queue"));
+      feeds->outfeed.push_back(*operands[0]);
+      return Literal(Shape::Token());
+    case Opcode::kCustomCall: {
+      std::vector<Literal> args;
+      for (const Literal* o : operands) leaves_of(*o, args);
+      StatusOr<std::vector<Literal>> r = RunHostCustomCall(inst, args);
+      if (!r.ok()) return StatusOr<Literal>(r.status());
+      if (!inst.shape.IsTuple()) return std::move((*r)[0]);
+      std::vector<Literal> elements;
+      size_t next = 0;
+      for (const Shape& e : inst.shape.tuple_shapes()) elements.push_back(e.IsToken() ? Literal(Shape::Token()) : std::move((*r)[next++]));
+      return Literal::Tuple(std::move(elements));
+    }
     case Opcode::kAfterAll:
       return Literal(Shape::Token());
     case Opcode::kCall: {

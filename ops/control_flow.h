@@ -4,6 +4,7 @@
 // rules, the computations they call, and their reference semantics.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "ir/literal.h"
 #include "ir/module.h"
 #include "ir/status.h"
+#include "ops/custom_call_registry.h"
 
 namespace vkxla {
 
@@ -33,11 +35,28 @@ std::string CustomCallTarget(const Instruction& inst);
 // the no-op custom calls (Sharding, SPMDFullToShardShape, MoveToHost, ...).
 bool ForwardsOperand(const Instruction& inst);
 
-// Evaluates a control-flow or ordering op on the host; `evaluate` runs a
-// called computation.
+// Whether a custom-call runs a function registered with
+// RegisterHostCustomCall (ops/custom_call_registry.h).
+bool IsHostCustomCall(const Instruction& inst);
+// The custom call's backend_config and api_version.
+CustomCallContext CustomCallContextOf(const Instruction& inst);
+// Runs a host custom call's function on operand leaves, checking that it
+// gave one literal of the declared shape per result leaf.
+StatusOr<std::vector<Literal>> RunHostCustomCall(const Instruction& inst, const std::vector<Literal>& operand_leaves);
+
+// What infeed reads and outfeed writes when the reference evaluator runs a
+// module (the device's queues play this part on Vulkan).
+struct EvaluationFeeds {
+  std::deque<Literal> infeed;
+  std::vector<Literal> outfeed;
+};
+
+// Evaluates a control-flow, ordering, feed or host custom-call op on the
+// host; `evaluate` runs a called computation, `feeds` may be null (then
+// infeed and outfeed are errors).
 using ComputationEvaluator =
     std::function<StatusOr<Literal>(const Computation&, const std::vector<Literal>&)>;
 std::optional<StatusOr<Literal>> EvaluateControlFlow(const Instruction& inst, const std::vector<const Literal*>& operands,
-                                                    const ComputationEvaluator& evaluate);
+                                                    const ComputationEvaluator& evaluate, EvaluationFeeds* feeds);
 
 }  // namespace vkxla

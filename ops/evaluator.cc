@@ -175,6 +175,11 @@ Status CheckArguments(const Computation& computation, const std::vector<Literal>
   return OkStatus();
 }
 
+namespace {
+// The queues infeed and outfeed use while EvaluateModule(..., feeds) runs.
+thread_local EvaluationFeeds* current_feeds = nullptr;
+}  // namespace
+
 StatusOr<Literal> EvaluateComputation(const Computation& computation, const std::vector<Literal>& arguments) {
   RETURN_IF_ERROR(CheckArguments(computation, arguments));
   std::map<const Instruction*, Literal> values;
@@ -300,7 +305,7 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         }
         case Opcode::kGetTupleElement: result = operands[0]->tuple_elements()[inst.tuple_index]; break;
         default: {
-          std::optional<StatusOr<Literal>> r = EvaluateControlFlow(inst, operands, EvaluateComputation);
+          std::optional<StatusOr<Literal>> r = EvaluateControlFlow(inst, operands, EvaluateComputation, current_feeds);
           if (r) {
             ASSIGN_OR_RETURN(result, std::move(*r));
             break;
@@ -318,6 +323,14 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
 
 StatusOr<Literal> EvaluateModule(const Module& module, const std::vector<Literal>& arguments) {
   return EvaluateComputation(*module.entry(), arguments);
+}
+
+StatusOr<Literal> EvaluateModule(const Module& module, const std::vector<Literal>& arguments, EvaluationFeeds& feeds) {
+  EvaluationFeeds* saved = current_feeds;
+  current_feeds = &feeds;
+  StatusOr<Literal> r = EvaluateComputation(*module.entry(), arguments);
+  current_feeds = saved;
+  return r;
 }
 
 }  // namespace vkxla

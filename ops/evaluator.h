@@ -8,11 +8,14 @@
 #include "ir/literal.h"
 #include "ir/module.h"
 #include "ir/status.h"
+#include "ops/control_flow.h"
 
 namespace vkxla {
 
 StatusOr<Literal> EvaluateComputation(const Computation& computation, const std::vector<Literal>& arguments);
 StatusOr<Literal> EvaluateModule(const Module& module, const std::vector<Literal>& arguments);
+// The same where infeed reads `feeds.infeed` and outfeed appends to `feeds.outfeed`.
+StatusOr<Literal> EvaluateModule(const Module& module, const std::vector<Literal>& arguments, EvaluationFeeds& feeds);
 
 // Whether a value of shape `value` may stand for `declared`: same type and
 // rank, static dims equal, dynamic dims at most their bound.

@@ -31,6 +31,10 @@ class HazardTracker {
         Clear();
         continue;
       }
+      if (std::holds_alternative<HostStep>(s.op)) {  // the host waits for everything before it
+        Fence(s);
+        continue;
+      }
       bool needed = false;
       for (int b : s.reads) needed = needed || Overlaps(b, writes_);
       for (int b : s.writes) needed = needed || Overlaps(b, writes_) || Overlaps(b, reads_);

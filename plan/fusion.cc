@@ -138,7 +138,7 @@ class FusionPass {
 
   Status CheckOps() {
     for (const Instruction* i : order_)
-      if (!IsFree(*i) && !IsFusible(*i) && !HeroKind(*i) && !IsControlFlow(*i))
+      if (!IsFree(*i) && !IsFusible(*i) && !HeroKind(*i) && !RunsAsSteps(*i))
         return Unimplemented(std::string(OpcodeName(i->opcode)) + " " + i->Describe() + ": not implemented on Vulkan yet");
     return OkStatus();
   }
@@ -165,7 +165,7 @@ class FusionPass {
 
   Status MandatoryBuffers() {
     for (const Instruction* i : order_) {
-      if (IsControlFlow(*i)) {
+      if (RunsAsSteps(*i)) {
         // Its steps read every operand from memory and write every result.
         for (const Instruction* o : i->operands) {
           ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(o));
@@ -230,7 +230,7 @@ class FusionPass {
       if (it != readers_.end())
         for (const Instruction* u : it->second) {
           const double reads = ReadsPerElement(*u, *v, target_);
-          const bool own_kernel = HeroKind(*u).has_value() || IsControlFlow(*u) || IsMaterialized(u) || epilogue_of_.count(u);
+          const bool own_kernel = HeroKind(*u).has_value() || RunsAsSteps(*u) || IsMaterialized(u) || epilogue_of_.count(u);
           e += own_kernel ? reads : choice_.evaluations[u] * reads;
         }
       choice_.evaluations[v] = e;
@@ -256,7 +256,7 @@ class FusionPass {
         Materialize(ValueRef::Of(i), "a fused chain reaches depth " + std::to_string(kMaxFusionDepth));
         decided_.push_back(i);
       }
-      depth[i] = IsMaterialized(i) || HeroKind(*i) || IsControlFlow(*i) || IsFree(*i) ? 0 : d;
+      depth[i] = IsMaterialized(i) || HeroKind(*i) || RunsAsSteps(*i) || IsFree(*i) ? 0 : d;
     }
   }
 
@@ -288,7 +288,7 @@ class FusionPass {
     };
     std::vector<Ordered> groups;
     for (const Instruction* h : order_) {
-      if (IsControlFlow(*h)) {
+      if (RunsAsSteps(*h)) {
         GroupChoice g{KernelKind::kLoop, h, {}};
         g.control = true;
         groups.push_back({static_cast<double>(position_[h]), std::move(g)});
@@ -314,7 +314,7 @@ class FusionPass {
     for (const auto& [v, why] : choice_.materialized) {
       if (written.count(v) || v.inst->opcode == Opcode::kParameter || v.inst->opcode == Opcode::kConstant) continue;
       if (HeroKind(*v.inst) && !IsSort(v.inst)) continue;  // written by its hero
-      if (IsControlFlow(*v.inst)) continue;                 // written by its steps
+      if (RunsAsSteps(*v.inst)) continue;                 // written by its steps
       const double at = position_[v.inst] + (v.index >= 0 ? 0.5 : 0.0);
       groups.push_back({at, GroupChoice{KernelKind::kLoop, v.inst, {v}}});
     }
@@ -340,8 +340,13 @@ class FusionPass {
 
 }  // namespace
 
-bool IsControlFlow(const Instruction& inst) {
-  return inst.opcode == Opcode::kWhile || inst.opcode == Opcode::kConditional || inst.opcode == Opcode::kCall;
+bool RunsAsSteps(const Instruction& inst) {
+  switch (inst.opcode) {
+    case Opcode::kWhile: case Opcode::kConditional: case Opcode::kCall: case Opcode::kInfeed: case Opcode::kOutfeed:
+      return true;
+    default:
+      return IsHostCustomCall(inst);
+  }
 }
 
 std::optional<KernelKind> HeroKind(const Instruction& inst) {

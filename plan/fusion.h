@@ -32,9 +32,10 @@
 //    Code generation walks a value's producers recursively, and a chain of
 //    10,000 ops would overflow its stack (and make a kernel no compiler
 //    finishes quickly).
-// 7. Control flow (while, conditional, call) is a boundary: its operands'
-//    array leaves and its results live in memory, and its called
-//    computations are planned on their own (plan/planner.h).
+// 7. Control flow (while, conditional, call) and host work (infeed,
+//    outfeed, host custom calls) are boundaries: their operands' array
+//    leaves and their results live in memory; called computations are
+//    planned on their own (plan/planner.h).
 #pragma once
 
 #include <map>
@@ -76,9 +77,10 @@ struct FusionChoice {
 StatusOr<FusionChoice> ChooseFusion(const Computation& entry, const std::vector<ValueRef>& results,
                                     const TargetFeatures& target);
 
-// While, conditional and call: ops the planner turns into steps over
-// called computations.
-bool IsControlFlow(const Instruction& inst);
+// While, conditional and call (steps over called computations), infeed,
+// outfeed and host custom calls (host work between submissions): ops the
+// planner turns into steps rather than kernels.
+bool RunsAsSteps(const Instruction& inst);
 
 // The kernel kind an instruction heads, if it is a hero.
 std::optional<KernelKind> HeroKind(const Instruction& inst);

@@ -395,6 +395,43 @@ class Planner {
     return OkStatus();
   }
 
+  // A host copy of `buffer`, laid out alike (a copy step moves the bytes).
+  int HostCopyOf(int buffer, const std::string& name) {
+    return Declare(name, BufferKind::kScratch, MemoryKind::kHost, p_.buffers[buffer].shape);
+  }
+
+  // Infeed, outfeed and host custom calls: operands copied to host
+  // buffers, the host's work, results copied back to the device.
+  Status PlanHostStep(const Instruction& h, const std::vector<int>& results, StepList& out) {
+    HostStep host;
+    host.kind = h.opcode == Opcode::kInfeed    ? HostStep::Kind::kInfeed
+                : h.opcode == Opcode::kOutfeed ? HostStep::Kind::kOutfeed
+                                               : HostStep::Kind::kCallback;
+    host.op = &h;
+    const size_t data_operands = h.opcode == Opcode::kOutfeed ? 1 : h.opcode == Opcode::kInfeed ? 0 : h.operands.size();
+    for (size_t i = 0; i < data_operands; ++i) {
+      ASSIGN_OR_RETURN(std::vector<int> leaves, LeafBuffers(h.operands[i]));
+      for (int b : leaves) {
+        const int staged = HostCopyOf(b, p_.buffers[b].name + ".to_host");
+        out.push_back(CopyOf(b, staged));
+        host.inputs.push_back(staged);
+      }
+    }
+    std::vector<Step> back;
+    for (int r : results) {
+      const int staged = HostCopyOf(r, p_.buffers[r].name + ".from_host");
+      host.outputs.push_back(staged);
+      back.push_back(CopyOf(staged, r));
+    }
+    Step s;
+    s.reads = host.inputs;
+    s.writes = host.outputs;
+    s.op = std::move(host);
+    out.push_back(std::move(s));
+    for (Step& b : back) out.push_back(std::move(b));
+    return OkStatus();
+  }
+
   Status PlanControl(const Instruction& h, StepList& out) {
     const std::vector<int> results = control_buffers_.at(&h);
     switch (h.opcode) {
@@ -435,6 +472,8 @@ class Planner {
         out.push_back(std::move(s));
         return OkStatus();
       }
+      case Opcode::kInfeed: case Opcode::kOutfeed: case Opcode::kCustomCall:
+        return PlanHostStep(h, results, out);
       default: {
         // A call: the callee's steps run in line.
         ASSIGN_OR_RETURN(const Computation* callee, CalledComputation(h, "to_apply", "the called computation"));

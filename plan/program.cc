@@ -79,6 +79,11 @@ void PrintSteps(const Program& p, const StepList& steps, const std::string& inde
       continue;
     } else if (const auto* c = std::get_if<CollectiveStep>(&s.op)) {
       o << "collective " << c->op;
+    } else if (const auto* h = std::get_if<HostStep>(&s.op)) {
+      const char* what = h->kind == HostStep::Kind::kInfeed    ? "infeed"
+                         : h->kind == HostStep::Kind::kOutfeed ? "outfeed"
+                                                               : "custom call";
+      o << "host " << what << " %" << h->op->name;
     }
     o << "  reads " << BufferList(s.reads) << ", writes " << BufferList(s.writes) << "\n";
   }
@@ -121,6 +126,7 @@ int FusionGroup::OutputOf(const ValueRef& v) const {
 
 bool Step::NeedsHost() const {
   return std::holds_alternative<WhileStep>(op) || std::holds_alternative<ConditionalStep>(op) ||
+         std::holds_alternative<HostStep>(op) ||
          std::holds_alternative<CollectiveStep>(op);
 }
 

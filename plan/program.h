@@ -139,13 +139,24 @@ struct ConditionalStep {
   int selector = -1;
   std::vector<StepList> branches;
 };
+// Work the host does between submissions, on host buffers: an infeed pops
+// the device's next infeed value into `outputs`; an outfeed pushes the
+// value `inputs` hold; a host custom call runs its registered callback on
+// `inputs` and writes `outputs`. Copies to and from the device buffers are
+// steps of their own around it.
+struct HostStep {
+  enum class Kind { kInfeed, kOutfeed, kCallback };
+  Kind kind = Kind::kInfeed;
+  const Instruction* op = nullptr;  // the infeed, outfeed or custom-call
+  std::vector<int> inputs, outputs;
+};
 // A collective across replicas over the named buffers.
 struct CollectiveStep {
   std::string op;
 };
 
 struct Step {
-  std::variant<DispatchStep, CopyStep, FillStep, ExternalStep, WhileStep, ConditionalStep, CollectiveStep> op;
+  std::variant<DispatchStep, CopyStep, FillStep, ExternalStep, WhileStep, ConditionalStep, CollectiveStep, HostStep> op;
   std::vector<int> reads, writes;  // buffers
   // Derived (plan/barriers.h): a memory barrier before this step, because
   // it reads or overwrites bytes an earlier step wrote, or overwrites bytes

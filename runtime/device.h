@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "runtime/feed_queue.h"
 #include "runtime/buffer.h"
 #include "runtime/capabilities.h"
 
@@ -46,6 +47,9 @@ class Device {
   // reports `result` (VK_ERROR_DEVICE_LOST, VK_TIMEOUT) as if the driver had.
   void InjectSubmitResultForTesting(VkResult result) { injected_ = result; }
   Status SavePipelineCache();
+  // Values programs read with infeed and write with outfeed, in order.
+  FeedQueue& infeed() { return infeed_; }
+  FeedQueue& outfeed() { return outfeed_; }
   // Nanoseconds per timestamp tick; 0 when the compute queue has no timestamps.
   double timestamp_period_ns() const { return timestamp_period_ns_; }
 
@@ -68,6 +72,7 @@ class Device {
   std::atomic<bool> lost_{false};
   std::string lost_reason_;  // written once, under queue_mu_, before lost_ is set
   std::atomic<VkResult> injected_{VK_SUCCESS};
+  FeedQueue infeed_, outfeed_;
 };
 
 }  // namespace vkxla

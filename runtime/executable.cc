@@ -5,6 +5,7 @@
 
 #include "codegen/kernel_builder.h"
 #include "ir/layout_index.h"
+#include "ops/control_flow.h"
 #include "ops/evaluator.h"
 #include "plan/planner.h"
 #include "runtime/scheduler.h"
@@ -211,6 +212,15 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
       begin = i + 1;
       continue;
     }
+    if (const auto* h = std::get_if<HostStep>(&step.op)) {
+      RETURN_IF_ERROR(flush(i));
+      Node n;
+      n.kind = Node::Kind::kHost;
+      n.host = h;
+      out.push_back(std::move(n));
+      begin = i + 1;
+      continue;
+    }
     if (std::holds_alternative<DispatchStep>(step.op)) {
       if (dispatches == limit) RETURN_IF_ERROR(flush(i));
       ++dispatches;
@@ -238,6 +248,9 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
           RETURN_IF_ERROR(Execute(n.body));
         }
         break;
+      case Node::Kind::kHost:
+        RETURN_IF_ERROR(RunHostStep(*n.host));
+        break;
       case Node::Kind::kConditional: {
         const ElementType t = program_.buffers[n.buffer].shape.element_type();
         int64_t index = 0;
@@ -257,6 +270,54 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
     }
   }
   return OkStatus();
+}
+
+Status Executable::RunHostStep(const HostStep& step) {
+  const Instruction& op = *step.op;
+  auto read = [&](int b) { return FromPhysical(static_cast<const uint8_t*>(Mapped(b)), program_.buffers[b].shape); };
+  auto write = [&](int b, const Literal& value) -> Status {
+    const Shape& declared = program_.buffers[b].shape;
+    if (!value.shape().Compatible(Shape(declared.element_type(), declared.dims())))
+      return InvalidArgument(std::string(OpcodeName(op.opcode)) + " " + op.Describe() + ": got " + value.shape().ToString() +
+                             ", expected " + declared.ToString());
+    ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(value, declared.layout_or_default()));
+    if (!bytes.empty()) std::memcpy(Mapped(b), bytes.data(), bytes.size());
+    return OkStatus();
+  };
+  switch (step.kind) {
+    case HostStep::Kind::kInfeed: {
+      std::optional<Literal> v = device_.infeed().Pop();
+      if (!v)
+        return FailedPrecondition("infeed " + op.Describe() + ": the device's infeed queue is empty (push values with "
+                                  "Device::infeed() or vkxla run --infeed FILE.npy)");
+      std::vector<Literal> leaves = v->shape().IsTuple() ? v->tuple_elements() : std::vector<Literal>{std::move(*v)};
+      if (leaves.size() != step.outputs.size())
+        return InvalidArgument("infeed " + op.Describe() + ": the queue's value has " + std::to_string(leaves.size()) +
+                               " arrays, the op reads " + op.shape.tuple_shapes()[0].ToString());
+      for (size_t k = 0; k < leaves.size(); ++k) RETURN_IF_ERROR(write(step.outputs[k], leaves[k]));
+      return OkStatus();
+    }
+    case HostStep::Kind::kOutfeed: {
+      std::vector<Literal> leaves;
+      for (int b : step.inputs) {
+        ASSIGN_OR_RETURN(Literal l, read(b));
+        leaves.push_back(std::move(l));
+      }
+      device_.outfeed().Push(op.operands[0]->shape.IsTuple() ? Literal::Tuple(std::move(leaves)) : std::move(leaves[0]));
+      return OkStatus();
+    }
+    case HostStep::Kind::kCallback: {
+      std::vector<Literal> operands;
+      for (int b : step.inputs) {
+        ASSIGN_OR_RETURN(Literal l, read(b));
+        operands.push_back(std::move(l));
+      }
+      ASSIGN_OR_RETURN(std::vector<Literal> results, RunHostCustomCall(op, operands));
+      for (size_t k = 0; k < results.size() && k < step.outputs.size(); ++k) RETURN_IF_ERROR(write(step.outputs[k], results[k]));
+      return OkStatus();
+    }
+  }
+  return Internal("unknown host step");
 }
 
 StatusOr<Timing> Executable::TimeKernels(int repeats) {

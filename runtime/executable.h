@@ -54,7 +54,7 @@ class Executable {
   Status PrepareExternals(const StepList& steps);
   // What Run executes: command buffers, and host decisions between them.
   struct Node {
-    enum class Kind { kCommands, kWhile, kConditional };
+    enum class Kind { kCommands, kWhile, kConditional, kHost };
     Kind kind = Kind::kCommands;
     VkCommandBuffer cb = VK_NULL_HANDLE;
     std::vector<Node> condition, body;        // kWhile
@@ -65,7 +65,10 @@ class Executable {
     int64_t trips = -1;
     int64_t unroll = 0;
     VkCommandBuffer unrolled = VK_NULL_HANDLE;
+    const HostStep* host = nullptr;  // kHost
   };
+  // Infeed, outfeed or a host custom call, between submissions.
+  Status RunHostStep(const HostStep& step);
   Status Record(const StepList& steps, std::vector<Node>& out);
   // Records the plain steps [begin, end) of `steps` into one command buffer.
   StatusOr<VkCommandBuffer> RecordCommands(const StepList& steps, size_t begin, size_t end, int64_t repeats = 1);

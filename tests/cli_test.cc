@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -69,6 +70,38 @@ TEST(Cli, BadInputsExitOneWithAMessage) {
                      "nest deeper");
   ExpectCleanFailure("run " + module + " --device abc", "--device takes a whole number");
   ExpectCleanFailure("run " + Write("cut.hlo", "HloModule m\nENTRY e {\n  ROOT x = f32[] add("), "3:");
+}
+
+}  // namespace
+}  // namespace vkxla
+
+namespace vkxla {
+namespace {
+
+// --infeed files feed the program's infeed ops in order; --outfeed files
+// receive what its outfeed ops write.
+TEST(Cli, InfeedAndOutfeedFiles) {
+  std::string data = Npy("2");
+  const float values[2] = {1.5f, -4.0f};
+  data.append(reinterpret_cast<const char*>(values), sizeof values);
+  const std::string in = Write("infeed0.npy", data);
+  const std::string module = Write("feeds.hlo",
+                                   "HloModule m\nENTRY e {\n  tok = token[] after-all()\n  in = (f32[2], token[]) infeed(tok)\n"
+                                   "  x = f32[2] get-tuple-element(in), index=0\n  t = token[] get-tuple-element(in), index=1\n"
+                                   "  y = f32[2] multiply(x, x)\n  o = token[] outfeed(y, t)\n  ROOT n = f32[2] negate(x)\n}\n");
+  const std::string out = (std::filesystem::temp_directory_path() / "vkxla_cli_test" / "outfeed0.npy").string();
+  std::filesystem::remove(out);
+  const Outcome o = RunCli("run " + module + " --infeed " + in + " --outfeed " + out + " --print");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("{-1.5, 4}"), std::string::npos) << o.output;
+  std::ifstream f(out, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_GE(bytes.size(), 8u);
+  float got[2];
+  std::memcpy(got, bytes.data() + bytes.size() - 8, 8);
+  EXPECT_EQ(got[0], 2.25f);
+  EXPECT_EQ(got[1], 16.0f);
+  ExpectCleanFailure("run " + module, "infeed queue is empty");
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ void FlattenLeaves(const Literal& l, std::vector<const Literal*>& out) {
 
 int Run(const std::vector<std::string>& args) {
   std::string module_path, output_dir, dump_dir;
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs, infeeds, outfeeds;
   int device_index = -1;
   bool print = false, layout_report = false, dump_plan = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -56,6 +56,8 @@ int Run(const std::vector<std::string>& args) {
       return args[++i];
     };
     if (a == "--input") inputs.push_back(value());
+    else if (a == "--infeed") infeeds.push_back(value());
+    else if (a == "--outfeed") outfeeds.push_back(value());
     else if (a == "--output-dir") output_dir = value();
     else if (a == "--device") {
       StatusOr<int64_t> d = IntFlag("--device", value(), 0, 1 << 20);
@@ -70,7 +72,10 @@ int Run(const std::vector<std::string>& args) {
     else if (module_path.empty()) module_path = a;
     else return Fail(InvalidArgument("run: more than one module given (" + module_path + ", " + a + ")"));
   }
-  if (module_path.empty()) return Fail(InvalidArgument("usage: vkxla run MODULE.hlo|MODULE.mlir [--input FILE.npy]... [--output-dir DIR] [--device N] [--print] [--layout-report] [--dump-plan] [--dump-kernels DIR]"));
+  if (module_path.empty())
+    return Fail(InvalidArgument("usage: vkxla run MODULE.hlo|MODULE.mlir [--input FILE.npy]... [--infeed FILE.npy]... "
+                                "[--outfeed FILE.npy]... [--output-dir DIR] [--device N] [--print] [--layout-report] "
+                                "[--dump-plan] [--dump-kernels DIR]"));
   const bool mlir = module_path.size() > 5 && module_path.substr(module_path.size() - 5) == ".mlir";
   StatusOr<std::unique_ptr<Module>> module = Unimplemented("");
   if (mlir) {
@@ -117,8 +122,20 @@ int Run(const std::vector<std::string>& args) {
       std::ofstream(dump_dir + "/kernel" + std::to_string(i) + ".comp") << sources[i];
     }
   }
+  // Infeed values in order; outfeed values go to the --outfeed files in order.
+  for (const std::string& path : infeeds) {
+    StatusOr<Literal> lit = ReadNpy(path);
+    if (!lit.ok()) return Fail(lit.status());
+    (*device)->infeed().Push(std::move(lit).value());
+  }
   StatusOr<Literal> result = (*exe)->Run(arguments);
   if (!result.ok()) return Fail(result.status());
+  for (const std::string& path : outfeeds) {
+    std::optional<Literal> v = (*device)->outfeed().Pop();
+    if (!v) return Fail(InvalidArgument("--outfeed " + path + ": the program wrote fewer outfeed values than --outfeed files"));
+    Status s = WriteNpy(path, *v);
+    if (!s.ok()) return Fail(s);
+  }
   std::vector<const Literal*> leaves;
   FlattenLeaves(*result, leaves);
   if (!output_dir.empty()) {
@@ -140,7 +157,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const std::string usage =
       "usage: vkxla devices\n"
-      "       vkxla run MODULE.hlo [--input FILE.npy]... [--output-dir DIR] [--device N] [--print]\n"
+      "       vkxla run MODULE.hlo [--input FILE.npy]... [--infeed FILE.npy]... [--outfeed FILE.npy]...\n"
+      "                 [--output-dir DIR] [--device N] [--print]\n"
       "                 [--layout-report] [--dump-plan] [--dump-kernels DIR]\n"
       "       vkxla bench [--device N] [--markdown FILE] [--elements N] [--only foundation|layout|reduction|matmul|control]\n"
       "       vkxla benchmark MODULE [--input FILE.npy]... [--device N] [--repetitions N]\n"

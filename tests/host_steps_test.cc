@@ -1,0 +1,195 @@
+// Host work between submissions: infeed and outfeed through the device's
+// queues (in program order, inside loops too), and custom calls that run a
+// registered host function, each compared with the reference evaluator.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "frontends/hlo_text.h"
+#include "ops/custom_call_registry.h"
+#include "ops/evaluator.h"
+#include "runtime/executable.h"
+#include "tests/test_util.h"
+
+namespace vkxla {
+namespace {
+
+class HostSteps : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    ExpectNoValidationMessages();
+    // Leave the shared device's queues empty for the next test.
+    while (TestDevice().infeed().Pop()) {
+    }
+    while (TestDevice().outfeed().Pop()) {
+    }
+  }
+};
+
+Literal F32s(std::vector<double> v) {
+  Literal l(Shape(ElementType::kF32, {static_cast<int64_t>(v.size())}));
+  for (size_t i = 0; i < v.size(); ++i) l.Set(static_cast<int64_t>(i), Scalar::Float(ElementType::kF32, v[i]));
+  return l;
+}
+
+// Runs `text` on the device with `infeed` queued and on the reference with
+// the same values; compares the results and the outfeed values.
+Literal RunWithFeeds(const std::string& text, const std::vector<Literal>& args, const std::vector<Literal>& infeed,
+                     size_t outfeed_values) {
+  auto m = ParseAndVerifyHlo(text);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  if (!m.ok()) return Literal();
+  EvaluationFeeds feeds;
+  for (const Literal& l : infeed) feeds.infeed.push_back(l);
+  auto want = EvaluateModule(**m, args, feeds);
+  EXPECT_TRUE(want.ok()) << want.status().ToString();
+  auto exe = Executable::Compile(**m, TestDevice());
+  EXPECT_TRUE(exe.ok()) << exe.status().ToString();
+  if (!want.ok() || !exe.ok()) return Literal();
+  for (const Literal& l : infeed) TestDevice().infeed().Push(l);
+  auto got = (*exe)->Run(args);
+  EXPECT_TRUE(got.ok()) << got.status().ToString();
+  if (!got.ok()) return Literal();
+  ExpectClose(*got, *want, Opcode::kAdd, "result");
+  EXPECT_EQ(feeds.outfeed.size(), outfeed_values);
+  for (size_t k = 0; k < feeds.outfeed.size(); ++k) {
+    std::optional<Literal> v = TestDevice().outfeed().Pop();
+    EXPECT_TRUE(v.has_value()) << "outfeed value " << k;
+    if (v) ExpectClose(*v, feeds.outfeed[k], Opcode::kAdd, "outfeed " + std::to_string(k));
+  }
+  EXPECT_FALSE(TestDevice().outfeed().Pop().has_value());
+  EXPECT_EQ(TestDevice().infeed().size(), 0u);
+  return *got;
+}
+
+TEST_F(HostSteps, InfeedAndOutfeedInProgramOrder) {
+  const std::string text =
+      "HloModule feeds\nENTRY %e {\n  %tok = token[] after-all()\n"
+      "  %in1 = (f32[3], token[]) infeed(%tok)\n  %x = f32[3] get-tuple-element(%in1), index=0\n"
+      "  %t1 = token[] get-tuple-element(%in1), index=1\n  %y = f32[3] add(%x, %x)\n"
+      "  %t2 = token[] outfeed(%y, %t1), outfeed_shape=f32[3]\n"
+      "  %in2 = (f32[3], token[]) infeed(%t2)\n  %z = f32[3] get-tuple-element(%in2), index=0\n"
+      "  %t3 = token[] get-tuple-element(%in2), index=1\n  %s = f32[3] multiply(%x, %z)\n"
+      "  %t4 = token[] outfeed(%s, %t3), outfeed_shape=f32[3]\n  ROOT %r = f32[3] subtract(%z, %x)\n}\n";
+  Literal r = RunWithFeeds(text, {}, {F32s({1, 2, 3}), F32s({10, 20, 30})}, 2);
+  EXPECT_EQ(r.ValuesToString(), "{9, 18, 27}");
+}
+
+// Each trip of a counted loop reads one value and writes a running sum; the
+// state carries a token, as ordered effects do.
+TEST_F(HostSteps, FeedsInsideALoop) {
+  const std::string state = "(s32[], f32[2], token[])";
+  const std::string text =
+      "HloModule loop_feeds\n"
+      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(5)\n"
+      "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %acc = f32[2] get-tuple-element(%p), index=1\n"
+      "  %tok = token[] get-tuple-element(%p), index=2\n  %in = (f32[2], token[]) infeed(%tok)\n"
+      "  %v = f32[2] get-tuple-element(%in), index=0\n  %t1 = token[] get-tuple-element(%in), index=1\n"
+      "  %acc2 = f32[2] add(%acc, %v)\n  %t2 = token[] outfeed(%acc2, %t1), outfeed_shape=f32[2]\n"
+      "  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n  ROOT %t = " + state + " tuple(%i2, %acc2, %t2)\n}\n"
+      "ENTRY %e {\n  %z = s32[] constant(0)\n  %a = f32[2] parameter(0)\n  %tok = token[] after-all()\n"
+      "  %t = " + state + " tuple(%z, %a, %tok)\n  %w = " + state + " while(%t), condition=%cond, body=%body\n"
+      "  ROOT %r = f32[2] get-tuple-element(%w), index=1\n}\n";
+  std::vector<Literal> values;
+  for (int k = 0; k < 5; ++k) values.push_back(F32s({1.0 + k, 100.0 * k}));
+  Literal r = RunWithFeeds(text, {F32s({0.5, 0})}, values, 5);
+  EXPECT_EQ(r.ValuesToString(), "{15.5, 1000}");
+}
+
+TEST_F(HostSteps, AnEmptyInfeedQueueIsAnError) {
+  auto m = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n  %tok = token[] after-all()\n"
+                             "  %in = (s32[2], token[]) infeed(%tok)\n  ROOT %x = s32[2] get-tuple-element(%in), index=0\n}\n");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto exe = Executable::Compile(**m, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  auto r = (*exe)->Run({});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("infeed %in"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("queue is empty"), std::string::npos) << r.status().ToString();
+  // A value of another shape is an error naming both.
+  TestDevice().infeed().Push(F32s({1, 2}));
+  r = (*exe)->Run({});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("f32[2]"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("s32[2]"), std::string::npos) << r.status().ToString();
+}
+
+// Host functions: a running sum scaled by backend_config, and one with two
+// results; device work on both sides of each call.
+TEST_F(HostSteps, RegisteredHostCustomCalls) {
+  static const bool registered = [] {
+    Status a = RegisterHostCustomCall(
+        "test_scaled_cumsum", [](const std::vector<Literal>& in, const CustomCallContext& c, std::vector<Literal>& out) {
+          if (c.api_version != 4) return InvalidArgument("expected the typed FFI version");
+          const double scale = c.backend_config == "\"scale=2\"" ? 2 : 1;
+          Literal r(Shape(ElementType::kF32, in[0].shape().dims()));
+          double sum = 0;
+          for (int64_t i = 0; i < r.element_count(); ++i) {
+            sum += in[0].Get(i).re;
+            r.Set(i, Scalar::Float(ElementType::kF32, scale * sum));
+          }
+          out.push_back(std::move(r));
+          return OkStatus();
+        });
+    Status b = RegisterHostCustomCall(
+        "test_min_max", [](const std::vector<Literal>& in, const CustomCallContext&, std::vector<Literal>& out) {
+          double lo = 1e300, hi = -1e300;
+          for (const Literal& l : in)
+            for (int64_t i = 0; i < l.element_count(); ++i) {
+              lo = std::min(lo, static_cast<double>(l.Get(i).s));
+              hi = std::max(hi, static_cast<double>(l.Get(i).s));
+            }
+          out.push_back(Literal::ScalarOf(Scalar::Int(ElementType::kS32, static_cast<int64_t>(lo))));
+          out.push_back(Literal::ScalarOf(Scalar::Int(ElementType::kS32, static_cast<int64_t>(hi))));
+          return OkStatus();
+        });
+    return a.ok() && b.ok();
+  }();
+  ASSERT_TRUE(registered);
+  EXPECT_FALSE(RegisterHostCustomCall("test_min_max", [](const std::vector<Literal>&, const CustomCallContext&,
+                                                          std::vector<Literal>&) { return OkStatus(); })
+                   .ok());  // a name is registered once
+  const std::string text =
+      "HloModule host_calls\nENTRY %e {\n  %x = f32[6] parameter(0)\n  %a = s32[4] parameter(1)\n  %b = s32[2] parameter(2)\n"
+      "  %n = f32[6] negate(%x)\n"
+      "  %c = f32[6] custom-call(%n), custom_call_target=\"test_scaled_cumsum\", api_version=API_VERSION_TYPED_FFI,"
+      " backend_config=\"scale=2\", output_to_operand_aliasing={{}: (0, {})}\n"
+      "  %m = (s32[], s32[]) custom-call(%a, %b), custom_call_target=\"test_min_max\"\n"
+      "  %lo = s32[] get-tuple-element(%m), index=0\n  %hi = s32[] get-tuple-element(%m), index=1\n"
+      "  %d = s32[] subtract(%hi, %lo)\n  %e = f32[6] add(%c, %c)\n  ROOT %r = (f32[6], s32[]) tuple(%e, %d)\n}\n";
+  Literal a(Shape(ElementType::kS32, {4})), b(Shape(ElementType::kS32, {2}));
+  const int av[] = {5, -7, 3, 9}, bv[] = {-20, 4};
+  for (int i = 0; i < 4; ++i) a.Set(i, Scalar::Int(ElementType::kS32, av[i]));
+  for (int i = 0; i < 2; ++i) b.Set(i, Scalar::Int(ElementType::kS32, bv[i]));
+  Literal r = RunWithFeeds(text, {F32s({1, 2, 3, 4, 5, 6}), a, b}, {}, 0);
+  EXPECT_EQ(r.ValuesToString(), "({-4, -12, -24, -40, -60, -84}, 29)");
+}
+
+TEST_F(HostSteps, CustomCallErrorsNameTheTarget) {
+  static const bool registered = RegisterHostCustomCall(
+      "test_wrong_shape", [](const std::vector<Literal>&, const CustomCallContext&, std::vector<Literal>& out) {
+        out.push_back(F32s({1, 2, 3}));
+        return OkStatus();
+      }).ok();
+  ASSERT_TRUE(registered);
+  auto m = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n  %x = f32[2] parameter(0)\n"
+                             "  ROOT %c = f32[2] custom-call(%x), custom_call_target=\"test_wrong_shape\"\n}\n");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto exe = Executable::Compile(**m, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  auto r = (*exe)->Run({F32s({1, 2})});
+  ASSERT_FALSE(r.ok());
+  for (const char* w : {"custom-call", "%c", "test_wrong_shape", "f32[3]", "f32[2]"})
+    EXPECT_NE(r.status().message().find(w), std::string::npos) << r.status().ToString();
+  auto unknown = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n  %x = f32[2] parameter(0)\n"
+                                   "  ROOT %c = f32[2] custom-call(%x), custom_call_target=\"nobody_registered_this\"\n}\n");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("\"nobody_registered_this\" is not registered"), std::string::npos)
+      << unknown.status().ToString();
+}
+
+}  // namespace
+}  // namespace vkxla
