@@ -11,6 +11,7 @@
 #include "frontends/stablehlo_syntax.h"
 #include "ir/numbers.h"
 #include "ops/attributes.h"
+#include "ops/control_flow.h"
 #include "ops/slice_and_padding.h"
 #include "ops/verifier.h"
 
@@ -45,6 +46,8 @@ class Reader {
   StatusOr<Computation*> TranslateRegion(const Statement& s, size_t region, int depth);
   StatusOr<Computation*> TranslateRegionAt(const Statement& s, size_t region, int depth);
   StatusOr<Instruction*> Lower(const Statement& s, std::map<std::string, Instruction*>& values);
+  // infeed, outfeed and custom_call: one HLO op and its results' elements.
+  StatusOr<std::vector<Instruction*>> LowerHostOp(const Statement& s, std::map<std::string, Instruction*>& values);
   // The pretty form of stablehlo.while: (%arg = %init, ...) : types cond {...} do {...}.
   Status ParseWhileHeader(Statement& s);
   // while, if and case: called computations made of the regions, with the
@@ -762,6 +765,72 @@ StatusOr<Computation*> Reader::TranslateRegionAt(const Statement& s, size_t regi
   return regions_.back().get();
 }
 
+StatusOr<std::vector<Instruction*>> Reader::LowerHostOp(const Statement& s, std::map<std::string, Instruction*>& values) {
+  std::vector<Instruction*> operands;
+  for (const std::string& o : s.operands) {
+    ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    operands.push_back(v);
+  }
+  auto tuple_of = [&](const std::vector<Instruction*>& parts) -> Instruction* {
+    if (parts.size() == 1) return parts[0];
+    std::vector<Shape> shapes;
+    for (Instruction* p : parts) shapes.push_back(p->shape);
+    return Make(Opcode::kTuple, Shape::Tuple(shapes), parts, s.at);
+  };
+  auto elements = [&](Instruction* whole, const std::vector<Shape>& shapes) {
+    std::vector<Instruction*> out;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      Instruction* e = Make(Opcode::kGetTupleElement, shapes[i], {whole}, s.at);
+      e->tuple_index = static_cast<int64_t>(i);
+      out.push_back(e);
+    }
+    return out;
+  };
+  if (s.name == "stablehlo.infeed") {
+    // (data..., token) in StableHLO; ((data...), token) in HLO.
+    if (operands.size() != 1 || s.result_types.size() < 2 || !s.result_types.back().IsToken())
+      return c_.Error(s.at, "stablehlo.infeed takes a token and gives its values and a token");
+    std::vector<Shape> data(s.result_types.begin(), s.result_types.end() - 1);
+    const Shape data_shape = data.size() == 1 ? data[0] : Shape::Tuple(data);
+    Instruction* in = Make(Opcode::kInfeed, Shape::Tuple({data_shape, Shape::Token()}), operands, s.at);
+    std::vector<Instruction*> parts = elements(in, {data_shape, Shape::Token()});
+    std::vector<Instruction*> results = data.size() == 1 ? std::vector<Instruction*>{parts[0]} : elements(parts[0], data);
+    results.push_back(parts[1]);
+    return results;
+  }
+  if (s.name == "stablehlo.outfeed") {
+    if (operands.size() < 2 || !operands.back()->shape.IsToken())
+      return c_.Error(s.at, "stablehlo.outfeed takes values and a token");
+    Instruction* data = tuple_of(std::vector<Instruction*>(operands.begin(), operands.end() - 1));
+    return std::vector<Instruction*>{Make(Opcode::kOutfeed, Shape::Token(), {data, operands.back()}, s.at)};
+  }
+  // custom_call: @target(...) in the pretty form, call_target_name in the generic one.
+  std::string target = s.callee.empty() ? "" : s.callee.substr(1);
+  auto attr = [&](const char* key) -> std::string {
+    auto it = s.attributes.find(key);
+    return it == s.attributes.end() ? "" : it->second;
+  };
+  if (target.empty()) {
+    target = attr("call_target_name");
+    if (target.size() >= 2 && target.front() == '"') target = target.substr(1, target.size() - 2);
+  }
+  if (target.empty()) return c_.Error(s.at, "stablehlo.custom_call needs a target");
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kCustomCall;
+  inst->shape = s.result_types.size() == 1 ? s.result_types[0] : Shape::Tuple(s.result_types);
+  inst->operands = operands;
+  inst->other_attributes.emplace_back("custom_call_target", "\"" + target + "\"");
+  if (!attr("backend_config").empty()) inst->other_attributes.emplace_back("backend_config", attr("backend_config"));
+  if (!attr("api_version").empty()) {
+    const std::vector<int64_t> v = Integers(attr("api_version"));
+    if (!v.empty() && v[0] >= 0 && v[0] < kApiVersions)
+      inst->other_attributes.emplace_back("api_version", std::string(ApiVersionName(static_cast<int>(v[0]))));
+  }
+  Instruction* call = Add(std::move(inst), s.at);
+  if (s.result_types.size() == 1) return std::vector<Instruction*>{call};
+  return elements(call, s.result_types);
+}
+
 StatusOr<Reader::ControlRegion> Reader::TranslateControlRegion(const Statement& s, size_t region,
                                                                const std::vector<Shape>& arguments,
                                                                std::map<std::string, Instruction*>& outer,
@@ -968,6 +1037,15 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       const size_t here = c_.position();
       ASSIGN_OR_RETURN(std::vector<Instruction*> r, TranslateControl(s, values, depth));
       c_.set_position(here);
+      if (r.size() != s.results.size())
+        return c_.Error(s.at, s.name + " gives " + std::to_string(r.size()) + " results, " +
+                                   std::to_string(s.results.size()) + " are named");
+      for (size_t i = 0; i < r.size(); ++i) values[s.results[i]] = r[i];
+      continue;
+    }
+    if (s.name == "stablehlo.infeed" || s.name == "stablehlo.outfeed" ||
+        (s.name == "stablehlo.custom_call" && s.callee.rfind("@check.", 0) != 0)) {
+      ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerHostOp(s, values));
       if (r.size() != s.results.size())
         return c_.Error(s.at, s.name + " gives " + std::to_string(r.size()) + " results, " +
                                    std::to_string(s.results.size()) + " are named");

@@ -103,6 +103,13 @@ bool ForwardsOperand(const Instruction& inst) {
   return false;
 }
 
+std::string_view ApiVersionName(int version) {
+  static const char* const kNames[kApiVersions] = {"API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL",
+                                                   "API_VERSION_STATUS_RETURNING", "API_VERSION_STATUS_RETURNING_UNIFIED",
+                                                   "API_VERSION_TYPED_FFI"};
+  return version >= 0 && version < kApiVersions ? kNames[version] : "";
+}
+
 bool IsHostCustomCall(const Instruction& inst) {
   return inst.opcode == Opcode::kCustomCall && FindHostCustomCall(CustomCallTarget(inst)).has_value();
 }
@@ -111,12 +118,9 @@ CustomCallContext CustomCallContextOf(const Instruction& inst) {
   CustomCallContext c;
   for (const auto& [key, value] : inst.other_attributes) {
     if (key == "backend_config") c.backend_config = value;
-    if (key == "api_version") {
-      static const char* const kVersions[] = {"API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
-                                              "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"};
-      for (int v = 0; v < 5; ++v)
-        if (value == kVersions[v]) c.api_version = v;
-    }
+    if (key == "api_version")
+      for (int v = 0; v < kApiVersions; ++v)
+        if (value == ApiVersionName(v)) c.api_version = v;
   }
   return c;
 }

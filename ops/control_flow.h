@@ -35,6 +35,11 @@ std::string CustomCallTarget(const Instruction& inst);
 // the no-op custom calls (Sharding, SPMDFullToShardShape, MoveToHost, ...).
 bool ForwardsOperand(const Instruction& inst);
 
+// custom-call api_version numbers (StableHLO writes the number) and their
+// HLO spellings ("API_VERSION_TYPED_FFI" is 4); "" out of range.
+constexpr int kApiVersions = 5;
+std::string_view ApiVersionName(int version);
+
 // Whether a custom-call runs a function registered with
 // RegisterHostCustomCall (ops/custom_call_registry.h).
 bool IsHostCustomCall(const Instruction& inst);

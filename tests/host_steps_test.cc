@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "frontends/hlo_text.h"
+#include "frontends/stablehlo_reader.h"
 #include "ops/custom_call_registry.h"
 #include "ops/evaluator.h"
 #include "runtime/executable.h"
@@ -117,23 +118,31 @@ TEST_F(HostSteps, AnEmptyInfeedQueueIsAnError) {
   EXPECT_NE(r.status().message().find("s32[2]"), std::string::npos) << r.status().ToString();
 }
 
+// A running sum, doubled when backend_config says scale=2; it insists on
+// the typed-FFI api_version it is declared with.
+Status ScaledCumsum(const std::vector<Literal>& in, const CustomCallContext& c, std::vector<Literal>& out) {
+  if (c.api_version != 4) return InvalidArgument("expected the typed FFI version");
+  const double scale = c.backend_config == "\"scale=2\"" ? 2 : 1;
+  Literal r(Shape(ElementType::kF32, in[0].shape().dims()));
+  double sum = 0;
+  for (int64_t i = 0; i < r.element_count(); ++i) {
+    sum += in[0].Get(i).re;
+    r.Set(i, Scalar::Float(ElementType::kF32, scale * sum));
+  }
+  out.push_back(std::move(r));
+  return OkStatus();
+}
+
+bool RegisterScaledCumsum() {
+  static const bool ok = RegisterHostCustomCall("test_scaled_cumsum", ScaledCumsum).ok();
+  return ok;
+}
+
 // Host functions: a running sum scaled by backend_config, and one with two
 // results; device work on both sides of each call.
 TEST_F(HostSteps, RegisteredHostCustomCalls) {
   static const bool registered = [] {
-    Status a = RegisterHostCustomCall(
-        "test_scaled_cumsum", [](const std::vector<Literal>& in, const CustomCallContext& c, std::vector<Literal>& out) {
-          if (c.api_version != 4) return InvalidArgument("expected the typed FFI version");
-          const double scale = c.backend_config == "\"scale=2\"" ? 2 : 1;
-          Literal r(Shape(ElementType::kF32, in[0].shape().dims()));
-          double sum = 0;
-          for (int64_t i = 0; i < r.element_count(); ++i) {
-            sum += in[0].Get(i).re;
-            r.Set(i, Scalar::Float(ElementType::kF32, scale * sum));
-          }
-          out.push_back(std::move(r));
-          return OkStatus();
-        });
+    const bool a = RegisterScaledCumsum();
     Status b = RegisterHostCustomCall(
         "test_min_max", [](const std::vector<Literal>& in, const CustomCallContext&, std::vector<Literal>& out) {
           double lo = 1e300, hi = -1e300;
@@ -146,7 +155,7 @@ TEST_F(HostSteps, RegisteredHostCustomCalls) {
           out.push_back(Literal::ScalarOf(Scalar::Int(ElementType::kS32, static_cast<int64_t>(hi))));
           return OkStatus();
         });
-    return a.ok() && b.ok();
+    return a && b.ok();
   }();
   ASSERT_TRUE(registered);
   EXPECT_FALSE(RegisterHostCustomCall("test_min_max", [](const std::vector<Literal>&, const CustomCallContext&,
@@ -189,6 +198,31 @@ TEST_F(HostSteps, CustomCallErrorsNameTheTarget) {
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("\"nobody_registered_this\" is not registered"), std::string::npos)
       << unknown.status().ToString();
+}
+
+// The same ops from StableHLO: infeed's (values..., token), outfeed of
+// values and a token, a custom_call with its api_version as a number.
+TEST_F(HostSteps, FromStablehlo) {
+  const std::string text = R"(func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %tok = stablehlo.after_all : !stablehlo.token
+  %v, %t1 = "stablehlo.infeed"(%tok) : (!stablehlo.token) -> (tensor<3xf32>, !stablehlo.token)
+  %s = stablehlo.add %x, %v : tensor<3xf32>
+  %t2 = "stablehlo.outfeed"(%s, %t1) : (tensor<3xf32>, !stablehlo.token) -> !stablehlo.token
+  %c = stablehlo.custom_call @test_scaled_cumsum(%s) {backend_config = "scale=2", api_version = 4 : i32} : (tensor<3xf32>) -> tensor<3xf32>
+  func.return %c : tensor<3xf32>
+})";
+  ASSERT_TRUE(RegisterScaledCumsum());
+  auto program = ReadStablehlo(text, /*with_checks=*/false);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  auto exe = Executable::Compile(*program->module, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  TestDevice().infeed().Push(F32s({10, 20, 30}));
+  auto got = (*exe)->Run({F32s({1, 2, 3})});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->ValuesToString(), "{22, 66, 132}");
+  std::optional<Literal> out = TestDevice().outfeed().Pop();
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(out->ValuesToString(), "{11, 22, 33}");
 }
 
 }  // namespace
