@@ -66,6 +66,10 @@ class Reader {
   Status AddCheck(const Statement& s, std::map<std::string, Instruction*>& values);
   Instruction* Add(std::unique_ptr<Instruction> inst, size_t at);
   Instruction* Make(Opcode op, const Shape& shape, std::vector<Instruction*> operands, size_t at);
+  // get-tuple-element i of `whole` for each of `shapes`.
+  std::vector<Instruction*> Elements(Instruction* whole, const std::vector<Shape>& shapes, size_t at);
+  // A tuple of `parts`, or the part itself when there is one.
+  Instruction* TupleOf(const std::vector<Instruction*>& parts, size_t at);
   // StableHLO accepts some types XLA's op does not (complex convert to real,
   // max/min and cbrt of complex): those lower to ops XLA has. Null when
   // `inst` needs nothing special.
@@ -371,6 +375,23 @@ Instruction* Reader::Make(Opcode op, const Shape& shape, std::vector<Instruction
   inst->shape = shape;
   inst->operands = std::move(operands);
   return Add(std::move(inst), at);
+}
+
+std::vector<Instruction*> Reader::Elements(Instruction* whole, const std::vector<Shape>& shapes, size_t at) {
+  std::vector<Instruction*> out;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    Instruction* e = Make(Opcode::kGetTupleElement, shapes[i], {whole}, at);
+    e->tuple_index = static_cast<int64_t>(i);
+    out.push_back(e);
+  }
+  return out;
+}
+
+Instruction* Reader::TupleOf(const std::vector<Instruction*>& parts, size_t at) {
+  if (parts.size() == 1) return parts[0];
+  std::vector<Shape> shapes;
+  for (Instruction* p : parts) shapes.push_back(p->shape);
+  return Make(Opcode::kTuple, Shape::Tuple(shapes), parts, at);
 }
 
 StatusOr<Instruction*> Reader::LowerStablehloExtension(const Instruction& inst, size_t at) {
@@ -771,21 +792,6 @@ StatusOr<std::vector<Instruction*>> Reader::LowerHostOp(const Statement& s, std:
     ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
     operands.push_back(v);
   }
-  auto tuple_of = [&](const std::vector<Instruction*>& parts) -> Instruction* {
-    if (parts.size() == 1) return parts[0];
-    std::vector<Shape> shapes;
-    for (Instruction* p : parts) shapes.push_back(p->shape);
-    return Make(Opcode::kTuple, Shape::Tuple(shapes), parts, s.at);
-  };
-  auto elements = [&](Instruction* whole, const std::vector<Shape>& shapes) {
-    std::vector<Instruction*> out;
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      Instruction* e = Make(Opcode::kGetTupleElement, shapes[i], {whole}, s.at);
-      e->tuple_index = static_cast<int64_t>(i);
-      out.push_back(e);
-    }
-    return out;
-  };
   if (s.name == "stablehlo.infeed") {
     // (data..., token) in StableHLO; ((data...), token) in HLO.
     if (operands.size() != 1 || s.result_types.size() < 2 || !s.result_types.back().IsToken())
@@ -793,15 +799,15 @@ StatusOr<std::vector<Instruction*>> Reader::LowerHostOp(const Statement& s, std:
     std::vector<Shape> data(s.result_types.begin(), s.result_types.end() - 1);
     const Shape data_shape = data.size() == 1 ? data[0] : Shape::Tuple(data);
     Instruction* in = Make(Opcode::kInfeed, Shape::Tuple({data_shape, Shape::Token()}), operands, s.at);
-    std::vector<Instruction*> parts = elements(in, {data_shape, Shape::Token()});
-    std::vector<Instruction*> results = data.size() == 1 ? std::vector<Instruction*>{parts[0]} : elements(parts[0], data);
+    std::vector<Instruction*> parts = Elements(in, {data_shape, Shape::Token()}, s.at);
+    std::vector<Instruction*> results = data.size() == 1 ? std::vector<Instruction*>{parts[0]} : Elements(parts[0], data, s.at);
     results.push_back(parts[1]);
     return results;
   }
   if (s.name == "stablehlo.outfeed") {
     if (operands.size() < 2 || !operands.back()->shape.IsToken())
       return c_.Error(s.at, "stablehlo.outfeed takes values and a token");
-    Instruction* data = tuple_of(std::vector<Instruction*>(operands.begin(), operands.end() - 1));
+    Instruction* data = TupleOf(std::vector<Instruction*>(operands.begin(), operands.end() - 1), s.at);
     return std::vector<Instruction*>{Make(Opcode::kOutfeed, Shape::Token(), {data, operands.back()}, s.at)};
   }
   // custom_call: @target(...) in the pretty form, call_target_name in the generic one.
@@ -828,7 +834,7 @@ StatusOr<std::vector<Instruction*>> Reader::LowerHostOp(const Statement& s, std:
   }
   Instruction* call = Add(std::move(inst), s.at);
   if (s.result_types.size() == 1) return std::vector<Instruction*>{call};
-  return elements(call, s.result_types);
+  return Elements(call, s.result_types, s.at);
 }
 
 StatusOr<Reader::ControlRegion> Reader::TranslateControlRegion(const Statement& s, size_t region,
@@ -953,13 +959,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateControl(const Statement& s,
     w->operands = {tuple};
     w->called_computations = {{"condition", cond.computation}, {"body", body.computation}};
     Instruction* loop = Add(std::move(w), s.at);
-    std::vector<Instruction*> results;
-    for (size_t i = 0; i < state.size(); ++i) {
-      Instruction* element = Make(Opcode::kGetTupleElement, state[i], {loop}, s.at);
-      element->tuple_index = static_cast<int64_t>(i);
-      results.push_back(element);
-    }
-    return results;
+    return Elements(loop, state, s.at);
   }
   // if (a pred, true branch first) and case (an i32 index).
   if (operands.size() != 1) return c_.Error(s.at, s.name + " takes one operand");
@@ -983,13 +983,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateControl(const Statement& s,
   c->shape = result_shapes.size() == 1 ? result_shapes[0] : Shape::Tuple(result_shapes);
   Instruction* cond = Add(std::move(c), s.at);
   if (result_shapes.size() == 1) return std::vector<Instruction*>{cond};
-  std::vector<Instruction*> results;
-  for (size_t i = 0; i < result_shapes.size(); ++i) {
-    Instruction* element = Make(Opcode::kGetTupleElement, result_shapes[i], {cond}, s.at);
-    element->tuple_index = static_cast<int64_t>(i);
-    results.push_back(element);
-  }
-  return results;
+  return Elements(cond, result_shapes, s.at);
 }
 
 StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t end, std::map<std::string, Instruction*>& values,
@@ -1065,15 +1059,14 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       }
       if (operands.size() != s.results.size() || operands.empty())
         return c_.Error(s.at, "stablehlo.optimization_barrier needs one result per operand");
-      std::vector<Shape> shapes;
-      for (Instruction* o : operands) shapes.push_back(o->shape);
-      Instruction* tuple = Make(Opcode::kTuple, Shape::Tuple(shapes), operands, s.at);
+      Instruction* tuple = TupleOf(operands, s.at);
       Instruction* barrier = Make(Opcode::kOptimizationBarrier, tuple->shape, {tuple}, s.at);
-      for (size_t i = 0; i < operands.size(); ++i) {
-        Instruction* element = Make(Opcode::kGetTupleElement, shapes[i], {barrier}, s.at);
-        element->tuple_index = static_cast<int64_t>(i);
-        values[s.results[i]] = element;
+      if (operands.size() == 1) {
+        values[s.results[0]] = barrier;
+        continue;
       }
+      std::vector<Instruction*> elements = Elements(barrier, tuple->shape.tuple_shapes(), s.at);
+      for (size_t i = 0; i < elements.size(); ++i) values[s.results[i]] = elements[i];
       continue;
     }
     if (s.name.rfind("check.", 0) == 0 || (s.name == "stablehlo.custom_call" && s.callee.rfind("@check.", 0) == 0)) {
@@ -1084,11 +1077,8 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
     if (s.results.size() == 1) {
       values[s.results[0]] = inst;
     } else {
-      for (size_t i = 0; i < s.results.size(); ++i) {
-        Instruction* element = Make(Opcode::kGetTupleElement, s.result_types[i], {inst}, s.at);
-        element->tuple_index = static_cast<int64_t>(i);
-        values[s.results[i]] = element;
-      }
+      std::vector<Instruction*> elements = Elements(inst, s.result_types, s.at);
+      for (size_t i = 0; i < elements.size(); ++i) values[s.results[i]] = elements[i];
     }
   }
   c_.set_position(saved);

@@ -274,7 +274,14 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
 
 Status Executable::RunHostStep(const HostStep& step) {
   const Instruction& op = *step.op;
-  auto read = [&](int b) { return FromPhysical(static_cast<const uint8_t*>(Mapped(b)), program_.buffers[b].shape); };
+  auto read_inputs = [&]() -> StatusOr<std::vector<Literal>> {
+    std::vector<Literal> leaves;
+    for (int b : step.inputs) {
+      ASSIGN_OR_RETURN(Literal l, FromPhysical(static_cast<const uint8_t*>(Mapped(b)), program_.buffers[b].shape));
+      leaves.push_back(std::move(l));
+    }
+    return leaves;
+  };
   auto write = [&](int b, const Literal& value) -> Status {
     const Shape& declared = program_.buffers[b].shape;
     if (!value.shape().Compatible(Shape(declared.element_type(), declared.dims())))
@@ -298,20 +305,12 @@ Status Executable::RunHostStep(const HostStep& step) {
       return OkStatus();
     }
     case HostStep::Kind::kOutfeed: {
-      std::vector<Literal> leaves;
-      for (int b : step.inputs) {
-        ASSIGN_OR_RETURN(Literal l, read(b));
-        leaves.push_back(std::move(l));
-      }
+      ASSIGN_OR_RETURN(std::vector<Literal> leaves, read_inputs());
       device_.outfeed().Push(op.operands[0]->shape.IsTuple() ? Literal::Tuple(std::move(leaves)) : std::move(leaves[0]));
       return OkStatus();
     }
     case HostStep::Kind::kCallback: {
-      std::vector<Literal> operands;
-      for (int b : step.inputs) {
-        ASSIGN_OR_RETURN(Literal l, read(b));
-        operands.push_back(std::move(l));
-      }
+      ASSIGN_OR_RETURN(std::vector<Literal> operands, read_inputs());
       ASSIGN_OR_RETURN(std::vector<Literal> results, RunHostCustomCall(op, operands));
       for (size_t k = 0; k < results.size() && k < step.outputs.size(); ++k) RETURN_IF_ERROR(write(step.outputs[k], results[k]));
       return OkStatus();

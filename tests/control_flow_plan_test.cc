@@ -7,6 +7,7 @@
 #include "plan/planner.h"
 #include "plan/target_profiles.h"
 #include "plan/trip_count.h"
+#include "tests/while_scan_module.h"
 
 namespace vkxla {
 namespace {
@@ -79,22 +80,7 @@ TEST(ControlFlowPlan, CountedLoopStepsSkipThePredicate) {
 // A scan written as While + DynamicUpdateSlice writes one element a trip
 // into the carried array: no step of the body copies or rewrites it whole.
 TEST(ControlFlowPlan, WhileDynamicUpdateSliceWritesInPlace) {
-  const std::string state = "(s32[], f32[1], f32[1000], f32[1000])";
-  auto m = ParseAndVerifyHlo(
-      "HloModule scan\n"
-      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
-      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(1000)\n"
-      "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
-      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
-      "  %i = s32[] get-tuple-element(%p), index=0\n  %c = f32[1] get-tuple-element(%p), index=1\n"
-      "  %xs = f32[1000] get-tuple-element(%p), index=2\n  %out = f32[1000] get-tuple-element(%p), index=3\n"
-      "  %x = f32[1] dynamic-slice(%xs, %i), dynamic_slice_sizes={1}\n  %c2 = f32[1] add(%c, %x)\n"
-      "  %out2 = f32[1000] dynamic-update-slice(%out, %c2, %i)\n  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n"
-      "  ROOT %t = " + state + " tuple(%i2, %c2, %xs, %out2)\n}\n"
-      "ENTRY %e {\n  %xs = f32[1000] parameter(0)\n  %out = f32[1000] parameter(1)\n  %z = s32[] constant(0)\n"
-      "  %c = f32[1] constant({0})\n  %t = " + state + " tuple(%z, %c, %xs, %out)\n"
-      "  %w = " + state + " while(%t), condition=%cond, body=%body\n"
-      "  ROOT %r = f32[1000] get-tuple-element(%w), index=3\n}\n");
+  auto m = ParseAndVerifyHlo(WhileDynamicUpdateSliceScan());
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   auto p = PlanModule(**m, LavapipeTarget());
   ASSERT_TRUE(p.ok()) << p.status().ToString();

@@ -13,6 +13,7 @@
 #include "ops/evaluator.h"
 #include "runtime/executable.h"
 #include "tests/test_util.h"
+#include "tests/while_scan_module.h"
 
 namespace vkxla {
 namespace {
@@ -224,22 +225,7 @@ TEST_F(ControlFlow, FiveArrayTupleStateWithSwap) {
 // A scan written as While + DynamicUpdateSlice: the running sum of 1,000
 // values, one element per step.
 TEST_F(ControlFlow, WhileDynamicUpdateSliceScanOf1000Steps) {
-  const std::string state = "(s32[], f32[1], f32[1000], f32[1000])";  // i, carry, xs, out
-  const std::string text =
-      "HloModule scan1000\n"
-      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
-      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(1000)\n"
-      "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
-      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
-      "  %i = s32[] get-tuple-element(%p), index=0\n  %c = f32[1] get-tuple-element(%p), index=1\n"
-      "  %xs = f32[1000] get-tuple-element(%p), index=2\n  %out = f32[1000] get-tuple-element(%p), index=3\n"
-      "  %x = f32[1] dynamic-slice(%xs, %i), dynamic_slice_sizes={1}\n  %c2 = f32[1] add(%c, %x)\n"
-      "  %out2 = f32[1000] dynamic-update-slice(%out, %c2, %i)\n  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n"
-      "  ROOT %t = " + state + " tuple(%i2, %c2, %xs, %out2)\n}\n"
-      "ENTRY %e {\n  %xs = f32[1000] parameter(0)\n  %z = s32[] constant(0)\n  %c = f32[1] constant({0})\n"
-      "  %zf = f32[] constant(0)\n  %out = f32[1000] broadcast(%zf), dimensions={}\n"
-      "  %t = " + state + " tuple(%z, %c, %xs, %out)\n  %w = " + state + " while(%t), condition=%cond, body=%body\n"
-      "  ROOT %r = f32[1000] get-tuple-element(%w), index=3\n}\n";
+  const std::string text = WhileDynamicUpdateSliceScan();
   Literal xs(Shape(ElementType::kF32, {1000}));
   for (int i = 0; i < 1000; ++i) xs.Set(i, Scalar::Float(ElementType::kF32, (i % 7) - 3));
   Literal r = Check(text, {xs});
