@@ -4,6 +4,7 @@
 #include <map>
 
 #include "ops/attributes.h"
+#include "ops/control_flow.h"
 #include "ops/shape_inference.h"
 #include "ops/verifier.h"
 
@@ -514,6 +515,68 @@ XlaOp XlaBuilder::ReducePrecision(XlaOp operand, int exponent_bits, int mantissa
   return Add(std::move(inst));
 }
 
+XlaOp XlaBuilder::While(const XlaComputation& condition, const XlaComputation& body, XlaOp init) {
+  return WithComputations(Opcode::kWhile, {init}, {{"condition", &condition}, {"body", &body}}, {});
+}
+
+XlaOp XlaBuilder::Conditional(XlaOp predicate, XlaOp true_operand, const XlaComputation& true_computation,
+                              XlaOp false_operand, const XlaComputation& false_computation) {
+  return WithComputations(Opcode::kConditional, {predicate, true_operand, false_operand},
+                          {{"true_computation", &true_computation}, {"false_computation", &false_computation}}, {});
+}
+
+XlaOp XlaBuilder::Conditional(XlaOp branch_index, const std::vector<const XlaComputation*>& branch_computations,
+                              const std::vector<XlaOp>& branch_operands) {
+  std::vector<std::pair<std::string, const XlaComputation*>> called;
+  for (const XlaComputation* c : branch_computations) {
+    if (!c) return Fail(InvalidArgument("conditional: a branch computation is null"));
+    called.emplace_back("branch_computations", c);
+  }
+  return WithComputations(Opcode::kConditional, Joined({branch_index}, branch_operands), called, {});
+}
+
+XlaOp XlaBuilder::Call(const XlaComputation& computation, const std::vector<XlaOp>& operands) {
+  return WithComputations(Opcode::kCall, operands, {{"to_apply", &computation}}, {});
+}
+
+XlaOp XlaBuilder::AfterAll(const std::vector<XlaOp>& tokens) { return WithComputations(Opcode::kAfterAll, tokens, {}, {}); }
+
+XlaOp XlaBuilder::AddDependency(XlaOp operand, XlaOp token) {
+  return WithComputations(Opcode::kAddDependency, {operand, token}, {}, {});
+}
+
+XlaOp XlaBuilder::OptimizationBarrier(XlaOp operand) {
+  return WithComputations(Opcode::kOptimizationBarrier, {operand}, {}, {});
+}
+
+XlaOp XlaBuilder::Infeed(XlaOp token, const Shape& shape) {
+  if (!Check({token})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kInfeed;
+  inst->operands = {token.instruction()};
+  inst->shape = Shape::Tuple({shape, Shape::Token()});  // the op reads what its result declares
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Outfeed(XlaOp operand, XlaOp token) {
+  return WithComputations(Opcode::kOutfeed, {operand, token}, {}, {});
+}
+
+XlaOp XlaBuilder::CustomCall(const std::string& target, const std::vector<XlaOp>& operands, const Shape& shape,
+                             const std::string& backend_config, int api_version) {
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kCustomCall;
+  for (const XlaOp& o : operands) {
+    if (!Check({o})) return XlaOp();
+    inst->operands.push_back(o.instruction());
+  }
+  inst->shape = shape;
+  inst->other_attributes.emplace_back("custom_call_target", "\"" + target + "\"");
+  if (!backend_config.empty()) inst->other_attributes.emplace_back("backend_config", "\"" + backend_config + "\"");
+  if (api_version > 0) inst->other_attributes.emplace_back("api_version", std::string(ApiVersionName(api_version)));
+  return Add(std::move(inst));
+}
+
 XlaOp XlaBuilder::Tuple(const std::vector<XlaOp>& elements) {
   if (!error_.ok()) return XlaOp();
   auto inst = std::make_unique<Instruction>();
@@ -548,15 +611,32 @@ StatusOr<std::unique_ptr<Module>> XlaBuilder::Build(XlaOp root) {
   if (!Check({root})) return error_;
   computation_->set_root(root.instruction());
   auto module = std::make_unique<Module>(name_);
-  // Each called computation becomes the module's own copy, under a unique
-  // name, and the calls point at the copy.
+  // Every computation reachable through the calls becomes the module's own
+  // copy, under a unique name, callees before their callers (as HLO text
+  // orders them); the calls point at the copies. Iterative: call chains of
+  // any depth.
   std::map<const Computation*, Computation*> copies;
-  for (const auto& called : called_) {
-    if (copies.count(called.get())) continue;
-    std::string name = called->name();
-    for (int k = 1; module->Find(name) || name == name_; ++k) name = called->name() + "." + std::to_string(k);
-    copies[called.get()] = module->AddComputation(called->Clone(name));
+  std::vector<std::pair<const Computation*, bool>> stack;  // (computation, its callees done)
+  for (auto it = called_.rbegin(); it != called_.rend(); ++it) stack.push_back({it->get(), false});
+  while (!stack.empty()) {
+    auto [c, callees_done] = stack.back();
+    stack.pop_back();
+    if (copies.count(c)) continue;
+    if (!callees_done) {
+      stack.push_back({c, true});
+      for (const auto& inst : c->instructions())
+        for (const auto& [key, callee] : inst->called_computations)
+          if (!copies.count(callee)) stack.push_back({callee, false});
+      continue;
+    }
+    std::string name = c->name();
+    for (int k = 1; module->Find(name) || name == name_; ++k) name = c->name() + "." + std::to_string(k);
+    copies[c] = module->AddComputation(c->Clone(name));
   }
+  for (const auto& [original, copy] : copies)
+    for (const auto& inst : copy->instructions())
+      for (auto& [key, callee] : inst->called_computations)
+        if (copies.count(callee)) callee = copies.at(callee);
   for (const auto& inst : computation_->instructions())
     for (auto& [key, c] : inst->called_computations)
       if (copies.count(c)) c = copies.at(c);
@@ -567,9 +647,10 @@ StatusOr<std::unique_ptr<Module>> XlaBuilder::Build(XlaOp root) {
 
 StatusOr<XlaComputation> XlaBuilder::BuildComputation(XlaOp root) {
   ASSIGN_OR_RETURN(std::unique_ptr<Module> module, Build(root));
-  if (module->computations().size() != 1)
-    return Unimplemented("builder " + name_ + ": a computation that calls other computations cannot be called yet");
-  return XlaComputation{module->entry()->Clone(name_)};
+  // The module keeps the computations the entry calls alive; the caller's
+  // Build copies them all.
+  std::shared_ptr<const Module> owner = std::move(module);
+  return XlaComputation{std::shared_ptr<const Computation>(owner, owner->entry())};
 }
 
 }  // namespace vkxla

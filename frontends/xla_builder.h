@@ -125,6 +125,24 @@ class XlaBuilder {
              bool is_stable = false);
   XlaOp TopK(XlaOp operand, int64_t k, bool largest = true);
   XlaOp Map(const std::vector<XlaOp>& operands, const XlaComputation& computation, const std::vector<int64_t>& dimensions);
+  // Control flow (operation_semantics: While, Conditional, Call).
+  XlaOp While(const XlaComputation& condition, const XlaComputation& body, XlaOp init);
+  XlaOp Conditional(XlaOp predicate, XlaOp true_operand, const XlaComputation& true_computation, XlaOp false_operand,
+                    const XlaComputation& false_computation);
+  XlaOp Conditional(XlaOp branch_index, const std::vector<const XlaComputation*>& branch_computations,
+                    const std::vector<XlaOp>& branch_operands);
+  XlaOp Call(const XlaComputation& computation, const std::vector<XlaOp>& operands);
+  // Tokens and ordering: AfterAll({}) makes a fresh token.
+  XlaOp AfterAll(const std::vector<XlaOp>& tokens);
+  XlaOp AddDependency(XlaOp operand, XlaOp token);
+  XlaOp OptimizationBarrier(XlaOp operand);
+  // (value of `shape`, token), from the device's infeed queue.
+  XlaOp Infeed(XlaOp token, const Shape& shape);
+  XlaOp Outfeed(XlaOp operand, XlaOp token);
+  // A custom call of `target` (a registered host function, or a no-op
+  // annotation) whose result has `shape`.
+  XlaOp CustomCall(const std::string& target, const std::vector<XlaOp>& operands, const Shape& shape,
+                   const std::string& backend_config = "", int api_version = 0);
   XlaOp Tuple(const std::vector<XlaOp>& elements);
   XlaOp GetTupleElement(XlaOp tuple, int64_t index);
   // Attaches result_accuracy to a transcendental op just built.

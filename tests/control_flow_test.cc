@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "frontends/hlo_text.h"
+#include "frontends/xla_builder.h"
 #include "ops/evaluator.h"
 #include "runtime/executable.h"
 #include "tests/test_util.h"
@@ -317,6 +318,64 @@ TEST_F(ControlFlow, TokensBarriersAndAnnotationsForwardValues) {
   std::mt19937_64 rng(3);
   Check(text, {RandomLiteral(Shape(ElementType::kF32, {2, 3}), rng, Opcode::kAdd),
                RandomLiteral(Shape(ElementType::kS32, {5}), rng, Opcode::kAdd)});
+}
+
+// The builder's control flow: a counted While whose body calls a
+// computation, a two-way and an N-way Conditional, tokens ordering an
+// outfeed, and a placement annotation.
+TEST_F(ControlFlow, FromTheBuilder) {
+  const Shape s32 = Shape::Scalar(ElementType::kS32), v4 = Shape(ElementType::kF32, {4});
+  const Shape state = Shape::Tuple({s32, v4});
+  XlaBuilder twice("twice");
+  XlaOp tx = twice.Parameter(0, v4, "x");
+  auto twice_c = twice.BuildComputation(Add(tx, tx));
+  ASSERT_TRUE(twice_c.ok()) << twice_c.status().ToString();
+  XlaBuilder cond("cond");
+  XlaOp cp = cond.Parameter(0, state, "p");
+  auto cond_c = cond.BuildComputation(cond.Compare(cond.GetTupleElement(cp, 0),
+                                                   cond.ConstantLiteral(Literal::ScalarOf(Scalar::Int(ElementType::kS32, 3))),
+                                                   ComparisonDirection::kLt));
+  ASSERT_TRUE(cond_c.ok()) << cond_c.status().ToString();
+  XlaBuilder body("body");
+  XlaOp bp = body.Parameter(0, state, "p");
+  XlaOp next = Add(body.GetTupleElement(bp, 0), body.ConstantLiteral(Literal::ScalarOf(Scalar::Int(ElementType::kS32, 1))));
+  auto body_c = body.BuildComputation(body.Tuple({next, body.Call(*twice_c, {body.GetTupleElement(bp, 1)})}));
+  ASSERT_TRUE(body_c.ok()) << body_c.status().ToString();
+  XlaBuilder neg("neg");
+  auto neg_c = neg.BuildComputation(Neg(neg.Parameter(0, v4, "x")));
+  ASSERT_TRUE(neg_c.ok()) << neg_c.status().ToString();
+
+  XlaBuilder b("control");
+  XlaOp x = b.Parameter(0, v4, "x");
+  XlaOp k = b.Parameter(1, s32, "k");
+  XlaOp w = b.While(*cond_c, *body_c, b.Tuple({b.ConstantLiteral(Literal::ScalarOf(Scalar::Int(ElementType::kS32, 0))), x}));
+  XlaOp looped = b.GetTupleElement(w, 1);  // 8x
+  XlaOp positive = b.Compare(k, b.ConstantLiteral(Literal::ScalarOf(Scalar::Int(ElementType::kS32, 0))), ComparisonDirection::kGt);
+  XlaOp picked = b.Conditional(positive, looped, *twice_c, looped, *neg_c);
+  XlaOp indexed = b.Conditional(k, {&*neg_c, &*twice_c}, {picked, picked});
+  XlaOp token = b.AfterAll({});
+  XlaOp sent = b.Outfeed(indexed, token);
+  XlaOp after = b.AddDependency(b.OptimizationBarrier(indexed), sent);
+  XlaOp annotated = b.CustomCall("Sharding", {after}, v4);
+  auto m = b.Build(annotated);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  Literal in(v4);
+  for (int i = 0; i < 4; ++i) in.Set(i, Scalar::Float(ElementType::kF32, i + 1));
+  for (int kv : {-3, 0, 1, 7}) {
+    SCOPED_TRACE(kv);
+    auto exe = Executable::Compile(**m, TestDevice());
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    auto got = (*exe)->Run({in, Literal::ScalarOf(Scalar::Int(ElementType::kS32, kv))});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    std::optional<Literal> sent_value = TestDevice().outfeed().Pop();
+    ASSERT_TRUE(sent_value.has_value());
+    EXPECT_EQ(sent_value->ValuesToString(), got->ValuesToString());
+    // 8x, then x2 when k > 0 else negated, then negated for k == 0 else doubled.
+    for (int i = 0; i < 4; ++i) {
+      const double looped_v = 8.0 * (i + 1), p = kv > 0 ? 2 * looped_v : -looped_v, want = kv == 0 ? -p : 2 * p;
+      EXPECT_EQ(got->Get(i).re, want) << i;
+    }
+  }
 }
 
 void ExpectError(const std::string& text, const std::vector<std::string>& words) {
