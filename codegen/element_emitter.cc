@@ -349,6 +349,18 @@ StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::v
       return Reinterpret(n, idx);
     default: break;
   }
+  if (n->opcode == Opcode::kCustomCall) {
+    // A registered elementwise GLSL function, called on the operands' elements.
+    std::optional<GlslCustomCall> g = FindGlslCustomCall(CustomCallTarget(*n));
+    if (!g) return Unimplemented("custom-call " + n->Describe() + ": no GLSL function is registered for it");
+    std::string args;
+    for (const Instruction* o : n->operands) {
+      RETURN_IF_ERROR(Use(o->shape.element_type(), *n));
+      ASSIGN_OR_RETURN(std::string v, Value(o, idx));
+      args += (args.empty() ? "" : ", ") + v;
+    }
+    return Temp(ct, NormalizeExpression(t, Helper(g->function, g->source + "\n") + "(" + args + ")"));
+  }
   if (!IsElementwise(n->opcode))
     return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + ": not implemented on Vulkan yet");
   std::vector<std::string> ops;

@@ -114,6 +114,10 @@ bool IsHostCustomCall(const Instruction& inst) {
   return inst.opcode == Opcode::kCustomCall && FindHostCustomCall(CustomCallTarget(inst)).has_value();
 }
 
+bool IsGlslCustomCall(const Instruction& inst) {
+  return inst.opcode == Opcode::kCustomCall && FindGlslCustomCall(CustomCallTarget(inst)).has_value();
+}
+
 CustomCallContext CustomCallContextOf(const Instruction& inst) {
   CustomCallContext c;
   for (const auto& [key, value] : inst.other_attributes) {
@@ -197,6 +201,15 @@ std::optional<StatusOr<Shape>> InferControlFlowShape(const Instruction& inst) {
       return Shape::Token();
     }
     case Opcode::kCustomCall: {
+      if (IsGlslCustomCall(inst)) {
+        // Elementwise: every operand an array of the result's dims.
+        if (!inst.shape.IsArray()) return StatusOr<Shape>(OpError(inst, "a GLSL custom call gives one array, not " + inst.shape.ToString()));
+        for (const Instruction* o : inst.operands)
+          if (!o->shape.IsArray() || o->shape.dims() != inst.shape.dims())
+            return StatusOr<Shape>(OpError(inst, "a GLSL custom call is elementwise: operand " + o->shape.ToString() +
+                                                     " does not have the dims of " + inst.shape.ToString()));
+        return Shape(inst.shape.element_type(), inst.shape.dims());
+      }
       if (IsHostCustomCall(inst)) {
         // The declared shape is the result's; operands are arrays (or flat tuples).
         for (const Instruction* o : inst.operands) {
@@ -248,6 +261,18 @@ std::optional<StatusOr<Literal>> EvaluateControlFlow(const Instruction& inst, co
       feeds->outfeed.push_back(*operands[0]);
       return Literal(Shape::Token());
     case Opcode::kCustomCall: {
+      if (std::optional<GlslCustomCall> g = FindGlslCustomCall(CustomCallTarget(inst))) {
+        if (!g->reference)
+          return StatusOr<Literal>(Unimplemented("custom-call " + inst.Describe() + ": \"" + CustomCallTarget(inst) +
+                                                 "\" has no host reference to evaluate it with"));
+        Literal r(Shape(inst.shape.element_type(), inst.shape.dims()));
+        std::vector<Scalar> args(operands.size());
+        for (int64_t i = 0; i < r.element_count(); ++i) {
+          for (size_t k = 0; k < operands.size(); ++k) args[k] = operands[k]->Get(i);
+          r.Set(i, g->reference(args));
+        }
+        return r;
+      }
       std::vector<Literal> args;
       for (const Literal* o : operands) leaves_of(*o, args);
       StatusOr<std::vector<Literal>> r = RunHostCustomCall(inst, args);

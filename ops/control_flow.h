@@ -43,6 +43,9 @@ std::string_view ApiVersionName(int version);
 // Whether a custom-call runs a function registered with
 // RegisterHostCustomCall (ops/custom_call_registry.h).
 bool IsHostCustomCall(const Instruction& inst);
+// Whether a custom-call runs an elementwise GLSL function registered with
+// RegisterGlslCustomCall.
+bool IsGlslCustomCall(const Instruction& inst);
 // The custom call's backend_config and api_version.
 CustomCallContext CustomCallContextOf(const Instruction& inst);
 // Runs a host custom call's function on operand leaves, checking that it

@@ -35,7 +35,7 @@ bool IsFree(const Instruction& i) {
 
 // Ops computed inline by the kernels that read them.
 bool IsFusible(const Instruction& i) {
-  if (IsElementwise(i.opcode)) return true;
+  if (IsElementwise(i.opcode) || IsGlslCustomCall(i)) return true;
   switch (i.opcode) {
     case Opcode::kBroadcast: case Opcode::kIota: case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kReverse:
     case Opcode::kSlice: case Opcode::kConcatenate: case Opcode::kPad: case Opcode::kCopy: case Opcode::kBitcast:

@@ -177,6 +177,33 @@ TEST_F(HostSteps, RegisteredHostCustomCalls) {
   EXPECT_EQ(r.ValuesToString(), "({-4, -12, -24, -40, -60, -84}, 29)");
 }
 
+// An elementwise GLSL custom call fuses with its neighbours into one
+// kernel; the reference evaluator runs its host reference.
+TEST_F(HostSteps, GlslCustomCallsFuse) {
+  static const bool registered =
+      RegisterGlslCustomCall("test_glsl_mix", {"test_glsl_mix", "int test_glsl_mix(int a, int b) { return a * 3 - b; }",
+                                               [](const std::vector<Scalar>& v) {
+                                                 return Scalar::Int(ElementType::kS32, v[0].s * 3 - v[1].s);
+                                               }})
+          .ok();
+  ASSERT_TRUE(registered);
+  EXPECT_FALSE(RegisterGlslCustomCall("test_glsl_bad", {"missing", "int other(int a) { return a; }", nullptr}).ok());
+  for (const char* layout : {"{1,0}", "{0,1}"}) {
+    SCOPED_TRACE(layout);
+    auto m = ParseAndVerifyHlo(std::string("HloModule glsl\nENTRY %e {\n  %x = s32[2,3]") + layout +
+                               " parameter(0)\n  %y = s32[2,3] parameter(1)\n"
+                               "  %c = s32[2,3] custom-call(%x, %y), custom_call_target=\"test_glsl_mix\"\n"
+                               "  ROOT %r = s32[2,3] add(%c, %x)\n}\n");
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    RunAndCompare(**m, 7, /*expected_kernels=*/1);
+  }
+  // Not elementwise: an error naming both shapes.
+  auto bad = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n  %x = s32[2,3] parameter(0)\n  %y = s32[3] parameter(1)\n"
+                               "  ROOT %c = s32[2,3] custom-call(%x, %y), custom_call_target=\"test_glsl_mix\"\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("s32[3]"), std::string::npos) << bad.status().ToString();
+}
+
 TEST_F(HostSteps, CustomCallErrorsNameTheTarget) {
   static const bool registered = RegisterHostCustomCall(
       "test_wrong_shape", [](const std::vector<Literal>&, const CustomCallContext&, std::vector<Literal>& out) {
