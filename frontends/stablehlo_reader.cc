@@ -12,6 +12,7 @@
 #include "ir/numbers.h"
 #include "ops/attributes.h"
 #include "ops/control_flow.h"
+#include "ops/evaluator.h"
 #include "ops/slice_and_padding.h"
 #include "ops/verifier.h"
 
@@ -46,6 +47,9 @@ class Reader {
   StatusOr<Computation*> TranslateRegion(const Statement& s, size_t region, int depth);
   StatusOr<Computation*> TranslateRegionAt(const Statement& s, size_t region, int depth);
   StatusOr<Instruction*> Lower(const Statement& s, std::map<std::string, Instruction*>& values);
+  StatusOr<std::vector<Instruction*>> TranslateRunParallel(const Statement& s, std::map<std::string, Instruction*>& values,
+                                                           int depth);
+  const Function* FindFunction(const std::string& name) const;
   // infeed, outfeed and custom_call: one HLO op and its results' elements.
   StatusOr<std::vector<Instruction*>> LowerHostOp(const Statement& s, std::map<std::string, Instruction*>& values);
   // The pretty form of stablehlo.while: (%arg = %init, ...) : types cond {...} do {...}.
@@ -96,6 +100,7 @@ class Reader {
     int64_t first = 0;                               // tuple index of captures[0]
   };
   std::vector<CaptureFrame> frames_;
+  std::vector<Literal> infeed_;
 };
 
 Status Reader::ScanFunctions() {
@@ -786,6 +791,66 @@ StatusOr<Computation*> Reader::TranslateRegionAt(const Statement& s, size_t regi
   return regions_.back().get();
 }
 
+const Function* Reader::FindFunction(const std::string& name) const {
+  for (const Function& g : functions_)
+    if (g.name == name) return &g;
+  return nullptr;
+}
+
+StatusOr<std::vector<Instruction*>> Reader::TranslateRunParallel(const Statement& s,
+                                                                 std::map<std::string, Instruction*>& values, int depth) {
+  auto symbols = [](const std::string& raw) {
+    std::vector<std::string> names;
+    for (size_t at = raw.find('@'); at != std::string::npos; at = raw.find('@', at + 1)) {
+      size_t end = at + 1;
+      while (end < raw.size() && (std::isalnum(static_cast<unsigned char>(raw[end])) || raw[end] == '_' || raw[end] == '.')) ++end;
+      names.push_back(raw.substr(at, end - at));
+    }
+    return names;
+  };
+  auto programs = s.attributes.find("programs");
+  const std::vector<std::string> names = programs == s.attributes.end() ? std::vector<std::string>{} : symbols(programs->second);
+  if (names.size() != 1)
+    return Unimplemented(c_.Where(s.at) + ": interpreter.run_parallel of " + std::to_string(names.size()) +
+                         " programs: multi-replica programs are not supported until replicas exist");
+  const Function* program = FindFunction(names[0]);
+  if (!program) return c_.Error(s.at, "run_parallel of undefined function " + names[0]);
+  if (auto infeed = s.attributes.find("infeed"); infeed != s.attributes.end()) {
+    // Each infeed function is evaluated on its own (they are constants in practice).
+    for (const std::string& name : symbols(infeed->second)) {
+      const Function* f = FindFunction(name);
+      if (!f) return c_.Error(s.at, "infeed of undefined function " + name);
+      if (!f->arguments.empty()) return c_.Error(s.at, "infeed function " + name + " takes arguments");
+      auto comp = std::make_unique<Computation>(name.substr(1));
+      Computation* outside = current_;
+      current_ = comp.get();
+      const size_t here = c_.position();
+      StatusOr<std::vector<Instruction*>> r = Translate(*f, {}, depth + 1);
+      c_.set_position(here);
+      if (r.ok() && r->size() == 1) comp->set_root((*r)[0]);
+      current_ = outside;
+      RETURN_IF_ERROR(r.status());
+      if (r->size() != 1) return c_.Error(s.at, "infeed function " + name + " must return one value");
+      Module m(name.substr(1));
+      m.set_entry(m.AddComputation(std::move(comp)));
+      RETURN_IF_ERROR(VerifyModule(m));
+      ASSIGN_OR_RETURN(Literal value, EvaluateModule(m, {}));
+      infeed_.push_back(std::move(value));
+    }
+  }
+  std::vector<Instruction*> args;
+  for (const std::string& o : s.operands) {
+    ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    args.push_back(v);
+  }
+  if (args.size() != program->arguments.size())
+    return c_.Error(s.at, names[0] + " takes " + std::to_string(program->arguments.size()) + " arguments");
+  const size_t here = c_.position();
+  ASSIGN_OR_RETURN(std::vector<Instruction*> r, Translate(*program, args, depth + 1));
+  c_.set_position(here);
+  return r;
+}
+
 StatusOr<std::vector<Instruction*>> Reader::LowerHostOp(const Statement& s, std::map<std::string, Instruction*>& values) {
   std::vector<Instruction*> operands;
   for (const std::string& o : s.operands) {
@@ -1001,6 +1066,13 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       }
       break;
     }
+    if (s.name == "interpreter.run_parallel") {
+      // The interpreter suite's harness: one program on one replica runs
+      // in line like a call; its infeed functions fill the infeed queue.
+      ASSIGN_OR_RETURN(std::vector<Instruction*> r, TranslateRunParallel(s, values, depth));
+      for (size_t i = 0; i < s.results.size() && i < r.size(); ++i) values[s.results[i]] = r[i];
+      continue;
+    }
     if (s.name == "func.call" || s.name == "stablehlo.composite") {
       // A composite runs its decomposition.
       std::string name = s.callee;
@@ -1128,6 +1200,7 @@ StatusOr<StablehloProgram> Reader::Read() {
     entry_->set_root(Add(std::move(tuple), entry->body_end));
   }
   program.checks = std::move(checks_);
+  program.infeed = std::move(infeed_);
   program.module = std::make_unique<Module>(program.function);
   for (auto& region : regions_) program.module->AddComputation(std::move(region));
   program.module->set_entry(program.module->AddComputation(std::move(entry_)));

@@ -34,6 +34,9 @@ struct StablehloProgram {
   std::string function;              // the entry function's name
   int results = 0;                   // leading root leaves that func.return gives
   std::vector<StablehloCheck> checks;
+  // What `interpreter.run_parallel`'s infeed=[@f, ...] puts in the infeed
+  // queue before the program runs: each function's value, in order.
+  std::vector<Literal> infeed;
 };
 
 // Reads `text` (one module or one `// -----` case). With `with_checks`, the
