@@ -49,6 +49,7 @@ namespace vkxla {
   X(kInfeed, "infeed") X(kMap, "map")                                          \
   X(kOptimizationBarrier, "opt-barrier") X(kOutfeed, "outfeed")                \
   X(kPad, "pad") X(kPartitionId, "partition-id") X(kRecv, "recv")              \
+  X(kRecvDone, "recv-done") X(kSendDone, "send-done")                          \
   X(kReduce, "reduce") X(kReduceScatter, "reduce-scatter")                     \
   X(kReduceWindow, "reduce-window") X(kReplicaId, "replica-id")                \
   X(kReshape, "reshape") X(kReverse, "reverse") X(kRng, "rng")                 \

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ir/numbers.h"
 #include "ops/computation_signature.h"
 
 namespace vkxla {
@@ -90,8 +91,20 @@ std::string CustomCallTarget(const Instruction& inst) {
   return "";
 }
 
+int64_t ChannelId(const Instruction& inst) {
+  for (const auto& [key, value] : inst.other_attributes)
+    if (key == "channel_id") {
+      std::optional<int64_t> v = ParseInt64(value);
+      return v ? *v : 0;
+    }
+  return 0;
+}
+
 bool ForwardsOperand(const Instruction& inst) {
   if (inst.opcode == Opcode::kAddDependency || inst.opcode == Opcode::kOptimizationBarrier) return true;
+  // recv-done's (data, token) is recv's (data, context, token) without the
+  // context: element 0 is element 0; send-done's token orders nothing more.
+  if (inst.opcode == Opcode::kRecvDone || inst.opcode == Opcode::kSendDone) return true;
   if (inst.opcode != Opcode::kCustomCall) return false;
   // Placement and sharding annotations of JAX and PyTorch/XLA exports: one
   // device, one memory space, so each passes its operand through.
@@ -193,6 +206,32 @@ std::optional<StatusOr<Shape>> InferControlFlowShape(const Instruction& inst) {
       if (!s.ok()) return StatusOr<Shape>(s);
       return r;
     }
+    case Opcode::kSend: {
+      // (data, u32[] context, token), sent to the host on channel_id.
+      Status s = ExpectOperandCount(inst, 2);
+      if (s.ok() && !inst.operands[1]->shape.IsToken()) s = OpError(inst, "the second operand must be a token, got " + inst.operands[1]->shape.ToString());
+      if (s.ok() && !inst.operands[0]->shape.IsArray()) s = OpError(inst, "sends one array, got " + inst.operands[0]->shape.ToString());
+      if (!s.ok()) return StatusOr<Shape>(s);
+      return Shape::Tuple({inst.operands[0]->shape, Shape::Scalar(ElementType::kU32), Shape::Token()});
+    }
+    case Opcode::kRecv: {
+      Status s = ExpectOperandCount(inst, 1);
+      if (s.ok() && !inst.operands[0]->shape.IsToken()) s = OpError(inst, "the operand must be a token, got " + inst.operands[0]->shape.ToString());
+      const Shape& r = inst.shape;
+      if (s.ok() && !(r.IsTuple() && r.tuple_shapes().size() == 3 && r.tuple_shapes()[0].IsArray() && r.tuple_shapes()[2].IsToken()))
+        s = OpError(inst, "the result must be (array, u32[], token[]), got " + r.ToString());
+      if (!s.ok()) return StatusOr<Shape>(s);
+      return r;
+    }
+    case Opcode::kSendDone: case Opcode::kRecvDone: {
+      const Opcode start = inst.opcode == Opcode::kSendDone ? Opcode::kSend : Opcode::kRecv;
+      Status s = ExpectOperandCount(inst, 1);
+      if (s.ok() && inst.operands[0]->opcode != start)
+        s = OpError(inst, "the operand must be a " + std::string(OpcodeName(start)) + ", got " + inst.operands[0]->Describe());
+      if (!s.ok()) return StatusOr<Shape>(s);
+      if (inst.opcode == Opcode::kSendDone) return Shape::Token();
+      return Shape::Tuple({inst.operands[0]->shape.tuple_shapes()[0], Shape::Token()});
+    }
     case Opcode::kOutfeed: {
       Status s = ExpectOperandCount(inst, 2);
       if (s.ok() && !inst.operands[1]->shape.IsToken()) s = OpError(inst, "the second operand must be a token, got " + inst.operands[1]->shape.ToString());
@@ -236,6 +275,8 @@ std::optional<StatusOr<Shape>> InferControlFlowShape(const Instruction& inst) {
 
 std::optional<StatusOr<Literal>> EvaluateControlFlow(const Instruction& inst, const std::vector<const Literal*>& operands,
                                                     const ComputationEvaluator& evaluate, EvaluationFeeds* feeds) {
+  if (inst.opcode == Opcode::kSendDone) return Literal(Shape::Token());
+  if (inst.opcode == Opcode::kRecvDone) return Literal::Tuple({operands[0]->tuple_elements()[0], Literal(Shape::Token())});
   if (ForwardsOperand(inst)) return *operands[0];
   auto leaves_of = [](const Literal& l, std::vector<Literal>& out) {
     if (!l.shape().IsTuple()) {
@@ -255,6 +296,20 @@ std::optional<StatusOr<Literal>> EvaluateControlFlow(const Instruction& inst, co
         return StatusOr<Literal>(InvalidArgument("infeed " + inst.Describe() + ": the queue's next value is " +
                                                  v.shape().ToString() + ", the op reads " + inst.shape.tuple_shapes()[0].ToString()));
       return Literal::Tuple({std::move(v), Literal(Shape::Token())});
+    }
+    case Opcode::kSend: {
+      if (!feeds) return StatusOr<Literal>(FailedPrecondition("send " + inst.Describe() + ": no host channels"));
+      feeds->from_device[ChannelId(inst)].push_back(*operands[0]);
+      return Literal::Tuple({*operands[0], Literal::ScalarOf(Scalar::UInt(ElementType::kU32, 0)), Literal(Shape::Token())});
+    }
+    case Opcode::kRecv: {
+      std::deque<Literal>* q = feeds ? &feeds->to_device[ChannelId(inst)] : nullptr;
+      if (!q || q->empty())
+        return StatusOr<Literal>(FailedPrecondition("recv " + inst.Describe() + ": nothing was sent to channel " +
+                                                    std::to_string(ChannelId(inst))));
+      Literal v = std::move(q->front());
+      q->pop_front();
+      return Literal::Tuple({std::move(v), Literal::ScalarOf(Scalar::UInt(ElementType::kU32, 0)), Literal(Shape::Token())});
     }
     case Opcode::kOutfeed:
       if (!feeds) return StatusOr<Literal>(FailedPrecondition("outfeed " + inst.Describe() + ": no outfeed queue"));

@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,7 +58,13 @@ StatusOr<std::vector<Literal>> RunHostCustomCall(const Instruction& inst, const 
 struct EvaluationFeeds {
   std::deque<Literal> infeed;
   std::vector<Literal> outfeed;
+  // Host transfers by channel_id: what recv reads, what send writes.
+  std::map<int64_t, std::deque<Literal>> to_device;
+  std::map<int64_t, std::vector<Literal>> from_device;
 };
+
+// channel_id of a send or recv (0 when absent).
+int64_t ChannelId(const Instruction& inst);
 
 // Evaluates a control-flow, ordering, feed or host custom-call op on the
 // host; `evaluate` runs a called computation, `feeds` may be null (then

@@ -404,11 +404,15 @@ class Planner {
   // buffers, the host's work, results copied back to the device.
   Status PlanHostStep(const Instruction& h, const std::vector<int>& results, StepList& out) {
     HostStep host;
-    host.kind = h.opcode == Opcode::kInfeed    ? HostStep::Kind::kInfeed
-                : h.opcode == Opcode::kOutfeed ? HostStep::Kind::kOutfeed
-                                               : HostStep::Kind::kCallback;
+    size_t data_operands = 0;  // operands the host reads (the rest are tokens)
+    switch (h.opcode) {
+      case Opcode::kInfeed: host.kind = HostStep::Kind::kInfeed; break;
+      case Opcode::kRecv: host.kind = HostStep::Kind::kRecv; break;
+      case Opcode::kOutfeed: host.kind = HostStep::Kind::kOutfeed, data_operands = 1; break;
+      case Opcode::kSend: host.kind = HostStep::Kind::kSend, data_operands = 1; break;
+      default: host.kind = HostStep::Kind::kCallback, data_operands = h.operands.size(); break;
+    }
     host.op = &h;
-    const size_t data_operands = h.opcode == Opcode::kOutfeed ? 1 : h.opcode == Opcode::kInfeed ? 0 : h.operands.size();
     for (size_t i = 0; i < data_operands; ++i) {
       ASSIGN_OR_RETURN(std::vector<int> leaves, LeafBuffers(h.operands[i]));
       for (int b : leaves) {
@@ -472,7 +476,7 @@ class Planner {
         out.push_back(std::move(s));
         return OkStatus();
       }
-      case Opcode::kInfeed: case Opcode::kOutfeed: case Opcode::kCustomCall:
+      case Opcode::kInfeed: case Opcode::kOutfeed: case Opcode::kCustomCall: case Opcode::kSend: case Opcode::kRecv:
         return PlanHostStep(h, results, out);
       default: {
         // A call: the callee's steps run in line.

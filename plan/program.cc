@@ -80,9 +80,8 @@ void PrintSteps(const Program& p, const StepList& steps, const std::string& inde
     } else if (const auto* c = std::get_if<CollectiveStep>(&s.op)) {
       o << "collective " << c->op;
     } else if (const auto* h = std::get_if<HostStep>(&s.op)) {
-      const char* what = h->kind == HostStep::Kind::kInfeed    ? "infeed"
-                         : h->kind == HostStep::Kind::kOutfeed ? "outfeed"
-                                                               : "custom call";
+      static const char* const kWhat[] = {"infeed", "outfeed", "custom call", "send", "recv"};
+      const char* what = kWhat[static_cast<int>(h->kind)];
       o << "host " << what << " %" << h->op->name;
     }
     o << "  reads " << BufferList(s.reads) << ", writes " << BufferList(s.writes) << "\n";

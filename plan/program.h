@@ -142,10 +142,11 @@ struct ConditionalStep {
 // Work the host does between submissions, on host buffers: an infeed pops
 // the device's next infeed value into `outputs`; an outfeed pushes the
 // value `inputs` hold; a host custom call runs its registered callback on
-// `inputs` and writes `outputs`. Copies to and from the device buffers are
+// `inputs` and writes `outputs`; a send (recv) with a host transfer pushes
+// to (pops from) the device's host channel of its channel_id. Copies to and from the device buffers are
 // steps of their own around it.
 struct HostStep {
-  enum class Kind { kInfeed, kOutfeed, kCallback };
+  enum class Kind { kInfeed, kOutfeed, kCallback, kSend, kRecv };
   Kind kind = Kind::kInfeed;
   const Instruction* op = nullptr;  // the infeed, outfeed or custom-call
   std::vector<int> inputs, outputs;

@@ -229,4 +229,14 @@ Status Device::SubmitAndWait(VkCommandBuffer cb) {
   return VkStatus(vkResetFences(device_, 1, &fence_), "vkResetFences");
 }
 
+FeedQueue& Device::to_device(int64_t channel) {
+  std::lock_guard<std::mutex> lock(channels_mu_);
+  return to_device_[channel];
+}
+
+FeedQueue& Device::from_device(int64_t channel) {
+  std::lock_guard<std::mutex> lock(channels_mu_);
+  return from_device_[channel];
+}
+
 }  // namespace vkxla

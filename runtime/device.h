@@ -6,6 +6,7 @@
 #include <vulkan/vulkan.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,6 +51,10 @@ class Device {
   // Values programs read with infeed and write with outfeed, in order.
   FeedQueue& infeed() { return infeed_; }
   FeedQueue& outfeed() { return outfeed_; }
+  // Host transfers by channel_id: what recv reads (the host pushes), what
+  // send writes (the host pops).
+  FeedQueue& to_device(int64_t channel);
+  FeedQueue& from_device(int64_t channel);
   // Nanoseconds per timestamp tick; 0 when the compute queue has no timestamps.
   double timestamp_period_ns() const { return timestamp_period_ns_; }
 
@@ -73,6 +78,8 @@ class Device {
   std::string lost_reason_;  // written once, under queue_mu_, before lost_ is set
   std::atomic<VkResult> injected_{VK_SUCCESS};
   FeedQueue infeed_, outfeed_;
+  std::mutex channels_mu_;
+  std::map<int64_t, FeedQueue> to_device_, from_device_;  // nodes stay put: references stay valid
 };
 
 }  // namespace vkxla

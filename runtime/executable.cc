@@ -309,6 +309,25 @@ Status Executable::RunHostStep(const HostStep& step) {
       device_.outfeed().Push(op.operands[0]->shape.IsTuple() ? Literal::Tuple(std::move(leaves)) : std::move(leaves[0]));
       return OkStatus();
     }
+    case HostStep::Kind::kSend: case HostStep::Kind::kRecv: {
+      // Results: the data (sent, or received) and a u32 context of 0.
+      const int64_t channel = ChannelId(op);
+      Literal data;
+      if (step.kind == HostStep::Kind::kSend) {
+        ASSIGN_OR_RETURN(std::vector<Literal> leaves, read_inputs());
+        data = std::move(leaves[0]);
+        device_.from_device(channel).Push(data);
+      } else {
+        std::optional<Literal> v = device_.to_device(channel).Pop();
+        if (!v)
+          return FailedPrecondition("recv " + op.Describe() + ": nothing was sent to channel " + std::to_string(channel) +
+                                    " (push values with Device::to_device(" + std::to_string(channel) + "))");
+        data = std::move(*v);
+      }
+      if (step.outputs.size() != 2) return Internal("a send or recv step writes its data and its context");
+      RETURN_IF_ERROR(write(step.outputs[0], data));
+      return write(step.outputs[1], Literal::ScalarOf(Scalar::UInt(ElementType::kU32, 0)));
+    }
     case HostStep::Kind::kCallback: {
       ASSIGN_OR_RETURN(std::vector<Literal> operands, read_inputs());
       ASSIGN_OR_RETURN(std::vector<Literal> results, RunHostCustomCall(op, operands));

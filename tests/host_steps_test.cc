@@ -177,6 +177,40 @@ TEST_F(HostSteps, RegisteredHostCustomCalls) {
   EXPECT_EQ(r.ValuesToString(), "({-4, -12, -24, -40, -60, -84}, 29)");
 }
 
+// Send and recv with host transfers: values come and go on channels.
+TEST_F(HostSteps, SendAndRecvWithTheHost) {
+  const std::string text =
+      "HloModule channels\nENTRY %e {\n  %tok = token[] after-all()\n"
+      "  %recv = (f32[3], u32[], token[]) recv(%tok), channel_id=3, is_host_transfer=true\n"
+      "  %done = (f32[3], token[]) recv-done(%recv), channel_id=3, is_host_transfer=true\n"
+      "  %x = f32[3] get-tuple-element(%done), index=0\n  %t = token[] get-tuple-element(%done), index=1\n"
+      "  %y = f32[3] add(%x, %x)\n"
+      "  %send = (f32[3], u32[], token[]) send(%y, %t), channel_id=4, is_host_transfer=true\n"
+      "  %sent = token[] send-done(%send), channel_id=4, is_host_transfer=true\n"
+      "  %one = f32[] constant(1)\n  %ob = f32[3] broadcast(%one), dimensions={}\n  ROOT %r = f32[3] add(%y, %ob)\n}\n";
+  auto m = ParseAndVerifyHlo(text);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EvaluationFeeds feeds;
+  feeds.to_device[3].push_back(F32s({1, -2, 4}));
+  auto want = EvaluateModule(**m, {}, feeds);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  auto exe = Executable::Compile(**m, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  auto empty = (*exe)->Run({});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("nothing was sent to channel 3"), std::string::npos) << empty.status().ToString();
+  TestDevice().to_device(3).Push(F32s({1, -2, 4}));
+  auto got = (*exe)->Run({});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ExpectClose(*got, *want, Opcode::kAdd, "result");
+  EXPECT_EQ(got->ValuesToString(), "{3, -3, 9}");
+  std::optional<Literal> sent = TestDevice().from_device(4).Pop();
+  ASSERT_TRUE(sent.has_value());
+  EXPECT_EQ(sent->ValuesToString(), "{2, -4, 8}");
+  ASSERT_EQ(feeds.from_device[4].size(), 1u);
+  EXPECT_EQ(feeds.from_device[4][0].ValuesToString(), "{2, -4, 8}");
+}
+
 // An elementwise GLSL custom call fuses with its neighbours into one
 // kernel; the reference evaluator runs its host reference.
 TEST_F(HostSteps, GlslCustomCallsFuse) {
