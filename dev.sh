@@ -69,10 +69,10 @@ case "${1:-}" in
       seeds=(fuzz/seeds/"$kind" samples); [[ $kind == mlir ]] && seeds+=("${extra_mlir[@]}")
       echo "fuzzing $target for ${seconds}s"
       # Findings (crashes, sanitizer reports, leaks, timeouts over 10 s,
-      # allocations over 2 GiB) stop the run and leave a reproducer in
+      # allocations over 4.3 GiB: more than any literal may hold) stop the run and leave a reproducer in
       # build-fuzz/findings.
       build-fuzz/fuzz/fuzz_"$target" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 \
-        -rss_limit_mb=4096 -malloc_limit_mb=2048 -max_len="${VKXLA_FUZZ_MAX_LEN:-4096}" -print_final_stats=1 \
+        -rss_limit_mb=8192 -malloc_limit_mb=4400 -max_len="${VKXLA_FUZZ_MAX_LEN:-4096}" -print_final_stats=1 \
         -artifact_prefix=build-fuzz/findings/"$target"- 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|artifact)" || true
       [[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "fuzz_$target found a problem (see build-fuzz/findings)" >&2; exit 1; }
     done

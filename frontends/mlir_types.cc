@@ -1,5 +1,6 @@
 #include "frontends/mlir_types.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <map>
@@ -179,9 +180,18 @@ StatusOr<Literal> DenseToLiteral(const MlirCursor& outer, const DenseText& dense
   if (!s.ok()) return outer.Error(dense.at, s.message());
   Status fits = CheckLiteralBytes(shape);
   if (!fits.ok()) return outer.Error(dense.at, fits.message());
-  Literal lit(shape);
   const ElementType t = shape.element_type();
   const int64_t n = shape.element_count();
+  const size_t w = static_cast<size_t>(ByteWidth(t));
+  // Everything is checked against the text before the literal is
+  // allocated; a splat then fills it by doubling copies.
+  auto splat = [&](Literal& lit) {
+    for (size_t done = w; w > 0 && done < lit.bytes().size();) {
+      const size_t copy = std::min(done, lit.bytes().size() - done);
+      std::memcpy(lit.bytes().data() + done, lit.bytes().data(), copy);
+      done += copy;
+    }
+  };
   // A hex string holds the raw little-endian bytes of every element.
   if (tokens.size() == 1 && tokens[0].re.size() > 1 && tokens[0].re[0] == '"') {
     const std::string hex = tokens[0].re.substr(1);
@@ -192,29 +202,40 @@ StatusOr<Literal> DenseToLiteral(const MlirCursor& outer, const DenseText& dense
       if (!byte) return outer.Error(dense.at, "'" + hex.substr(i, 2) + "' in a hex string is not a byte");
       bytes.push_back(static_cast<uint8_t>(*byte));
     }
-    const size_t w = static_cast<size_t>(ByteWidth(t));
     if (bytes.size() != w && bytes.size() != w * static_cast<size_t>(n))
       return outer.Error(dense.at, "hex string holds " + std::to_string(bytes.size()) + " bytes for " + shape.ToString());
-    for (int64_t i = 0; i < n && w > 0; ++i)
-      std::memcpy(lit.bytes().data() + i * w, bytes.data() + (bytes.size() == w ? 0 : i * w), w);
+    Literal lit(shape);
+    if (n > 0 && w > 0) std::memcpy(lit.bytes().data(), bytes.data(), bytes.size());
+    if (bytes.size() == w) splat(lit);
     return lit;
   }
   if (tokens.size() != 1 && static_cast<int64_t>(tokens.size()) != n)
     return outer.Error(dense.at, "dense literal has " + std::to_string(tokens.size()) + " elements for " + shape.ToString());
-  for (int64_t i = 0; i < n; ++i) {
-    const Token& tok = tokens.size() == 1 ? tokens[0] : tokens[i];
+  auto element = [&](const Token& tok) -> StatusOr<Scalar> {
     if (IsComplex(t)) {
       if (!tok.pair) return outer.Error(dense.at, "complex elements are written (re, im)");
       const ElementType part = ComplexComponentType(t);
       auto re = ToScalar(tok.re, part), im = ToScalar(tok.im, part);
       if (!re.ok() || !im.ok()) return outer.Error(dense.at, "bad complex element (" + tok.re + ", " + tok.im + ")");
-      lit.Set(i, Scalar::Complex(t, {re->re, im->re}));
-      continue;
+      return Scalar::Complex(t, {re->re, im->re});
     }
     auto v = ToScalar(tok.re, t);
     if (!v.ok()) return outer.Error(dense.at, v.status().message());
-    lit.Set(i, *v);
+    return *v;
+  };
+  std::vector<Scalar> values;
+  for (const Token& tok : tokens) {
+    ASSIGN_OR_RETURN(Scalar v, element(tok));
+    values.push_back(v);
   }
+  Literal lit(shape);
+  if (n == 0) return lit;
+  if (tokens.size() == 1) {
+    lit.Set(0, values[0]);
+    splat(lit);
+    return lit;
+  }
+  for (int64_t i = 0; i < n; ++i) lit.Set(i, values[i]);
   return lit;
 }
 
