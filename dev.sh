@@ -56,7 +56,7 @@ case "${1:-}" in
     build/vkxla bench --markdown BENCHMARKS.md
     ;;
   fuzz)
-    packages+=(clang); install_missing
+    packages+=(clang libclang-rt-14-dev); install_missing  # libFuzzer's runtime is only recommended by clang
     seconds="${2:-60}"
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DVKXLA_FUZZ=ON -DVKXLA_SANITIZE=address,undefined >/dev/null
