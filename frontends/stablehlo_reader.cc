@@ -46,6 +46,8 @@ class Reader {
   // as a computation of the module, its block arguments the parameters.
   StatusOr<Computation*> TranslateRegion(const Statement& s, size_t region, int depth);
   StatusOr<Computation*> TranslateRegionAt(const Statement& s, size_t region, int depth);
+  // Moves inside the region whose '{' is at `open`; returns where its '}' is.
+  StatusOr<size_t> EnterRegion(size_t open);
   StatusOr<Instruction*> Lower(const Statement& s, std::map<std::string, Instruction*>& values);
   StatusOr<std::vector<Instruction*>> TranslateRunParallel(const Statement& s, std::map<std::string, Instruction*>& values,
                                                            int depth);
@@ -739,13 +741,18 @@ StatusOr<Computation*> Reader::TranslateRegion(const Statement& s, size_t region
   return c;
 }
 
-StatusOr<Computation*> Reader::TranslateRegionAt(const Statement& s, size_t region, int depth) {
-  const size_t saved = c_.position();
-  c_.set_position(s.regions[region]);
-  const size_t open = c_.position();
+StatusOr<size_t> Reader::EnterRegion(size_t open) {
+  c_.set_position(open);
   RETURN_IF_ERROR(c_.Balanced().status());
   const size_t end = c_.position() - 1;
   c_.set_position(open + 1);
+  return end;
+}
+
+StatusOr<Computation*> Reader::TranslateRegionAt(const Statement& s, size_t region, int depth) {
+  const size_t saved = c_.position();
+  const size_t open = s.regions[region];
+  ASSIGN_OR_RETURN(const size_t end, EnterRegion(open));
   auto comp = std::make_unique<Computation>("region" + std::to_string(regions_.size()));
   Computation* outer = current_;
   current_ = comp.get();
@@ -909,11 +916,8 @@ StatusOr<Reader::ControlRegion> Reader::TranslateControlRegion(const Statement& 
   if (region_depth_ >= kMaxRegionDepth)
     return c_.Error(s.regions[region], "regions nest deeper than " + std::to_string(kMaxRegionDepth) + " levels");
   const size_t saved = c_.position();
-  c_.set_position(s.regions[region]);
-  const size_t open = c_.position();
-  RETURN_IF_ERROR(c_.Balanced().status());
-  const size_t end = c_.position() - 1;
-  c_.set_position(open + 1);
+  const size_t open = s.regions[region];
+  ASSIGN_OR_RETURN(const size_t end, EnterRegion(open));
   auto comp = std::make_unique<Computation>("region" + std::to_string(regions_.size()));
   ControlRegion r;
   r.computation = comp.get();

@@ -24,11 +24,7 @@ class ControlFlow : public ::testing::Test {
   void TearDown() override { ExpectNoValidationMessages(); }
 };
 
-std::unique_ptr<Module> Parse(const std::string& text) {
-  auto m = ParseAndVerifyHlo(text);
-  EXPECT_TRUE(m.ok()) << m.status().ToString();
-  return m.ok() ? std::move(*m) : nullptr;
-}
+std::unique_ptr<Module> Parse(const std::string& text) { return ParseOrFail(text); }
 
 // Runs on the device and on the reference with the given arguments.
 Literal Check(const std::string& text, const std::vector<Literal>& args) {

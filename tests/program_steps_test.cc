@@ -21,11 +21,7 @@ class ProgramSteps : public ::testing::Test {
   void TearDown() override { ExpectNoValidationMessages(); }
 };
 
-std::unique_ptr<Module> Parse(const std::string& text) {
-  auto m = ParseAndVerifyHlo(text);
-  EXPECT_TRUE(m.ok()) << m.status().ToString();
-  return m.ok() ? std::move(*m) : nullptr;
-}
+std::unique_ptr<Module> Parse(const std::string& text) { return ParseOrFail(text); }
 
 int AddBuffer(Program& p, const std::string& name, MemoryKind memory, const Shape& shape) {
   BufferDecl b;

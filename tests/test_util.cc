@@ -159,6 +159,12 @@ StatusOr<Literal> CompileAndRun(const Module& module, const std::vector<Literal>
   return exe->Run(args);
 }
 
+std::unique_ptr<Module> ParseOrFail(const std::string& text) {
+  auto m = ParseAndVerifyHlo(text);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? std::move(*m) : nullptr;
+}
+
 std::string RunHloText(const std::string& computations, const std::string& entry_body) {
   auto m = ParseAndVerifyHlo("HloModule m\n" + computations + "ENTRY %e {\n" + entry_body + "}\n");
   if (!m.ok()) return m.status().ToString();

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,6 +36,8 @@ void ExpectNoValidationMessages();
 // arguments, expects equal results (and `expected_kernels` kernels unless
 // -1); returns the device result.
 Literal RunAndCompare(const Module& module, uint64_t seed, int expected_kernels = -1);
+// Parses and verifies HLO text; a failure is a test failure (and null).
+std::unique_ptr<Module> ParseOrFail(const std::string& text);
 // Compiles `module` for the test device and runs it once.
 StatusOr<Literal> CompileAndRun(const Module& module, const std::vector<Literal>& args);
 // Parses "HloModule m", `computations` and an ENTRY with `entry_body`, runs
