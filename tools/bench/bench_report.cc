@@ -25,7 +25,8 @@ std::string Format(const char* fmt, double v) {
 namespace {
 
 constexpr const char* kPreamble =
-    "# Benchmarks\n\n"
+    "# Benchmarks\n"
+    "\n"
     "Written by `vkxla bench --markdown BENCHMARKS.md` (`./dev.sh bench`). Every figure is a ratio to a\n"
     "limit of the same device measured in the same run: `vkCmdCopyBuffer` bandwidth, and a hand-written\n"
     "streaming kernel (`c = a + b` over vec4, the best local size of 64/128/256) that stands for what a\n"
@@ -34,8 +35,16 @@ constexpr const char* kPreamble =
     "separately, so fewer, wider words go faster), and its kernels can beat that reference: the same\n"
     "kernel over u64vec2 words is reported beside it to show how much of a ratio comes from word width.\n"
     "Device times come from GPU timestamps around the recorded dispatches; bandwidth counts bytes read\n"
-    "plus bytes written. Each device has its own section; a run replaces only its own. lavapipe runs on\n"
-    "the host CPU, so its figures move by about ±10% between runs on a shared machine.\n";
+    "plus bytes written; matrix products count 2·M·N·K operations against a peak-FMA kernel (independent\n"
+    "f32 fma chains in registers), the device's own compute limit. Limits are measured before and after\n"
+    "the run and the better of each is used: interference only slows a measurement. Each device has its\n"
+    "own section; a run replaces only its own. lavapipe runs on the host CPU of a shared 2-core VM here:\n"
+    "its figures, the stream reference included, moved by up to ±30% between runs on the same day\n"
+    "(f32 matmul 1024^3 between 18 and 27 GFLOP/s, the stream kernel between 5.6 and 10.7 GB/s), so a\n"
+    "single run's ratio near a target says little; the fused-epilogue row times both products\n"
+    "alternately to compare them under the same interference. Control-flow rows time whole runs on the\n"
+    "host clock (loops and branches run between submissions): the counted While's trip against one run of\n"
+    "its body's dispatches, and a While+DynamicUpdateSlice scan against one Scan op.\n";
 
 std::string Ratio(double r) {
   if (r <= 0) return "";
