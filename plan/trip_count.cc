@@ -46,14 +46,24 @@ bool IsParameterElement(const Instruction* i, int64_t k) {
 }  // namespace
 
 std::optional<int64_t> KnownTripCount(const Instruction& w) {
-  if (std::optional<int64_t> n = FromBackendConfig(w)) return n;
-  if (w.opcode != Opcode::kWhile || !w.shape.IsTuple() || w.operands.size() != 1) return std::nullopt;
+  if (w.opcode != Opcode::kWhile || w.operands.size() != 1) return std::nullopt;
   const Computation *cond = nullptr, *body = nullptr;
   for (const auto& [key, c] : w.called_computations) {
     if (key == "condition") cond = c;
     if (key == "body") body = c;
   }
   if (!cond || !body) return std::nullopt;
+  // A condition with side effects must run every trip.
+  for (const auto& inst : cond->instructions())
+    switch (inst->opcode) {
+      case Opcode::kInfeed: case Opcode::kOutfeed: case Opcode::kSend: case Opcode::kRecv: case Opcode::kCustomCall:
+      case Opcode::kWhile: case Opcode::kConditional: case Opcode::kCall:
+        return std::nullopt;
+      default:
+        break;
+    }
+  if (std::optional<int64_t> n = FromBackendConfig(w)) return n;
+  if (!w.shape.IsTuple()) return std::nullopt;
   // The whole condition: compare(element k, N) or compare(N, element k).
   const Instruction* cmp = ValueRef::Of(cond->root()).inst;
   if (cmp->opcode != Opcode::kCompare || cmp->operands.size() != 2) return std::nullopt;

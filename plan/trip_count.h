@@ -2,7 +2,7 @@
 // the loop's backend_config, or the counter pattern front ends write for
 // fori_loop and scan (a state element that starts at a constant, grows by a
 // positive constant each trip, and is compared with a constant bound by the
-// whole condition).
+// whole condition, which has no side effects).
 #pragma once
 
 #include <cstdint>

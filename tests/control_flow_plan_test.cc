@@ -62,6 +62,9 @@ TEST(ControlFlowPlan, OtherLoopsReadTheirPredicate) {
   EXPECT_EQ(Trips(*Loop("s32", "0", kLt, "  %i2 = s32[] add(%i, %i)")), std::nullopt);
   EXPECT_EQ(Trips(*Loop("s32", "0", "  ROOT %c = pred[] compare(%i, %n), direction=NE", kPlusOne)), std::nullopt);
   EXPECT_EQ(Trips(*Loop("s32", "0", kLt, "  %z = s32[] constant(0)\n  %i2 = s32[] add(%i, %z)")), std::nullopt);
+  // A condition that also writes an outfeed runs every trip.
+  EXPECT_EQ(Trips(*Loop("s32", "0", "  %tok = token[] after-all()\n  %o = token[] outfeed(%i, %tok)\n" + kLt, kPlusOne)),
+            std::nullopt);
 }
 
 TEST(ControlFlowPlan, CountedLoopStepsSkipThePredicate) {
