@@ -292,8 +292,6 @@ class Planner {
     return *copy;
   }
 
-  // Plans computation `callee` with parameter i bound to the buffers
-  // `args[i]` (its leaves) and copies its result leaves into `dst`.
   // Whether a loop body's result `v` can be written straight into the
   // state buffer of `state_leaf`: a dynamic-update-slice of that leaf with
   // 32- or 64-bit elements (no two invocations share a word) that nothing
@@ -315,6 +313,9 @@ class Planner {
     return true;
   }
 
+  // Plans computation `callee` with parameter i bound to the buffers
+  // `args[i]` (its leaves) and copies its result leaves into `dst`; in a loop
+  // body (`loop_body`), a dynamic-update-slice of the state may write in place.
   Status PlanCalled(const Computation* callee, const std::vector<std::vector<int>>& args, const std::vector<int>& dst,
                     StepList& out, bool loop_body = false) {
     const Computation& c = ForSite(callee);
@@ -716,11 +717,7 @@ class Planner {
   }
 
   void Downloads() {
-    for (const ResultLeaf& r : p_.results) {
-      Step s = CopyOf(r.device, r.staging);
-      std::get<CopyStep>(s.op).bytes = p_.buffers[r.device].bytes;
-      p_.steps.push_back(std::move(s));
-    }
+    for (const ResultLeaf& r : p_.results) p_.steps.push_back(CopyOf(r.device, r.staging));
   }
 
   void LayOutGroup(const FusionGroup& g, StepList& out) {
