@@ -12,6 +12,7 @@
 #include "plan/buffer_assignment.h"
 #include "plan/cost_model.h"
 #include "plan/fusion.h"
+#include "plan/in_place_update.h"
 #include "plan/trip_count.h"
 
 namespace vkxla {
@@ -119,7 +120,9 @@ class Planner {
 
   int DeclareOutput(FusionGroup& g, const ValueRef& v, const Shape& shape) {
     auto in_place = in_place_.find(v);
-    if (in_place != in_place_.end()) {  // written into the loop state it updates
+    // Written into the loop state it updates (an elementwise update only by
+    // a loop kernel, which reads each element where it writes it).
+    if (in_place != in_place_.end() && (g.kind == KernelKind::kLoop || v.inst->opcode == Opcode::kDynamicUpdateSlice)) {
       g.outputs.push_back({v, in_place->second, -1});
       p_.value_buffer[v] = in_place->second;
       return in_place->second;
@@ -292,30 +295,10 @@ class Planner {
     return *copy;
   }
 
-  // Whether a loop body's result `v` can be written straight into the
-  // state buffer of `state_leaf`: a dynamic-update-slice of that leaf with
-  // 32- or 64-bit elements (no two invocations share a word) that nothing
-  // else in the body reads. A scan written as While + DUS then writes one
-  // slice a trip instead of copying its whole array.
-  bool UpdatesInPlace(const Computation& body, const ValueRef& v, const ValueRef& state_leaf) const {
-    const Instruction* dus = v.inst;
-    if (v.index >= 0 || dus->opcode != Opcode::kDynamicUpdateSlice || !dus->shape.is_static()) return false;
-    if (ValueRef::Of(dus->operands[0]) != state_leaf || BitWidth(dus->shape.element_type()) < 32) return false;
-    for (const auto& inst : body.instructions()) {
-      const Instruction* i = inst.get();
-      if (i->opcode == Opcode::kGetTupleElement || i->opcode == Opcode::kTuple || ForwardsOperand(*i)) continue;
-      for (size_t o = 0; o < i->operands.size(); ++o) {
-        if (i == dus && o == 0) continue;
-        StatusOr<std::vector<ValueRef>> leaves = ValueLeaves(i->operands[o]);
-        if (!leaves.ok() || std::find(leaves->begin(), leaves->end(), state_leaf) != leaves->end()) return false;
-      }
-    }
-    return true;
-  }
-
   // Plans computation `callee` with parameter i bound to the buffers
   // `args[i]` (its leaves) and copies its result leaves into `dst`; in a loop
-  // body (`loop_body`), a dynamic-update-slice of the state may write in place.
+  // body (`loop_body`), a result may update its state leaf in place
+  // (plan/in_place_update.h).
   Status PlanCalled(const Computation* callee, const std::vector<std::vector<int>>& args, const std::vector<int>& dst,
                     StepList& out, bool loop_body = false) {
     const Computation& c = ForSite(callee);
@@ -576,7 +559,8 @@ class Planner {
     switch (g.kind) {
       case KernelKind::kLoop: {
         auto in_place = in_place_.find(g.outputs[0].value);
-        if (!g.relayout && in_place != in_place_.end() && in_place->second == g.outputs[0].buffer) {
+        if (!g.relayout && in_place != in_place_.end() && in_place->second == g.outputs[0].buffer &&
+            g.outputs[0].value.inst->opcode == Opcode::kDynamicUpdateSlice) {
           const Instruction& dus = *g.outputs[0].value.inst;
           LoopConfig c;
           c.in_place_update = true;

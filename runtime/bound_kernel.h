@@ -3,6 +3,7 @@
 // and the launch grid for a number of invocations.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -29,6 +30,8 @@ class BoundKernel {
   void Record(Scheduler& s, const std::vector<uint32_t>& push_constants = {}) const;
   // With the group counts taken from `grid` (a device-decided launch).
   void RecordIndirect(Scheduler& s, VkBuffer grid, uint64_t offset, const std::vector<uint32_t>& push_constants = {}) const;
+  // The group counts Record dispatches (x, y).
+  std::array<uint32_t, 2> grid() const { return {groups_x_, groups_y_}; }
 
  private:
   VkDevice device_ = VK_NULL_HANDLE;

@@ -138,6 +138,16 @@ Status Executable::RecordSteps(Scheduler& s, const StepList& steps, size_t begin
 }
 
 StatusOr<VkCommandBuffer> Executable::RecordCommands(const StepList& steps, size_t begin, size_t end, int64_t repeats) {
+  return RecordCommandBuffer([&](Scheduler& s) -> Status {
+    for (int64_t r = 0; r < repeats; ++r) {
+      if (r > 0) s.Barrier();  // the next trip reads what this one wrote
+      RETURN_IF_ERROR(RecordSteps(s, steps, begin, end, false));
+    }
+    return OkStatus();
+  });
+}
+
+StatusOr<VkCommandBuffer> Executable::RecordCommandBuffer(const std::function<Status(Scheduler&)>& record) {
   std::lock_guard<std::recursive_mutex> lock(device_.command_pool_mutex());
   ASSIGN_OR_RETURN(VkCommandBuffer cb, device_.AllocateCommandBuffer());
   Scheduler s(cb);
@@ -145,10 +155,7 @@ StatusOr<VkCommandBuffer> Executable::RecordCommands(const StepList& steps, size
   // The plan derived its barriers for one stream of commands; a buffer that
   // follows another submission (or a host decision) starts behind a full one.
   if (status.ok() && command_buffers_ > 0) s.Barrier();
-  for (int64_t r = 0; r < repeats && status.ok(); ++r) {
-    if (r > 0) s.Barrier();  // the next trip reads what this one wrote
-    status = RecordSteps(s, steps, begin, end, false);
-  }
+  if (status.ok()) status = record(s);
   if (status.ok()) status = s.End();
   ++command_buffers_;
   if (!status.ok()) {
@@ -156,6 +163,88 @@ StatusOr<VkCommandBuffer> Executable::RecordCommands(const StepList& steps, size
     return status;
   }
   return cb;
+}
+
+namespace {
+
+// Whether a loop can run gated (LoopGate): its count unknown, a condition
+// of plain steps, a body of dispatches on their own grids and copies.
+bool Gateable(const WhileStep& w) {
+  if (w.trip_count >= 0 || w.predicate < 0) return false;
+  for (const Step& s : w.condition)
+    if (s.NeedsHost()) return false;
+  for (const Step& s : w.body) {
+    if (const auto* d = std::get_if<DispatchStep>(&s.op)) {
+      if (d->indirect >= 0) return false;
+    } else if (const auto* c = std::get_if<CopyStep>(&s.op)) {
+      if (c->bytes == 0) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+int64_t Dispatches(const StepList& steps) {
+  int64_t n = 0;
+  for (const Step& s : steps) n += std::holds_alternative<DispatchStep>(s.op) ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+Status Executable::RecordGated(const WhileStep& w, Node& n) {
+  if (!gate_pipelines_) {
+    ASSIGN_OR_RETURN(LoopGatePipelines p, LoopGatePipelines::Create(device_));
+    gate_pipelines_ = std::move(p);
+  }
+  std::vector<std::array<uint32_t, 2>> grids;
+  for (const Step& step : w.body) {
+    if (const auto* d = std::get_if<DispatchStep>(&step.op)) {
+      const BoundKernel* k = kernels_[d->group][d->kernel].get();
+      if (!k) return Internal("a dispatch of a kernel that was not built");
+      grids.push_back(k->grid());
+    } else {
+      const auto& c = std::get<CopyStep>(step.op);
+      ASSIGN_OR_RETURN(BoundKernel k, LoopGate::CopyKernel(device_, *gate_pipelines_, SliceOf(c.src), SliceOf(c.dst), c.bytes));
+      grids.push_back(k.grid());
+      n.gated_copies.push_back(std::make_unique<BoundKernel>(std::move(k)));
+    }
+  }
+  ASSIGN_OR_RETURN(n.gate, LoopGate::Create(device_, *gate_pipelines_, SliceOf(w.predicate), grids));
+  auto record_trips = [&](Scheduler& s, int64_t trips) -> Status {
+    for (int64_t t = 0; t < trips; ++t) {
+      if (t > 0) s.Barrier();
+      RETURN_IF_ERROR(RecordSteps(s, w.condition, 0, w.condition.size(), false));
+      s.Barrier();
+      n.gate->RecordGate(s, t);
+      s.Barrier();  // also makes the arguments visible to the indirect reads
+      size_t command = 0, copy = 0;
+      for (const Step& step : w.body) {
+        if (step.barrier_before) s.Barrier();
+        const uint64_t arguments = n.gate->ArgumentsOffset(command++);
+        if (const auto* d = std::get_if<DispatchStep>(&step.op)) {
+          kernels_[d->group][d->kernel]->RecordIndirect(s, n.gate->arguments(), arguments, d->push_constants);
+        } else {
+          n.gated_copies[copy++]->RecordIndirect(s, n.gate->arguments(), arguments,
+                                                 LoopGate::CopyPushConstants(std::get<CopyStep>(step.op).bytes));
+        }
+      }
+    }
+    return OkStatus();
+  };
+  // Short loops waste little on trips past their end; long ones submit
+  // rarely. No submission grows past the dispatch limit.
+  const int64_t limit = std::max<uint32_t>(1, program_.target.max_dispatches_per_submission);
+  const int64_t per_trip = Dispatches(w.condition) + 1 + static_cast<int64_t>(w.body.size());
+  const int64_t most = std::max<int64_t>(1, std::min(kMaxUnroll, limit / per_trip));
+  for (int64_t trips : {int64_t{1}, int64_t{8}, int64_t{64}}) {
+    trips = std::min(trips, most);
+    if (!n.batches.empty() && n.batches.back().first >= trips) continue;
+    ASSIGN_OR_RETURN(VkCommandBuffer cb, RecordCommandBuffer([&](Scheduler& s) { return record_trips(s, trips); }));
+    n.batches.emplace_back(trips, cb);
+  }
+  return OkStatus();
 }
 
 Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
@@ -182,13 +271,18 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
       n.kind = Node::Kind::kWhile;
       n.buffer = w->predicate;
       n.trips = w->trip_count;
+      if (Gateable(*w)) {
+        RETURN_IF_ERROR(RecordGated(*w, n));
+        out.push_back(std::move(n));
+        begin = i + 1;
+        continue;
+      }
       if (n.trips < 0) RETURN_IF_ERROR(Record(w->condition, n.condition));
       RETURN_IF_ERROR(Record(w->body, n.body));
       if (n.trips > 1 && n.body.size() == 1 && n.body[0].kind == Node::Kind::kCommands) {
         // A counted loop with a plain body: many trips per submission,
         // as many as the dispatch limit allows.
-        int64_t dispatches = 0;
-        for (const Step& b : w->body) dispatches += std::holds_alternative<DispatchStep>(b.op) ? 1 : 0;
+        const int64_t dispatches = Dispatches(w->body);
         n.unroll = std::min<int64_t>(n.trips, std::max<int64_t>(1, limit / std::max<int64_t>(1, dispatches)));
         n.unroll = std::min<int64_t>(n.unroll, kMaxUnroll);
         if (n.unroll > 1) {
@@ -233,13 +327,21 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
   for (const Node& n : nodes) {
     switch (n.kind) {
       case Node::Kind::kCommands:
-        RETURN_IF_ERROR(device_.SubmitAndWait(n.cb));
+        RETURN_IF_ERROR(Submit(n.cb));
         break;
       case Node::Kind::kWhile:
         if (n.trips >= 0) {
           int64_t left = n.trips;
-          for (; n.unrolled && left >= n.unroll; left -= n.unroll) RETURN_IF_ERROR(device_.SubmitAndWait(n.unrolled));
+          for (; n.unrolled && left >= n.unroll; left -= n.unroll) RETURN_IF_ERROR(Submit(n.unrolled));
           for (; left > 0; --left) RETURN_IF_ERROR(Execute(n.body));
+          break;
+        }
+        if (n.gate) {
+          for (size_t b = 0;; b = std::min(b + 1, n.batches.size() - 1)) {
+            n.gate->Arm();
+            RETURN_IF_ERROR(Submit(n.batches[b].second));
+            if (!n.gate->Alive(n.batches[b].first)) break;
+          }
           break;
         }
         for (;;) {
@@ -270,6 +372,11 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
     }
   }
   return OkStatus();
+}
+
+Status Executable::Submit(VkCommandBuffer cb) {
+  ++submissions_;
+  return device_.SubmitAndWait(cb);
 }
 
 Status Executable::RunHostStep(const HostStep& step) {
@@ -355,6 +462,7 @@ void Executable::Free(std::vector<Node>& nodes) {
   for (Node& n : nodes) {
     if (n.cb) device_.FreeCommandBuffer(n.cb);
     if (n.unrolled) device_.FreeCommandBuffer(n.unrolled);
+    for (const auto& [trips, cb] : n.batches) device_.FreeCommandBuffer(cb);
     Free(n.condition);
     Free(n.body);
     for (auto& b : n.branches) Free(b);
@@ -394,6 +502,7 @@ StatusOr<Literal> Executable::Run(const std::vector<Literal>& arguments) {
     ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(Resized(arguments[i], declared.dims()), declared.layout_or_default()));
     if (!bytes.empty()) std::memcpy(Mapped(program_.parameter_staging[i]), bytes.data(), bytes.size());
   }
+  submissions_ = 0;
   RETURN_IF_ERROR(Execute(nodes_));
   std::vector<Literal> leaves;
   for (const ResultLeaf& r : program_.results) {

@@ -6,9 +6,11 @@
 // decisions between them that read a predicate or branch index back.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "ir/module.h"
@@ -17,6 +19,7 @@
 #include "runtime/device.h"
 #include "runtime/external_command.h"
 #include "runtime/gpu_timer.h"
+#include "runtime/loop_gate.h"
 
 namespace vkxla {
 
@@ -45,6 +48,9 @@ class Executable {
   int barrier_count() const { return program_.BarrierCount(); }
   // Command buffers recorded (a run submits each once, or once per loop trip).
   int command_buffer_count() const { return command_buffers_; }
+  // Submissions the last Run made (a loop the host decides costs one per
+  // decision).
+  int64_t last_run_submissions() const { return submissions_; }
   const std::vector<std::string>& kernel_sources() const { return sources_; }
 
  private:
@@ -65,13 +71,23 @@ class Executable {
     int64_t trips = -1;
     int64_t unroll = 0;
     VkCommandBuffer unrolled = VK_NULL_HANDLE;
+    // A loop only the device can count (LoopGate): submissions of
+    // (trips, command buffer), growing, the last repeated until it ends.
+    std::unique_ptr<LoopGate> gate;
+    std::vector<std::pair<int64_t, VkCommandBuffer>> batches;
+    std::vector<std::unique_ptr<BoundKernel>> gated_copies;  // the body's copy steps, as kernels
     const HostStep* host = nullptr;  // kHost
   };
+  // Records `w` as a gated loop into `n` (Gateable(w) holds).
+  Status RecordGated(const WhileStep& w, Node& n);
   // Infeed, outfeed or a host custom call, between submissions.
   Status RunHostStep(const HostStep& step);
   Status Record(const StepList& steps, std::vector<Node>& out);
   // Records the plain steps [begin, end) of `steps` into one command buffer.
   StatusOr<VkCommandBuffer> RecordCommands(const StepList& steps, size_t begin, size_t end, int64_t repeats = 1);
+  // A command buffer of what `record` records.
+  StatusOr<VkCommandBuffer> RecordCommandBuffer(const std::function<Status(Scheduler&)>& record);
+  Status Submit(VkCommandBuffer cb);
   // Records `steps` (dispatches, copies, fills, external commands) into `s`.
   Status RecordSteps(Scheduler& s, const StepList& steps, size_t begin, size_t end, bool dispatches_only) const;
   Status Execute(const std::vector<Node>& nodes);
@@ -89,6 +105,8 @@ class Executable {
   std::map<const ExternalStep*, std::unique_ptr<ExternalCommand>> externals_;
   std::vector<Node> nodes_;
   int command_buffers_ = 0;
+  int64_t submissions_ = 0;
+  std::optional<LoopGatePipelines> gate_pipelines_;  // built for the first gated loop
   std::mutex run_mu_;  // one Run or TimeKernels at a time
 };
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "frontends/hlo_text.h"
+#include "plan/in_place_update.h"
 #include "plan/planner.h"
 #include "plan/target_profiles.h"
 #include "plan/trip_count.h"
@@ -103,6 +104,61 @@ TEST(ControlFlowPlan, WhileDynamicUpdateSliceWritesInPlace) {
     }
   }
   EXPECT_TRUE(in_place) << p->ToString();
+}
+
+// A body of elementwise updates (i + 1, x + x) writes its results into the
+// state: the trip copies nothing back.
+TEST(ControlFlowPlan, ElementwiseUpdatesWriteInPlace) {
+  std::unique_ptr<Module> m = Loop("s32", "0", kLt, kPlusOne);
+  ASSERT_TRUE(m);
+  auto p = PlanModule(*m, LavapipeTarget());
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const WhileStep* w = nullptr;
+  for (const Step& s : p->steps)
+    if (const auto* x = std::get_if<WhileStep>(&s.op)) w = x;
+  ASSERT_NE(w, nullptr);
+  for (const Step& s : w->body) EXPECT_TRUE(std::holds_alternative<DispatchStep>(s.op)) << p->ToString();
+}
+
+// Which body results may overwrite their state leaf: the state is
+// (a: f32[4], b: f32[4], s: f32[]), `lines` compute a2, b2 and s2.
+std::vector<bool> InPlace(const std::string& lines) {
+  const std::string state = "(f32[4], f32[4], f32[])";
+  const std::string text =
+      "HloModule m\n%sum (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+      "  ROOT %r = f32[] add(%x, %y)\n}\n%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+      "  %a = f32[4] get-tuple-element(%p), index=0\n  %b = f32[4] get-tuple-element(%p), index=1\n"
+      "  %s = f32[] get-tuple-element(%p), index=2\n" + lines + "\n  ROOT %t = " + state + " tuple(%a2, %b2, %s2)\n}\n"
+      "ENTRY %e {\n  %x = " + state + " parameter(0)\n  ROOT %c = " + state + " call(%x), to_apply=%body\n}\n";
+  auto m = ParseAndVerifyHlo(text);
+  EXPECT_TRUE(m.ok()) << m.status().ToString() << "\n" << text;
+  if (!m.ok()) return {};
+  const Computation* body = (*m)->entry()->root()->called_computations.at(0).second;
+  auto state_leaves = ValueLeaves(body->parameters()[0]);
+  auto results = ValueLeaves(body->root());
+  std::vector<bool> out;
+  for (size_t k = 0; k < 3; ++k) out.push_back(UpdatesInPlace(*body, (*results)[k], (*state_leaves)[k]));
+  return out;
+}
+
+TEST(ControlFlowPlan, InPlaceUpdatesReadEachElementWhereTheyWriteIt) {
+  // a: a chain of its own (b2 reading the new a2 is fine); b: its chain
+  // takes a2, which the tuple also returns; s: a scalar update.
+  EXPECT_EQ(InPlace("  %aa = f32[4] multiply(%a, %a)\n  %a2 = f32[4] add(%aa, %a)\n  %b2 = f32[4] add(%b, %a2)\n"
+                    "  %s2 = f32[] add(%s, %s)"),
+            (std::vector<bool>{true, false, true}));
+  // a read reversed, b read by a broadcast of another shape, s read by every
+  // invocation of a clamp (a scalar bound).
+  EXPECT_EQ(InPlace("  %r = f32[4] reverse(%a), dimensions={0}\n  %a2 = f32[4] add(%a, %r)\n"
+                    "  %bb = f32[2,4] broadcast(%b), dimensions={1}\n  %bs = f32[1,4] slice(%bb), slice={[0:1], [0:4]}\n"
+                    "  %d = f32[4] reshape(%bs)\n  %b2 = f32[4] add(%b, %d)\n"
+                    "  %c = f32[4] clamp(%s, %a, %b)\n  %s2 = f32[] add(%s, %s)"),
+            (std::vector<bool>{false, false, false}));
+  // An intermediate value of a's chain that b's chain also reads; s from a
+  // reduction.
+  EXPECT_EQ(InPlace("  %m = f32[4] multiply(%a, %a)\n  %a2 = f32[4] add(%m, %m)\n  %b2 = f32[4] subtract(%m, %b)\n"
+                    "  %z = f32[] constant(0)\n  %s2 = f32[] reduce(%a, %z), dimensions={0}, to_apply=%sum"),
+            (std::vector<bool>{false, false, false}));
 }
 
 // A computation called from two sites gets a copy for the second, so each

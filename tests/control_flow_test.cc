@@ -166,6 +166,93 @@ TEST_F(ControlFlow, NewtonIterationToTolerance) {
   auto want = EvaluateModule(*m, {a});
   ASSERT_TRUE(want.ok()) << want.status().ToString();
   EXPECT_EQ(want->tuple_elements()[0].Get(0).s, steps);
+  // The loop ran on the device: its trips went in batches (1, 8, 64), not
+  // one submission (or two) per trip.
+  EXPECT_LE((*exe)->last_run_submissions(), 6) << steps << " trips";
+}
+
+// A loop whose bound is part of its state (so only the device knows the
+// count) over five arrays of different types, sizes that are not whole
+// words and two layouts, two of them swapped each trip: the body's copies
+// run gated too, and the trips past the end change nothing. 0, 1, 8, 9
+// and 100 trips cross the batch sizes.
+TEST_F(ControlFlow, DeviceCountedLoopWithSwapsAndOddSizes) {
+  const std::string state = "(s32[], s32[], f32[2,3]{0,1}, f32[2,3]{1,0}, u8[5], pred[3], bf16[3])";
+  const std::string text =
+      "HloModule bounded\n"
+      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] get-tuple-element(%p), index=1\n"
+      "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] get-tuple-element(%p), index=1\n"
+      "  %a = f32[2,3]{0,1} get-tuple-element(%p), index=2\n"
+      "  %b = f32[2,3]{1,0} get-tuple-element(%p), index=3\n  %u = u8[5] get-tuple-element(%p), index=4\n"
+      "  %q = pred[3] get-tuple-element(%p), index=5\n  %h = bf16[3] get-tuple-element(%p), index=6\n"
+      "  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n  %ab = f32[2,3]{1,0} add(%a, %b)\n"
+      "  %k = u8[] constant(3)\n  %kb = u8[5] broadcast(%k), dimensions={}\n  %u2 = u8[5] add(%u, %kb)\n"
+      "  %q2 = pred[3] not(%q)\n  %hh = bf16[] constant(0.5)\n  %hb = bf16[3] broadcast(%hh), dimensions={}\n"
+      "  %h2 = bf16[3] add(%h, %hb)\n"
+      "  ROOT %t = " + state + " tuple(%i2, %n, %b, %ab, %u2, %q2, %h2)\n}\n"
+      "ENTRY %e {\n  %n = s32[] parameter(0)\n  %a = f32[2,3]{0,1} parameter(1)\n  %b = f32[2,3]{1,0} parameter(2)\n"
+      "  %u = u8[5] parameter(3)\n  %q = pred[3] parameter(4)\n  %h = bf16[3] parameter(5)\n  %z = s32[] constant(0)\n"
+      "  %t = " + state + " tuple(%z, %n, %a, %b, %u, %q, %h)\n"
+      "  ROOT %w = " + state + " while(%t), condition=%cond, body=%body\n}\n";
+  std::unique_ptr<Module> m = Parse(text);
+  ASSERT_TRUE(m);
+  Shape f32_01(ElementType::kF32, {2, 3});
+  Layout column_major;
+  column_major.minor_to_major = {0, 1};
+  f32_01.set_layout(column_major);
+  Literal a(f32_01), b(Shape(ElementType::kF32, {2, 3})), u(Shape(ElementType::kU8, {5})), q(Shape(ElementType::kPred, {3})),
+      h(Shape(ElementType::kBF16, {3}));
+  for (int i = 0; i < 6; ++i) {
+    a.Set(i, Scalar::Float(ElementType::kF32, i * 0.25));
+    b.Set(i, Scalar::Float(ElementType::kF32, 1 - i));
+  }
+  for (int i = 0; i < 5; ++i) u.Set(i, Scalar::UInt(ElementType::kU8, 40 * i));
+  for (int i = 0; i < 3; ++i) {
+    q.Set(i, Scalar::Pred(i == 1));
+    h.Set(i, Scalar::Float(ElementType::kBF16, i));
+  }
+  for (int trips : {0, 1, 8, 9, 100}) {
+    Literal got = RunAndCompareWith(*m, {Literal::ScalarOf(Scalar::Int(ElementType::kS32, trips)), a, b, u, q, h});
+    ASSERT_TRUE(got.shape().IsTuple()) << trips;
+    EXPECT_EQ(got.tuple_elements()[0].Get(0).s, trips);
+    EXPECT_EQ(got.tuple_elements()[4].Get(4).u, (160 + 3 * trips) % 256) << trips;
+  }
+}
+
+// Results that overwrite their state leaf (plan/in_place_update.h) next to
+// ones that may not, with leaves of two layouts (a kernel that reads one
+// and writes the other works in tiles): the same answers as the reference.
+TEST_F(ControlFlow, InPlaceUpdatesAgreeWithTheReference) {
+  const std::string state = "(s32[], f32[8,16]{0,1}, f32[8,16]{1,0}, f32[])";
+  // b2 and s2: reading the new a2 only; the old a after a2 exists (a must
+  // not be overwritten); a reduction of the old a.
+  const std::string b2 = "  %b2 = f32[8,16]{1,0} subtract(%b, %a2)\n";
+  for (const std::string& b2_s2 :
+       {b2 + "  %s2 = f32[] multiply(%s, %s)",
+        std::string("  %d = f32[8,16]{1,0} subtract(%b, %a2)\n  %b2 = f32[8,16]{1,0} add(%d, %a)\n  %s2 = f32[] multiply(%s, %s)"),
+        b2 + "  %z = f32[] constant(0)\n  %r = f32[] reduce(%a, %z), dimensions={0,1}, to_apply=%sum\n"
+             "  %s2 = f32[] add(%s, %r)"}) {
+    const std::string text =
+        "HloModule in_place\n"
+        "%sum (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+        "  ROOT %r = f32[] add(%x, %y)\n}\n"
+        "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+        "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(5)\n"
+        "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+        "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+        "  %i = s32[] get-tuple-element(%p), index=0\n  %a = f32[8,16]{0,1} get-tuple-element(%p), index=1\n"
+        "  %b = f32[8,16]{1,0} get-tuple-element(%p), index=2\n  %s = f32[] get-tuple-element(%p), index=3\n"
+        "  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n  %aa = f32[8,16]{0,1} multiply(%a, %a)\n"
+        "  %a2 = f32[8,16]{0,1} add(%aa, %b)\n" + b2_s2 + "\n"
+        "  ROOT %t = " + state + " tuple(%i2, %a2, %b2, %s2)\n}\n"
+        "ENTRY %e {\n  %a = f32[8,16]{0,1} parameter(0)\n  %b = f32[8,16]{1,0} parameter(1)\n  %s = f32[] parameter(2)\n"
+        "  %z = s32[] constant(0)\n  %t = " + state + " tuple(%z, %a, %b, %s)\n"
+        "  ROOT %w = " + state + " while(%t), condition=%cond, body=%body\n}\n";
+    Randoms(text, 7);
+  }
 }
 
 // sum over i < 4, j < 5 of i * j = 60, by two nested counted loops.

@@ -96,7 +96,7 @@ Status RunControlFlowBenchmarks(Device& device, BenchReport& report) {
   report.rows.push_back({"counted While, 10,000 trips of a 2-kernel body (f32[1024])", Format("%.2f us/trip", per_trip * 1e6),
                          "one run of the body's dispatches", body.kernels.seconds / per_trip, 0.5,
                          Format("body's dispatches alone %.2f us", body.kernels.seconds * 1e6) +
-                             Format("; with the trip count unknown (predicate read each trip) %.1f us/trip",
+                             Format("; with the trip count known only to the device (gated trips, one read per submission) %.1f us/trip",
                                     per_read_back_trip * 1e6)});
   const Literal xs = RandomBenchLiteral(Shape(ElementType::kF32, {1000}), 22);
   ASSIGN_OR_RETURN(double while_scan, TimeRuns(device, kWhileScan, {xs}, 3));
