@@ -195,17 +195,20 @@ StatusOr<std::string> ElementEmitter::DynamicSize(const Instruction* n, int64_t 
   const std::string key = "size:" + MemoKey(n, {std::to_string(d)});
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   std::string size;
+  // Values that come from outside the computation (parameters, results of
+  // control flow): their sizes travel with their buffers.
+  const ValueRef v = ValueRef::Of(n);
+  const Opcode from = v.inst->opcode;
+  if (from == Opcode::kParameter || from == Opcode::kWhile || from == Opcode::kConditional || from == Opcode::kCall) {
+    auto b = program_.value_buffer.find(v);
+    if (b == program_.value_buffer.end())
+      return Unimplemented(n->Describe() + ": the run-time size of dimension " + std::to_string(d) + " of " +
+                           n->shape.ToString() + " has no buffer to come from");
+    ASSIGN_OR_RETURN(size, BufferDynamicSize(b->second, d, n->shape.dim(d)));
+    memo_[key] = size;
+    return size;
+  }
   switch (n->opcode) {
-    case Opcode::kParameter: {
-      if (d >= kMaxDynamicRank)
-        return Unimplemented(n->Describe() + ": dynamic parameters of rank above " + std::to_string(kMaxDynamicRank));
-      if (program_.parameter_sizes < 0) return Internal(n->Describe() + ": no parameter sizes were planned");
-      reads_parameter_sizes_ = true;
-      const std::string dims = BindBuffer(program_.parameter_sizes, Access::kRead, "dims_in");
-      size = Temp("uint", "min(W(" + dims + ", " + U(n->parameter_number * kMaxDynamicRank + d) + "), " +
-                              U(n->shape.dim(d)) + ")");
-      break;
-    }
     case Opcode::kSetDimensionSize:
       if ((*n->dimensions)[0] == d) {
         ASSIGN_OR_RETURN(size, ClampedIndex(n->operands[1], {}, n->shape.dim(d)));
@@ -240,6 +243,34 @@ StatusOr<std::string> ElementEmitter::DynamicSize(const Instruction* n, int64_t 
                          std::to_string(d) + " of " + n->shape.ToString() + " is not tracked through this op on Vulkan yet");
   memo_[key] = size;
   return size;
+}
+
+StatusOr<std::string> ElementEmitter::DynamicSize(const ValueRef& v, int64_t d) {
+  if (v.index < 0) return DynamicSize(v.inst, d);
+  auto b = program_.value_buffer.find(v);
+  if (b == program_.value_buffer.end())
+    return Unimplemented(v.ToString() + ": the run-time size of dimension " + std::to_string(d) + " of " +
+                         v.shape().ToString() + " is not tracked on Vulkan yet");
+  return BufferDynamicSize(b->second, d, v.shape().dim(d));
+}
+
+StatusOr<std::string> ElementEmitter::BufferDynamicSize(int buffer, int64_t d, int64_t bound) {
+  const std::string& name = program_.buffers[buffer].name;
+  if (auto s = program_.dynamic_sizes.find(buffer); s != program_.dynamic_sizes.end()) {
+    const std::string dims = BindBuffer(s->second, Access::kRead, "dims");
+    return Temp("uint", "min(W(" + dims + ", " + U(d) + "), " + U(bound) + ")");
+  }
+  const auto& params = program_.parameter_device;
+  const auto p = std::find(params.begin(), params.end(), buffer);
+  if (p == params.end())
+    return Unimplemented(name + ": the run-time size of dimension " + std::to_string(d) + " is not tracked on Vulkan yet");
+  if (d >= kMaxDynamicRank)
+    return Unimplemented(name + ": dynamic parameters of rank above " + std::to_string(kMaxDynamicRank));
+  if (program_.parameter_sizes < 0) return Internal(name + ": no parameter sizes were planned");
+  reads_parameter_sizes_ = true;
+  const std::string dims = BindBuffer(program_.parameter_sizes, Access::kRead, "dims_in");
+  const int64_t slot = (p - params.begin()) * kMaxDynamicRank + d;
+  return Temp("uint", "min(W(" + dims + ", " + U(slot) + "), " + U(bound) + ")");
 }
 
 StatusOr<std::string> ElementEmitter::LoadBuffer(int buffer, const Shape& shape, const Layout& layout,

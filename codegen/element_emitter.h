@@ -139,6 +139,11 @@ class ElementEmitter {
   bool reads_parameter_sizes() const { return reads_parameter_sizes_; }
   // The run-time size of dim d of `n` (a constant unless the dim is dynamic).
   StatusOr<std::string> DynamicSize(const Instruction* n, int64_t d);
+  // The same for a value (a leaf of a tuple too).
+  StatusOr<std::string> DynamicSize(const ValueRef& v, int64_t d);
+  // The run-time size of dim d of the array `buffer` holds (at most
+  // `bound`): from its sizes buffer, or an entry parameter's slot.
+  StatusOr<std::string> BufferDynamicSize(int buffer, int64_t d, int64_t bound);
 
   // A buffer read in the kernel's "vector context": one holding `shape`
   // under `layout` with `bits`-bit elements, read at `index`, is word ew of

@@ -83,8 +83,7 @@ class LoopKernelBuilder : public ElementEmitter {
     std::string write_sizes;
     for (int64_t d = 0; d < out_.rank(); ++d) {
       if (!out_.is_dynamic_dim(d)) continue;
-      if (!root_) return Unimplemented(group_.outputs[0].value.ToString() + ": dynamic sizes of this value are not tracked");
-      ASSIGN_OR_RETURN(std::string size, DynamicSize(root_, d));
+      ASSIGN_OR_RETURN(std::string size, root_ ? DynamicSize(root_, d) : DynamicSize(group_.outputs[0].value, d));
       if (group_.outputs[0].sizes_buffer < 0) return Internal("no sizes buffer for a dynamic result");
       const std::string dims = BindBuffer(group_.outputs[0].sizes_buffer, Access::kWrite, "dims_out");
       write_sizes += "    W(" + dims + ", " + U(d) + ") = " + size + ";\n";

@@ -156,6 +156,12 @@ Literal BitcastConvertLiteral(const Literal& x, const Shape& to) {
 }
 
 bool FitsShape(const Shape& value, const Shape& declared) {
+  if (declared.IsTuple()) {
+    if (!value.IsTuple() || value.tuple_shapes().size() != declared.tuple_shapes().size()) return false;
+    for (size_t k = 0; k < declared.tuple_shapes().size(); ++k)
+      if (!FitsShape(value.tuple_shapes()[k], declared.tuple_shapes()[k])) return false;
+    return true;
+  }
   if (value.element_type() != declared.element_type() || value.rank() != declared.rank()) return false;
   if (!declared.IsArray()) return value.Compatible(declared);
   for (int64_t d = 0; d < declared.rank(); ++d)

@@ -543,6 +543,10 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
 
 StatusOr<Shape> InferShape(const Instruction& inst) {
   ASSIGN_OR_RETURN(Shape shape, InferStaticShape(inst));
+  // Control flow passes arrays to computations and takes their results,
+  // dynamic dims and all (the called computations' shapes say which).
+  const bool calls = inst.opcode == Opcode::kWhile || inst.opcode == Opcode::kConditional || inst.opcode == Opcode::kCall;
+  if (calls) return shape;
   if (!shape.IsArray()) {
     if (inst.opcode != Opcode::kTuple)
       for (const Instruction* o : inst.operands)

@@ -118,6 +118,20 @@ class Planner {
     return WithLayout(v.shape());
   }
 
+  // The host buffer of buffer b's run-time sizes (its array has dynamic dims).
+  int DeclareSizes(int b, BufferKind kind) {
+    const BufferDecl& d = p_.buffers[b];
+    const int sizes = Declare(d.name + ".sizes", kind, MemoryKind::kHost,
+                              Shape(ElementType::kU32, {std::max<int64_t>(1, d.shape.rank())}));
+    p_.dynamic_sizes[b] = sizes;
+    return sizes;
+  }
+
+  int SizesOf(int b) const {
+    auto it = p_.dynamic_sizes.find(b);
+    return it == p_.dynamic_sizes.end() ? -1 : it->second;
+  }
+
   int DeclareOutput(FusionGroup& g, const ValueRef& v, const Shape& shape) {
     auto in_place = in_place_.find(v);
     // Written into the loop state it updates (an elementwise update only by
@@ -129,9 +143,7 @@ class Planner {
     }
     const int b = Declare(v.ToString(), BufferKind::kTemporary, MemoryKind::kDevice, shape);
     GroupOutput out{v, b, -1};
-    if (!shape.is_static())
-      out.sizes_buffer = Declare(v.ToString() + ".sizes", BufferKind::kResultSizes, MemoryKind::kHost,
-                                 Shape(ElementType::kU32, {std::max<int64_t>(1, shape.rank())}));
+    if (!shape.is_static()) out.sizes_buffer = DeclareSizes(b, BufferKind::kResultSizes);
     g.outputs.push_back(out);
     if (!p_.value_buffer.count(v)) p_.value_buffer[v] = b;
     return b;
@@ -264,10 +276,10 @@ class Planner {
     ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(&h));
     std::vector<int>& buffers = control_buffers_[&h];
     for (const ValueRef& v : leaves) {
-      if (!v.shape().is_static())
-        return Unimplemented(std::string(OpcodeName(h.opcode)) + " " + h.Describe() + ": result " + v.shape().ToString() +
-                             " has a dynamic dimension, which control flow does not support yet");
       const int b = Declare(v.ToString(), BufferKind::kTemporary, MemoryKind::kDevice, v.shape());
+      // A dynamic leaf carries its sizes alongside (a loop may change them
+      // every trip); the kernels that fill it write them.
+      if (!v.shape().is_static()) DeclareSizes(b, BufferKind::kTemporary);
       p_.value_buffer[v] = b;
       buffers.push_back(b);
     }
@@ -339,11 +351,12 @@ class Planner {
            x.shape.layout_or_default() == y.shape.layout_or_default();
   }
 
-  // `value` into buffer `dst` by a relayout kernel.
+  // `value` into buffer `dst` by a relayout kernel (which also writes its
+  // sizes where dst has dynamic dims).
   Status Relayout(const ValueRef& value, int dst, StepList& out) {
     FusionGroup& g = NewGroup(KernelKind::kLoop, value.inst);
     g.relayout = true;
-    g.outputs.push_back({value, dst, -1});
+    g.outputs.push_back({value, dst, SizesOf(dst)});
     const int id = g.id;
     RETURN_IF_ERROR(Configure(p_.groups[id]));
     LayOutGroup(p_.groups[id], out);
@@ -363,17 +376,25 @@ class Planner {
       src.push_back(it->second);
     }
     std::vector<bool> staged(values.size(), false);
+    // An array with dynamic dims takes its sizes along: copied from the
+    // sizes buffer of its source, else written by the relayout kernel.
+    auto by_copy = [&](int from, int to) { return SameBytes(from, to) && (SizesOf(to) < 0 || SizesOf(from) >= 0); };
+    auto copy = [&](int from, int to) {
+      out.push_back(CopyOf(from, to));
+      if (SizesOf(to) >= 0) out.push_back(CopyOf(SizesOf(from), SizesOf(to)));
+    };
     for (size_t k = 0; k < values.size(); ++k) {
       if (src[k] == dst[k] || !targets.count(src[k])) continue;
       const int t = Declare(values[k].ToString() + ".carried", BufferKind::kTemporary, MemoryKind::kDevice, p_.buffers[dst[k]].shape);
-      if (SameBytes(src[k], t)) out.push_back(CopyOf(src[k], t));
+      if (SizesOf(dst[k]) >= 0) DeclareSizes(t, BufferKind::kTemporary);
+      if (by_copy(src[k], t)) copy(src[k], t);
       else RETURN_IF_ERROR(Relayout(values[k], t, out));
       src[k] = t;
       staged[k] = true;
     }
     for (size_t k = 0; k < values.size(); ++k) {
       if (src[k] == dst[k]) continue;
-      if (staged[k] || SameBytes(src[k], dst[k])) out.push_back(CopyOf(src[k], dst[k]));
+      if (staged[k] || by_copy(src[k], dst[k])) copy(src[k], dst[k]);
       else RETURN_IF_ERROR(Relayout(values[k], dst[k], out));
     }
     return OkStatus();
@@ -407,6 +428,9 @@ class Planner {
     }
     std::vector<Step> back;
     for (int r : results) {
+      if (SizesOf(r) >= 0)
+        return Unimplemented(std::string(OpcodeName(h.opcode)) + " " + h.Describe() + ": result " +
+                             p_.buffers[r].shape.ToString() + " has a dynamic dimension, which host steps do not size yet");
       const int staged = HostCopyOf(r, p_.buffers[r].name + ".from_host");
       host.outputs.push_back(staged);
       back.push_back(CopyOf(staged, r));
@@ -492,12 +516,10 @@ class Planner {
         FusionGroup& g = NewGroup(KernelKind::kLoop, v.inst);
         g.relayout = true;
         const int b = Declare(v.ToString() + ".result" + std::to_string(i), BufferKind::kTemporary, MemoryKind::kDevice, want);
-        g.outputs.push_back({v, b, -1});
+        g.outputs.push_back({v, b, want.is_static() ? -1 : DeclareSizes(b, BufferKind::kResultSizes)});
         leaf.device = b;
       }
-      for (const FusionGroup& g : p_.groups)
-        for (const GroupOutput& o : g.outputs)
-          if (o.buffer == leaf.device && o.sizes_buffer >= 0) leaf.sizes = o.sizes_buffer;
+      leaf.sizes = SizesOf(leaf.device);
       p_.buffers[leaf.device].kind = BufferKind::kResult;
       p_.buffers[leaf.device].result = static_cast<int64_t>(i);
       leaf.staging = Declare(v.ToString() + ".staging", BufferKind::kStaging, MemoryKind::kHost, p_.buffers[leaf.device].shape);

@@ -183,6 +183,10 @@ struct Program {
   StepList steps;
   // Where each materialized value lives (its first buffer, which readers use).
   std::map<ValueRef, int> value_buffer;
+  // A buffer holding an array with dynamic dims -> the host buffer of its
+  // run-time sizes (a u32 per dim), written by the kernel that fills it.
+  // Entry parameters' sizes are in parameter_sizes instead.
+  std::map<int, int> dynamic_sizes;
   // A sort's permutation, read by every consumer of its results.
   std::map<const Instruction*, int> permutation_buffer;
   std::vector<int> parameter_device, parameter_staging;

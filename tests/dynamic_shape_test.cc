@@ -49,6 +49,58 @@ TEST_F(DynamicShapes, ArgumentsSmallerThanTheBound) {
             "s32[2,3] {{0, 1, 2}, {0, 1, 2}}");
 }
 
+// Like RunBoth for a whole module (computations besides the entry).
+std::string RunModule(const std::string& text, const std::vector<Literal>& args) {
+  auto m = ParseAndVerifyHlo(text);
+  if (!m.ok()) return m.status().ToString();
+  Literal got = RunAndCompareWith(**m, args);
+  return got.shape().ToString(false) + " " + got.ValuesToString();
+}
+
+// Sizes through control flow: a loop state whose size the body reads and
+// changes each trip (the condition stops on it, so the device counts the
+// trips), branches returning different sizes, and a call whose dynamic
+// argument is the entry's second parameter.
+TEST_F(DynamicShapes, SizesThroughLoopsBranchesAndCalls) {
+  const std::string state = "(s32[], f32[<=8])";
+  const std::string shrink =
+      "HloModule shrink\n"
+      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+      "  %x = f32[<=8] get-tuple-element(%p), index=1\n  %d = s32[] get-dimension-size(%x), dimensions={0}\n"
+      "  %two = s32[] constant(2)\n  ROOT %gt = pred[] compare(%d, %two), direction=GT\n}\n"
+      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %x = f32[<=8] get-tuple-element(%p), index=1\n"
+      "  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n"
+      "  %d = s32[] get-dimension-size(%x), dimensions={0}\n  %d1 = s32[] subtract(%d, %one)\n"
+      "  %df = f32[] convert(%d)\n  %db8 = f32[8] broadcast(%df), dimensions={}\n"
+      "  %db = f32[<=8] set-dimension-size(%db8, %d), dimensions={0}\n  %x1 = f32[<=8] add(%x, %db)\n"
+      "  %x2 = f32[<=8] set-dimension-size(%x1, %d1), dimensions={0}\n"
+      "  ROOT %t = " + state + " tuple(%i2, %x2)\n}\n"
+      "ENTRY %e {\n  %x = f32[<=8] parameter(0)\n  %z = s32[] constant(0)\n  %t = " + state + " tuple(%z, %x)\n"
+      "  ROOT %w = " + state + " while(%t), condition=%cond, body=%body\n}\n";
+  // 5 values: sizes 5, 4, 3 go in, adding 5, 4, 3 to what remains.
+  EXPECT_EQ(RunModule(shrink, {Iota(ElementType::kF32, {5})}), "(s32[], f32[2]) (3, {12, 13})");
+  EXPECT_EQ(RunModule(shrink, {Iota(ElementType::kF32, {2})}), "(s32[], f32[2]) (0, {0, 1})");
+  EXPECT_EQ(RunModule(shrink, {Iota(ElementType::kF32, {8})}), "(s32[], f32[2]) (6, {33, 34})");
+
+  const std::string branches =
+      "HloModule branches\n"
+      "%keep (x: f32[<=8]) -> f32[<=8] {\n  ROOT %x = f32[<=8] parameter(0)\n}\n"
+      "%halve (x: f32[<=8]) -> f32[<=8] {\n  %x = f32[<=8] parameter(0)\n"
+      "  %d = s32[] get-dimension-size(%x), dimensions={0}\n  %two = s32[] constant(2)\n"
+      "  %h = s32[] divide(%d, %two)\n  %n = f32[<=8] negate(%x)\n"
+      "  ROOT %r = f32[<=8] set-dimension-size(%n, %h), dimensions={0}\n}\n"
+      "%size (y: f32[<=8]) -> s32[] {\n  %y = f32[<=8] parameter(0)\n"
+      "  ROOT %d = s32[] get-dimension-size(%y), dimensions={0}\n}\n"
+      "ENTRY %e {\n  %b = s32[] parameter(0)\n  %x = f32[<=8] parameter(1)\n  %y = f32[<=8] parameter(2)\n"
+      "  %c = f32[<=8] conditional(%b, %x, %x), branch_computations={%keep, %halve}\n"
+      "  %s = s32[] call(%y), to_apply=%size\n  ROOT %t = (f32[<=8], s32[]) tuple(%c, %s)\n}\n";
+  EXPECT_EQ(RunModule(branches, {S32(1), Iota(ElementType::kF32, {7}), Iota(ElementType::kF32, {4})}),
+            "(f32[3], s32[]) ({-0, -1, -2}, 4)");
+  EXPECT_EQ(RunModule(branches, {S32(0), Iota(ElementType::kF32, {3}), Iota(ElementType::kF32, {6})}),
+            "(f32[3], s32[]) ({0, 1, 2}, 6)");
+}
+
 TEST_F(DynamicShapes, SetAndGetDimensionSize) {
   // The page's example: a size of 5 set on ten values keeps the first five.
   EXPECT_EQ(RunBoth("  %v = f32[10] iota(), iota_dimension=0\n  %n = s32[] parameter(0)\n"
