@@ -64,6 +64,10 @@ std::optional<int64_t> KnownTripCount(const Instruction& w) {
     }
   if (std::optional<int64_t> n = FromBackendConfig(w)) return n;
   if (!w.shape.IsTuple()) return std::nullopt;
+  // A counter in a nested state is left to the device (flat element
+  // indices and tuple positions differ there).
+  for (const Shape& e : w.shape.tuple_shapes())
+    if (e.IsTuple()) return std::nullopt;
   // The whole condition: compare(element k, N) or compare(N, element k).
   const Instruction* cmp = ValueRef::Of(cond->root()).inst;
   if (cmp->opcode != Opcode::kCompare || cmp->operands.size() != 2) return std::nullopt;

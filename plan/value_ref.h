@@ -1,6 +1,9 @@
-// One array value of a computation: an instruction's result, or element
-// `index` of a tuple-shaped one (a variadic reduce's second result). The
-// plan keys buffers, fusion outputs and reads by it.
+// One array value of a computation: an instruction's result, or an
+// element of a tuple-shaped one (a variadic reduce's second result). For
+// nested tuples (a loop state holding a tuple) `index` counts the
+// elements that are not tuples, depth first, so every array has one; for
+// flat tuples it is the element's position. The plan keys buffers, fusion
+// outputs and reads by it.
 #pragma once
 
 #include <compare>
@@ -15,7 +18,7 @@ namespace vkxla {
 
 struct ValueRef {
   const Instruction* inst = nullptr;
-  int64_t index = -1;  // tuple element, or -1 for the whole value
+  int64_t index = -1;  // flat tuple element, or -1 for the whole value
 
   // The value an instruction stands for when its value is read:
   // get-tuple-element names an element of its operand (through tuple
@@ -29,8 +32,8 @@ struct ValueRef {
 
 // The array values a (possibly tuple-shaped) value is made of, in tuple
 // order: tuple instructions are looked through, tuple-shaped ops give
-// their elements; tokens hold no data and are left out. Tuples nested in
-// tuple-shaped ops are not supported yet (an error naming the op).
+// their elements (nested tuples too); tokens hold no data and are left
+// out.
 StatusOr<std::vector<ValueRef>> ValueLeaves(const Instruction* root);
 
 }  // namespace vkxla

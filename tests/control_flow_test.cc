@@ -255,6 +255,55 @@ TEST_F(ControlFlow, InPlaceUpdatesAgreeWithTheReference) {
   }
 }
 
+// Tuples inside the loop state and inside a branch's operand and result
+// (with a token among them): every array is a leaf of its own.
+TEST_F(ControlFlow, NestedTupleStateAndOperands) {
+  const std::string inner = "(f32[3], (s32[2], token[]))";
+  const std::string state = "(s32[], " + inner + ")";
+  const std::string text =
+      "HloModule nested\n"
+      "%swap (q: " + inner + ") -> " + inner + " {\n  %q = " + inner + " parameter(0)\n"
+      "  %x = f32[3] get-tuple-element(%q), index=0\n  %yt = (s32[2], token[]) get-tuple-element(%q), index=1\n"
+      "  %y = s32[2] get-tuple-element(%yt), index=0\n  %nx = f32[3] negate(%x)\n  %ny = s32[2] negate(%y)\n"
+      "  %tok = token[] get-tuple-element(%yt), index=1\n  %yt2 = (s32[2], token[]) tuple(%ny, %tok)\n"
+      "  ROOT %r = " + inner + " tuple(%nx, %yt2)\n}\n"
+      "%keep (q: " + inner + ") -> " + inner + " {\n  ROOT %q = " + inner + " parameter(0)\n}\n"
+      "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %in = " + inner + " get-tuple-element(%p), index=1\n"
+      "  %yt = (s32[2], token[]) get-tuple-element(%in), index=1\n  %y = s32[2] get-tuple-element(%yt), index=0\n"
+      "  %y0 = s32[1] slice(%y), slice={[0:1]}\n  %y0s = s32[] reshape(%y0)\n  %lim = s32[] constant(40)\n"
+      "  %small = pred[] compare(%y0s, %lim), direction=LT\n  %n = s32[] constant(6)\n"
+      "  %more = pred[] compare(%i, %n), direction=LT\n  ROOT %go = pred[] and(%small, %more)\n}\n"
+      "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %in = " + inner + " get-tuple-element(%p), index=1\n"
+      "  %two = s32[] constant(2)\n  %r = s32[] remainder(%i, %two)\n"
+      "  %b = " + inner + " conditional(%r, %in, %in), branch_computations={%keep, %swap}\n"
+      "  %x = f32[3] get-tuple-element(%b), index=0\n  %yt = (s32[2], token[]) get-tuple-element(%b), index=1\n"
+      "  %y = s32[2] get-tuple-element(%yt), index=0\n  %tok = token[] get-tuple-element(%yt), index=1\n"
+      "  %x2 = f32[3] add(%x, %x)\n  %ib = s32[2] broadcast(%i), dimensions={}\n  %y2 = s32[2] add(%y, %ib)\n"
+      "  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n  %yt2 = (s32[2], token[]) tuple(%y2, %tok)\n"
+      "  %in2 = " + inner + " tuple(%x2, %yt2)\n  ROOT %t = " + state + " tuple(%i2, %in2)\n}\n"
+      "ENTRY %e {\n  %x = f32[3] parameter(0)\n  %y = s32[2] parameter(1)\n  %tok = token[] after-all()\n"
+      "  %z = s32[] constant(0)\n  %yt = (s32[2], token[]) tuple(%y, %tok)\n  %in = " + inner + " tuple(%x, %yt)\n"
+      "  %t = " + state + " tuple(%z, %in)\n  %w = " + state + " while(%t), condition=%cond, body=%body\n"
+      "  %i = s32[] get-tuple-element(%w), index=0\n  %out = " + inner + " get-tuple-element(%w), index=1\n"
+      "  %ox = f32[3] get-tuple-element(%out), index=0\n  %oyt = (s32[2], token[]) get-tuple-element(%out), index=1\n"
+      "  %oy = s32[2] get-tuple-element(%oyt), index=0\n  %oin = (f32[3], s32[2]) tuple(%ox, %oy)\n  ROOT %o = (s32[], (f32[3], s32[2])) tuple(%i, %oin)\n}\n";
+  Literal x(Shape(ElementType::kF32, {3})), y(Shape(ElementType::kS32, {2}));
+  for (int i = 0; i < 3; ++i) x.Set(i, Scalar::Float(ElementType::kF32, i + 1));
+  y.Set(0, Scalar::Int(ElementType::kS32, 3));
+  y.Set(1, Scalar::Int(ElementType::kS32, -5));
+  Literal r = Check(text, {x, y});
+  ASSERT_TRUE(r.shape().IsTuple());
+  // Six trips, odd ones through the negating branch: x * -64, and y
+  // (3, -5) -> (3, -5) -> (-2, 6) -> (0, 8) -> (3, -5) -> (7, -1) -> (-2, 6).
+  EXPECT_EQ(r.tuple_elements()[0].Get(0).s, 6);
+  const Literal& xy = r.tuple_elements()[1];
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(xy.tuple_elements()[0].Get(i).re, -64.0 * (i + 1));
+  EXPECT_EQ(xy.tuple_elements()[1].Get(0).s, -2);
+  EXPECT_EQ(xy.tuple_elements()[1].Get(1).s, 6);
+}
+
 // sum over i < 4, j < 5 of i * j = 60, by two nested counted loops.
 TEST_F(ControlFlow, NestedLoops) {
   const std::string inner = "(s32[], s32[], s32[])";  // j, i, s
