@@ -876,6 +876,41 @@ StatusOr<std::vector<Instruction*>> Reader::LowerHostOp(const Statement& s, std:
     results.push_back(parts[1]);
     return results;
   }
+  if (s.name == "stablehlo.send" || s.name == "stablehlo.recv") {
+    // HLO's send/send-done and recv/recv-done pairs on channel_id.
+    auto handle = s.attributes.find("channel_handle");
+    std::optional<int64_t> channel;
+    if (handle != s.attributes.end()) {
+      const size_t at = handle->second.find("handle");
+      if (at != std::string::npos) {
+        const std::vector<int64_t> v = Integers(handle->second.substr(at + 6, handle->second.find_first_of(",>", at) - at - 6));
+        if (v.size() == 1) channel = v[0];
+      }
+    }
+    if (!channel) return c_.Error(s.at, s.name + " needs channel_handle = #stablehlo.channel_handle<handle = N, type = T>");
+    auto with_channel = [&](Instruction* i) {
+      i->other_attributes.emplace_back("channel_id", std::to_string(*channel));
+      auto host = s.attributes.find("is_host_transfer");
+      i->other_attributes.emplace_back("is_host_transfer", host != s.attributes.end() && host->second.find("true") != std::string::npos
+                                                               ? "true" : "false");
+      return i;
+    };
+    const Shape context = Shape::Scalar(ElementType::kU32);
+    if (s.name == "stablehlo.send") {
+      if (operands.size() != 2 || !operands.back()->shape.IsToken() || !operands[0]->shape.IsArray())
+        return Unimplemented(c_.Where(s.at) + ": stablehlo.send of " + std::to_string(operands.size() - 1) +
+                             " values: one array and a token are supported");
+      Instruction* send = with_channel(Make(Opcode::kSend, Shape::Tuple({operands[0]->shape, context, Shape::Token()}), operands, s.at));
+      return std::vector<Instruction*>{with_channel(Make(Opcode::kSendDone, Shape::Token(), {send}, s.at))};
+    }
+    if (operands.size() != 1 || s.result_types.size() != 2 || !s.result_types[0].IsArray() || !s.result_types[1].IsToken())
+      return Unimplemented(c_.Where(s.at) + ": stablehlo.recv of " + std::to_string(s.result_types.size()) +
+                           " results: one array and a token are supported");
+    const Shape& data = s.result_types[0];
+    Instruction* recv = with_channel(Make(Opcode::kRecv, Shape::Tuple({data, context, Shape::Token()}), operands, s.at));
+    Instruction* done = with_channel(Make(Opcode::kRecvDone, Shape::Tuple({data, Shape::Token()}), {recv}, s.at));
+    return Elements(done, {data, Shape::Token()}, s.at);
+  }
   if (s.name == "stablehlo.outfeed") {
     if (operands.size() < 2 || !operands.back()->shape.IsToken())
       return c_.Error(s.at, "stablehlo.outfeed takes values and a token");
@@ -1113,7 +1148,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       for (size_t i = 0; i < r.size(); ++i) values[s.results[i]] = r[i];
       continue;
     }
-    if (s.name == "stablehlo.infeed" || s.name == "stablehlo.outfeed" ||
+    if (s.name == "stablehlo.infeed" || s.name == "stablehlo.outfeed" || s.name == "stablehlo.send" || s.name == "stablehlo.recv" ||
         (s.name == "stablehlo.custom_call" && s.callee.rfind("@check.", 0) != 0)) {
       ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerHostOp(s, values));
       if (r.size() != s.results.size())

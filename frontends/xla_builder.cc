@@ -562,6 +562,36 @@ XlaOp XlaBuilder::Outfeed(XlaOp operand, XlaOp token) {
   return WithComputations(Opcode::kOutfeed, {operand, token}, {}, {});
 }
 
+namespace {
+
+std::unique_ptr<Instruction> HostTransfer(Opcode opcode, std::vector<Instruction*> operands, Shape shape, int64_t channel) {
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = opcode;
+  inst->operands = std::move(operands);
+  inst->shape = std::move(shape);
+  inst->other_attributes.emplace_back("channel_id", std::to_string(channel));
+  inst->other_attributes.emplace_back("is_host_transfer", "true");
+  return inst;
+}
+
+}  // namespace
+
+XlaOp XlaBuilder::SendToHost(XlaOp operand, XlaOp token, int64_t channel) {
+  if (!Check({operand, token})) return XlaOp();
+  const Shape sent = Shape::Tuple({operand.instruction()->shape, Shape::Scalar(ElementType::kU32), Shape::Token()});
+  XlaOp send = Add(HostTransfer(Opcode::kSend, {operand.instruction(), token.instruction()}, sent, channel));
+  if (!Check({send})) return XlaOp();
+  return Add(HostTransfer(Opcode::kSendDone, {send.instruction()}, Shape::Token(), channel));
+}
+
+XlaOp XlaBuilder::RecvFromHost(XlaOp token, const Shape& shape, int64_t channel) {
+  if (!Check({token})) return XlaOp();
+  const Shape received = Shape::Tuple({shape, Shape::Scalar(ElementType::kU32), Shape::Token()});
+  XlaOp recv = Add(HostTransfer(Opcode::kRecv, {token.instruction()}, received, channel));
+  if (!Check({recv})) return XlaOp();
+  return Add(HostTransfer(Opcode::kRecvDone, {recv.instruction()}, Shape::Tuple({shape, Shape::Token()}), channel));
+}
+
 XlaOp XlaBuilder::CustomCall(const std::string& target, const std::vector<XlaOp>& operands, const Shape& shape,
                              const std::string& backend_config, int api_version) {
   auto inst = std::make_unique<Instruction>();

@@ -139,6 +139,10 @@ class XlaBuilder {
   // (value of `shape`, token), from the device's infeed queue.
   XlaOp Infeed(XlaOp token, const Shape& shape);
   XlaOp Outfeed(XlaOp operand, XlaOp token);
+  // XLA's SendToHost and RecvFromHost on host channel `channel` (a
+  // send/send-done or recv/recv-done pair): a token; (value of `shape`, token).
+  XlaOp SendToHost(XlaOp operand, XlaOp token, int64_t channel);
+  XlaOp RecvFromHost(XlaOp token, const Shape& shape, int64_t channel);
   // A custom call of `target` (a registered host function, or a no-op
   // annotation) whose result has `shape`.
   XlaOp CustomCall(const std::string& target, const std::vector<XlaOp>& operands, const Shape& shape,

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "frontends/hlo_text.h"
+#include "frontends/xla_builder.h"
 #include "frontends/stablehlo_reader.h"
 #include "ops/custom_call_registry.h"
 #include "ops/evaluator.h"
@@ -284,6 +285,61 @@ TEST_F(HostSteps, FromStablehlo) {
   std::optional<Literal> out = TestDevice().outfeed().Pop();
   ASSERT_TRUE(out.has_value());
   EXPECT_EQ(out->ValuesToString(), "{11, 22, 33}");
+}
+
+// Host transfers from StableHLO, generic form as JAX writes it: recv on
+// one channel, send on another.
+TEST_F(HostSteps, SendAndRecvFromStablehlo) {
+  const std::string text = R"(func.func @main() -> tensor<2xi32> {
+  %tok = stablehlo.after_all : !stablehlo.token
+  %v, %t1 = "stablehlo.recv"(%tok) {channel_handle = #stablehlo.channel_handle<handle = 7, type = 3>, is_host_transfer = true} : (!stablehlo.token) -> (tensor<2xi32>, !stablehlo.token)
+  %d = stablehlo.multiply %v, %v : tensor<2xi32>
+  %t2 = "stablehlo.send"(%d, %t1) {channel_handle = #stablehlo.channel_handle<handle = 8, type = 2>, is_host_transfer = true} : (tensor<2xi32>, !stablehlo.token) -> !stablehlo.token
+  func.return %d : tensor<2xi32>
+})";
+  auto program = ReadStablehlo(text, /*with_checks=*/false);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  auto exe = Executable::Compile(*program->module, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  Literal v(Shape(ElementType::kS32, {2}));
+  v.Set(0, Scalar::Int(ElementType::kS32, -3));
+  v.Set(1, Scalar::Int(ElementType::kS32, 5));
+  TestDevice().to_device(7).Push(v);
+  auto got = (*exe)->Run({});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->ValuesToString(), "{9, 25}");
+  std::optional<Literal> sent = TestDevice().from_device(8).Pop();
+  ASSERT_TRUE(sent.has_value());
+  EXPECT_EQ(sent->ValuesToString(), "{9, 25}");
+  // The same from the builder.
+  XlaBuilder b("channels");
+  XlaOp tok = b.AfterAll({});
+  XlaOp recv = b.RecvFromHost(tok, Shape(ElementType::kS32, {2}), 7);
+  XlaOp value = b.GetTupleElement(recv, 0);
+  XlaOp d = Mul(value, value);
+  b.SendToHost(d, b.GetTupleElement(recv, 1), 8);
+  auto built = b.Build(d);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  auto built_exe = Executable::Compile(**built, TestDevice());
+  ASSERT_TRUE(built_exe.ok()) << built_exe.status().ToString();
+  TestDevice().to_device(7).Push(v);
+  got = (*built_exe)->Run({});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->ValuesToString(), "{9, 25}");
+  sent = TestDevice().from_device(8).Pop();
+  ASSERT_TRUE(sent.has_value());
+  EXPECT_EQ(sent->ValuesToString(), "{9, 25}");
+  // Without a channel handle: an error naming the op and the line.
+  auto bad = ReadStablehlo(R"(func.func @main() -> !stablehlo.token {
+  %tok = stablehlo.after_all : !stablehlo.token
+  %x = stablehlo.constant dense<1> : tensor<i32>
+  %t = "stablehlo.send"(%x, %tok) {is_host_transfer = true} : (tensor<i32>, !stablehlo.token) -> !stablehlo.token
+  func.return %t : !stablehlo.token
+})",
+                           /*with_checks=*/false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("stablehlo.send needs channel_handle"), std::string::npos) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("4:"), std::string::npos) << bad.status().ToString();
 }
 
 }  // namespace
