@@ -43,8 +43,9 @@ constexpr const char* kPreamble =
     "(f32 matmul 1024^3 between 18 and 27 GFLOP/s, the stream kernel between 5.6 and 10.7 GB/s), so a\n"
     "single run's ratio near a target says little; the fused-epilogue row times both products\n"
     "alternately to compare them under the same interference. Control-flow rows time whole runs on the\n"
-    "host clock (loops and branches run between submissions): the counted While's trip against one run of\n"
-    "its body's dispatches, and a While+DynamicUpdateSlice scan against one Scan op.\n";
+    "host clock (a counted loop replays up to 256 trips per submission; a loop only the device can count\n"
+    "runs gated, 1, 8, then 64 trips per submission): the counted While's trip against one run of its\n"
+    "body's dispatches, and a While+DynamicUpdateSlice scan against one Scan op.\n";
 
 std::string Ratio(double r) {
   if (r <= 0) return "";
