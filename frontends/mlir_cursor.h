@@ -38,6 +38,7 @@ class MlirCursor {
   size_t position() const { return pos_; }
   void set_position(size_t p) { pos_ = p; }
   std::string_view rest() const { return text_.substr(pos_); }
+  std::string_view text() const { return text_; }
   // line:col of the current position (or of `at`).
   std::string Where(size_t at) const;
   // The same as numbers; asking in increasing order costs the text once

@@ -27,8 +27,10 @@ constexpr int kMaxRegionDepth = 64;
 
 class Reader {
  public:
-  Reader(std::string_view text, bool with_checks, int first_line) : c_(text, first_line), with_checks_(with_checks) {}
+  Reader(std::string_view text, bool with_checks, int first_line, std::string_view entry = {})
+      : c_(text, first_line), with_checks_(with_checks), entry_name_(entry) {}
   StatusOr<StablehloProgram> Read();
+  StatusOr<std::vector<StablehloFunctionInfo>> List();
 
  private:
   Status ScanFunctions();
@@ -85,6 +87,7 @@ class Reader {
   bool with_checks_;
   std::vector<Function> functions_;
   std::unique_ptr<Computation> entry_;
+  std::string entry_name_;  // the entry the caller asked for, or empty
   Computation* current_ = nullptr;  // where Add puts instructions
   std::vector<std::unique_ptr<Computation>> regions_;
   int next_id_ = 0;
@@ -121,8 +124,8 @@ Status Reader::ScanFunctions() {
       return c_.Error(at, "expected func.func");
     }
     Function f;
-    c_.Identifier();  // public / private
-    if (c_.Peek() != '@') c_.Identifier();
+    for (int words = 0; words < 2 && c_.Peek() != '@'; ++words)  // public / private / nested
+      f.is_private = c_.Identifier() == "private" || f.is_private;
     f.name = c_.SymbolName();
     if (f.name.empty()) return c_.Error("expected @name after func.func");
     RETURN_IF_ERROR(c_.Expect("("));
@@ -146,6 +149,8 @@ Status Reader::ScanFunctions() {
     RETURN_IF_ERROR(c_.Balanced().status());
     f.body_begin = open + 1;
     f.body_end = c_.position() - 1;
+    const std::string_view body = c_.text().substr(f.body_begin, f.body_end - f.body_begin);
+    f.holds_checks = body.find("check.") != std::string_view::npos;
     functions_.push_back(std::move(f));
   }
   if (functions_.empty()) return c_.Error("no func.func in the input");
@@ -652,6 +657,16 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       ASSIGN_OR_RETURN(std::string raw, need({gather ? "dimension_numbers" : "scatter_dimension_numbers"}));
       for (const auto& [key, value] : StructFields(raw))
         SetAttribute(*inst, key, value.rfind('[', 0) == 0 ? IntListText(Integers(value)) : value);
+      // The printer leaves out fields at their defaults: empty lists and
+      // index_vector_dim = 0.
+      const std::vector<const char*> lists =
+          gather ? std::vector<const char*>{"offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+                                            "start_indices_batching_dims", "start_index_map"}
+                 : std::vector<const char*>{"update_window_dims", "inserted_window_dims", "input_batching_dims",
+                                            "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"};
+      for (const char* key : lists)
+        if (!FindAttribute(*inst, key)) SetAttribute(*inst, key, "{}");
+      if (!FindAttribute(*inst, "index_vector_dim")) SetAttribute(*inst, "index_vector_dim", "0");
       for (const char* flag : {"indices_are_sorted", "unique_indices"})
         if (attr({flag}).value_or("false") == "true") SetAttribute(*inst, flag, "true");
       if (gather) {
@@ -1198,10 +1213,12 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
 
 StatusOr<StablehloProgram> Reader::Read() {
   RETURN_IF_ERROR(ScanFunctions());
-  // The entry: @main if there is one, else the first function nobody calls.
+  // The entry: the one asked for, else @main, else the first function.
   const Function* entry = nullptr;
+  const std::string wanted = entry_name_.empty() ? "@main" : "@" + entry_name_;
   for (const Function& f : functions_)
-    if (f.name == "@main") entry = &f;
+    if (f.name == wanted) entry = &f;
+  if (!entry && !entry_name_.empty()) return NotFound("no function " + wanted + " in the input");
   if (!entry) entry = &functions_.front();
   entry_ = std::make_unique<Computation>(entry->name.substr(1));
   current_ = entry_.get();
@@ -1247,11 +1264,23 @@ StatusOr<StablehloProgram> Reader::Read() {
   return program;
 }
 
+StatusOr<std::vector<StablehloFunctionInfo>> Reader::List() {
+  RETURN_IF_ERROR(ScanFunctions());
+  std::vector<StablehloFunctionInfo> out;
+  for (const Function& f : functions_) out.push_back({f.name.substr(1), f.arguments.size(), f.is_private, f.holds_checks});
+  return out;
+}
+
 }  // namespace
 
-StatusOr<StablehloProgram> ReadStablehlo(std::string_view text, bool with_checks, int first_line) {
-  Reader reader(text, with_checks, first_line);
+StatusOr<StablehloProgram> ReadStablehlo(std::string_view text, bool with_checks, int first_line, std::string_view entry) {
+  Reader reader(text, with_checks, first_line, entry);
   return reader.Read();
+}
+
+StatusOr<std::vector<StablehloFunctionInfo>> ListStablehloFunctions(std::string_view text, int first_line) {
+  Reader reader(text, false, first_line);
+  return reader.List();
 }
 
 StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path) {

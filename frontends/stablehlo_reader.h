@@ -41,8 +41,20 @@ struct StablehloProgram {
 
 // Reads `text` (one module or one `// -----` case). With `with_checks`, the
 // entry's root is a tuple of the returned values followed by every value a
-// check reads; otherwise the returned value (or a tuple of them).
-StatusOr<StablehloProgram> ReadStablehlo(std::string_view text, bool with_checks, int first_line = 1);
+// check reads; otherwise the returned value (or a tuple of them). The
+// entry is the function named `entry` (without '@'), else @main, else the
+// first one.
+StatusOr<StablehloProgram> ReadStablehlo(std::string_view text, bool with_checks, int first_line = 1,
+                                         std::string_view entry = {});
+
+// The functions of `text`, in order: what a test runner picks entries from.
+struct StablehloFunctionInfo {
+  std::string name;  // without '@'
+  size_t arguments = 0;
+  bool is_private = false;
+  bool holds_checks = false;
+};
+StatusOr<std::vector<StablehloFunctionInfo>> ListStablehloFunctions(std::string_view text, int first_line = 1);
 StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path);
 
 }  // namespace vkxla

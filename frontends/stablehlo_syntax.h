@@ -37,6 +37,8 @@ struct Function {
   std::string name;
   std::vector<std::pair<std::string, Shape>> arguments;
   size_t body_begin = 0, body_end = 0;  // inside the braces
+  bool is_private = false;
+  bool holds_checks = false;  // a check.* op in its body
 };
 
 // The StableHLO ops that map one to one onto an HLO opcode of the same

@@ -160,5 +160,48 @@ func.func @skipped() {
   EXPECT_NE(skipped.detail.find("stablehlo.fft is not implemented"), std::string::npos) << skipped.detail;
 }
 
+// Several test functions in one piece, no separators: each is a case, so
+// a second function's failing check is seen (it once passed unseen); a
+// function with arguments is counted as skipped, a private helper is no
+// case, and a function it calls keeps its checks to itself.
+TEST_F(StablehloReader, EveryFunctionWithChecksIsACase) {
+  const std::string text = R"(module {
+  func.func private @twice(%x: tensor<2xi32>) -> tensor<2xi32> {
+    %y = stablehlo.add %x, %x : tensor<2xi32>
+    func.return %y : tensor<2xi32>
+  }
+  func.func @first() {
+    %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+    %b = func.call @twice(%a) : (tensor<2xi32>) -> tensor<2xi32>
+    check.expect_eq_const %b, dense<[2, 4]> : tensor<2xi32>
+    func.return
+  }
+  func.func public @second() {
+    %a = stablehlo.constant dense<[3, 4]> : tensor<2xi32>
+    %b = stablehlo.add %a, %a : tensor<2xi32>
+    check.expect_eq_const %b, dense<[6, 9]> : tensor<2xi32>
+    func.return
+  }
+  func.func @with_arguments(%a: tensor<2xi32>) {
+    check.expect_eq_const %a, dense<[6, 9]> : tensor<2xi32>
+    func.return
+  }
+})";
+  auto cases = SplitCases("x.mlir", text);
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(cases[0].name, "first");
+  EXPECT_EQ(cases[1].name, "second");
+  EXPECT_EQ(cases[2].name, "with_arguments");
+  EXPECT_EQ(RunCase(cases[0], TestDevice()).outcome, Outcome::kPassed);
+  CaseResult second = RunCase(cases[1], TestDevice());
+  EXPECT_EQ(second.outcome, Outcome::kFailed);
+  EXPECT_NE(second.detail.find("15:5: element 1 is 8, expected 9"), std::string::npos) << second.detail;
+  EXPECT_EQ(RunCase(cases[2], TestDevice()).outcome, Outcome::kSkipped);
+  // Asking the reader for a function that is not there is an error.
+  auto missing = ReadStablehlo(text, true, 1, "third");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no function @third"), std::string::npos) << missing.status().ToString();
+}
+
 }  // namespace
 }  // namespace vkxla

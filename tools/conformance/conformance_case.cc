@@ -92,14 +92,29 @@ std::vector<ConformanceCase> SplitCases(const std::string& path, const std::stri
   std::string line, piece;
   int line_number = 0, first = 1;
   static const std::regex kFunc(R"(func\.func\s+(?:public\s+|private\s+)?@([A-Za-z0-9_.$-]+))");
+  auto add = [&](const std::string& function, const std::string& entry) {
+    ConformanceCase c{file, family, function, entry, piece, first};
+    for (const ConformanceCase& other : cases)
+      if (other.name == c.name) c.name += "#" + std::to_string(cases.size());
+    cases.push_back(std::move(c));
+  };
   auto flush = [&] {
     std::smatch m;
-    if (std::regex_search(piece, m, kFunc)) {
-      ConformanceCase c{file, family, m[1].str(), piece, first};
-      for (const ConformanceCase& other : cases)
-        if (other.name == c.name) c.name += "#" + std::to_string(cases.size());
-      cases.push_back(std::move(c));
+    if (!std::regex_search(piece, m, kFunc)) {
+      piece.clear();
+      return;
     }
+    // A piece the reader cannot list still becomes a case: running it
+    // reports why.
+    size_t added = 0;
+    if (auto functions = ListStablehloFunctions(piece, first); functions.ok()) {
+      for (const StablehloFunctionInfo& f : *functions)
+        if (f.holds_checks && !f.is_private) {
+          add(f.name, f.name);
+          ++added;
+        }
+    }
+    if (added == 0) add(m[1].str(), "");
     piece.clear();
   };
   while (std::getline(in, line)) {
@@ -118,7 +133,7 @@ std::vector<ConformanceCase> SplitCases(const std::string& path, const std::stri
 CaseResult RunCase(const ConformanceCase& c, Device& device) {
   auto skipped = [](const Status& s) { return CaseResult{Outcome::kSkipped, s.message()}; };
   auto failed = [](const std::string& why) { return CaseResult{Outcome::kFailed, why}; };
-  auto program = ReadStablehlo(c.text, /*with_checks=*/true, c.first_line);
+  auto program = ReadStablehlo(c.text, /*with_checks=*/true, c.first_line, c.function);
   if (!program.ok()) {
     if (program.status().code() == StatusCode::kUnimplemented) return skipped(program.status());
     return failed("read: " + program.status().message());

@@ -12,8 +12,9 @@ namespace vkxla {
 struct ConformanceCase {
   std::string file;    // "add.mlir"
   std::string family;  // "add": the op family, for the report
-  std::string name;    // the entry function: "add_op_test_si4"
-  std::string text;
+  std::string name;    // the case: its entry function, "#n" added where a file repeats it
+  std::string function;  // the entry function: "add_op_test_si4"
+  std::string text;    // the whole piece (the entry's callees with it)
   int first_line = 1;
   std::string id() const { return file + ":" + name; }
 };
@@ -27,7 +28,9 @@ struct CaseResult {
   std::string detail;
 };
 
-// Splits a test file at its `// -----` lines.
+// Splits a test file at its `// -----` lines; within a piece, every
+// function that is not private and holds check ops is a case of its own
+// (a piece without any is one case, its entry the reader's default).
 std::vector<ConformanceCase> SplitCases(const std::string& path, const std::string& text);
 
 // Reads, compiles and runs the case on `device` and evaluates its checks.
