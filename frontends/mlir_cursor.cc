@@ -59,6 +59,18 @@ std::string MlirCursor::Identifier() {
 std::string MlirCursor::SigilName(char sigil, bool allow_result_number) {
   SkipSpace();
   if (pos_ >= text_.size() || text_[pos_] != sigil) return "";
+  if (sigil == '@' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '"') {
+    // @"any name": the same symbol as @name when the name needs no quotes.
+    std::string name = "@";
+    size_t at = pos_ + 2;
+    for (; at < text_.size() && text_[at] != '"'; ++at) {
+      if (text_[at] == '\\' && at + 1 < text_.size()) ++at;
+      name += text_[at];
+    }
+    if (at >= text_.size()) return "";  // unterminated: no name
+    pos_ = at + 1;
+    return name;
+  }
   size_t end = pos_ + 1;
   while (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' ||
                                 text_[end] == '.' || text_[end] == '$' || text_[end] == '-' ||

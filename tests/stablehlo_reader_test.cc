@@ -160,6 +160,55 @@ func.func @skipped() {
   EXPECT_NE(skipped.detail.find("stablehlo.fft is not implemented"), std::string::npos) << skipped.detail;
 }
 
+// x.at[2].add(10) as JAX writes it: the printer leaves out
+// update_window_dims (empty) and index_vector_dim (0).
+TEST_F(StablehloReader, ScatterDimensionNumbersAtTheirDefaults) {
+  const std::string text = R"(func.func public @main() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %i = stablehlo.constant dense<[2]> : tensor<1xi32>
+  %u = stablehlo.constant dense<10.0> : tensor<f32>
+  %r = "stablehlo.scatter"(%x, %i, %u) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>} : (tensor<4xf32>, tensor<1xi32>, tensor<f32>) -> tensor<4xf32>
+  check.expect_eq_const %r, dense<[1.0, 2.0, 13.0, 4.0]> : tensor<4xf32>
+  %g = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0]>, slice_sizes = array<i64: 1>} : (tensor<4xf32>, tensor<1xi32>) -> tensor<f32>
+  check.expect_eq_const %g, dense<3.0> : tensor<f32>
+  func.return
+})";
+  auto cases = SplitCases("x.mlir", text);
+  ASSERT_EQ(cases.size(), 1u);
+  CaseResult r = RunCase(cases[0], TestDevice());
+  EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
+}
+
+// Symbols may be quoted (@"name"), as exporters write names with dots or
+// dashes; an unterminated one is a located error.
+TEST_F(StablehloReader, QuotedSymbolNames) {
+  auto program = ReadStablehlo(R"(module @"jit_f" {
+  func.func private @"inner.fn-1"(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %y = stablehlo.add %x, %x : tensor<2xf32>
+    func.return %y : tensor<2xf32>
+  }
+  func.func public @"main"(%a: tensor<2xf32>) -> tensor<2xf32> {
+    %b = func.call @"inner.fn-1"(%a) : (tensor<2xf32>) -> tensor<2xf32>
+    func.return %b : tensor<2xf32>
+  }
+})",
+                               false);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  EXPECT_EQ(program->function, "main");
+  Literal a(Shape(ElementType::kF32, {2}));
+  a.Set(0, Scalar::Float(ElementType::kF32, 1.5));
+  a.Set(1, Scalar::Float(ElementType::kF32, -2));
+  Literal got = RunAndCompareWith(*program->module, {a});
+  EXPECT_EQ(got.ValuesToString(), "{3, -4}");
+  auto bad = ReadStablehlo("func.func @\"main(%a: tensor<2xf32>) {\n  func.return\n}\n", false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("1:"), std::string::npos) << bad.status().ToString();
+}
+
 // Several test functions in one piece, no separators: each is a case, so
 // a second function's failing check is seen (it once passed unseen); a
 // function with arguments is counted as skipped, a private helper is no
