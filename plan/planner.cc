@@ -444,6 +444,32 @@ class Planner {
     return OkStatus();
   }
 
+  // The body's closing copies into the state that ping-pong can leave out:
+  // from a buffer of the body's own (declared from `body_buffers` on, so
+  // nothing outside the loop touches it) into a state buffer (or its
+  // sizes) of the same bytes and memory, each buffer in one pair. Nothing
+  // after them in the body reads a state buffer (CopyLeaves stages a moved
+  // leaf first), so swapping the pair's roles every other trip is a
+  // renaming that keeps the body's meaning.
+  void FindAlternates(WhileStep& w, const std::vector<int>& state_buffers, size_t body_buffers) const {
+    std::set<int> state(state_buffers.begin(), state_buffers.end()), used;
+    for (int b : state_buffers)
+      if (SizesOf(b) >= 0) state.insert(SizesOf(b));
+    for (size_t i = w.body.size(); i-- > 0;) {
+      const auto* c = std::get_if<CopyStep>(&w.body[i].op);
+      if (!c) break;
+      const BufferDecl &src = p_.buffers[c->src], &dst = p_.buffers[c->dst];
+      const bool body_own = static_cast<size_t>(c->src) >= body_buffers;
+      if (!body_own || !state.count(c->dst) || src.bytes != dst.bytes || src.bytes != c->bytes || src.memory != dst.memory ||
+          used.count(c->src) || used.count(c->dst))
+        continue;
+      used.insert(c->src);
+      used.insert(c->dst);
+      w.alternates.emplace_back(c->src, c->dst);
+      w.alternate_copies.push_back(i);
+    }
+  }
+
   Status PlanControl(const Instruction& h, StepList& out) {
     const std::vector<int> results = control_buffers_.at(&h);
     switch (h.opcode) {
@@ -459,7 +485,9 @@ class Planner {
                               Shape::Scalar(ElementType::kPred));
         RETURN_IF_ERROR(PlanCalled(cond, {results}, {w.predicate}, w.condition));
         if (std::optional<int64_t> trips = KnownTripCount(h)) w.trip_count = *trips;
+        const size_t body_buffers = p_.buffers.size();
         RETURN_IF_ERROR(PlanCalled(body, {results}, results, w.body, /*loop_body=*/true));
+        FindAlternates(w, results, body_buffers);
         Step s;
         s.op = std::move(w);
         s.reads = s.writes = results;

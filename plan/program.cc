@@ -67,7 +67,13 @@ void PrintSteps(const Program& p, const StepList& steps, const std::string& inde
       if (w->trip_count >= 0) o << "while (" << w->trip_count << " trips, counted)\n" << indent << "   condition:\n";
       else o << "while (predicate b" << w->predicate << ")\n" << indent << "   condition:\n";
       PrintSteps(p, w->condition, indent + "    ", o);
-      o << indent << "   body:\n";
+      o << indent << "   body";
+      if (!w->alternates.empty()) {
+        o << " (ping-pong";
+        for (const auto& [body, state] : w->alternates) o << " b" << body << "/b" << state;
+        o << ")";
+      }
+      o << ":\n";
       PrintSteps(p, w->body, indent + "    ", o);
       continue;
     } else if (const auto* c = std::get_if<ConditionalStep>(&s.op)) {

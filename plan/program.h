@@ -131,6 +131,12 @@ struct WhileStep {
   // known_trip_count in backend_config): the condition is never run and
   // the body is replayed without reading anything back; -1 when unknown.
   int64_t trip_count = -1;
+  // Ping-pong: (body buffer, state buffer) pairs whose copy at the end of
+  // the body (`alternates[i]` is body step `alternate_copies[i]`) may be
+  // left out by swapping the two buffers' roles every other trip; after an
+  // odd number of such trips the state is in the body buffers.
+  std::vector<std::pair<int, int>> alternates;
+  std::vector<size_t> alternate_copies;
 };
 // Reads the selector (an s32 branch index or a pred, in a host buffer) and
 // runs one branch: a pred picks branch 0 when true; an index out of range

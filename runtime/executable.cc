@@ -66,10 +66,12 @@ Status Executable::BuildKernels() {
   std::map<std::string, std::shared_ptr<ComputePipeline>> pipelines;
   for (const FusionGroup& g : program_.groups) {
     kernels_.emplace_back();
+    kernel_bindings_.emplace_back();
     for (size_t k = 0; k < g.kernels.size(); ++k) {
       const KernelLaunch& launch = g.kernels[k];
       if (launch.invocations == 0) {
         kernels_.back().push_back(nullptr);
+        kernel_bindings_.back().emplace_back();
         continue;
       }
       ASSIGN_OR_RETURN(KernelSource src, BuildKernel(program_, g, static_cast<int>(k)));
@@ -83,9 +85,70 @@ Status Executable::BuildKernels() {
       ASSIGN_OR_RETURN(BoundKernel bound, BoundKernel::Create(device_, pipeline, std::move(bindings), launch.invocations,
                                                              launch.local_size));
       kernels_.back().push_back(std::make_unique<BoundKernel>(std::move(bound)));
+      kernel_bindings_.back().push_back({pipeline, src.bindings, launch.invocations, launch.local_size});
     }
   }
   return OkStatus();
+}
+
+namespace {
+
+// Steps a ping-pong trip can rename: dispatches on their own grids, copies
+// and fills (no host work or nested control between).
+bool Renamable(const StepList& steps) {
+  for (const Step& s : steps) {
+    if (const auto* d = std::get_if<DispatchStep>(&s.op)) {
+      if (d->indirect >= 0) return false;
+    } else if (!std::holds_alternative<CopyStep>(s.op) && !std::holds_alternative<FillStep>(s.op)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Executable::Alternation>> Executable::PrepareAlternation(const WhileStep& w) {
+  if (w.alternates.empty() || !Renamable(w.condition) || !Renamable(w.body)) return std::unique_ptr<Alternation>();
+  auto alt = std::make_unique<Alternation>();
+  for (const auto& [body, state] : w.alternates) {
+    alt->partner[body] = state;
+    alt->partner[state] = body;
+  }
+  for (size_t i : w.alternate_copies) alt->elided.insert(&w.body[i]);
+  for (const StepList* steps : {&w.condition, &w.body})
+    for (const Step& step : *steps) {
+      const auto* d = std::get_if<DispatchStep>(&step.op);
+      if (!d || alt->kernels.count({d->group, d->kernel})) continue;
+      const KernelBinding& kb = kernel_bindings_[d->group][d->kernel];
+      if (!kb.pipeline) return Internal("a dispatch of a kernel that was not built");
+      bool touches = false;
+      std::vector<BufferSlice> bindings;
+      for (int b : kb.buffers) {
+        touches = touches || alt->partner.count(b) > 0;
+        bindings.push_back(SliceOf(alt->Map(b)));
+      }
+      if (!touches) continue;
+      ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device_, kb.pipeline, std::move(bindings), kb.invocations, kb.local_size));
+      alt->kernels[{d->group, d->kernel}] = std::make_unique<BoundKernel>(std::move(k));
+    }
+  // After an odd number of ping-pong trips the state is in the body's buffers.
+  ASSIGN_OR_RETURN(alt->fixup, RecordCommandBuffer([&](Scheduler& s) -> Status {
+    for (const auto& [body, state] : w.alternates) {
+      const BufferSlice src = SliceOf(body), dst = SliceOf(state);
+      s.Copy(src.buffer, src.offset, dst.buffer, dst.offset, program_.buffers[state].bytes);
+    }
+    return OkStatus();
+  }));
+  return alt;
+}
+
+const BoundKernel* Executable::KernelFor(const DispatchStep& d, const Alternation* alt, bool swapped) const {
+  if (alt && swapped) {
+    auto it = alt->kernels.find({d.group, d.kernel});
+    if (it != alt->kernels.end()) return it->second.get();
+  }
+  return kernels_[d.group][d.kernel].get();
 }
 
 Status Executable::PrepareExternals(const StepList& steps) {
@@ -102,12 +165,18 @@ Status Executable::PrepareExternals(const StepList& steps) {
   return OkStatus();
 }
 
-Status Executable::RecordSteps(Scheduler& s, const StepList& steps, size_t begin, size_t end, bool dispatches_only) const {
+Status Executable::RecordSteps(Scheduler& s, const StepList& steps, size_t begin, size_t end, bool dispatches_only,
+                               const Alternation* alt, bool swapped) const {
+  auto map = [&](int b) { return alt && swapped ? alt->Map(b) : b; };
   for (size_t i = begin; i < end; ++i) {
     const Step& step = steps[i];
+    if (alt && alt->elided.count(&step)) {
+      if (step.barrier_before) s.Barrier();  // later steps may count on it
+      continue;
+    }
     if (const auto* d = std::get_if<DispatchStep>(&step.op)) {
       if (step.barrier_before) s.Barrier();
-      const BoundKernel* k = kernels_[d->group][d->kernel].get();
+      const BoundKernel* k = KernelFor(*d, alt, swapped);
       if (!k) return Internal("a dispatch of a kernel that was not built");
       if (d->indirect >= 0) {
         const BufferSlice grid = SliceOf(d->indirect);
@@ -120,10 +189,10 @@ Status Executable::RecordSteps(Scheduler& s, const StepList& steps, size_t begin
     if (dispatches_only) continue;
     if (step.barrier_before) s.Barrier();
     if (const auto* c = std::get_if<CopyStep>(&step.op)) {
-      const BufferSlice src = SliceOf(c->src), dst = SliceOf(c->dst);
+      const BufferSlice src = SliceOf(map(c->src)), dst = SliceOf(map(c->dst));
       s.Copy(src.buffer, src.offset, dst.buffer, dst.offset, c->bytes);
     } else if (const auto* f = std::get_if<FillStep>(&step.op)) {
-      const BufferSlice dst = SliceOf(f->buffer);
+      const BufferSlice dst = SliceOf(map(f->buffer));
       s.Fill(dst.buffer, dst.offset, dst.size, f->word);
     } else if (const auto* e = std::get_if<ExternalStep>(&step.op)) {
       std::vector<BufferSlice> reads, writes;
@@ -198,24 +267,39 @@ Status Executable::RecordGated(const WhileStep& w, Node& n) {
     ASSIGN_OR_RETURN(LoopGatePipelines p, LoopGatePipelines::Create(device_));
     gate_pipelines_ = std::move(p);
   }
+  // Short loops waste little on trips past their end; long ones submit
+  // rarely. No submission grows past the dispatch limit. Ping-pong needs
+  // an even number of trips per submission.
+  const int64_t limit = std::max<uint32_t>(1, program_.target.max_dispatches_per_submission);
+  const int64_t per_trip = Dispatches(w.condition) + 1 + static_cast<int64_t>(w.body.size());
+  const int64_t most = std::max<int64_t>(1, std::min(kMaxUnroll, limit / per_trip));
+  ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(w));
+  if (most < 2) n.alternation.reset();
+  const Alternation* alt = n.alternation.get();
   std::vector<std::array<uint32_t, 2>> grids;
   for (const Step& step : w.body) {
     if (const auto* d = std::get_if<DispatchStep>(&step.op)) {
       const BoundKernel* k = kernels_[d->group][d->kernel].get();
       if (!k) return Internal("a dispatch of a kernel that was not built");
       grids.push_back(k->grid());
+    } else if (alt && alt->elided.count(&step)) {
+      grids.push_back({1, 1});  // never dispatched
     } else {
       const auto& c = std::get<CopyStep>(step.op);
-      ASSIGN_OR_RETURN(BoundKernel k, LoopGate::CopyKernel(device_, *gate_pipelines_, SliceOf(c.src), SliceOf(c.dst), c.bytes));
-      grids.push_back(k.grid());
-      n.gated_copies.push_back(std::make_unique<BoundKernel>(std::move(k)));
+      for (int version = 0; version < (alt ? 2 : 1); ++version) {
+        const int src = version ? alt->Map(c.src) : c.src, dst = version ? alt->Map(c.dst) : c.dst;
+        ASSIGN_OR_RETURN(BoundKernel k, LoopGate::CopyKernel(device_, *gate_pipelines_, SliceOf(src), SliceOf(dst), c.bytes));
+        if (version == 0) grids.push_back(k.grid());
+        n.gated_copies[version].push_back(std::make_unique<BoundKernel>(std::move(k)));
+      }
     }
   }
   ASSIGN_OR_RETURN(n.gate, LoopGate::Create(device_, *gate_pipelines_, SliceOf(w.predicate), grids));
   auto record_trips = [&](Scheduler& s, int64_t trips) -> Status {
     for (int64_t t = 0; t < trips; ++t) {
+      const bool swapped = alt && t % 2 == 1;
       if (t > 0) s.Barrier();
-      RETURN_IF_ERROR(RecordSteps(s, w.condition, 0, w.condition.size(), false));
+      RETURN_IF_ERROR(RecordSteps(s, w.condition, 0, w.condition.size(), false, alt, swapped));
       s.Barrier();
       n.gate->RecordGate(s, t);
       s.Barrier();  // also makes the arguments visible to the indirect reads
@@ -224,22 +308,18 @@ Status Executable::RecordGated(const WhileStep& w, Node& n) {
         if (step.barrier_before) s.Barrier();
         const uint64_t arguments = n.gate->ArgumentsOffset(command++);
         if (const auto* d = std::get_if<DispatchStep>(&step.op)) {
-          kernels_[d->group][d->kernel]->RecordIndirect(s, n.gate->arguments(), arguments, d->push_constants);
-        } else {
-          n.gated_copies[copy++]->RecordIndirect(s, n.gate->arguments(), arguments,
-                                                 LoopGate::CopyPushConstants(std::get<CopyStep>(step.op).bytes));
+          KernelFor(*d, alt, swapped)->RecordIndirect(s, n.gate->arguments(), arguments, d->push_constants);
+        } else if (!alt || !alt->elided.count(&step)) {
+          n.gated_copies[swapped ? 1 : 0][copy++]->RecordIndirect(s, n.gate->arguments(), arguments,
+                                                                   LoopGate::CopyPushConstants(std::get<CopyStep>(step.op).bytes));
         }
       }
     }
     return OkStatus();
   };
-  // Short loops waste little on trips past their end; long ones submit
-  // rarely. No submission grows past the dispatch limit.
-  const int64_t limit = std::max<uint32_t>(1, program_.target.max_dispatches_per_submission);
-  const int64_t per_trip = Dispatches(w.condition) + 1 + static_cast<int64_t>(w.body.size());
-  const int64_t most = std::max<int64_t>(1, std::min(kMaxUnroll, limit / per_trip));
-  for (int64_t trips : {int64_t{1}, int64_t{8}, int64_t{64}}) {
+  for (int64_t trips : {int64_t{alt ? 2 : 1}, int64_t{8}, int64_t{64}}) {
     trips = std::min(trips, most);
+    if (alt) trips -= trips % 2;
     if (!n.batches.empty() && n.batches.back().first >= trips) continue;
     ASSIGN_OR_RETURN(VkCommandBuffer cb, RecordCommandBuffer([&](Scheduler& s) { return record_trips(s, trips); }));
     n.batches.emplace_back(trips, cb);
@@ -281,12 +361,23 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
       RETURN_IF_ERROR(Record(w->body, n.body));
       if (n.trips > 1 && n.body.size() == 1 && n.body[0].kind == Node::Kind::kCommands) {
         // A counted loop with a plain body: many trips per submission,
-        // as many as the dispatch limit allows.
+        // as many as the dispatch limit allows; with ping-pong an even
+        // number, so each submission leaves the state where it found it.
         const int64_t dispatches = Dispatches(w->body);
         n.unroll = std::min<int64_t>(n.trips, std::max<int64_t>(1, limit / std::max<int64_t>(1, dispatches)));
         n.unroll = std::min<int64_t>(n.unroll, kMaxUnroll);
+        ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(*w));
+        if (n.unroll < 2) n.alternation.reset();
+        if (n.alternation) n.unroll -= n.unroll % 2;
         if (n.unroll > 1) {
-          ASSIGN_OR_RETURN(n.unrolled, RecordCommands(w->body, 0, w->body.size(), n.unroll));
+          const Alternation* alt = n.alternation.get();
+          ASSIGN_OR_RETURN(n.unrolled, RecordCommandBuffer([&](Scheduler& s) -> Status {
+            for (int64_t r = 0; r < n.unroll; ++r) {
+              if (r > 0) s.Barrier();  // the next trip reads what this one wrote
+              RETURN_IF_ERROR(RecordSteps(s, w->body, 0, w->body.size(), false, alt, alt && r % 2 == 1));
+            }
+            return OkStatus();
+          }));
         }
       }
       out.push_back(std::move(n));
@@ -342,6 +433,8 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
             RETURN_IF_ERROR(Submit(n.batches[b].second));
             if (!n.gate->Alive(n.batches[b].first)) break;
           }
+          // Ping-pong: an odd number of trips left the state in the body's buffers.
+          if (n.alternation && n.gate->LastTrips() % 2 == 1) RETURN_IF_ERROR(Submit(n.alternation->fixup));
           break;
         }
         for (;;) {
@@ -463,6 +556,7 @@ void Executable::Free(std::vector<Node>& nodes) {
     if (n.cb) device_.FreeCommandBuffer(n.cb);
     if (n.unrolled) device_.FreeCommandBuffer(n.unrolled);
     for (const auto& [trips, cb] : n.batches) device_.FreeCommandBuffer(cb);
+    if (n.alternation && n.alternation->fixup) device_.FreeCommandBuffer(n.alternation->fixup);
     Free(n.condition);
     Free(n.body);
     for (auto& b : n.branches) Free(b);

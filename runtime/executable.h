@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "ir/module.h"
@@ -58,6 +59,26 @@ class Executable {
   Status Allocate();
   Status BuildKernels();
   Status PrepareExternals(const StepList& steps);
+  // Ping-pong (WhileStep::alternates): odd trips run the body and condition
+  // with each pair's buffers swapped, and no trip runs the closing copies;
+  // `fixup` moves the state home after an odd number of trips.
+  struct Alternation {
+    std::map<int, int> partner;
+    std::set<const Step*> elided;
+    std::map<std::pair<int, int>, std::unique_ptr<BoundKernel>> kernels;  // (group, kernel), rebound
+    VkCommandBuffer fixup = VK_NULL_HANDLE;
+    int Map(int buffer) const {
+      auto it = partner.find(buffer);
+      return it == partner.end() ? buffer : it->second;
+    }
+  };
+  // A kernel as BuildKernels bound it: what Rebind needs to bind it again.
+  struct KernelBinding {
+    std::shared_ptr<ComputePipeline> pipeline;
+    std::vector<int> buffers;
+    uint64_t invocations = 0;
+    uint32_t local_size = 0;
+  };
   // What Run executes: command buffers, and host decisions between them.
   struct Node {
     enum class Kind { kCommands, kWhile, kConditional, kHost };
@@ -75,9 +96,16 @@ class Executable {
     // (trips, command buffer), growing, the last repeated until it ends.
     std::unique_ptr<LoopGate> gate;
     std::vector<std::pair<int64_t, VkCommandBuffer>> batches;
-    std::vector<std::unique_ptr<BoundKernel>> gated_copies;  // the body's copy steps, as kernels
+    // The body's copy steps as kernels, for even and (ping-pong) odd trips.
+    std::vector<std::unique_ptr<BoundKernel>> gated_copies[2];
+    std::unique_ptr<Alternation> alternation;  // ping-pong, where recorded
     const HostStep* host = nullptr;  // kHost
   };
+  // The alternation of `w`, or null where it has none or its steps are not
+  // all dispatches, copies and fills.
+  StatusOr<std::unique_ptr<Alternation>> PrepareAlternation(const WhileStep& w);
+  // The kernel of dispatch `d` on a trip (swapped: an odd ping-pong trip).
+  const BoundKernel* KernelFor(const DispatchStep& d, const Alternation* alt, bool swapped) const;
   // Records `w` as a gated loop into `n` (Gateable(w) holds).
   Status RecordGated(const WhileStep& w, Node& n);
   // Infeed, outfeed or a host custom call, between submissions.
@@ -88,8 +116,11 @@ class Executable {
   // A command buffer of what `record` records.
   StatusOr<VkCommandBuffer> RecordCommandBuffer(const std::function<Status(Scheduler&)>& record);
   Status Submit(VkCommandBuffer cb);
-  // Records `steps` (dispatches, copies, fills, external commands) into `s`.
-  Status RecordSteps(Scheduler& s, const StepList& steps, size_t begin, size_t end, bool dispatches_only) const;
+  // Records `steps` (dispatches, copies, fills, external commands) into `s`;
+  // with `alt`, leaving out its elided copies and, when `swapped`, with its
+  // pairs' buffers swapped.
+  Status RecordSteps(Scheduler& s, const StepList& steps, size_t begin, size_t end, bool dispatches_only,
+                     const Alternation* alt = nullptr, bool swapped = false) const;
   Status Execute(const std::vector<Node>& nodes);
   void Free(std::vector<Node>& nodes);
   BufferSlice SliceOf(int buffer) const;
@@ -101,6 +132,7 @@ class Executable {
   std::vector<Buffer> arenas_;
   // kernels_[group][kernel]; null for kernels that never run (empty arrays).
   std::vector<std::vector<std::unique_ptr<BoundKernel>>> kernels_;
+  std::vector<std::vector<KernelBinding>> kernel_bindings_;  // alike
   std::vector<std::string> sources_;
   std::map<const ExternalStep*, std::unique_ptr<ExternalCommand>> externals_;
   std::vector<Node> nodes_;

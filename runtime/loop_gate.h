@@ -41,16 +41,19 @@ class LoopGate {
   void RecordGate(Scheduler& s, int64_t trip) const;
   // Where body command `command`'s group counts are.
   VkBuffer arguments() const { return control_.handle(); }
-  uint64_t ArgumentsOffset(size_t command) const { return (2 + 3 * commands_ + 3 * command) * 4; }
+  uint64_t ArgumentsOffset(size_t command) const { return (3 + 3 * commands_ + 3 * command) * 4; }
   // Before a submission: the loop is alive.
   void Arm();
   // After a submission of `trips` trips: whether the loop still runs.
   bool Alive(int64_t trips) const;
+  // Once it stopped: how many trips of the last submission ran their body.
+  int64_t LastTrips() const;
 
  private:
   LoopGate() = default;
   // control_ words: alive (two, alternating by trip parity so a gate never
-  // reads the word it writes), the grids, the arguments (3 words each).
+  // reads the word it writes), the trip it stopped at, the grids, the
+  // arguments (3 words each).
   Buffer control_;
   size_t commands_ = 0;
   std::unique_ptr<BoundKernel> gate_;

@@ -15,7 +15,8 @@ namespace {
 
 // A loop over (counter, f32[4]) with the given condition root and counter update.
 std::unique_ptr<Module> Loop(const std::string& type, const std::string& start, const std::string& cond_root,
-                             const std::string& next, const std::string& backend_config = "") {
+                             const std::string& next, const std::string& backend_config = "",
+                             const std::string& x_update = "  %x2 = f32[4] add(%x, %x)") {
   const std::string state = "(" + type + "[], f32[4])";
   const std::string text =
       "HloModule loop\n"
@@ -24,8 +25,8 @@ std::unique_ptr<Module> Loop(const std::string& type, const std::string& start, 
       "  %m = " + type + "[] constant(3)\n  %l = pred[] compare(%i, %m), direction=GT\n" + cond_root + "\n}\n"
       "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
       "  %i = " + type + "[] get-tuple-element(%p), index=0\n  %x = f32[4] get-tuple-element(%p), index=1\n"
-      "  %s = " + type + "[] constant(4)\n  %one = " + type + "[] constant(1)\n" + next + "\n"
-      "  %x2 = f32[4] add(%x, %x)\n  ROOT %t = " + state + " tuple(%i2, %x2)\n}\n"
+      "  %s = " + type + "[] constant(4)\n  %one = " + type + "[] constant(1)\n" + next + "\n" +
+      x_update + "\n  ROOT %t = " + state + " tuple(%i2, %x2)\n}\n"
       "ENTRY %e {\n  %x = f32[4] parameter(0)\n  %z = " + type + "[] constant(" + start + ")\n"
       "  %t = " + state + " tuple(%z, %x)\n"
       "  ROOT %w = " + state + " while(%t), condition=%cond, body=%body" + backend_config + "\n}\n";
@@ -118,6 +119,31 @@ TEST(ControlFlowPlan, ElementwiseUpdatesWriteInPlace) {
     if (const auto* x = std::get_if<WhileStep>(&s.op)) w = x;
   ASSERT_NE(w, nullptr);
   for (const Step& s : w->body) EXPECT_TRUE(std::holds_alternative<DispatchStep>(s.op)) << p->ToString();
+}
+
+// A result that cannot overwrite its leaf (a reverse) is copied back at the
+// end of the body: that copy, from the body's own buffer into the state,
+// is what ping-pong leaves out.
+TEST(ControlFlowPlan, ClosingCopiesArePingPongPairs) {
+  std::unique_ptr<Module> reversed =
+      Loop("s32", "0", kLt, kPlusOne, "", "  %r = f32[4] reverse(%x), dimensions={0}\n  %x2 = f32[4] add(%r, %x)");
+  ASSERT_TRUE(reversed);
+  auto p = PlanModule(*reversed, LavapipeTarget());
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const WhileStep* w = nullptr;
+  const Step* loop = nullptr;
+  for (const Step& s : p->steps)
+    if (const auto* x = std::get_if<WhileStep>(&s.op)) w = x, loop = &s;
+  ASSERT_NE(w, nullptr);
+  ASSERT_EQ(w->alternates.size(), 1u) << p->ToString();
+  ASSERT_EQ(w->alternate_copies.size(), 1u);
+  const auto* copy = std::get_if<CopyStep>(&w->body[w->alternate_copies[0]].op);
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->src, w->alternates[0].first);
+  EXPECT_EQ(copy->dst, w->alternates[0].second);
+  // The state buffer is the loop's; the body's buffer is nobody else's.
+  EXPECT_NE(std::find(loop->writes.begin(), loop->writes.end(), w->alternates[0].second), loop->writes.end());
+  EXPECT_NE(p->ToString().find("ping-pong"), std::string::npos);
 }
 
 // Which body results may overwrite their state leaf: the state is

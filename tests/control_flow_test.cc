@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "frontends/hlo_text.h"
 #include "frontends/xla_builder.h"
 #include "ops/evaluator.h"
+#include "plan/planner.h"
 #include "runtime/executable.h"
 #include "tests/test_util.h"
 #include "tests/while_scan_module.h"
@@ -252,6 +254,45 @@ TEST_F(ControlFlow, InPlaceUpdatesAgreeWithTheReference) {
         "  %z = s32[] constant(0)\n  %t = " + state + " tuple(%z, %a, %b, %s)\n"
         "  ROOT %w = " + state + " while(%t), condition=%cond, body=%body\n}\n";
     Randoms(text, 7);
+  }
+}
+
+// Bodies whose results cannot overwrite their state (a reverse, a
+// transpose) ping-pong between two sets of buffers: counted and device-
+// counted loops, even and odd trip counts, against the reference.
+TEST_F(ControlFlow, PingPongBodiesAgreeWithTheReference) {
+  const std::string state = "(s32[], s32[], f32[8], f32[4,4])";
+  for (bool counted : {false, true}) {
+    const std::string bound = counted ? "  %n = s32[] constant(5)\n" : "  %n = s32[] get-tuple-element(%p), index=1\n";
+    const std::string text =
+        "HloModule ping_pong\n"
+        "%cond (p: " + state + ") -> pred[] {\n  %p = " + state + " parameter(0)\n"
+        "  %i = s32[] get-tuple-element(%p), index=0\n" + bound +
+        "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+        "%body (p: " + state + ") -> " + state + " {\n  %p = " + state + " parameter(0)\n"
+        "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] get-tuple-element(%p), index=1\n"
+        "  %x = f32[8] get-tuple-element(%p), index=2\n  %m = f32[4,4] get-tuple-element(%p), index=3\n"
+        "  %one = s32[] constant(1)\n  %i2 = s32[] add(%i, %one)\n  %r = f32[8] reverse(%x), dimensions={0}\n"
+        "  %h = f32[] constant(0.5)\n  %hb = f32[8] broadcast(%h), dimensions={}\n  %x2 = f32[8] add(%r, %hb)\n"
+        "  %mt = f32[4,4] transpose(%m), dimensions={1,0}\n"
+        "  %q = f32[] constant(0.5)\n  %qb = f32[4,4] broadcast(%q), dimensions={}\n  %m2 = f32[4,4] multiply(%mt, %qb)\n"
+        "  ROOT %t = " + state + " tuple(%i2, %n, %x2, %m2)\n}\n"
+        "ENTRY %e {\n  %n = s32[] parameter(0)\n  %x = f32[8] parameter(1)\n  %m = f32[4,4] parameter(2)\n"
+        "  %z = s32[] constant(0)\n  %t = " + state + " tuple(%z, %n, %x, %m)\n"
+        "  ROOT %w = " + state + " while(%t), condition=%cond, body=%body\n}\n";
+    std::unique_ptr<Module> m = Parse(text);
+    ASSERT_TRUE(m);
+    auto plan = PlanModule(*m, TestDevice().target());
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    EXPECT_NE(plan->ToString().find("ping-pong"), std::string::npos) << plan->ToString();
+    std::mt19937_64 rng(11);
+    Literal x = RandomLiteral(Shape(ElementType::kF32, {8}), rng, Opcode::kAdd);
+    Literal mat = RandomLiteral(Shape(ElementType::kF32, {4, 4}), rng, Opcode::kAdd);
+    for (int trips : counted ? std::vector<int>{5} : std::vector<int>{0, 1, 2, 3, 7, 70}) {
+      Literal got = RunAndCompareWith(*m, {Literal::ScalarOf(Scalar::Int(ElementType::kS32, trips)), x, mat});
+      ASSERT_TRUE(got.shape().IsTuple()) << trips;
+      EXPECT_EQ(got.tuple_elements()[0].Get(0).s, counted ? 5 : trips);
+    }
   }
 }
 
