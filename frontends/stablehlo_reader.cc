@@ -11,6 +11,7 @@
 #include "frontends/stablehlo_syntax.h"
 #include "ir/numbers.h"
 #include "ops/attributes.h"
+#include "ops/window.h"
 #include "ops/control_flow.h"
 #include "ops/evaluator.h"
 #include "ops/slice_and_padding.h"
@@ -56,6 +57,15 @@ class Reader {
   const Function* FindFunction(const std::string& name) const;
   // infeed, outfeed and custom_call: one HLO op and its results' elements.
   StatusOr<std::vector<Instruction*>> LowerHostOp(const Statement& s, std::map<std::string, Instruction*>& values);
+  // The pretty form of stablehlo.reduce: (%x init: %c), ... applies op |
+  // across dimensions = [..] : types [reducer(%a: t, %b: t) ... { ... }].
+  Status ParseReduceHeader(Statement& s);
+  // reduce, reduce_window, sort, map and select_and_scatter: their regions
+  // become called computations; the results, one per value.
+  StatusOr<std::vector<Instruction*>> LowerRegionOp(const Statement& s, std::map<std::string, Instruction*>& values);
+  // The pretty reduce's "applies stablehlo.add": (acc, x) -> acc op x for
+  // each element type.
+  StatusOr<Computation*> AppliedComputation(const Statement& s, const std::string& op, const std::vector<Shape>& scalars);
   // The pretty form of stablehlo.while: (%arg = %init, ...) : types cond {...} do {...}.
   Status ParseWhileHeader(Statement& s);
   // while, if and case: called computations made of the regions, with the
@@ -284,6 +294,10 @@ StatusOr<Statement> Reader::ParseStatement() {
     RETURN_IF_ERROR(ParseWhileHeader(s));
     return s;
   }
+  if (s.name == "stablehlo.reduce") {
+    RETURN_IF_ERROR(ParseReduceHeader(s));
+    return s;
+  }
   if (s.name == "stablehlo.composite") {
     ASSIGN_OR_RETURN(s.callee, c_.String());  // the composite's name; its decomposition is what runs
   }
@@ -338,6 +352,60 @@ StatusOr<Statement> Reader::ParseStatement() {
   if (c_.Peek() == ':') RETURN_IF_ERROR(ParseSignature(s));
   if (c_.Peek() == '{') RETURN_IF_ERROR(ParseAttributeDict(s));  // e.g. {tolerance = 0.1 : f64}
   return s;
+}
+
+Status Reader::ParseReduceHeader(Statement& s) {
+  std::vector<std::string> inputs, inits;
+  do {
+    RETURN_IF_ERROR(c_.Expect("("));
+    std::string input = c_.ValueName();
+    if (input.empty()) return c_.Error("expected an operand of stablehlo.reduce");
+    RETURN_IF_ERROR(c_.Expect("init"));
+    RETURN_IF_ERROR(c_.Expect(":"));
+    std::string init = c_.ValueName();
+    if (init.empty()) return c_.Error("expected the initial value of " + input);
+    RETURN_IF_ERROR(c_.Expect(")"));
+    inputs.push_back(input);
+    inits.push_back(init);
+  } while (c_.Consume(","));
+  s.operands = inputs;
+  s.operands.insert(s.operands.end(), inits.begin(), inits.end());
+  if (c_.Consume("applies")) {
+    const std::string op = c_.Identifier();
+    if (op.empty()) return c_.Error("expected the op stablehlo.reduce applies");
+    s.attributes["applies"] = op;
+  }
+  RETURN_IF_ERROR(c_.Expect("across"));
+  RETURN_IF_ERROR(c_.Expect("dimensions"));
+  RETURN_IF_ERROR(c_.Expect("="));
+  c_.SkipSpace();
+  if (c_.Peek() != '[') return c_.Error("expected dimensions = [..] in stablehlo.reduce");
+  const size_t open = c_.position();
+  RETURN_IF_ERROR(c_.Balanced().status());
+  s.attributes["dimensions"] = std::string(c_.text().substr(open, c_.position() - open));
+  RETURN_IF_ERROR(ParseSignature(s));
+  if (s.attributes.count("applies")) return OkStatus();
+  RETURN_IF_ERROR(c_.Expect("reducer"));
+  std::vector<std::pair<std::string, Shape>> lhs, rhs;
+  while (c_.Consume("(")) {
+    for (auto* side : {&lhs, &rhs}) {
+      std::string name = c_.ValueName();
+      if (name.empty()) return c_.Error("expected a reducer argument %name");
+      RETURN_IF_ERROR(c_.Expect(":"));
+      ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      side->emplace_back(name, t);
+      if (side == &lhs) RETURN_IF_ERROR(c_.Expect(","));
+    }
+    RETURN_IF_ERROR(c_.Expect(")"));
+  }
+  // Printed in pairs (accumulator i, value i); the block takes the
+  // accumulators first.
+  s.region_parameters = lhs;
+  s.region_parameters.insert(s.region_parameters.end(), rhs.begin(), rhs.end());
+  c_.SkipSpace();
+  if (c_.Peek() != '{') return c_.Error("expected the reducer's body");
+  s.regions.push_back(c_.position());
+  return c_.Balanced().status();
 }
 
 Status Reader::ParseWhileHeader(Statement& s) {
@@ -772,7 +840,14 @@ StatusOr<Computation*> Reader::TranslateRegionAt(const Statement& s, size_t regi
   Computation* outer = current_;
   current_ = comp.get();
   std::map<std::string, Instruction*> values;
-  if (c_.Consume("^")) {  // ^bb0(%arg0: tensor<f32>, ...):
+  for (size_t k = 0; k < s.region_parameters.size(); ++k) {
+    auto p = std::make_unique<Instruction>();
+    p->opcode = Opcode::kParameter;
+    p->parameter_number = static_cast<int64_t>(k);
+    p->shape = s.region_parameters[k].second;
+    values[s.region_parameters[k].first] = Add(std::move(p), open);
+  }
+  if (s.region_parameters.empty() && c_.Consume("^")) {  // ^bb0(%arg0: tensor<f32>, ...):
     c_.Identifier();
     RETURN_IF_ERROR(c_.Expect("("));
     int64_t number = 0;
@@ -811,6 +886,126 @@ StatusOr<Computation*> Reader::TranslateRegionAt(const Statement& s, size_t regi
   }
   regions_.push_back(std::move(comp));
   return regions_.back().get();
+}
+
+StatusOr<Computation*> Reader::AppliedComputation(const Statement& s, const std::string& op,
+                                                  const std::vector<Shape>& scalars) {
+  std::optional<Opcode> opcode = op.rfind("stablehlo.", 0) == 0 ? DirectOpcode(op.substr(10)) : std::nullopt;
+  if (!opcode || scalars.size() != 1) return c_.Error(s.at, "stablehlo.reduce applies " + op + ": expected one binary op");
+  auto comp = std::make_unique<Computation>("region" + std::to_string(regions_.size()));
+  Computation* outer = current_;
+  current_ = comp.get();
+  std::vector<Instruction*> params;
+  for (int64_t k = 0; k < 2; ++k) {
+    auto p = std::make_unique<Instruction>();
+    p->opcode = Opcode::kParameter;
+    p->parameter_number = k;
+    p->shape = scalars[0];
+    params.push_back(Add(std::move(p), s.at));
+  }
+  comp->set_root(Make(*opcode, scalars[0], params, s.at));
+  current_ = outer;
+  regions_.push_back(std::move(comp));
+  return regions_.back().get();
+}
+
+StatusOr<std::vector<Instruction*>> Reader::LowerRegionOp(const Statement& s, std::map<std::string, Instruction*>& values) {
+  std::vector<Instruction*> operands;
+  for (const std::string& o : s.operands) {
+    ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    operands.push_back(v);
+  }
+  if (s.result_types.empty() || s.result_types.size() > kMaxResults) return c_.Error(s.at, s.name + " needs result types");
+  auto attr = [&](const char* key) -> std::optional<std::string> {
+    auto it = s.attributes.find(key);
+    if (it == s.attributes.end()) return std::nullopt;
+    return it->second;
+  };
+  auto ints = [&](const char* key, int64_t fill, size_t rank) {
+    std::optional<std::string> raw = attr(key);
+    return raw ? Integers(*raw) : std::vector<int64_t>(rank, fill);
+  };
+  auto inst = std::make_unique<Instruction>();
+  inst->operands = operands;
+  inst->shape = s.result_types.size() == 1 ? s.result_types[0] : Shape::Tuple(s.result_types);
+  const std::string op = s.name.substr(10);
+  const size_t regions = op == "select_and_scatter" ? 2 : 1;
+  if (!attr("applies") && s.regions.size() != regions)
+    return c_.Error(s.at, s.name + " needs " + std::to_string(regions) + (regions == 1 ? " region" : " regions"));
+  auto window = [&](const Shape& operand) -> StatusOr<std::string> {
+    const size_t rank = static_cast<size_t>(operand.rank());
+    Window w = UnitWindow(ints("window_dimensions", 1, rank));
+    if (w.size.size() != rank)
+      return c_.Error(s.at, s.name + ": window_dimensions has " + std::to_string(w.size.size()) + " entries for " +
+                                operand.ToString());
+    w.stride = ints("window_strides", 1, rank);
+    w.base_dilation = ints("base_dilations", 1, rank);
+    w.window_dilation = ints("window_dilations", 1, rank);
+    const std::vector<int64_t> padding = ints("padding", 0, 2 * rank);
+    if (w.stride.size() != rank || w.base_dilation.size() != rank || w.window_dilation.size() != rank ||
+        padding.size() != 2 * rank)
+      return c_.Error(s.at, s.name + ": window attributes must have one entry per dimension of " + operand.ToString());
+    for (size_t d = 0; d < rank; ++d) {
+      w.pad_low[d] = padding[2 * d];
+      w.pad_high[d] = padding[2 * d + 1];
+    }
+    return w.ToString();
+  };
+  if (op == "reduce" || op == "reduce_window") {
+    if (operands.size() != 2 * s.result_types.size())
+      return c_.Error(s.at, s.name + " takes as many initial values as operands");
+    inst->opcode = op == "reduce" ? Opcode::kReduce : Opcode::kReduceWindow;
+    if (op == "reduce") {
+      std::optional<std::string> dims = attr("dimensions");
+      if (!dims) return c_.Error(s.at, "stablehlo.reduce needs dimensions");
+      inst->dimensions = Integers(*dims);
+    } else {
+      ASSIGN_OR_RETURN(std::string w, window(operands[0]->shape));
+      SetAttribute(*inst, "window", w);
+    }
+    Computation* to_apply = nullptr;
+    if (std::optional<std::string> applied = attr("applies")) {
+      std::vector<Shape> scalars;
+      for (size_t k = operands.size() / 2; k < operands.size(); ++k) scalars.push_back(operands[k]->shape);
+      ASSIGN_OR_RETURN(to_apply, AppliedComputation(s, *applied, scalars));
+    } else {
+      ASSIGN_OR_RETURN(to_apply, TranslateRegion(s, 0, 0));
+    }
+    inst->called_computations.emplace_back("to_apply", to_apply);
+  } else if (op == "sort") {
+    inst->opcode = Opcode::kSort;
+    const int64_t rank = operands.empty() ? 0 : operands[0]->shape.rank();
+    int64_t dimension = -1;
+    if (std::optional<std::string> d = attr("dimension")) {
+      const std::vector<int64_t> v = Integers(*d);
+      if (v.size() != 1) return c_.Error(s.at, "stablehlo.sort: dimension must be one integer");
+      dimension = v[0];
+    }
+    if (dimension < 0) dimension += rank;
+    inst->dimensions = std::vector<int64_t>{dimension};
+    SetAttribute(*inst, "is_stable", attr("is_stable").value_or("false").find("true") != std::string::npos ? "true" : "false");
+    ASSIGN_OR_RETURN(Computation * comparator, TranslateRegion(s, 0, 0));
+    inst->called_computations.emplace_back("to_apply", comparator);
+  } else if (op == "map") {
+    inst->opcode = Opcode::kMap;
+    std::optional<std::string> dims = attr("dimensions");
+    if (!dims) return c_.Error(s.at, "stablehlo.map needs dimensions");
+    inst->dimensions = Integers(*dims);
+    ASSIGN_OR_RETURN(Computation * f, TranslateRegion(s, 0, 0));
+    inst->called_computations.emplace_back("to_apply", f);
+  } else {  // select_and_scatter(operand, source, init_value)
+    if (operands.size() != 3) return c_.Error(s.at, "stablehlo.select_and_scatter takes an operand, a source and an init value");
+    inst->opcode = Opcode::kSelectAndScatter;
+    ASSIGN_OR_RETURN(std::string w, window(operands[0]->shape));
+    SetAttribute(*inst, "window", w);
+    ASSIGN_OR_RETURN(Computation * select, TranslateRegion(s, 0, 0));
+    ASSIGN_OR_RETURN(Computation * scatter, TranslateRegion(s, 1, 0));
+    inst->called_computations.emplace_back("select", select);
+    inst->called_computations.emplace_back("scatter", scatter);
+  }
+  Instruction* made = Add(std::move(inst), s.at);
+  if (s.result_types.size() == 1) return std::vector<Instruction*>{made};
+  return Elements(made, s.result_types, s.at);
 }
 
 const Function* Reader::FindFunction(const std::string& name) const {
@@ -1197,6 +1392,17 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
     }
     if (s.name.rfind("check.", 0) == 0 || (s.name == "stablehlo.custom_call" && s.callee.rfind("@check.", 0) == 0)) {
       RETURN_IF_ERROR(AddCheck(s, values));
+      continue;
+    }
+    if (s.name == "stablehlo.reduce" || s.name == "stablehlo.reduce_window" || s.name == "stablehlo.sort" ||
+        s.name == "stablehlo.map" || s.name == "stablehlo.select_and_scatter") {
+      const size_t here = c_.position();
+      ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerRegionOp(s, values));
+      c_.set_position(here);
+      if (r.size() != s.results.size())
+        return c_.Error(s.at, s.name + " gives " + std::to_string(r.size()) + " results, " +
+                                   std::to_string(s.results.size()) + " are named");
+      for (size_t i = 0; i < r.size(); ++i) values[s.results[i]] = r[i];
       continue;
     }
     ASSIGN_OR_RETURN(Instruction * inst, Lower(s, values));

@@ -31,6 +31,9 @@ struct Statement {
   std::vector<size_t> regions;  // where each "{ ^bb0(...): ... }" region opens
   // Block arguments named in the op's header: stablehlo.while(%arg0 = %init, ...).
   std::vector<std::string> region_arguments;
+  // A region's parameters given before its braces (the pretty reduce's
+  // "reducer(%a: tensor<f32>, %b: tensor<f32>) { ... }"), in block order.
+  std::vector<std::pair<std::string, Shape>> region_parameters;
 };
 
 struct Function {

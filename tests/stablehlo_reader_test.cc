@@ -209,6 +209,63 @@ TEST_F(StablehloReader, QuotedSymbolNames) {
   EXPECT_NE(bad.status().message().find("1:"), std::string::npos) << bad.status().ToString();
 }
 
+// The region ops in the forms JAX writes: the pretty reduce with
+// "applies" and with a "reducer" block (an argmax: two operands, the block
+// taking both accumulators first), and the generic reduce_window, sort,
+// map and select_and_scatter.
+TEST_F(StablehloReader, RegionOpsAsJaxWritesThem) {
+  const std::string text = R"(func.func public @main() {
+  %x = stablehlo.constant dense<[[1.0, 5.0, 3.0], [-2.0, -7.0, 4.0]]> : tensor<2x3xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+  check.expect_eq_const %sum, dense<[9.0, -5.0]> : tensor<2xf32>
+  %iota = stablehlo.iota dim = 1 : tensor<2x3xi32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %m:2 = stablehlo.reduce(%x init: %ninf), (%iota init: %c0) across dimensions = [1] : (tensor<2x3xf32>, tensor<2x3xi32>, tensor<f32>, tensor<i32>) -> (tensor<2xf32>, tensor<2xi32>)
+   reducer(%a: tensor<f32>, %b: tensor<f32>) (%ai: tensor<i32>, %bi: tensor<i32>)  {
+    %gt = stablehlo.compare  GT, %a, %b,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %v = stablehlo.select %gt, %a, %b : tensor<i1>, tensor<f32>
+    %i = stablehlo.select %gt, %ai, %bi : tensor<i1>, tensor<i32>
+    stablehlo.return %v, %i : tensor<f32>, tensor<i32>
+  }
+  check.expect_eq_const %m#0, dense<[5.0, 4.0]> : tensor<2xf32>
+  check.expect_eq_const %m#1, dense<[1, 2]> : tensor<2xi32>
+  %w = "stablehlo.reduce_window"(%x, %ninf) <{padding = dense<[[0, 0], [1, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 2>}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %mx = stablehlo.maximum %p, %q : tensor<f32>
+    stablehlo.return %mx : tensor<f32>
+  }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  check.expect_eq_const %w, dense<[[1.0, 5.0, 5.0], [-2.0, -2.0, 4.0]]> : tensor<2x3xf32>
+  %s = "stablehlo.sort"(%x) <{dimension = 1 : i64, is_stable = true}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %lt = stablehlo.compare  LT, %p, %q,  TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  check.expect_eq_const %s, dense<[[1.0, 3.0, 5.0], [-7.0, -2.0, 4.0]]> : tensor<2x3xf32>
+  %sq = "stablehlo.map"(%x) ({
+  ^bb0(%p: tensor<f32>):
+    %y = stablehlo.multiply %p, %p : tensor<f32>
+    stablehlo.return %y : tensor<f32>
+  }) {dimensions = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  check.expect_eq_const %sq, dense<[[1.0, 25.0, 9.0], [4.0, 49.0, 16.0]]> : tensor<2x3xf32>
+  func.return
+})";
+  auto cases = SplitCases("x.mlir", text);
+  ASSERT_EQ(cases.size(), 1u);
+  CaseResult r = RunCase(cases[0], TestDevice());
+  EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
+  // A pretty reduce without "across dimensions": a located error.
+  auto bad = ReadStablehlo(R"(func.func @main(%x: tensor<3xf32>, %z: tensor<f32>) -> tensor<f32> {
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
+  func.return %r : tensor<f32>
+})",
+                           false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("2:"), std::string::npos) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("across"), std::string::npos) << bad.status().ToString();
+}
+
 // Several test functions in one piece, no separators: each is a case, so
 // a second function's failing check is seen (it once passed unseen); a
 // function with arguments is counted as skipped, a private helper is no
