@@ -3,8 +3,10 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
+#include "frontends/chlo_mulhi.h"
 #include "frontends/mlir_cursor.h"
 #include "frontends/stablehlo_dot.h"
 #include "frontends/mlir_types.h"
@@ -60,6 +62,8 @@ class Reader {
   // The pretty form of stablehlo.reduce: (%x init: %c), ... applies op |
   // across dimensions = [..] : types [reducer(%a: t, %b: t) ... { ... }].
   Status ParseReduceHeader(Statement& s);
+  // chlo.scan(%x, ...) inits(%c, ...) dimension=N [attributes {...}] {...} : types.
+  Status ParseScanHeader(Statement& s);
   // reduce, reduce_window, sort, map and select_and_scatter: their regions
   // become called computations; the results, one per value.
   StatusOr<std::vector<Instruction*>> LowerRegionOp(const Statement& s, std::map<std::string, Instruction*>& values);
@@ -116,6 +120,7 @@ class Reader {
   };
   std::vector<CaptureFrame> frames_;
   std::vector<Literal> infeed_;
+  std::set<std::string> probes_;  // probe_ids interpreter.probe recorded
 };
 
 Status Reader::ScanFunctions() {
@@ -298,10 +303,15 @@ StatusOr<Statement> Reader::ParseStatement() {
     RETURN_IF_ERROR(ParseReduceHeader(s));
     return s;
   }
+  if (s.name == "chlo.scan") {
+    RETURN_IF_ERROR(ParseScanHeader(s));
+    return s;
+  }
   if (s.name == "stablehlo.composite") {
     ASSIGN_OR_RETURN(s.callee, c_.String());  // the composite's name; its decomposition is what runs
   }
   const bool known = s.name == "func.return" || s.name == "func.call" || s.name == "stablehlo.custom_call" ||
+                     s.name == "interpreter.probe" || s.name == "chlo.mulhi" ||
                      s.name == "stablehlo.composite" || s.name == "stablehlo.optimization_barrier" ||
                      s.name == "stablehlo.after_all" ||
                      s.name.rfind("check.", 0) == 0 ||
@@ -406,6 +416,33 @@ Status Reader::ParseReduceHeader(Statement& s) {
   if (c_.Peek() != '{') return c_.Error("expected the reducer's body");
   s.regions.push_back(c_.position());
   return c_.Balanced().status();
+}
+
+Status Reader::ParseScanHeader(Statement& s) {
+  std::vector<std::string> inits;
+  for (auto* list : {&s.operands, &inits}) {
+    if (list == &inits) RETURN_IF_ERROR(c_.Expect("inits"));
+    RETURN_IF_ERROR(c_.Expect("("));
+    if (!c_.Consume(")")) {
+      do {
+        std::string v = c_.ValueName();
+        if (v.empty()) return c_.Error("expected a value in chlo.scan");
+        list->push_back(v);
+      } while (c_.Consume(","));
+      RETURN_IF_ERROR(c_.Expect(")"));
+    }
+  }
+  s.operands.insert(s.operands.end(), inits.begin(), inits.end());
+  RETURN_IF_ERROR(c_.Expect("dimension"));
+  RETURN_IF_ERROR(c_.Expect("="));
+  ASSIGN_OR_RETURN(int64_t dimension, c_.Integer());
+  s.attributes["dimension"] = std::to_string(dimension);
+  if (c_.Consume("attributes")) RETURN_IF_ERROR(ParseAttributeDict(s));
+  c_.SkipSpace();
+  if (c_.Peek() != '{') return c_.Error("expected the body of chlo.scan");
+  s.regions.push_back(c_.position());
+  RETURN_IF_ERROR(c_.Balanced().status());
+  return ParseSignature(s);
 }
 
 Status Reader::ParseWhileHeader(Statement& s) {
@@ -781,8 +818,19 @@ Status Reader::AddCheck(const Statement& s, std::map<std::string, Instruction*>&
   if (op == "check.expect_eq" || op == "check.expect_eq_const" || op == "check.eq") check.kind = StablehloCheck::Kind::kEq;
   else if (op == "check.expect_almost_eq" || op == "check.expect_almost_eq_const") check.kind = StablehloCheck::Kind::kAlmostEq;
   else if (op == "check.expect_close") check.kind = StablehloCheck::Kind::kClose;
+  else if (op == "check.expect_serialized_eq") check.kind = StablehloCheck::Kind::kReference;
   else return Unimplemented(check.location + ": " + op + " is not supported by vkxla conformance");
   if (s.operands.empty()) return c_.Error(s.at, op + " needs an operand");
+  if (check.kind == StablehloCheck::Kind::kReference) {
+    auto id = s.attributes.find("probe_id");
+    if (id == s.attributes.end() || !probes_.count(id->second))
+      return c_.Error(s.at, op + " names no interpreter.probe before it (probe_id)");
+    ASSIGN_OR_RETURN(Instruction * actual, Value(s, s.operands[0], values));
+    check.actual = static_cast<int>(check_values_.size());
+    check_values_.push_back(actual);
+    checks_.push_back(std::move(check));
+    return OkStatus();
+  }
   if (auto t = s.attributes.find("tolerance"); t != s.attributes.end()) {
     const std::string text = t->second.substr(0, t->second.find(':'));
     const std::optional<double> v = ParseDouble(std::string_view(text).substr(0, text.find_last_not_of(' ') + 1));
@@ -928,7 +976,7 @@ StatusOr<std::vector<Instruction*>> Reader::LowerRegionOp(const Statement& s, st
   auto inst = std::make_unique<Instruction>();
   inst->operands = operands;
   inst->shape = s.result_types.size() == 1 ? s.result_types[0] : Shape::Tuple(s.result_types);
-  const std::string op = s.name.substr(10);
+  const std::string op = s.name.substr(s.name.find('.') + 1);
   const size_t regions = op == "select_and_scatter" ? 2 : 1;
   if (!attr("applies") && s.regions.size() != regions)
     return c_.Error(s.at, s.name + " needs " + std::to_string(regions) + (regions == 1 ? " region" : " regions"));
@@ -986,6 +1034,16 @@ StatusOr<std::vector<Instruction*>> Reader::LowerRegionOp(const Statement& s, st
     SetAttribute(*inst, "is_stable", attr("is_stable").value_or("false").find("true") != std::string::npos ? "true" : "false");
     ASSIGN_OR_RETURN(Computation * comparator, TranslateRegion(s, 0, 0));
     inst->called_computations.emplace_back("to_apply", comparator);
+  } else if (op == "scan") {
+    // chlo.scan(inputs) inits(carries): XLA's Scan, whose to_apply takes
+    // the inputs' slices then the carries and gives outputs then carries.
+    inst->opcode = Opcode::kScan;
+    SetAttribute(*inst, "scan_dimension", attr("dimension").value_or("0"));
+    SetAttribute(*inst, "is_reverse", attr("is_reverse").value_or("false").find("true") != std::string::npos ? "true" : "false");
+    if (std::optional<std::string> a = attr("is_associative"))
+      SetAttribute(*inst, "is_associative", a->find("true") != std::string::npos ? "true" : "false");
+    ASSIGN_OR_RETURN(Computation * f, TranslateRegion(s, 0, 0));
+    inst->called_computations.emplace_back("to_apply", f);
   } else if (op == "map") {
     inst->opcode = Opcode::kMap;
     std::optional<std::string> dims = attr("dimensions");
@@ -1394,8 +1452,37 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       RETURN_IF_ERROR(AddCheck(s, values));
       continue;
     }
+    if (s.name == "chlo.mulhi") {
+      if (s.operands.size() != 2 || s.results.size() != 1) return c_.Error(s.at, "chlo.mulhi takes two values and gives one");
+      ASSIGN_OR_RETURN(Instruction * lhs, Value(s, s.operands[0], values));
+      ASSIGN_OR_RETURN(Instruction * rhs, Value(s, s.operands[1], values));
+      StatusOr<Instruction*> hi = LowerMulhi(
+          lhs, rhs, [&](Opcode op, const Shape& shape, std::vector<Instruction*> operands) { return Make(op, shape, std::move(operands), s.at); },
+          [&](Literal value) {
+            auto c = std::make_unique<Instruction>();
+            c->opcode = Opcode::kConstant;
+            c->shape = value.shape();
+            c->literal = std::move(value);
+            return Add(std::move(c), s.at);
+          });
+      if (!hi.ok()) return c_.Error(s.at, hi.status().message());
+      values[s.results[0]] = *hi;
+      continue;
+    }
+    if (s.name == "interpreter.probe") {
+      // The interpreter writes the value to a file named by probe_id; here
+      // it passes through, and expect_serialized_eq checks it against the
+      // reference evaluator.
+      if (s.operands.size() != 1 || s.results.size() != 1) return c_.Error(s.at, "interpreter.probe takes one value");
+      auto id = s.attributes.find("probe_id");
+      if (id == s.attributes.end()) return c_.Error(s.at, "interpreter.probe needs a probe_id");
+      ASSIGN_OR_RETURN(Instruction * v, Value(s, s.operands[0], values));
+      probes_.insert(id->second);
+      values[s.results[0]] = v;
+      continue;
+    }
     if (s.name == "stablehlo.reduce" || s.name == "stablehlo.reduce_window" || s.name == "stablehlo.sort" ||
-        s.name == "stablehlo.map" || s.name == "stablehlo.select_and_scatter") {
+        s.name == "stablehlo.map" || s.name == "stablehlo.select_and_scatter" || s.name == "chlo.scan") {
       const size_t here = c_.position();
       ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerRegionOp(s, values));
       c_.set_position(here);

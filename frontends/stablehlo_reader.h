@@ -18,7 +18,9 @@
 namespace vkxla {
 
 struct StablehloCheck {
-  enum class Kind { kEq, kAlmostEq, kClose };
+  // kReference: the value an interpreter.probe recorded, which is the
+  // reference evaluator's value of the same leaf (within max_ulp_difference).
+  enum class Kind { kEq, kAlmostEq, kClose, kReference };
   Kind kind = Kind::kEq;
   std::string op;                    // "check.expect_eq_const", for reports
   std::string location;              // line:col

@@ -3,11 +3,13 @@
 #include <cmath>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 
 #include "frontends/stablehlo_reader.h"
 #include "ir/float_formats.h"
+#include "ops/evaluator.h"
 #include "runtime/executable.h"
 
 namespace vkxla {
@@ -63,7 +65,7 @@ std::string Compare(const StablehloCheck& check, const Literal& got, const Liter
             else if (std::isinf(a) || std::isinf(b)) ok &= a == b;
             else ok &= std::fabs(a - b) <= check.tolerance;
             break;
-          case StablehloCheck::Kind::kClose:
+          case StablehloCheck::Kind::kClose: case StablehloCheck::Kind::kReference:
             ok &= UlpDistance(a, b, part) <= static_cast<double>(check.max_ulp_difference);
             break;
         }
@@ -164,9 +166,21 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
   if (!result.ok()) return failed("run: " + result.status().message());
   std::vector<const Literal*> leaves;
   Leaves(*result, leaves);
+  // Probed values are checked against the reference evaluator's.
+  std::optional<Literal> reference;
+  std::vector<const Literal*> reference_leaves;
+  for (const StablehloCheck& check : program->checks)
+    if (check.kind == StablehloCheck::Kind::kReference && !reference) {
+      auto want = EvaluateModule(*program->module, {});
+      if (!want.ok()) return failed("reference: " + want.status().message());
+      reference = std::move(*want);
+      Leaves(*reference, reference_leaves);
+    }
   for (const StablehloCheck& check : program->checks) {
     const Literal& got = *leaves[check.actual];
-    const Literal& want = check.expected ? *check.expected : *leaves[check.expected_value];
+    const Literal& want = check.kind == StablehloCheck::Kind::kReference ? *reference_leaves[check.actual]
+                          : check.expected                            ? *check.expected
+                                                                      : *leaves[check.expected_value];
     const std::string mismatch = Compare(check, got, want);
     if (!mismatch.empty()) return failed(mismatch);
   }
