@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "frontends/chlo_decompositions.h"
 #include "frontends/chlo_mulhi.h"
 #include "frontends/mlir_cursor.h"
 #include "frontends/stablehlo_dot.h"
@@ -232,6 +233,15 @@ Status Reader::ParseSignature(Statement& s) {
     s.operand_types.push_back(t);
   } while (c_.Consume(","));
   if (!s.results.empty()) s.result_types = {s.operand_types.back()};
+  if (c_.Consume("->")) {  // CHLO's "type -> type" and "type -> (types)"
+    s.result_types.clear();
+    const bool list = c_.Consume("(");
+    do {
+      ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      s.result_types.push_back(t);
+    } while (list && c_.Consume(","));
+    if (list) RETURN_IF_ERROR(c_.Expect(")"));
+  }
   return OkStatus();
 }
 
@@ -312,6 +322,7 @@ StatusOr<Statement> Reader::ParseStatement() {
   }
   const bool known = s.name == "func.return" || s.name == "func.call" || s.name == "stablehlo.custom_call" ||
                      s.name == "interpreter.probe" || s.name == "chlo.mulhi" ||
+                     (s.name.rfind("chlo.", 0) == 0 && IsChloDecomposition(s.name.substr(5))) ||
                      s.name == "stablehlo.composite" || s.name == "stablehlo.optimization_barrier" ||
                      s.name == "stablehlo.after_all" ||
                      s.name.rfind("check.", 0) == 0 ||
@@ -1467,6 +1478,37 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
           });
       if (!hi.ok()) return c_.Error(s.at, hi.status().message());
       values[s.results[0]] = *hi;
+      continue;
+    }
+    if (s.name.rfind("chlo.", 0) == 0 && IsChloDecomposition(s.name.substr(5))) {
+      std::vector<Instruction*> operands;
+      for (const std::string& o : s.operands) {
+        ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+        operands.push_back(v);
+      }
+      if (s.result_types.empty() || s.result_types.size() != s.results.size())
+        return c_.Error(s.at, s.name + " needs a result type for each result");
+      const Shape result = s.result_types.size() == 1 ? s.result_types[0] : Shape::Tuple(s.result_types);
+      StatusOr<Instruction*> r = LowerChlo(
+          s.name.substr(5), operands, result, s.attributes,
+          [&](Opcode op, const Shape& shape, std::vector<Instruction*> o) { return Make(op, shape, std::move(o), s.at); },
+          [&](Literal value) {
+            auto c = std::make_unique<Instruction>();
+            c->opcode = Opcode::kConstant;
+            c->shape = value.shape();
+            c->literal = std::move(value);
+            return Add(std::move(c), s.at);
+          });
+      if (!r.ok()) {
+        if (r.status().code() == StatusCode::kUnimplemented) return Unimplemented(c_.Where(s.at) + ": " + r.status().message());
+        return c_.Error(s.at, r.status().message());
+      }
+      if (s.results.size() == 1) {
+        values[s.results[0]] = *r;
+      } else {
+        std::vector<Instruction*> elements = Elements(*r, s.result_types, s.at);
+        for (size_t i = 0; i < elements.size(); ++i) values[s.results[i]] = elements[i];
+      }
       continue;
     }
     if (s.name == "interpreter.probe") {

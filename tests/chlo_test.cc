@@ -2,10 +2,13 @@
 // decompositions), run on the device against values computed on the host.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
 #include <random>
 
 #include "frontends/stablehlo_reader.h"
 #include "runtime/executable.h"
+#include "tools/conformance/conformance_case.h"
 #include "tests/test_util.h"
 
 namespace vkxla {
@@ -74,6 +77,172 @@ TEST_F(Chlo, MulhiOfEveryIntegerWidthMatchesTheHost) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("2:3"), std::string::npos) << bad.status().ToString();
   EXPECT_NE(bad.status().message().find("chlo.mulhi"), std::string::npos) << bad.status().ToString();
+}
+
+// Units in the last place of `t` between a and b (0 when both are NaN or
+// the same infinity).
+double Ulps(double a, double b, ElementType t) {
+  if (std::isnan(a) && std::isnan(b)) return 0;
+  if (std::isinf(a) || std::isinf(b)) return a == b ? 0 : INFINITY;
+  if (std::isnan(a) || std::isnan(b)) return INFINITY;
+  const int mantissa = t == ElementType::kF64 ? 52 : 23;
+  const double scale = std::max({std::fabs(a), std::fabs(b), t == ElementType::kF64 ? 2.2250738585072014e-308 : 1.17549435e-38});
+  int e;
+  std::frexp(scale, &e);
+  return std::fabs(a - b) / std::ldexp(1.0, e - 1 - mantissa);
+}
+
+// Runs `chlo.<op>` over `xs` (f32 and f64) and compares with `host`.
+void CheckUnary(const std::string& op, const std::vector<double>& xs, double (*host)(double), double max_ulps) {
+  for (const auto& [t, mlir] : std::vector<std::pair<ElementType, std::string>>{{ElementType::kF32, "f32"}, {ElementType::kF64, "f64"}}) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    const std::string type = "tensor<" + std::to_string(xs.size()) + "x" + mlir + ">";
+    auto program = ReadStablehlo("func.func @main(%x: " + type + ") -> " + type + " {\n  %r = chlo." + op + " %x : " + type +
+                                     " -> " + type + "\n  func.return %r : " + type + "\n}\n",
+                                 false);
+    ASSERT_TRUE(program.ok()) << program.status().ToString();
+    Literal x(Shape(t, {static_cast<int64_t>(xs.size())}));
+    for (size_t i = 0; i < xs.size(); ++i) x.Set(static_cast<int64_t>(i), Scalar::Float(t, xs[i]));
+    auto exe = Executable::Compile(*program->module, TestDevice());
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    auto got = (*exe)->Run({x});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double in = x.Get(static_cast<int64_t>(i)).re;
+      double want = host(in);
+      if (t == ElementType::kF32) want = static_cast<float>(want);
+      const double g = got->Get(static_cast<int64_t>(i)).re;
+      EXPECT_LE(Ulps(g, want, t), max_ulps) << op << "(" << in << ") " << mlir << ": " << g << ", host " << want;
+    }
+  }
+}
+
+TEST_F(Chlo, InverseTrigonometricAndHyperbolicMatchTheHost) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> unit(-1, 1), wide(-30, 30);
+  std::vector<double> in_unit = {-1, 1, 0, -0.0, 0.5, -0.5, 0.999999, -0.999999, 1e-20, -3e-8, 1.5, -2};
+  std::vector<double> in_wide = {0, -0.0, 1e-20, -3e-8, 1, -1, 10, -10, 1e10, -1e30, 1e300, 80, -85, 88.9, -89.3};
+  for (int i = 0; i < 40; ++i) {
+    in_unit.push_back(unit(rng));
+    in_wide.push_back(wide(rng));
+  }
+  std::vector<double> in_acosh = {1, 1.0000001, 1.5, 2, 10, 1e10, 1e30, 0.5, -3};
+  for (int i = 0; i < 20; ++i) in_acosh.push_back(1 + std::fabs(wide(rng)));
+  CheckUnary("asin", in_unit, [](double v) { return std::asin(v); }, 4);
+  CheckUnary("acos", in_unit, [](double v) { return std::acos(v); }, 4);
+  CheckUnary("atanh", in_unit, [](double v) { return std::atanh(v); }, 4);
+  CheckUnary("atan", in_wide, [](double v) { return std::atan(v); }, 4);
+  CheckUnary("asinh", in_wide, [](double v) { return std::asinh(v); }, 4);
+  CheckUnary("acosh", in_acosh, [](double v) { return std::acosh(v); }, 4);
+  std::vector<double> in_sinh;
+  for (double v : in_wide)
+    if (std::fabs(v) < 700) in_sinh.push_back(v);
+  CheckUnary("sinh", in_sinh, [](double v) { return std::sinh(v); }, 4);
+  CheckUnary("cosh", in_sinh, [](double v) { return std::cosh(v); }, 4);
+  CheckUnary("tan", in_unit, [](double v) { return std::tan(v); }, 4);
+  CheckUnary("erf", in_unit, [](double v) { return std::erf(v); }, 4);
+}
+
+// erf_inv: erf of its result gives x back (to the float's precision where
+// erf is not flat), ±1 give ±inf, beyond them NaN.
+TEST_F(Chlo, ErfInvInvertsErf) {
+  std::vector<double> xs = {0, -0.0, 0.5, -0.5, 0.9, -0.99, 0.999999, 1e-10, -1e-30, 1, -1, 1.5};
+  std::mt19937_64 rng(6);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  for (int i = 0; i < 40; ++i) xs.push_back(unit(rng));
+  for (const auto& [t, mlir] : std::vector<std::pair<ElementType, std::string>>{{ElementType::kF32, "f32"}, {ElementType::kF64, "f64"}}) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    const std::string type = "tensor<" + std::to_string(xs.size()) + "x" + mlir + ">";
+    auto program = ReadStablehlo("func.func @main(%x: " + type + ") -> " + type + " {\n  %r = chlo.erf_inv %x : " + type +
+                                     " -> " + type + "\n  func.return %r : " + type + "\n}\n",
+                                 false);
+    ASSERT_TRUE(program.ok()) << program.status().ToString();
+    Literal x(Shape(t, {static_cast<int64_t>(xs.size())}));
+    for (size_t i = 0; i < xs.size(); ++i) x.Set(static_cast<int64_t>(i), Scalar::Float(t, xs[i]));
+    auto exe = Executable::Compile(*program->module, TestDevice());
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    auto got = (*exe)->Run({x});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const double eps = t == ElementType::kF64 ? 1e-15 : 1e-6;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double in = x.Get(static_cast<int64_t>(i)).re, y = got->Get(static_cast<int64_t>(i)).re;
+      if (std::fabs(in) > 1) {
+        EXPECT_TRUE(std::isnan(y)) << in;
+      } else if (std::fabs(in) == 1) {
+        EXPECT_EQ(y, in * INFINITY) << in;
+      } else {
+        // erf's slope at y scales how far x may move.
+        const double slope = 2 / std::sqrt(M_PI) * std::exp(-y * y);
+        EXPECT_NEAR(std::erf(y), in, 8 * eps * std::max(std::fabs(in), 1e-30) + 4 * eps * slope * std::fabs(y))
+            << mlir << " erf_inv(" << in << ") = " << y;
+      }
+    }
+  }
+}
+
+// The small ones: is_inf and its signed forms, next_after (against
+// std::nextafter), conj, square, constant_like, a broadcast binary with
+// broadcast_dimensions, top_k.
+TEST_F(Chlo, PredicatesNextAfterAndBroadcastBinaries) {
+  const std::string text = R"(func.func public @main() {
+  %x = stablehlo.constant dense<[0x7F800000, 0xFF800000, 1.0, 0x7FC00000]> : tensor<4xf32>
+  %i = chlo.is_inf %x : tensor<4xf32> -> tensor<4xi1>
+  check.expect_eq_const %i, dense<[true, true, false, false]> : tensor<4xi1>
+  %p = chlo.is_pos_inf %x : tensor<4xf32> -> tensor<4xi1>
+  check.expect_eq_const %p, dense<[true, false, false, false]> : tensor<4xi1>
+  %n = chlo.is_neg_inf %x : tensor<4xf32> -> tensor<4xi1>
+  check.expect_eq_const %n, dense<[false, true, false, false]> : tensor<4xi1>
+  %z = stablehlo.constant dense<[(1.0, 2.0), (-3.0, -0.5)]> : tensor<2xcomplex<f32>>
+  %c = chlo.conj %z : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>
+  check.expect_eq_const %c, dense<[(1.0, -2.0), (-3.0, 0.5)]> : tensor<2xcomplex<f32>>
+  %s = chlo.square %x : tensor<4xf32> -> tensor<4xf32>
+  %one = chlo.constant_like %x {value = 1.0 : f32} : tensor<4xf32> -> tensor<4xf32>
+  check.expect_eq_const %one, dense<1.0> : tensor<4xf32>
+  %a = stablehlo.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>
+  %b = stablehlo.constant dense<[10, 20]> : tensor<2xi32>
+  %ab = chlo.broadcast_add %a, %b {broadcast_dimensions = array<i64: 0>} : (tensor<2x3xi32>, tensor<2xi32>) -> tensor<2x3xi32>
+  check.expect_eq_const %ab, dense<[[11, 12, 13], [24, 25, 26]]> : tensor<2x3xi32>
+  %row = stablehlo.constant dense<[1, 0, 7]> : tensor<3xi32>
+  %lt = chlo.broadcast_compare %a, %row {comparison_direction = #chlo<comparison_direction LT>} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi1>
+  check.expect_eq_const %lt, dense<[[false, false, true], [false, false, true]]> : tensor<2x3xi1>
+  %v = stablehlo.constant dense<[3.0, 9.0, -1.0, 4.0]> : tensor<4xf32>
+  %values, %indices = chlo.top_k(%v, k = 2) : tensor<4xf32> -> (tensor<2xf32>, tensor<2xi32>)
+  check.expect_eq_const %values, dense<[9.0, 4.0]> : tensor<2xf32>
+  check.expect_eq_const %indices, dense<[1, 3]> : tensor<2xi32>
+  func.return
+})";
+  auto cases = SplitCases("x.mlir", text);
+  ASSERT_EQ(cases.size(), 1u);
+  CaseResult r = RunCase(cases[0], TestDevice());
+  EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
+
+  // next_after against the host, f32, over signs, zeros, subnormals, NaN.
+  const float vals[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e-45f, -1e-45f, 3.4028235e38f, INFINITY, -INFINITY, NAN, 2.5f, -7.0f};
+  const int n = sizeof(vals) / sizeof(vals[0]);
+  const std::string type = "tensor<" + std::to_string(n * n) + "xf32>";
+  auto program = ReadStablehlo("func.func @main(%x: " + type + ", %y: " + type + ") -> " + type + " {\n  %r = chlo.next_after %x, %y : " +
+                                   type + "\n  func.return %r : " + type + "\n}\n",
+                               false);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  Literal x(Shape(ElementType::kF32, {n * n})), y(Shape(ElementType::kF32, {n * n}));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      x.Set(i * n + j, Scalar::Float(ElementType::kF32, vals[i]));
+      y.Set(i * n + j, Scalar::Float(ElementType::kF32, vals[j]));
+    }
+  auto exe = Executable::Compile(*program->module, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  auto got = (*exe)->Run({x, y});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  for (int i = 0; i < n * n; ++i) {
+    const float want = std::nextafter(vals[i / n], vals[i % n]);
+    const float g = static_cast<float>(got->Get(i).re);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(g)) << vals[i / n] << " -> " << vals[i % n];
+    } else {
+      EXPECT_EQ(std::bit_cast<uint32_t>(g), std::bit_cast<uint32_t>(want)) << vals[i / n] << " -> " << vals[i % n] << ": " << g;
+    }
+  }
 }
 
 // chlo.scan as XLA's Scan (slices of a 2-D input with a vector carry,

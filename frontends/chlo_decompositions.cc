@@ -1,0 +1,313 @@
+#include "frontends/chlo_decompositions.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "frontends/stablehlo_syntax.h"
+#include "ir/numbers.h"
+
+namespace vkxla {
+
+namespace {
+
+// HLO over arrays of one shape: the few ops a decomposition is written in.
+class Emitter {
+ public:
+  Emitter(const Shape& shape, const HloMaker& make, const ConstantMaker& constant)
+      : dims_(shape.dims()), type_(shape.element_type()), make_(make), constant_(constant) {}
+
+  ElementType type() const { return type_; }
+  Shape Of(ElementType t) const { return Shape(t, dims_); }
+
+  Instruction* Splat(double v, std::optional<ElementType> t = std::nullopt) {
+    const ElementType e = t.value_or(type_);
+    Scalar s = IsFloat(e) ? Scalar::Float(e, v)
+               : IsSignedInt(e) ? Scalar::Int(e, static_cast<int64_t>(v))
+                                : Scalar::UInt(e, static_cast<uint64_t>(v));
+    return Broadcast(constant_(Literal::ScalarOf(s)));
+  }
+  Instruction* SplatBits(uint64_t bits, ElementType t) { return Broadcast(constant_(Literal::ScalarOf(Scalar::UInt(t, bits)))); }
+  Instruction* Broadcast(Instruction* scalar) {
+    Instruction* b = make_(Opcode::kBroadcast, Of(scalar->shape.element_type()), {scalar});
+    b->dimensions = std::vector<int64_t>{};
+    return b;
+  }
+  Instruction* Op(Opcode op, Instruction* x) { return make_(op, x->shape, {x}); }
+  Instruction* Op(Opcode op, Instruction* x, Instruction* y) { return make_(op, x->shape, {x, y}); }
+  Instruction* Add(Instruction* x, Instruction* y) { return Op(Opcode::kAdd, x, y); }
+  Instruction* Sub(Instruction* x, Instruction* y) { return Op(Opcode::kSubtract, x, y); }
+  Instruction* Mul(Instruction* x, Instruction* y) { return Op(Opcode::kMultiply, x, y); }
+  Instruction* Div(Instruction* x, Instruction* y) { return Op(Opcode::kDivide, x, y); }
+  Instruction* Compare(Instruction* x, Instruction* y, ComparisonDirection d) {
+    Instruction* c = make_(Opcode::kCompare, Of(ElementType::kPred), {x, y});
+    c->direction = d;
+    return c;
+  }
+  Instruction* Select(Instruction* p, Instruction* a, Instruction* b) { return make_(Opcode::kSelect, a->shape, {p, a, b}); }
+  Instruction* Convert(Instruction* x, ElementType t) {
+    return x->shape.element_type() == t ? x : make_(Opcode::kConvert, Of(t), {x});
+  }
+  Instruction* Bitcast(Instruction* x, ElementType t) { return make_(Opcode::kBitcastConvert, Of(t), {x}); }
+  // p(w) by Horner's rule, coefficients from the highest power down.
+  Instruction* Polynomial(Instruction* w, const std::vector<double>& c) {
+    Instruction* p = Splat(c[0], w->shape.element_type());
+    for (size_t i = 1; i < c.size(); ++i) p = Add(Splat(c[i], w->shape.element_type()), Mul(p, w));
+    return p;
+  }
+
+ private:
+  std::vector<int64_t> dims_;
+  ElementType type_;
+  const HloMaker& make_;
+  const ConstantMaker& constant_;
+};
+
+// The type real formulas compute in: f32 for the narrow floats.
+ElementType ComputeType(ElementType t) { return t == ElementType::kF64 ? ElementType::kF64 : ElementType::kF32; }
+
+double Largest(ElementType t) {
+  return t == ElementType::kF64 ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
+}
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kLog2 = 0.69314718055994530942;
+
+// The real-float formulas, x already in the compute type.
+Instruction* RealFormula(const std::string& op, Emitter& e, Instruction* x) {
+  const ElementType t = x->shape.element_type();
+  Instruction* one = e.Splat(1, t);
+  auto sqrt_one_minus_square = [&]() { return e.Op(Opcode::kSqrt, e.Mul(e.Sub(one, x), e.Add(one, x))); };
+  if (op == "asin") return e.Mul(e.Splat(2, t), e.Op(Opcode::kAtan2, x, e.Add(one, sqrt_one_minus_square())));
+  if (op == "acos") {
+    Instruction* r = e.Mul(e.Splat(2, t), e.Op(Opcode::kAtan2, sqrt_one_minus_square(), e.Add(one, x)));
+    return e.Select(e.Compare(x, e.Splat(-1, t), ComparisonDirection::kNe), r, e.Splat(kPi, t));
+  }
+  if (op == "atan") return e.Op(Opcode::kAtan2, x, one);
+  if (op == "atanh") {
+    Instruction* d = e.Sub(e.Op(Opcode::kLog1p, x), e.Op(Opcode::kLog1p, e.Op(Opcode::kNegate, x)));
+    return e.Mul(e.Splat(0.5, t), d);
+  }
+  if (op == "sinh") {
+    // Near 0 through expm1 (no cancellation); then (e^x - e^-x)/2; where
+    // e^|x| overflows but sinh does not, e^(|x|/2) · e^(|x|/2)/2 (halving
+    // is exact, so no argument rounding grows with |x|).
+    Instruction* half = e.Splat(0.5, t);
+    Instruction* minus_x = e.Op(Opcode::kNegate, x);
+    Instruction* small = e.Mul(half, e.Sub(e.Op(Opcode::kExpm1, x), e.Op(Opcode::kExpm1, minus_x)));
+    Instruction* middle = e.Mul(half, e.Sub(e.Op(Opcode::kExp, x), e.Op(Opcode::kExp, minus_x)));
+    Instruction* a = e.Op(Opcode::kAbs, x);
+    Instruction* root = e.Op(Opcode::kExp, e.Mul(half, a));
+    Instruction* large = e.Mul(root, e.Mul(half, root));
+    large = e.Select(e.Compare(x, e.Splat(0, t), ComparisonDirection::kLt), e.Op(Opcode::kNegate, large), large);
+    const double overflow = std::log(Largest(t)) - 1;
+    return e.Select(e.Compare(a, one, ComparisonDirection::kLt), small,
+                    e.Select(e.Compare(a, e.Splat(overflow, t), ComparisonDirection::kLt), middle, large));
+  }
+  const double big = std::sqrt(Largest(t));
+  if (op == "asinh") {
+    // asinh(|x|) = log1p(|x| + x²/(1 + sqrt(1 + x²))), log 2 + log|x| where
+    // x² would overflow; the sign put back.
+    Instruction* a = e.Op(Opcode::kAbs, x);
+    Instruction* a2 = e.Mul(a, a);
+    Instruction* near = e.Op(Opcode::kLog1p, e.Add(a, e.Div(a2, e.Add(one, e.Op(Opcode::kSqrt, e.Add(one, a2))))));
+    Instruction* far = e.Add(e.Splat(kLog2, t), e.Op(Opcode::kLog, a));
+    Instruction* r = e.Select(e.Compare(a, e.Splat(big, t), ComparisonDirection::kGe), far, near);
+    return e.Select(e.Compare(x, e.Splat(0, t), ComparisonDirection::kLt), e.Op(Opcode::kNegate, r), r);
+  }
+  if (op == "acosh") {
+    // log1p((x - 1) + sqrt((x + 1)(x - 1))): accurate near 1, NaN below it.
+    Instruction* xm1 = e.Sub(x, one);
+    Instruction* near = e.Op(Opcode::kLog1p, e.Add(xm1, e.Op(Opcode::kSqrt, e.Mul(e.Add(x, one), xm1))));
+    Instruction* far = e.Add(e.Splat(kLog2, t), e.Op(Opcode::kLog, x));
+    return e.Select(e.Compare(x, e.Splat(big, t), ComparisonDirection::kGe), far, near);
+  }
+  // erf_inv: Giles' single-precision approximation (w = -log(1 - x²) below
+  // 5, and sqrt(w) beyond); for f64, two Newton steps on erf(y) = x from it.
+  Instruction* w = e.Op(Opcode::kNegate, e.Op(Opcode::kLog1p, e.Op(Opcode::kNegate, e.Mul(x, x))));
+  Instruction* central = e.Polynomial(e.Sub(w, e.Splat(2.5, t)),
+                                      {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                                       -0.00125372503, -0.00417768164, 0.246640727, 1.50140941});
+  Instruction* tail = e.Polynomial(e.Sub(e.Op(Opcode::kSqrt, w), e.Splat(3, t)),
+                                   {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                                    -0.0076224613, 0.00943887047, 1.00167406, 2.83297682});
+  Instruction* y = e.Mul(e.Select(e.Compare(w, e.Splat(5, t), ComparisonDirection::kLt), central, tail), x);
+  if (t == ElementType::kF64) {
+    const double two_over_sqrt_pi = 1.12837916709551257390;
+    for (int step = 0; step < 2; ++step) {
+      Instruction* slope = e.Mul(e.Splat(two_over_sqrt_pi, t), e.Op(Opcode::kExp, e.Op(Opcode::kNegate, e.Mul(y, y))));
+      Instruction* next = e.Sub(y, e.Div(e.Sub(e.Op(Opcode::kErf, y), x), slope));
+      // Where the slope underflows (|x| next to 1) the first guess stands.
+      y = e.Select(e.Compare(slope, e.Splat(0, t), ComparisonDirection::kGt), next, y);
+    }
+  }
+  // erf_inv(±1) = ±inf.
+  Instruction* inf = e.Mul(x, e.Splat(std::numeric_limits<double>::infinity(), t));
+  return e.Select(e.Compare(e.Op(Opcode::kAbs, x), one, ComparisonDirection::kEq), inf, y);
+}
+
+const std::set<std::string>& RealFunctions() {
+  static const std::set<std::string> k = {"asin", "acos", "atan", "asinh", "acosh", "atanh", "sinh", "erf_inv"};
+  return k;
+}
+
+// next_after(x, y): the float after x towards y, by stepping x's bits.
+Instruction* NextAfter(Emitter& e, Instruction* x, Instruction* y) {
+  const ElementType t = x->shape.element_type();
+  const int bits = BitWidth(t);
+  const ElementType u = bits == 16 ? ElementType::kU16 : bits == 32 ? ElementType::kU32 : ElementType::kU64;
+  const uint64_t sign = uint64_t{1} << (bits - 1);
+  Instruction *xb = e.Bitcast(x, u), *yb = e.Bitcast(y, u);
+  Instruction* magnitude_mask = e.SplatBits(sign - 1, u);
+  Instruction* sign_mask = e.SplatBits(sign, u);
+  Instruction *x_abs = e.Op(Opcode::kAnd, xb, magnitude_mask), *y_abs = e.Op(Opcode::kAnd, yb, magnitude_mask);
+  Instruction *x_sign = e.Op(Opcode::kAnd, xb, sign_mask), *y_sign = e.Op(Opcode::kAnd, yb, sign_mask);
+  Instruction* one = e.SplatBits(1, u);
+  Instruction* toward_zero = e.Op(Opcode::kOr, e.Compare(x_sign, y_sign, ComparisonDirection::kNe),
+                                  e.Compare(x_abs, y_abs, ComparisonDirection::kGt));
+  Instruction* stepped = e.Select(toward_zero, e.Sub(xb, one), e.Add(xb, one));
+  // From ±0, the smallest subnormal with y's sign.
+  Instruction* from_zero = e.Op(Opcode::kOr, y_sign, one);
+  Instruction* r = e.Bitcast(e.Select(e.Compare(x_abs, e.SplatBits(0, u), ComparisonDirection::kEq), from_zero, stepped), t);
+  r = e.Select(e.Compare(x, y, ComparisonDirection::kEq), y, r);
+  Instruction* nan = e.Add(x, y);  // NaN where either is
+  Instruction* either_nan = e.Op(Opcode::kOr, e.Compare(x, x, ComparisonDirection::kNe), e.Compare(y, y, ComparisonDirection::kNe));
+  return e.Select(either_nan, nan, r);
+}
+
+std::optional<double> AttributeNumber(const std::map<std::string, std::string>& attributes, const char* key) {
+  auto it = attributes.find(key);
+  if (it == attributes.end()) return std::nullopt;
+  std::string text = it->second.substr(0, it->second.find(':'));
+  while (!text.empty() && (std::isspace(static_cast<unsigned char>(text.back())) || text.back() == ')')) text.pop_back();
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.erase(text.begin());
+  if (text == "true") return 1;
+  if (text == "false") return 0;
+  return ParseDouble(text);
+}
+
+// `x` broadcast to `result` the way the broadcast_* binaries do: by
+// broadcast_dimensions when given (for the lower-rank operand), else
+// aligned at the trailing dimensions, size-1 dimensions stretched.
+StatusOr<Instruction*> BroadcastTo(Instruction* x, const Shape& result, const std::optional<std::vector<int64_t>>& given,
+                                   const HloMaker& make) {
+  if (x->shape.dims() == result.dims()) return x;
+  std::vector<int64_t> dims;
+  if (given && static_cast<int64_t>(given->size()) == x->shape.rank()) {
+    dims = *given;
+  } else {
+    const int64_t offset = result.rank() - x->shape.rank();
+    if (offset < 0) return InvalidArgument("operand " + x->shape.ToString() + " has more dimensions than the result " + result.ToString());
+    for (int64_t d = 0; d < x->shape.rank(); ++d) dims.push_back(offset + d);
+  }
+  Instruction* b = make(Opcode::kBroadcast, Shape(x->shape.element_type(), result.dims()), {x});
+  b->dimensions = dims;
+  return b;
+}
+
+}  // namespace
+
+bool IsChloDecomposition(const std::string& op) {
+  static const std::set<std::string> k = {"conj", "square", "is_inf", "is_pos_inf", "is_neg_inf", "next_after", "constant_like",
+                                          "tan", "cosh", "erf", "top_k"};
+  return RealFunctions().count(op) || k.count(op) || op.rfind("broadcast_", 0) == 0;
+}
+
+StatusOr<Instruction*> LowerChlo(const std::string& op, const std::vector<Instruction*>& operands, const Shape& result,
+                                 const std::map<std::string, std::string>& attributes, const HloMaker& make,
+                                 const ConstantMaker& constant) {
+  auto error = [&](const std::string& why) { return InvalidArgument("chlo." + op + ": " + why); };
+  if (operands.empty()) return error("needs an operand");
+  Instruction* x = operands[0];
+  if (!x->shape.IsArray()) return error("operand " + x->shape.ToString() + " is not an array");
+  const ElementType t = x->shape.element_type();
+  Emitter e(x->shape, make, constant);
+  auto expect = [&](size_t n) -> Status {
+    if (operands.size() != n) return error("takes " + std::to_string(n) + " operands, got " + std::to_string(operands.size()));
+    return OkStatus();
+  };
+  if (op.rfind("broadcast_", 0) == 0) {
+    // numpy-style binaries: both operands stretched to the result's shape.
+    const std::string base = op.substr(10);
+    const size_t arity = base == "select" ? 3 : 2;
+    RETURN_IF_ERROR(expect(arity));
+    std::optional<std::vector<int64_t>> given;
+    if (auto it = attributes.find("broadcast_dimensions"); it != attributes.end()) given = Integers(it->second);
+    std::vector<Instruction*> stretched;
+    for (Instruction* o : operands) {
+      if (!o->shape.IsArray()) return error("operand " + o->shape.ToString() + " is not an array");
+      ASSIGN_OR_RETURN(Instruction * b, BroadcastTo(o, result, given, make));
+      stretched.push_back(b);
+    }
+    if (base == "next_after") return LowerChlo("next_after", stretched, result, {}, make, constant);
+    if (base == "select") return make(Opcode::kSelect, Shape(result.element_type(), result.dims()), stretched);
+    if (base == "compare") {
+      auto d = attributes.find("comparison_direction");
+      std::optional<ComparisonDirection> dir = d == attributes.end() ? std::nullopt : ParseComparisonDirection(LastWord(d->second));
+      if (!dir) return error("needs a comparison_direction");
+      Instruction* c = make(Opcode::kCompare, Shape(ElementType::kPred, result.dims()), stretched);
+      c->direction = *dir;
+      if (auto ct = attributes.find("compare_type"); ct != attributes.end())
+        if (auto type = ParseComparisonType(LastWord(ct->second))) c->comparison_type = *type;
+      return c;
+    }
+    std::optional<Opcode> binary = DirectOpcode(base);
+    if (!binary) return Unimplemented("chlo." + op + " is not implemented yet");
+    return make(*binary, result, stretched);
+  }
+  if (op == "constant_like") {
+    RETURN_IF_ERROR(expect(1));
+    std::optional<double> v = AttributeNumber(attributes, "value");
+    if (!v || !result.IsArray()) return error("needs a numeric value");
+    return Emitter(result, make, constant).Splat(*v);
+  }
+  if (op == "tan" || op == "cosh" || op == "erf") {
+    RETURN_IF_ERROR(expect(1));
+    return e.Op(op == "tan" ? Opcode::kTan : op == "cosh" ? Opcode::kCosh : Opcode::kErf, x);
+  }
+  if (op == "top_k") {
+    RETURN_IF_ERROR(expect(1));
+    std::optional<double> k = AttributeNumber(attributes, "k");
+    if (!k || *k < 0) return error("needs k");
+    Instruction* top = make(Opcode::kTopK, result, {x});
+    top->other_attributes.emplace_back("k", std::to_string(static_cast<int64_t>(*k)));
+    top->other_attributes.emplace_back("largest", "true");
+    return top;
+  }
+  if (op == "conj") {
+    RETURN_IF_ERROR(expect(1));
+    if (!IsComplex(t)) return x;
+    const Shape part(ComplexComponentType(t), x->shape.dims());
+    Instruction* re = make(Opcode::kReal, part, {x});
+    Instruction* im = make(Opcode::kNegate, part, {make(Opcode::kImag, part, {x})});
+    return make(Opcode::kComplex, x->shape, {re, im});
+  }
+  if (op == "square") {
+    RETURN_IF_ERROR(expect(1));
+    return e.Mul(x, x);
+  }
+  if (op == "is_inf" || op == "is_pos_inf" || op == "is_neg_inf") {
+    RETURN_IF_ERROR(expect(1));
+    if (!IsFloat(t)) return error("operand " + x->shape.ToString() + " must be a real float");
+    const double inf = std::numeric_limits<double>::infinity();
+    if (op == "is_inf") return e.Compare(e.Op(Opcode::kAbs, x), e.Splat(inf), ComparisonDirection::kEq);
+    return e.Compare(x, e.Splat(op == "is_pos_inf" ? inf : -inf), ComparisonDirection::kEq);
+  }
+  if (op == "next_after") {
+    RETURN_IF_ERROR(expect(2));
+    if (!IsFloat(t) || operands[1]->shape.element_type() != t || operands[1]->shape.dims() != x->shape.dims())
+      return error("takes two real floats of one shape, got " + x->shape.ToString() + " and " + operands[1]->shape.ToString());
+    return NextAfter(e, x, operands[1]);
+  }
+  if (RealFunctions().count(op)) {
+    RETURN_IF_ERROR(expect(1));
+    if (!IsFloat(t))
+      return Unimplemented("chlo." + op + " of " + x->shape.ToString() + ": only real floats are supported yet");
+    const ElementType ct = ComputeType(t);
+    Instruction* r = RealFormula(op, e, e.Convert(x, ct));
+    return e.Convert(r, t);
+  }
+  return Unimplemented("chlo." + op + " is not implemented yet");
+}
+
+}  // namespace vkxla
