@@ -73,6 +73,60 @@ double Largest(ElementType t) {
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kLog2 = 0.69314718055994530942;
 
+// lgamma and digamma by Lanczos' approximation (g = 7, nine terms) for
+// x >= 1/2 and the reflection formula below it, as XLA computes them.
+Instruction* LanczosFormula(const std::string& op, Emitter& e, Instruction* x) {
+  const ElementType t = x->shape.element_type();
+  static const double kP[] = {0.99999999999980993,  676.5203681218851,     -1259.1392167224028,
+                              771.32342877765313,   -176.61502916214059,   12.507343278686905,
+                              -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7};
+  const double g = 7;
+  Instruction* one = e.Splat(1, t);
+  Instruction* half = e.Splat(0.5, t);
+  Instruction* reflect = e.Compare(x, half, ComparisonDirection::kLt);
+  // Below 1/2 the approximation runs at 1 - x.
+  Instruction* y = e.Select(reflect, e.Sub(one, x), x);
+  Instruction* z = e.Sub(y, one);
+  Instruction* sum = e.Splat(kP[0], t);   // p0 + Σ p_i / (z + i)
+  Instruction* slope = e.Splat(0, t);     // Σ -p_i / (z + i)²
+  for (int i = 1; i < 9; ++i) {
+    Instruction* d = e.Add(z, e.Splat(i, t));
+    Instruction* term = e.Div(e.Splat(kP[i], t), d);
+    sum = e.Add(sum, term);
+    slope = e.Sub(slope, e.Div(term, d));
+  }
+  // t = z + g + 1/2, its log as log(g + 1/2) + log1p(z / (g + 1/2)) so
+  // large z keeps its precision.
+  Instruction* tz = e.Add(z, e.Splat(g + 0.5, t));
+  Instruction* log_t = e.Add(e.Splat(std::log(g + 0.5), t), e.Op(Opcode::kLog1p, e.Div(z, e.Splat(g + 0.5, t))));
+  // sin(pi x) from x's distance to the nearest integer (exact reduction).
+  Instruction* ax = e.Op(Opcode::kAbs, x);
+  Instruction* frac = e.Sub(ax, e.Op(Opcode::kFloor, ax));
+  Instruction* reduced = e.Op(Opcode::kMinimum, frac, e.Sub(one, frac));
+  // The non-positive integers are poles.
+  Instruction* pole = e.Op(Opcode::kAnd, e.Compare(x, e.Splat(0, t), ComparisonDirection::kLe),
+                           e.Compare(frac, e.Splat(0, t), ComparisonDirection::kEq));
+  if (op == "lgamma") {
+    Instruction* direct = e.Add(e.Sub(e.Mul(e.Add(z, half), log_t), tz),
+                                e.Add(e.Splat(0.5 * std::log(2 * kPi), t), e.Op(Opcode::kLog, sum)));
+    // lgamma(x) = log(pi) - log|sin(pi x)| - lgamma(1 - x).
+    Instruction* sin_pi_x = e.Op(Opcode::kSin, e.Mul(e.Splat(kPi, t), reduced));
+    Instruction* reflected = e.Sub(e.Sub(e.Splat(std::log(kPi), t), e.Op(Opcode::kLog, sin_pi_x)), direct);
+    Instruction* r = e.Select(reflect, reflected, direct);
+    r = e.Select(pole, e.Splat(std::numeric_limits<double>::infinity(), t), r);
+    // lgamma(±inf) = inf.
+    return e.Select(e.Compare(ax, e.Splat(std::numeric_limits<double>::infinity(), t), ComparisonDirection::kEq),
+                    e.Splat(std::numeric_limits<double>::infinity(), t), r);
+  }
+  // digamma(y) = log t + slope / sum - g / t; reflected:
+  // digamma(x) = digamma(1 - x) - pi / tan(pi x).
+  Instruction* direct = e.Sub(e.Add(log_t, e.Div(slope, sum)), e.Div(e.Splat(g, t), tz));
+  Instruction* tan_pi_x = e.Op(Opcode::kTan, e.Mul(e.Splat(kPi, t), e.Sub(x, e.Op(Opcode::kFloor, x))));
+  Instruction* reflected = e.Sub(direct, e.Div(e.Splat(kPi, t), tan_pi_x));
+  Instruction* r = e.Select(reflect, reflected, direct);
+  return e.Select(pole, e.Splat(std::numeric_limits<double>::quiet_NaN(), t), r);
+}
+
 // The real-float formulas, x already in the compute type.
 Instruction* RealFormula(const std::string& op, Emitter& e, Instruction* x) {
   const ElementType t = x->shape.element_type();
@@ -122,6 +176,7 @@ Instruction* RealFormula(const std::string& op, Emitter& e, Instruction* x) {
     Instruction* far = e.Add(e.Splat(kLog2, t), e.Op(Opcode::kLog, x));
     return e.Select(e.Compare(x, e.Splat(big, t), ComparisonDirection::kGe), far, near);
   }
+  if (op == "lgamma" || op == "digamma") return LanczosFormula(op, e, x);
   // erf_inv: Giles' single-precision approximation (w = -log(1 - x²) below
   // 5, and sqrt(w) beyond); for f64, two Newton steps on erf(y) = x from it.
   Instruction* w = e.Op(Opcode::kNegate, e.Op(Opcode::kLog1p, e.Op(Opcode::kNegate, e.Mul(x, x))));
@@ -147,7 +202,7 @@ Instruction* RealFormula(const std::string& op, Emitter& e, Instruction* x) {
 }
 
 const std::set<std::string>& RealFunctions() {
-  static const std::set<std::string> k = {"asin", "acos", "atan", "asinh", "acosh", "atanh", "sinh", "erf_inv"};
+  static const std::set<std::string> k = {"asin", "acos", "atan", "asinh", "acosh", "atanh", "sinh", "erf_inv", "lgamma", "digamma"};
   return k;
 }
 

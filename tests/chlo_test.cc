@@ -143,6 +143,55 @@ TEST_F(Chlo, InverseTrigonometricAndHyperbolicMatchTheHost) {
   CheckUnary("erf", in_unit, [](double v) { return std::erf(v); }, 4);
 }
 
+// digamma on the host: the recurrence up to 10, then the asymptotic series.
+double DigammaOnHost(double x) {
+  if (x <= 0 && x == std::floor(x)) return NAN;
+  if (x < 0.5) return DigammaOnHost(1 - x) - M_PI / std::tan(M_PI * x);
+  double r = 0;
+  for (; x < 10; x += 1) r -= 1 / x;
+  const double x2 = 1 / (x * x);
+  return r + std::log(x) - 0.5 / x -
+         x2 * (1.0 / 12 - x2 * (1.0 / 120 - x2 * (1.0 / 252 - x2 * (1.0 / 240 - x2 * (1.0 / 132)))));
+}
+
+// lgamma and digamma, through their reflection below 1/2 and at their
+// poles, against the host (absolute error near their zeros, relative
+// elsewhere).
+TEST_F(Chlo, LgammaAndDigammaMatchTheHost) {
+  std::vector<double> xs = {0.5, 1, 2, 3, 1e-6, 1e-30, 0.1, 2.5, 10.5, 100, 1e5, 1e20, -0.5, -1.5, -2.25, -7.9, 0, -1, -3, 1.5};
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> range(-20, 60);
+  for (int i = 0; i < 40; ++i) xs.push_back(range(rng));
+  for (const auto& [op, host] : std::vector<std::pair<std::string, double (*)(double)>>{
+           {"lgamma", [](double v) { return std::lgamma(v); }}, {"digamma", DigammaOnHost}}) {
+    for (const auto& [t, mlir] : std::vector<std::pair<ElementType, std::string>>{{ElementType::kF32, "f32"}, {ElementType::kF64, "f64"}}) {
+      if (NeedsMissingFeature(t, TestDevice().target())) continue;
+      const std::string type = "tensor<" + std::to_string(xs.size()) + "x" + mlir + ">";
+      auto program = ReadStablehlo("func.func @main(%x: " + type + ") -> " + type + " {\n  %r = chlo." + op + " %x : " + type +
+                                       " -> " + type + "\n  func.return %r : " + type + "\n}\n",
+                                   false);
+      ASSERT_TRUE(program.ok()) << program.status().ToString();
+      Literal x(Shape(t, {static_cast<int64_t>(xs.size())}));
+      for (size_t i = 0; i < xs.size(); ++i) x.Set(static_cast<int64_t>(i), Scalar::Float(t, xs[i]));
+      auto exe = Executable::Compile(*program->module, TestDevice());
+      ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+      auto got = (*exe)->Run({x});
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      const double eps = t == ElementType::kF64 ? 1e-13 : 2e-5;
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const double in = x.Get(static_cast<int64_t>(i)).re, want = host(in), g = got->Get(static_cast<int64_t>(i)).re;
+        if (std::isnan(want) || std::isinf(want)) {
+          EXPECT_TRUE(std::isnan(want) ? std::isnan(g) : g == want) << op << "(" << in << ") " << mlir << ": " << g;
+          continue;
+        }
+        // Reflection near the poles loses what pi·x loses.
+        const double scale = std::max({1.0, std::fabs(want), std::fabs(in)});
+        EXPECT_NEAR(g, want, eps * scale) << op << "(" << in << ") " << mlir;
+      }
+    }
+  }
+}
+
 // erf_inv: erf of its result gives x back (to the float's precision where
 // erf is not flat), ±1 give ±inf, beyond them NaN.
 TEST_F(Chlo, ErfInvInvertsErf) {
