@@ -127,6 +127,58 @@ Instruction* LanczosFormula(const std::string& op, Emitter& e, Instruction* x) {
   return e.Select(pole, e.Splat(std::numeric_limits<double>::quiet_NaN(), t), r);
 }
 
+// exp(-x²) without x²'s rounding: x = hi + lo with hi's square exact (half
+// the mantissa cleared), x² = hi² + lo·(x + hi), the two parts exponentiated
+// apart. Otherwise the relative error of exp(-x²) grows with x².
+Instruction* ExpMinusSquare(Emitter& e, Instruction* x) {
+  const ElementType t = x->shape.element_type();
+  const ElementType u = t == ElementType::kF64 ? ElementType::kU64 : ElementType::kU32;
+  const uint64_t mask = t == ElementType::kF64 ? ~uint64_t{0} << 27 : uint64_t{0xfffff000u};
+  Instruction* hi = e.Bitcast(e.Op(Opcode::kAnd, e.Bitcast(x, u), e.SplatBits(mask, u)), t);
+  Instruction* lo = e.Sub(x, hi);
+  Instruction* big = e.Op(Opcode::kExp, e.Op(Opcode::kNegate, e.Mul(hi, hi)));
+  Instruction* small = e.Op(Opcode::kExp, e.Op(Opcode::kNegate, e.Mul(lo, e.Add(x, hi))));
+  return e.Mul(big, small);
+}
+
+// erfc: 1 - erf(x) below 1/2 (no cancellation there); exp(-x²)·h(x) on
+// [1/2, 2) with h = exp(x²)·erfc(x) as a Chebyshev series
+// (tools/fits/erfc_chebyshev.py); beyond, exp(-x²)/sqrt(pi) over Laplace's
+// continued fraction x + (1/2)/(x + 1/(x + (3/2)/(x + ...))), cut at a depth
+// that reaches the type's precision from x = 2 on.
+Instruction* Erfc(Emitter& e, Instruction* x) {
+  const ElementType t = x->shape.element_type();
+  static const double kH[] = {0.4006822530639845,     -0.17395587897748593,   0.03383702540740581,
+                              -0.006032263577025777,  0.0010002741182156237,  -0.0001558965252432612,
+                              2.3014442396706095e-05, -3.237542192439935e-06, 4.3607024854432075e-07,
+                              -5.64568482380734e-08,  7.048623129612963e-09,  -8.50961072440537e-10,
+                              9.957597246756933e-11,  -1.1316475534428605e-11, 1.251033998617146e-12,
+                              -1.3461454173580023e-13, 1.3961054534661343e-14, -1.304512053934559e-15};
+  Instruction* one = e.Splat(1, t);
+  Instruction* near_zero = e.Sub(one, e.Op(Opcode::kErf, x));
+  Instruction* decay = ExpMinusSquare(e, x);
+  // Clenshaw's recurrence at u = (x - 1.25) / 0.75.
+  Instruction* u = e.Div(e.Sub(x, e.Splat(1.25, t)), e.Splat(0.75, t));
+  Instruction* two_u = e.Add(u, u);
+  Instruction *b1 = e.Splat(0, t), *b2 = e.Splat(0, t);
+  const int terms = sizeof(kH) / sizeof(kH[0]);
+  for (int k = terms - 1; k >= 1; --k) {
+    Instruction* b = e.Sub(e.Add(e.Splat(kH[k], t), e.Mul(two_u, b1)), b2);
+    b2 = b1;
+    b1 = b;
+  }
+  Instruction* h = e.Sub(e.Add(e.Splat(kH[0], t), e.Mul(u, b1)), b2);
+  Instruction* middle = e.Mul(decay, h);
+  Instruction* k = x;
+  for (int depth = t == ElementType::kF64 ? 60 : 24; depth >= 1; --depth) k = e.Add(x, e.Div(e.Splat(0.5 * depth, t), k));
+  Instruction* far = e.Div(decay, e.Mul(e.Splat(std::sqrt(kPi), t), k));
+  // Past where erfc underflows (and at +inf, where x - hi is NaN): 0.
+  const double underflow = t == ElementType::kF64 ? 27.3 : 10.1;
+  far = e.Select(e.Compare(x, e.Splat(underflow, t), ComparisonDirection::kGt), e.Splat(0, t), far);
+  return e.Select(e.Compare(x, e.Splat(0.5, t), ComparisonDirection::kLt), near_zero,
+                  e.Select(e.Compare(x, e.Splat(2, t), ComparisonDirection::kLt), middle, far));
+}
+
 // The real-float formulas, x already in the compute type.
 Instruction* RealFormula(const std::string& op, Emitter& e, Instruction* x) {
   const ElementType t = x->shape.element_type();
@@ -177,6 +229,7 @@ Instruction* RealFormula(const std::string& op, Emitter& e, Instruction* x) {
     return e.Select(e.Compare(x, e.Splat(big, t), ComparisonDirection::kGe), far, near);
   }
   if (op == "lgamma" || op == "digamma") return LanczosFormula(op, e, x);
+  if (op == "erfc") return Erfc(e, x);
   // erf_inv: Giles' single-precision approximation (w = -log(1 - x²) below
   // 5, and sqrt(w) beyond); for f64, two Newton steps on erf(y) = x from it.
   Instruction* w = e.Op(Opcode::kNegate, e.Op(Opcode::kLog1p, e.Op(Opcode::kNegate, e.Mul(x, x))));
@@ -202,7 +255,7 @@ Instruction* RealFormula(const std::string& op, Emitter& e, Instruction* x) {
 }
 
 const std::set<std::string>& RealFunctions() {
-  static const std::set<std::string> k = {"asin", "acos", "atan", "asinh", "acosh", "atanh", "sinh", "erf_inv", "lgamma", "digamma"};
+  static const std::set<std::string> k = {"asin", "acos", "atan", "asinh", "acosh", "atanh", "sinh", "erf_inv", "erfc", "lgamma", "digamma"};
   return k;
 }
 
