@@ -10,6 +10,7 @@
 #include "frontends/chlo_mulhi.h"
 #include "frontends/mlir_cursor.h"
 #include "frontends/stablehlo_dot.h"
+#include "frontends/stablehlo_legacy_ops.h"
 #include "frontends/mlir_types.h"
 #include "frontends/stablehlo_syntax.h"
 #include "ir/numbers.h"
@@ -323,6 +324,7 @@ StatusOr<Statement> Reader::ParseStatement() {
   const bool known = s.name == "func.return" || s.name == "func.call" || s.name == "stablehlo.custom_call" ||
                      s.name == "interpreter.probe" || s.name == "chlo.mulhi" ||
                      (s.name.rfind("chlo.", 0) == 0 && IsChloDecomposition(s.name.substr(5))) ||
+                     (s.name.rfind("stablehlo.", 0) == 0 && IsLegacyStablehloOp(s.name.substr(10))) ||
                      s.name == "stablehlo.composite" || s.name == "stablehlo.optimization_barrier" ||
                      s.name == "stablehlo.after_all" ||
                      s.name.rfind("check.", 0) == 0 ||
@@ -1480,7 +1482,8 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       values[s.results[0]] = *hi;
       continue;
     }
-    if (s.name.rfind("chlo.", 0) == 0 && IsChloDecomposition(s.name.substr(5))) {
+    const bool legacy = s.name.rfind("stablehlo.", 0) == 0 && IsLegacyStablehloOp(s.name.substr(10));
+    if (legacy || (s.name.rfind("chlo.", 0) == 0 && IsChloDecomposition(s.name.substr(5)))) {
       std::vector<Instruction*> operands;
       for (const std::string& o : s.operands) {
         ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
@@ -1489,16 +1492,18 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       if (s.result_types.empty() || s.result_types.size() != s.results.size())
         return c_.Error(s.at, s.name + " needs a result type for each result");
       const Shape result = s.result_types.size() == 1 ? s.result_types[0] : Shape::Tuple(s.result_types);
-      StatusOr<Instruction*> r = LowerChlo(
-          s.name.substr(5), operands, result, s.attributes,
-          [&](Opcode op, const Shape& shape, std::vector<Instruction*> o) { return Make(op, shape, std::move(o), s.at); },
-          [&](Literal value) {
-            auto c = std::make_unique<Instruction>();
-            c->opcode = Opcode::kConstant;
-            c->shape = value.shape();
-            c->literal = std::move(value);
-            return Add(std::move(c), s.at);
-          });
+      const HloMaker make = [&](Opcode op, const Shape& shape, std::vector<Instruction*> o) {
+        return Make(op, shape, std::move(o), s.at);
+      };
+      const ConstantMaker constant = [&](Literal value) {
+        auto c = std::make_unique<Instruction>();
+        c->opcode = Opcode::kConstant;
+        c->shape = value.shape();
+        c->literal = std::move(value);
+        return Add(std::move(c), s.at);
+      };
+      StatusOr<Instruction*> r = legacy ? LowerLegacyOp(s.name.substr(10), operands, result, s.attributes, make, constant)
+                                        : LowerChlo(s.name.substr(5), operands, result, s.attributes, make, constant);
       if (!r.ok()) {
         if (r.status().code() == StatusCode::kUnimplemented) return Unimplemented(c_.Where(s.at) + ": " + r.status().message());
         return c_.Error(s.at, r.status().message());

@@ -266,6 +266,64 @@ TEST_F(StablehloReader, RegionOpsAsJaxWritesThem) {
   EXPECT_NE(bad.status().message().find("across"), std::string::npos) << bad.status().ToString();
 }
 
+// The older ops exporters still write: broadcast (sizes prepended), einsum
+// (a product, a batched product with a label summed away first, a
+// matrix-vector product), unary_einsum (a transpose, a sum), and
+// torch_index_select with and without batch dimensions.
+TEST_F(StablehloReader, OlderOpsExportersStillWrite) {
+  const std::string text = R"(func.func public @main() {
+  %v = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi32>
+  %b = "stablehlo.broadcast"(%v) {broadcast_sizes = array<i64: 2>} : (tensor<3xi32>) -> tensor<2x3xi32>
+  check.expect_eq_const %b, dense<[[1, 2, 3], [1, 2, 3]]> : tensor<2x3xi32>
+  %a = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %c = stablehlo.constant dense<[[5.0, 6.0, 7.0], [8.0, 9.0, 10.0]]> : tensor<2x3xf32>
+  %ac = "stablehlo.einsum"(%a, %c) {einsum_config = "ab,bc->ac"} : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  check.expect_eq_const %ac, dense<[[21.0, 24.0, 27.0], [47.0, 54.0, 61.0]]> : tensor<2x3xf32>
+  %ca = "stablehlo.einsum"(%a, %c) {einsum_config = "ab,bc->ca"} : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<3x2xf32>
+  check.expect_eq_const %ca, dense<[[21.0, 47.0], [24.0, 54.0], [27.0, 61.0]]> : tensor<3x2xf32>
+  %x = stablehlo.constant dense<[[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]> : tensor<2x2x2xf32>
+  %y = stablehlo.constant dense<[[1.0, 10.0], [100.0, 1000.0]]> : tensor<2x2xf32>
+  %xy = "stablehlo.einsum"(%x, %y) {einsum_config = "bsj,bk->bk"} : (tensor<2x2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  check.expect_eq_const %xy, dense<[[10.0, 100.0], [2600.0, 26000.0]]> : tensor<2x2xf32>
+  %w = stablehlo.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %mv = "stablehlo.einsum"(%a, %w) {einsum_config = "ij,j->i"} : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  check.expect_eq_const %mv, dense<[-1.0, -1.0]> : tensor<2xf32>
+  %t = "stablehlo.unary_einsum"(%c) {einsum_config = "ij->ji"} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  check.expect_eq_const %t, dense<[[5.0, 8.0], [6.0, 9.0], [7.0, 10.0]]> : tensor<3x2xf32>
+  %s = "stablehlo.unary_einsum"(%c) {einsum_config = "ij->i"} : (tensor<2x3xf32>) -> tensor<2xf32>
+  check.expect_eq_const %s, dense<[18.0, 27.0]> : tensor<2xf32>
+  %table = stablehlo.constant dense<[[0, 1, 2, 3], [10, 11, 12, 13]]> : tensor<2x4xi32>
+  %idx = stablehlo.constant dense<[3, 0, 3]> : tensor<3xi32>
+  %sel = "stablehlo.torch_index_select"(%table, %idx) {dim = 1 : i64, batch_dims = 0 : i64} : (tensor<2x4xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  check.expect_eq_const %sel, dense<[[3, 0, 3], [13, 10, 13]]> : tensor<2x3xi32>
+  %bidx = stablehlo.constant dense<[[1, 2], [3, 3]]> : tensor<2x2xi32>
+  %bsel = "stablehlo.torch_index_select"(%table, %bidx) {dim = 1 : i64, batch_dims = 1 : i64} : (tensor<2x4xi32>, tensor<2x2xi32>) -> tensor<2x2xi32>
+  check.expect_eq_const %bsel, dense<[[1, 2], [13, 13]]> : tensor<2x2xi32>
+  func.return
+})";
+  auto cases = SplitCases("x.mlir", text);
+  ASSERT_EQ(cases.size(), 1u);
+  CaseResult r = RunCase(cases[0], TestDevice());
+  EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
+  // A diagonal einsum is refused by name; a config for the wrong number of
+  // operands is a located error.
+  auto diagonal = ReadStablehlo(R"(func.func @main(%a: tensor<2x2xf32>) -> tensor<2xf32> {
+  %d = "stablehlo.unary_einsum"(%a) {einsum_config = "ii->i"} : (tensor<2x2xf32>) -> tensor<2xf32>
+  func.return %d : tensor<2xf32>
+})",
+                                false);
+  ASSERT_FALSE(diagonal.ok());
+  EXPECT_EQ(diagonal.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(diagonal.status().message().find("repeats label 'i'"), std::string::npos) << diagonal.status().ToString();
+  auto wrong = ReadStablehlo(R"(func.func @main(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %d = "stablehlo.einsum"(%a, %b) {einsum_config = "ab->ab"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  func.return %d : tensor<2x2xf32>
+})",
+                           false);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("2:3"), std::string::npos) << wrong.status().ToString();
+}
+
 // Several test functions in one piece, no separators: each is a case, so
 // a second function's failing check is seen (it once passed unseen); a
 // function with arguments is counted as skipped, a private helper is no
