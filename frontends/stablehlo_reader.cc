@@ -72,6 +72,11 @@ class Reader {
   // The pretty reduce's "applies stablehlo.add": (acc, x) -> acc op x for
   // each element type.
   StatusOr<Computation*> AppliedComputation(const Statement& s, const std::string& op, const std::vector<Shape>& scalars);
+  // (a, b) -> a op b over `scalar`, a computation of the module.
+  Computation* BinaryComputation(Opcode opcode, const Shape& scalar, size_t at);
+  // bitcast_convert to or from i1, whose elements StableHLO counts as bits:
+  // the i1 side has one more dimension, as long as the other type is wide.
+  StatusOr<Instruction*> BitcastBits(const Instruction& inst, size_t at);
   // The pretty form of stablehlo.while: (%arg = %init, ...) : types cond {...} do {...}.
   Status ParseWhileHeader(Statement& s);
   // while, if and case: called computations made of the regions, with the
@@ -524,13 +529,60 @@ Instruction* Reader::TupleOf(const std::vector<Instruction*>& parts, size_t at) 
   return Make(Opcode::kTuple, Shape::Tuple(shapes), parts, at);
 }
 
+StatusOr<Instruction*> Reader::BitcastBits(const Instruction& inst, size_t at) {
+  Instruction* x = inst.operands[0];
+  const bool packs = x->shape.element_type() == ElementType::kPred;  // i1[..., W] -> W-bit type
+  const Shape& bits = packs ? x->shape : inst.shape;
+  const Shape& word = packs ? inst.shape : x->shape;
+  const int width = BitWidth(word.element_type());
+  std::vector<int64_t> expected = word.dims();
+  expected.push_back(width);
+  if (word.element_type() == ElementType::kPred || bits.dims() != expected || IsComplex(word.element_type()))
+    return c_.Error(at, "bitcast_convert between " + x->shape.ToString() + " and " + inst.shape.ToString() +
+                            ": the i1 side must have one more dimension, of the other type's bit width");
+  const ElementType u = width == 8 ? ElementType::kU8 : width == 16 ? ElementType::kU16 : width == 32 ? ElementType::kU32 : ElementType::kU64;
+  const Shape wide(u, bits.dims());
+  const int64_t last = bits.rank() - 1;
+  Instruction* shift = Make(Opcode::kIota, wide, {}, at);
+  shift->iota_dimension = last;
+  auto scalar = [&](uint64_t v) {
+    auto c = std::make_unique<Instruction>();
+    c->opcode = Opcode::kConstant;
+    c->shape = Shape(u, {});
+    c->literal = Literal::ScalarOf(Scalar::UInt(u, v));
+    return Add(std::move(c), at);
+  };
+  auto splat = [&](uint64_t v) {
+    Instruction* b = Make(Opcode::kBroadcast, wide, {scalar(v)}, at);
+    b->dimensions = std::vector<int64_t>{};
+    return b;
+  };
+  if (packs) {
+    // Bit k of the word is element k of the last dimension.
+    Instruction* shifted = Make(Opcode::kShiftLeft, wide, {Make(Opcode::kConvert, wide, {x}, at), shift}, at);
+    Instruction* sum = Make(Opcode::kReduce, Shape(u, word.dims()), {shifted, scalar(0)}, at);
+    sum->dimensions = std::vector<int64_t>{last};
+    sum->called_computations.emplace_back("to_apply", BinaryComputation(Opcode::kOr, Shape(u, {}), at));
+    return u == word.element_type() ? sum : Make(Opcode::kBitcastConvert, word, {sum}, at);
+  }
+  Instruction* w = u == word.element_type() ? x : Make(Opcode::kBitcastConvert, Shape(u, word.dims()), {x}, at);
+  std::vector<int64_t> keep(word.rank());
+  for (int64_t d = 0; d < word.rank(); ++d) keep[d] = d;
+  Instruction* spread = Make(Opcode::kBroadcast, wide, {w}, at);
+  spread->dimensions = keep;
+  Instruction* bit = Make(Opcode::kAnd, wide, {Make(Opcode::kShiftRightLogical, wide, {spread, shift}, at), splat(1)}, at);
+  Instruction* set = Make(Opcode::kCompare, bits, {bit, splat(0)}, at);
+  set->direction = ComparisonDirection::kNe;
+  return set;
+}
+
 StatusOr<Instruction*> Reader::LowerStablehloExtension(const Instruction& inst, size_t at) {
   if (inst.operands.empty() || !inst.operands[0]->shape.IsArray() || !inst.shape.IsArray()) return nullptr;
   Instruction* x = inst.operands[0];
   const ElementType from = x->shape.element_type(), to = inst.shape.element_type();
   const std::vector<int64_t>& dims = inst.shape.dims();
   if (inst.opcode == Opcode::kBitcastConvert && (from == ElementType::kPred || to == ElementType::kPred))
-    return Unimplemented(c_.Where(at) + ": bitcast_convert of i1: StableHLO gives i1 one bit, XLA's PRED a byte");
+    return BitcastBits(inst, at);
   if (!IsComplex(from)) return nullptr;
   const ElementType part = ComplexComponentType(from);
   if (inst.opcode == Opcode::kConvert && !IsComplex(to)) {  // StableHLO converts the real part
@@ -953,6 +1005,10 @@ StatusOr<Computation*> Reader::AppliedComputation(const Statement& s, const std:
                                                   const std::vector<Shape>& scalars) {
   std::optional<Opcode> opcode = op.rfind("stablehlo.", 0) == 0 ? DirectOpcode(op.substr(10)) : std::nullopt;
   if (!opcode || scalars.size() != 1) return c_.Error(s.at, "stablehlo.reduce applies " + op + ": expected one binary op");
+  return BinaryComputation(*opcode, scalars[0], s.at);
+}
+
+Computation* Reader::BinaryComputation(Opcode opcode, const Shape& scalar, size_t at) {
   auto comp = std::make_unique<Computation>("region" + std::to_string(regions_.size()));
   Computation* outer = current_;
   current_ = comp.get();
@@ -961,10 +1017,10 @@ StatusOr<Computation*> Reader::AppliedComputation(const Statement& s, const std:
     auto p = std::make_unique<Instruction>();
     p->opcode = Opcode::kParameter;
     p->parameter_number = k;
-    p->shape = scalars[0];
-    params.push_back(Add(std::move(p), s.at));
+    p->shape = scalar;
+    params.push_back(Add(std::move(p), at));
   }
-  comp->set_root(Make(*opcode, scalars[0], params, s.at));
+  comp->set_root(Make(opcode, scalar, params, at));
   current_ = outer;
   regions_.push_back(std::move(comp));
   return regions_.back().get();

@@ -324,6 +324,35 @@ TEST_F(StablehloReader, OlderOpsExportersStillWrite) {
   EXPECT_NE(wrong.status().message().find("2:3"), std::string::npos) << wrong.status().ToString();
 }
 
+// bitcast_convert to and from i1 counts bits as StableHLO does: bit k of a
+// word is element k of the i1 side's last dimension.
+TEST_F(StablehloReader, BitcastConvertOfI1CountsBits) {
+  const std::string text = R"(func.func public @main() {
+  %w = stablehlo.constant dense<[5, 128]> : tensor<2xui8>
+  %b = stablehlo.bitcast_convert %w : (tensor<2xui8>) -> tensor<2x8xi1>
+  check.expect_eq_const %b, dense<[[true, false, true, false, false, false, false, false], [false, false, false, false, false, false, false, true]]> : tensor<2x8xi1>
+  %back = stablehlo.bitcast_convert %b : (tensor<2x8xi1>) -> tensor<2xi8>
+  check.expect_eq_const %back, dense<[5, -128]> : tensor<2xi8>
+  %f = stablehlo.constant dense<-2.0> : tensor<f32>
+  %fb = stablehlo.bitcast_convert %f : (tensor<f32>) -> tensor<32xi1>
+  %fw = stablehlo.bitcast_convert %fb : (tensor<32xi1>) -> tensor<ui32>
+  check.expect_eq_const %fw, dense<3221225472> : tensor<ui32>
+  func.return
+})";
+  auto cases = SplitCases("x.mlir", text);
+  ASSERT_EQ(cases.size(), 1u);
+  CaseResult r = RunCase(cases[0], TestDevice());
+  EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
+  auto bad = ReadStablehlo(R"(func.func @main(%w: tensor<2xui8>) -> tensor<2x7xi1> {
+  %b = stablehlo.bitcast_convert %w : (tensor<2xui8>) -> tensor<2x7xi1>
+  func.return %b : tensor<2x7xi1>
+})",
+                           false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("2:3"), std::string::npos) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("bit width"), std::string::npos) << bad.status().ToString();
+}
+
 // Several test functions in one piece, no separators: each is a case, so
 // a second function's failing check is seen (it once passed unseen); a
 // function with arguments is counted as skipped, a private helper is no
