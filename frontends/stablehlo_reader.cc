@@ -72,6 +72,8 @@ class Reader {
   // The pretty reduce's "applies stablehlo.add": (acc, x) -> acc op x for
   // each element type.
   StatusOr<Computation*> AppliedComputation(const Statement& s, const std::string& op, const std::vector<Shape>& scalars);
+  // Names the values an op gave after its results (as many as are named).
+  Status BindResults(const Statement& s, const std::vector<Instruction*>& r, std::map<std::string, Instruction*>& values);
   // (a, b) -> a op b over `scalar`, a computation of the module.
   Computation* BinaryComputation(Opcode opcode, const Shape& scalar, size_t at);
   // bitcast_convert to or from i1, whose elements StableHLO counts as bits:
@@ -95,6 +97,14 @@ class Reader {
   Status AddCheck(const Statement& s, std::map<std::string, Instruction*>& values);
   Instruction* Add(std::unique_ptr<Instruction> inst, size_t at);
   Instruction* Make(Opcode op, const Shape& shape, std::vector<Instruction*> operands, size_t at);
+  // A constant of `value`, and `scalar` broadcast to `shape`.
+  Instruction* Constant(Literal value, size_t at);
+  // Make and Constant at `at`, for the decompositions written outside.
+  std::pair<HloMaker, ConstantMaker> Makers(size_t at) {
+    return {[this, at](Opcode op, const Shape& shape, std::vector<Instruction*> o) { return Make(op, shape, std::move(o), at); },
+            [this, at](Literal value) { return Constant(std::move(value), at); }};
+  }
+  Instruction* Splat(Instruction* scalar, const Shape& shape, size_t at);
   // get-tuple-element i of `whole` for each of `shapes`.
   std::vector<Instruction*> Elements(Instruction* whole, const std::vector<Shape>& shapes, size_t at);
   // A tuple of `parts`, or the part itself when there is one.
@@ -512,6 +522,29 @@ Instruction* Reader::Make(Opcode op, const Shape& shape, std::vector<Instruction
   return Add(std::move(inst), at);
 }
 
+Status Reader::BindResults(const Statement& s, const std::vector<Instruction*>& r,
+                           std::map<std::string, Instruction*>& values) {
+  if (r.size() != s.results.size())
+    return c_.Error(s.at, s.name + " gives " + std::to_string(r.size()) + " results, " + std::to_string(s.results.size()) +
+                              " are named");
+  for (size_t i = 0; i < r.size(); ++i) values[s.results[i]] = r[i];
+  return OkStatus();
+}
+
+Instruction* Reader::Constant(Literal value, size_t at) {
+  auto c = std::make_unique<Instruction>();
+  c->opcode = Opcode::kConstant;
+  c->shape = value.shape();
+  c->literal = std::move(value);
+  return Add(std::move(c), at);
+}
+
+Instruction* Reader::Splat(Instruction* scalar, const Shape& shape, size_t at) {
+  Instruction* b = Make(Opcode::kBroadcast, shape, {scalar}, at);
+  b->dimensions = std::vector<int64_t>{};
+  return b;
+}
+
 std::vector<Instruction*> Reader::Elements(Instruction* whole, const std::vector<Shape>& shapes, size_t at) {
   std::vector<Instruction*> out;
   for (size_t i = 0; i < shapes.size(); ++i) {
@@ -545,18 +578,8 @@ StatusOr<Instruction*> Reader::BitcastBits(const Instruction& inst, size_t at) {
   const int64_t last = bits.rank() - 1;
   Instruction* shift = Make(Opcode::kIota, wide, {}, at);
   shift->iota_dimension = last;
-  auto scalar = [&](uint64_t v) {
-    auto c = std::make_unique<Instruction>();
-    c->opcode = Opcode::kConstant;
-    c->shape = Shape(u, {});
-    c->literal = Literal::ScalarOf(Scalar::UInt(u, v));
-    return Add(std::move(c), at);
-  };
-  auto splat = [&](uint64_t v) {
-    Instruction* b = Make(Opcode::kBroadcast, wide, {scalar(v)}, at);
-    b->dimensions = std::vector<int64_t>{};
-    return b;
-  };
+  auto scalar = [&](uint64_t v) { return Constant(Literal::ScalarOf(Scalar::UInt(u, v)), at); };
+  auto splat = [&](uint64_t v) { return Splat(scalar(v), wide, at); };
   if (packs) {
     // Bit k of the word is element k of the last dimension.
     Instruction* shifted = Make(Opcode::kShiftLeft, wide, {Make(Opcode::kConvert, wide, {x}, at), shift}, at);
@@ -610,17 +633,7 @@ StatusOr<Instruction*> Reader::LowerStablehloExtension(const Instruction& inst, 
     return Make(Opcode::kSelect, inst.shape, {Make(Opcode::kOr, preds, {first, equal}, at), x, y}, at);
   }
   if (inst.opcode == Opcode::kCbrt) {  // the principal cube root, exp(log(z) / 3)
-    auto third = std::make_unique<Instruction>();
-    third->opcode = Opcode::kConstant;
-    third->shape = Shape(from, {});
-    third->literal = Literal::ScalarOf(Scalar::Complex(from, {3, 0}));
-    Instruction* t = Add(std::move(third), at);
-    auto b = std::make_unique<Instruction>();
-    b->opcode = Opcode::kBroadcast;
-    b->shape = inst.shape;
-    b->operands = {t};
-    b->dimensions = std::vector<int64_t>{};
-    Instruction* three = Add(std::move(b), at);
+    Instruction* three = Splat(Constant(Literal::ScalarOf(Scalar::Complex(from, {3, 0})), at), inst.shape, at);
     Instruction* log = Make(Opcode::kLog, inst.shape, {x}, at);
     return Make(Opcode::kExp, inst.shape, {Make(Opcode::kDivide, inst.shape, {log, three}, at)}, at);
   }
@@ -1479,19 +1492,13 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       const size_t here = c_.position();
       ASSIGN_OR_RETURN(std::vector<Instruction*> r, TranslateControl(s, values, depth));
       c_.set_position(here);
-      if (r.size() != s.results.size())
-        return c_.Error(s.at, s.name + " gives " + std::to_string(r.size()) + " results, " +
-                                   std::to_string(s.results.size()) + " are named");
-      for (size_t i = 0; i < r.size(); ++i) values[s.results[i]] = r[i];
+      RETURN_IF_ERROR(BindResults(s, r, values));
       continue;
     }
     if (s.name == "stablehlo.infeed" || s.name == "stablehlo.outfeed" || s.name == "stablehlo.send" || s.name == "stablehlo.recv" ||
         (s.name == "stablehlo.custom_call" && s.callee.rfind("@check.", 0) != 0)) {
       ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerHostOp(s, values));
-      if (r.size() != s.results.size())
-        return c_.Error(s.at, s.name + " gives " + std::to_string(r.size()) + " results, " +
-                                   std::to_string(s.results.size()) + " are named");
-      for (size_t i = 0; i < r.size(); ++i) values[s.results[i]] = r[i];
+      RETURN_IF_ERROR(BindResults(s, r, values));
       continue;
     }
     if (s.name == "stablehlo.optimization_barrier" || s.name == "stablehlo.after_all") {
@@ -1525,15 +1532,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       if (s.operands.size() != 2 || s.results.size() != 1) return c_.Error(s.at, "chlo.mulhi takes two values and gives one");
       ASSIGN_OR_RETURN(Instruction * lhs, Value(s, s.operands[0], values));
       ASSIGN_OR_RETURN(Instruction * rhs, Value(s, s.operands[1], values));
-      StatusOr<Instruction*> hi = LowerMulhi(
-          lhs, rhs, [&](Opcode op, const Shape& shape, std::vector<Instruction*> operands) { return Make(op, shape, std::move(operands), s.at); },
-          [&](Literal value) {
-            auto c = std::make_unique<Instruction>();
-            c->opcode = Opcode::kConstant;
-            c->shape = value.shape();
-            c->literal = std::move(value);
-            return Add(std::move(c), s.at);
-          });
+      StatusOr<Instruction*> hi = LowerMulhi(lhs, rhs, Makers(s.at).first, Makers(s.at).second);
       if (!hi.ok()) return c_.Error(s.at, hi.status().message());
       values[s.results[0]] = *hi;
       continue;
@@ -1548,16 +1547,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       if (s.result_types.empty() || s.result_types.size() != s.results.size())
         return c_.Error(s.at, s.name + " needs a result type for each result");
       const Shape result = s.result_types.size() == 1 ? s.result_types[0] : Shape::Tuple(s.result_types);
-      const HloMaker make = [&](Opcode op, const Shape& shape, std::vector<Instruction*> o) {
-        return Make(op, shape, std::move(o), s.at);
-      };
-      const ConstantMaker constant = [&](Literal value) {
-        auto c = std::make_unique<Instruction>();
-        c->opcode = Opcode::kConstant;
-        c->shape = value.shape();
-        c->literal = std::move(value);
-        return Add(std::move(c), s.at);
-      };
+      const auto [make, constant] = Makers(s.at);
       StatusOr<Instruction*> r = legacy ? LowerLegacyOp(s.name.substr(10), operands, result, s.attributes, make, constant)
                                         : LowerChlo(s.name.substr(5), operands, result, s.attributes, make, constant);
       if (!r.ok()) {
@@ -1589,10 +1579,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       const size_t here = c_.position();
       ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerRegionOp(s, values));
       c_.set_position(here);
-      if (r.size() != s.results.size())
-        return c_.Error(s.at, s.name + " gives " + std::to_string(r.size()) + " results, " +
-                                   std::to_string(s.results.size()) + " are named");
-      for (size_t i = 0; i < r.size(); ++i) values[s.results[i]] = r[i];
+      RETURN_IF_ERROR(BindResults(s, r, values));
       continue;
     }
     ASSIGN_OR_RETURN(Instruction * inst, Lower(s, values));

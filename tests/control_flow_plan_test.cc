@@ -37,6 +37,17 @@ std::unique_ptr<Module> Loop(const std::string& type, const std::string& start, 
 
 std::optional<int64_t> Trips(const Module& m) { return KnownTripCount(*m.entry()->root()); }
 
+// The program's last top-level while (and its step), or null.
+const WhileStep* LastWhile(const Program& p, const Step** step = nullptr) {
+  const WhileStep* w = nullptr;
+  for (const Step& s : p.steps)
+    if (const auto* x = std::get_if<WhileStep>(&s.op)) {
+      w = x;
+      if (step) *step = &s;
+    }
+  return w;
+}
+
 const std::string kLt = "  ROOT %c = pred[] compare(%i, %n), direction=LT";
 const std::string kPlusOne = "  %i2 = s32[] add(%i, %one)";
 
@@ -74,9 +85,7 @@ TEST(ControlFlowPlan, CountedLoopStepsSkipThePredicate) {
   ASSERT_TRUE(m);
   auto p = PlanModule(*m, LavapipeTarget());
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  const WhileStep* w = nullptr;
-  for (const Step& s : p->steps)
-    if (const auto* x = std::get_if<WhileStep>(&s.op)) w = x;
+  const WhileStep* w = LastWhile(*p);
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->trip_count, 10);
   EXPECT_NE(p->ToString().find("while (10 trips, counted)"), std::string::npos) << p->ToString();
@@ -89,9 +98,7 @@ TEST(ControlFlowPlan, WhileDynamicUpdateSliceWritesInPlace) {
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   auto p = PlanModule(**m, LavapipeTarget());
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  const WhileStep* w = nullptr;
-  for (const Step& s : p->steps)
-    if (const auto* x = std::get_if<WhileStep>(&s.op)) w = x;
+  const WhileStep* w = LastWhile(*p);
   ASSERT_NE(w, nullptr);
   bool in_place = false;
   for (const Step& s : w->body) {
@@ -114,9 +121,7 @@ TEST(ControlFlowPlan, ElementwiseUpdatesWriteInPlace) {
   ASSERT_TRUE(m);
   auto p = PlanModule(*m, LavapipeTarget());
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  const WhileStep* w = nullptr;
-  for (const Step& s : p->steps)
-    if (const auto* x = std::get_if<WhileStep>(&s.op)) w = x;
+  const WhileStep* w = LastWhile(*p);
   ASSERT_NE(w, nullptr);
   for (const Step& s : w->body) EXPECT_TRUE(std::holds_alternative<DispatchStep>(s.op)) << p->ToString();
 }
@@ -130,10 +135,8 @@ TEST(ControlFlowPlan, ClosingCopiesArePingPongPairs) {
   ASSERT_TRUE(reversed);
   auto p = PlanModule(*reversed, LavapipeTarget());
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  const WhileStep* w = nullptr;
   const Step* loop = nullptr;
-  for (const Step& s : p->steps)
-    if (const auto* x = std::get_if<WhileStep>(&s.op)) w = x, loop = &s;
+  const WhileStep* w = LastWhile(*p, &loop);
   ASSERT_NE(w, nullptr);
   ASSERT_EQ(w->alternates.size(), 1u) << p->ToString();
   ASSERT_EQ(w->alternate_copies.size(), 1u);

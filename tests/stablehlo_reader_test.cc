@@ -7,6 +7,7 @@
 #include "frontends/hlo_text.h"
 #include "frontends/stablehlo_reader.h"
 #include "runtime/executable.h"
+#include "tests/stablehlo_test_util.h"
 #include "tests/test_util.h"
 #include "tools/conformance/conformance_case.h"
 
@@ -177,10 +178,7 @@ TEST_F(StablehloReader, ScatterDimensionNumbersAtTheirDefaults) {
   check.expect_eq_const %g, dense<3.0> : tensor<f32>
   func.return
 })";
-  auto cases = SplitCases("x.mlir", text);
-  ASSERT_EQ(cases.size(), 1u);
-  CaseResult r = RunCase(cases[0], TestDevice());
-  EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
+  ExpectChecksPass(text);
 }
 
 // Symbols may be quoted (@"name"), as exporters write names with dots or
@@ -251,10 +249,7 @@ TEST_F(StablehloReader, RegionOpsAsJaxWritesThem) {
   check.expect_eq_const %sq, dense<[[1.0, 25.0, 9.0], [4.0, 49.0, 16.0]]> : tensor<2x3xf32>
   func.return
 })";
-  auto cases = SplitCases("x.mlir", text);
-  ASSERT_EQ(cases.size(), 1u);
-  CaseResult r = RunCase(cases[0], TestDevice());
-  EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
+  ExpectChecksPass(text);
   // A pretty reduce without "across dimensions": a located error.
   auto bad = ReadStablehlo(R"(func.func @main(%x: tensor<3xf32>, %z: tensor<f32>) -> tensor<f32> {
   %r = stablehlo.reduce(%x init: %z) applies stablehlo.add : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
@@ -301,10 +296,7 @@ TEST_F(StablehloReader, OlderOpsExportersStillWrite) {
   check.expect_eq_const %bsel, dense<[[1, 2], [13, 13]]> : tensor<2x2xi32>
   func.return
 })";
-  auto cases = SplitCases("x.mlir", text);
-  ASSERT_EQ(cases.size(), 1u);
-  CaseResult r = RunCase(cases[0], TestDevice());
-  EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
+  ExpectChecksPass(text);
   // A diagonal einsum is refused by name; a config for the wrong number of
   // operands is a located error.
   auto diagonal = ReadStablehlo(R"(func.func @main(%a: tensor<2x2xf32>) -> tensor<2xf32> {
@@ -339,10 +331,7 @@ TEST_F(StablehloReader, BitcastConvertOfI1CountsBits) {
   check.expect_eq_const %fw, dense<3221225472> : tensor<ui32>
   func.return
 })";
-  auto cases = SplitCases("x.mlir", text);
-  ASSERT_EQ(cases.size(), 1u);
-  CaseResult r = RunCase(cases[0], TestDevice());
-  EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
+  ExpectChecksPass(text);
   auto bad = ReadStablehlo(R"(func.func @main(%w: tensor<2xui8>) -> tensor<2x7xi1> {
   %b = stablehlo.bitcast_convert %w : (tensor<2xui8>) -> tensor<2x7xi1>
   func.return %b : tensor<2x7xi1>

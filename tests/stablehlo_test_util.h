@@ -1,0 +1,65 @@
+// Helpers for tests written in StableHLO: a piece whose check ops must
+// pass, and one CHLO/StableHLO unary op run over given values.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontends/stablehlo_reader.h"
+#include "runtime/executable.h"
+#include "tests/test_util.h"
+#include "tools/conformance/conformance_case.h"
+
+namespace vkxla {
+
+// Runs `text` (one function holding check.* ops) as a conformance case on
+// the test device; every check must hold.
+inline void ExpectChecksPass(const std::string& text) {
+  std::vector<ConformanceCase> cases = SplitCases("x.mlir", text);
+  ASSERT_EQ(cases.size(), 1u);
+  CaseResult r = RunCase(cases[0], TestDevice());
+  EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
+}
+
+// f32, and f64 where the test device has it.
+inline std::vector<ElementType> TestedFloatTypes() {
+  std::vector<ElementType> out = {ElementType::kF32};
+  if (!NeedsMissingFeature(ElementType::kF64, TestDevice().target())) out.push_back(ElementType::kF64);
+  return out;
+}
+
+// `op %x : tensor<Nxt> -> tensor<Nxt>` over `xs` rounded to `t`: the
+// inputs as rounded and the device's results (nothing on a failure,
+// which is reported).
+struct UnaryRun {
+  Literal input, output;
+};
+inline std::optional<UnaryRun> RunUnary(const std::string& op, ElementType t, const std::vector<double>& xs) {
+  const std::string type = "tensor<" + std::to_string(xs.size()) + "x" + std::string(ElementTypeName(t)) + ">";
+  auto program = ReadStablehlo("func.func @main(%x: " + type + ") -> " + type + " {\n  %r = " + op + " %x : " + type + " -> " +
+                                   type + "\n  func.return %r : " + type + "\n}\n",
+                               false);
+  if (!program.ok()) {
+    ADD_FAILURE() << op << ": " << program.status().ToString();
+    return std::nullopt;
+  }
+  UnaryRun run{Literal(Shape(t, {static_cast<int64_t>(xs.size())})), Literal()};
+  for (size_t i = 0; i < xs.size(); ++i) run.input.Set(static_cast<int64_t>(i), Scalar::Float(t, xs[i]));
+  auto exe = Executable::Compile(*program->module, TestDevice());
+  if (!exe.ok()) {
+    ADD_FAILURE() << op << ": " << exe.status().ToString();
+    return std::nullopt;
+  }
+  auto got = (*exe)->Run({run.input});
+  if (!got.ok()) {
+    ADD_FAILURE() << op << ": " << got.status().ToString();
+    return std::nullopt;
+  }
+  run.output = std::move(*got);
+  return run;
+}
+
+}  // namespace vkxla
