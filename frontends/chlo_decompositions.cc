@@ -179,6 +179,57 @@ Instruction* Erfc(Emitter& e, Instruction* x) {
                   e.Select(e.Compare(x, e.Splat(2, t), ComparisonDirection::kLt), middle, far));
 }
 
+// Hurwitz's zeta(s, q) by Euler-Maclaurin summation: ten terms summed,
+// the integral of the rest, and twelve Bernoulli corrections
+// (B_2j / (2j)!), whose remainder is below f64's precision from q + 10 on.
+// NaN for s < 1 and q <= 0, inf at s = 1, as XLA gives them.
+Instruction* Zeta(Emitter& e, Instruction* s, Instruction* q) {
+  const ElementType t = s->shape.element_type();
+  static const double kBernoulli[] = {0.08333333333333333,    -0.001388888888888889,  3.306878306878307e-05,
+                                      -8.267195767195768e-07, 2.08767569878681e-08,   -5.284190138687493e-10,
+                                      1.3382536530684679e-11, -3.3896802963225827e-13, 8.586062056277845e-15,
+                                      -2.174868698558062e-16, 5.5090028283602295e-18, -1.3954464685812522e-19};
+  constexpr int kTerms = 10;
+  Instruction* one = e.Splat(1, t);
+  Instruction* minus_s = e.Op(Opcode::kNegate, s);
+  Instruction* sum = e.Splat(0, t);
+  for (int k = 0; k < kTerms; ++k) sum = e.Add(sum, e.Op(Opcode::kPower, e.Add(q, e.Splat(k, t)), minus_s));
+  Instruction* a = e.Add(q, e.Splat(kTerms, t));  // q + N
+  Instruction* a_s = e.Op(Opcode::kPower, a, minus_s);  // (q + N)^-s
+  sum = e.Add(sum, e.Div(e.Mul(a, a_s), e.Sub(s, one)));
+  sum = e.Add(sum, e.Mul(e.Splat(0.5, t), a_s));
+  // Σ_j B_2j/(2j)! · s(s+1)···(s+2j-2) · (q+N)^(-s-2j+1)
+  Instruction* rising = s;                       // s (s+1) ... (s+2j-2)
+  Instruction* power = e.Div(a_s, a);            // (q+N)^(-s-1)
+  Instruction* inverse_square = e.Div(one, e.Mul(a, a));
+  for (int j = 0; j < 12; ++j) {
+    sum = e.Add(sum, e.Mul(e.Splat(kBernoulli[j], t), e.Mul(rising, power)));
+    rising = e.Mul(rising, e.Mul(e.Add(s, e.Splat(2 * j + 1, t)), e.Add(s, e.Splat(2 * j + 2, t))));
+    power = e.Mul(power, inverse_square);
+  }
+  Instruction* zero = e.Splat(0, t);
+  sum = e.Select(e.Compare(q, zero, ComparisonDirection::kLe), e.Splat(std::numeric_limits<double>::quiet_NaN(), t), sum);
+  sum = e.Select(e.Compare(s, one, ComparisonDirection::kEq), e.Splat(std::numeric_limits<double>::infinity(), t), sum);
+  return e.Select(e.Compare(s, one, ComparisonDirection::kLt), e.Splat(std::numeric_limits<double>::quiet_NaN(), t), sum);
+}
+
+// polygamma(n, x): digamma for n = 0, (-1)^(n+1) n! zeta(n + 1, x) for a
+// positive integer n, NaN otherwise.
+Instruction* Polygamma(Emitter& e, Instruction* n, Instruction* x) {
+  const ElementType t = x->shape.element_type();
+  Instruction* one = e.Splat(1, t);
+  Instruction* n1 = e.Add(n, one);
+  Instruction* factorial = e.Op(Opcode::kExp, LanczosFormula("lgamma", e, n1));
+  // (-1)^(n+1): +1 for odd n, -1 for even.
+  Instruction* odd = e.Compare(e.Op(Opcode::kRemainder, n, e.Splat(2, t)), one, ComparisonDirection::kEq);
+  Instruction* sign = e.Select(odd, one, e.Splat(-1, t));
+  Instruction* r = e.Mul(sign, e.Mul(factorial, Zeta(e, n1, x)));
+  r = e.Select(e.Compare(n, e.Splat(0, t), ComparisonDirection::kEq), LanczosFormula("digamma", e, x), r);
+  Instruction* bad = e.Op(Opcode::kOr, e.Compare(n, e.Op(Opcode::kFloor, n), ComparisonDirection::kNe),
+                          e.Compare(n, e.Splat(0, t), ComparisonDirection::kLt));
+  return e.Select(bad, e.Splat(std::numeric_limits<double>::quiet_NaN(), t), r);
+}
+
 // The real-float formulas, x already in the compute type.
 Instruction* RealFormula(const std::string& op, Emitter& e, Instruction* x) {
   const ElementType t = x->shape.element_type();
@@ -317,6 +368,7 @@ StatusOr<Instruction*> BroadcastTo(Instruction* x, const Shape& result, const st
 
 bool IsChloDecomposition(const std::string& op) {
   static const std::set<std::string> k = {"conj", "square", "is_inf", "is_pos_inf", "is_neg_inf", "next_after", "constant_like",
+                                          "zeta", "polygamma",
                                           "tan", "cosh", "erf", "top_k"};
   return RealFunctions().count(op) || k.count(op) || op.rfind("broadcast_", 0) == 0;
 }
@@ -347,7 +399,7 @@ StatusOr<Instruction*> LowerChlo(const std::string& op, const std::vector<Instru
       ASSIGN_OR_RETURN(Instruction * b, BroadcastTo(o, result, given, make));
       stretched.push_back(b);
     }
-    if (base == "next_after") return LowerChlo("next_after", stretched, result, {}, make, constant);
+    if (base == "next_after" || base == "zeta" || base == "polygamma") return LowerChlo(base, stretched, result, {}, make, constant);
     if (base == "select") return make(Opcode::kSelect, Shape(result.element_type(), result.dims()), stretched);
     if (base == "compare") {
       auto d = attributes.find("comparison_direction");
@@ -400,6 +452,14 @@ StatusOr<Instruction*> LowerChlo(const std::string& op, const std::vector<Instru
     const double inf = std::numeric_limits<double>::infinity();
     if (op == "is_inf") return e.Compare(e.Op(Opcode::kAbs, x), e.Splat(inf), ComparisonDirection::kEq);
     return e.Compare(x, e.Splat(op == "is_pos_inf" ? inf : -inf), ComparisonDirection::kEq);
+  }
+  if (op == "zeta" || op == "polygamma") {
+    RETURN_IF_ERROR(expect(2));
+    if (!IsFloat(t) || operands[1]->shape.element_type() != t || operands[1]->shape.dims() != x->shape.dims())
+      return error("takes two real floats of one shape, got " + x->shape.ToString() + " and " + operands[1]->shape.ToString());
+    const ElementType ct = ComputeType(t);
+    Instruction *a = e.Convert(x, ct), *b = e.Convert(operands[1], ct);
+    return e.Convert(op == "zeta" ? Zeta(e, a, b) : Polygamma(e, a, b), t);
   }
   if (op == "next_after") {
     RETURN_IF_ERROR(expect(2));

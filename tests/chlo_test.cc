@@ -173,6 +173,80 @@ TEST_F(Chlo, LgammaAndDigammaMatchTheHost) {
   }
 }
 
+// Hurwitz zeta on the host: 2000 terms summed in long double, the rest by
+// its integral and two correction terms.
+double ZetaOnHost(double s, double q) {
+  long double sum = 0;
+  const int k = 2000;
+  for (int i = 0; i < k; ++i) sum += std::pow(static_cast<long double>(q) + i, -static_cast<long double>(s));
+  const long double a = static_cast<long double>(q) + k;
+  sum += std::pow(a, 1 - static_cast<long double>(s)) / (s - 1) + std::pow(a, -static_cast<long double>(s)) / 2 +
+         s * std::pow(a, -static_cast<long double>(s) - 1) / 12;
+  return static_cast<double>(sum);
+}
+
+// zeta(s, q) against the host; polygamma against its closed forms at 1 and
+// 1/2 and against (-1)^(n+1) n! zeta(n + 1, x); both at their edges.
+TEST_F(Chlo, ZetaAndPolygamma) {
+  std::vector<double> s_values = {1.5, 2, 3, 4.5, 10, 30, 1.01}, q_values = {1, 0.5, 2, 7.25, 100, 0.01, 1e3};
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> sv(1.1, 12), qv(0.05, 40);
+  for (int i = 0; i < 30; ++i) {
+    s_values.push_back(sv(rng));
+    q_values.push_back(qv(rng));
+  }
+  for (ElementType t : TestedFloatTypes()) {
+    const std::string name(ElementTypeName(t));
+    const std::string type = "tensor<" + std::to_string(s_values.size()) + "x" + name + ">";
+    auto program = ReadStablehlo("func.func @main(%s: " + type + ", %q: " + type + ") -> (" + type + ", " + type + ") {\n"
+                                 "  %z = chlo.zeta %s, %q : " + type + ", " + type + " -> " + type + "\n"
+                                 "  %p = chlo.polygamma %s, %q : " + type + ", " + type + " -> " + type + "\n"
+                                 "  func.return %z, %p : " + type + ", " + type + "\n}\n",
+                                 false);
+    ASSERT_TRUE(program.ok()) << program.status().ToString();
+    // polygamma reads its first operand as the order: integers there.
+    Literal s(Shape(t, {static_cast<int64_t>(s_values.size())})), q(Shape(t, {static_cast<int64_t>(s_values.size())}));
+    for (size_t i = 0; i < s_values.size(); ++i) {
+      s.Set(static_cast<int64_t>(i), Scalar::Float(t, i < 7 ? s_values[i] : std::floor(s_values[i])));
+      q.Set(static_cast<int64_t>(i), Scalar::Float(t, q_values[i]));
+    }
+    auto exe = Executable::Compile(*program->module, TestDevice());
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    auto got = (*exe)->Run({s, q});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const double eps = t == ElementType::kF64 ? 1e-13 : 1e-5;
+    for (size_t i = 0; i < s_values.size(); ++i) {
+      const double sv_i = s.Get(static_cast<int64_t>(i)).re, qv_i = q.Get(static_cast<int64_t>(i)).re;
+      const double z = got->tuple_elements()[0].Get(static_cast<int64_t>(i)).re;
+      // Beyond the type's range the device says inf (as at s = 1).
+      const double limit = t == ElementType::kF64 ? 1.7976931348623157e308 : 3.4028234663852886e38;
+      auto expect = [&](double g, double want, double tolerance, const std::string& what) {
+        if (std::fabs(want) > limit || std::isinf(want)) EXPECT_TRUE(std::isinf(g)) << what << ": " << g;
+        else EXPECT_NEAR(g, want, tolerance * std::fabs(want)) << what;
+      };
+      expect(z, sv_i == 1 ? INFINITY : ZetaOnHost(sv_i, qv_i), eps,
+             name + " zeta(" + std::to_string(sv_i) + ", " + std::to_string(qv_i) + ")");
+      if (sv_i == std::floor(sv_i) && sv_i >= 1) {
+        const double n = sv_i, p = got->tuple_elements()[1].Get(static_cast<int64_t>(i)).re;
+        const double sign = static_cast<int64_t>(n) % 2 == 1 ? 1 : -1;
+        expect(p, sign * std::tgamma(n + 1) * ZetaOnHost(n + 1, qv_i), 10 * eps,
+               name + " polygamma(" + std::to_string(n) + ", " + std::to_string(qv_i) + ")");
+      }
+    }
+  }
+  ExpectChecksPass(R"(func.func public @main() {
+  %n = stablehlo.constant dense<[1.0, 1.0, 3.0, 0.0, 0.5, -1.0]> : tensor<6xf32>
+  %x = stablehlo.constant dense<[1.0, 0.5, 1.0, 1.0, 1.0, 1.0]> : tensor<6xf32>
+  %p = chlo.polygamma %n, %x : tensor<6xf32>, tensor<6xf32> -> tensor<6xf32>
+  check.expect_almost_eq_const %p, dense<[1.6449341, 4.934802, 6.4939394, -0.5772157, 0x7FC00000, 0x7FC00000]> : tensor<6xf32> {tolerance = 1.0e-5 : f64}
+  %s = stablehlo.constant dense<[1.0, 0.5, 2.0]> : tensor<3xf32>
+  %q = stablehlo.constant dense<[1.0, 1.0, -1.0]> : tensor<3xf32>
+  %z = chlo.zeta %s, %q : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  check.expect_eq_const %z, dense<[0x7F800000, 0x7FC00000, 0x7FC00000]> : tensor<3xf32>
+  func.return
+})");
+}
+
 // erf_inv: erf of its result gives x back (to the float's precision where
 // erf is not flat), ±1 give ±inf, beyond them NaN.
 TEST_F(Chlo, ErfInvInvertsErf) {
