@@ -9,7 +9,8 @@ namespace {
 
 int StorageBits(ElementType t) {
   switch (t) {
-    case ElementType::kPred: case ElementType::kS4: case ElementType::kU4: return 8;
+    case ElementType::kPred: case ElementType::kS2: case ElementType::kU2: case ElementType::kS4: case ElementType::kU4:
+      return 8;
     default: return BitWidth(t);
   }
 }
@@ -49,8 +50,12 @@ StatusOr<GlslType> GlslTypeFor(ElementType t, const TargetFeatures& target, cons
   g.storage_bits = StorageBits(t);
   switch (t) {
     case ElementType::kPred: g.compute = "bool"; break;
-    case ElementType::kS4: case ElementType::kS8: case ElementType::kS16: case ElementType::kS32: g.compute = "int"; break;
-    case ElementType::kU4: case ElementType::kU8: case ElementType::kU16: case ElementType::kU32: g.compute = "uint"; break;
+    case ElementType::kS2: case ElementType::kS4: case ElementType::kS8: case ElementType::kS16: case ElementType::kS32:
+      g.compute = "int";
+      break;
+    case ElementType::kU2: case ElementType::kU4: case ElementType::kU8: case ElementType::kU16: case ElementType::kU32:
+      g.compute = "uint";
+      break;
     case ElementType::kF16: case ElementType::kBF16: case ElementType::kF32: case ElementType::kF8E4M3FN:
     case ElementType::kF8E5M2: g.compute = "float"; break;
     case ElementType::kC64: g.compute = "vec2"; break;
@@ -86,6 +91,8 @@ std::string DecodeWords(ElementType t, const std::vector<std::string>& words, co
   };
   switch (t) {
     case ElementType::kPred: return "(" + sub(false) + " != 0u)";
+    case ElementType::kS2: return bits == 2 ? sub(true) : "bitfieldExtract(" + sub(true) + ", 0, 2)";
+    case ElementType::kU2: return bits == 2 ? sub(false) : "(" + sub(false) + " & 0x3u)";
     case ElementType::kS4: return bits == 4 ? sub(true) : "bitfieldExtract(" + sub(true) + ", 0, 4)";
     case ElementType::kU4: return bits == 4 ? sub(false) : "(" + sub(false) + " & 0xFu)";
     case ElementType::kS8: case ElementType::kS16: return sub(true);
@@ -126,6 +133,8 @@ std::string LoadExpression(ElementType t, const std::string& b, const std::strin
 std::string EncodeToBits(ElementType t, const std::string& v) {
   switch (t) {
     case ElementType::kPred: return "uint(" + v + ")";
+    case ElementType::kS2: return "(uint(" + v + ") & 0x3u)";
+    case ElementType::kU2: return "((" + v + ") & 0x3u)";
     case ElementType::kS4: return "(uint(" + v + ") & 0xFu)";
     case ElementType::kU4: return "((" + v + ") & 0xFu)";
     case ElementType::kS8: return "(uint(" + v + ") & 0xFFu)";
@@ -149,6 +158,8 @@ std::string NormalizeExpression(ElementType t, const std::string& v) {
     case ElementType::kBF16: return "q_bf16(" + v + ")";
     case ElementType::kF8E4M3FN: return "q_f8e4m3fn(" + v + ")";
     case ElementType::kF8E5M2: return "q_f8e5m2(" + v + ")";
+    case ElementType::kS2: return "bitfieldExtract(" + v + ", 0, 2)";
+    case ElementType::kU2: return "((" + v + ") & 0x3u)";
     case ElementType::kS4: return "bitfieldExtract(" + v + ", 0, 4)";
     case ElementType::kS8: return "bitfieldExtract(" + v + ", 0, 8)";
     case ElementType::kS16: return "bitfieldExtract(" + v + ", 0, 16)";
@@ -163,9 +174,9 @@ std::string GlslLiteral(const Scalar& x) {
   const ElementType t = x.type;
   switch (t) {
     case ElementType::kPred: return x.pred() ? "true" : "false";
-    case ElementType::kS4: case ElementType::kS8: case ElementType::kS16: case ElementType::kS32:
+    case ElementType::kS2: case ElementType::kS4: case ElementType::kS8: case ElementType::kS16: case ElementType::kS32:
       return "int(" + Hex(static_cast<uint32_t>(x.s), false) + ")";
-    case ElementType::kU4: case ElementType::kU8: case ElementType::kU16: case ElementType::kU32:
+    case ElementType::kU2: case ElementType::kU4: case ElementType::kU8: case ElementType::kU16: case ElementType::kU32:
       return Hex(x.u, false);
     case ElementType::kS64: return "int64_t(" + Hex(static_cast<uint64_t>(x.s), true) + ")";
     case ElementType::kU64: return Hex(x.u, true);

@@ -303,10 +303,13 @@ StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::v
   ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(to, target_, n->Describe()));
   const int fb = BitWidth(from), tb = BitWidth(to);
   if (fb > 64 || tb > 64) return Unimplemented("bitcast-convert " + n->Describe() + ": 128-bit types are not supported on Vulkan yet");
-  if (fb == 4 || tb == 4) return Unimplemented("bitcast-convert " + n->Describe() + ": 4-bit types are not supported on Vulkan yet");
   auto decode32 = [&](ElementType t, const std::string& bits) -> std::string {
     switch (t) {
       case ElementType::kPred: return "(" + bits + " != 0u)";
+      case ElementType::kS2: return "bitfieldExtract(int(" + bits + "), 0, 2)";
+      case ElementType::kS4: return "bitfieldExtract(int(" + bits + "), 0, 4)";
+      case ElementType::kU2: return "((" + bits + ") & 0x3u)";
+      case ElementType::kU4: return "((" + bits + ") & 0xFu)";
       case ElementType::kS8: return "bitfieldExtract(int(" + bits + "), 0, 8)";
       case ElementType::kS16: return "bitfieldExtract(int(" + bits + "), 0, 16)";
       case ElementType::kS32: return "int(" + bits + ")";
@@ -316,13 +319,21 @@ StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::v
       case ElementType::kBF16: return "uintBitsToFloat((" + bits + ") << 16)";
       case ElementType::kF8E5M2: return "f16_to_f32((" + bits + ") << 8)";
       case ElementType::kF8E4M3FN: return "f8e4m3fn_to_f32(" + bits + ")";
-      default: return "0";
+      default: return "";
     }
+  };
+  // The value of `to` whose bits are the low bits of the u32 `bits`.
+  auto finish = [&](const std::string& bits) -> StatusOr<std::string> {
+    const std::string decoded = decode32(to, bits);
+    if (decoded.empty())
+      return Unimplemented("bitcast-convert " + n->Describe() + ": to " + std::string(ElementTypeName(to)) +
+                           " is not supported on Vulkan yet");
+    return Temp(g.compute, decoded);
   };
   if (fb == tb) {
     ASSIGN_OR_RETURN(std::string v, Value(x, idx));
     if (fb == 64) return Temp(g.compute, FromBits64(to, Bits64(from, v)));
-    return Temp(g.compute, decode32(to, EncodeToBits(from, v)));
+    return finish(EncodeToBits(from, v));
   }
   if (fb > tb) {
     // Narrower result: its minor-most index picks a part, low bits first.
@@ -332,7 +343,7 @@ StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::v
     std::string bit = "(" + idx.back() + " * " + U(tb) + ")";
     std::string part = tb == 32 ? "(" + bit + " == 0u ? " + b + ".x : " + b + ".y)"
                                 : "bitfieldExtract(" + bit + " < 32u ? " + b + ".x : " + b + ".y, int(" + bit + " % 32u), " + std::to_string(tb) + ")";
-    return Temp(g.compute, decode32(to, part));
+    return finish(part);
   }
   // Wider result: gather the parts from the operand's minor-most dimension.
   std::string lo = "0u", hi = "0u";
@@ -347,7 +358,7 @@ StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::v
   }
   std::string word = Temp("uvec2", "uvec2(" + lo + ", " + hi + ")");
   if (tb == 64) return Temp(g.compute, FromBits64(to, word));
-  return Temp(g.compute, decode32(to, word + ".x"));
+  return finish(word + ".x");
 }
 
 }  // namespace vkxla

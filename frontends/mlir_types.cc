@@ -19,7 +19,7 @@ StatusOr<ElementType> ParseMlirElementType(MlirCursor& c) {
     return c.Error(at, "complex<" + part + "> is not supported (only complex<f32> and complex<f64>)");
   }
   static const std::map<std::string, ElementType> kTypes = {
-      {"i1", ElementType::kPred},    {"i4", ElementType::kS4},     {"i8", ElementType::kS8},
+      {"i1", ElementType::kPred},    {"i2", ElementType::kS2},     {"si2", ElementType::kS2},    {"ui2", ElementType::kU2},     {"i4", ElementType::kS4},     {"i8", ElementType::kS8},
       {"i16", ElementType::kS16},    {"i32", ElementType::kS32},   {"i64", ElementType::kS64},
       {"si4", ElementType::kS4},     {"si8", ElementType::kS8},    {"si16", ElementType::kS16},
       {"si32", ElementType::kS32},   {"si64", ElementType::kS64},  {"ui4", ElementType::kU4},

@@ -11,13 +11,15 @@ struct TypeInfo {
   int bits;
 };
 
-constexpr std::array<TypeInfo, 21> kTypes = {{
+constexpr std::array<TypeInfo, 23> kTypes = {{
     {ElementType::kPred, "pred", 8},
+    {ElementType::kS2, "s2", 2},
     {ElementType::kS4, "s4", 4},
     {ElementType::kS8, "s8", 8},
     {ElementType::kS16, "s16", 16},
     {ElementType::kS32, "s32", 32},
     {ElementType::kS64, "s64", 64},
+    {ElementType::kU2, "u2", 2},
     {ElementType::kU4, "u4", 4},
     {ElementType::kU8, "u8", 8},
     {ElementType::kU16, "u16", 16},
@@ -69,12 +71,12 @@ bool IsArrayType(ElementType t) {
 }
 
 bool IsSignedInt(ElementType t) {
-  return t == ElementType::kS4 || t == ElementType::kS8 || t == ElementType::kS16 ||
+  return t == ElementType::kS2 || t == ElementType::kS4 || t == ElementType::kS8 || t == ElementType::kS16 ||
          t == ElementType::kS32 || t == ElementType::kS64;
 }
 
 bool IsUnsignedInt(ElementType t) {
-  return t == ElementType::kU4 || t == ElementType::kU8 || t == ElementType::kU16 ||
+  return t == ElementType::kU2 || t == ElementType::kU4 || t == ElementType::kU8 || t == ElementType::kU16 ||
          t == ElementType::kU32 || t == ElementType::kU64;
 }
 

@@ -11,8 +11,8 @@ namespace vkxla {
 enum class ElementType : uint8_t {
   kInvalid = 0,
   kPred,
-  kS4, kS8, kS16, kS32, kS64,
-  kU4, kU8, kU16, kU32, kU64,
+  kS2, kS4, kS8, kS16, kS32, kS64,
+  kU2, kU4, kU8, kU16, kU32, kU64,
   kF16, kBF16, kF32, kF64,
   kF8E4M3FN, kF8E5M2,
   kC64, kC128,
@@ -24,9 +24,9 @@ enum class ElementType : uint8_t {
 std::string_view ElementTypeName(ElementType t);
 std::optional<ElementType> ParseElementType(std::string_view name);
 
-// Size of one element in bits as XLA stores it unpacked (S4 is 4; PRED 8).
+// Size of one element in bits as XLA stores it unpacked (S4 is 4, S2 2; PRED 8).
 int BitWidth(ElementType t);
-// Bytes one element takes in an unpacked host buffer (S4/U4 take one byte).
+// Bytes one element takes in an unpacked host buffer (S2/U2, S4/U4 take one byte).
 int ByteWidth(ElementType t);
 
 bool IsArrayType(ElementType t);  // everything but token and tuple

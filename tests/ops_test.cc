@@ -175,10 +175,28 @@ TEST(Convert, EveryPairOfTypes) {
 TEST(BitcastConvert, SameWidthTypes) {
   for (ElementType from : kAllTypes)
     for (ElementType to : kAllTypes) {
-      if (BitWidth(from) != BitWidth(to) || BitWidth(from) == 4 || BitWidth(from) == 128 || from == ElementType::kPred || to == ElementType::kPred) continue;
+      if (BitWidth(from) != BitWidth(to) || BitWidth(from) == 128 || from == ElementType::kPred || to == ElementType::kPred) continue;
       CheckOp(Opcode::kBitcastConvert, {from}, kRowMajor, 11, ComparisonType::kDefault, to);
       CheckOp(Opcode::kBitcastConvert, {from}, kMixedTiled, 12, ComparisonType::kDefault, to);
     }
+}
+
+// Sub-byte bitcasts that change width: a byte splits into 4-bit and 2-bit
+// parts, low bits first, and parts gather back into bytes.
+TEST(BitcastConvert, SubByteWidthsSplitAndGather) {
+  auto m = ParseOrFail(
+      "HloModule sub_byte\nENTRY %e {\n  %x = s8[3] parameter(0)\n"
+      "  %n = s4[3,2] bitcast-convert(%x)\n  %q = u2[3,4] bitcast-convert(%x)\n"
+      "  %back = s8[3] bitcast-convert(%q)\n  ROOT %t = (s4[3,2], u2[3,4], s8[3]) tuple(%n, %q, %back)\n}\n");
+  ASSERT_TRUE(m);
+  Literal x(Shape(ElementType::kS8, {3}));
+  const int64_t bytes[] = {0x1e, -0x80, -1};  // 00011110, 10000000, 11111111
+  for (int i = 0; i < 3; ++i) x.Set(i, Scalar::Int(ElementType::kS8, bytes[i]));
+  Literal got = RunAndCompareWith(*m, {x});
+  ASSERT_TRUE(got.shape().IsTuple());
+  EXPECT_EQ(got.tuple_elements()[0].ValuesToString(), "{{-2, 1}, {0, -8}, {-1, -1}}");
+  EXPECT_EQ(got.tuple_elements()[1].ValuesToString(), "{{2, 3, 1, 0}, {0, 0, 0, 2}, {3, 3, 3, 3}}");
+  EXPECT_EQ(got.tuple_elements()[2].ValuesToString(), "{30, -128, -1}");
 }
 
 // Worked examples from the spec pages.

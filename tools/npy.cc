@@ -18,7 +18,7 @@ constexpr Dtype kDtypes[] = {
     {ElementType::kS64, "<i8"},  {ElementType::kU8, "|u1"},  {ElementType::kU16, "<u2"}, {ElementType::kU32, "<u4"},
     {ElementType::kU64, "<u8"},  {ElementType::kF16, "<f2"}, {ElementType::kF32, "<f4"}, {ElementType::kF64, "<f8"},
     {ElementType::kC64, "<c8"},  {ElementType::kC128, "<c16"}, {ElementType::kBF16, "<V2"},
-    {ElementType::kF8E4M3FN, "|V1"}, {ElementType::kF8E5M2, "|V1"}, {ElementType::kS4, "|i1"}, {ElementType::kU4, "|u1"},
+    {ElementType::kF8E4M3FN, "|V1"}, {ElementType::kF8E5M2, "|V1"}, {ElementType::kS4, "|i1"}, {ElementType::kU4, "|u1"}, {ElementType::kS2, "|i1"}, {ElementType::kU2, "|u1"},
 };
 
 }  // namespace
@@ -91,7 +91,8 @@ StatusOr<Literal> ParseNpy(std::string_view bytes, const std::string& name, Elem
   ElementType type = ElementType::kInvalid;
   for (const Dtype& d : kDtypes) {
     if (descr != d.descr) continue;
-    if (descr[1] == 'V' || ((descr == "|i1" || descr == "|u1") && (expected == ElementType::kS4 || expected == ElementType::kU4))) {
+    if (descr[1] == 'V' || ((descr == "|i1" || descr == "|u1") && (expected == ElementType::kS4 || expected == ElementType::kU4 || expected == ElementType::kS2 ||
+                                                         expected == ElementType::kU2))) {
       if (expected != ElementType::kInvalid && ByteWidth(expected) == ByteWidth(d.type)) type = expected;
       else if (descr[1] != 'V') type = d.type;
       else continue;
