@@ -342,6 +342,30 @@ TEST_F(StablehloReader, BitcastConvertOfI1CountsBits) {
   EXPECT_NE(bad.status().message().find("bit width"), std::string::npos) << bad.status().ToString();
 }
 
+// A function with arguments takes them from the file's RUN line and is
+// judged by what its CHECK lines expect printed; a wrong expectation fails.
+TEST_F(StablehloReader, RunLineArgumentsAndPrintedResults) {
+  const std::string body = R"(func.func @main(%a: tensor<2xi32>, %b: tensor<2xf32>) -> (tensor<2xi32>, tensor<2xf32>) {
+  %0 = stablehlo.add %a, %a : tensor<2xi32>
+  %1 = stablehlo.multiply %b, %b : tensor<2xf32>
+  return %0, %1 : tensor<2xi32>, tensor<2xf32>
+}
+)";
+  const std::string run = "// RUN: stablehlo-translate %s --interpret --args=\"[dense<[1, -4]> : tensor<2xi32>, dense<1.5> : tensor<2xf32>]\"\n"
+                          "// RUN: not stablehlo-translate %s --interpret --args=\"oops\"\n";
+  auto result = [&](const std::string& text) { return RunCase(SplitCases("x.mlir", text).at(0), TestDevice()); };
+  const std::string good = "// CHECK: tensor<2xi32> {\n// CHECK-NEXT: [2, -8]\n// CHECK-NEXT: }\n"
+                           "// CHECK-NEXT: tensor<2xf32> {\n// CHECK-NEXT: [2.250000e+00, 2.250000e+00]\n// CHECK-NEXT: }\n";
+  CaseResult pass = result(run + body + good);
+  EXPECT_EQ(pass.outcome, Outcome::kPassed) << pass.detail;
+  CaseResult fail = result(run + body + "// CHECK: tensor<2xi32> {\n// CHECK-NEXT: [2, -7]\n// CHECK-NEXT: }\n");
+  EXPECT_EQ(fail.outcome, Outcome::kFailed);
+  EXPECT_NE(fail.detail.find("element 1 is -8, expected -7"), std::string::npos) << fail.detail;
+  CaseResult none = result(body + good);
+  EXPECT_EQ(none.outcome, Outcome::kSkipped);
+  EXPECT_NE(none.detail.find("--args"), std::string::npos) << none.detail;
+}
+
 // Several test functions in one piece, no separators: each is a case, so
 // a second function's failing check is seen (it once passed unseen); a
 // function with arguments is counted as skipped, a private helper is no

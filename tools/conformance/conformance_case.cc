@@ -11,6 +11,7 @@
 #include "ir/float_formats.h"
 #include "ops/evaluator.h"
 #include "runtime/executable.h"
+#include "tools/conformance/interpreter_run_line.h"
 
 namespace vkxla {
 namespace {
@@ -94,8 +95,10 @@ std::vector<ConformanceCase> SplitCases(const std::string& path, const std::stri
   std::string line, piece;
   int line_number = 0, first = 1;
   static const std::regex kFunc(R"(func\.func\s+(?:public\s+|private\s+)?@([A-Za-z0-9_.$-]+))");
+  const std::string run_arguments = RunLineArguments(text);
+  std::vector<std::string> printed;
   auto add = [&](const std::string& function, const std::string& entry) {
-    ConformanceCase c{file, family, function, entry, piece, first};
+    ConformanceCase c{file, family, function, entry, piece, first, run_arguments, printed};
     for (const ConformanceCase& other : cases)
       if (other.name == c.name) c.name += "#" + std::to_string(cases.size());
     cases.push_back(std::move(c));
@@ -118,6 +121,7 @@ std::vector<ConformanceCase> SplitCases(const std::string& path, const std::stri
     }
     if (added == 0) add(m[1].str(), "");
     piece.clear();
+    printed.clear();
   };
   while (std::getline(in, line)) {
     ++line_number;
@@ -126,6 +130,8 @@ std::vector<ConformanceCase> SplitCases(const std::string& path, const std::stri
       first = line_number + 1;
       continue;
     }
+    for (const char* prefix : {"// CHECK:", "// CHECK-NEXT:"})
+      if (line.rfind(prefix, 0) == 0) printed.push_back(line.substr(std::string(prefix).size()));
     piece += line + "\n";
   }
   flush();
@@ -142,8 +148,15 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
   }
   // A case without check ops passes when it compiles and runs (the
   // interpreter's own meaning of such a test: no error).
-  if (!program->module->EntryProgramShape().parameters.empty())
-    return {Outcome::kSkipped, "the entry function takes arguments; conformance cases run without inputs"};
+  // An entry with arguments takes them from the file's RUN line.
+  std::vector<Literal> arguments;
+  if (!program->module->EntryProgramShape().parameters.empty()) {
+    if (c.run_arguments.empty())
+      return {Outcome::kSkipped, "the entry function takes arguments and the RUN line gives none (--args)"};
+    auto parsed = ParseRunArguments(c.run_arguments);
+    if (!parsed.ok()) return failed("RUN line --args: " + parsed.status().message());
+    arguments = std::move(*parsed);
+  }
   auto exe = Executable::Compile(*program->module, device);
   if (!exe.ok()) {
     if (exe.status().code() == StatusCode::kUnimplemented) return skipped(exe.status());
@@ -156,7 +169,7 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
   if (c.text.find("infeed") != std::string::npos || c.text.find("outfeed") != std::string::npos)
     feeds = std::unique_lock<std::mutex>(feeds_mu);
   for (const Literal& v : program->infeed) device.infeed().Push(v);
-  auto result = (*exe)->Run({});
+  auto result = (*exe)->Run(arguments);
   if (feeds.owns_lock()) {
     while (device.infeed().Pop()) {
     }
@@ -176,6 +189,21 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
       reference = std::move(*want);
       Leaves(*reference, reference_leaves);
     }
+  // What FileCheck expects printed: the returned values, in order.
+  if (!c.printed.empty() && !arguments.empty()) {
+    auto want = ParsePrintedResults(c.printed);
+    if (!want.ok()) return failed("CHECK lines: " + want.status().message());
+    if (want->size() > static_cast<size_t>(program->results) || want->empty())
+      return failed("CHECK lines print " + std::to_string(want->size()) + " values, the function returns " +
+                    std::to_string(program->results));
+    StablehloCheck printed;
+    printed.op = "CHECK";
+    printed.location = "the CHECK lines";
+    for (size_t i = 0; i < want->size(); ++i) {
+      const std::string mismatch = Compare(printed, *leaves[i], (*want)[i]);
+      if (!mismatch.empty()) return failed(mismatch);
+    }
+  }
   for (const StablehloCheck& check : program->checks) {
     const Literal& got = *leaves[check.actual];
     const Literal& want = check.kind == StablehloCheck::Kind::kReference ? *reference_leaves[check.actual]

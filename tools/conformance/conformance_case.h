@@ -16,6 +16,10 @@ struct ConformanceCase {
   std::string function;  // the entry function: "add_op_test_si4"
   std::string text;    // the whole piece (the entry's callees with it)
   int first_line = 1;
+  // For an entry that takes arguments: the file's RUN line arguments and
+  // the piece's CHECK lines (what the interpreter must print).
+  std::string run_arguments;
+  std::vector<std::string> printed;
   std::string id() const { return file + ":" + name; }
 };
 
