@@ -127,6 +127,19 @@ Instruction* LanczosFormula(const std::string& op, Emitter& e, Instruction* x) {
   return e.Select(pole, e.Splat(std::numeric_limits<double>::quiet_NaN(), t), r);
 }
 
+// Σ c_k T_k(u) by Clenshaw's recurrence.
+Instruction* Chebyshev(Emitter& e, Instruction* u, const double* c, int n) {
+  const ElementType t = u->shape.element_type();
+  Instruction* two_u = e.Add(u, u);
+  Instruction *b1 = e.Splat(0, t), *b2 = e.Splat(0, t);
+  for (int k = n - 1; k >= 1; --k) {
+    Instruction* b = e.Sub(e.Add(e.Splat(c[k], t), e.Mul(two_u, b1)), b2);
+    b2 = b1;
+    b1 = b;
+  }
+  return e.Sub(e.Add(e.Splat(c[0], t), e.Mul(u, b1)), b2);
+}
+
 // exp(-x²) without x²'s rounding: x = hi + lo with hi's square exact (half
 // the mantissa cleared), x² = hi² + lo·(x + hi), the two parts exponentiated
 // apart. Otherwise the relative error of exp(-x²) grows with x².
@@ -157,17 +170,8 @@ Instruction* Erfc(Emitter& e, Instruction* x) {
   Instruction* one = e.Splat(1, t);
   Instruction* near_zero = e.Sub(one, e.Op(Opcode::kErf, x));
   Instruction* decay = ExpMinusSquare(e, x);
-  // Clenshaw's recurrence at u = (x - 1.25) / 0.75.
   Instruction* u = e.Div(e.Sub(x, e.Splat(1.25, t)), e.Splat(0.75, t));
-  Instruction* two_u = e.Add(u, u);
-  Instruction *b1 = e.Splat(0, t), *b2 = e.Splat(0, t);
-  const int terms = sizeof(kH) / sizeof(kH[0]);
-  for (int k = terms - 1; k >= 1; --k) {
-    Instruction* b = e.Sub(e.Add(e.Splat(kH[k], t), e.Mul(two_u, b1)), b2);
-    b2 = b1;
-    b1 = b;
-  }
-  Instruction* h = e.Sub(e.Add(e.Splat(kH[0], t), e.Mul(u, b1)), b2);
+  Instruction* h = Chebyshev(e, u, kH, sizeof(kH) / sizeof(kH[0]));
   Instruction* middle = e.Mul(decay, h);
   Instruction* k = x;
   for (int depth = t == ElementType::kF64 ? 60 : 24; depth >= 1; --depth) k = e.Add(x, e.Div(e.Splat(0.5 * depth, t), k));
@@ -230,6 +234,35 @@ Instruction* Polygamma(Emitter& e, Instruction* n, Instruction* x) {
   return e.Select(bad, e.Splat(std::numeric_limits<double>::quiet_NaN(), t), r);
 }
 
+// bessel_i1e(x) = exp(-|x|) I1(x), odd: on [0, 8] x times a Chebyshev
+// series of exp(-x) I1(x) / x, beyond it a series in 8/x of
+// exp(-x) I1(x) sqrt(x) over sqrt(x) (tools/fits/bessel_i1e_chebyshev.py,
+// from an 80-digit reference).
+Instruction* BesselI1e(Emitter& e, Instruction* x) {
+  const ElementType t = x->shape.element_type();
+  static const double kNear[] = {
+      0.1262935932218168, -0.17641651835783403, 0.10264365868984705, -0.05294598120809496, 0.024726449030626492,
+      -0.010564084894626194, 0.004156422944312857, -0.0015135724506312662, 0.0005122859561685806,
+      -0.00016176081582588292, 4.781565107550798e-05, -1.3273163656129145e-05, 3.4702513081070565e-06,
+      -8.56872026456142e-07, 2.0032947531389844e-07, -4.445059128647492e-08, 9.38153735946523e-09,
+      -1.887249712987741e-09, 3.6255907998050674e-10, -6.663499381905542e-11, 1.173628786747353e-11,
+      -1.9840703154490784e-12, 3.2253829237068504e-13, -5.058916248875296e-14, 7.628157365028679e-15,
+      -1.0824674490095276e-15};
+  static const double kFar[] = {
+      0.38928811750914005, -0.00976109749136143, -0.00011058893876265846, -3.88256480882837e-06,
+      -2.512236238251993e-07, -2.631468843753796e-08, -3.835380427459853e-09, -5.589743459766261e-10,
+      -1.8974946758519108e-11, 3.252602585416634e-11, 1.4125822039856573e-11, 2.0355476563575317e-12,
+      -7.198368059032252e-13, -4.0839553960836383e-13, -2.1061060881399918e-14, 4.266031972122164e-14,
+      1.0355720910422878e-14, -3.73775084957136e-15, -1.7997756063259374e-15};
+  Instruction* a = e.Op(Opcode::kAbs, x);
+  Instruction* near = e.Mul(a, Chebyshev(e, e.Sub(e.Div(a, e.Splat(4, t)), e.Splat(1, t)), kNear, sizeof(kNear) / sizeof(double)));
+  // The far series at u = 16/|x| - 1 (|x| <= 8 gives u >= 1: clamped, unused).
+  Instruction* u = e.Op(Opcode::kMinimum, e.Sub(e.Div(e.Splat(16, t), a), e.Splat(1, t)), e.Splat(1, t));
+  Instruction* far = e.Div(Chebyshev(e, u, kFar, sizeof(kFar) / sizeof(double)), e.Op(Opcode::kSqrt, a));
+  Instruction* r = e.Select(e.Compare(a, e.Splat(8, t), ComparisonDirection::kLe), near, far);
+  return e.Select(e.Compare(x, e.Splat(0, t), ComparisonDirection::kLt), e.Op(Opcode::kNegate, r), r);
+}
+
 // The real-float formulas, x already in the compute type.
 Instruction* RealFormula(const std::string& op, Emitter& e, Instruction* x) {
   const ElementType t = x->shape.element_type();
@@ -281,6 +314,7 @@ Instruction* RealFormula(const std::string& op, Emitter& e, Instruction* x) {
   }
   if (op == "lgamma" || op == "digamma") return LanczosFormula(op, e, x);
   if (op == "erfc") return Erfc(e, x);
+  if (op == "bessel_i1e") return BesselI1e(e, x);
   // erf_inv: Giles' single-precision approximation (w = -log(1 - x²) below
   // 5, and sqrt(w) beyond); for f64, two Newton steps on erf(y) = x from it.
   Instruction* w = e.Op(Opcode::kNegate, e.Op(Opcode::kLog1p, e.Op(Opcode::kNegate, e.Mul(x, x))));
@@ -306,7 +340,7 @@ Instruction* RealFormula(const std::string& op, Emitter& e, Instruction* x) {
 }
 
 const std::set<std::string>& RealFunctions() {
-  static const std::set<std::string> k = {"asin", "acos", "atan", "asinh", "acosh", "atanh", "sinh", "erf_inv", "erfc", "lgamma", "digamma"};
+  static const std::set<std::string> k = {"asin", "acos", "atan", "asinh", "acosh", "atanh", "sinh", "erf_inv", "erfc", "lgamma", "digamma", "bessel_i1e"};
   return k;
 }
 

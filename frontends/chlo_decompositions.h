@@ -2,7 +2,7 @@
 // CHLO decompositions produce (as XLA legalizes them): inverse
 // trigonometric and hyperbolic functions, sinh, conj, square, is_inf and
 // its signed forms, next_after, erf_inv, erfc, lgamma, digamma, zeta,
-// polygamma, constant_like and the
+// polygamma, bessel_i1e, constant_like and the
 // broadcast_* binaries. Real floats compute in f32 or f64 (f16 and bf16
 // through f32, as XLA does); complex operands of the real-only formulas
 // are an error naming the op and type.
