@@ -57,7 +57,7 @@ StatusOr<GlslType> GlslTypeFor(ElementType t, const TargetFeatures& target, cons
       g.compute = "uint";
       break;
     case ElementType::kF16: case ElementType::kBF16: case ElementType::kF32: case ElementType::kF8E4M3FN:
-    case ElementType::kF8E5M2: g.compute = "float"; break;
+    case ElementType::kF8E5M2: case ElementType::kF8E4M3: case ElementType::kF8E3M4: g.compute = "float"; break;
     case ElementType::kC64: g.compute = "vec2"; break;
     case ElementType::kS64: RETURN_IF_ERROR(need(target.int64, "shaderInt64")); g.compute = "int64_t"; break;
     case ElementType::kU64: RETURN_IF_ERROR(need(target.int64, "shaderInt64")); g.compute = "uint64_t"; break;
@@ -101,6 +101,8 @@ std::string DecodeWords(ElementType t, const std::vector<std::string>& words, co
     case ElementType::kBF16: return "uintBitsToFloat(" + sub(false) + " << 16)";
     case ElementType::kF8E4M3FN: return "f8e4m3fn_to_f32(" + sub(false) + ")";
     case ElementType::kF8E5M2: return "f16_to_f32(" + sub(false) + " << 8)";
+    case ElementType::kF8E4M3: return "f8e4m3_to_f32(" + sub(false) + ")";
+    case ElementType::kF8E3M4: return "f8e3m4_to_f32(" + sub(false) + ")";
     case ElementType::kF32: return "uintBitsToFloat(" + words[0] + ")";
     case ElementType::kS32: return "int(" + words[0] + ")";
     case ElementType::kU32: return words[0];
@@ -148,6 +150,8 @@ std::string EncodeToBits(ElementType t, const std::string& v) {
     case ElementType::kBF16: return "f32_to_bf16(" + v + ")";
     case ElementType::kF8E4M3FN: return "f32_to_f8e4m3fn(" + v + ")";
     case ElementType::kF8E5M2: return "f32_to_f8e5m2(" + v + ")";
+    case ElementType::kF8E4M3: return "f32_to_f8e4m3(" + v + ")";
+    case ElementType::kF8E3M4: return "f32_to_f8e3m4(" + v + ")";
     default: return "0u";
   }
 }
@@ -158,6 +162,8 @@ std::string NormalizeExpression(ElementType t, const std::string& v) {
     case ElementType::kBF16: return "q_bf16(" + v + ")";
     case ElementType::kF8E4M3FN: return "q_f8e4m3fn(" + v + ")";
     case ElementType::kF8E5M2: return "q_f8e5m2(" + v + ")";
+    case ElementType::kF8E4M3: return "q_f8e4m3(" + v + ")";
+    case ElementType::kF8E3M4: return "q_f8e3m4(" + v + ")";
     case ElementType::kS2: return "bitfieldExtract(" + v + ", 0, 2)";
     case ElementType::kU2: return "((" + v + ") & 0x3u)";
     case ElementType::kS4: return "bitfieldExtract(" + v + ", 0, 4)";

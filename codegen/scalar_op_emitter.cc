@@ -111,6 +111,8 @@ StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::str
         case ElementType::kF16: return "f16_to_f32(" + reduced + ")";
         case ElementType::kBF16: return "uintBitsToFloat(" + reduced + " << 16)";
         case ElementType::kF8E5M2: return "f16_to_f32(" + reduced + " << 8)";
+        case ElementType::kF8E4M3: return "f8e4m3_to_f32(" + reduced + ")";
+        case ElementType::kF8E3M4: return "f8e3m4_to_f32(" + reduced + ")";
         default: return "f8e4m3fn_to_f32(" + reduced + ")";
       }
     }
@@ -318,6 +320,8 @@ StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::v
       case ElementType::kF16: return "f16_to_f32(" + bits + ")";
       case ElementType::kBF16: return "uintBitsToFloat((" + bits + ") << 16)";
       case ElementType::kF8E5M2: return "f16_to_f32((" + bits + ") << 8)";
+      case ElementType::kF8E4M3: return "f8e4m3_to_f32(" + bits + ")";
+      case ElementType::kF8E3M4: return "f8e3m4_to_f32(" + bits + ")";
       case ElementType::kF8E4M3FN: return "f8e4m3fn_to_f32(" + bits + ")";
       default: return "";
     }

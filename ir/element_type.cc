@@ -11,7 +11,7 @@ struct TypeInfo {
   int bits;
 };
 
-constexpr std::array<TypeInfo, 23> kTypes = {{
+constexpr std::array<TypeInfo, 25> kTypes = {{
     {ElementType::kPred, "pred", 8},
     {ElementType::kS2, "s2", 2},
     {ElementType::kS4, "s4", 4},
@@ -31,6 +31,8 @@ constexpr std::array<TypeInfo, 23> kTypes = {{
     {ElementType::kF64, "f64", 64},
     {ElementType::kF8E4M3FN, "f8e4m3fn", 8},
     {ElementType::kF8E5M2, "f8e5m2", 8},
+    {ElementType::kF8E4M3, "f8e4m3", 8},
+    {ElementType::kF8E3M4, "f8e3m4", 8},
     {ElementType::kC64, "c64", 64},
     {ElementType::kC128, "c128", 128},
     {ElementType::kToken, "token", 0},
@@ -82,7 +84,8 @@ bool IsUnsignedInt(ElementType t) {
 
 bool IsFloat(ElementType t) {
   return t == ElementType::kF16 || t == ElementType::kBF16 || t == ElementType::kF32 ||
-         t == ElementType::kF64 || t == ElementType::kF8E4M3FN || t == ElementType::kF8E5M2;
+         t == ElementType::kF64 || t == ElementType::kF8E4M3FN || t == ElementType::kF8E5M2 || t == ElementType::kF8E4M3 ||
+         t == ElementType::kF8E3M4;
 }
 
 bool IsComplex(ElementType t) { return t == ElementType::kC64 || t == ElementType::kC128; }
@@ -99,7 +102,8 @@ int ExponentBits(ElementType t) {
     case ElementType::kBF16: return 8;
     case ElementType::kF32: return 8;
     case ElementType::kF64: return 11;
-    case ElementType::kF8E4M3FN: return 4;
+    case ElementType::kF8E4M3FN: case ElementType::kF8E4M3: return 4;
+    case ElementType::kF8E3M4: return 3;
     case ElementType::kF8E5M2: return 5;
     default: return 0;
   }
@@ -111,7 +115,8 @@ int MantissaBits(ElementType t) {
     case ElementType::kBF16: return 7;
     case ElementType::kF32: return 23;
     case ElementType::kF64: return 52;
-    case ElementType::kF8E4M3FN: return 3;
+    case ElementType::kF8E4M3FN: case ElementType::kF8E4M3: return 3;
+    case ElementType::kF8E3M4: return 4;
     case ElementType::kF8E5M2: return 2;
     default: return 0;
   }

@@ -14,7 +14,7 @@ enum class ElementType : uint8_t {
   kS2, kS4, kS8, kS16, kS32, kS64,
   kU2, kU4, kU8, kU16, kU32, kU64,
   kF16, kBF16, kF32, kF64,
-  kF8E4M3FN, kF8E5M2,
+  kF8E4M3FN, kF8E5M2, kF8E4M3, kF8E3M4,
   kC64, kC128,
   kToken,
   kTuple,  // only as a Shape's kind, never as an array's elements

@@ -18,6 +18,8 @@ Format FormatOf(ElementType t) {
     case ElementType::kBF16: return {8, 7, false};
     case ElementType::kF8E5M2: return {5, 2, false};
     case ElementType::kF8E4M3FN: return {4, 3, true};
+    case ElementType::kF8E4M3: return {4, 3, false};
+    case ElementType::kF8E3M4: return {3, 4, false};
     default: return {0, 0, false};
   }
 }
@@ -92,7 +94,9 @@ double RoundToFloatType(double v, ElementType t) {
     case ElementType::kF16:
     case ElementType::kBF16:
     case ElementType::kF8E4M3FN:
-    case ElementType::kF8E5M2: return DecodeNarrowFloat(EncodeNarrowFloat(v, t), t);
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3:
+    case ElementType::kF8E3M4: return DecodeNarrowFloat(EncodeNarrowFloat(v, t), t);
     default: return v;
   }
 }

@@ -135,7 +135,9 @@ uint64_t Scalar::Bits() const {
     case ElementType::kF16:
     case ElementType::kBF16:
     case ElementType::kF8E4M3FN:
-    case ElementType::kF8E5M2: return EncodeNarrowFloat(re, type);
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3:
+    case ElementType::kF8E3M4: return EncodeNarrowFloat(re, type);
     default: break;
   }
   if (IsSignedInt(type)) return WrapUnsigned(static_cast<uint64_t>(s), BitWidth(type));
@@ -159,7 +161,9 @@ Scalar Scalar::FromBits(ElementType t, uint64_t bits) {
     case ElementType::kF16:
     case ElementType::kBF16:
     case ElementType::kF8E4M3FN:
-    case ElementType::kF8E5M2: x.re = DecodeNarrowFloat(static_cast<uint32_t>(bits), t); return x;
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3:
+    case ElementType::kF8E3M4: x.re = DecodeNarrowFloat(static_cast<uint32_t>(bits), t); return x;
     default: break;
   }
   if (IsSignedInt(t)) x.s = WrapSigned(static_cast<int64_t>(bits), BitWidth(t));

@@ -44,6 +44,8 @@ uint f32_to_small_float(float f, uint eb, uint mb, bool finite_only) {
 uint f32_to_f16(float f) { return f32_to_small_float(f, 5u, 10u, false); }
 uint f32_to_f8e5m2(float f) { return f32_to_small_float(f, 5u, 2u, false); }
 uint f32_to_f8e4m3fn(float f) { return f32_to_small_float(f, 4u, 3u, true); }
+uint f32_to_f8e4m3(float f) { return f32_to_small_float(f, 4u, 3u, false); }
+uint f32_to_f8e3m4(float f) { return f32_to_small_float(f, 3u, 4u, false); }
 
 uint f32_to_bf16(float f) {
   uint x = floatBitsToUint(f);
@@ -60,10 +62,26 @@ float f8e4m3fn_to_f32(uint b) {
   return uintBitsToFloat(s | ((e + 120u) << 23) | (m << 20));
 }
 
+// Decoder for small IEEE-like formats with infinities and NaNs (eb
+// exponent, mb mantissa bits); powers of two built from bits, exactly.
+float small_float_to_f32(uint b, uint eb, uint mb) {
+  uint s = (b >> (eb + mb)) << 31;
+  uint e = (b >> mb) & ((1u << eb) - 1u);
+  uint m = b & ((1u << mb) - 1u);
+  int bias = int((1u << (eb - 1u)) - 1u);
+  if (e == (1u << eb) - 1u) return uintBitsToFloat(s | 0x7F800000u | (m != 0u ? 0x400000u : 0u));
+  if (e == 0u) return uintBitsToFloat(s) + (s != 0u ? -1.0 : 1.0) * float(m) * uintBitsToFloat(uint(127 + 1 - bias - int(mb)) << 23);
+  return uintBitsToFloat(s | (uint(int(e) - bias + 127) << 23) | (m << (23u - mb)));
+}
+float f8e4m3_to_f32(uint b) { return small_float_to_f32(b, 4u, 3u); }
+float f8e3m4_to_f32(uint b) { return small_float_to_f32(b, 3u, 4u); }
+
 float q_f16(float x) { return f16_to_f32(f32_to_f16(x)); }
 float q_bf16(float x) { return uintBitsToFloat(f32_to_bf16(x) << 16); }
 float q_f8e5m2(float x) { return f16_to_f32(f32_to_f8e5m2(x) << 8); }
 float q_f8e4m3fn(float x) { return f8e4m3fn_to_f32(f32_to_f8e4m3fn(x)); }
+float q_f8e4m3(float x) { return f8e4m3_to_f32(f32_to_f8e4m3(x)); }
+float q_f8e3m4(float x) { return f8e3m4_to_f32(f32_to_f8e3m4(x)); }
 
 // XLA's ReducePrecision on the raw bits of a format with src_eb/src_mb bits:
 // round the mantissa to mb bits (nearest even), then overflow to infinity or

@@ -199,6 +199,28 @@ TEST(BitcastConvert, SubByteWidthsSplitAndGather) {
   EXPECT_EQ(got.tuple_elements()[2].ValuesToString(), "{30, -128, -1}");
 }
 
+// The IEEE-like 8-bit floats (with infinities) encode as their formats
+// say: f8e4m3 (bias 7, largest 240), f8e3m4 (bias 3, largest 15.5);
+// overflow goes to infinity, the smallest subnormal survives.
+TEST(Convert, F8E4M3AndF8E3M4Encodings) {
+  auto m = ParseOrFail(
+      "HloModule f8\nENTRY %e {\n  %x = f32[7] parameter(0)\n"
+      "  %a = f8e4m3[7] convert(%x)\n  %ab = u8[7] bitcast-convert(%a)\n"
+      "  %b = f8e3m4[7] convert(%x)\n  %bb = u8[7] bitcast-convert(%b)\n"
+      "  ROOT %t = (u8[7], u8[7]) tuple(%ab, %bb)\n}\n");
+  ASSERT_TRUE(m);
+  Literal x(Shape(ElementType::kF32, {7}));
+  const double values[] = {240, 250, 0.001953125, 0.5, 15.5, -INFINITY, NAN};
+  for (int i = 0; i < 7; ++i) x.Set(i, Scalar::Float(ElementType::kF32, values[i]));
+  Literal got = RunAndCompareWith(*m, {x});
+  ASSERT_TRUE(got.shape().IsTuple());
+  // f8e4m3: 240 largest; 250 overflows; 2^-9 the smallest subnormal; 15.5
+  // rounds (ties to even) up to 16.
+  EXPECT_EQ(got.tuple_elements()[0].ValuesToString(), "{119, 120, 1, 48, 88, 248, 124}");
+  // f8e3m4: 240 and 250 overflow; 2^-9 underflows to 0; 15.5 largest.
+  EXPECT_EQ(got.tuple_elements()[1].ValuesToString(), "{112, 112, 0, 32, 111, 240, 120}");
+}
+
 // Worked examples from the spec pages.
 
 Literal F32Literal(const Shape& shape, const std::vector<double>& values) {
