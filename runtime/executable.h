@@ -72,7 +72,8 @@ class Executable {
       return it == partner.end() ? buffer : it->second;
     }
   };
-  // A kernel as BuildKernels bound it: what Rebind needs to bind it again.
+  // A kernel as BuildKernels bound it: what PrepareAlternation needs to bind
+  // it again with buffers swapped.
   struct KernelBinding {
     std::shared_ptr<ComputePipeline> pipeline;
     std::vector<int> buffers;
