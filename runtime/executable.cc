@@ -108,7 +108,7 @@ bool Renamable(const StepList& steps) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Executable::Alternation>> Executable::PrepareAlternation(const WhileStep& w) {
+StatusOr<std::unique_ptr<Executable::Alternation>> Executable::PrepareAlternation(const WhileStep& w, bool device_counted) {
   if (w.alternates.empty() || !Renamable(w.condition) || !Renamable(w.body)) return std::unique_ptr<Alternation>();
   auto alt = std::make_unique<Alternation>();
   for (const auto& [body, state] : w.alternates) {
@@ -132,7 +132,9 @@ StatusOr<std::unique_ptr<Executable::Alternation>> Executable::PrepareAlternatio
       ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device_, kb.pipeline, std::move(bindings), kb.invocations, kb.local_size));
       alt->kernels[{d->group, d->kernel}] = std::make_unique<BoundKernel>(std::move(k));
     }
-  // After an odd number of ping-pong trips the state is in the body's buffers.
+  // A device-counted loop may stop after an odd number of trips, leaving
+  // the state in the body's buffers (a counted one replays even batches).
+  if (!device_counted) return alt;
   ASSIGN_OR_RETURN(alt->fixup, RecordCommandBuffer([&](Scheduler& s) -> Status {
     for (const auto& [body, state] : w.alternates) {
       const BufferSlice src = SliceOf(body), dst = SliceOf(state);
@@ -273,7 +275,7 @@ Status Executable::RecordGated(const WhileStep& w, Node& n) {
   const int64_t limit = std::max<uint32_t>(1, program_.target.max_dispatches_per_submission);
   const int64_t per_trip = Dispatches(w.condition) + 1 + static_cast<int64_t>(w.body.size());
   const int64_t most = std::max<int64_t>(1, std::min(kMaxUnroll, limit / per_trip));
-  ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(w));
+  ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(w, /*device_counted=*/true));
   if (most < 2) n.alternation.reset();
   const Alternation* alt = n.alternation.get();
   std::vector<std::array<uint32_t, 2>> grids;
@@ -366,7 +368,7 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
         const int64_t dispatches = Dispatches(w->body);
         n.unroll = std::min<int64_t>(n.trips, std::max<int64_t>(1, limit / std::max<int64_t>(1, dispatches)));
         n.unroll = std::min<int64_t>(n.unroll, kMaxUnroll);
-        ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(*w));
+        ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(*w, /*device_counted=*/false));
         if (n.unroll < 2) n.alternation.reset();
         if (n.alternation) n.unroll -= n.unroll % 2;
         if (n.unroll > 1) {

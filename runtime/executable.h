@@ -61,7 +61,8 @@ class Executable {
   Status PrepareExternals(const StepList& steps);
   // Ping-pong (WhileStep::alternates): odd trips run the body and condition
   // with each pair's buffers swapped, and no trip runs the closing copies;
-  // `fixup` moves the state home after an odd number of trips.
+  // `fixup` (device-counted loops) moves the state home after an odd number
+  // of trips.
   struct Alternation {
     std::map<int, int> partner;
     std::set<const Step*> elided;
@@ -103,8 +104,9 @@ class Executable {
     const HostStep* host = nullptr;  // kHost
   };
   // The alternation of `w`, or null where it has none or its steps are not
-  // all dispatches, copies and fills.
-  StatusOr<std::unique_ptr<Alternation>> PrepareAlternation(const WhileStep& w);
+  // all dispatches, copies and fills; with its fix-up copies where the
+  // loop is device-counted.
+  StatusOr<std::unique_ptr<Alternation>> PrepareAlternation(const WhileStep& w, bool device_counted);
   // The kernel of dispatch `d` on a trip (swapped: an odd ping-pong trip).
   const BoundKernel* KernelFor(const DispatchStep& d, const Alternation* alt, bool swapped) const;
   // Records `w` as a gated loop into `n` (Gateable(w) holds).
