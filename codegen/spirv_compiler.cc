@@ -10,12 +10,13 @@
 #include <spirv-tools/optimizer.hpp>
 
 namespace vkxla {
-namespace {
 
 void InitializeGlslangOnce() {
   static std::once_flag once;
   std::call_once(once, [] { glslang::InitializeProcess(); });
 }
+
+namespace {
 
 std::string WithLineNumbers(const std::string& src) {
   std::istringstream in(src);

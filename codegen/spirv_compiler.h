@@ -11,6 +11,10 @@
 
 namespace vkxla {
 
+// Initializes glslang's process state once and keeps it for the life of
+// the process (libraries that compile with glslang too, VkFFT, rely on it).
+void InitializeGlslangOnce();
+
 // vulkan_version: VK_API_VERSION_1_1 / _1_2 / ... of the target device.
 StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize = true);
 

@@ -768,6 +768,15 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       inst->dimensions = Integers(raw);
       break;
     }
+    case Opcode::kFft: {
+      // Pretty "type = RFFT, length = [8]"; generic
+      // "fft_type = #stablehlo<fft_type RFFT>, fft_length = array<i64: 8>".
+      ASSIGN_OR_RETURN(std::string type, need({"type", "fft_type"}));
+      ASSIGN_OR_RETURN(std::string length, need({"length", "fft_length"}));
+      SetAttribute(*inst, "fft_type", LastWord(type));
+      SetAttribute(*inst, "fft_length", IntListText(Integers(length)));
+      break;
+    }
     case Opcode::kSlice: {
       std::vector<SliceDimension> dims;
       if (!s.brackets.empty()) {

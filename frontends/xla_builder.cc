@@ -102,6 +102,15 @@ XlaOp XlaBuilder::Transpose(XlaOp operand, const std::vector<int64_t>& permutati
   return Add(std::move(inst));
 }
 
+XlaOp XlaBuilder::Fft(XlaOp operand, FftType fft_type, const std::vector<int64_t>& fft_length) {
+  if (!Check({operand})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kFft;
+  inst->operands = {operand.instruction()};
+  SetFftAttributes(*inst, fft_type, fft_length);
+  return Add(std::move(inst));
+}
+
 XlaOp XlaBuilder::Rev(XlaOp operand, const std::vector<int64_t>& dimensions) {
   if (!Check({operand})) return XlaOp();
   auto inst = std::make_unique<Instruction>();

@@ -10,6 +10,7 @@
 
 #include "ir/module.h"
 #include "ops/dot.h"
+#include "ops/fft.h"
 #include "ops/gather_scatter_plan.h"
 #include "ops/slice_and_padding.h"
 #include "ops/window.h"
@@ -105,6 +106,8 @@ class XlaBuilder {
   // ScaledDot (ops/scaled_dot.h), in the page's argument order.
   XlaOp ScaledDot(XlaOp lhs, XlaOp lhs_scale, XlaOp rhs, XlaOp rhs_scale, const DotDimensions& dimension_numbers,
                   std::optional<ElementType> preferred_element_type = std::nullopt);
+  // Fft (ops/fft.h) over the innermost fft_length.size() dims.
+  XlaOp Fft(XlaOp operand, FftType fft_type, const std::vector<int64_t>& fft_length);
   // Ops that call a computation (reduce's, a comparator, map's); tuple
   // results for N > 1 operands.
   XlaOp Reduce(const std::vector<XlaOp>& operands, const std::vector<XlaOp>& init_values, const XlaComputation& computation,

@@ -4,6 +4,7 @@
 
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
+#include "ops/fft.h"
 #include "ops/scaled_dot.h"
 
 #include "ir/layout_index.h"
@@ -284,6 +285,10 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         }
         case Opcode::kSort: {
           ASSIGN_OR_RETURN(result, EvaluateSort(inst, operands, ScalarCombiner));
+          break;
+        }
+        case Opcode::kFft: {
+          ASSIGN_OR_RETURN(result, EvaluateFft(inst, *operands[0]));
           break;
         }
         case Opcode::kTopK: {

@@ -10,6 +10,7 @@
 #include "ops/gather_scatter_plan.h"
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
+#include "ops/fft.h"
 #include "ops/scaled_dot.h"
 #include "ops/op_traits.h"
 #include "ops/reduction_shapes.h"
@@ -485,6 +486,7 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kDot: return InferDotShape(inst);
     case Opcode::kRaggedDot: return InferRaggedDotShape(inst);
     case Opcode::kScaledDot: return InferScaledDotShape(inst);
+    case Opcode::kFft: return InferFftShape(inst);
     case Opcode::kSetDimensionSize: {
       RETURN_IF_ERROR(ExpectOperands(inst, 2));
       const Shape& x = inst.operands[0]->shape;

@@ -7,6 +7,8 @@
 #include "ops/computation_signature.h"
 #include "ops/control_flow.h"
 #include "ops/gather_scatter_plan.h"
+#include "plan/fft_config.h"
+#include "plan/fft_expansion.h"
 #include "ops/reduction_shapes.h"
 #include "plan/barriers.h"
 #include "plan/buffer_assignment.h"
@@ -276,7 +278,10 @@ class Planner {
     ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(&h));
     std::vector<int>& buffers = control_buffers_[&h];
     for (const ValueRef& v : leaves) {
-      const int b = Declare(v.ToString(), BufferKind::kTemporary, MemoryKind::kDevice, v.shape());
+      // The FFT library writes dense row-major arrays; readers read the
+      // result through that layout.
+      const Shape shape = h.opcode == Opcode::kFft ? Dense(v.shape()) : v.shape();
+      const int b = Declare(v.ToString(), BufferKind::kTemporary, MemoryKind::kDevice, shape);
       // A dynamic leaf carries its sizes alongside (a loop may change them
       // every trip); the kernels that fill it write them.
       if (!v.shape().is_static()) DeclareSizes(b, BufferKind::kTemporary);
@@ -470,6 +475,37 @@ class Planner {
     }
   }
 
+  static Shape Dense(const Shape& s) {
+    Shape d(s.element_type(), s.dims());
+    d.set_layout(Layout::Descending(s.rank()));
+    return d;
+  }
+
+  // A complex-to-complex Fft (real ones were expanded): VkFFT reads a dense
+  // row-major operand (a relayout kernel makes one where the operand's
+  // buffer is laid out otherwise) and writes the result's buffer, working
+  // in a temporary of its own.
+  Status PlanFft(const Instruction& h, int result, StepList& out) {
+    ASSIGN_OR_RETURN(FftConfig config, ChooseFftConfig(h, p_.target));
+    if (h.shape.element_count() == 0) return OkStatus();
+    const ValueRef operand = ValueRef::Of(h.operands[0]);
+    auto it = p_.value_buffer.find(operand);
+    if (it == p_.value_buffer.end()) return Internal(operand.ToString() + ": an fft operand without a buffer");
+    int source = it->second;
+    if (!(p_.buffers[source].shape.layout_or_default() == Layout::Descending(h.shape.rank())) || SizesOf(source) >= 0) {
+      source = Declare(operand.ToString() + ".dense", BufferKind::kTemporary, MemoryKind::kDevice, Dense(operand.shape()));
+      RETURN_IF_ERROR(Relayout(operand, source, out));
+    }
+    const int temp = Declare("%" + h.name + ".fft_temp", BufferKind::kScratch, MemoryKind::kDevice,
+                             Shape(ElementType::kU8, {static_cast<int64_t>(std::max<uint64_t>(16, config.temp_bytes))}));
+    Step s;
+    s.op = ExternalStep{"vkfft", config.ToString()};
+    s.reads = {source};
+    s.writes = {result, temp};
+    out.push_back(std::move(s));
+    return OkStatus();
+  }
+
   Status PlanControl(const Instruction& h, StepList& out) {
     const std::vector<int> results = control_buffers_.at(&h);
     switch (h.opcode) {
@@ -514,6 +550,8 @@ class Planner {
       }
       case Opcode::kInfeed: case Opcode::kOutfeed: case Opcode::kCustomCall: case Opcode::kSend: case Opcode::kRecv:
         return PlanHostStep(h, results, out);
+      case Opcode::kFft:
+        return PlanFft(h, results.at(0), out);
       default: {
         // A call: the callee's steps run in line.
         ASSIGN_OR_RETURN(const Computation* callee, CalledComputation(h, "to_apply", "the called computation"));
@@ -848,7 +886,11 @@ Status FinishProgram(Program& p) {
 
 StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target) {
   if (!module.entry()) return InvalidArgument("module " + module.name() + " has no entry computation");
-  return Planner(module, target).Run();
+  ASSIGN_OR_RETURN(std::shared_ptr<const Module> expanded, ExpandRealFfts(module));
+  if (!expanded) return Planner(module, target).Run();
+  ASSIGN_OR_RETURN(Program p, Planner(*expanded, target).Run());
+  p.expanded_module = std::move(expanded);  // the groups point into it
+  return p;
 }
 
 }  // namespace vkxla

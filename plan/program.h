@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "ir/module.h"
 #include "plan/kernel_configs.h"
 #include "plan/target_features.h"
 #include "plan/value_ref.h"
@@ -201,6 +202,9 @@ struct Program {
   // Copies of computations called from more than one site (each site's
   // values need buffers of their own); the plan's groups point into them.
   std::vector<std::shared_ptr<const Computation>> clones;
+  // The module planned when it was not the one given: a copy with RFFT and
+  // IRFFT expanded (plan/fft_expansion.h).
+  std::shared_ptr<const Module> expanded_module;
 
   int AddBuffer(BufferDecl b);
   uint64_t PeakBytes(MemoryKind memory) const;

@@ -48,6 +48,13 @@ class Device {
   // reports `result` (VK_ERROR_DEVICE_LOST, VK_TIMEOUT) as if the driver had.
   void InjectSubmitResultForTesting(VkResult result) { injected_ = result; }
   Status SavePipelineCache();
+  // For a library that submits work of its own while it prepares (VkFFT's
+  // tables and Bluestein kernels): the handles, and the lock every
+  // submission to the queue holds.
+  VkPhysicalDevice physical() const { return physical_; }
+  VkQueue queue() const { return queue_; }
+  uint32_t queue_family() const { return queue_family_; }
+  std::mutex& queue_mutex() { return queue_mu_; }
   // Values programs read with infeed and write with outfeed, in order.
   FeedQueue& infeed() { return infeed_; }
   FeedQueue& outfeed() { return outfeed_; }

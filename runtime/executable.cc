@@ -198,8 +198,8 @@ Status Executable::RecordSteps(Scheduler& s, const StepList& steps, size_t begin
       s.Fill(dst.buffer, dst.offset, dst.size, f->word);
     } else if (const auto* e = std::get_if<ExternalStep>(&step.op)) {
       std::vector<BufferSlice> reads, writes;
-      for (int b : step.reads) reads.push_back(SliceOf(b));
-      for (int b : step.writes) writes.push_back(SliceOf(b));
+      for (int b : step.reads) reads.push_back(SliceOf(map(b)));
+      for (int b : step.writes) writes.push_back(SliceOf(map(b)));
       RETURN_IF_ERROR(externals_.at(e)->Record(s.command_buffer(), reads, writes));
     } else {
       return Unimplemented("collective steps are not run yet");

@@ -3,6 +3,8 @@
 #include <map>
 #include <mutex>
 
+#include "runtime/vkfft_command.h"
+
 namespace vkxla {
 namespace {
 
@@ -12,7 +14,11 @@ struct Registry {
 };
 
 Registry& TheRegistry() {
-  static Registry* r = new Registry();  // never destroyed: used until exit
+  static Registry* r = [] {
+    auto* registry = new Registry();  // never destroyed: used until exit
+    registry->factories["vkfft"] = PrepareVkfftCommand;  // Fft steps (plan/fft_config.h)
+    return registry;
+  }();
   return *r;
 }
 

@@ -1,4 +1,4 @@
-// Commands a library records itself (VkFFT next) where the plan places an
+// Commands a library records itself (VkFFT: runtime/vkfft_command.h) where the plan places an
 // External step: a factory per library name prepares a command for one
 // step at compile time (plans, pipelines of its own), and the command is
 // recorded into the executable's command buffer with the step's buffers.

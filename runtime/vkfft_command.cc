@@ -1,0 +1,176 @@
+#include "runtime/vkfft_command.h"
+
+#define VKFFT_BACKEND 0
+#include <vkFFT.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "codegen/spirv_compiler.h"
+#include "plan/fft_config.h"
+#include "runtime/device.h"
+
+namespace vkxla {
+namespace {
+
+Status VkfftError(const FftConfig& config, const std::string& what, VkFFTResult r) {
+  return Internal("VkFFT " + what + " failed (VkFFTResult " + std::to_string(static_cast<int>(r)) + ") for the fft step " +
+                  config.ToString());
+}
+
+class VkfftCommand : public ExternalCommand {
+ public:
+  VkfftCommand(Device& device, FftConfig config) : device_(device), config_(std::move(config)) {}
+  VkfftCommand(const VkfftCommand&) = delete;
+  VkfftCommand& operator=(const VkfftCommand&) = delete;
+
+  ~VkfftCommand() override {
+    for (auto& plan : plans_) deleteVkFFT(&plan->app);
+    if (fence_) vkDestroyFence(device_.handle(), fence_, nullptr);
+    if (pool_) vkDestroyCommandPool(device_.handle(), pool_, nullptr);
+  }
+
+  Status Init() {
+    // VkFFT records and submits its own set-up work (twiddle tables,
+    // Bluestein's kernels) from a pool and fence of this command's.
+    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pci.queueFamilyIndex = device_.queue_family();
+    if (vkCreateCommandPool(device_.handle(), &pci, nullptr, &pool_) != VK_SUCCESS)
+      return Internal("vkCreateCommandPool failed for the fft step " + config_.ToString());
+    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if (vkCreateFence(device_.handle(), &fci, nullptr, &fence_) != VK_SUCCESS)
+      return Internal("vkCreateFence failed for the fft step " + config_.ToString());
+    physical_ = device_.physical();
+    device_handle_ = device_.handle();
+    queue_ = device_.queue();
+    return OkStatus();
+  }
+
+  Status Record(VkCommandBuffer cb, const std::vector<BufferSlice>& reads, const std::vector<BufferSlice>& writes) override {
+    if (reads.size() != 1 || writes.size() != 2)
+      return Internal("the fft step reads one buffer and writes two, got " + std::to_string(reads.size()) + " and " +
+                      std::to_string(writes.size()));
+    const BufferSlice slices[3] = {reads[0], writes[0], writes[1]};
+    ASSIGN_OR_RETURN(Plan * plan, PlanFor(slices));
+    const uint64_t steps = config_.per_batch ? static_cast<uint64_t>(config_.batch) : 1;
+    for (uint64_t b = 0; b < steps; ++b) {
+      VkFFTLaunchParams lp = {};
+      lp.commandBuffer = &cb;
+      lp.inputBuffer = &plan->handles[0];
+      lp.buffer = &plan->handles[1];
+      lp.tempBuffer = &plan->handles[2];
+      const uint64_t shift = config_.per_batch ? b * config_.array_bytes : 0;
+      lp.inputBufferOffset = slices[0].offset + shift;
+      lp.bufferOffset = slices[1].offset + shift;
+      lp.tempBufferOffset = slices[2].offset;
+      const VkFFTResult r = VkFFTAppend(&plan->app, config_.inverse ? 1 : -1, &lp);
+      if (r != VKFFT_SUCCESS) return VkfftError(config_, "recording", r);
+      // The next batch element reuses the temporary.
+      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      mb.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      if (b + 1 < steps)
+        vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0,
+                             nullptr, 0, nullptr);
+    }
+    return OkStatus();
+  }
+
+ private:
+  // One VkFFT application per set of buffers it binds (a loop body whose
+  // buffers swap every other trip records the step over two sets).
+  struct Plan {
+    VkBuffer handles[3] = {};
+    uint64_t sizes[3] = {};  // how far VkFFT binds each buffer from its start
+    VkFFTApplication app = {};
+  };
+
+  StatusOr<Plan*> PlanFor(const BufferSlice (&slices)[3]) {
+    for (auto& p : plans_) {
+      bool fits = true;
+      for (int i = 0; i < 3; ++i)
+        fits = fits && p->handles[i] == slices[i].buffer && slices[i].offset + slices[i].size <= p->sizes[i];
+      if (fits) return p.get();
+    }
+    auto plan = std::make_unique<Plan>();
+    const uint64_t range = device_.target().max_storage_buffer_range;
+    for (int i = 0; i < 3; ++i) {
+      plan->handles[i] = slices[i].buffer;
+      plan->sizes[i] = slices[i].offset + slices[i].size;
+      if (plan->sizes[i] > range)
+        return Unimplemented("fft step " + config_.ToString() + ": a buffer ends at byte " + std::to_string(plan->sizes[i]) +
+                             " of its arena, beyond the device's maxStorageBufferRange of " + std::to_string(range) +
+                             " bytes, which VkFFT binds from the arena's start");
+    }
+    if (slices[2].size < config_.temp_bytes)
+      return Internal("fft step " + config_.ToString() + ": the temporary holds " + std::to_string(slices[2].size) + " bytes");
+    VkFFTConfiguration c = {};
+    c.FFTdim = config_.lengths.size();
+    for (size_t i = 0; i < 3; ++i) c.size[i] = i < config_.lengths.size() ? static_cast<uint64_t>(config_.lengths[i]) : 1;
+    c.numberBatches = config_.per_batch ? 1 : static_cast<uint64_t>(config_.batch);
+    c.physicalDevice = &physical_;
+    c.device = &device_handle_;
+    c.queue = &queue_;
+    c.commandPool = &pool_;
+    c.fence = &fence_;
+    InitializeGlslangOnce();  // kept for the process: VkFFT then never finalizes it
+    c.isCompilerInitialized = 1;
+    c.doublePrecision = config_.double_precision;
+    if (config_.inverse) c.makeInversePlanOnly = 1;
+    else c.makeForwardPlanOnly = 1;
+    c.normalize = config_.inverse ? 1 : 0;  // XLA's IFFT divides by the element count
+    c.isInputFormatted = 1;                 // read the operand, write the result: out of place
+    c.inputBufferSize = &plan->sizes[0];
+    c.bufferSize = &plan->sizes[1];
+    c.userTempBuffer = 1;
+    c.tempBufferSize = &plan->sizes[2];
+    c.specifyOffsetsAtLaunch = 1;
+    {
+      // VkFFT submits its set-up work to the device's queue.
+      std::lock_guard<std::mutex> lock(device_.queue_mutex());
+      const VkFFTResult r = initializeVkFFT(&plan->app, c);
+      if (r != VKFFT_SUCCESS) return VkfftError(config_, "planning", r);
+    }
+    // What VkFFT will use of the temporary: each axis's arrays at that
+    // axis's working length (Bluestein's padding included). A 1-D plan
+    // folds its batches into the second size and keeps numberBatches 1.
+    const VkFFTPlan* fft = config_.inverse ? plan->app.localFFTPlan_inverse : plan->app.localFFTPlan;
+    const uint64_t complex_bytes = config_.double_precision ? 16 : 8;
+    uint64_t needed = 0;
+    for (size_t axis = 0; fft && axis < config_.lengths.size(); ++axis) {
+      uint64_t elements = 1;
+      for (int j = 0; j < 3; ++j) elements *= std::max<uint64_t>(1, fft->actualFFTSizePerAxis[axis][j]);
+      needed = std::max(needed, elements * plan->app.configuration.numberBatches * complex_bytes);
+    }
+    if (needed > slices[2].size) {
+      deleteVkFFT(&plan->app);
+      return Internal("fft step " + config_.ToString() + ": VkFFT asks " + std::to_string(needed) +
+                      " bytes of temporary, more than the " + std::to_string(slices[2].size) + " planned");
+    }
+    plans_.push_back(std::move(plan));
+    return plans_.back().get();
+  }
+
+  Device& device_;
+  FftConfig config_;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_handle_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  std::vector<std::unique_ptr<Plan>> plans_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<ExternalCommand>> PrepareVkfftCommand(Device& device, const std::string& text) {
+  ASSIGN_OR_RETURN(FftConfig config, FftConfig::Parse(text));
+  auto command = std::make_unique<VkfftCommand>(device, std::move(config));
+  RETURN_IF_ERROR(command->Init());
+  return std::unique_ptr<ExternalCommand>(std::move(command));
+}
+
+}  // namespace vkxla
