@@ -72,7 +72,9 @@ StatusOr<FftConfig> ChooseFftConfig(const Instruction& fft, const TargetFeatures
   if (c.double_precision && !target.float64)
     return Unimplemented("fft " + fft.Describe() + ": " + x.ToString() +
                          " needs shaderFloat64, which this device lacks (c128 transforms run in double precision)");
-  c.lengths.assign(params.lengths.rbegin(), params.lengths.rend());
+  // Dims of length 1 transform to themselves (VkFFT has no radix 1).
+  for (auto it = params.lengths.rbegin(); it != params.lengths.rend(); ++it)
+    if (*it != 1) c.lengths.push_back(*it);
   int64_t per_array = 1;
   for (int64_t n : params.lengths) per_array *= n;
   c.batch = per_array == 0 ? 0 : x.element_count() / per_array;

@@ -28,7 +28,7 @@ bool NeedsBluestein(int64_t length);
 struct FftConfig {
   bool inverse = false;
   bool double_precision = false;   // c128
-  std::vector<int64_t> lengths;    // innermost first (VkFFT's x, y, z)
+  std::vector<int64_t> lengths;    // innermost first (VkFFT's x, y, z), 1s left out; none: a copy
   int64_t batch = 1;               // product of the untransformed dims
   // One launch per batch element: VkFFT 1.2.26 batches a 3-D transform
   // wrongly when an outer dim needs Bluestein (tests/fft_test.cc finds it).

@@ -496,6 +496,10 @@ class Planner {
       source = Declare(operand.ToString() + ".dense", BufferKind::kTemporary, MemoryKind::kDevice, Dense(operand.shape()));
       RETURN_IF_ERROR(Relayout(operand, source, out));
     }
+    if (config.lengths.empty()) {  // every transformed dim has length 1
+      out.push_back(CopyOf(source, result));
+      return OkStatus();
+    }
     const int temp = Declare("%" + h.name + ".fft_temp", BufferKind::kScratch, MemoryKind::kDevice,
                              Shape(ElementType::kU8, {static_cast<int64_t>(std::max<uint64_t>(16, config.temp_bytes))}));
     Step s;

@@ -188,6 +188,14 @@ Status Executable::RecordSteps(Scheduler& s, const StepList& steps, size_t begin
       }
       continue;
     }
+    if (const auto* e = std::get_if<ExternalStep>(&step.op)) {  // a library's kernels: device work like ours
+      if (step.barrier_before) s.Barrier();
+      std::vector<BufferSlice> reads, writes;
+      for (int b : step.reads) reads.push_back(SliceOf(map(b)));
+      for (int b : step.writes) writes.push_back(SliceOf(map(b)));
+      RETURN_IF_ERROR(externals_.at(e)->Record(s.command_buffer(), reads, writes));
+      continue;
+    }
     if (dispatches_only) continue;
     if (step.barrier_before) s.Barrier();
     if (const auto* c = std::get_if<CopyStep>(&step.op)) {
@@ -196,11 +204,6 @@ Status Executable::RecordSteps(Scheduler& s, const StepList& steps, size_t begin
     } else if (const auto* f = std::get_if<FillStep>(&step.op)) {
       const BufferSlice dst = SliceOf(map(f->buffer));
       s.Fill(dst.buffer, dst.offset, dst.size, f->word);
-    } else if (const auto* e = std::get_if<ExternalStep>(&step.op)) {
-      std::vector<BufferSlice> reads, writes;
-      for (int b : step.reads) reads.push_back(SliceOf(map(b)));
-      for (int b : step.writes) writes.push_back(SliceOf(map(b)));
-      RETURN_IF_ERROR(externals_.at(e)->Record(s.command_buffer(), reads, writes));
     } else {
       return Unimplemented("collective steps are not run yet");
     }

@@ -15,6 +15,19 @@
 namespace vkxla {
 namespace {
 
+// deleteVkFFT in 1.2.26 leaves the extra passes of multi-pass Bluestein
+// axes (inverseBluesteinAxes) alive; validation reports them at device
+// destruction. They are deleted here first.
+void DeleteVkfft(VkFFTApplication& app) {
+  for (VkFFTPlan* plan : {app.localFFTPlan, app.localFFTPlan_inverse}) {
+    if (!plan) continue;
+    for (uint64_t i = 0; i < app.configuration.FFTdim && i < 3; ++i)
+      if (app.useBluesteinFFT[i])
+        for (uint64_t j = 1; j < plan->numAxisUploads[i]; ++j) deleteAxis(&app, &plan->inverseBluesteinAxes[i][j]);
+  }
+  deleteVkFFT(&app);
+}
+
 Status VkfftError(const FftConfig& config, const std::string& what, VkFFTResult r) {
   return Internal("VkFFT " + what + " failed (VkFFTResult " + std::to_string(static_cast<int>(r)) + ") for the fft step " +
                   config.ToString());
@@ -27,7 +40,7 @@ class VkfftCommand : public ExternalCommand {
   VkfftCommand& operator=(const VkfftCommand&) = delete;
 
   ~VkfftCommand() override {
-    for (auto& plan : plans_) deleteVkFFT(&plan->app);
+    for (auto& plan : plans_) DeleteVkfft(plan->app);
     if (fence_) vkDestroyFence(device_.handle(), fence_, nullptr);
     if (pool_) vkDestroyCommandPool(device_.handle(), pool_, nullptr);
   }
@@ -48,6 +61,9 @@ class VkfftCommand : public ExternalCommand {
     queue_ = device_.queue();
     return OkStatus();
   }
+
+  VkCommandPool pool() const { return pool_; }
+  VkFence fence() const { return fence_; }
 
   Status Record(VkCommandBuffer cb, const std::vector<BufferSlice>& reads, const std::vector<BufferSlice>& writes) override {
     if (reads.size() != 1 || writes.size() != 2)
@@ -132,7 +148,10 @@ class VkfftCommand : public ExternalCommand {
       // VkFFT submits its set-up work to the device's queue.
       std::lock_guard<std::mutex> lock(device_.queue_mutex());
       const VkFFTResult r = initializeVkFFT(&plan->app, c);
-      if (r != VKFFT_SUCCESS) return VkfftError(config_, "planning", r);
+      if (r != VKFFT_SUCCESS) {
+        DeleteVkfft(plan->app);  // what it made before it failed
+        return VkfftError(config_, "planning", r);
+      }
     }
     // What VkFFT will use of the temporary: each axis's arrays at that
     // axis's working length (Bluestein's padding included). A 1-D plan
@@ -146,7 +165,7 @@ class VkfftCommand : public ExternalCommand {
       needed = std::max(needed, elements * plan->app.configuration.numberBatches * complex_bytes);
     }
     if (needed > slices[2].size) {
-      deleteVkFFT(&plan->app);
+      DeleteVkfft(plan->app);
       return Internal("fft step " + config_.ToString() + ": VkFFT asks " + std::to_string(needed) +
                       " bytes of temporary, more than the " + std::to_string(slices[2].size) + " planned");
     }
@@ -171,6 +190,69 @@ StatusOr<std::unique_ptr<ExternalCommand>> PrepareVkfftCommand(Device& device, c
   auto command = std::make_unique<VkfftCommand>(device, std::move(config));
   RETURN_IF_ERROR(command->Init());
   return std::unique_ptr<ExternalCommand>(std::move(command));
+}
+
+StatusOr<Timing> TimeVkfftDirectly(Device& device, const FftConfig& config, bool real, int runs) {
+  const uint64_t complex_bytes = config.double_precision ? 16 : 8;
+  uint64_t rows = 1, first = static_cast<uint64_t>(config.lengths.at(0));
+  for (size_t i = 1; i < config.lengths.size(); ++i) rows *= static_cast<uint64_t>(config.lengths[i]);
+  // R2C in place: rows padded to n/2 + 1 complex numbers.
+  uint64_t size = (real ? (first / 2 + 1) : first) * rows * complex_bytes * static_cast<uint64_t>(config.batch);
+  uint64_t temp_size = std::max<uint64_t>(config.temp_bytes, size);
+  ASSIGN_OR_RETURN(Buffer data, device.CreateBuffer(size, Device::Memory::kDeviceLocal));
+  ASSIGN_OR_RETURN(Buffer temp, device.CreateBuffer(temp_size, Device::Memory::kDeviceLocal));
+  VkfftCommand owner(device, config);  // its pool and fence
+  RETURN_IF_ERROR(owner.Init());
+  VkPhysicalDevice physical = device.physical();
+  VkDevice handle = device.handle();
+  VkQueue queue = device.queue();
+  VkCommandPool pool = owner.pool();
+  VkFence fence = owner.fence();
+  VkFFTConfiguration c = {};
+  c.FFTdim = config.lengths.size();
+  for (size_t i = 0; i < 3; ++i) c.size[i] = i < config.lengths.size() ? static_cast<uint64_t>(config.lengths[i]) : 1;
+  c.numberBatches = static_cast<uint64_t>(config.batch);
+  c.physicalDevice = &physical;
+  c.device = &handle;
+  c.queue = &queue;
+  c.commandPool = &pool;
+  c.fence = &fence;
+  InitializeGlslangOnce();
+  c.isCompilerInitialized = 1;
+  c.doublePrecision = config.double_precision;
+  c.performR2C = real ? 1 : 0;
+  c.normalize = config.inverse ? 1 : 0;
+  if (config.inverse) c.makeInversePlanOnly = 1;
+  else c.makeForwardPlanOnly = 1;
+  c.bufferSize = &size;
+  c.userTempBuffer = 1;
+  c.tempBufferSize = &temp_size;
+  VkFFTApplication app = {};
+  {
+    std::lock_guard<std::mutex> lock(device.queue_mutex());
+    const VkFFTResult r = initializeVkFFT(&app, c);
+    if (r != VKFFT_SUCCESS) {
+      DeleteVkfft(app);
+      return VkfftError(config, "planning (direct)", r);
+    }
+  }
+  VkBuffer buffers[2] = {data.handle(), temp.handle()};
+  StatusOr<Timing> t = TimeCommands(device, [&](Scheduler& s) -> Status {
+    for (int r = 0; r < runs; ++r) {
+      if (r > 0) s.Barrier();
+      VkFFTLaunchParams lp = {};
+      VkCommandBuffer cb = s.command_buffer();
+      lp.commandBuffer = &cb;
+      lp.buffer = &buffers[0];  // given at launch: see the header
+      lp.tempBuffer = &buffers[1];
+      const VkFFTResult res = VkFFTAppend(&app, config.inverse ? 1 : -1, &lp);
+      if (res != VKFFT_SUCCESS) return VkfftError(config, "recording (direct)", res);
+    }
+    return OkStatus();
+  });
+  DeleteVkfft(app);
+  if (t.ok()) t->seconds /= std::max(1, runs);
+  return t;
 }
 
 }  // namespace vkxla

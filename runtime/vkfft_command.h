@@ -17,18 +17,28 @@
 //    heap corruption): the size it asks after planning is checked against
 //    the planned one;
 //  - batched 3-D transforms with Bluestein on the outer dim are wrong: the
-//    plan asks for one launch per batch element (FftConfig::per_batch).
+//    plan asks for one launch per batch element (FftConfig::per_batch);
+//  - deleteVkFFT leaves multi-pass Bluestein axes alive: they are deleted
+//    before it.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "plan/fft_config.h"
 #include "runtime/external_command.h"
+#include "runtime/gpu_timer.h"
 
 namespace vkxla {
 
 // The factory the external command registry (runtime/external_command.h)
 // holds under "vkfft": `config` is an FftConfig's text.
 StatusOr<std::unique_ptr<ExternalCommand>> PrepareVkfftCommand(Device& device, const std::string& config);
+
+// For benchmarks: the device time of `runs` launches of VkFFT's own plan
+// of the transform `config` describes, used as VkFFT's examples use it (in
+// place in a buffer of its own; `real` makes it VkFFT's R2C of a real
+// signal of those lengths), so that a step's time can be set against it.
+StatusOr<Timing> TimeVkfftDirectly(Device& device, const FftConfig& config, bool real, int runs);
 
 }  // namespace vkxla

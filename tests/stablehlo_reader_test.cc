@@ -110,14 +110,15 @@ TEST(StablehloReaderErrors, LineColumnAndUnsupportedOps) {
   ASSERT_FALSE(syntax.ok());
   EXPECT_NE(syntax.status().message().find("2:6: expected '='"), std::string::npos) << syntax.status().message();
   EXPECT_NE(syntax.status().message().find("^"), std::string::npos) << syntax.status().message();
-  auto fft = ReadStablehlo(
-      "func.func @f(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {\n"
-      "  %r = stablehlo.fft %a, type = FFT, length = [4] : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>\n"
-      "  func.return %r : tensor<4xcomplex<f32>>\n}\n",
+  auto cholesky = ReadStablehlo(
+      "func.func @f(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
+      "  %r = stablehlo.cholesky %a, lower = true : tensor<2x2xf32>\n"
+      "  func.return %r : tensor<2x2xf32>\n}\n",
       false);
-  ASSERT_FALSE(fft.ok());
-  EXPECT_EQ(fft.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(fft.status().message().find("2:8: stablehlo.fft is not implemented"), std::string::npos) << fft.status().message();
+  ASSERT_FALSE(cholesky.ok());
+  EXPECT_EQ(cholesky.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(cholesky.status().message().find("2:8: stablehlo.cholesky is not implemented"), std::string::npos)
+      << cholesky.status().message();
   auto multi = ReadStablehlo("func.func @f() {\n  %r:2 = \"stablehlo.sort\"(%a, %b) ({\n  }) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)\n}\n", false);
   ASSERT_FALSE(multi.ok());
   EXPECT_NE(multi.status().message().find("stablehlo.sort"), std::string::npos) << multi.status().message();
@@ -143,8 +144,8 @@ TEST_F(StablehloReader, ConformanceVerdicts) {
 }
 // -----
 func.func @skipped() {
-  %a = stablehlo.constant dense<[1.0]> : tensor<1xf32>
-  %b = stablehlo.fft %a, type = FFT, length = [1] : (tensor<1xf32>) -> tensor<1xf32>
+  %a = stablehlo.constant dense<[[1.0]]> : tensor<1x1xf32>
+  %b = stablehlo.cholesky %a, lower = true : tensor<1x1xf32>
   func.return
 })");
   ASSERT_EQ(cases.size(), 3u);
@@ -158,7 +159,7 @@ func.func @skipped() {
   EXPECT_NE(bad.detail.find("ULP apart"), std::string::npos) << bad.detail;
   CaseResult skipped = RunCase(cases[2], TestDevice());
   EXPECT_EQ(skipped.outcome, Outcome::kSkipped);
-  EXPECT_NE(skipped.detail.find("stablehlo.fft is not implemented"), std::string::npos) << skipped.detail;
+  EXPECT_NE(skipped.detail.find("stablehlo.cholesky is not implemented"), std::string::npos) << skipped.detail;
 }
 
 // x.at[2].add(10) as JAX writes it: the printer leaves out

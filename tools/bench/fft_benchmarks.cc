@@ -1,0 +1,82 @@
+#include "tools/bench/fft_benchmarks.h"
+
+#include <algorithm>
+
+#include "frontends/hlo_text.h"
+#include "plan/fft_config.h"
+#include "runtime/vkfft_command.h"
+#include "tools/bench/module_timing.h"
+
+namespace vkxla {
+namespace {
+
+struct FftCase {
+  std::string name;
+  std::string in, out;                 // element types
+  std::vector<int64_t> in_dims, out_dims, lengths;
+  std::string type;                    // fft_type
+  int trials, runs;
+};
+
+std::string Dims(const std::vector<int64_t>& d) {
+  std::string s;
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s;
+}
+
+std::string FftHlo(const FftCase& c) {
+  return "HloModule fft\n\nENTRY main {\n  x = " + c.in + "[" + Dims(c.in_dims) + "] parameter(0)\n  ROOT f = " + c.out + "[" +
+         Dims(c.out_dims) + "] fft(x), fft_type=" + c.type + ", fft_length={" + Dims(c.lengths) + "}\n}\n";
+}
+
+}  // namespace
+
+Status RunFftBenchmarks(Device& device, const DeviceLimits& limits, BenchReport& report) {
+  const std::vector<FftCase> cases = {
+      {"c64 FFT 1-D 2^20", "c64", "c64", {1 << 20}, {1 << 20}, {1 << 20}, "FFT", 5, 2},
+      {"c64 FFT batched 2-D 4 x 1024^2", "c64", "c64", {4, 1024, 1024}, {4, 1024, 1024}, {1024, 1024}, "FFT", 3, 1},
+      {"c64 FFT 3-D 128^3", "c64", "c64", {128, 128, 128}, {128, 128, 128}, {128, 128, 128}, "FFT", 3, 1},
+      {"f32 RFFT (R2C) 1-D 2^20", "f32", "c64", {1 << 20}, {(1 << 19) + 1}, {1 << 20}, "RFFT", 5, 2},
+      {"c64 FFT of prime length 1009, 1024 batches", "c64", "c64", {1024, 1009}, {1024, 1009}, {1009}, "FFT", 5, 2},
+  };
+  for (const FftCase& c : cases) {
+    const std::string hlo = FftHlo(c);
+    StatusOr<std::unique_ptr<Module>> module = ParseAndVerifyHlo(hlo);
+    if (!module.ok()) return module.status();
+    const Shape& param = (*module)->entry()->parameters()[0]->shape;
+    StatusOr<ModuleTiming> ours = TimeModuleKernels(device, hlo, {RandomBenchLiteral(param, 5)}, c.trials, c.runs);
+    if (!ours.ok()) {
+      report.rows.push_back({c.name, "-", "", 0, 0, ours.status().message().substr(0, 120)});
+      continue;
+    }
+    // VkFFT's own plan: the complex transform's config (for RFFT, VkFFT's
+    // R2C of the same real lengths).
+    FftConfig direct;
+    direct.lengths.assign(c.lengths.rbegin(), c.lengths.rend());
+    int64_t per_array = 1;
+    for (int64_t n : c.lengths) per_array *= n;
+    direct.batch = param.element_count() / per_array;
+    direct.array_bytes = static_cast<uint64_t>(per_array) * 8;
+    direct.temp_bytes = direct.array_bytes * static_cast<uint64_t>(direct.batch);
+    for (int64_t n : c.lengths)
+      if (NeedsBluestein(n)) direct.temp_bytes *= 4;
+    Timing best_direct;
+    for (int t = 0; t < c.trials; ++t) {
+      StatusOr<Timing> d = TimeVkfftDirectly(device, direct, c.type == "RFFT", c.runs);
+      if (!d.ok()) return d.status();
+      if (t == 0 || d->seconds < best_direct.seconds) best_direct = *d;
+    }
+    const double mine = ours->kernels.seconds, theirs = best_direct.seconds;
+    report.rows.push_back({c.name, Format("%.2f ms", mine * 1e3), Format("VkFFT's own plan called directly %.2f ms", theirs * 1e3),
+                           theirs / mine, 0.95,
+                           std::to_string(ours->kernel_count) + " kernel(s) of ours around the VkFFT step"});
+    // Bytes a transform must move at least: its operand read once, its result written once.
+    const double bytes = static_cast<double>(param.element_count()) * (c.in == "f32" ? 4 : 8) +
+                         static_cast<double>((*module)->entry()->root()->shape.element_count()) * 8;
+    report.rows.push_back(LimitRow(c.name + ", operand and result bytes", Format("%.1f GB/s", bytes / mine * 1e-9),
+                                   bytes / mine * 1e-9, BenchLimit::kStream, 0, "memory-bound view: one read and one write"));
+  }
+  return OkStatus();
+}
+
+}  // namespace vkxla
