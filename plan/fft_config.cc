@@ -14,10 +14,18 @@ bool NeedsBluestein(int64_t length) {
   return n > 1;
 }
 
+bool VkfftTakesRfft(const Instruction& fft) {
+  StatusOr<FftParams> p = ReadFft(fft);
+  if (!p.ok() || p->type != FftType::kRfft || p->lengths.size() != 1) return false;
+  const int64_t n = p->lengths[0];
+  return n >= 2 && (n & (n - 1)) == 0;
+}
+
 std::string FftConfig::ToString() const {
   std::string lens;
   for (size_t i = 0; i < lengths.size(); ++i) lens += (i ? "," : "") + std::to_string(lengths[i]);
-  return "inverse=" + std::to_string(inverse) + " double=" + std::to_string(double_precision) + " lengths=" + lens +
+  return "inverse=" + std::to_string(inverse) + " double=" + std::to_string(double_precision) +
+         " real=" + std::to_string(real_input) + " lengths=" + lens +
          " batch=" + std::to_string(batch) + " per_batch=" + std::to_string(per_batch) +
          " array=" + std::to_string(array_bytes) + " temp=" + std::to_string(temp_bytes);
 }
@@ -47,6 +55,7 @@ StatusOr<FftConfig> FftConfig::Parse(const std::string& text) {
       ASSIGN_OR_RETURN(int64_t v, number(value));
       if (key == "inverse") c.inverse = v != 0;
       else if (key == "double") c.double_precision = v != 0;
+      else if (key == "real") c.real_input = v != 0;
       else if (key == "batch") c.batch = v;
       else if (key == "per_batch") c.per_batch = v != 0;
       else if (key == "array") c.array_bytes = static_cast<uint64_t>(v);
@@ -55,20 +64,22 @@ StatusOr<FftConfig> FftConfig::Parse(const std::string& text) {
     }
     ++seen;
   }
-  if (seen != 7 || c.lengths.empty() || c.lengths.size() > 3)
-    return InvalidArgument("fft step config '" + text + "' does not name all seven fields");
+  if (seen != 8 || c.lengths.empty() || c.lengths.size() > 3)
+    return InvalidArgument("fft step config '" + text + "' does not name all eight fields");
   return c;
 }
 
 StatusOr<FftConfig> ChooseFftConfig(const Instruction& fft, const TargetFeatures& target) {
   ASSIGN_OR_RETURN(FftParams params, ReadFft(fft));
-  if (params.type == FftType::kRfft || params.type == FftType::kIrfft)
+  const bool native_real = VkfftTakesRfft(fft);
+  if ((params.type == FftType::kRfft && !native_real) || params.type == FftType::kIrfft)
     return Internal("fft " + fft.Describe() + ": " + std::string(FftTypeName(params.type)) +
                     " reaches the FFT step unexpanded");
   const Shape& x = fft.operands[0]->shape;
   FftConfig c;
   c.inverse = params.inverse();
-  c.double_precision = x.element_type() == ElementType::kC128;
+  c.real_input = native_real;
+  c.double_precision = x.element_type() == ElementType::kC128 || x.element_type() == ElementType::kF64;
   if (c.double_precision && !target.float64)
     return Unimplemented("fft " + fft.Describe() + ": " + x.ToString() +
                          " needs shaderFloat64, which this device lacks (c128 transforms run in double precision)");
@@ -95,6 +106,8 @@ StatusOr<FftConfig> ChooseFftConfig(const Instruction& fft, const TargetFeatures
     }
     temp_elements = std::max(temp_elements, elements);
   }
+  // An R2C pass keeps one more complex number per row.
+  if (c.real_input) temp_elements = static_cast<uint64_t>(c.lengths[0]) + 2;
   c.temp_bytes = temp_elements * complex_bytes * static_cast<uint64_t>(c.per_batch ? 1 : c.batch);
   return c;
 }

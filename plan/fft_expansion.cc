@@ -5,14 +5,16 @@
 #include "ops/attributes.h"
 #include "ops/fft.h"
 #include "ops/slice_and_padding.h"
+#include "plan/fft_config.h"
 
 namespace vkxla {
 namespace {
 
+// A real transform the FFT step does not take itself.
 bool IsRealFft(const Instruction& inst) {
   if (inst.opcode != Opcode::kFft) return false;
   const std::string* type = FindAttribute(inst, "fft_type");
-  return type && (*type == "RFFT" || *type == "IRFFT");
+  return type && (*type == "RFFT" || *type == "IRFFT") && !VkfftTakesRfft(inst);
 }
 
 // Writes the expansion of one real transform into a computation, each new

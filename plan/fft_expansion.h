@@ -12,7 +12,9 @@
 //    values, and the real part drops the imaginary parts of the DC and
 //    Nyquist terms as a real inverse does.
 // We take this path rather than VkFFT's own R2C/C2R, which in 1.2.26
-// returns wrong values for many shapes (odd lengths, 3-D, f64 inverses).
+// returns wrong values for many shapes (odd lengths, 3-D, f64 inverses),
+// except for a 1-D RFFT of a power-of-two length, which VkFFT computes
+// right and twice as fast (plan/fft_config.h: VkfftTakesRfft).
 #pragma once
 
 #include <memory>
@@ -22,7 +24,7 @@
 
 namespace vkxla {
 
-// A copy of `module` with every RFFT and IRFFT expanded (its computations
+// A copy of `module` with every IRFFT and every RFFT VkFFT does not take expanded (its computations
 // copied and their calls rewired), or null when it has none.
 StatusOr<std::shared_ptr<const Module>> ExpandRealFfts(const Module& module);
 

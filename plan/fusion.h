@@ -32,8 +32,8 @@
 //    Code generation walks a value's producers recursively, and a chain of
 //    10,000 ops would overflow its stack (and make a kernel no compiler
 //    finishes quickly).
-// 7. Control flow (while, conditional, call) and host work (infeed,
-//    outfeed, host custom calls) are boundaries: their operands' array
+// 7. Control flow (while, conditional, call), host work (infeed,
+//    outfeed, host custom calls) and Fft (a VkFFT step) are boundaries: their operands' array
 //    leaves and their results live in memory; called computations are
 //    planned on their own (plan/planner.h).
 #pragma once
@@ -78,8 +78,8 @@ StatusOr<FusionChoice> ChooseFusion(const Computation& entry, const std::vector<
                                     const TargetFeatures& target);
 
 // While, conditional and call (steps over called computations), infeed,
-// outfeed and host custom calls (host work between submissions): ops the
-// planner turns into steps rather than kernels.
+// outfeed and host custom calls (host work between submissions) and Fft (a
+// library's step): ops the planner turns into steps rather than kernels.
 bool RunsAsSteps(const Instruction& inst);
 
 // The kernel kind an instruction heads, if it is a hero.

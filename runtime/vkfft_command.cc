@@ -139,6 +139,15 @@ class VkfftCommand : public ExternalCommand {
     else c.makeForwardPlanOnly = 1;
     c.normalize = config_.inverse ? 1 : 0;  // XLA's IFFT divides by the element count
     c.isInputFormatted = 1;                 // read the operand, write the result: out of place
+    if (config_.real_input) {
+      // R2C: rows of n reals in, rows of n/2 + 1 complex numbers out.
+      c.performR2C = 1;
+      const uint64_t n = static_cast<uint64_t>(config_.lengths[0]);
+      for (int i = 0; i < 3; ++i) {
+        c.inputBufferStride[i] = n;
+        c.bufferStride[i] = n / 2 + 1;
+      }
+    }
     c.inputBufferSize = &plan->sizes[0];
     c.bufferSize = &plan->sizes[1];
     c.userTempBuffer = 1;
@@ -161,7 +170,8 @@ class VkfftCommand : public ExternalCommand {
     uint64_t needed = 0;
     for (size_t axis = 0; fft && axis < config_.lengths.size(); ++axis) {
       uint64_t elements = 1;
-      for (int j = 0; j < 3; ++j) elements *= std::max<uint64_t>(1, fft->actualFFTSizePerAxis[axis][j]);
+      for (int j = 0; j < 3; ++j)
+        elements *= std::max<uint64_t>(1, fft->actualFFTSizePerAxis[axis][j]) + (config_.real_input && j == 0 ? 1 : 0);
       needed = std::max(needed, elements * plan->app.configuration.numberBatches * complex_bytes);
     }
     if (needed > slices[2].size) {

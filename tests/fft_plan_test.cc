@@ -61,8 +61,8 @@ TEST(FftPlan, ConfigsFollowTheShape) {
 }
 
 TEST(FftPlan, RealTransformsExpandIntoComplexOnes) {
-  auto m = Parse("ENTRY main {\n  x = f32[2,8] parameter(0)\n  s = c64[2,5] fft(x), fft_type=RFFT, fft_length={8}\n"
-                 "  ROOT y = f32[2,8] fft(s), fft_type=IRFFT, fft_length={8}\n}\n");
+  auto m = Parse("ENTRY main {\n  x = f32[2,9] parameter(0)\n  s = c64[2,5] fft(x), fft_type=RFFT, fft_length={9}\n"
+                 "  ROOT y = f32[2,9] fft(s), fft_type=IRFFT, fft_length={9}\n}\n");
   ASSERT_TRUE(m);
   StatusOr<std::shared_ptr<const Module>> expanded = ExpandRealFfts(*m);
   ASSERT_TRUE(expanded.ok()) << expanded.status().ToString();
@@ -80,6 +80,19 @@ TEST(FftPlan, RealTransformsExpandIntoComplexOnes) {
   EXPECT_GE(slices, 2);  // RFFT's truncation, IRFFT's mirrored run
   EXPECT_GE(reals, 1);
   EXPECT_EQ((*expanded)->entry()->root()->shape, m->entry()->root()->shape);
+  // A 1-D RFFT of a power of two is VkFFT's own R2C: a step of its own.
+  auto r = Parse("ENTRY main {\n  x = f64[3,16] parameter(0)\n  ROOT s = c128[3,9] fft(x), fft_type=RFFT, fft_length={16}\n}\n");
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(VkfftTakesRfft(*r->entry()->root()));
+  StatusOr<std::shared_ptr<const Module>> kept = ExpandRealFfts(*r);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_FALSE(*kept);
+  StatusOr<FftConfig> rc = ChooseFftConfig(*r->entry()->root(), LavapipeTarget());
+  ASSERT_TRUE(rc.ok()) << rc.status().ToString();
+  EXPECT_TRUE(rc->real_input);
+  EXPECT_TRUE(rc->double_precision);
+  EXPECT_EQ(rc->batch, 3);
+  EXPECT_EQ(rc->temp_bytes, (16u + 2) * 16 * 3);
   // Nothing to expand: no copy.
   auto c = Parse("ENTRY main {\n  x = c64[8] parameter(0)\n  ROOT f = c64[8] fft(x), fft_type=FFT, fft_length={8}\n}\n");
   ASSERT_TRUE(c);

@@ -145,12 +145,18 @@ TEST_F(Fft, ComplexTransformsMatchTheReference) {
   }
 }
 
+// The case that first came back wrong from VkFFT (relative error 1.0): a
+// batch of 1,040 transforms of prime length 1009, through Bluestein.
+TEST_F(Fft, ManyPrimeLengthTransforms) {
+  RunFft(FftModule("c64", {1040, 1009}, "c64", {1040, 1009}, "FFT", {1009}), 1, 77, "FFT c64[1040,1009]");
+}
+
 // RFFT and IRFFT (f32 <-> c64, f64 <-> c128): even and odd lengths, n = 1
 // and 2 (nothing to mirror), prime lengths, 2-D and 3-D. IRFFT's inputs are
 // not Hermitian: the result is the spec's (inverse the outer dims, then a
 // real inverse of the innermost, whose DC and Nyquist imaginary parts drop).
 TEST_F(Fft, RealTransformsMatchTheReference) {
-  const std::vector<ComplexCase> cases = {{{3, 8}, 1},  {{2, 9}, 1},        {{1}, 1},        {{4, 2}, 1},  {{1009}, 1},
+  const std::vector<ComplexCase> cases = {{{3, 8}, 1},  {{2, 9}, 1},  {{2, 16384}, 1}, {{5, 2}, 1},        {{1}, 1},        {{4, 2}, 1},  {{1009}, 1},
                                           {{2, 6, 10}, 2}, {{3, 5, 7}, 2}, {{2, 4, 6, 5}, 3}, {{3, 3, 3}, 3}, {{2, 4, 4, 257}, 3}};
   uint64_t seed = 100;
   for (const auto& [real, complex] : {std::pair{"f32", "c64"}, std::pair{"f64", "c128"}}) {

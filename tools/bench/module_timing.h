@@ -1,6 +1,7 @@
 // Times the kernels of an HLO module on a device: compile, run once with the
 // given arguments (so the device buffers hold real data), then the best
-// device time of the dispatches alone.
+// device time of the kernels alone: ours and a library's (VkFFT's), without
+// the uploads and downloads.
 #pragma once
 
 #include <string>
