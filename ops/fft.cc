@@ -132,10 +132,9 @@ StatusOr<Literal> EvaluateFft(const Instruction& inst, const Literal& operand) {
       }
       for (int64_t j = 0; j < n; ++j) {
         std::complex<double> s = 0;
-        for (int64_t k = 0; k < n; ++k) {
-          const int64_t m = (j * k) % n;  // exact twiddles: the angle's argument stays small
+        int64_t m = 0;  // j * k modulo n, stepped (no overflow): exact twiddles, the angle's argument stays small
+        for (int64_t k = 0; k < n; ++k, m = (m + j) % n)
           s += line[k] * std::polar(1.0, sign * 2.0 * std::numbers::pi * static_cast<double>(m) / static_cast<double>(n));
-        }
         out[j] = p.inverse() ? s / static_cast<double>(n) : s;
       }
       for (int64_t k = 0; k < n; ++k) a[base + k * stride] = out[k];
