@@ -871,6 +871,36 @@ void Touch(Program& p, const Step& s, int at) {
 
 }  // namespace
 
+namespace {
+
+// VkFFT binds an arena's buffer from its start and takes a slice's offset
+// at launch (runtime/vkfft_command.h): each buffer an external step names
+// must end within one binding's range.
+Status CheckExternalReach(const Program& p, const StepList& steps) {
+  for (const Step& s : steps) {
+    if (std::holds_alternative<ExternalStep>(s.op)) {
+      for (const std::vector<int>* list : {&s.reads, &s.writes})
+        for (int b : *list) {
+          const BufferDecl& d = p.buffers[b];
+          if (d.offset + d.bytes > p.target.max_storage_buffer_range)
+            return ResourceExhausted(std::get<ExternalStep>(s.op).name + " step: " + d.name + " " + d.shape.ToString() +
+                                     " ends at byte " + std::to_string(d.offset + d.bytes) +
+                                     " of its arena, beyond maxStorageBufferRange (" +
+                                     std::to_string(p.target.max_storage_buffer_range) + ") of " + p.target.device_name +
+                                     ", which the library binds from the arena's start");
+        }
+    } else if (const auto* w = std::get_if<WhileStep>(&s.op)) {
+      RETURN_IF_ERROR(CheckExternalReach(p, w->condition));
+      RETURN_IF_ERROR(CheckExternalReach(p, w->body));
+    } else if (const auto* c = std::get_if<ConditionalStep>(&s.op)) {
+      for (const StepList& b : c->branches) RETURN_IF_ERROR(CheckExternalReach(p, b));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 Status FinishProgram(Program& p) {
   for (BufferDecl& d : p.buffers) d.first_step = d.last_step = -1;
   for (size_t i = 0; i < p.steps.size(); ++i) Touch(p, p.steps[i], static_cast<int>(i));
@@ -884,6 +914,7 @@ Status FinishProgram(Program& p) {
     }
   }
   RETURN_IF_ERROR(AssignBuffers(p));
+  RETURN_IF_ERROR(CheckExternalReach(p, p.steps));
   DeriveBarriers(p);
   return OkStatus();
 }

@@ -6,7 +6,7 @@
 // result (writes[0]), working in the planned temporary (writes[1]). Each
 // is a slice of an arena: VkFFT binds the arena's buffer from offset 0 and
 // takes the slice's offset at launch (specifyOffsetsAtLaunch), so a slice
-// must end within maxStorageBufferRange.
+// must end within maxStorageBufferRange (the plan checks it).
 //
 // Three things 1.2.26 gets wrong that this command works around:
 //  - it writes its descriptor sets while planning, before it allocates

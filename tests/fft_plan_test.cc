@@ -110,5 +110,20 @@ TEST(FftPlan, RealTransformsExpandIntoComplexOnes) {
   EXPECT_EQ(external, 2) << p->ToString();
 }
 
+// VkFFT binds each arena from its start: an FFT buffer that ends past
+// maxStorageBufferRange within its arena is an error naming the sizes,
+// though each buffer alone would fit.
+TEST(FftPlan, BuffersMustEndWithinOneBinding) {
+  auto m = Parse("ENTRY main {\n  x = c64[2,64] parameter(0)\n  ROOT f = c64[2,64] fft(x), fft_type=FFT, fft_length={64}\n}\n");
+  ASSERT_TRUE(m);
+  TargetFeatures small = LavapipeTarget();
+  small.max_storage_buffer_range = 2048;  // each of the step's buffers holds 1024 bytes
+  StatusOr<Program> p = PlanModule(*m, small);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("vkfft step"), std::string::npos) << p.status().message();
+  EXPECT_NE(p.status().message().find("maxStorageBufferRange (2048)"), std::string::npos) << p.status().message();
+  EXPECT_TRUE(PlanModule(*m, LavapipeTarget()).ok());
+}
+
 }  // namespace
 }  // namespace vkxla
