@@ -7,12 +7,12 @@
 #include "ops/computation_signature.h"
 #include "ops/control_flow.h"
 #include "ops/gather_scatter_plan.h"
-#include "plan/fft_config.h"
-#include "plan/fft_expansion.h"
 #include "ops/reduction_shapes.h"
 #include "plan/barriers.h"
 #include "plan/buffer_assignment.h"
 #include "plan/cost_model.h"
+#include "plan/fft_config.h"
+#include "plan/fft_expansion.h"
 #include "plan/fusion.h"
 #include "plan/in_place_update.h"
 #include "plan/trip_count.h"
@@ -475,11 +475,8 @@ class Planner {
     }
   }
 
-  static Shape Dense(const Shape& s) {
-    Shape d(s.element_type(), s.dims());
-    d.set_layout(Layout::Descending(s.rank()));
-    return d;
-  }
+  // `s` dense and row-major (no layout given: the default).
+  static Shape Dense(const Shape& s) { return Shape(s.element_type(), s.dims()); }
 
   // A complex-to-complex Fft (real ones were expanded): VkFFT reads a dense
   // row-major operand (a relayout kernel makes one where the operand's
@@ -492,7 +489,7 @@ class Planner {
     auto it = p_.value_buffer.find(operand);
     if (it == p_.value_buffer.end()) return Internal(operand.ToString() + ": an fft operand without a buffer");
     int source = it->second;
-    if (!(p_.buffers[source].shape.layout_or_default() == Layout::Descending(h.shape.rank())) || SizesOf(source) >= 0) {
+    if (!(p_.buffers[source].shape.layout_or_default() == Layout::Descending(h.shape.rank()))) {  // fft operands are static
       source = Declare(operand.ToString() + ".dense", BufferKind::kTemporary, MemoryKind::kDevice, Dense(operand.shape()));
       RETURN_IF_ERROR(Relayout(operand, source, out));
     }
@@ -868,10 +865,6 @@ void Touch(Program& p, const Step& s, int at) {
     if (c->selector >= 0) Live(p.buffers[c->selector], at);
   }
 }
-
-}  // namespace
-
-namespace {
 
 // VkFFT binds an arena's buffer from its start and takes a slice's offset
 // at launch (runtime/vkfft_command.h): each buffer an external step names

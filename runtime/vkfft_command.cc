@@ -202,7 +202,8 @@ StatusOr<std::unique_ptr<ExternalCommand>> PrepareVkfftCommand(Device& device, c
   return std::unique_ptr<ExternalCommand>(std::move(command));
 }
 
-StatusOr<Timing> TimeVkfftDirectly(Device& device, const FftConfig& config, bool real, int runs) {
+StatusOr<Timing> TimeVkfftDirectly(Device& device, const FftConfig& config, int runs) {
+  const bool real = config.real_input;
   const uint64_t complex_bytes = config.double_precision ? 16 : 8;
   uint64_t rows = 1, first = static_cast<uint64_t>(config.lengths.at(0));
   for (size_t i = 1; i < config.lengths.size(); ++i) rows *= static_cast<uint64_t>(config.lengths[i]);

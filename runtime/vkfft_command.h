@@ -37,8 +37,8 @@ StatusOr<std::unique_ptr<ExternalCommand>> PrepareVkfftCommand(Device& device, c
 
 // For benchmarks: the device time of `runs` launches of VkFFT's own plan
 // of the transform `config` describes, used as VkFFT's examples use it (in
-// place in a buffer of its own; `real` makes it VkFFT's R2C of a real
-// signal of those lengths), so that a step's time can be set against it.
-StatusOr<Timing> TimeVkfftDirectly(Device& device, const FftConfig& config, bool real, int runs);
+// place in a buffer of its own; VkFFT's R2C for a real input), so that a
+// step's time can be set against it.
+StatusOr<Timing> TimeVkfftDirectly(Device& device, const FftConfig& config, int runs);
 
 }  // namespace vkxla

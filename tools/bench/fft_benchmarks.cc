@@ -49,20 +49,12 @@ Status RunFftBenchmarks(Device& device, const DeviceLimits& limits, BenchReport&
       report.rows.push_back({c.name, "-", "", 0, 0, ours.status().message().substr(0, 120)});
       continue;
     }
-    // VkFFT's own plan: the complex transform's config (for RFFT, VkFFT's
-    // R2C of the same real lengths).
-    FftConfig direct;
-    direct.lengths.assign(c.lengths.rbegin(), c.lengths.rend());
-    int64_t per_array = 1;
-    for (int64_t n : c.lengths) per_array *= n;
-    direct.batch = param.element_count() / per_array;
-    direct.array_bytes = static_cast<uint64_t>(per_array) * 8;
-    direct.temp_bytes = direct.array_bytes * static_cast<uint64_t>(direct.batch);
-    for (int64_t n : c.lengths)
-      if (NeedsBluestein(n)) direct.temp_bytes *= 4;
+    // VkFFT's own plan of the transform the step runs (the same config).
+    StatusOr<FftConfig> direct = ChooseFftConfig(*(*module)->entry()->root(), device.target());
+    if (!direct.ok()) return direct.status();
     Timing best_direct;
     for (int t = 0; t < c.trials; ++t) {
-      StatusOr<Timing> d = TimeVkfftDirectly(device, direct, c.type == "RFFT", c.runs);
+      StatusOr<Timing> d = TimeVkfftDirectly(device, *direct, c.runs);
       if (!d.ok()) return d.status();
       if (t == 0 || d->seconds < best_direct.seconds) best_direct = *d;
     }
