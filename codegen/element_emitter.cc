@@ -111,6 +111,7 @@ StatusOr<std::string> ElementEmitter::Value(const Instruction* n, const std::vec
 
 StatusOr<std::string> ElementEmitter::ValueOf(const ValueRef& v, const std::vector<std::string>& idx) {
   if (v.index < 0) return Value(v.inst, idx);
+  if (v.inst->opcode == Opcode::kTuple) return Value(v.inst->operands[v.index], idx);
   ASSIGN_OR_RETURN(std::vector<std::string> values, TupleValue(v.inst, idx));
   return values[v.index];
 }
@@ -315,6 +316,8 @@ StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::v
       return LoadBuffer(b->second, n->shape, *layout, idx);
     }
     case Opcode::kGetTupleElement: {
+      // An element of a tuple op is its operand; the siblings are not computed.
+      if (n->operands[0]->opcode == Opcode::kTuple) return Value(n->operands[0]->operands[n->tuple_index], idx);
       ASSIGN_OR_RETURN(std::vector<std::string> values, TupleValue(n->operands[0], idx));
       if (values[n->tuple_index].empty()) return Internal(n->Describe() + ": element not available in this kernel");
       return values[n->tuple_index];
@@ -369,6 +372,8 @@ StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::v
         in_idx.push_back(x->shape.dim(d) == 1 ? "0u" : idx[(*n->dimensions)[d]]);
       return Value(x, in_idx);
     }
+    case Opcode::kRngBitGenerator:
+      return RngBits(n, idx);
     case Opcode::kBitcastConvert:
       return Bitcast(n, idx);
     case Opcode::kCopy:

@@ -187,6 +187,8 @@ class ElementEmitter {
   StatusOr<std::string> MoveElements(const Instruction* n, const std::vector<std::string>& idx);
   // dynamic-slice, dynamic-update-slice and gather (index_map_emitter.cc).
   StatusOr<std::string> IndexElements(const Instruction* n, const std::vector<std::string>& idx);
+  // An rng-bit-generator's bits at `idx` (rng_bits_emitter.cc).
+  StatusOr<std::string> RngBits(const Instruction* n, const std::vector<std::string>& idx);
   // Sort's (topk's) results at `idx`, read through its permutation.
   StatusOr<std::vector<std::string>> SortResults(const Instruction* n, const std::vector<std::string>& idx);
   std::string MemoKey(const Instruction* n, const std::vector<std::string>& idx) const;

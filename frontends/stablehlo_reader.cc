@@ -18,6 +18,7 @@
 #include "ops/window.h"
 #include "ops/control_flow.h"
 #include "ops/evaluator.h"
+#include "ops/rng_bit_generator.h"
 #include "ops/slice_and_padding.h"
 #include "ops/verifier.h"
 
@@ -677,7 +678,7 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       return c_.Error(s.at, s.name + ": integer " + *bad + " in " + raw.substr(0, 40) + " is out of range");
   std::optional<Opcode> opcode = DirectOpcode(op);
   if (!opcode) return Unimplemented(c_.Where(s.at) + ": " + s.name + " is not implemented yet");
-  const bool variadic = *opcode == Opcode::kScatter;
+  const bool variadic = *opcode == Opcode::kScatter || *opcode == Opcode::kRngBitGenerator;
   if (s.results.size() != s.result_types.size() || s.results.empty() || (s.results.size() > 1 && !variadic))
     return c_.Error(s.at, s.name + " must have exactly one result");
   auto inst = std::make_unique<Instruction>();
@@ -775,6 +776,16 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       ASSIGN_OR_RETURN(std::string length, need({"length", "fft_length"}));
       SetAttribute(*inst, "fft_type", LastWord(type));
       SetAttribute(*inst, "fft_length", IntListText(Integers(length)));
+      break;
+    }
+    case Opcode::kRngBitGenerator: {
+      // Pretty "algorithm = PHILOX"; generic "rng_algorithm = #stablehlo<rng_algorithm PHILOX>".
+      ASSIGN_OR_RETURN(std::string raw, need({"algorithm", "rng_algorithm"}));
+      const std::string a = LastWord(raw);
+      if (a == "DEFAULT") SetRngAlgorithm(*inst, RngAlgorithm::kDefault);
+      else if (a == "THREE_FRY") SetRngAlgorithm(*inst, RngAlgorithm::kThreeFry);
+      else if (a == "PHILOX") SetRngAlgorithm(*inst, RngAlgorithm::kPhilox);
+      else return c_.Error(s.at, "stablehlo.rng_bit_generator: unknown algorithm '" + a + "' (DEFAULT, THREE_FRY or PHILOX)");
       break;
     }
     case Opcode::kSlice: {

@@ -27,6 +27,7 @@ std::optional<Opcode> DirectOpcode(const std::string& op) {
       {"bitcast_convert", Opcode::kBitcastConvert}, {"reshape", Opcode::kReshape}, {"tuple", Opcode::kTuple},
       {"compare", Opcode::kCompare}, {"constant", Opcode::kConstant}, {"iota", Opcode::kIota},
       {"broadcast_in_dim", Opcode::kBroadcast}, {"transpose", Opcode::kTranspose}, {"fft", Opcode::kFft}, {"reverse", Opcode::kReverse},
+      {"rng_bit_generator", Opcode::kRngBitGenerator},
       {"slice", Opcode::kSlice}, {"pad", Opcode::kPad}, {"concatenate", Opcode::kConcatenate},
       {"reduce_precision", Opcode::kReducePrecision}, {"get_tuple_element", Opcode::kGetTupleElement},
       {"dynamic_slice", Opcode::kDynamicSlice}, {"dynamic_update_slice", Opcode::kDynamicUpdateSlice},

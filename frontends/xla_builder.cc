@@ -111,6 +111,16 @@ XlaOp XlaBuilder::Fft(XlaOp operand, FftType fft_type, const std::vector<int64_t
   return Add(std::move(inst));
 }
 
+XlaOp XlaBuilder::RngBitGenerator(RngAlgorithm algorithm, XlaOp initial_state, const Shape& shape) {
+  if (!Check({initial_state})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kRngBitGenerator;
+  inst->operands = {initial_state.instruction()};
+  inst->shape = Shape::Tuple({initial_state.instruction()->shape, shape});
+  SetRngAlgorithm(*inst, algorithm);
+  return Add(std::move(inst));
+}
+
 XlaOp XlaBuilder::Rev(XlaOp operand, const std::vector<int64_t>& dimensions) {
   if (!Check({operand})) return XlaOp();
   auto inst = std::make_unique<Instruction>();

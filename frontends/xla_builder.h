@@ -11,6 +11,7 @@
 #include "ir/module.h"
 #include "ops/dot.h"
 #include "ops/fft.h"
+#include "ops/rng_bit_generator.h"
 #include "ops/gather_scatter_plan.h"
 #include "ops/slice_and_padding.h"
 #include "ops/window.h"
@@ -108,6 +109,9 @@ class XlaBuilder {
                   std::optional<ElementType> preferred_element_type = std::nullopt);
   // Fft (ops/fft.h) over the innermost fft_length.size() dims.
   XlaOp Fft(XlaOp operand, FftType fft_type, const std::vector<int64_t>& fft_length);
+  // (new state, bits of `shape`); unlike XLA's builder the bits keep the
+  // element type asked for (a float or signed type takes the same bits).
+  XlaOp RngBitGenerator(RngAlgorithm algorithm, XlaOp initial_state, const Shape& shape);
   // Ops that call a computation (reduce's, a comparator, map's); tuple
   // results for N > 1 operands.
   XlaOp Reduce(const std::vector<XlaOp>& operands, const std::vector<XlaOp>& init_values, const XlaComputation& computation,

@@ -5,6 +5,7 @@
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
 #include "ops/fft.h"
+#include "ops/rng_bit_generator.h"
 #include "ops/scaled_dot.h"
 
 #include "ir/layout_index.h"
@@ -289,6 +290,10 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         }
         case Opcode::kFft: {
           ASSIGN_OR_RETURN(result, EvaluateFft(inst, *operands[0]));
+          break;
+        }
+        case Opcode::kRngBitGenerator: {
+          ASSIGN_OR_RETURN(result, EvaluateRngBitGenerator(inst, *operands[0]));
           break;
         }
         case Opcode::kTopK: {

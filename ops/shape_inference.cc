@@ -11,6 +11,7 @@
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
 #include "ops/fft.h"
+#include "ops/rng_bit_generator.h"
 #include "ops/scaled_dot.h"
 #include "ops/op_traits.h"
 #include "ops/reduction_shapes.h"
@@ -487,6 +488,7 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kRaggedDot: return InferRaggedDotShape(inst);
     case Opcode::kScaledDot: return InferScaledDotShape(inst);
     case Opcode::kFft: return InferFftShape(inst);
+    case Opcode::kRngBitGenerator: return InferRngBitGeneratorShape(inst);
     case Opcode::kSetDimensionSize: {
       RETURN_IF_ERROR(ExpectOperands(inst, 2));
       const Shape& x = inst.operands[0]->shape;

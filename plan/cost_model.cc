@@ -49,6 +49,7 @@ int64_t ElementCost(const Instruction& inst) {
       return 1;
     case Opcode::kConcatenate: case Opcode::kPad: case Opcode::kDynamicReshape: return 2;
     case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather: return 4;
+    case Opcode::kRngBitGenerator: return 80;  // 10 Philox or 20 ThreeFry rounds per element
     case Opcode::kMap: {
       int64_t cost = 0;
       for (const auto& [key, c] : inst.called_computations)

@@ -1,11 +1,10 @@
 #include "plan/fft_expansion.h"
 
-#include <map>
-
 #include "ops/attributes.h"
 #include "ops/fft.h"
 #include "ops/slice_and_padding.h"
 #include "plan/fft_config.h"
+#include "plan/module_rewrite.h"
 
 namespace vkxla {
 namespace {
@@ -55,13 +54,7 @@ class Expander {
 
  private:
   Instruction* Add(Opcode op, Shape shape, std::vector<Instruction*> operands) {
-    auto inst = std::make_unique<Instruction>();
-    inst->name = fft_.name + ".real_fft" + std::to_string(next_++);
-    inst->opcode = op;
-    inst->shape = std::move(shape);
-    inst->operands = std::move(operands);
-    inst->location = fft_.location;
-    return c_.AddInstruction(std::move(inst));
+    return AddDerived(c_, fft_, "real_fft", next_, op, std::move(shape), std::move(operands));
   }
   Instruction* Constant(const Scalar& v) {
     Instruction* k = Add(Opcode::kConstant, Shape::Scalar(v.type), {});
@@ -119,36 +112,9 @@ class Expander {
 }  // namespace
 
 StatusOr<std::shared_ptr<const Module>> ExpandRealFfts(const Module& module) {
-  bool any = false;
-  for (const auto& c : module.computations())
-    for (const auto& inst : c->instructions()) any = any || IsRealFft(*inst);
-  if (!any) return std::shared_ptr<const Module>();
-  auto out = std::make_shared<Module>(module.name());
-  std::map<const Computation*, Computation*> copies;
-  for (const auto& c : module.computations()) {
-    auto copy = std::make_unique<Computation>(c->name());
-    std::map<const Instruction*, Instruction*> remap;
-    for (const auto& inst : c->instructions()) {
-      std::vector<Instruction*> operands;
-      for (const Instruction* o : inst->operands) operands.push_back(remap.at(o));
-      if (IsRealFft(*inst)) {
-        ASSIGN_OR_RETURN(Instruction * expanded, Expander(*copy, *inst).Expand(operands.at(0)));
-        remap[inst.get()] = expanded;
-        continue;
-      }
-      auto i = std::make_unique<Instruction>(*inst);
-      i->operands = std::move(operands);
-      remap[inst.get()] = copy->AddInstruction(std::move(i));
-    }
-    if (c->root()) copy->set_root(remap.at(c->root()));
-    copies[c.get()] = out->AddComputation(std::move(copy));
-  }
-  for (const auto& c : out->computations())
-    for (const auto& inst : c->instructions())
-      for (auto& [key, callee] : inst->called_computations) callee = copies.at(callee);
-  out->set_entry(copies.at(module.entry()));
-  if (module.entry_layout()) out->set_entry_layout(*module.entry_layout());
-  return std::shared_ptr<const Module>(std::move(out));
+  return RewriteModule(module, IsRealFft, [](Computation& c, const Instruction& fft, const std::vector<Instruction*>& operands) {
+    return Expander(c, fft).Expand(operands.at(0));
+  });
 }
 
 }  // namespace vkxla

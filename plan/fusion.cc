@@ -44,6 +44,8 @@ bool IsFusible(const Instruction& i) {
       return true;
     case Opcode::kGetTupleElement:
       return IsSortResult(i);
+    case Opcode::kRngBitGenerator:
+      return i.shape.IsArray();  // the bits alone (plan/rng_expansion.h)
     default:
       return false;
   }

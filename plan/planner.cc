@@ -13,6 +13,7 @@
 #include "plan/cost_model.h"
 #include "plan/fft_config.h"
 #include "plan/fft_expansion.h"
+#include "plan/rng_expansion.h"
 #include "plan/fusion.h"
 #include "plan/in_place_update.h"
 #include "plan/trip_count.h"
@@ -914,7 +915,12 @@ Status FinishProgram(Program& p) {
 
 StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target) {
   if (!module.entry()) return InvalidArgument("module " + module.name() + " has no entry computation");
-  ASSIGN_OR_RETURN(std::shared_ptr<const Module> expanded, ExpandRealFfts(module));
+  // Each rewrite copies the module it is given; only the last copy is kept.
+  std::shared_ptr<const Module> expanded;
+  ASSIGN_OR_RETURN(std::shared_ptr<const Module> ffts, ExpandRealFfts(module));
+  if (ffts) expanded = ffts;
+  ASSIGN_OR_RETURN(std::shared_ptr<const Module> rngs, ExpandRngBitGenerators(expanded ? *expanded : module));
+  if (rngs) expanded = rngs;
   if (!expanded) return Planner(module, target).Run();
   ASSIGN_OR_RETURN(Program p, Planner(*expanded, target).Run());
   p.expanded_module = std::move(expanded);  // the groups point into it

@@ -1,0 +1,31 @@
+// The planner's rewrites of a module before planning (real FFTs around the
+// complex step, random bits apart from their state): a copy of the module
+// with chosen instructions replaced by what an expansion writes in their
+// place, every computation copied and every call rewired to the copies.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "ir/module.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+// Writes the replacement of `original` into `into` (its operands already
+// copied as `operands`) and returns what stands for its value.
+using Expansion =
+    std::function<StatusOr<Instruction*>(Computation& into, const Instruction& original, const std::vector<Instruction*>& operands)>;
+
+// A copy of `module` with every instruction `wants` picks expanded, or null
+// when it picks none.
+StatusOr<std::shared_ptr<const Module>> RewriteModule(const Module& module, const std::function<bool(const Instruction&)>& wants,
+                                                      const Expansion& expand);
+
+// A new instruction in `c` named after `origin` ("<origin>.<suffix><n>"),
+// at its source position.
+Instruction* AddDerived(Computation& c, const Instruction& origin, const std::string& suffix, int& counter, Opcode op,
+                        Shape shape, std::vector<Instruction*> operands);
+
+}  // namespace vkxla
