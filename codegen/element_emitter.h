@@ -20,6 +20,7 @@
 #include "codegen/shader_library.h"
 #include "ir/module.h"
 #include "ir/tiled_index.h"
+#include "ops/rng_bit_generator.h"
 #include "plan/program.h"
 
 namespace vkxla {
@@ -154,6 +155,10 @@ class ElementEmitter {
     Layout layout;
     int bits = 0;
     std::vector<std::string> index;
+    // Loop kernels: the invocation owns physical elements inv * per_vector
+    // + e, e the loop variable `element`; 0 where a kernel owns otherwise.
+    int per_vector = 0;
+    std::string element;
   };
   // Lets a builder read whole vectors or blocks for some loads: an
   // expression, or nullopt for an element load.
@@ -174,6 +179,9 @@ class ElementEmitter {
   std::optional<VectorContext> vector_context_;
   std::set<std::string> vector_loads_;  // buffers read as the invocation's whole uvec4
   std::string body_;
+  // Statements a loop kernel runs once per invocation before its element
+  // loop (values all of its elements share, such as their random blocks).
+  std::string invocation_prelude_;
   std::string shared_;  // shared-memory declarations of a workgroup kernel
   std::string push_constants_;  // the push-constant block, if the kernel reads one
   int next_temp_ = 0;
@@ -187,8 +195,18 @@ class ElementEmitter {
   StatusOr<std::string> MoveElements(const Instruction* n, const std::vector<std::string>& idx);
   // dynamic-slice, dynamic-update-slice and gather (index_map_emitter.cc).
   StatusOr<std::string> IndexElements(const Instruction* n, const std::vector<std::string>& idx);
+  // An rng-bit-generator's state as uvec2 words: the key and the 128-bit
+  // counter's low and high halves.
+  struct RngState {
+    std::string key, low, high;
+  };
+  StatusOr<RngState> RngStateWords(const Instruction* n, const RngBitsPlan& p);
   // An rng-bit-generator's bits at `idx` (rng_bits_emitter.cc).
   StatusOr<std::string> RngBits(const Instruction* n, const std::vector<std::string>& idx);
+  // The invocation's own blocks of random bits, computed once before the
+  // element loop, and the word element `e` of it takes; nullopt where the
+  // bits are not read at the invocation's own row-major elements.
+  StatusOr<std::optional<std::vector<std::string>>> HoistedRngWords(const Instruction* n, const std::vector<std::string>& idx);
   // Sort's (topk's) results at `idx`, read through its permutation.
   StatusOr<std::vector<std::string>> SortResults(const Instruction* n, const std::vector<std::string>& idx);
   std::string MemoKey(const Instruction* n, const std::vector<std::string>& idx) const;
@@ -205,6 +223,7 @@ class ElementEmitter {
   std::map<std::string, std::string> memo_;
   std::map<std::string, std::vector<std::string>> tuple_memo_;
   std::map<const Instruction*, std::string> bound_;
+  std::map<const Instruction*, std::string> rng_blocks_;  // hoisted block arrays
   std::map<std::string, std::string> helpers_;
   LibraryNeeds needs_;
   bool int64_ = false;

@@ -100,7 +100,7 @@ class LoopKernelBuilder : public ElementEmitter {
       decompose += "      uint i" + std::to_string(d) + " = " + index[d] + ";\n";
       index[d] = "i" + std::to_string(d);
     }
-    vector_context_ = VectorContext{out_, out_layout_, out_bits_, index};
+    vector_context_ = VectorContext{out_, out_layout_, out_bits_, index, per_vector, "e"};
     ASSIGN_OR_RETURN(std::string v, RootValue(index));
     std::string guard = physical % per_vector == 0 ? "" : "p < " + U(physical);
     if (valid != "true") guard += (guard.empty() ? "" : " && ") + valid;
@@ -115,7 +115,7 @@ class LoopKernelBuilder : public ElementEmitter {
 
     std::string src = "  if (inv >= " + U(config_.vectors) + ") return;\n";
     for (const std::string& b : vector_loads_) src += "  uvec4 " + b + "_v = " + ReadVector(b, "inv") + ";\n";
-    src += prelude;
+    src += prelude + invocation_prelude_;
     if (!write_sizes.empty()) src += "  if (inv == 0u) {\n" + write_sizes + "  }\n";
     src += "  uvec4 outv = uvec4(0u);\n" + body + "  " + WriteVector(out, "inv", "outv") + "\n}\n";
     return Finish(group_.kernels[0].name, 256, src);

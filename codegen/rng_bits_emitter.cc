@@ -46,22 +46,35 @@ uvec4 philox4x32(uvec4 x, uvec2 key) {
 
 }  // namespace
 
+namespace {
+
+// Elements one counter block fills.
+int64_t ElementsPerBlock(const RngBitsPlan& p) {
+  if (p.algorithm == RngAlgorithm::kThreeFry) return p.wide ? 1 : 2;
+  return p.wide ? 2 : 4;
+}
+
+// GLSL statements setting uvec4 `c` to the 128-bit counter (low, high as
+// uvec2 words) plus `block`, through the carries.
+std::string CounterPlus(const std::string& c, const std::string& carry, const std::string& low, const std::string& high,
+                        const std::string& block) {
+  return "    " + c + ".x = uaddCarry(" + low + ".x, " + block + ", " + carry + ");\n" +  //
+         "    " + c + ".y = uaddCarry(" + low + ".y, " + carry + ", " + carry + ");\n" +   //
+         "    " + c + ".z = uaddCarry(" + high + ".x, " + carry + ", " + carry + ");\n" +  //
+         "    " + c + ".w = " + high + ".y + " + carry + ";\n";
+}
+
+}  // namespace
+
 StatusOr<std::string> ElementEmitter::RngBits(const Instruction* n, const std::vector<std::string>& idx) {
   ASSIGN_OR_RETURN(RngBitsPlan p, PlanRngBits(*n));
   if (n->shape.element_count() >= (int64_t{1} << 32))
     return Unimplemented("rng-bit-generator " + n->Describe() + " producing " + n->shape.ToString() +
                          ": more than 2^32 elements is not supported on Vulkan yet");
-  const Instruction* state = n->operands[0];
-  auto word_pair = [&](int64_t i) -> StatusOr<std::string> {
-    ASSIGN_OR_RETURN(std::string v, Value(state, {U(i)}));
-    return Temp("uvec2", "unpackUint2x32(" + v + ")");
-  };
-  ASSIGN_OR_RETURN(std::string key, word_pair(0));
-  ASSIGN_OR_RETURN(std::string low, word_pair(1));
-  std::string high = key;
-  if (p.state_size == 3) {
-    ASSIGN_OR_RETURN(high, word_pair(2));
-  }
+  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(p.type, target_, n->Describe()));
+  ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> hoisted, HoistedRngWords(n, idx));
+  // Narrower types keep the low bits: the word decoded as an element in slot 0.
+  if (hoisted) return Temp(g.compute, DecodeWords(p.type, *hoisted, "0u"));
 
   // The element's block (a uint: at most 2^32 elements) and word.
   auto row_major = [&](const std::vector<std::string>& at, const std::vector<int64_t>& dims) {
@@ -84,27 +97,114 @@ StatusOr<std::string> ElementEmitter::RngBits(const Instruction* n, const std::v
     block = Temp("uint", l + (p.wide ? " >> 1u" : " >> 2u"));
     word = Temp("uint", l + (p.wide ? " & 1u" : " & 3u"));
   }
-  // counter + block, carried through the four words of a 128-bit counter.
+  ASSIGN_OR_RETURN(RngState state, RngStateWords(n, p));
   const std::string c = Temp("uvec4", "uvec4(0u)");
   const std::string carry = Temp("uint", "0u");
-  body_ += "    " + c + ".x = uaddCarry(" + low + ".x, " + block + ", " + carry + ");\n";
-  body_ += "    " + c + ".y = uaddCarry(" + low + ".y, " + carry + ", " + carry + ");\n";
-  body_ += "    " + c + ".z = uaddCarry(" + high + ".x, " + carry + ", " + carry + ");\n";
-  body_ += "    " + c + ".w = " + high + ".y + " + carry + ";\n";
-
+  body_ += CounterPlus(c, carry, state.low, state.high, block);
   std::vector<std::string> words;
   if (p.algorithm == RngAlgorithm::kThreeFry) {
-    const std::string r = Temp("uvec2", Helper("threefry2x32", kThreeFry) + "(" + c + ".xy, " + key + ")");
+    const std::string r = Temp("uvec2", Helper("threefry2x32", kThreeFry) + "(" + c + ".xy, " + state.key + ")");
     if (p.wide) words = {r + ".x", r + ".y"};
     else words = {Temp("uint", r + "[" + word + "]")};
   } else {
-    const std::string r = Temp("uvec4", Helper("philox4x32", kPhilox) + "(" + c + ", " + key + ")");
+    const std::string r = Temp("uvec4", Helper("philox4x32", kPhilox) + "(" + c + ", " + state.key + ")");
     if (p.wide) words = {Temp("uint", r + "[2u * " + word + "]"), Temp("uint", r + "[2u * " + word + " + 1u]")};
     else words = {Temp("uint", r + "[" + word + "]")};
   }
-  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(p.type, target_, n->Describe()));
-  // Narrower types keep the low bits: the word decoded as an element in slot 0.
   return Temp(g.compute, DecodeWords(p.type, words, "0u"));
+}
+
+StatusOr<ElementEmitter::RngState> ElementEmitter::RngStateWords(const Instruction* n, const RngBitsPlan& p) {
+  const Instruction* state = n->operands[0];
+  RngState s;
+  // A state in memory is read as whole vectors: one load for the key and
+  // the counter's low half, where word loads cost lavapipe a gather each
+  // (4x the time of the whole kernel's rounds).
+  const std::optional<Layout> layout = state == root_ ? std::nullopt : materialized_(state);
+  auto b = program_.value_buffer.find(ValueRef::Of(state));
+  if (layout && b != program_.value_buffer.end() && !bound_.count(state)) {
+    const std::string name = BindBuffer(b->second, Access::kRead, "in" + std::to_string(bindings_.size()));
+    const std::string first = Temp("uvec4", ReadVector(name, "0u"));
+    s.key = first + ".xy";
+    s.low = first + ".zw";
+    s.high = p.state_size == 3 ? Temp("uvec4", ReadVector(name, "1u")) + ".xy" : s.key;
+    return s;
+  }
+  auto word_pair = [&](int64_t i) -> StatusOr<std::string> {
+    ASSIGN_OR_RETURN(std::string v, Value(state, {U(i)}));
+    return Temp("uvec2", "unpackUint2x32(" + v + ")");
+  };
+  ASSIGN_OR_RETURN(s.key, word_pair(0));
+  ASSIGN_OR_RETURN(s.low, word_pair(1));
+  s.high = s.key;  // a u64[2] Philox state: the key is the counter's high word
+  if (p.state_size == 3) {
+    ASSIGN_OR_RETURN(s.high, word_pair(2));
+  }
+  return s;
+}
+
+StatusOr<std::optional<std::vector<std::string>>> ElementEmitter::HoistedRngWords(const Instruction* n,
+                                                                                 const std::vector<std::string>& idx) {
+  using Words = std::optional<std::vector<std::string>>;
+  ASSIGN_OR_RETURN(RngBitsPlan p, PlanRngBits(*n));
+  // Read at the invocation's own elements, which are row-major positions
+  // inv * per + e: those are whole blocks, per / epb of them.
+  const VectorContext* v = vector_context_ ? &*vector_context_ : nullptr;
+  if (!v || v->per_vector == 0 || idx != v->index || p.dims != v->shape.dims() || !v->layout.IsDescending() ||
+      p.dims.empty())
+    return Words();
+  // ThreeFry's halves are row-major pairs only when the split dim is the
+  // innermost and even (or the only one).
+  if (p.algorithm == RngAlgorithm::kThreeFry && !p.wide && p.dims.size() > 1 &&
+      (p.split_dim != static_cast<int64_t>(p.dims.size()) - 1 || p.dims.back() % 2 != 0))
+    return Words();
+  const int64_t epb = ElementsPerBlock(p), per = v->per_vector;
+  if (per % epb != 0) return Words();
+  const int64_t blocks = per / epb;
+  const bool threefry = p.algorithm == RngAlgorithm::kThreeFry;
+  auto it = rng_blocks_.find(n);
+  if (it == rng_blocks_.end()) {
+    // Emitted before the element loop, with values of their own.
+    const Memo saved = SaveMemo();
+    ClearMemo();
+    std::string loop_body = std::move(body_);
+    body_.clear();
+    StatusOr<RngState> state = RngStateWords(n, p);
+    if (state.ok()) {
+      const std::string name = "rng_blocks" + std::to_string(next_temp_++);
+      const std::string vec = threefry ? "uvec2" : "uvec4";
+      const std::string rounds = threefry ? Helper("threefry2x32", kThreeFry) : Helper("philox4x32", kPhilox);
+      // Written out block by block: a loop over a local array costs
+      // lavapipe more than the rounds.
+      body_ += "    uvec4 c;\n    uint carry;\n";
+      for (int64_t k = 0; k < blocks; ++k) {
+        body_ += CounterPlus("c", "carry", state->low, state->high, "inv * " + U(blocks) + " + " + U(k));
+        body_ += "    " + vec + " " + name + "_" + std::to_string(k) + " = " + rounds + "(c" + (threefry ? ".xy" : "") +
+                 ", " + state->key + ");\n";
+      }
+      it = rng_blocks_.emplace(n, name).first;
+    }
+    invocation_prelude_ += body_;
+    body_ = std::move(loop_body);
+    RestoreMemo(saved);
+    RETURN_IF_ERROR(state.status());
+  }
+  // The element's block and word, picked by comparisons (indexing by the
+  // loop variable would put the blocks in memory).
+  const std::string& e = v->element;
+  auto pick = [&](const std::string& type, const std::string& at, const std::vector<std::string>& options) {
+    std::string x = options.back();
+    for (size_t i = options.size() - 1; i-- > 0;) x = "(" + at + " == " + U(static_cast<int64_t>(i)) + " ? " + options[i] + " : " + x + ")";
+    return Temp(type, x);
+  };
+  std::vector<std::string> block_names;
+  for (int64_t k = 0; k < blocks; ++k) block_names.push_back(it->second + "_" + std::to_string(k));
+  const std::string block = pick(threefry ? "uvec2" : "uvec4", Temp("uint", e + " / " + U(epb)), block_names);
+  if (p.wide && threefry) return Words(std::vector<std::string>{block + ".x", block + ".y"});
+  const std::string w = Temp("uint", e + " % " + U(epb));
+  if (p.wide) return Words(std::vector<std::string>{pick("uint", w, {block + ".x", block + ".z"}), pick("uint", w, {block + ".y", block + ".w"})});
+  if (threefry) return Words(std::vector<std::string>{pick("uint", w, {block + ".x", block + ".y"})});
+  return Words(std::vector<std::string>{pick("uint", w, {block + ".x", block + ".y", block + ".z", block + ".w"})});
 }
 
 }  // namespace vkxla

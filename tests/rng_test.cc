@@ -144,7 +144,7 @@ TEST_F(Rng, DefaultMatchesXlaCpu) {
 // and even dims, no even dim, unit dims) and in a column-major layout,
 // bit for bit against the evaluator.
 TEST_F(Rng, EveryTypeShapeAndLayoutMatchesReference) {
-  const std::vector<std::vector<int64_t>> shapes = {{}, {7}, {6}, {3, 5}, {5, 4, 3}, {2, 1, 3}, {1, 1}, {33, 17}};
+  const std::vector<std::vector<int64_t>> shapes = {{}, {7}, {6}, {3, 5}, {5, 4, 3}, {2, 1, 3}, {3, 8}, {33, 17}, {1, 1}};
   const struct {
     const char* algorithm;
     std::vector<uint64_t> state;
