@@ -280,6 +280,37 @@ ENTRY main {
   EXPECT_NEAR(sum / static_cast<double>(got.element_count()), 0.5, 0.002);
 }
 
+// Two generators read at the kernel's own elements: each hoists its blocks
+// before the element loop, side by side (u8 takes 4 Philox blocks and 8
+// ThreeFry blocks per invocation).
+TEST_F(Rng, TwoGeneratorsInOneKernel) {
+  if (!RunsOnThisDevice()) return;
+  auto module = ParseOrFail(R"(HloModule two
+ENTRY main {
+  s = u64[2] parameter(0)
+  p = u64[3] parameter(1)
+  r = (u64[2], u8[3,70]) rng-bit-generator(s), algorithm=rng_three_fry
+  q = (u64[3], u8[3,70]) rng-bit-generator(p), algorithm=rng_philox
+  a = u8[3,70] get-tuple-element(r), index=1
+  b = u8[3,70] get-tuple-element(q), index=1
+  ROOT x = u8[3,70] xor(a, b)
+}
+)");
+  ASSERT_TRUE(module);
+  Literal s(Shape(ElementType::kU64, {2})), p(Shape(ElementType::kU64, {3}));
+  for (int64_t i = 0; i < 2; ++i) s.Set(i, Scalar::UInt(ElementType::kU64, 5 + i));
+  for (int64_t i = 0; i < 3; ++i) p.Set(i, Scalar::UInt(ElementType::kU64, 50 + i));
+  RunAndCompareWith(*module, {s, p}, /*expected_kernels=*/1);
+  // Past what one binding holds: an error naming the array, before anything is allocated.
+  auto huge = ParseOrFail("HloModule huge\nENTRY main {\n  s = u64[2] constant({1, 2})\n"
+                          "  r = (u64[2], u32[4294967296]) rng-bit-generator(s), algorithm=rng_philox\n"
+                          "  ROOT b = u32[4294967296] get-tuple-element(r), index=1\n}\n");
+  ASSERT_TRUE(huge);
+  StatusOr<Literal> got = CompileAndRun(*huge, {});
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find("u32[4294967296]"), std::string::npos) << got.status().ToString();
+}
+
 TEST_F(Rng, StablehloFormsAndBuilder) {
   if (!RunsOnThisDevice()) return;
   auto read = ReadStablehlo(R"(func.func @main(%s: tensor<3xui64>) -> (tensor<3xui64>, tensor<5x3xf32>) {
