@@ -20,5 +20,6 @@ StatusOr<KernelSource> BuildScanKernel(const Program& program, const FusionGroup
 StatusOr<KernelSource> BuildWindowKernel(const Program& program, const FusionGroup& group, int kernel);
 StatusOr<KernelSource> BuildScatterKernel(const Program& program, const FusionGroup& group, int kernel);
 StatusOr<KernelSource> BuildMatmulKernel(const Program& program, const FusionGroup& group, int kernel);
+StatusOr<KernelSource> BuildTriangularKernel(const Program& program, const FusionGroup& group, int kernel);
 
 }  // namespace vkxla

@@ -15,11 +15,13 @@
 #include "frontends/stablehlo_syntax.h"
 #include "ir/numbers.h"
 #include "ops/attributes.h"
+#include "ops/cholesky.h"
 #include "ops/window.h"
 #include "ops/control_flow.h"
 #include "ops/evaluator.h"
 #include "ops/rng_bit_generator.h"
 #include "ops/slice_and_padding.h"
+#include "ops/triangular_solve.h"
 #include "ops/verifier.h"
 
 namespace vkxla {
@@ -786,6 +788,24 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       else if (a == "THREE_FRY") SetRngAlgorithm(*inst, RngAlgorithm::kThreeFry);
       else if (a == "PHILOX") SetRngAlgorithm(*inst, RngAlgorithm::kPhilox);
       else return c_.Error(s.at, "stablehlo.rng_bit_generator: unknown algorithm '" + a + "' (DEFAULT, THREE_FRY or PHILOX)");
+      break;
+    }
+    case Opcode::kCholesky:
+      SetCholeskyLower(*inst, attr({"lower"}).value_or("false") == "true");
+      break;
+    case Opcode::kTriangularSolve: {
+      // "left_side = true, lower = true, unit_diagonal = false,
+      // transpose_a = #stablehlo<transpose NO_TRANSPOSE>"
+      TriangularSolveOptions o;
+      o.left_side = attr({"left_side"}).value_or("false") == "true";
+      o.lower = attr({"lower"}).value_or("false") == "true";
+      o.unit_diagonal = attr({"unit_diagonal"}).value_or("false") == "true";
+      const std::string t = LastWord(attr({"transpose_a"}).value_or("NO_TRANSPOSE"));
+      if (t == "TRANSPOSE") o.transpose_a = TransposeA::kTranspose;
+      else if (t == "ADJOINT") o.transpose_a = TransposeA::kAdjoint;
+      else if (t != "NO_TRANSPOSE")
+        return c_.Error(s.at, "stablehlo.triangular_solve: unknown transpose_a '" + t + "' (NO_TRANSPOSE, TRANSPOSE or ADJOINT)");
+      SetTriangularSolveOptions(*inst, o);
       break;
     }
     case Opcode::kSlice: {

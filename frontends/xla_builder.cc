@@ -4,6 +4,7 @@
 #include <map>
 
 #include "ops/attributes.h"
+#include "ops/cholesky.h"
 #include "ops/control_flow.h"
 #include "ops/shape_inference.h"
 #include "ops/verifier.h"
@@ -118,6 +119,24 @@ XlaOp XlaBuilder::RngBitGenerator(RngAlgorithm algorithm, XlaOp initial_state, c
   inst->operands = {initial_state.instruction()};
   inst->shape = Shape::Tuple({initial_state.instruction()->shape, shape});
   SetRngAlgorithm(*inst, algorithm);
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::Cholesky(XlaOp a, bool lower) {
+  if (!Check({a})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kCholesky;
+  inst->operands = {a.instruction()};
+  SetCholeskyLower(*inst, lower);
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower, bool unit_diagonal, TransposeA transpose_a) {
+  if (!Check({a, b})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kTriangularSolve;
+  inst->operands = {a.instruction(), b.instruction()};
+  SetTriangularSolveOptions(*inst, TriangularSolveOptions{left_side, lower, unit_diagonal, transpose_a});
   return Add(std::move(inst));
 }
 

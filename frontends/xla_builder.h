@@ -12,6 +12,7 @@
 #include "ops/dot.h"
 #include "ops/fft.h"
 #include "ops/rng_bit_generator.h"
+#include "ops/triangular_solve.h"
 #include "ops/gather_scatter_plan.h"
 #include "ops/slice_and_padding.h"
 #include "ops/window.h"
@@ -112,6 +113,9 @@ class XlaBuilder {
   // (new state, bits of `shape`); unlike XLA's builder the bits keep the
   // element type asked for (a float or signed type takes the same bits).
   XlaOp RngBitGenerator(RngAlgorithm algorithm, XlaOp initial_state, const Shape& shape);
+  // Cholesky (ops/cholesky.h) and TriangularSolve (ops/triangular_solve.h).
+  XlaOp Cholesky(XlaOp a, bool lower);
+  XlaOp TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower, bool unit_diagonal, TransposeA transpose_a);
   // Ops that call a computation (reduce's, a comparator, map's); tuple
   // results for N > 1 operands.
   XlaOp Reduce(const std::vector<XlaOp>& operands, const std::vector<XlaOp>& init_values, const XlaComputation& computation,

@@ -4,8 +4,10 @@
 
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
+#include "ops/cholesky.h"
 #include "ops/fft.h"
 #include "ops/rng_bit_generator.h"
+#include "ops/triangular_solve.h"
 #include "ops/scaled_dot.h"
 
 #include "ir/layout_index.h"
@@ -290,6 +292,14 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         }
         case Opcode::kFft: {
           ASSIGN_OR_RETURN(result, EvaluateFft(inst, *operands[0]));
+          break;
+        }
+        case Opcode::kCholesky: {
+          ASSIGN_OR_RETURN(result, EvaluateCholesky(inst, *operands[0]));
+          break;
+        }
+        case Opcode::kTriangularSolve: {
+          ASSIGN_OR_RETURN(result, EvaluateTriangularSolve(inst, *operands[0], *operands[1]));
           break;
         }
         case Opcode::kRngBitGenerator: {

@@ -10,8 +10,10 @@
 #include "ops/gather_scatter_plan.h"
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
+#include "ops/cholesky.h"
 #include "ops/fft.h"
 #include "ops/rng_bit_generator.h"
+#include "ops/triangular_solve.h"
 #include "ops/scaled_dot.h"
 #include "ops/op_traits.h"
 #include "ops/reduction_shapes.h"
@@ -489,6 +491,8 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kScaledDot: return InferScaledDotShape(inst);
     case Opcode::kFft: return InferFftShape(inst);
     case Opcode::kRngBitGenerator: return InferRngBitGeneratorShape(inst);
+    case Opcode::kCholesky: return InferCholeskyShape(inst);
+    case Opcode::kTriangularSolve: return InferTriangularSolveShape(inst);
     case Opcode::kSetDimensionSize: {
       RETURN_IF_ERROR(ExpectOperands(inst, 2));
       const Shape& x = inst.operands[0]->shape;

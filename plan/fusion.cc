@@ -360,6 +360,7 @@ std::optional<KernelKind> HeroKind(const Instruction& inst) {
     case Opcode::kReduceWindow: case Opcode::kSelectAndScatter: return KernelKind::kWindow;
     case Opcode::kScatter: return KernelKind::kScatter;
     case Opcode::kDot: case Opcode::kRaggedDot: case Opcode::kScaledDot: return KernelKind::kMatmul;
+    case Opcode::kCholesky: case Opcode::kTriangularSolve: return KernelKind::kTriangular;
     default: return std::nullopt;
   }
 }

@@ -12,6 +12,7 @@
 #include "plan/scan_config.h"
 #include "plan/scatter_config.h"
 #include "plan/sort_config.h"
+#include "plan/triangular_config.h"
 #include "plan/window_config.h"
 
 namespace vkxla {
@@ -24,9 +25,10 @@ enum class KernelKind {
   kWindow,   // reduce-window, select-and-scatter
   kScatter,
   kMatmul,   // dot: tiles of the product, operands' producers in its loads, the epilogue in its stores
+  kTriangular,  // cholesky and triangular-solve blocks: one invocation per system
 };
 std::string_view KernelKindName(KernelKind k);
 
-using KernelConfig = std::variant<LoopConfig, ReduceConfig, SortConfig, ScanConfig, WindowConfig, ScatterConfig, MatmulConfig>;
+using KernelConfig = std::variant<LoopConfig, ReduceConfig, SortConfig, ScanConfig, WindowConfig, ScatterConfig, MatmulConfig, TriangularConfig>;
 
 }  // namespace vkxla

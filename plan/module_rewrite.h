@@ -28,4 +28,32 @@ StatusOr<std::shared_ptr<const Module>> RewriteModule(const Module& module, cons
 Instruction* AddDerived(Computation& c, const Instruction& origin, const std::string& suffix, int& counter, Opcode op,
                         Shape shape, std::vector<Instruction*> operands);
 
+// Writes the ops of one expansion into a computation, each named after the
+// instruction it replaces; the data movement expansions share.
+class ExpansionWriter {
+ public:
+  ExpansionWriter(Computation& c, const Instruction& origin, std::string suffix)
+      : c_(c), origin_(origin), suffix_(std::move(suffix)) {}
+
+  Instruction* Add(Opcode op, Shape shape, std::vector<Instruction*> operands) {
+    return AddDerived(c_, origin_, suffix_, next_, op, std::move(shape), std::move(operands));
+  }
+  Instruction* Constant(const Scalar& v);
+  // `v` broadcast to `dims`.
+  Instruction* Filled(const Scalar& v, const std::vector<int64_t>& dims);
+  // [start, limit) along `dim`, the other dims whole.
+  Instruction* Slice(Instruction* x, int64_t dim, int64_t start, int64_t limit);
+  Instruction* Reverse(Instruction* x, int64_t dim);
+  Instruction* Concatenate(std::vector<Instruction*> parts, int64_t dim);
+  Instruction* Conjugate(Instruction* z);
+  // x for real types, its conjugate for complex ones.
+  Instruction* ConjugateIfComplex(Instruction* x);
+
+ private:
+  Computation& c_;
+  const Instruction& origin_;
+  std::string suffix_;
+  int next_ = 0;
+};
+
 }  // namespace vkxla

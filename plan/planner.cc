@@ -14,6 +14,7 @@
 #include "plan/fft_config.h"
 #include "plan/fft_expansion.h"
 #include "plan/rng_expansion.h"
+#include "plan/linalg_expansion.h"
 #include "plan/fusion.h"
 #include "plan/in_place_update.h"
 #include "plan/trip_count.h"
@@ -742,6 +743,14 @@ class Planner {
         g.config = std::move(c);
         return OkStatus();
       }
+      case KernelKind::kTriangular: {
+        ASSIGN_OR_RETURN(TriangularConfig c, ChooseTriangularConfig(h));
+        g.kernels.push_back({std::string(h.opcode == Opcode::kCholesky ? "cholesky_" : "triangular_solve_") + name,
+                             static_cast<uint64_t>(c.systems), 64});
+        CollectReads(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), &h);
+        g.config = std::move(c);
+        return OkStatus();
+      }
       case KernelKind::kMatmul: {
         ASSIGN_OR_RETURN(MatmulConfig c, ChooseMatmulConfig(
                                           h, StepTrips(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), h),
@@ -921,6 +930,8 @@ StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target)
   if (ffts) expanded = ffts;
   ASSIGN_OR_RETURN(std::shared_ptr<const Module> rngs, ExpandRngBitGenerators(expanded ? *expanded : module));
   if (rngs) expanded = rngs;
+  ASSIGN_OR_RETURN(std::shared_ptr<const Module> linalg, ExpandLinearAlgebra(expanded ? *expanded : module));
+  if (linalg) expanded = linalg;
   if (!expanded) return Planner(module, target).Run();
   ASSIGN_OR_RETURN(Program p, Planner(*expanded, target).Run());
   p.expanded_module = std::move(expanded);  // the groups point into it

@@ -119,6 +119,7 @@ std::string_view KernelKindName(KernelKind k) {
     case KernelKind::kWindow: return "window";
     case KernelKind::kScatter: return "scatter";
     case KernelKind::kMatmul: return "matmul";
+    case KernelKind::kTriangular: return "triangular";
   }
   return "?";
 }

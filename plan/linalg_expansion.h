@@ -1,0 +1,39 @@
+// Cholesky and TriangularSolve too large for one invocation, as recursive
+// blocked algorithms whose bulk is the Dot engine's matmul. Blocks of at
+// most the leaf order stay Cholesky and TriangularSolve ops, which run as
+// substitution kernels (codegen/triangular_kernel_builder.cc: one
+// invocation per matrix or per right-hand side).
+//  - TriangularSolve in T form (ops/triangular_solve.h): split T's order
+//    in two; solve the block that comes first in the substitution order,
+//    subtract its product with T's off-diagonal block from the other part
+//    of b (a matmul, the transposes and conjugates of op(a) folded into
+//    the dot's dimension numbers and a fused conjugate), solve that part.
+//    The flops are those of the plain algorithm.
+//  - Cholesky, lower (an upper one is the conjugate transpose of the lower
+//    factor of a's conjugate transpose): L11 = chol(A11), L21 = A21
+//    L11^-H (a right-side solve), L22 = chol(A22 - L21 L21^H), the update
+//    a full square matmul (1.5x the flops of the plain algorithm, in
+//    matmuls twice as large as a left-looking panel's).
+//    As XLA's expansion does, a matrix whose factorisation fails anywhere
+//    is NaN throughout: the sum of its factor (two matrix-vector dots) is
+//    NaN exactly when some block's pivot failed.
+// Blocks split at a multiple of the leaf order, so a power-of-two order
+// ends in equal leaves; only the named triangle of a is ever read.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "ir/module.h"
+#include "ir/status.h"
+
+namespace vkxla {
+
+inline constexpr int64_t kCholeskyLeafOrder = 32;
+inline constexpr int64_t kTriangularSolveLeafOrder = 32;
+
+// A copy of `module` with every Cholesky and TriangularSolve above its
+// leaf order expanded, or null when it has none.
+StatusOr<std::shared_ptr<const Module>> ExpandLinearAlgebra(const Module& module);
+
+}  // namespace vkxla
