@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
       "       vkxla run MODULE.hlo [--input FILE.npy]... [--infeed FILE.npy]... [--outfeed FILE.npy]...\n"
       "                 [--output-dir DIR] [--device N] [--print]\n"
       "                 [--layout-report] [--dump-plan] [--dump-kernels DIR]\n"
-      "       vkxla bench [--device N] [--markdown FILE] [--elements N] [--only foundation|layout|reduction|matmul|control|fft|rng]\n"
+      "       vkxla bench [--device N] [--markdown FILE] [--elements N] [--only foundation|layout|reduction|matmul|control|fft|rng|linalg]\n"
       "       vkxla benchmark MODULE [--input FILE.npy]... [--device N] [--repetitions N]\n"
       "       vkxla conformance PATH... [--device N|all] [--report FILE.md] [--jobs N]\n"
       "                         [--expectations FILE] [--write-expectations FILE]\n";

@@ -11,6 +11,7 @@
 #include "tools/bench/control_flow_benchmarks.h"
 #include "tools/bench/fft_benchmarks.h"
 #include "tools/bench/rng_benchmarks.h"
+#include "tools/bench/linalg_benchmarks.h"
 #include "tools/bench/matmul_benchmarks.h"
 #include "tools/bench/reduction_benchmarks.h"
 #include "tools/cli_flags.h"
@@ -55,8 +56,8 @@ int BenchCommand(const std::vector<std::string>& args) {
   }
   if (elements < 1024 || elements % 1024 != 0) return Fail(InvalidArgument("--elements must be a multiple of 1024"));
   if (!only.empty() && only != "foundation" && only != "layout" && only != "reduction" && only != "matmul" &&
-      only != "control" && only != "fft" && only != "rng")
-    return Fail(InvalidArgument("--only takes foundation, layout, reduction, matmul, control, fft or rng, not " + only));
+      only != "control" && only != "fft" && only != "rng" && only != "linalg")
+    return Fail(InvalidArgument("--only takes foundation, layout, reduction, matmul, control, fft, rng or linalg, not " + only));
   if (!only.empty() && !markdown.empty()) return Fail(InvalidArgument("--markdown records whole runs; drop --only"));
   StatusOr<std::unique_ptr<Device>> device = Device::Open(device_index);
   if (!device.ok()) return Fail(device.status());
@@ -78,6 +79,7 @@ int BenchCommand(const std::vector<std::string>& args) {
   if (s.ok() && wanted("control")) s = RunControlFlowBenchmarks(d, report);
   if (s.ok() && wanted("fft")) s = RunFftBenchmarks(d, *before, report);
   if (s.ok() && wanted("rng")) s = RunRngBenchmarks(d, *before, report);
+  if (s.ok() && wanted("linalg")) s = RunLinalgBenchmarks(d, report);
   if (!s.ok()) return Fail(s);
   std::fprintf(stderr, "measuring device limits again...\n");
   StatusOr<DeviceLimits> after = MeasureDeviceLimits(d, elements);
