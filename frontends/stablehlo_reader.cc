@@ -19,6 +19,7 @@
 #include "ops/window.h"
 #include "ops/control_flow.h"
 #include "ops/evaluator.h"
+#include "ops/rng.h"
 #include "ops/rng_bit_generator.h"
 #include "ops/slice_and_padding.h"
 #include "ops/triangular_solve.h"
@@ -788,6 +789,20 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       else if (a == "THREE_FRY") SetRngAlgorithm(*inst, RngAlgorithm::kThreeFry);
       else if (a == "PHILOX") SetRngAlgorithm(*inst, RngAlgorithm::kPhilox);
       else return c_.Error(s.at, "stablehlo.rng_bit_generator: unknown algorithm '" + a + "' (DEFAULT, THREE_FRY or PHILOX)");
+      break;
+    }
+    case Opcode::kRng: {
+      // (a, b, shape): the shape operand is the result type's dims, which
+      // the result already carries.
+      if (inst->operands.size() != 3)
+        return c_.Error(s.at, "stablehlo.rng takes a, b and the shape, got " + std::to_string(inst->operands.size()) + " operands");
+      inst->operands.pop_back();
+      // Pretty "distribution = UNIFORM"; generic "rng_distribution = #stablehlo<rng_distribution UNIFORM>".
+      ASSIGN_OR_RETURN(std::string raw, need({"distribution", "rng_distribution"}));
+      const std::string d = LastWord(raw);
+      if (d == "UNIFORM") SetRngDistribution(*inst, RngDistribution::kUniform);
+      else if (d == "NORMAL") SetRngDistribution(*inst, RngDistribution::kNormal);
+      else return c_.Error(s.at, "stablehlo.rng: unknown distribution '" + d + "' (UNIFORM or NORMAL)");
       break;
     }
     case Opcode::kCholesky:

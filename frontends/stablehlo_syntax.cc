@@ -28,7 +28,7 @@ std::optional<Opcode> DirectOpcode(const std::string& op) {
       {"compare", Opcode::kCompare}, {"constant", Opcode::kConstant}, {"iota", Opcode::kIota},
       {"broadcast_in_dim", Opcode::kBroadcast}, {"transpose", Opcode::kTranspose}, {"fft", Opcode::kFft}, {"reverse", Opcode::kReverse},
       {"rng_bit_generator", Opcode::kRngBitGenerator}, {"cholesky", Opcode::kCholesky},
-      {"triangular_solve", Opcode::kTriangularSolve},
+      {"triangular_solve", Opcode::kTriangularSolve}, {"rng", Opcode::kRng},
       {"slice", Opcode::kSlice}, {"pad", Opcode::kPad}, {"concatenate", Opcode::kConcatenate},
       {"reduce_precision", Opcode::kReducePrecision}, {"get_tuple_element", Opcode::kGetTupleElement},
       {"dynamic_slice", Opcode::kDynamicSlice}, {"dynamic_update_slice", Opcode::kDynamicUpdateSlice},

@@ -5,6 +5,7 @@
 
 #include "ops/attributes.h"
 #include "ops/cholesky.h"
+#include "ops/rng.h"
 #include "ops/control_flow.h"
 #include "ops/shape_inference.h"
 #include "ops/verifier.h"
@@ -120,6 +121,27 @@ XlaOp XlaBuilder::RngBitGenerator(RngAlgorithm algorithm, XlaOp initial_state, c
   inst->shape = Shape::Tuple({initial_state.instruction()->shape, shape});
   SetRngAlgorithm(*inst, algorithm);
   return Add(std::move(inst));
+}
+
+namespace {
+std::unique_ptr<Instruction> RngOp(XlaOp a, XlaOp b, const Shape& shape, RngDistribution d) {
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kRng;
+  inst->operands = {a.instruction(), b.instruction()};
+  inst->shape = shape;
+  SetRngDistribution(*inst, d);
+  return inst;
+}
+}  // namespace
+
+XlaOp XlaBuilder::RngUniform(XlaOp a, XlaOp b, const Shape& shape) {
+  if (!Check({a, b})) return XlaOp();
+  return Add(RngOp(a, b, shape, RngDistribution::kUniform));
+}
+
+XlaOp XlaBuilder::RngNormal(XlaOp mu, XlaOp sigma, const Shape& shape) {
+  if (!Check({mu, sigma})) return XlaOp();
+  return Add(RngOp(mu, sigma, shape, RngDistribution::kNormal));
 }
 
 XlaOp XlaBuilder::Cholesky(XlaOp a, bool lower) {

@@ -113,6 +113,9 @@ class XlaBuilder {
   // (new state, bits of `shape`); unlike XLA's builder the bits keep the
   // element type asked for (a float or signed type takes the same bits).
   XlaOp RngBitGenerator(RngAlgorithm algorithm, XlaOp initial_state, const Shape& shape);
+  // RngUniform and RngNormal (ops/rng.h): numbers of `shape` from scalars.
+  XlaOp RngUniform(XlaOp a, XlaOp b, const Shape& shape);
+  XlaOp RngNormal(XlaOp mu, XlaOp sigma, const Shape& shape);
   // Cholesky (ops/cholesky.h) and TriangularSolve (ops/triangular_solve.h).
   XlaOp Cholesky(XlaOp a, bool lower);
   XlaOp TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower, bool unit_diagonal, TransposeA transpose_a);

@@ -54,6 +54,7 @@ namespace vkxla {
   X(kReduceWindow, "reduce-window") X(kReplicaId, "replica-id")                \
   X(kReshape, "reshape") X(kReverse, "reverse") X(kRng, "rng")                 \
   X(kRngBitGenerator, "rng-bit-generator") X(kScatter, "scatter")              \
+  X(kRngGetAndUpdateState, "rng-get-and-update-state")                         \
   X(kSelectAndScatter, "select-and-scatter") X(kSend, "send")                  \
   X(kScan, "scan") X(kSetDimensionSize, "set-dimension-size") X(kSlice, "slice")                \
   X(kSort, "sort") X(kTopK, "topk") X(kTranspose, "transpose")                 \

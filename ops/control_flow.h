@@ -4,6 +4,7 @@
 // rules, the computations they call, and their reference semantics.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <map>
@@ -61,6 +62,9 @@ struct EvaluationFeeds {
   // Host transfers by channel_id: what recv reads, what send writes.
   std::map<int64_t, std::deque<Literal>> to_device;
   std::map<int64_t, std::vector<Literal>> from_device;
+  // The 128-bit counter rng-get-and-update-state reads and advances (low
+  // word first; ops/rng.h). An executable keeps its own.
+  std::array<uint64_t, 2> rng_counter{};
 };
 
 // channel_id of a send or recv (0 when absent).

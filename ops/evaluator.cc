@@ -6,6 +6,7 @@
 #include "ops/ragged_dot.h"
 #include "ops/cholesky.h"
 #include "ops/fft.h"
+#include "ops/rng.h"
 #include "ops/rng_bit_generator.h"
 #include "ops/triangular_solve.h"
 #include "ops/scaled_dot.h"
@@ -294,6 +295,20 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
           ASSIGN_OR_RETURN(result, EvaluateFft(inst, *operands[0]));
           break;
         }
+        case Opcode::kRngGetAndUpdateState: case Opcode::kRng: {
+          if (!current_feeds)
+            return FailedPrecondition(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() +
+                                      ": the rng counter is the state of a module run (EvaluateModule)");
+          if (inst.opcode == Opcode::kRngGetAndUpdateState) {
+            ASSIGN_OR_RETURN(int64_t delta, ReadRngDelta(inst));
+            result = TakeRngCounter(current_feeds->rng_counter, static_cast<uint64_t>(delta));
+          } else {
+            ASSIGN_OR_RETURN(Shape shape, InferRngShape(inst));
+            const Literal counter = TakeRngCounter(current_feeds->rng_counter, static_cast<uint64_t>(RngCounterDelta(shape)));
+            ASSIGN_OR_RETURN(result, EvaluateRng(inst, *operands[0], *operands[1], counter));
+          }
+          break;
+        }
         case Opcode::kCholesky: {
           ASSIGN_OR_RETURN(result, EvaluateCholesky(inst, *operands[0]));
           break;
@@ -348,7 +363,8 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
 }
 
 StatusOr<Literal> EvaluateModule(const Module& module, const std::vector<Literal>& arguments) {
-  return EvaluateComputation(*module.entry(), arguments);
+  EvaluationFeeds feeds;  // empty queues, the rng counter at 0
+  return EvaluateModule(module, arguments, feeds);
 }
 
 StatusOr<Literal> EvaluateModule(const Module& module, const std::vector<Literal>& arguments, EvaluationFeeds& feeds) {

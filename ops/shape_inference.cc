@@ -12,6 +12,7 @@
 #include "ops/ragged_dot.h"
 #include "ops/cholesky.h"
 #include "ops/fft.h"
+#include "ops/rng.h"
 #include "ops/rng_bit_generator.h"
 #include "ops/triangular_solve.h"
 #include "ops/scaled_dot.h"
@@ -492,6 +493,8 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kFft: return InferFftShape(inst);
     case Opcode::kRngBitGenerator: return InferRngBitGeneratorShape(inst);
     case Opcode::kCholesky: return InferCholeskyShape(inst);
+    case Opcode::kRng: return InferRngShape(inst);
+    case Opcode::kRngGetAndUpdateState: return InferRngGetAndUpdateStateShape(inst);
     case Opcode::kTriangularSolve: return InferTriangularSolveShape(inst);
     case Opcode::kSetDimensionSize: {
       RETURN_IF_ERROR(ExpectOperands(inst, 2));

@@ -345,7 +345,7 @@ class FusionPass {
 bool RunsAsSteps(const Instruction& inst) {
   switch (inst.opcode) {
     case Opcode::kWhile: case Opcode::kConditional: case Opcode::kCall: case Opcode::kInfeed: case Opcode::kOutfeed:
-    case Opcode::kSend: case Opcode::kRecv: case Opcode::kFft:
+    case Opcode::kSend: case Opcode::kRecv: case Opcode::kFft: case Opcode::kRngGetAndUpdateState:
       return true;
     default:
       return IsHostCustomCall(inst);

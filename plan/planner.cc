@@ -422,6 +422,7 @@ class Planner {
       case Opcode::kRecv: host.kind = HostStep::Kind::kRecv; break;
       case Opcode::kOutfeed: host.kind = HostStep::Kind::kOutfeed, data_operands = 1; break;
       case Opcode::kSend: host.kind = HostStep::Kind::kSend, data_operands = 1; break;
+      case Opcode::kRngGetAndUpdateState: host.kind = HostStep::Kind::kRngCounter; break;
       default: host.kind = HostStep::Kind::kCallback, data_operands = h.operands.size(); break;
     }
     host.op = &h;
@@ -552,6 +553,7 @@ class Planner {
         return OkStatus();
       }
       case Opcode::kInfeed: case Opcode::kOutfeed: case Opcode::kCustomCall: case Opcode::kSend: case Opcode::kRecv:
+      case Opcode::kRngGetAndUpdateState:
         return PlanHostStep(h, results, out);
       case Opcode::kFft:
         return PlanFft(h, results.at(0), out);

@@ -86,7 +86,7 @@ void PrintSteps(const Program& p, const StepList& steps, const std::string& inde
     } else if (const auto* c = std::get_if<CollectiveStep>(&s.op)) {
       o << "collective " << c->op;
     } else if (const auto* h = std::get_if<HostStep>(&s.op)) {
-      static const char* const kWhat[] = {"infeed", "outfeed", "custom call", "send", "recv"};
+      static const char* const kWhat[] = {"infeed", "outfeed", "custom call", "send", "recv", "rng counter"};
       const char* what = kWhat[static_cast<int>(h->kind)];
       o << "host " << what << " %" << h->op->name;
     }

@@ -153,7 +153,8 @@ struct ConditionalStep {
 // to (pops from) the device's host channel of its channel_id. Copies to and from the device buffers are
 // steps of their own around it.
 struct HostStep {
-  enum class Kind { kInfeed, kOutfeed, kCallback, kSend, kRecv };
+  // kRngCounter: rng-get-and-update-state on the executable's counter.
+  enum class Kind { kInfeed, kOutfeed, kCallback, kSend, kRecv, kRngCounter };
   Kind kind = Kind::kInfeed;
   const Instruction* op = nullptr;  // the infeed, outfeed or custom-call
   std::vector<int> inputs, outputs;

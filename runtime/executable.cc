@@ -7,6 +7,7 @@
 #include "ir/layout_index.h"
 #include "ops/control_flow.h"
 #include "ops/evaluator.h"
+#include "ops/rng.h"
 #include "plan/planner.h"
 #include "runtime/scheduler.h"
 
@@ -532,6 +533,11 @@ Status Executable::RunHostStep(const HostStep& step) {
       if (step.outputs.size() != 2) return Internal("a send or recv step writes its data and its context");
       RETURN_IF_ERROR(write(step.outputs[0], data));
       return write(step.outputs[1], Literal::ScalarOf(Scalar::UInt(ElementType::kU32, 0)));
+    }
+    case HostStep::Kind::kRngCounter: {
+      ASSIGN_OR_RETURN(int64_t delta, ReadRngDelta(op));
+      if (step.outputs.size() != 1) return Internal("rng-get-and-update-state writes one u64[2]");
+      return write(step.outputs[0], TakeRngCounter(rng_counter_, static_cast<uint64_t>(delta)));
     }
     case HostStep::Kind::kCallback: {
       ASSIGN_OR_RETURN(std::vector<Literal> operands, read_inputs());

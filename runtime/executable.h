@@ -6,6 +6,7 @@
 // decisions between them that read a predicate or branch index back.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -143,6 +144,8 @@ class Executable {
   int64_t submissions_ = 0;
   std::optional<LoopGatePipelines> gate_pipelines_;  // built for the first gated loop
   std::mutex run_mu_;  // one Run or TimeKernels at a time
+  // rng-get-and-update-state's 128-bit counter (ops/rng.h): from 0, kept across runs.
+  std::array<uint64_t, 2> rng_counter_{};
 };
 
 }  // namespace vkxla

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "frontends/hlo_text.h"
+#include "ops/rng.h"
 #include "ops/rng_bit_generator.h"
 #include "plan/planner.h"
 #include "plan/rng_expansion.h"
@@ -89,6 +90,31 @@ TEST(RngPlan, BitsFuseIntoTheirReader) {
     EXPECT_EQ(p->DispatchCount(), 1) << p->ToString();
     ASSERT_EQ(p->groups.size(), 1u);
     EXPECT_EQ(p->groups[0].kind, KernelKind::kLoop);
+  }
+}
+
+// rng: the counter from a host step, then bits and conversion in one kernel.
+TEST(RngPlan, RngIsAHostStepAndOneKernel) {
+  for (const char* op : {"f32[33,5] rng(a, b), distribution=rng_uniform", "f32[33,5] rng(a, b), distribution=rng_normal"}) {
+    auto m = Parse(std::string("ENTRY main {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = ") + op + "\n}\n");
+    ASSERT_TRUE(m);
+    StatusOr<Program> p = PlanModule(*m, LavapipeTarget());
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->DispatchCount(), 1) << p->ToString();
+    int counters = 0;
+    for (const Step& s : p->steps)
+      if (const auto* h = std::get_if<HostStep>(&s.op)) counters += h->kind == HostStep::Kind::kRngCounter;
+    EXPECT_EQ(counters, 1) << p->ToString();
+    StatusOr<std::shared_ptr<const Module>> e = ExpandRngBitGenerators(*m);
+    ASSERT_TRUE(e.ok() && *e) << e.status().ToString();
+    int64_t delta = -1;
+    for (const auto& inst : (*e)->entry()->instructions())
+      if (inst->opcode == Opcode::kRngGetAndUpdateState) {
+        StatusOr<int64_t> d = ReadRngDelta(*inst);
+        ASSERT_TRUE(d.ok()) << d.status().ToString();
+        delta = *d;
+      }
+    EXPECT_EQ(delta, 33 * 5) << op;  // one 32-bit word per element
   }
 }
 
