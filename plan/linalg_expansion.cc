@@ -166,7 +166,11 @@ class Expander {
 
 StatusOr<std::shared_ptr<const Module>> ExpandLinearAlgebra(const Module& module) {
   return RewriteModule(module, IsLargeLinearAlgebra,
-                       [](Computation& c, const Instruction& inst, const std::vector<Instruction*>& operands) {
+                       [](Computation& c, const Instruction& inst, const std::vector<Instruction*>& operands) -> StatusOr<Instruction*> {
+                         if (Order(inst) > kMaxLinearAlgebraOrder)
+                           return Unimplemented(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() + ": matrices of order " +
+                                                std::to_string(Order(inst)) + " (" + inst.operands[0]->shape.ToString() +
+                                                ") are past the largest this build plans, " + std::to_string(kMaxLinearAlgebraOrder));
                          Expander e(c, inst);
                          return inst.opcode == Opcode::kCholesky ? e.ExpandCholesky(operands.at(0))
                                                                  : e.ExpandSolve(operands.at(0), operands.at(1));

@@ -31,6 +31,9 @@ namespace vkxla {
 
 inline constexpr int64_t kCholeskyLeafOrder = 32;
 inline constexpr int64_t kTriangularSolveLeafOrder = 32;
+// Larger orders are an error before expanding (2^16: a 16 GiB f32 matrix,
+// past any binding; the expansion's size grows with the order).
+inline constexpr int64_t kMaxLinearAlgebraOrder = int64_t{1} << 16;
 
 // A copy of `module` with every Cholesky and TriangularSolve above its
 // leaf order expanded, or null when it has none.

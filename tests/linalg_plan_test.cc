@@ -100,5 +100,15 @@ TEST(LinalgPlan, SmallOpsStayWhole) {
   EXPECT_EQ(std::get<TriangularConfig>(p->groups[0].config).systems, 3);
 }
 
+// A huge order is an error naming the op and the shape, before any expansion.
+TEST(LinalgPlan, HugeOrdersAreClearErrors) {
+  auto m = Parse("ENTRY main {\n  a = f32[100000,100000] parameter(0)\n  ROOT l = f32[100000,100000] cholesky(a), lower=true\n}\n");
+  ASSERT_TRUE(m);
+  StatusOr<Program> p = PlanModule(*m, LavapipeTarget());
+  ASSERT_FALSE(p.ok());
+  for (const char* word : {"cholesky %l", "f32[100000,100000]", "65536"})
+    EXPECT_NE(p.status().message().find(word), std::string::npos) << p.status().ToString();
+}
+
 }  // namespace
 }  // namespace vkxla

@@ -110,15 +110,15 @@ TEST(StablehloReaderErrors, LineColumnAndUnsupportedOps) {
   ASSERT_FALSE(syntax.ok());
   EXPECT_NE(syntax.status().message().find("2:6: expected '='"), std::string::npos) << syntax.status().message();
   EXPECT_NE(syntax.status().message().find("^"), std::string::npos) << syntax.status().message();
-  auto cholesky = ReadStablehlo(
+  auto conv = ReadStablehlo(
       "func.func @f(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
-      "  %r = stablehlo.cholesky %a, lower = true : tensor<2x2xf32>\n"
+      "  %r = \"stablehlo.dynamic_conv\"(%a, %a, %a) : (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>\n"
       "  func.return %r : tensor<2x2xf32>\n}\n",
       false);
-  ASSERT_FALSE(cholesky.ok());
-  EXPECT_EQ(cholesky.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(cholesky.status().message().find("2:8: stablehlo.cholesky is not implemented"), std::string::npos)
-      << cholesky.status().message();
+  ASSERT_FALSE(conv.ok());
+  EXPECT_EQ(conv.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(conv.status().message().find("2:3: stablehlo.dynamic_conv is not implemented"), std::string::npos)
+      << conv.status().message();
   auto multi = ReadStablehlo("func.func @f() {\n  %r:2 = \"stablehlo.sort\"(%a, %b) ({\n  }) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)\n}\n", false);
   ASSERT_FALSE(multi.ok());
   EXPECT_NE(multi.status().message().find("stablehlo.sort"), std::string::npos) << multi.status().message();
@@ -145,7 +145,7 @@ TEST_F(StablehloReader, ConformanceVerdicts) {
 // -----
 func.func @skipped() {
   %a = stablehlo.constant dense<[[1.0]]> : tensor<1x1xf32>
-  %b = stablehlo.cholesky %a, lower = true : tensor<1x1xf32>
+  %b = "stablehlo.dynamic_conv"(%a, %a, %a) : (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   func.return
 })");
   ASSERT_EQ(cases.size(), 3u);
@@ -159,7 +159,7 @@ func.func @skipped() {
   EXPECT_NE(bad.detail.find("ULP apart"), std::string::npos) << bad.detail;
   CaseResult skipped = RunCase(cases[2], TestDevice());
   EXPECT_EQ(skipped.outcome, Outcome::kSkipped);
-  EXPECT_NE(skipped.detail.find("stablehlo.cholesky is not implemented"), std::string::npos) << skipped.detail;
+  EXPECT_NE(skipped.detail.find("stablehlo.dynamic_conv is not implemented"), std::string::npos) << skipped.detail;
 }
 
 // x.at[2].add(10) as JAX writes it: the printer leaves out
