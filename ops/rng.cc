@@ -32,12 +32,7 @@ std::vector<int64_t> PairedDims(const std::vector<int64_t>& dims, int64_t& split
     split = 0;
     return {2};
   }
-  split = -1;
-  for (size_t d = 0; d < dims.size() && split < 0; ++d)
-    if (dims[d] % 2 == 0) split = static_cast<int64_t>(d);
-  if (split < 0)
-    for (size_t d = 0; d < dims.size(); ++d)
-      if (split < 0 || dims[d] > dims[split]) split = static_cast<int64_t>(d);
+  split = HalvedDim(dims);
   std::vector<int64_t> paired = dims;
   paired[split] = (dims[split] + 1) / 2 * 2;
   return paired;

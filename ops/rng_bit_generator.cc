@@ -33,6 +33,16 @@ std::string_view RngAlgorithmName(RngAlgorithm a) {
 
 void SetRngAlgorithm(Instruction& inst, RngAlgorithm a) { SetAttribute(inst, "algorithm", std::string(RngAlgorithmName(a))); }
 
+int64_t HalvedDim(const std::vector<int64_t>& dims) {
+  int64_t split = -1;
+  for (size_t d = 0; d < dims.size() && split < 0; ++d)
+    if (dims[d] % 2 == 0) split = static_cast<int64_t>(d);
+  if (split < 0)
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (split < 0 || dims[d] > dims[split]) split = static_cast<int64_t>(d);
+  return split;
+}
+
 StatusOr<RngAlgorithm> ReadRngAlgorithm(const Instruction& inst) {
   const std::string* text = FindAttribute(inst, "algorithm");
   if (!text || *text == "rng_default") return RngAlgorithm::kDefault;
@@ -133,17 +143,12 @@ StatusOr<RngBitsPlan> PlanRngBits(const Instruction& inst) {
     p.blocks = n;
     return p;
   }
-  // XLA's SplitShapeIntoHalves: the first even dim, else the first largest.
   p.block_dims = p.dims;
   if (p.dims.empty()) {
     p.blocks = 1;
     return p;
   }
-  for (size_t d = 0; d < p.dims.size() && p.split_dim < 0; ++d)
-    if (p.dims[d] % 2 == 0) p.split_dim = static_cast<int64_t>(d);
-  if (p.split_dim < 0)
-    for (size_t d = 0; d < p.dims.size(); ++d)
-      if (p.split_dim < 0 || p.dims[d] > p.dims[p.split_dim]) p.split_dim = static_cast<int64_t>(d);
+  p.split_dim = HalvedDim(p.dims);
   p.block_dims[p.split_dim] = (p.dims[p.split_dim] + 1) / 2;
   p.blocks = 1;
   for (int64_t d : p.block_dims) p.blocks *= static_cast<uint64_t>(d);

@@ -51,6 +51,10 @@ struct RngBitsPlan {
   void Locate(const std::vector<int64_t>& index, uint64_t& block, int& word) const;
 };
 
+// XLA's SplitShapeIntoHalves: the dim halved for pairs of outputs (the
+// first even dim, else the first largest; -1 for a scalar).
+int64_t HalvedDim(const std::vector<int64_t>& dims);
+
 StatusOr<RngAlgorithm> ReadRngAlgorithm(const Instruction& inst);
 StatusOr<RngBitsPlan> PlanRngBits(const Instruction& inst);
 StatusOr<Shape> InferRngBitGeneratorShape(const Instruction& inst);

@@ -132,12 +132,7 @@ class RngExpander {
     int64_t split = 0;
     std::vector<int64_t> pair_dims = {1, 2};
     if (!dims.empty()) {
-      split = -1;
-      for (size_t d = 0; d < dims.size() && split < 0; ++d)
-        if (dims[d] % 2 == 0) split = static_cast<int64_t>(d);
-      if (split < 0)
-        for (size_t d = 0; d < dims.size(); ++d)
-          if (split < 0 || dims[d] > dims[split]) split = static_cast<int64_t>(d);
+      split = HalvedDim(dims);
       pair_dims = dims;
       pair_dims[split] = (dims[split] + 1) / 2;
       pair_dims.insert(pair_dims.begin() + split + 1, 2);
