@@ -6,7 +6,8 @@
 //    u64[2] (low word first) and advances it by N. Each program run on the
 //    reference evaluator, and each executable, starts the counter at 0 and
 //    keeps it across its runs: successive runs draw new numbers, a new
-//    executable repeats them.
+//    executable repeats them. A seed (Executable::SeedRng, or the feeds'
+//    counter) restarts it at [0, seed]: the seed's own stream.
 //  - `rng(a, b), distribution=rng_uniform|rng_normal` takes the counter
 //    with delta = its 32-bit words (elements, twice for 64-bit types) and
 //    the key kRngKey (XLA draws a key per op at random, so its numbers

@@ -478,6 +478,11 @@ Status Executable::Submit(VkCommandBuffer cb) {
   return device_.SubmitAndWait(cb);
 }
 
+void Executable::SeedRng(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(run_mu_);
+  rng_counter_ = {0, seed};
+}
+
 Status Executable::RunHostStep(const HostStep& step) {
   const Instruction& op = *step.op;
   auto read_inputs = [&]() -> StatusOr<std::vector<Literal>> {

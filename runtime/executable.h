@@ -41,6 +41,11 @@ class Executable {
   // different executables run side by side.
   StatusOr<Literal> Run(const std::vector<Literal>& arguments);
 
+  // Restarts rng's counter (ops/rng.h) at seed's stream: the counter's high
+  // word is the seed, so seeds draw disjoint numbers and each seed the same
+  // ones. Seed 0 is where a new executable starts.
+  void SeedRng(uint64_t seed);
+
   // Device time of the dispatches alone (no uploads or downloads), averaged
   // over `repeats` replays recorded back to back; for benchmarks.
   StatusOr<Timing> TimeKernels(int repeats);

@@ -175,6 +175,33 @@ ENTRY main {
   EXPECT_TRUE(first->tuple_elements()[2].Equal(reference->tuple_elements()[2]));
 }
 
+// A seed picks a stream: the same seed repeats it, another one differs;
+// the reference seeded alike agrees.
+TEST_F(RngDistribution, SeedPicksTheStream) {
+  if (!RunsOnThisDevice()) return;
+  auto m = ParseOrFail(RngModule("f32", "16", "0", "1", "rng_uniform"));
+  ASSERT_TRUE(m);
+  StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(*m, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  auto draw = [&](uint64_t seed) {
+    (*exe)->SeedRng(seed);
+    StatusOr<Literal> got = (*exe)->Run({});
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    return got.ok() ? *got : Literal();
+  };
+  const Literal seven = draw(7), eight = draw(8), seven_again = draw(7), zero = draw(0);
+  EXPECT_TRUE(seven.Equal(seven_again));
+  EXPECT_FALSE(seven.Equal(eight));
+  EvaluationFeeds feeds;
+  feeds.rng_counter = {0, 7};
+  StatusOr<Literal> want = EvaluateModule(*m, {}, feeds);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  for (int64_t i = 0; i < 16; ++i) EXPECT_LE(UlpDistance(seven.Get(i).re, want->Get(i).re, ElementType::kF32), 2) << i;
+  StatusOr<Literal> fresh = EvaluateModule(*m, {});
+  ASSERT_TRUE(fresh.ok());
+  for (int64_t i = 0; i < 16; ++i) EXPECT_LE(UlpDistance(zero.Get(i).re, fresh->Get(i).re, ElementType::kF32), 2) << i;
+}
+
 TEST(RngCounter, CarriesIntoTheHighWord) {
   RngCounter c = {~0ull - 1, 5};
   Literal now = TakeRngCounter(c, 3);
