@@ -24,6 +24,7 @@ StatusOr<TriangularConfig> ChooseTriangularConfig(const Instruction& inst) {
     c.lines = b.dims()[b.rank() - (o.left_side ? 1 : 2)];
     c.systems = MatrixBatches(b) * c.lines;
   }
+  if (inst.shape.element_count() == 0) c.systems = 0;  // nothing to solve: no dispatch (empty arrays have no buffer)
   return c;
 }
 

@@ -18,6 +18,7 @@
 #include "ops/cholesky.h"
 #include "ops/evaluator.h"
 #include "ops/triangular_solve.h"
+#include "plan/target_profiles.h"
 #include "runtime/executable.h"
 #include "tests/test_util.h"
 
@@ -467,6 +468,47 @@ TEST_F(Linalg, Builder) {
   StatusOr<Literal> want = EvaluateModule(**module, {arg});
   ASSERT_TRUE(want.ok()) << want.status().ToString();
   ExpectNear(FromLiteral(*got), FromLiteral(*want), 1e-12, "builder");
+}
+
+// Empty matrices, batches and right-hand sides: nothing to compute, no dispatch.
+TEST_F(Linalg, EmptyArrays) {
+  EXPECT_EQ(RunHloText("", "a = f32[0,0] constant({})\n  b = f32[0,3] constant({})\n  l = f32[0,0] cholesky(a), lower=true\n"
+                           "  x = f32[0,3] triangular-solve(l, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE\n"
+                           "  ROOT t = (f32[0,0], f32[0,3]) tuple(l, x)"),
+            "({}, {})");
+  EXPECT_EQ(RunHloText("", "z = f32[] constant(1)\n  a = f32[2,0,40,40] broadcast(z), dimensions={}\n"
+                           "  ROOT l = f32[2,0,40,40] cholesky(a), lower=true"),
+            "{{}, {}}");
+  EXPECT_EQ(RunHloText("", "z = f32[] constant(1)\n  a = f32[40,40] broadcast(z), dimensions={}\n  b = f32[0,40] broadcast(z), dimensions={}\n"
+                           "  ROOT x = f32[0,40] triangular-solve(a, b), left_side=false, lower=true, transpose_a=TRANSPOSE"),
+            "{}");
+}
+
+// The GPU configurations (matmul tiles, workgroups) run on lavapipe too.
+TEST_F(Linalg, DesktopGpuPlanRuns) {
+  std::mt19937_64 rng(43);
+  const TargetFeatures gpu = [] {
+    TargetFeatures t = DesktopGpuTarget();
+    t.cpu = false;
+    return t;
+  }();
+  const int64_t n = 70;
+  Matrices a = RandomSpd({}, n, false, 1.0 * n, rng);
+  Matrices b = Random({}, n, 5, false, rng);
+  for (const std::string& text : {CholeskyModule(ElementType::kF32, a.dims(), false),
+                                  SolveModule(ElementType::kF32, a.dims(), b.dims(), {true, true, false, TransposeA::kAdjoint})}) {
+    auto module = ParseOrFail(text);
+    ASSERT_TRUE(module);
+    std::vector<Literal> args = {ToLiteral(a, ElementType::kF32)};
+    if (module->entry()->parameters().size() == 2) args.push_back(ToLiteral(b, ElementType::kF32));
+    StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(*module, TestDevice(), gpu);
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    StatusOr<Literal> got = (*exe)->Run(args);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    StatusOr<Literal> want = EvaluateModule(*module, args);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    ExpectNear(FromLiteral(*got), FromLiteral(*want), 50 * n * Eps(ElementType::kF32), text.substr(0, 40));
+  }
 }
 
 TEST_F(Linalg, Errors) {
