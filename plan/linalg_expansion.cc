@@ -125,13 +125,30 @@ class Expander {
     right_adjoint.lower = true;
     right_adjoint.transpose_a = TransposeA::kAdjoint;
     ASSIGN_OR_RETURN(Instruction * l21, Solve(l11, 0, n1, Block(a, o + n1, o, n2, n1), right_adjoint));
-    Instruction* update = Dot(l21, w_.ConjugateIfComplex(l21), r - 1, r - 1);
-    Instruction* a22 = w_.Add(Opcode::kSubtract, update->shape, {Block(a, o + n1, o + n1, n2, n2), update});
+    Instruction* a22 = LowerUpdate(Block(a, o + n1, o + n1, n2, n2), l21);
     ASSIGN_OR_RETURN(Instruction * l22, Factor(a22, 0, n2));
     std::vector<int64_t> zero_dims = l11->shape.dims();
     zero_dims[r - 1] = n2;
     Instruction* top = w_.Concatenate({l11, w_.Filled(Scalar::Float(t, 0.0), zero_dims)}, r - 1);
     Instruction* bottom = w_.Concatenate({l21, l22}, r - 1);
+    return w_.Concatenate({top, bottom}, r - 2);
+  }
+
+  // a - l l^H where only its lower triangle is read (by Factor): split in
+  // halves, the block above the diagonal is left zero instead of computed.
+  Instruction* LowerUpdate(Instruction* a, Instruction* l) {
+    const int64_t r = Rank(), n = l->shape.dim(r - 2);
+    auto minus = [&](Instruction* x, Instruction* y) { return w_.Add(Opcode::kSubtract, x->shape, {x, y}); };
+    if (n <= kLowerUpdateLeafOrder) return minus(a, Dot(l, w_.ConjugateIfComplex(l), r - 1, r - 1));
+    const int64_t p = Split(n, kCholeskyLeafOrder), q = n - p;
+    Instruction* lp = w_.Slice(l, r - 2, 0, p);
+    Instruction* lq = w_.Slice(l, r - 2, p, n);
+    Instruction* below = minus(Block(a, p, 0, q, p), Dot(lq, w_.ConjugateIfComplex(lp), r - 1, r - 1));
+    std::vector<int64_t> zero_dims = below->shape.dims();
+    zero_dims[r - 2] = p;
+    zero_dims[r - 1] = q;
+    Instruction* top = w_.Concatenate({LowerUpdate(Block(a, 0, 0, p, p), lp), w_.Filled(Scalar::Float(a->shape.element_type(), 0.0), zero_dims)}, r - 1);
+    Instruction* bottom = w_.Concatenate({below, LowerUpdate(Block(a, p, p, q, q), lq)}, r - 1);
     return w_.Concatenate({top, bottom}, r - 2);
   }
 

@@ -11,9 +11,10 @@
 //    The flops are those of the plain algorithm.
 //  - Cholesky, lower (an upper one is the conjugate transpose of the lower
 //    factor of a's conjugate transpose): L11 = chol(A11), L21 = A21
-//    L11^-H (a right-side solve), L22 = chol(A22 - L21 L21^H), the update
-//    a full square matmul (1.5x the flops of the plain algorithm, in
-//    matmuls twice as large as a left-looking panel's).
+//    L11^-H (a right-side solve), L22 = chol(A22 - L21 L21^H). Only the
+//    update's lower triangle is read, so above kLowerUpdateLeafOrder it
+//    splits too: the lower half and the block below the diagonal, the
+//    block above left zero (square matmuls at the leaves only).
 //    As XLA's expansion does, a matrix whose factorisation fails anywhere
 //    is NaN throughout: the sum of its factor (two matrix-vector dots) is
 //    NaN exactly when some block's pivot failed.
@@ -31,6 +32,9 @@ namespace vkxla {
 
 inline constexpr int64_t kCholeskyLeafOrder = 32;
 inline constexpr int64_t kTriangularSolveLeafOrder = 32;
+// Cholesky's trailing updates are square matmuls up to this order; larger
+// ones split so the blocks above the diagonal (never read) are not computed.
+inline constexpr int64_t kLowerUpdateLeafOrder = 128;
 // Larger orders are an error before expanding (2^16: a 16 GiB f32 matrix,
 // past any binding; the expansion's size grows with the order).
 inline constexpr int64_t kMaxLinearAlgebraOrder = int64_t{1} << 16;
