@@ -152,10 +152,16 @@ class MatmulKernelBuilder : public ElementEmitter {
                                    const std::vector<std::string>& names) {
     const Instruction* x = dot_.operands[side];
     const ElementType t = x->shape.element_type();
-    const int buffer = program_.value_buffer.at(ValueRef::Of(x));
+    // The operand's buffer, or the one its slices read (plan/matmul_config.h).
+    const std::optional<VectorSource> source = FindVectorSource(x, [&](const Instruction* n) { return Materialized(n); });
+    if (!source) return Internal(dot_.Describe() + ": operand " + std::to_string(side) + " has no buffer to read vectors from");
+    const int buffer = program_.value_buffer.at(ValueRef::Of(source->value));
     const Layout layout = program_.buffers[buffer].shape.layout_or_default();
     const std::string name = BindBuffer(buffer, Access::kRead, "in" + std::to_string(side));
-    ASSIGN_OR_RETURN(std::string p, PhysicalIndex(x->shape, layout, OperandIndex(side, b, f, k)));
+    std::vector<std::string> idx = OperandIndex(side, b, f, k);
+    for (size_t d = 0; d < idx.size(); ++d)
+      if (source->offset[d] != 0) idx[d] = "(" + idx[d] + " + " + U(source->offset[d]) + ")";
+    ASSIGN_OR_RETURN(std::string p, PhysicalIndex(source->value->shape, layout, idx));
     const std::string v = "vec" + names[0];
     const int64_t lanes = VectorLanes(t), per_word = lanes / 4;
     std::string code = "    uvec4 " + v + " = " + ReadVector(name, "(" + p + ") / " + U(lanes)) + ";\n";

@@ -5,6 +5,7 @@
 #include "ir/layout_index.h"
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
+#include "ops/slice_and_padding.h"
 
 namespace vkxla {
 namespace {
@@ -23,7 +24,8 @@ int64_t FitPowerOfTwo(int64_t extent, int64_t limit) {
 MatmulConfig::Read ChooseRead(const Instruction& dot, const DotPlan& plan, int side, int64_t thread_free, int64_t free_extent,
                               const MaterializedLayoutFn& materialized) {
   const Instruction* x = dot.operands[side];
-  const std::optional<Layout> layout = materialized(x);
+  const std::optional<VectorSource> source = FindVectorSource(x, materialized);
+  const std::optional<Layout> layout = source ? std::optional<Layout>(source->layout) : std::nullopt;
   const ElementType t = x->shape.element_type();
   const int width = BitWidth(t);
   if (!layout || !layout->tiles.empty() || layout->minor_to_major.empty() || IsComplex(t) ||
@@ -33,6 +35,9 @@ MatmulConfig::Read ChooseRead(const Instruction& dot, const DotPlan& plan, int s
   if (!bits.ok() || *bits != width) return MatmulConfig::Read::kElements;
   const int64_t lanes = VectorLanes(t);
   const int64_t unit = layout->minor_to_major[0];
+  // Every vector starts at a multiple of the lanes in the buffer: rows of
+  // whole vectors, a slice starting on a vector.
+  if (source->value->shape.dim(unit) % lanes != 0 || source->offset[unit] % lanes != 0) return MatmulConfig::Read::kElements;
   const std::vector<int64_t>& contracting = side == 0 ? plan.dims.lhs_contracting : plan.dims.rhs_contracting;
   const std::vector<int64_t>& free = side == 0 ? plan.lhs_free : plan.rhs_free;
   if (contracting.size() == 1 && contracting[0] == unit && x->shape.dim(unit) % lanes == 0) return MatmulConfig::Read::kAlongK;
@@ -42,6 +47,22 @@ MatmulConfig::Read ChooseRead(const Instruction& dot, const DotPlan& plan, int s
 }
 
 }  // namespace
+
+std::optional<VectorSource> FindVectorSource(const Instruction* x, const MaterializedLayoutFn& materialized) {
+  std::vector<int64_t> offset(static_cast<size_t>(x->shape.IsArray() ? x->shape.rank() : 0), 0);
+  for (int depth = 0; depth < 8 && x->shape.IsArray() && x->shape.is_static(); ++depth) {
+    if (std::optional<Layout> l = materialized(x)) return VectorSource{x, offset, *l};
+    if (x->opcode != Opcode::kSlice) return std::nullopt;
+    StatusOr<std::vector<SliceDimension>> s = SliceOf(*x);
+    if (!s.ok() || s->size() != offset.size()) return std::nullopt;
+    for (size_t d = 0; d < offset.size(); ++d) {
+      if ((*s)[d].stride != 1) return std::nullopt;
+      offset[d] += (*s)[d].start;
+    }
+    x = x->operands[0];
+  }
+  return std::nullopt;
+}
 
 int64_t VectorLanes(ElementType t) { return 128 / std::max(1, BitWidth(t)); }
 

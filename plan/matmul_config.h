@@ -20,6 +20,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "ir/instruction.h"
 #include "ir/status.h"
@@ -28,12 +30,24 @@
 
 namespace vkxla {
 
+// Where an operand's whole-vector loads read (see MatmulConfig::Read): its
+// own buffer, or through stride-1 slices (a blocked algorithm's blocks) the
+// buffer of the value they slice, the slices' starts added to the index.
+struct VectorSource {
+  const Instruction* value = nullptr;
+  std::vector<int64_t> offset;  // per dim of the operand
+  Layout layout;                // of value's buffer
+};
+std::optional<VectorSource> FindVectorSource(const Instruction* x, const MaterializedLayoutFn& materialized);
+
 struct MatmulConfig {
   // How an operand is read: an element at a time through its load function
   // (any fused producers), or, where it is an 8-, 16- or 32-bit array in a
-  // buffer whose unit-stride dim is the contraction or its one free dim, 16
-  // bytes at a time as whole vectors (llvmpipe's loads cost a loop over the
-  // lanes each; vectors more than doubled f32 1024^3 there).
+  // buffer (or a stride-1 slice of one, aligned to the vectors) whose
+  // unit-stride dim is the contraction or its one free dim, 16 bytes at a
+  // time as whole vectors (llvmpipe's loads cost a loop over the lanes
+  // each; vectors more than doubled f32 1024^3 there, and tripled a
+  // product of slices).
   enum class Read { kElements, kAlongK, kAlongFree };
   int64_t batch = 1, m = 1, n = 1, k = 1;
   Read lhs = Read::kElements, rhs = Read::kElements;
