@@ -274,15 +274,17 @@ TEST_F(Linalg, SolveEveryOptionAndType) {
   std::mt19937_64 rng(7);
   for (ElementType t : kTypes) {
     if (NeedsMissingFeature(t, TestDevice().target())) continue;
-    for (const TriangularSolveOptions& o : AllSolveOptions()) {
-      const int64_t m = 7, k = 3;
-      Matrices a = RandomTriangular({2}, m, IsComplex(t), false, rng);
-      Matrices b = o.left_side ? Random({2}, m, k, IsComplex(t), rng) : Random({2}, k, m, IsComplex(t), rng);
-      Matrices want;
-      const std::string what = TypeName(t) + " " + SolveOptionsText(o);
-      Matrices x = RunOnDevice(SolveModule(t, {2, m, m}, b.dims(), o), {ToLiteral(a, t), ToLiteral(b, t)}, &want);
-      ExpectNear(x, want, 20 * Eps(t), what);
-    }
+    for (const TriangularSolveOptions& o : AllSolveOptions())
+      // 128 right-hand sides: whole workgroups of invocations on one matrix.
+      for (const int64_t k : {3, 128}) {
+        const int64_t m = 7;
+        Matrices a = RandomTriangular({2}, m, IsComplex(t), false, rng);
+        Matrices b = o.left_side ? Random({2}, m, k, IsComplex(t), rng) : Random({2}, k, m, IsComplex(t), rng);
+        Matrices want;
+        const std::string what = TypeName(t) + " k=" + std::to_string(k) + " " + SolveOptionsText(o);
+        Matrices x = RunOnDevice(SolveModule(t, {2, m, m}, b.dims(), o), {ToLiteral(a, t), ToLiteral(b, t)}, &want);
+        ExpectNear(x, want, 20 * Eps(t), what);
+      }
   }
 }
 
