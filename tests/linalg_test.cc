@@ -269,6 +269,19 @@ func.func @main() -> tensor<3x3xf32> {
   for (int i = 0; i < 9; ++i) EXPECT_NEAR(x->Get(i).re, i % 4 == 0 ? 2.0 : 0.0, 1e-5) << i;
 }
 
+// A batch of two random solves of order m with k right-hand sides, run on
+// the device and on the reference.
+struct SolveRun {
+  Matrices a, b, x, want;
+};
+SolveRun RunRandomSolve(ElementType t, int64_t m, int64_t k, const TriangularSolveOptions& o, std::mt19937_64& rng) {
+  SolveRun r;
+  r.a = RandomTriangular({2}, m, IsComplex(t), false, rng);
+  r.b = o.left_side ? Random({2}, m, k, IsComplex(t), rng) : Random({2}, k, m, IsComplex(t), rng);
+  r.x = RunOnDevice(SolveModule(t, {2, m, m}, r.b.dims(), o), {ToLiteral(r.a, t), ToLiteral(r.b, t)}, &r.want);
+  return r;
+}
+
 // Every option on every type, one kernel per solve, against the reference.
 TEST_F(Linalg, SolveEveryOptionAndType) {
   std::mt19937_64 rng(7);
@@ -277,13 +290,8 @@ TEST_F(Linalg, SolveEveryOptionAndType) {
     for (const TriangularSolveOptions& o : AllSolveOptions())
       // 128 right-hand sides: whole workgroups of invocations on one matrix.
       for (const int64_t k : {3, 128}) {
-        const int64_t m = 7;
-        Matrices a = RandomTriangular({2}, m, IsComplex(t), false, rng);
-        Matrices b = o.left_side ? Random({2}, m, k, IsComplex(t), rng) : Random({2}, k, m, IsComplex(t), rng);
-        Matrices want;
-        const std::string what = TypeName(t) + " k=" + std::to_string(k) + " " + SolveOptionsText(o);
-        Matrices x = RunOnDevice(SolveModule(t, {2, m, m}, b.dims(), o), {ToLiteral(a, t), ToLiteral(b, t)}, &want);
-        ExpectNear(x, want, 20 * Eps(t), what);
+        const SolveRun r = RunRandomSolve(t, 7, k, o, rng);
+        ExpectNear(r.x, r.want, 20 * Eps(t), TypeName(t) + " k=" + std::to_string(k) + " " + SolveOptionsText(o));
       }
   }
 }
@@ -301,14 +309,10 @@ TEST_F(Linalg, BlockedSolveEveryOption) {
       if (wide && option++ % 6 != 0) continue;
       for (int64_t m : {40, 101}) {
         if (m == 101 && (o.unit_diagonal || o.transpose_a == TransposeA::kTranspose || t != ElementType::kF32)) continue;
-        const int64_t k = 9;
-        Matrices a = RandomTriangular({2}, m, IsComplex(t), false, rng);
-        Matrices b = o.left_side ? Random({2}, m, k, IsComplex(t), rng) : Random({2}, k, m, IsComplex(t), rng);
-        Matrices want;
+        const SolveRun r = RunRandomSolve(t, m, 9, o, rng);
         const std::string what = TypeName(t) + " m=" + std::to_string(m) + " " + SolveOptionsText(o);
-        Matrices x = RunOnDevice(SolveModule(t, {2, m, m}, b.dims(), o), {ToLiteral(a, t), ToLiteral(b, t)}, &want);
-        ExpectNear(x, want, 50 * Eps(t), what);
-        ExpectSolveResidual(a, b, x, o, 4 * m * Eps(t), what);
+        ExpectNear(r.x, r.want, 50 * Eps(t), what);
+        ExpectSolveResidual(r.a, r.b, r.x, o, 4 * m * Eps(t), what);
       }
     }
   }
