@@ -279,33 +279,24 @@ TEST_F(Dot, NarrowOperandsReadAsVectors) {
 // slice of a slice.
 TEST_F(Dot, SlicedOperandsReadAsVectorsWhereAligned) {
   struct Case {
-    const char* lhs_slice;  // of x f32[48,96]
-    const char* rhs_slice;  // of y f32[96,80] (or its transpose layout)
+    const char* lhs_slice;  // of x f32[48,96]: m x k
+    const char* rhs_slice;  // of y f32[96,80]: k x n
+    int64_t m, k, n;
     bool aligned;
   };
-  const Case cases[] = {{"{[8:40], [32:96]}", "{[32:96], [16:80]}", true},
-                        {"{[0:33], [4:68]}", "{[4:68], [0:77]}", true},
-                        {"{[8:40], [30:94]}", "{[30:94], [16:80]}", false},
-                        {"{[1:40:2], [32:96]}", "{[32:96], [16:80]}", false}};
+  const Case cases[] = {{"{[8:40], [32:96]}", "{[32:96], [16:80]}", 32, 64, 64, true},
+                        {"{[0:33], [4:68]}", "{[4:68], [0:77]}", 33, 64, 77, true},
+                        {"{[8:40], [30:94]}", "{[30:94], [16:80]}", 32, 64, 64, false},
+                        {"{[1:40:2], [32:96]}", "{[32:96], [16:80]}", 20, 64, 64, false}};
   int seed = 0;
   for (const Case& c : cases)
     for (const char* y_layout : {"{1,0}", "{0,1}"}) {
       SCOPED_TRACE(std::string(c.lhs_slice) + " " + c.rhs_slice + " " + y_layout);
-      auto parse_slice = [](const std::string& s, int d) {
-        // "[a:b]" or "[a:b:c]" number d: its length.
-        size_t at = 0;
-        for (int i = 0; i <= d; ++i) at = s.find('[', at) + 1;
-        const int64_t a = std::stoll(s.substr(at)), b = std::stoll(s.substr(s.find(':', at) + 1));
-        const size_t second = s.find(':', s.find(':', at) + 1), close = s.find(']', at);
-        const int64_t stride = second < close ? std::stoll(s.substr(second + 1)) : 1;
-        return (b - a + stride - 1) / stride;
-      };
-      const int64_t m = parse_slice(c.lhs_slice, 0), k = parse_slice(c.lhs_slice, 1), n = parse_slice(c.rhs_slice, 1);
       const std::string text = "HloModule sliced\nENTRY %e {\n  %x = f32[48,96] parameter(0)\n  %y = f32[96,80]" +
                                std::string(y_layout) + " parameter(1)\n  %xs = f32[48,96] slice(%x), slice={[0:48], [0:96]}\n" +
-                               "  %a = f32[" + std::to_string(m) + "," + std::to_string(k) + "] slice(%xs), slice=" + c.lhs_slice +
-                               "\n  %b = f32[" + std::to_string(k) + "," + std::to_string(n) + "]" + y_layout + " slice(%y), slice=" +
-                               c.rhs_slice + "\n  ROOT %d = f32[" + std::to_string(m) + "," + std::to_string(n) +
+                               "  %a = f32[" + std::to_string(c.m) + "," + std::to_string(c.k) + "] slice(%xs), slice=" + c.lhs_slice +
+                               "\n  %b = f32[" + std::to_string(c.k) + "," + std::to_string(c.n) + "]" + y_layout + " slice(%y), slice=" +
+                               c.rhs_slice + "\n  ROOT %d = f32[" + std::to_string(c.m) + "," + std::to_string(c.n) +
                                "] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
       auto module = Parse(text);
       ASSERT_TRUE(module);
