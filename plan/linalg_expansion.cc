@@ -93,19 +93,45 @@ class Expander {
       SetTriangularSolveOptions(*t, opt);
       return t;
     }
-    const int64_t m1 = Split(m, kTriangularSolveLeafOrder);
     const bool forward = opt.ForwardSubstitution();
+    const int64_t t_k = opt.TransposedRead() ? r - 2 : r - 1;
+    // T's block [rows s, columns f] (a's, or its transpose), times the
+    // unknowns x solved for f: what b's part s loses to them.
+    auto product = [&](int64_t s0, int64_t sn, int64_t f0, int64_t fn, Instruction* x) {
+      Instruction* t = opt.TransposedRead() ? Block(a, o + f0, o + s0, fn, sn) : Block(a, o + s0, o + f0, sn, fn);
+      if (opt.Conjugated()) t = w_.ConjugateIfComplex(t);
+      return opt.left_side ? Dot(t, x, t_k, r - 2) : Dot(x, t, r - 1, t_k);
+    };
+    if (m > kTriangularSolvePanelOrder) {
+      // Left-looking over panels in substitution order: each panel's part of
+      // b less one long-contraction matmul with every unknown solved so far,
+      // then the panel solved (by halves). Mid-size matmuls of a recursion
+      // on halves ran well below the large ones on lavapipe.
+      const int64_t p = kTriangularSolvePanelOrder;
+      Instruction* solved = nullptr;  // the unknowns of [lo, hi), in a's order
+      int64_t lo = forward ? 0 : m, hi = lo;
+      for (int64_t done = 0; done < m; done += p) {
+        const int64_t sn = std::min(p, m - done), s0 = forward ? done : m - done - sn;
+        Instruction* part = w_.Slice(b, along, s0, s0 + sn);
+        if (solved) {
+          Instruction* loss = product(s0, sn, lo, hi - lo, solved);
+          part = w_.Add(Opcode::kSubtract, part->shape, {part, loss});
+        }
+        ASSIGN_OR_RETURN(Instruction * x, Solve(a, o + s0, sn, part, opt));
+        solved = !solved ? x : forward ? w_.Concatenate({solved, x}, along) : w_.Concatenate({x, solved}, along);
+        lo = std::min(lo, s0);
+        hi = std::max(hi, s0 + sn);
+      }
+      return solved;
+    }
+    const int64_t m1 = Split(m, kTriangularSolveLeafOrder);
     // The part solved first (f) and the rest (s), as offsets in the block.
     const int64_t f0 = forward ? 0 : m1, fn = forward ? m1 : m - m1;
     const int64_t s0 = forward ? m1 : 0, sn = m - fn;
     ASSIGN_OR_RETURN(Instruction * xf, Solve(a, o + f0, fn, w_.Slice(b, along, f0, f0 + fn), opt));
-    // T's block [s, f]: a's rows s and columns f, or the transpose.
-    Instruction* t = opt.TransposedRead() ? Block(a, o + f0, o + s0, fn, sn) : Block(a, o + s0, o + f0, sn, fn);
-    if (opt.Conjugated()) t = w_.ConjugateIfComplex(t);
-    const int64_t t_k = opt.TransposedRead() ? r - 2 : r - 1;
-    Instruction* product = opt.left_side ? Dot(t, xf, t_k, r - 2) : Dot(xf, t, r - 1, t_k);
     Instruction* bs = w_.Slice(b, along, s0, s0 + sn);
-    ASSIGN_OR_RETURN(Instruction * xs, Solve(a, o + s0, sn, w_.Add(Opcode::kSubtract, bs->shape, {bs, product}), opt));
+    Instruction* loss = product(s0, sn, f0, fn, xf);
+    ASSIGN_OR_RETURN(Instruction * xs, Solve(a, o + s0, sn, w_.Add(Opcode::kSubtract, bs->shape, {bs, loss}), opt));
     return forward ? w_.Concatenate({xf, xs}, along) : w_.Concatenate({xs, xf}, along);
   }
 
