@@ -33,7 +33,7 @@ Status ElementEmitter::Use(ElementType t, const Instruction& n) {
 }
 
 Status ElementEmitter::UseType(ElementType t, const std::string& context) {
-  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, context));
+  VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, context));
   (void)g;
   if (t == ElementType::kS64 || t == ElementType::kU64) int64_ = true;
   if (IsComplex(t)) {
@@ -59,7 +59,7 @@ StatusOr<std::string> ElementEmitter::PhysicalIndex(const Shape& shape, const La
                                                     const std::vector<std::string>& idx) {
   Shape placed = shape;
   placed.set_layout(layout);
-  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
   GlslIndexArithmetic a;
   return map.ToPhysical(idx, a);
 }
@@ -101,9 +101,9 @@ StatusOr<std::string> ElementEmitter::Value(const Instruction* n, const std::vec
   } else if (std::optional<Layout> layout = n == root_ ? std::nullopt : materialized_(n);
              layout && !(n->opcode == Opcode::kConstant && n->shape.element_count() == 1)) {
     const ValueRef ref = ValueRef::Of(n);
-    ASSIGN_OR_RETURN(v, LoadBuffer(program_.value_buffer.at(ref), ref.shape(), *layout, idx));
+    VKXLA_ASSIGN_OR_RETURN(v, LoadBuffer(program_.value_buffer.at(ref), ref.shape(), *layout, idx));
   } else {
-    ASSIGN_OR_RETURN(v, Compute(n, idx));
+    VKXLA_ASSIGN_OR_RETURN(v, Compute(n, idx));
   }
   memo_[key] = v;
   return v;
@@ -112,7 +112,7 @@ StatusOr<std::string> ElementEmitter::Value(const Instruction* n, const std::vec
 StatusOr<std::string> ElementEmitter::ValueOf(const ValueRef& v, const std::vector<std::string>& idx) {
   if (v.index < 0) return Value(v.inst, idx);
   if (v.inst->opcode == Opcode::kTuple) return Value(v.inst->operands[v.index], idx);
-  ASSIGN_OR_RETURN(std::vector<std::string> values, TupleValue(v.inst, idx));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> values, TupleValue(v.inst, idx));
   return values[v.index];
 }
 
@@ -125,12 +125,12 @@ StatusOr<std::vector<std::string>> ElementEmitter::TupleValue(const Instruction*
   switch (n->opcode) {
     case Opcode::kTuple:
       for (const Instruction* o : n->operands) {
-        ASSIGN_OR_RETURN(std::string v, Value(o, idx));
+        VKXLA_ASSIGN_OR_RETURN(std::string v, Value(o, idx));
         values.push_back(v);
       }
       break;
     case Opcode::kSort: case Opcode::kTopK: {
-      ASSIGN_OR_RETURN(values, SortResults(n, idx));
+      VKXLA_ASSIGN_OR_RETURN(values, SortResults(n, idx));
       break;
     }
     default:
@@ -143,7 +143,7 @@ StatusOr<std::vector<std::string>> ElementEmitter::TupleValue(const Instruction*
           continue;
         }
         const BufferDecl& d = program_.buffers[b->second];
-        ASSIGN_OR_RETURN(std::string v, LoadBuffer(b->second, ref.shape(), d.shape.layout_or_default(), idx));
+        VKXLA_ASSIGN_OR_RETURN(std::string v, LoadBuffer(b->second, ref.shape(), d.shape.layout_or_default(), idx));
         values.push_back(v);
       }
       if (values.empty() || std::all_of(values.begin(), values.end(), [](const std::string& s) { return s.empty(); }))
@@ -175,7 +175,7 @@ StatusOr<std::vector<std::string>> ElementEmitter::Apply(const Computation& c, c
   }
   for (Instruction* p : params) bound_.erase(p);
   RestoreMemo(saved);
-  RETURN_IF_ERROR(status);
+  VKXLA_RETURN_IF_ERROR(status);
   return results;
 }
 
@@ -184,7 +184,7 @@ Status ElementEmitter::Assign(const Instruction* n, const std::vector<std::strin
   std::vector<std::string> staged;
   for (size_t k = 0; k < vars.size(); ++k) {
     const Shape& s = n->shape.IsTuple() ? n->shape.tuple_shapes()[k] : n->shape;
-    ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(s.element_type(), target_, n->Describe()));
+    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(s.element_type(), target_, n->Describe()));
     staged.push_back(Temp(g.compute, values[k]));
   }
   for (size_t k = 0; k < vars.size(); ++k) body_ += "    " + vars[k] + " = " + staged[k] + ";\n";
@@ -205,37 +205,37 @@ StatusOr<std::string> ElementEmitter::DynamicSize(const Instruction* n, int64_t 
     if (b == program_.value_buffer.end())
       return Unimplemented(n->Describe() + ": the run-time size of dimension " + std::to_string(d) + " of " +
                            n->shape.ToString() + " has no buffer to come from");
-    ASSIGN_OR_RETURN(size, BufferDynamicSize(b->second, d, n->shape.dim(d)));
+    VKXLA_ASSIGN_OR_RETURN(size, BufferDynamicSize(b->second, d, n->shape.dim(d)));
     memo_[key] = size;
     return size;
   }
   switch (n->opcode) {
     case Opcode::kSetDimensionSize:
       if ((*n->dimensions)[0] == d) {
-        ASSIGN_OR_RETURN(size, ClampedIndex(n->operands[1], {}, n->shape.dim(d)));
+        VKXLA_ASSIGN_OR_RETURN(size, ClampedIndex(n->operands[1], {}, n->shape.dim(d)));
       } else {
-        ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], d));
+        VKXLA_ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], d));
       }
       break;
     case Opcode::kDynamicReshape: {
-      ASSIGN_OR_RETURN(size, ClampedIndex(n->operands[1 + d], {}, n->shape.dim(d)));
+      VKXLA_ASSIGN_OR_RETURN(size, ClampedIndex(n->operands[1 + d], {}, n->shape.dim(d)));
       break;
     }
     case Opcode::kTranspose: {
-      ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], (*n->dimensions)[d]));
+      VKXLA_ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], (*n->dimensions)[d]));
       break;
     }
     case Opcode::kBroadcast:
       for (size_t k = 0; k < n->dimensions->size(); ++k)
         if ((*n->dimensions)[k] == d) {
-          ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], static_cast<int64_t>(k)));
+          VKXLA_ASSIGN_OR_RETURN(size, DynamicSize(n->operands[0], static_cast<int64_t>(k)));
         }
       break;
     default:
       if (HeroKind(*n) || (n->opcode == Opcode::kGetTupleElement && HeroKind(*ValueRef::Of(n).inst))) break;
       for (const Instruction* o : n->operands)
         if (size.empty() && o->shape.IsArray() && o->shape.rank() == n->shape.rank() && o->shape.is_dynamic_dim(d)) {
-          ASSIGN_OR_RETURN(size, DynamicSize(o, d));
+          VKXLA_ASSIGN_OR_RETURN(size, DynamicSize(o, d));
         }
       break;
   }
@@ -278,10 +278,10 @@ StatusOr<std::string> ElementEmitter::LoadBuffer(int buffer, const Shape& shape,
                                                  const std::vector<std::string>& idx) {
   if (!shape.IsArray()) return Unimplemented(program_.buffers[buffer].name + ": tuple-shaped buffers are not supported yet");
   const ElementType t = shape.element_type();
-  RETURN_IF_ERROR(UseType(t, program_.buffers[buffer].name + " " + shape.ToString()));
-  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, program_.buffers[buffer].name));
+  VKXLA_RETURN_IF_ERROR(UseType(t, program_.buffers[buffer].name + " " + shape.ToString()));
+  VKXLA_ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, program_.buffers[buffer].name));
   const std::string name = BindBuffer(buffer, Access::kRead, "in" + std::to_string(bindings_.size()));
-  ASSIGN_OR_RETURN(int bits, ElementStorageBits(t, layout));
+  VKXLA_ASSIGN_OR_RETURN(int bits, ElementStorageBits(t, layout));
   if (vector_context_ && idx == vector_context_->index && shape.dims() == vector_context_->shape.dims() &&
       layout == vector_context_->layout && bits == vector_context_->bits) {
     // Same placement and element width as the invocation's vector: this
@@ -293,17 +293,17 @@ StatusOr<std::string> ElementEmitter::LoadBuffer(int buffer, const Shape& shape,
   }
   Shape placed = shape;
   placed.set_layout(layout);
-  ASSIGN_OR_RETURN(std::optional<std::string> whole, LoadWhole(name, placed, bits, idx));
+  VKXLA_ASSIGN_OR_RETURN(std::optional<std::string> whole, LoadWhole(name, placed, bits, idx));
   if (whole) return Temp(gt.compute, *whole);
-  ASSIGN_OR_RETURN(std::string p, PhysicalIndex(shape, layout, idx));
+  VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(shape, layout, idx));
   return Temp(gt.compute, LoadExpression(t, name, p, bits));
 }
 
 StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::vector<std::string>& idx) {
   if (ForwardsOperand(*n)) return Value(n->operands[0], idx);  // opt-barrier, add-dependency, annotations
   const ElementType t = n->shape.element_type();
-  if (n->shape.IsArray()) RETURN_IF_ERROR(Use(t, *n));
-  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, n->Describe()));
+  if (n->shape.IsArray()) VKXLA_RETURN_IF_ERROR(Use(t, *n));
+  VKXLA_ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, n->Describe()));
   const std::string& ct = gt.compute;
   switch (n->opcode) {
     case Opcode::kConstant:
@@ -318,14 +318,14 @@ StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::v
     case Opcode::kGetTupleElement: {
       // An element of a tuple op is its operand; the siblings are not computed.
       if (n->operands[0]->opcode == Opcode::kTuple) return Value(n->operands[0]->operands[n->tuple_index], idx);
-      ASSIGN_OR_RETURN(std::vector<std::string> values, TupleValue(n->operands[0], idx));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> values, TupleValue(n->operands[0], idx));
       if (values[n->tuple_index].empty()) return Internal(n->Describe() + ": element not available in this kernel");
       return values[n->tuple_index];
     }
     case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
       return IndexElements(n, idx);
     case Opcode::kGetDimensionSize: {
-      ASSIGN_OR_RETURN(std::string size, DynamicSize(n->operands[0], (*n->dimensions)[0]));
+      VKXLA_ASSIGN_OR_RETURN(std::string size, DynamicSize(n->operands[0], (*n->dimensions)[0]));
       return Temp("int", "int(" + size + ")");
     }
     case Opcode::kSetDimensionSize:
@@ -336,12 +336,12 @@ StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::v
       const Instruction* x = n->operands[0];
       std::string linear = "0u";
       for (int64_t d = 0; d < n->shape.rank(); ++d) {
-        ASSIGN_OR_RETURN(std::string size, DynamicSize(n, d));
+        VKXLA_ASSIGN_OR_RETURN(std::string size, DynamicSize(n, d));
         linear = Temp("uint", "(" + linear + ") * " + size + " + " + idx[d]);
       }
       std::vector<std::string> in(x->shape.rank());
       for (int64_t d = x->shape.rank() - 1; d >= 0; --d) {
-        ASSIGN_OR_RETURN(std::string size, DynamicSize(x, d));
+        VKXLA_ASSIGN_OR_RETURN(std::string size, DynamicSize(x, d));
         const std::string extent = Temp("uint", "max(" + size + ", 1u)");
         in[d] = Temp("uint", "min(" + linear + " % " + extent + ", " + U(std::max<int64_t>(x->shape.dim(d) - 1, 0)) + ")");
         linear = Temp("uint", linear + " / " + extent);
@@ -349,20 +349,20 @@ StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::v
       return Value(x, in);
     }
     case Opcode::kSort: case Opcode::kTopK: {
-      ASSIGN_OR_RETURN(std::vector<std::string> values, SortResults(n, idx));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> values, SortResults(n, idx));
       return values[0];
     }
     case Opcode::kMap: {
       std::vector<std::string> args;
       for (const Instruction* o : n->operands) {
-        ASSIGN_OR_RETURN(std::string v, Value(o, idx));
+        VKXLA_ASSIGN_OR_RETURN(std::string v, Value(o, idx));
         args.push_back(v);
       }
-      ASSIGN_OR_RETURN(std::vector<std::string> r, Apply(*n->called_computations[0].second, args));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> r, Apply(*n->called_computations[0].second, args));
       return Temp(ct, r[0]);
     }
     case Opcode::kIota: {
-      ASSIGN_OR_RETURN(std::string v, Convert(idx[n->iota_dimension], ElementType::kU32, t));
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Convert(idx[n->iota_dimension], ElementType::kU32, t));
       return Temp(ct, v);
     }
     case Opcode::kBroadcast: {
@@ -391,8 +391,8 @@ StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::v
     if (!g) return Unimplemented("custom-call " + n->Describe() + ": no GLSL function is registered for it");
     std::string args;
     for (const Instruction* o : n->operands) {
-      RETURN_IF_ERROR(Use(o->shape.element_type(), *n));
-      ASSIGN_OR_RETURN(std::string v, Value(o, idx));
+      VKXLA_RETURN_IF_ERROR(Use(o->shape.element_type(), *n));
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Value(o, idx));
       args += (args.empty() ? "" : ", ") + v;
     }
     return Temp(ct, NormalizeExpression(t, Helper(g->function, g->source + "\n") + "(" + args + ")"));
@@ -401,8 +401,8 @@ StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::v
     return Unimplemented(std::string(OpcodeName(n->opcode)) + " " + n->Describe() + ": not implemented on Vulkan yet");
   std::vector<std::string> ops;
   for (const Instruction* o : n->operands) {
-    ASSIGN_OR_RETURN(std::string v, Value(o, o->shape.rank() == 0 ? std::vector<std::string>{} : idx));
-    RETURN_IF_ERROR(Use(o->shape.element_type(), *n));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(o, o->shape.rank() == 0 ? std::vector<std::string>{} : idx));
+    VKXLA_RETURN_IF_ERROR(Use(o->shape.element_type(), *n));
     ops.push_back(v);
   }
   std::string expr;
@@ -413,9 +413,9 @@ StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::v
     else if (IsFloat(t)) expr = "min_" + MathSuffix(t) + "(max_" + MathSuffix(t) + "(" + ops[1] + ", " + ops[0] + "), " + ops[2] + ")";
     else expr = "min(max(" + ops[1] + ", " + ops[0] + "), " + ops[2] + ")";
   } else if (n->operands.size() == 1) {
-    ASSIGN_OR_RETURN(expr, Unary(*n, ops[0]));
+    VKXLA_ASSIGN_OR_RETURN(expr, Unary(*n, ops[0]));
   } else {
-    ASSIGN_OR_RETURN(expr, Binary(*n, ops[0], ops[1]));
+    VKXLA_ASSIGN_OR_RETURN(expr, Binary(*n, ops[0], ops[1]));
   }
   if (n->opcode != Opcode::kConvert && n->opcode != Opcode::kCompare && n->opcode != Opcode::kIsFinite)
     expr = NormalizeExpression(t, expr);
@@ -432,21 +432,21 @@ Status ElementEmitter::Function(const std::string& name, const std::string& para
   const std::string fn = ret + " " + name + "(" + params + ") {\n" + body_ + "    return " + (v.ok() ? *v : "") + ";\n}\n";
   body_ = saved_body;
   RestoreMemo(saved);
-  RETURN_IF_ERROR(v.status());
+  VKXLA_RETURN_IF_ERROR(v.status());
   Helper(name, fn);
   return OkStatus();
 }
 
 StatusOr<std::string> ElementEmitter::EmitFunction(const std::string& name, const Instruction* n) {
   if (!n->shape.IsArray()) return Unimplemented(n->Describe() + ": functions of tuple values");
-  ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+  VKXLA_ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
   std::vector<std::string> idx;
   std::string params;
   for (int64_t d = 0; d < n->shape.rank(); ++d) {
     idx.push_back("i" + std::to_string(d));
     params += (d ? ", uint i" : "uint i") + std::to_string(d);
   }
-  RETURN_IF_ERROR(Function(name, params, gt.compute, [&]() { return Value(n, idx); }));
+  VKXLA_RETURN_IF_ERROR(Function(name, params, gt.compute, [&]() { return Value(n, idx); }));
   return helpers_.at(name);
 }
 
@@ -494,22 +494,22 @@ StatusOr<std::string> ElementEmitter::StoreScattered(const std::string& buffer, 
 
 StatusOr<std::string> ElementEmitter::LoadOutputElement(size_t k, const std::vector<std::string>& idx) {
   const Shape& s = program_.buffers[group_.outputs[k].buffer].shape;
-  ASSIGN_OR_RETURN(std::string p, PhysicalIndex(s, s.layout_or_default(), idx));
-  ASSIGN_OR_RETURN(const int bits, ElementStorageBits(s.element_type(), s.layout_or_default()));
-  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(s.element_type(), target_, group_.outputs[k].value.ToString()));
+  VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(s, s.layout_or_default(), idx));
+  VKXLA_ASSIGN_OR_RETURN(const int bits, ElementStorageBits(s.element_type(), s.layout_or_default()));
+  VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(s.element_type(), target_, group_.outputs[k].value.ToString()));
   return Temp(g.compute, LoadExpression(s.element_type(), BindOutput(k, Access::kReadWrite), p, bits));
 }
 
 StatusOr<std::string> ElementEmitter::StoreOutputElement(size_t k, const std::vector<std::string>& idx, const std::string& v) {
   const Shape& s = program_.buffers[group_.outputs[k].buffer].shape;
-  ASSIGN_OR_RETURN(std::string p, PhysicalIndex(s, s.layout_or_default(), idx));
-  ASSIGN_OR_RETURN(const int bits, ElementStorageBits(s.element_type(), s.layout_or_default()));
+  VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(s, s.layout_or_default(), idx));
+  VKXLA_ASSIGN_OR_RETURN(const int bits, ElementStorageBits(s.element_type(), s.layout_or_default()));
   return StoreScattered(BindOutput(k, Access::kReadWrite), bits, s.element_type(), p, v);
 }
 
 StatusOr<std::vector<std::string>> ElementEmitter::OwnOutputElement(std::string& main) {
   const Shape& s = program_.buffers[group_.outputs[0].buffer].shape;
-  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(s));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(s));
   main += "  if (inv >= " + U(map.physical_element_count()) + ") return;\n";
   GlslIndexArithmetic a;
   std::string valid;

@@ -59,10 +59,10 @@ StatusOr<GlslType> GlslTypeFor(ElementType t, const TargetFeatures& target, cons
     case ElementType::kF16: case ElementType::kBF16: case ElementType::kF32: case ElementType::kF8E4M3FN:
     case ElementType::kF8E5M2: case ElementType::kF8E4M3: case ElementType::kF8E3M4: g.compute = "float"; break;
     case ElementType::kC64: g.compute = "vec2"; break;
-    case ElementType::kS64: RETURN_IF_ERROR(need(target.int64, "shaderInt64")); g.compute = "int64_t"; break;
-    case ElementType::kU64: RETURN_IF_ERROR(need(target.int64, "shaderInt64")); g.compute = "uint64_t"; break;
-    case ElementType::kF64: RETURN_IF_ERROR(need(target.float64, "shaderFloat64")); g.compute = "double"; break;
-    case ElementType::kC128: RETURN_IF_ERROR(need(target.float64, "shaderFloat64")); g.compute = "dvec2"; break;
+    case ElementType::kS64: VKXLA_RETURN_IF_ERROR(need(target.int64, "shaderInt64")); g.compute = "int64_t"; break;
+    case ElementType::kU64: VKXLA_RETURN_IF_ERROR(need(target.int64, "shaderInt64")); g.compute = "uint64_t"; break;
+    case ElementType::kF64: VKXLA_RETURN_IF_ERROR(need(target.float64, "shaderFloat64")); g.compute = "double"; break;
+    case ElementType::kC128: VKXLA_RETURN_IF_ERROR(need(target.float64, "shaderFloat64")); g.compute = "dvec2"; break;
     default:
       return Unimplemented(op_context + ": element type " + std::string(ElementTypeName(t)) + " has no device form");
   }

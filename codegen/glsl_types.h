@@ -11,7 +11,7 @@
 #include "plan/target_features.h"
 #include "ir/element_type.h"
 #include "ir/scalar.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

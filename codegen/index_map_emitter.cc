@@ -19,8 +19,8 @@ StatusOr<std::string> ElementEmitter::Reinterpret(const Instruction* n, const st
   Shape out = n->shape, in = x->shape;
   out.set_layout(LayoutOf(n));
   in.set_layout(LayoutOf(x));
-  ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
-  ASSIGN_OR_RETURN(TiledIndexMap in_map, TiledIndexMap::Create(in));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap in_map, TiledIndexMap::Create(in));
   GlslIndexArithmetic a;
   const std::string q = Temp("uint", out_map.ToPhysical(idx, a));
   std::string valid;
@@ -64,7 +64,7 @@ StatusOr<std::string> ElementEmitter::MoveElements(const Instruction* n, const s
       for (int64_t d : *n->dimensions) in[d] = "(" + U(x->shape.dim(d) - 1) + " - " + idx[d] + ")";
       break;
     case Opcode::kSlice: {
-      ASSIGN_OR_RETURN(std::vector<SliceDimension> slice, SliceOf(*n));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<SliceDimension> slice, SliceOf(*n));
       for (size_t d = 0; d < idx.size(); ++d) in[d] = a.Add(a.Constant(slice[d].start), a.MulConstant(idx[d], slice[d].stride));
       break;
     }
@@ -80,17 +80,17 @@ StatusOr<std::string> ElementEmitter::MoveElements(const Instruction* n, const s
         if (size == 0) continue;
         const std::string shifted = offset == 0 ? idx[dim] : "(" + idx[dim] + " >= " + U(offset) + " ? " + idx[dim] + " - " + U(offset) + " : 0u)";
         at[dim] = Temp("uint", "min(" + shifted + ", " + U(size - 1) + ")");
-        ASSIGN_OR_RETURN(std::string v, Value(o, at));
+        VKXLA_ASSIGN_OR_RETURN(std::string v, Value(o, at));
         offset += size;
         parts.emplace_back(offset, v);
       }
       result = parts.back().second;
       for (size_t k = parts.size() - 1; k-- > 0;) result = "(" + idx[dim] + " < " + U(parts[k].first) + " ? " + parts[k].second + " : " + result + ")";
-      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+      VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
       return Temp(g.compute, result);
     }
     case Opcode::kPad: {
-      ASSIGN_OR_RETURN(std::vector<PaddingDimension> padding, PaddingOf(*n));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<PaddingDimension> padding, PaddingOf(*n));
       std::string inside = "true";
       for (size_t d = 0; d < idx.size(); ++d) {
         const PaddingDimension& p = padding[d];
@@ -104,9 +104,9 @@ StatusOr<std::string> ElementEmitter::MoveElements(const Instruction* n, const s
         const std::string src = step > 1 ? "uint(" + t + ") / " + U(step) : "uint(" + t + ")";
         in[d] = Temp("uint", ok_d + " ? " + src + " : 0u");
       }
-      ASSIGN_OR_RETURN(std::string v, Value(x, in));
-      ASSIGN_OR_RETURN(std::string pad, Value(n->operands[1], {}));
-      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Value(x, in));
+      VKXLA_ASSIGN_OR_RETURN(std::string pad, Value(n->operands[1], {}));
+      VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
       return Temp(g.compute, "(" + inside + " ? " + v + " : " + pad + ")");
     }
     default:
@@ -117,7 +117,7 @@ StatusOr<std::string> ElementEmitter::MoveElements(const Instruction* n, const s
 }
 
 StatusOr<std::string> ElementEmitter::IndexAsInt(const Instruction* n, const std::vector<std::string>& idx) {
-  ASSIGN_OR_RETURN(std::string v, Value(n, idx));
+  VKXLA_ASSIGN_OR_RETURN(std::string v, Value(n, idx));
   std::string e;
   switch (n->shape.element_type()) {
     case ElementType::kU32: e = "int(min(" + v + ", 0x7FFFFFFFu))"; break;
@@ -129,7 +129,7 @@ StatusOr<std::string> ElementEmitter::IndexAsInt(const Instruction* n, const std
 }
 
 StatusOr<std::string> ElementEmitter::ClampedIndex(const Instruction* n, const std::vector<std::string>& idx, int64_t limit) {
-  ASSIGN_OR_RETURN(std::string v, IndexAsInt(n, idx));
+  VKXLA_ASSIGN_OR_RETURN(std::string v, IndexAsInt(n, idx));
   return Temp("uint", "uint(clamp(" + v + ", 0, " + std::to_string(std::max<int64_t>(limit, 0)) + "))");
 }
 
@@ -143,7 +143,7 @@ StatusOr<std::string> ElementEmitter::IndexElements(const Instruction* n, const 
   switch (n->opcode) {
     case Opcode::kDynamicSlice:
       for (int64_t d = 0; d < xs.rank(); ++d) {
-        ASSIGN_OR_RETURN(std::string start, ClampedIndex(n->operands[1 + d], {}, xs.dim(d) - n->shape.dim(d)));
+        VKXLA_ASSIGN_OR_RETURN(std::string start, ClampedIndex(n->operands[1 + d], {}, xs.dim(d) - n->shape.dim(d)));
         in[d] = Temp("uint", start + " + " + idx[d]);
       }
       return Value(x, in);
@@ -153,25 +153,25 @@ StatusOr<std::string> ElementEmitter::IndexElements(const Instruction* n, const 
       std::string inside = "true";
       std::vector<std::string> at(xs.rank());
       for (int64_t d = 0; d < xs.rank(); ++d) {
-        ASSIGN_OR_RETURN(std::string s, ClampedIndex(n->operands[2 + d], {}, xs.dim(d) - update->shape.dim(d)));
+        VKXLA_ASSIGN_OR_RETURN(std::string s, ClampedIndex(n->operands[2 + d], {}, xs.dim(d) - update->shape.dim(d)));
         const std::string ok = Temp("bool", idx[d] + " >= " + s + " && " + idx[d] + " < " + s + " + " + U(update->shape.dim(d)));
         inside = inside == "true" ? ok : inside + " && " + ok;
         at[d] = Temp("uint", ok + " ? " + idx[d] + " - " + s + " : 0u");
       }
-      ASSIGN_OR_RETURN(std::string updated, Value(update, at));
-      ASSIGN_OR_RETURN(std::string kept, Value(x, idx));
-      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+      VKXLA_ASSIGN_OR_RETURN(std::string updated, Value(update, at));
+      VKXLA_ASSIGN_OR_RETURN(std::string kept, Value(x, idx));
+      VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
       return Temp(g.compute, "(" + inside + " ? " + updated + " : " + kept + ")");
     }
     case Opcode::kGather: {
-      ASSIGN_OR_RETURN(GatherPlan plan, PlanGather(*n));
+      VKXLA_ASSIGN_OR_RETURN(GatherPlan plan, PlanGather(*n));
       const OperandIndexWiring& w = plan.operand;
       for (int64_t d = 0; d < xs.rank(); ++d) {
         std::string term = "0u";
         if (w.start_component[d] >= 0) {
           std::vector<std::string> at;
           for (int64_t from : plan.indices.from_outer) at.push_back(from < 0 ? U(w.start_component[d]) : idx[from]);
-          ASSIGN_OR_RETURN(term, ClampedIndex(n->operands[1], at, xs.dim(d) - w.window_size[d]));
+          VKXLA_ASSIGN_OR_RETURN(term, ClampedIndex(n->operands[1], at, xs.dim(d) - w.window_size[d]));
         } else if (w.batch_from[d] >= 0) {
           term = idx[w.batch_from[d]];
         }
@@ -204,17 +204,17 @@ StatusOr<std::vector<std::string>> ElementEmitter::SortResults(const Instruction
     if (d != c->dim) line = a.Add(a.MulConstant(line, x.dim(d)), idx[d]);
   const std::string word = Temp("uint", a.Add(a.MulConstant(line, c->padded), idx[c->dim]));
   const BufferDecl& b = program_.buffers[perm->second];
-  ASSIGN_OR_RETURN(std::string j, LoadBuffer(perm->second, b.shape, b.shape.layout_or_default(), {word}));
+  VKXLA_ASSIGN_OR_RETURN(std::string j, LoadBuffer(perm->second, b.shape, b.shape.layout_or_default(), {word}));
   std::vector<std::string> at = idx;
   at[c->dim] = j;
   std::vector<std::string> values;
   if (n->opcode == Opcode::kTopK) {
-    ASSIGN_OR_RETURN(std::string v, Value(n->operands[0], at));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(n->operands[0], at));
     values = {v, Temp("int", "int(" + j + ")")};
     return values;
   }
   for (const Instruction* o : n->operands) {
-    ASSIGN_OR_RETURN(std::string v, Value(o, at));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(o, at));
     values.push_back(v);
   }
   return values;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "plan/target_features.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

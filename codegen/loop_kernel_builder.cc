@@ -25,11 +25,11 @@ class LoopKernelBuilder : public ElementEmitter {
     out_ = program_.buffers[output.buffer].shape;
     out_layout_ = out_.layout_or_default();
     const ElementType t = out_.element_type();
-    RETURN_IF_ERROR(UseType(t, output.value.ToString() + " " + out_.ToString()));
-    ASSIGN_OR_RETURN(out_bits_, ElementStorageBits(t, out_layout_));
+    VKXLA_RETURN_IF_ERROR(UseType(t, output.value.ToString() + " " + out_.ToString()));
+    VKXLA_ASSIGN_OR_RETURN(out_bits_, ElementStorageBits(t, out_layout_));
     if (output.value.index < 0 && !group_.relayout) root_ = output.value.inst;
     if (config_.in_place_update) return BuildInPlaceUpdate();
-    ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out_));
+    VKXLA_ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out_));
     if (config_.block) return BuildBlocked(out_map);
     return BuildVectors(out_map);
   }
@@ -64,11 +64,11 @@ class LoopKernelBuilder : public ElementEmitter {
       stride *= us.dim(d);
     }
     for (int64_t d = 0; d < us.rank(); ++d) {
-      ASSIGN_OR_RETURN(std::string start, ClampedIndex(dus->operands[2 + d], {}, out_.dim(d) - us.dim(d)));
+      VKXLA_ASSIGN_OR_RETURN(std::string start, ClampedIndex(dus->operands[2 + d], {}, out_.dim(d) - us.dim(d)));
       at[d] = Temp("uint", start + " + " + j[d]);
     }
-    ASSIGN_OR_RETURN(std::string v, Value(update, j));
-    ASSIGN_OR_RETURN(std::string store, StoreOutputElement(0, at, v));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(update, j));
+    VKXLA_ASSIGN_OR_RETURN(std::string store, StoreOutputElement(0, at, v));
     return Finish(group_.kernels[0].name, 256, main + body_ + store + "}\n");
   }
 
@@ -83,7 +83,7 @@ class LoopKernelBuilder : public ElementEmitter {
     std::string write_sizes;
     for (int64_t d = 0; d < out_.rank(); ++d) {
       if (!out_.is_dynamic_dim(d)) continue;
-      ASSIGN_OR_RETURN(std::string size, root_ ? DynamicSize(root_, d) : DynamicSize(group_.outputs[0].value, d));
+      VKXLA_ASSIGN_OR_RETURN(std::string size, root_ ? DynamicSize(root_, d) : DynamicSize(group_.outputs[0].value, d));
       if (group_.outputs[0].sizes_buffer < 0) return Internal("no sizes buffer for a dynamic result");
       const std::string dims = BindBuffer(group_.outputs[0].sizes_buffer, Access::kWrite, "dims_out");
       write_sizes += "    W(" + dims + ", " + U(d) + ") = " + size + ";\n";
@@ -101,7 +101,7 @@ class LoopKernelBuilder : public ElementEmitter {
       index[d] = "i" + std::to_string(d);
     }
     vector_context_ = VectorContext{out_, out_layout_, out_bits_, index, per_vector, "e"};
-    ASSIGN_OR_RETURN(std::string v, RootValue(index));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, RootValue(index));
     std::string guard = physical % per_vector == 0 ? "" : "p < " + U(physical);
     if (valid != "true") guard += (guard.empty() ? "" : " && ") + valid;
 
@@ -147,7 +147,7 @@ class LoopKernelBuilder : public ElementEmitter {
     block_index_ = block_base_;
     block_index_[a_dim] = "(b" + std::to_string(a_dim) + " + ka)";
     block_index_[b_dim] = "(b" + std::to_string(b_dim) + " + kb)";
-    ASSIGN_OR_RETURN(std::string v, RootValue(block_index_));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, RootValue(block_index_));
     const std::string out = BindOutput(0);
 
     std::string src = "  if (inv >= " + U(config_.blocks) + ") return;\n" + decompose;
@@ -191,7 +191,7 @@ class LoopKernelBuilder : public ElementEmitter {
       permuted = perm[d] >= 0;
     }
     if (!permuted) return std::optional<std::string>();
-    ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
+    VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(placed));
     const int64_t unit = map.has_padding() ? -1 : map.UnitStrideDimension(config_.block);
     const int64_t along = unit < 0 ? -1 : perm[unit];
     if (along != config_.block_b && along != config_.block_a) return std::optional<std::string>();

@@ -29,15 +29,15 @@ class MatmulKernelBuilder : public ElementEmitter {
       : ElementEmitter(program, group), c_(std::get<MatmulConfig>(group.config)), dot_(*group.hero) {}
 
   StatusOr<KernelSource> Build(int kernel) {
-    ASSIGN_OR_RETURN(plan_, PlanDot(dot_));
+    VKXLA_ASSIGN_OR_RETURN(plan_, PlanDot(dot_));
     if (dot_.opcode == Opcode::kRaggedDot) {
-      ASSIGN_OR_RETURN(ragged_, PlanRaggedDot(dot_));
+      VKXLA_ASSIGN_OR_RETURN(ragged_, PlanRaggedDot(dot_));
     } else if (dot_.opcode == Opcode::kScaledDot) {
-      ASSIGN_OR_RETURN(scaled_, PlanScaledDot(dot_));
+      VKXLA_ASSIGN_OR_RETURN(scaled_, PlanScaledDot(dot_));
     }
     acc_ = MatmulAccumulator(dot_.shape.element_type());
-    RETURN_IF_ERROR(Use(acc_, dot_));
-    ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(acc_, target_, std::string(OpcodeName(dot_.opcode)) + " " + dot_.Describe()));
+    VKXLA_RETURN_IF_ERROR(Use(acc_, dot_));
+    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(acc_, target_, std::string(OpcodeName(dot_.opcode)) + " " + dot_.Describe()));
     acc_type_ = g.compute;
     out_ = program_.buffers[group_.outputs[0].buffer].shape;
     out_layout_ = out_.layout_or_default();
@@ -82,18 +82,18 @@ class MatmulKernelBuilder : public ElementEmitter {
     const ElementType precision = side == 0 ? plan_.algorithm.lhs_precision : plan_.algorithm.rhs_precision;
     return Function(name, std::string("uint b, uint f, uint k") + (grouped ? ", uint g" : ""), acc_type_,
                     [&]() -> StatusOr<std::string> {
-      ASSIGN_OR_RETURN(std::string v, Value(x, idx));
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Value(x, idx));
       std::string rounded = v;
       const ElementType t = xs.element_type();
       if (IsFloat(t) && t != ElementType::kF64) {
         if (plan_.algorithm.tf32) {
           rounded = Temp("float", "uintBitsToFloat(reduce_precision_bits(floatBitsToUint(" + v + "), 8u, 23u, 8u, 10u))");
         } else if (precision != ElementType::kInvalid) {
-          ASSIGN_OR_RETURN(std::string q, Convert(v, t, precision));
-          ASSIGN_OR_RETURN(rounded, Convert(q, precision, ElementType::kF32));
+          VKXLA_ASSIGN_OR_RETURN(std::string q, Convert(v, t, precision));
+          VKXLA_ASSIGN_OR_RETURN(rounded, Convert(q, precision, ElementType::kF32));
         }
       }
-      ASSIGN_OR_RETURN(std::string value, Convert(rounded, t, acc_));
+      VKXLA_ASSIGN_OR_RETURN(std::string value, Convert(rounded, t, acc_));
       if (!scaled_ || scaled_->blocks[side].empty()) return value;
       const Instruction* scale = dot_.operands[2 + side];
       std::vector<std::string> at(idx.size());
@@ -101,8 +101,8 @@ class MatmulKernelBuilder : public ElementEmitter {
         const int64_t block = scaled_->blocks[side][d];
         at[d] = block == 1 ? idx[d] : "(" + idx[d] + ") / " + U(block);
       }
-      ASSIGN_OR_RETURN(std::string s, Value(scale, at));
-      ASSIGN_OR_RETURN(std::string factor, Convert(s, scale->shape.element_type(), acc_));
+      VKXLA_ASSIGN_OR_RETURN(std::string s, Value(scale, at));
+      VKXLA_ASSIGN_OR_RETURN(std::string factor, Convert(s, scale->shape.element_type(), acc_));
       return Temp(acc_type_, value + " * " + factor);
     });
   }
@@ -123,21 +123,21 @@ class MatmulKernelBuilder : public ElementEmitter {
       std::vector<std::string> at;
       for (int64_t d : ragged_->prefix) at.push_back(idx[d]);
       at.push_back("j");
-      ASSIGN_OR_RETURN(std::string size, ClampedIndex(sizes, at, extent));
+      VKXLA_ASSIGN_OR_RETURN(std::string size, ClampedIndex(sizes, at, extent));
       std::string loop = "  uint start = 0u, end = 0u;\n  for (uint j = 0u; j < " + limit + "; ++j) {\n" + body_ +
                          "    start = end;\n    end = min(end + " + size + ", " + U(extent) + ");\n" + each + "  }\n";
       body_ = outer;
       RestoreMemo(saved);
       return loop;
     };
-    RETURN_IF_ERROR(Function("group_range", "uint b, uint f, uint k, uint g", "uvec2", [&]() -> StatusOr<std::string> {
-      ASSIGN_OR_RETURN(std::string loop, walk("g + 1u", ""));
+    VKXLA_RETURN_IF_ERROR(Function("group_range", "uint b, uint f, uint k, uint g", "uvec2", [&]() -> StatusOr<std::string> {
+      VKXLA_ASSIGN_OR_RETURN(std::string loop, walk("g + 1u", ""));
       body_ += loop;
       return std::string("uvec2(start, end)");
     }));
     const std::string coord = idx[ragged_->lhs_ragged];
     return Function("group_of", "uint b, uint f, uint k", "int", [&]() -> StatusOr<std::string> {
-      ASSIGN_OR_RETURN(std::string loop, walk(U(ragged_->groups), "    if (found < 0 && start <= " + coord + " && " + coord +
+      VKXLA_ASSIGN_OR_RETURN(std::string loop, walk(U(ragged_->groups), "    if (found < 0 && start <= " + coord + " && " + coord +
                                                                       " < end) found = int(j);\n"));
       body_ += "  int found = -1;\n" + loop;
       return std::string("found");
@@ -161,14 +161,14 @@ class MatmulKernelBuilder : public ElementEmitter {
     std::vector<std::string> idx = OperandIndex(side, b, f, k);
     for (size_t d = 0; d < idx.size(); ++d)
       if (source->offset[d] != 0) idx[d] = "(" + idx[d] + " + " + U(source->offset[d]) + ")";
-    ASSIGN_OR_RETURN(std::string p, PhysicalIndex(source->value->shape, layout, idx));
+    VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(source->value->shape, layout, idx));
     const std::string v = "vec" + names[0];
     const int64_t lanes = VectorLanes(t), per_word = lanes / 4;
     std::string code = "    uvec4 " + v + " = " + ReadVector(name, "(" + p + ") / " + U(lanes)) + ";\n";
-    ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, x->Describe()));
+    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, x->Describe()));
     for (int64_t e = 0; e < lanes; ++e) {
       const std::string word = v + "[" + std::to_string(e / per_word) + "]";
-      ASSIGN_OR_RETURN(std::string converted, Convert(DecodeWords(t, {word}, U(e % per_word)), t, acc_));
+      VKXLA_ASSIGN_OR_RETURN(std::string converted, Convert(DecodeWords(t, {word}, U(e % per_word)), t, acc_));
       code += "    " + acc_type_ + " " + names[e] + " = " + converted + ";\n";
     }
     return code;
@@ -198,14 +198,14 @@ class MatmulKernelBuilder : public ElementEmitter {
     spread(plan_.dims.lhs_batch.size() + (ContractingGroups() ? 1 : 0), b);  // a contracting group's dim leads
     spread(plan_.lhs_free.size(), m);
     spread(plan_.rhs_free.size(), n);
-    ASSIGN_OR_RETURN(std::string result, Convert(acc, acc_, dot_.shape.element_type()));
+    VKXLA_ASSIGN_OR_RETURN(std::string result, Convert(acc, acc_, dot_.shape.element_type()));
     result = Temp(GlslTypeFor(dot_.shape.element_type(), target_, "dot").value().compute, result);
     const GroupOutput& out = group_.outputs[0];
     if (out.value.inst != &dot_) {
       Bind(&dot_, result);
-      ASSIGN_OR_RETURN(result, ValueOf(out.value, idx));
+      VKXLA_ASSIGN_OR_RETURN(result, ValueOf(out.value, idx));
     }
-    ASSIGN_OR_RETURN(std::string store, StoreOutputElement(0, idx, result));
+    VKXLA_ASSIGN_OR_RETURN(std::string store, StoreOutputElement(0, idx, result));
     std::string code = "    {\n" + body_ + store + "    }\n";
     body_ = saved_body;
     RestoreMemo(saved);
@@ -240,9 +240,9 @@ class MatmulKernelBuilder : public ElementEmitter {
   }
 
   StatusOr<KernelSource> Product() {
-    RETURN_IF_ERROR(LoadFunction("load_a", 0));
-    RETURN_IF_ERROR(LoadFunction("load_b", 1));
-    if (ragged_) RETURN_IF_ERROR(GroupFunctions());
+    VKXLA_RETURN_IF_ERROR(LoadFunction("load_a", 0));
+    VKXLA_RETURN_IF_ERROR(LoadFunction("load_b", 1));
+    if (ragged_) VKXLA_RETURN_IF_ERROR(GroupFunctions());
     const int64_t tm = c_.thread_m, tn = c_.thread_n;
     std::string main = "  uint lid = gl_LocalInvocationID.x;\n  uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
     main += "  if (wg >= " + U(c_.workgroups) + ") return;\n";
@@ -282,7 +282,7 @@ class MatmulKernelBuilder : public ElementEmitter {
       } else {
         // `bool ragged_step(b, k, g)`: whether step k is in group g.
         const std::string coord = OperandIndex(0, "b", "0u", "k")[ragged_->lhs_ragged];
-        RETURN_IF_ERROR(Function("ragged_step", "uint b, uint k, uint g", "bool", [&]() -> StatusOr<std::string> {
+        VKXLA_RETURN_IF_ERROR(Function("ragged_step", "uint b, uint k, uint g", "bool", [&]() -> StatusOr<std::string> {
           body_ += "  uvec2 range = group_range(b, 0u, k, g);\n";
           return "(" + coord + " >= range.x && " + coord + " < range.y)";
         }));
@@ -292,7 +292,7 @@ class MatmulKernelBuilder : public ElementEmitter {
     if (c_.tile_k > 0) {
       main += StagedLoop(step_guard, zero);
     } else {
-      ASSIGN_OR_RETURN(std::string loop, RegisterLoop(step_guard));
+      VKXLA_ASSIGN_OR_RETURN(std::string loop, RegisterLoop(step_guard));
       main += loop;
     }
     if (lanes) main += LaneSum();
@@ -309,7 +309,7 @@ class MatmulKernelBuilder : public ElementEmitter {
           for (size_t w = 0; w < words.size(); ++w)
             main += "    W(" + partials + ", " + at + " * " + U(words.size()) + " + " + U(w) + ") = " + words[w] + ";\n";
         } else {
-          ASSIGN_OR_RETURN(std::string store, Store("acc" + Acc(r, c), "bo", m, n));
+          VKXLA_ASSIGN_OR_RETURN(std::string store, Store("acc" + Acc(r, c), "bo", m, n));
           main += store;
         }
         main += "  }\n";
@@ -382,7 +382,7 @@ class MatmulKernelBuilder : public ElementEmitter {
         for (int64_t k0 = 0; k0 < ks; k0 += lanes[side]) {
           std::vector<std::string> names;
           for (int64_t e = 0; e < lanes[side]; ++e) names.push_back(side == 0 ? name("a", f, k0 + e) : name("b", k0 + e, f));
-          ASSIGN_OR_RETURN(std::string load,
+          VKXLA_ASSIGN_OR_RETURN(std::string load,
                            LoadVector(side, "b", (side == 0 ? "m" : "n") + std::to_string(f), at("k", k0), names));
           main += load;
         }
@@ -393,7 +393,7 @@ class MatmulKernelBuilder : public ElementEmitter {
         for (int64_t r = 0; r < tm; r += lanes[0]) {
           std::vector<std::string> names;
           for (int64_t e = 0; e < lanes[0]; ++e) names.push_back(name("a", r + e, kk));
-          ASSIGN_OR_RETURN(std::string load, LoadVector(0, "b", "m" + std::to_string(r), k, names));
+          VKXLA_ASSIGN_OR_RETURN(std::string load, LoadVector(0, "b", "m" + std::to_string(r), k, names));
           main += load;
         }
       } else if (c_.lhs == Read::kElements) {
@@ -403,7 +403,7 @@ class MatmulKernelBuilder : public ElementEmitter {
         for (int64_t c = 0; c < tn; c += lanes[1]) {
           std::vector<std::string> names;
           for (int64_t e = 0; e < lanes[1]; ++e) names.push_back(name("b", kk, c + e));
-          ASSIGN_OR_RETURN(std::string load, LoadVector(1, "b", "n" + std::to_string(c), k, names));
+          VKXLA_ASSIGN_OR_RETURN(std::string load, LoadVector(1, "b", "n" + std::to_string(c), k, names));
           main += load;
         }
       } else if (c_.rhs == Read::kElements) {
@@ -432,7 +432,7 @@ class MatmulKernelBuilder : public ElementEmitter {
     const std::string part = DecodeWords(acc_, at, "0u");
     main += acc_ == ElementType::kPred ? "    acc = acc || (" + part + ");\n" : "    acc += " + part + ";\n";
     main += "  }\n";
-    ASSIGN_OR_RETURN(std::string store, Store("acc", "b", "m", "n"));
+    VKXLA_ASSIGN_OR_RETURN(std::string store, Store("acc", "b", "m", "n"));
     return Finish(group_.kernels[1].name, 256, main + store + "}\n");
   }
 

@@ -35,13 +35,13 @@ class ReduceKernelBuilder : public ElementEmitter {
       : ElementEmitter(program, group), c_(std::get<ReduceConfig>(group.config)), h_(*group.hero) {}
 
   StatusOr<KernelSource> Build(int kernel) {
-    ASSIGN_OR_RETURN(plan_, PlanReduce(h_));
+    VKXLA_ASSIGN_OR_RETURN(plan_, PlanReduce(h_));
     n_ = plan_.arity;
     f_ = h_.called_computations[0].second;
     for (int64_t i = 0; i < n_; ++i) {
       const ElementType ti = h_.operands[i]->shape.element_type();
-      RETURN_IF_ERROR(Use(ti, h_));
-      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(ti, target_, h_.Describe()));
+      VKXLA_RETURN_IF_ERROR(Use(ti, h_));
+      VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(ti, target_, h_.Describe()));
       types_.push_back(g);
     }
     for (size_t k = 0; k < group_.outputs.size(); ++k) {
@@ -57,8 +57,8 @@ class ReduceKernelBuilder : public ElementEmitter {
     if (results_.empty()) return Internal(h_.Describe() + ": a reduce kernel without results");
     out_ = program_.buffers[group_.outputs[results_[0].first].buffer].shape;
     out_layout_ = out_.layout_or_default();
-    for (const auto& [k, r] : results_) RETURN_IF_ERROR(Use(program_.buffers[group_.outputs[k].buffer].shape.element_type(), h_));
-    ASSIGN_OR_RETURN(out_bits_, ElementStorageBits(out_.element_type(), out_layout_));
+    for (const auto& [k, r] : results_) VKXLA_RETURN_IF_ERROR(Use(program_.buffers[group_.outputs[k].buffer].shape.element_type(), h_));
+    VKXLA_ASSIGN_OR_RETURN(out_bits_, ElementStorageBits(out_.element_type(), out_layout_));
     const std::string& name = group_.kernels[kernel].name;
     if (!c_.split()) return FirstPass(name);
     if (kernel == 0) return c_.mode == ReduceConfig::Mode::kColumnBlocks ? ColumnBlocksPass(name) : FirstPass(name);
@@ -97,7 +97,7 @@ class ReduceKernelBuilder : public ElementEmitter {
     std::vector<std::string> idx;
     if (epilogue_) {
       // The epilogue reads the reduce's value at the result's logical index.
-      ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out_));
+      VKXLA_ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out_));
       GlslIndexArithmetic a;
       std::string valid;
       idx = out_map.FromPhysical<GlslIndexArithmetic>(pp, a, valid);
@@ -109,7 +109,7 @@ class ReduceKernelBuilder : public ElementEmitter {
       const GroupOutput& o = group_.outputs[k];
       std::string v = res[r];
       if (o.value.inst != &h_) {
-        ASSIGN_OR_RETURN(v, ValueOf(o.value, idx));
+        VKXLA_ASSIGN_OR_RETURN(v, ValueOf(o.value, idx));
       }
       code += StoreInto("outv" + std::to_string(k), program_.buffers[o.buffer].shape.element_type(), v);
     }
@@ -160,10 +160,10 @@ class ReduceKernelBuilder : public ElementEmitter {
     if (c_.row_vectors) {
       std::vector<std::string> start = at;
       start[c_.unit] = "0u";
-      ASSIGN_OR_RETURN(std::string base, PhysicalIndex(xs, c_.x_layout, start));
+      VKXLA_ASSIGN_OR_RETURN(std::string base, PhysicalIndex(xs, c_.x_layout, start));
       vector_index = "((" + base + ") >> 2u) + " + k;
     } else if (c_.column_vectors) {
-      ASSIGN_OR_RETURN(std::string first_element, PhysicalIndex(xs, c_.x_layout, at));
+      VKXLA_ASSIGN_OR_RETURN(std::string first_element, PhysicalIndex(xs, c_.x_layout, at));
       vector_index = "(" + first_element + ") >> 2u";
     }
     const std::string prelude = body_;
@@ -183,15 +183,15 @@ class ReduceKernelBuilder : public ElementEmitter {
       }
       std::vector<std::string> x;
       for (int64_t i = 0; i < n_; ++i) {
-        ASSIGN_OR_RETURN(std::string v, Value(h_.operands[i], idx));
+        VKXLA_ASSIGN_OR_RETURN(std::string v, Value(h_.operands[i], idx));
         x.push_back(v);
       }
       // Operands this kernel also writes, as it reads them.
       for (const auto& [o, i] : operand_outputs_) {
         const BufferDecl& b = program_.buffers[group_.outputs[o].buffer];
-        ASSIGN_OR_RETURN(std::string p, PhysicalIndex(b.shape, b.shape.layout_or_default(), idx));
-        ASSIGN_OR_RETURN(const int bits, ElementStorageBits(b.shape.element_type(), b.shape.layout_or_default()));
-        ASSIGN_OR_RETURN(std::string store,
+        VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(b.shape, b.shape.layout_or_default(), idx));
+        VKXLA_ASSIGN_OR_RETURN(const int bits, ElementStorageBits(b.shape.element_type(), b.shape.layout_or_default()));
+        VKXLA_ASSIGN_OR_RETURN(std::string store,
                          StoreScattered(BindOutput(o), bits, b.shape.element_type(), Temp("uint", p), x[i]));
         body_ += store;
       }
@@ -203,8 +203,8 @@ class ReduceKernelBuilder : public ElementEmitter {
       } else {
         std::vector<std::string> args = accs;
         args.insert(args.end(), x.begin(), x.end());
-        ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f_, args));
-        RETURN_IF_ERROR(Assign(&h_, accs, next));
+        VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f_, args));
+        VKXLA_RETURN_IF_ERROR(Assign(&h_, accs, next));
       }
     }
     vector_context_.reset();
@@ -217,7 +217,7 @@ class ReduceKernelBuilder : public ElementEmitter {
   StatusOr<KernelSource> FirstPass(const std::string& name) {
     const int64_t L = c_.L, P = c_.P, G = c_.G, E = c_.E;
     const bool rows = c_.mode == ReduceConfig::Mode::kRows;
-    ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out_));
+    VKXLA_ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out_));
     GlslIndexArithmetic a;
     std::string valid;
     const std::vector<std::string> out_index =
@@ -239,8 +239,8 @@ class ReduceKernelBuilder : public ElementEmitter {
     fold += c_.strided ? "  uint k0 = c0 + lane, k1 = c1, dk = " + U(L) + ";\n"
                        : "  uint k0 = c0 + lane * " + U(lane_chunk) + ", k1 = min(c1, k0 + " + U(lane_chunk) + "), dk = 1u;\n";
     fold += "  bool has = live && k0 < k1;\n";
-    ASSIGN_OR_RETURN(std::string first_step, Step("k0", true, base_at));
-    ASSIGN_OR_RETURN(std::string next_step, Step("k", false, base_at));
+    VKXLA_ASSIGN_OR_RETURN(std::string first_step, Step("k0", true, base_at));
+    VKXLA_ASSIGN_OR_RETURN(std::string next_step, Step("k", false, base_at));
     if (c_.lockstep) {
       // The workgroup walks the rows in step (a barrier every 16 rows), so
       // its invocations read each row as one contiguous run.
@@ -268,9 +268,9 @@ class ReduceKernelBuilder : public ElementEmitter {
       std::vector<std::string> args, mine;
       for (int64_t i = 0; i < n_; ++i) args.push_back(Temp(types_[i].compute, "part" + std::to_string(i) + "[" + me + "]"));
       for (int64_t i = 0; i < n_; ++i) args.push_back(Temp(types_[i].compute, "part" + std::to_string(i) + "[" + other + "]"));
-      ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f_, args));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f_, args));
       for (int64_t i = 0; i < n_; ++i) mine.push_back("part" + std::to_string(i) + "[" + me + "]");
-      RETURN_IF_ERROR(Assign(&h_, mine, next));
+      VKXLA_RETURN_IF_ERROR(Assign(&h_, mine, next));
     }
     tree += body_ + "    } else {\n";
     for (int64_t i = 0; i < n_; ++i)
@@ -299,15 +299,15 @@ class ReduceKernelBuilder : public ElementEmitter {
       ClearMemo();
       std::vector<std::string> res;
       for (int64_t i = 0; i < n_; ++i) {
-        ASSIGN_OR_RETURN(std::string init, Value(h_.operands[n_ + i], {}));
+        VKXLA_ASSIGN_OR_RETURN(std::string init, Value(h_.operands[n_ + i], {}));
         res.push_back(Temp(types_[i].compute, init));
       }
       body_ += "    if (part_has[src]) {\n";
       {
         std::vector<std::string> args = res;
         for (int64_t i = 0; i < n_; ++i) args.push_back(Temp(types_[i].compute, "part" + std::to_string(i) + "[src]"));
-        ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f_, args));
-        RETURN_IF_ERROR(Assign(&h_, res, next));
+        VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f_, args));
+        VKXLA_RETURN_IF_ERROR(Assign(&h_, res, next));
       }
       body_ += "    }\n";
       const int64_t writers = P * G / E;
@@ -318,7 +318,7 @@ class ReduceKernelBuilder : public ElementEmitter {
       const std::string element = "(lid * " + U(E) + " + e)";
       const std::string src = c_.column_vectors ? "lid * 4u + e" : rows ? element + " * " + U(L) : element;
       store += "    uint src = " + src + ";\n";
-      ASSIGN_OR_RETURN(std::string results, StoreResults("(vec * " + U(E) + " + e)", res));
+      VKXLA_ASSIGN_OR_RETURN(std::string results, StoreResults("(vec * " + U(E) + " + e)", res));
       store += body_ + results + "  }\n" + WriteOutputVectors("vec") + "  }\n  }\n";
     }
     for (int64_t i = 0; i < n_; ++i)
@@ -336,7 +336,7 @@ class ReduceKernelBuilder : public ElementEmitter {
   // unroll: each load then walks memory at a fixed stride across
   // invocations) and writes 4 partials per operand.
   StatusOr<KernelSource> ColumnBlocksPass(const std::string& name) {
-    ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out_));
+    VKXLA_ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out_));
     GlslIndexArithmetic a;
     std::string valid;
     const std::vector<std::string> out_index = out_map.FromPhysical<GlslIndexArithmetic>("(p * 4u)", a, valid);
@@ -350,8 +350,8 @@ class ReduceKernelBuilder : public ElementEmitter {
     for (int64_t g = 0; g < 4; ++g)
       for (int64_t i = 0; i < n_; ++i) fold += "  " + types_[i].compute + " " + Acc(i, g) + ";\n";
     fold += "  uint k0 = block * " + U(kPartialsPerFold) + ", k1 = min(" + U(c_.steps) + ", k0 + " + U(kPartialsPerFold) + ");\n";
-    ASSIGN_OR_RETURN(std::string first_step, Step("k0", true, base_at));
-    ASSIGN_OR_RETURN(std::string next_step, Step("k", false, base_at));
+    VKXLA_ASSIGN_OR_RETURN(std::string first_step, Step("k0", true, base_at));
+    VKXLA_ASSIGN_OR_RETURN(std::string next_step, Step("k", false, base_at));
     fold += "  {\n" + first_step + "  }\n  for (uint r = 1u; r < " + U(kPartialsPerFold) + "; ++r) {\n    uint k = k0 + r;\n";
     fold += (c_.steps % kPartialsPerFold == 0 ? "    {\n" : "    if (k < k1) {\n") + next_step + "    }\n  }\n";
     for (int64_t i = 0; i < n_; ++i) {
@@ -399,18 +399,18 @@ class ReduceKernelBuilder : public ElementEmitter {
         for (int64_t i = 0; i < n_; ++i) accs.push_back(Acc(i, e));
         args = accs;
         for (int64_t i = 0; i < n_; ++i) args.push_back(folded_[i * per + e]);
-        ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f_, args));
-        RETURN_IF_ERROR(Assign(&h_, accs, next));
+        VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f_, args));
+        VKXLA_RETURN_IF_ERROR(Assign(&h_, accs, next));
       }
       return OkStatus();
     };
     folded_.assign(n_ * per, "");
-    RETURN_IF_ERROR(load("first", true));
+    VKXLA_RETURN_IF_ERROR(load("first", true));
     main += body_;
     body_.clear();
     main += "  for (uint r = 1u; r < " + U(kPartialsPerFold) + "; ++r) {\n";
     main += std::string(in_parts % kPartialsPerFold == 0 ? "  {\n" : "  if (first + r < " + U(in_parts) + ") {\n");
-    RETURN_IF_ERROR(load("first + r", false));
+    VKXLA_RETURN_IF_ERROR(load("first + r", false));
     main += body_ + "  }\n  }\n";
     body_.clear();
     for (int64_t i = 0; i < n_; ++i) {
@@ -436,7 +436,7 @@ class ReduceKernelBuilder : public ElementEmitter {
     ClearMemo();
     std::vector<std::string> inits;
     for (int64_t i = 0; i < n_; ++i) {
-      ASSIGN_OR_RETURN(std::string init, Value(h_.operands[n_ + i], {}));
+      VKXLA_ASSIGN_OR_RETURN(std::string init, Value(h_.operands[n_ + i], {}));
       inits.push_back(init);
     }
     const std::string prelude = body_;
@@ -450,11 +450,11 @@ class ReduceKernelBuilder : public ElementEmitter {
     const Memo outside = SaveMemo();
     std::vector<std::string> args = acc;
     for (int64_t i = 0; i < n_; ++i) args.push_back(ReadPartial(i, U(region) + " + j * " + U(O) + " + pp"));
-    ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f_, args));
-    RETURN_IF_ERROR(Assign(&h_, acc, next));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f_, args));
+    VKXLA_RETURN_IF_ERROR(Assign(&h_, acc, next));
     body_ += "    }\n";
     RestoreMemo(outside);
-    ASSIGN_OR_RETURN(std::string results, StoreResults("pp", acc));
+    VKXLA_ASSIGN_OR_RETURN(std::string results, StoreResults("pp", acc));
     main += body_ + results + "  }\n" + WriteOutputVectors("inv") + "}\n";
     return Finish(name, 256, main);
   }

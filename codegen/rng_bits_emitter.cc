@@ -67,12 +67,12 @@ std::string CounterPlus(const std::string& c, const std::string& carry, const st
 }  // namespace
 
 StatusOr<std::string> ElementEmitter::RngBits(const Instruction* n, const std::vector<std::string>& idx) {
-  ASSIGN_OR_RETURN(RngBitsPlan p, PlanRngBits(*n));
+  VKXLA_ASSIGN_OR_RETURN(RngBitsPlan p, PlanRngBits(*n));
   if (n->shape.element_count() >= (int64_t{1} << 32))
     return Unimplemented("rng-bit-generator " + n->Describe() + " producing " + n->shape.ToString() +
                          ": more than 2^32 elements is not supported on Vulkan yet");
-  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(p.type, target_, n->Describe()));
-  ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> hoisted, HoistedRngWords(n, idx));
+  VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(p.type, target_, n->Describe()));
+  VKXLA_ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> hoisted, HoistedRngWords(n, idx));
   // Narrower types keep the low bits: the word decoded as an element in slot 0.
   if (hoisted) return Temp(g.compute, DecodeWords(p.type, *hoisted, "0u"));
 
@@ -97,7 +97,7 @@ StatusOr<std::string> ElementEmitter::RngBits(const Instruction* n, const std::v
     block = Temp("uint", l + (p.wide ? " >> 1u" : " >> 2u"));
     word = Temp("uint", l + (p.wide ? " & 1u" : " & 3u"));
   }
-  ASSIGN_OR_RETURN(RngState state, RngStateWords(n, p));
+  VKXLA_ASSIGN_OR_RETURN(RngState state, RngStateWords(n, p));
   const std::string c = Temp("uvec4", "uvec4(0u)");
   const std::string carry = Temp("uint", "0u");
   body_ += CounterPlus(c, carry, state.low, state.high, block);
@@ -133,14 +133,14 @@ StatusOr<ElementEmitter::RngState> ElementEmitter::RngStateWords(const Instructi
     return s;
   }
   auto word_pair = [&](int64_t i) -> StatusOr<std::string> {
-    ASSIGN_OR_RETURN(std::string v, Value(state, {U(i)}));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(state, {U(i)}));
     return Temp("uvec2", "unpackUint2x32(" + v + ")");
   };
-  ASSIGN_OR_RETURN(s.key, word_pair(0));
-  ASSIGN_OR_RETURN(s.low, word_pair(1));
+  VKXLA_ASSIGN_OR_RETURN(s.key, word_pair(0));
+  VKXLA_ASSIGN_OR_RETURN(s.low, word_pair(1));
   s.high = s.key;  // a u64[2] Philox state: the key is the counter's high word
   if (p.state_size == 3) {
-    ASSIGN_OR_RETURN(s.high, word_pair(2));
+    VKXLA_ASSIGN_OR_RETURN(s.high, word_pair(2));
   }
   return s;
 }
@@ -148,7 +148,7 @@ StatusOr<ElementEmitter::RngState> ElementEmitter::RngStateWords(const Instructi
 StatusOr<std::optional<std::vector<std::string>>> ElementEmitter::HoistedRngWords(const Instruction* n,
                                                                                  const std::vector<std::string>& idx) {
   using Words = std::optional<std::vector<std::string>>;
-  ASSIGN_OR_RETURN(RngBitsPlan p, PlanRngBits(*n));
+  VKXLA_ASSIGN_OR_RETURN(RngBitsPlan p, PlanRngBits(*n));
   // Read at the invocation's own elements, which are row-major positions
   // inv * per + e: those are whole blocks, per / epb of them.
   const VectorContext* v = vector_context_ ? &*vector_context_ : nullptr;
@@ -189,7 +189,7 @@ StatusOr<std::optional<std::vector<std::string>>> ElementEmitter::HoistedRngWord
     invocation_prelude_ += body_;
     body_ = std::move(loop_body);
     RestoreMemo(saved);
-    RETURN_IF_ERROR(state.status());
+    VKXLA_RETURN_IF_ERROR(state.status());
   }
   // The element's block and word.
   const std::string& e = v->element;

@@ -56,7 +56,7 @@ StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::str
   const std::string s = MathSuffix(it);
   const int bits = BitWidth(it);
   const std::string mask = bits >= 32 ? "0xFFFFFFFFu" : U((int64_t{1} << bits) - 1);
-  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));
+  VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));
   switch (n.opcode) {
     case Opcode::kConvert: return Convert(x, it, t);
     case Opcode::kAbs:
@@ -126,7 +126,7 @@ StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::str
 StatusOr<std::string> ElementEmitter::Binary(const Instruction& n, const std::string& a, const std::string& b) {
   const ElementType t = n.operands[0]->shape.element_type();
   const std::string s = MathSuffix(t);
-  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));
+  VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));
   const std::string& ct = g.compute;
   const bool is_signed = IsSignedInt(t), is_float = IsFloat(t), is_complex = IsComplex(t);
   const bool is_pred = t == ElementType::kPred;
@@ -243,7 +243,7 @@ StatusOr<std::string> ElementEmitter::Binary(const Instruction& n, const std::st
 
 StatusOr<std::string> ElementEmitter::Convert(const std::string& x, ElementType from, ElementType to) {
   if (from == to) return x;
-  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(to, target_, "convert"));
+  VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(to, target_, "convert"));
   const std::string& ct = g.compute;
   if (to == ElementType::kPred) {
     if (from == ElementType::kPred) return x;
@@ -258,13 +258,13 @@ StatusOr<std::string> ElementEmitter::Convert(const std::string& x, ElementType 
   if (IsComplex(to)) {
     const ElementType part = ComplexComponentType(to);
     if (IsComplex(from)) return ct + "(" + x + ")";
-    ASSIGN_OR_RETURN(std::string re, Convert(x, from, part));
+    VKXLA_ASSIGN_OR_RETURN(std::string re, Convert(x, from, part));
     return ct + "(" + re + ", 0.0)";
   }
   if (IsInteger(to)) {
     if (IsInteger(from)) return NormalizeExpression(to, ct + "(" + x + ")");
     // Float to integer: saturate, NaN to 0, truncate toward zero.
-    RETURN_IF_ERROR(Use(from, Instruction()));
+    VKXLA_RETURN_IF_ERROR(Use(from, Instruction()));
     const int bits = BitWidth(to);
     const std::string s = MathSuffix(from);
     const std::string fl = s;  // compare in the source float type
@@ -300,9 +300,9 @@ StatusOr<std::string> ElementEmitter::Convert(const std::string& x, ElementType 
 StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::vector<std::string>& idx) {
   const Instruction* x = n->operands[0];
   const ElementType from = x->shape.element_type(), to = n->shape.element_type();
-  RETURN_IF_ERROR(Use(from, *n));
-  RETURN_IF_ERROR(Use(to, *n));
-  ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(to, target_, n->Describe()));
+  VKXLA_RETURN_IF_ERROR(Use(from, *n));
+  VKXLA_RETURN_IF_ERROR(Use(to, *n));
+  VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(to, target_, n->Describe()));
   const int fb = BitWidth(from), tb = BitWidth(to);
   if (fb > 64 || tb > 64) return Unimplemented("bitcast-convert " + n->Describe() + ": 128-bit types are not supported on Vulkan yet");
   auto decode32 = [&](ElementType t, const std::string& bits) -> std::string {
@@ -335,14 +335,14 @@ StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::v
     return Temp(g.compute, decoded);
   };
   if (fb == tb) {
-    ASSIGN_OR_RETURN(std::string v, Value(x, idx));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(x, idx));
     if (fb == 64) return Temp(g.compute, FromBits64(to, Bits64(from, v)));
     return finish(EncodeToBits(from, v));
   }
   if (fb > tb) {
     // Narrower result: its minor-most index picks a part, low bits first.
     std::vector<std::string> in_idx(idx.begin(), idx.end() - 1);
-    ASSIGN_OR_RETURN(std::string v, Value(x, in_idx));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(x, in_idx));
     std::string b = Temp("uvec2", Bits64(from, v));
     std::string bit = "(" + idx.back() + " * " + U(tb) + ")";
     std::string part = tb == 32 ? "(" + bit + " == 0u ? " + b + ".x : " + b + ".y)"
@@ -354,7 +354,7 @@ StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::v
   for (int k = 0; k < tb / fb; ++k) {
     std::vector<std::string> in_idx = idx;
     in_idx.push_back(U(k));
-    ASSIGN_OR_RETURN(std::string v, Value(x, in_idx));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(x, in_idx));
     std::string bits = fb == 64 ? "" : EncodeToBits(from, v);
     int at = k * fb;
     if (fb == 32) (at == 0 ? lo : hi) = bits;

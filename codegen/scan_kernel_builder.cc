@@ -39,7 +39,7 @@ class ScanKernelBuilder : public ElementEmitter {
       : ElementEmitter(program, group), c_(std::get<ScanConfig>(group.config)), scan_(*group.hero) {}
 
   StatusOr<KernelSource> Build() {
-    ASSIGN_OR_RETURN(plan_, PlanScan(scan_));
+    VKXLA_ASSIGN_OR_RETURN(plan_, PlanScan(scan_));
     f_ = scan_.called_computations[0].second;
     const Shape& xs = scan_.operands[0]->shape;
     slice_ = xs.dims();
@@ -51,11 +51,11 @@ class ScanKernelBuilder : public ElementEmitter {
     out_layout_ = out_.layout_or_default();
     for (int64_t i = 0; i < plan_.carries; ++i) {
       const ElementType ci = scan_.operands[plan_.inputs + i]->shape.element_type();
-      RETURN_IF_ERROR(Use(ci, scan_));
-      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(ci, target_, scan_.Describe()));
+      VKXLA_RETURN_IF_ERROR(Use(ci, scan_));
+      VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(ci, target_, scan_.Describe()));
       carry_types_.push_back(g);
     }
-    for (const GroupOutput& o : group_.outputs) RETURN_IF_ERROR(Use(program_.buffers[o.buffer].shape.element_type(), scan_));
+    for (const GroupOutput& o : group_.outputs) VKXLA_RETURN_IF_ERROR(Use(program_.buffers[o.buffer].shape.element_type(), scan_));
     push_constants_ = "layout(push_constant) uniform Push { uint pass; } pc;\n";
     return c_.parallel ? Parallel() : Sequential();
   }
@@ -95,12 +95,12 @@ class ScanKernelBuilder : public ElementEmitter {
   StatusOr<std::vector<std::string>> DeclareCarries(const std::vector<std::string>& l, std::string& main) {
     std::vector<std::string> carry;
     for (int64_t i = 0; i < plan_.carries; ++i) {
-      ASSIGN_OR_RETURN(std::string init, Value(scan_.operands[plan_.inputs + i], CarryIndex(i, l)));
+      VKXLA_ASSIGN_OR_RETURN(std::string init, Value(scan_.operands[plan_.inputs + i], CarryIndex(i, l)));
       std::string value = init;
       if (c_.passes > 1) {
         const int k = OutputOfResult(plan_.outputs + i);
         if (k < 0) return Internal(scan_.Describe() + ": a scan in passes needs its carries in buffers");
-        ASSIGN_OR_RETURN(std::string previous, LoadOutputElement(k, CarryIndex(i, l)));
+        VKXLA_ASSIGN_OR_RETURN(std::string previous, LoadOutputElement(k, CarryIndex(i, l)));
         value = "(pc.pass == 0u ? " + init + " : " + previous + ")";
       }
       carry.push_back("carry" + std::to_string(i));
@@ -115,7 +115,7 @@ class ScanKernelBuilder : public ElementEmitter {
   StatusOr<std::string> StoreCarries(const std::vector<std::string>& carry, const std::vector<std::string>& l) {
     std::string s;
     for (int64_t i = 0; i < plan_.carries; ++i) {
-      ASSIGN_OR_RETURN(std::string store, StoreResult(plan_.outputs + i, CarryIndex(i, l), carry[i]));
+      VKXLA_ASSIGN_OR_RETURN(std::string store, StoreResult(plan_.outputs + i, CarryIndex(i, l), carry[i]));
       s += store;
     }
     return s;
@@ -131,17 +131,17 @@ class ScanKernelBuilder : public ElementEmitter {
     body_.clear();
     ClearMemo();
     const std::vector<std::string> l = LineIndex("inv");
-    ASSIGN_OR_RETURN(std::vector<std::string> carry, DeclareCarries(l, main));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> carry, DeclareCarries(l, main));
     main += "  for (uint t = t0; t < t1; ++t) {\n    uint at = " + At() + ";\n";
     std::vector<std::string> args;
     for (int64_t i = 0; i < plan_.inputs; ++i) {
-      ASSIGN_OR_RETURN(std::string v, Value(scan_.operands[i], FullIndex(l, "at")));
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Value(scan_.operands[i], FullIndex(l, "at")));
       args.push_back(v);
     }
     args.insert(args.end(), carry.begin(), carry.end());
-    ASSIGN_OR_RETURN(std::vector<std::string> r, Apply(*f_, args));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> r, Apply(*f_, args));
     for (int64_t o = 0; o < plan_.outputs; ++o) {
-      ASSIGN_OR_RETURN(std::string store, StoreResult(o, FullIndex(l, "at"), r[o]));
+      VKXLA_ASSIGN_OR_RETURN(std::string store, StoreResult(o, FullIndex(l, "at"), r[o]));
       body_ += store;
     }
     std::vector<std::string> next(r.begin() + plan_.outputs, r.end());
@@ -149,7 +149,7 @@ class ScanKernelBuilder : public ElementEmitter {
     for (int64_t i = 0; i < plan_.carries; ++i) body_ += "    " + carry[i] + " = " + next[i] + ";\n";
     main += body_ + "  }\n";
     body_.clear();
-    ASSIGN_OR_RETURN(std::string carries, StoreCarries(carry, l));
+    VKXLA_ASSIGN_OR_RETURN(std::string carries, StoreCarries(carry, l));
     main += body_ + carries + "}\n";
     return Finish(group_.kernels[0].name, 256, main);
   }
@@ -163,7 +163,7 @@ class ScanKernelBuilder : public ElementEmitter {
         -> StatusOr<std::vector<std::string>> {
       std::vector<std::string> args = later;
       args.insert(args.end(), earlier.begin(), earlier.end());
-      ASSIGN_OR_RETURN(std::vector<std::string> r, Apply(*f_, args));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> r, Apply(*f_, args));
       std::vector<std::string> c(r.begin() + plan_.outputs, r.end());
       for (int64_t i = 0; i < m; ++i) c[i] = Temp(carry_types_[i].compute, c[i]);
       return c;
@@ -176,12 +176,12 @@ class ScanKernelBuilder : public ElementEmitter {
     body_.clear();
     ClearMemo();
     const std::vector<std::string> l = LineIndex("line");
-    ASSIGN_OR_RETURN(std::vector<std::string> carry, DeclareCarries(l, main));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> carry, DeclareCarries(l, main));
     main += "  for (uint base = t0; base < t1; base += " + U(L) + ") {\n";
     main += "    uint t = min(base + lane, t1 - 1u);\n    uint at = " + At() + ";\n";
     main += "    bool has = base + lane < t1;\n";
     for (int64_t i = 0; i < m; ++i) {
-      ASSIGN_OR_RETURN(std::string v, Value(scan_.operands[i], FullIndex(l, "at")));
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Value(scan_.operands[i], FullIndex(l, "at")));
       body_ += "    part" + std::to_string(i) + "[lid] = " + v + ";\n";
     }
     main += body_ + "    part_has[lid] = has;\n";
@@ -197,7 +197,7 @@ class ScanKernelBuilder : public ElementEmitter {
     }
     main += body_ + "      barrier();\n      if (take) {\n";
     body_.clear();
-    ASSIGN_OR_RETURN(std::vector<std::string> joined, combine(earlier, later));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, combine(earlier, later));
     for (int64_t i = 0; i < m; ++i) body_ += "      part" + std::to_string(i) + "[lid] = " + joined[i] + ";\n";
     main += body_ + "      }\n    }\n    barrier();\n";
     body_.clear();
@@ -205,20 +205,20 @@ class ScanKernelBuilder : public ElementEmitter {
     // This element's value, then the carry past the chunk's last element.
     std::vector<std::string> prefix, last;
     for (int64_t i = 0; i < m; ++i) prefix.push_back(Temp(carry_types_[i].compute, "part" + std::to_string(i) + "[lid]"));
-    ASSIGN_OR_RETURN(std::vector<std::string> value, combine(carry, prefix));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> value, combine(carry, prefix));
     std::string stores;
     for (int64_t o = 0; o < plan_.outputs; ++o) {
-      ASSIGN_OR_RETURN(std::string store, StoreResult(o, FullIndex(l, "at"), value[o]));
+      VKXLA_ASSIGN_OR_RETURN(std::string store, StoreResult(o, FullIndex(l, "at"), value[o]));
       stores += store;
     }
     if (!stores.empty()) body_ += "    if (live && has) {\n" + stores + "    }\n";
     const std::string last_lane = Temp("uint", "slot * " + U(L) + " + min(t1 - base, " + U(L) + ") - 1u");
     for (int64_t i = 0; i < m; ++i) last.push_back(Temp(carry_types_[i].compute, "part" + std::to_string(i) + "[" + last_lane + "]"));
-    ASSIGN_OR_RETURN(std::vector<std::string> next, combine(carry, last));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, combine(carry, last));
     for (int64_t i = 0; i < m; ++i) body_ += "    " + carry[i] + " = " + next[i] + ";\n";
     main += body_ + "    barrier();\n  }\n";
     body_.clear();
-    ASSIGN_OR_RETURN(std::string carries, StoreCarries(carry, l));
+    VKXLA_ASSIGN_OR_RETURN(std::string carries, StoreCarries(carry, l));
     if (!carries.empty()) main += "  if (live && lane == 0u) {\n" + body_ + carries + "  }\n";
     return Finish(group_.kernels[0].name, 256, main + "}\n");
   }

@@ -20,7 +20,7 @@ class ScatterKernelBuilder : public ElementEmitter {
       : ElementEmitter(program, group), c_(std::get<ScatterConfig>(group.config)), op_(*group.hero) {}
 
   StatusOr<KernelSource> Build() {
-    ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(op_));
+    VKXLA_ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(op_));
     const int64_t arity = plan.arity;
     const Shape& operand = op_.operands[0]->shape;
     const Instruction* indices = op_.operands[arity];
@@ -34,20 +34,20 @@ class ScatterKernelBuilder : public ElementEmitter {
     push_constants_ = "layout(push_constant) uniform Push { uint pass; } pc;\n";
 
     std::string main;
-    ASSIGN_OR_RETURN(std::vector<std::string> idx, OwnOutputElement(main));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> idx, OwnOutputElement(main));
     // Accumulators, one per result: the operands' values, or on later
     // passes the results so far.
     std::vector<std::string> acc;
     for (int64_t k = 0; k < arity; ++k) {
       const ElementType t = op_.operands[k]->shape.element_type();
-      RETURN_IF_ERROR(Use(t, op_));
-      ASSIGN_OR_RETURN(std::string v, Value(op_.operands[k], idx));
-      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, op_.Describe()));
+      VKXLA_RETURN_IF_ERROR(Use(t, op_));
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Value(op_.operands[k], idx));
+      VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, op_.Describe()));
       std::string value = v;
       if (c_.passes > 1) {
         const int out = group_.OutputOf(ValueRef{&op_, op_.shape.IsTuple() ? k : -1});
         if (out < 0) return Internal(op_.Describe() + ": a scatter in passes needs every result in a buffer");
-        ASSIGN_OR_RETURN(std::string previous, LoadOutputElement(out, idx));
+        VKXLA_ASSIGN_OR_RETURN(std::string previous, LoadOutputElement(out, idx));
         value = "(pc.pass == 0u ? " + v + " : " + previous + ")";
       }
       acc.push_back(Temp(g.compute, value));
@@ -75,7 +75,7 @@ class ScatterKernelBuilder : public ElementEmitter {
         if (w.start_component[d] >= 0) {
           std::vector<std::string> at;
           for (int64_t from : plan.indices.from_outer) at.push_back(from < 0 ? U(w.start_component[d]) : u[from]);
-          ASSIGN_OR_RETURN(start, IndexAsInt(indices, at));
+          VKXLA_ASSIGN_OR_RETURN(start, IndexAsInt(indices, at));
           fits += " && " + start + " >= 0 && " + start + " <= " + std::to_string(operand.dim(d) - w.window_size[d]);
         } else if (w.batch_from[d] >= 0) {
           start = "int(" + u[w.batch_from[d]] + ")";
@@ -91,18 +91,18 @@ class ScatterKernelBuilder : public ElementEmitter {
       body_ += "    if (" + fits + " && " + covers + ") {\n";
       std::vector<std::string> args = acc;
       for (int64_t k = 0; k < arity; ++k) {
-        ASSIGN_OR_RETURN(std::string v, Value(op_.operands[arity + 1 + k], u));
+        VKXLA_ASSIGN_OR_RETURN(std::string v, Value(op_.operands[arity + 1 + k], u));
         args.push_back(v);
       }
-      ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*combine, args));
-      RETURN_IF_ERROR(Assign(&op_, acc, next));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*combine, args));
+      VKXLA_RETURN_IF_ERROR(Assign(&op_, acc, next));
       body_ += "    }\n    }\n";
       RestoreMemo(outside);
     }
     std::string stores;
     for (size_t k = 0; k < group_.outputs.size(); ++k) {
       const int64_t r = std::max<int64_t>(group_.outputs[k].value.index, 0);
-      ASSIGN_OR_RETURN(std::string store, StoreOutputElement(k, idx, acc[r]));
+      VKXLA_ASSIGN_OR_RETURN(std::string store, StoreOutputElement(k, idx, acc[r]));
       stores += store;
     }
     return Finish(group_.kernels[0].name, 256, main + body_ + stores + "}\n");

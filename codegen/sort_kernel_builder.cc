@@ -39,8 +39,8 @@ class SortKernelBuilder : public ElementEmitter {
     key_count_ = sort_.opcode == Opcode::kTopK ? 1 : sort_.operands.size();
     for (size_t k = 0; k < key_count_; ++k) {
       const ElementType t = sort_.operands[k]->shape.element_type();
-      RETURN_IF_ERROR(Use(t, sort_));
-      ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, sort_.Describe()));
+      VKXLA_RETURN_IF_ERROR(Use(t, sort_));
+      VKXLA_ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(t, target_, sort_.Describe()));
       types_.push_back(gt);
     }
     perm_ = BindBuffer(group_.scratch[0], Access::kReadWrite, "perm");
@@ -55,7 +55,7 @@ class SortKernelBuilder : public ElementEmitter {
     idx[c_.dim] = Temp("uint", "min(" + j + ", " + U(c_.length - 1) + ")");  // a sentinel reads the last element
     std::vector<std::string> keys;
     for (size_t k = 0; k < key_count_; ++k) {
-      ASSIGN_OR_RETURN(std::string v, Value(sort_.operands[k], idx));
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Value(sort_.operands[k], idx));
       keys.push_back(v);
     }
     return keys;
@@ -66,7 +66,7 @@ class SortKernelBuilder : public ElementEmitter {
                                const std::string& ib) {
     std::string lt, gt;
     if (sort_.opcode == Opcode::kTopK) {
-      ASSIGN_OR_RETURN(TopKPlan plan, PlanTopK(sort_));
+      VKXLA_ASSIGN_OR_RETURN(TopKPlan plan, PlanTopK(sort_));
       const ElementType t = sort_.operands[0]->shape.element_type();
       std::string key_a = a[0], key_b = b[0];
       if (IsFloat(t)) {
@@ -74,7 +74,7 @@ class SortKernelBuilder : public ElementEmitter {
         if (t == ElementType::kF64) {
           Helper("total_key_d", "int64_t total_key_d(double x) { int64_t i = int64_t(packUint2x32(unpackDouble2x32(x))); "
                                 "return i ^ ((i >> 63) & 0x7fffffffffffffffl); }\n");
-          RETURN_IF_ERROR(Use(ElementType::kS64, sort_));
+          VKXLA_RETURN_IF_ERROR(Use(ElementType::kS64, sort_));
           key_a = "total_key_d(" + a[0] + ")";
           key_b = "total_key_d(" + b[0] + ")";
         } else {
@@ -94,9 +94,9 @@ class SortKernelBuilder : public ElementEmitter {
         ba.push_back(b[k]);
         ba.push_back(a[k]);
       }
-      ASSIGN_OR_RETURN(std::vector<std::string> r1, Apply(*less, ab));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> r1, Apply(*less, ab));
       lt = Temp("bool", r1[0]);
-      ASSIGN_OR_RETURN(std::vector<std::string> r2, Apply(*less, ba));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> r2, Apply(*less, ba));
       gt = Temp("bool", r2[0]);
     }
     const std::string n = U(c_.length);
@@ -122,7 +122,7 @@ class SortKernelBuilder : public ElementEmitter {
     main += "    uint j = pc.initial != 0u ? base + e : W(" + perm_ + ", line * " + n_pad + " + base + e);\n    sidx[e] = j;\n";
     body_.clear();
     ClearMemo();
-    ASSIGN_OR_RETURN(std::vector<std::string> keys, Keys(LineIndex(x, c_.dim, "line"), "j"));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> keys, Keys(LineIndex(x, c_.dim, "line"), "j"));
     main += body_;
     for (size_t i = 0; i < key_count_; ++i) main += "    skey" + std::to_string(i) + "[e] = " + keys[i] + ";\n";
     main += "  }\n  barrier();\n";
@@ -139,8 +139,8 @@ class SortKernelBuilder : public ElementEmitter {
       b.push_back(Temp(types_[i].compute, "skey" + std::to_string(i) + "[m]"));
     }
     const std::string ia = Temp("uint", "sidx[i]"), ib = Temp("uint", "sidx[m]");
-    ASSIGN_OR_RETURN(std::string ab, Before(a, b, ia, ib));
-    ASSIGN_OR_RETURN(std::string ba, Before(b, a, ib, ia));
+    VKXLA_ASSIGN_OR_RETURN(std::string ab, Before(a, b, ia, ib));
+    VKXLA_ASSIGN_OR_RETURN(std::string ba, Before(b, a, ib, ia));
     main += body_ + "    if (up ? " + ba + " : " + ab + ") {\n      sidx[i] = " + ib + "; sidx[m] = " + ia + ";\n";
     for (size_t i = 0; i < key_count_; ++i)
       main += "      skey" + std::to_string(i) + "[i] = " + b[i] + "; skey" + std::to_string(i) + "[m] = " + a[i] + ";\n";
@@ -163,10 +163,10 @@ class SortKernelBuilder : public ElementEmitter {
     body_.clear();
     ClearMemo();
     const std::vector<std::string> line = LineIndex(x, c_.dim, "line");
-    ASSIGN_OR_RETURN(std::vector<std::string> a, Keys(line, "ia"));
-    ASSIGN_OR_RETURN(std::vector<std::string> b, Keys(line, "ib"));
-    ASSIGN_OR_RETURN(std::string ab, Before(a, b, "ia", "ib"));
-    ASSIGN_OR_RETURN(std::string ba, Before(b, a, "ib", "ia"));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> a, Keys(line, "ia"));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> b, Keys(line, "ib"));
+    VKXLA_ASSIGN_OR_RETURN(std::string ab, Before(a, b, "ia", "ib"));
+    VKXLA_ASSIGN_OR_RETURN(std::string ba, Before(b, a, "ib", "ia"));
     main += body_ + "  if (up ? " + ba + " : " + ab + ") {\n    W(" + perm_ + ", wi) = ib;\n    W(" + perm_ + ", wm) = ia;\n  }\n}\n";
     return Finish(group_.kernels[1].name, 256, main);
   }

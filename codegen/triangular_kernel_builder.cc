@@ -26,10 +26,10 @@ class TriangularKernelBuilder : public ElementEmitter {
   StatusOr<KernelSource> Build() {
     type_ = op_.shape.element_type();
     complex_ = IsComplex(type_);
-    RETURN_IF_ERROR(Use(type_, op_));
-    ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(type_, target_, op_.Describe()));
+    VKXLA_RETURN_IF_ERROR(Use(type_, op_));
+    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(type_, target_, op_.Describe()));
     ct_ = g.compute;
-    ASSIGN_OR_RETURN(GlslType r, GlslTypeFor(complex_ ? ComplexComponentType(type_) : type_, target_, op_.Describe()));
+    VKXLA_ASSIGN_OR_RETURN(GlslType r, GlslTypeFor(complex_ ? ComplexComponentType(type_) : type_, target_, op_.Describe()));
     rt_ = r.compute;
     out_ = group_.OutputOf(ValueRef::Of(&op_));
     if (out_ < 0) return Internal(op_.Describe() + ": its group does not write it");
@@ -71,13 +71,13 @@ class TriangularKernelBuilder : public ElementEmitter {
   }
 
   StatusOr<KernelSource> Solve() {
-    ASSIGN_OR_RETURN(TriangularSolveOptions o, ReadTriangularSolveOptions(op_));
+    VKXLA_ASSIGN_OR_RETURN(TriangularSolveOptions o, ReadTriangularSolveOptions(op_));
     const Instruction* a = op_.operands[0];
     const Instruction* b = op_.operands[1];
     const std::vector<std::string> batch = BatchIndex("matrix");
     auto rhs = [&](const std::string& i) { return o.left_side ? At(batch, i, "line") : At(batch, "line", i); };
     auto t = [&](const std::string& i, const std::string& l) -> StatusOr<std::string> {
-      ASSIGN_OR_RETURN(std::string v, Value(a, o.TransposedRead() ? At(batch, l, i) : At(batch, i, l)));
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Value(a, o.TransposedRead() ? At(batch, l, i) : At(batch, i, l)));
       return o.Conjugated() ? Conj(v) : v;
     };
     const bool forward = o.ForwardSubstitution();
@@ -87,35 +87,35 @@ class TriangularKernelBuilder : public ElementEmitter {
     main += "  for (uint s = 0u; s < " + M() + "; ++s) {\n";
     main += "    uint i = " + (forward ? std::string("s") : M() + " - 1u - s") + ";\n";
     Flush();
-    ASSIGN_OR_RETURN(std::string bi, Value(b, rhs("i")));
+    VKXLA_ASSIGN_OR_RETURN(std::string bi, Value(b, rhs("i")));
     main += Flush() + "    " + ct_ + " acc = " + bi + ";\n";
     main += "    for (uint q = 0u; q < s; ++q) {\n";
     main += "      uint l = " + (forward ? std::string("q") : M() + " - 1u - q") + ";\n";
-    ASSIGN_OR_RETURN(std::string til, t("i", "l"));
+    VKXLA_ASSIGN_OR_RETURN(std::string til, t("i", "l"));
     main += Flush() + "      acc -= " + Mul(til, "x[l]") + ";\n    }\n";
     if (!o.unit_diagonal) {
-      ASSIGN_OR_RETURN(std::string tii, t("i", "i"));
+      VKXLA_ASSIGN_OR_RETURN(std::string tii, t("i", "i"));
       main += Flush() + "    acc = " + Div("acc", tii) + ";\n";
     }
     main += "    x[i] = acc;\n";
-    ASSIGN_OR_RETURN(std::string store, StoreOutputElement(out_, rhs("i"), "acc"));
+    VKXLA_ASSIGN_OR_RETURN(std::string store, StoreOutputElement(out_, rhs("i"), "acc"));
     main += Flush() + store + "  }\n}\n";
     return Finish(group_.kernels[0].name, group_.kernels[0].local_size, main);
   }
 
   StatusOr<KernelSource> Cholesky() {
-    ASSIGN_OR_RETURN(bool lower, ReadCholeskyLower(op_));
+    VKXLA_ASSIGN_OR_RETURN(bool lower, ReadCholeskyLower(op_));
     const Instruction* a = op_.operands[0];
     const std::vector<std::string> batch = BatchIndex("inv");
     // The named triangle as a lower one, and the factor stored in it.
     auto ahat = [&](const std::string& i, const std::string& j) -> StatusOr<std::string> {
       if (lower) return Value(a, At(batch, i, j));
-      ASSIGN_OR_RETURN(std::string v, Value(a, At(batch, j, i)));
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Value(a, At(batch, j, i)));
       return Conj(v);
     };
     auto load = [&](const std::string& i, const std::string& j) -> StatusOr<std::string> {
       if (lower) return LoadOutputElement(out_, At(batch, i, j));
-      ASSIGN_OR_RETURN(std::string v, LoadOutputElement(out_, At(batch, j, i)));
+      VKXLA_ASSIGN_OR_RETURN(std::string v, LoadOutputElement(out_, At(batch, j, i)));
       return Conj(v);
     };
     auto store = [&](const std::string& i, const std::string& j, const std::string& v) -> StatusOr<std::string> {
@@ -125,32 +125,32 @@ class TriangularKernelBuilder : public ElementEmitter {
     std::string main = "  if (inv >= " + U(c_.systems) + ") return;\n  bool bad = false;\n";
     main += "  for (uint j = 0u; j < " + M() + "; ++j) {\n";
     Flush();
-    ASSIGN_OR_RETURN(std::string ajj, ahat("j", "j"));
+    VKXLA_ASSIGN_OR_RETURN(std::string ajj, ahat("j", "j"));
     main += Flush() + "    " + rt_ + " pivot = " + (complex_ ? ajj + ".x" : ajj) + ";\n";
     main += "    for (uint q = 0u; q < j; ++q) {\n";
-    ASSIGN_OR_RETURN(std::string ljq, load("j", "q"));
+    VKXLA_ASSIGN_OR_RETURN(std::string ljq, load("j", "q"));
     main += Flush() + "      pivot -= " + (complex_ ? "dot(" + ljq + ", " + ljq + ")" : ljq + " * " + ljq) + ";\n    }\n";
     // GLSL leaves sqrt of a negative undefined: a bad pivot is noted, and
     // the matrix rewritten as NaN below.
     main += "    bad = bad || !(pivot >= " + rt_ + "(0));\n";
     main += "    " + rt_ + " d = sqrt(max(pivot, " + rt_ + "(0)));\n";
-    ASSIGN_OR_RETURN(std::string put_diagonal, store("j", "j", complex_of("d")));
+    VKXLA_ASSIGN_OR_RETURN(std::string put_diagonal, store("j", "j", complex_of("d")));
     main += Flush() + put_diagonal;
     main += "    for (uint i = j + 1u; i < " + M() + "; ++i) {\n";
-    ASSIGN_OR_RETURN(std::string aij, ahat("i", "j"));
+    VKXLA_ASSIGN_OR_RETURN(std::string aij, ahat("i", "j"));
     main += Flush() + "      " + ct_ + " v = " + aij + ";\n      for (uint q = 0u; q < j; ++q) {\n";
-    ASSIGN_OR_RETURN(std::string liq, load("i", "q"));
-    ASSIGN_OR_RETURN(std::string ljq2, load("j", "q"));
+    VKXLA_ASSIGN_OR_RETURN(std::string liq, load("i", "q"));
+    VKXLA_ASSIGN_OR_RETURN(std::string ljq2, load("j", "q"));
     main += Flush() + "        v -= " + Mul(liq, Conj(ljq2)) + ";\n      }\n";
-    ASSIGN_OR_RETURN(std::string put, store("i", "j", complex_ ? "(v / d)" : Div("v", "d")));
+    VKXLA_ASSIGN_OR_RETURN(std::string put, store("i", "j", complex_ ? "(v / d)" : Div("v", "d")));
     main += Flush() + put + "    }\n";
     main += "    for (uint i = 0u; i < j; ++i) {\n";
-    ASSIGN_OR_RETURN(std::string zero, store("i", "j", ct_ + "(0)"));
+    VKXLA_ASSIGN_OR_RETURN(std::string zero, store("i", "j", ct_ + "(0)"));
     main += Flush() + zero + "    }\n  }\n";
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const std::string nan_value = GlslLiteral(complex_ ? Scalar::Complex(type_, {nan, 0.0}) : Scalar::Float(type_, nan));
     main += "  if (bad) {\n    for (uint i = 0u; i < " + M() + "; ++i) {\n      for (uint j = 0u; j < " + M() + "; ++j) {\n";
-    ASSIGN_OR_RETURN(std::string spoil, StoreOutputElement(out_, At(batch, "i", "j"), nan_value));
+    VKXLA_ASSIGN_OR_RETURN(std::string spoil, StoreOutputElement(out_, At(batch, "i", "j"), nan_value));
     main += Flush() + spoil + "      }\n    }\n  }\n}\n";
     return Finish(group_.kernels[0].name, group_.kernels[0].local_size, main);
   }

@@ -38,7 +38,7 @@ class WindowKernelBuilder : public ElementEmitter {
       : ElementEmitter(program, group), c_(std::get<WindowConfig>(group.config)), op_(*group.hero) {}
 
   StatusOr<KernelSource> Build(int kernel) {
-    ASSIGN_OR_RETURN(w_, WindowOf(op_, op_.operands[0]->shape.rank()));
+    VKXLA_ASSIGN_OR_RETURN(w_, WindowOf(op_, op_.operands[0]->shape.rank()));
     out_ = program_.buffers[group_.outputs[0].buffer].shape;
     out_layout_ = out_.layout_or_default();
     push_constants_ = "layout(push_constant) uniform Push { uint pass; } pc;\n";
@@ -56,14 +56,14 @@ class WindowKernelBuilder : public ElementEmitter {
     std::vector<std::string> acc;
     for (int64_t i = 0; i < arity; ++i) {
       const ElementType t = inits[i]->shape.element_type();
-      RETURN_IF_ERROR(Use(t, op_));
-      ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, op_.Describe()));
-      ASSIGN_OR_RETURN(std::string init, Value(inits[i], {}));
+      VKXLA_RETURN_IF_ERROR(Use(t, op_));
+      VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, op_.Describe()));
+      VKXLA_ASSIGN_OR_RETURN(std::string init, Value(inits[i], {}));
       std::string value = init;
       if (passes > 1) {
         const int k = group_.OutputOf(ValueRef{&op_, op_.shape.IsTuple() ? i : -1});
         if (k < 0) return Internal(op_.Describe() + ": a window in passes needs every result in a buffer");
-        ASSIGN_OR_RETURN(std::string previous, LoadOutputElement(k, idx));
+        VKXLA_ASSIGN_OR_RETURN(std::string previous, LoadOutputElement(k, idx));
         value = "(pc.pass == 0u ? " + init + " : " + previous + ")";
       }
       acc.push_back(Temp(g.compute, value));
@@ -75,7 +75,7 @@ class WindowKernelBuilder : public ElementEmitter {
     std::string s;
     for (size_t k = 0; k < group_.outputs.size(); ++k) {
       const int64_t r = std::max<int64_t>(group_.outputs[k].value.index, 0);
-      ASSIGN_OR_RETURN(std::string store, StoreOutputElement(k, idx, acc[r]));
+      VKXLA_ASSIGN_OR_RETURN(std::string store, StoreOutputElement(k, idx, acc[r]));
       s += store;
     }
     return s;
@@ -84,11 +84,11 @@ class WindowKernelBuilder : public ElementEmitter {
   StatusOr<KernelSource> ReduceWindow() {
     const int64_t arity = static_cast<int64_t>(op_.operands.size() / 2);
     const Shape& x = op_.operands[0]->shape;
-    ASSIGN_OR_RETURN(const Computation* f, CalledComputation(op_, "to_apply", "the reduction computation"));
+    VKXLA_ASSIGN_OR_RETURN(const Computation* f, CalledComputation(op_, "to_apply", "the reduction computation"));
     std::string main;
-    ASSIGN_OR_RETURN(std::vector<std::string> idx, OwnOutputElement(main));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> idx, OwnOutputElement(main));
     std::vector<const Instruction*> inits(op_.operands.begin() + arity, op_.operands.end());
-    ASSIGN_OR_RETURN(std::vector<std::string> acc, Accumulators(idx, arity, inits, c_.passes));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> acc, Accumulators(idx, arity, inits, c_.passes));
     if (c_.window > 0 && x.element_count() > 0) {
       body_ += range_ + "    for (uint q = q0; q < q1; ++q) {\n";
       const Memo outside = SaveMemo();
@@ -107,15 +107,15 @@ class WindowKernelBuilder : public ElementEmitter {
       body_ += "    if (" + inside + ") {\n";
       std::vector<std::string> args = acc;
       for (int64_t i = 0; i < arity; ++i) {
-        ASSIGN_OR_RETURN(std::string v, Value(op_.operands[i], at));
+        VKXLA_ASSIGN_OR_RETURN(std::string v, Value(op_.operands[i], at));
         args.push_back(v);
       }
-      ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f, args));
-      RETURN_IF_ERROR(Assign(&op_, acc, next));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*f, args));
+      VKXLA_RETURN_IF_ERROR(Assign(&op_, acc, next));
       body_ += "    }\n    }\n";
       RestoreMemo(outside);
     }
-    ASSIGN_OR_RETURN(std::string stores, StoreResults(idx, acc));
+    VKXLA_ASSIGN_OR_RETURN(std::string stores, StoreResults(idx, acc));
     return Finish(group_.kernels[0].name, 256, main + body_ + stores + "}\n");
   }
 
@@ -132,9 +132,9 @@ class WindowKernelBuilder : public ElementEmitter {
     const Instruction* source = op_.operands[1];
     const Shape& xs = x->shape;
     const ElementType t = xs.element_type();
-    RETURN_IF_ERROR(Use(t, op_));
-    ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, op_.Describe()));
-    ASSIGN_OR_RETURN(const Computation* select, CalledComputation(op_, "select", "the select computation"));
+    VKXLA_RETURN_IF_ERROR(Use(t, op_));
+    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, op_.Describe()));
+    VKXLA_ASSIGN_OR_RETURN(const Computation* select, CalledComputation(op_, "select", "the select computation"));
     BindBuffer(group_.scratch[0], Access::kReadWrite, "selection");
     std::string main = "  if (inv >= " + U(c_.select_invocations) + ") return;\n";
     // The source element's index, row-major.
@@ -164,8 +164,8 @@ class WindowKernelBuilder : public ElementEmitter {
       pos[d] = "uint(" + p + ")";
     }
     body_ += "    if (" + inside + ") {\n";
-    ASSIGN_OR_RETURN(std::string v, Value(x, pos));
-    ASSIGN_OR_RETURN(std::vector<std::string> keep, Apply(*select, {"chosen", v}));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(x, pos));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> keep, Apply(*select, {"chosen", v}));
     body_ += "    if (!has || !(" + keep[0] + ")) { chosen = " + v + "; at = q; has = true; }\n";
     body_ += "    }\n    }\n";
     main += body_;
@@ -190,11 +190,11 @@ class WindowKernelBuilder : public ElementEmitter {
   StatusOr<KernelSource> ScatterSelected() {
     const Instruction* source = op_.operands[1];
     const Shape& xs = op_.operands[0]->shape;
-    ASSIGN_OR_RETURN(const Computation* scatter, CalledComputation(op_, "scatter", "the scatter computation"));
+    VKXLA_ASSIGN_OR_RETURN(const Computation* scatter, CalledComputation(op_, "scatter", "the scatter computation"));
     BindBuffer(group_.scratch[0], Access::kRead, "selection");
     std::string main;
-    ASSIGN_OR_RETURN(std::vector<std::string> idx, OwnOutputElement(main));
-    ASSIGN_OR_RETURN(std::vector<std::string> acc, Accumulators(idx, 1, {op_.operands[2]}, c_.containing_passes));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> idx, OwnOutputElement(main));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> acc, Accumulators(idx, 1, {op_.operands[2]}, c_.containing_passes));
     if (c_.window > 0 && source->shape.element_count() > 0) {
       std::vector<int64_t> extents(xs.rank());
       for (int64_t d = 0; d < xs.rank(); ++d) extents[d] = (w_.size[d] + w_.stride[d] - 1) / w_.stride[d];
@@ -223,13 +223,13 @@ class WindowKernelBuilder : public ElementEmitter {
       }
       body_ += "    if (" + covers + ") {\n";
       body_ += "    if (" + SelectionWord(linear, ValueWords()) + " == uint(" + offset + ")) {\n";
-      ASSIGN_OR_RETURN(std::string src, Value(source, s));
-      ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*scatter, {acc[0], src}));
-      RETURN_IF_ERROR(Assign(&op_, acc, next));
+      VKXLA_ASSIGN_OR_RETURN(std::string src, Value(source, s));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*scatter, {acc[0], src}));
+      VKXLA_RETURN_IF_ERROR(Assign(&op_, acc, next));
       body_ += "    }\n    }\n    }\n";
       RestoreMemo(outside);
     }
-    ASSIGN_OR_RETURN(std::string store, StoreOutputElement(0, idx, acc[0]));
+    VKXLA_ASSIGN_OR_RETURN(std::string store, StoreOutputElement(0, idx, acc[0]));
     return Finish(group_.kernels[1].name, 256, main + body_ + store + "}\n");
   }
 

@@ -424,13 +424,13 @@ StatusOr<Instruction*> LowerChlo(const std::string& op, const std::vector<Instru
     // numpy-style binaries: both operands stretched to the result's shape.
     const std::string base = op.substr(10);
     const size_t arity = base == "select" ? 3 : 2;
-    RETURN_IF_ERROR(expect(arity));
+    VKXLA_RETURN_IF_ERROR(expect(arity));
     std::optional<std::vector<int64_t>> given;
     if (auto it = attributes.find("broadcast_dimensions"); it != attributes.end()) given = Integers(it->second);
     std::vector<Instruction*> stretched;
     for (Instruction* o : operands) {
       if (!o->shape.IsArray()) return error("operand " + o->shape.ToString() + " is not an array");
-      ASSIGN_OR_RETURN(Instruction * b, BroadcastTo(o, result, given, make));
+      VKXLA_ASSIGN_OR_RETURN(Instruction * b, BroadcastTo(o, result, given, make));
       stretched.push_back(b);
     }
     if (base == "next_after" || base == "zeta" || base == "polygamma") return LowerChlo(base, stretched, result, {}, make, constant);
@@ -450,17 +450,17 @@ StatusOr<Instruction*> LowerChlo(const std::string& op, const std::vector<Instru
     return make(*binary, result, stretched);
   }
   if (op == "constant_like") {
-    RETURN_IF_ERROR(expect(1));
+    VKXLA_RETURN_IF_ERROR(expect(1));
     std::optional<double> v = AttributeNumber(attributes, "value");
     if (!v || !result.IsArray()) return error("needs a numeric value");
     return Emitter(result, make, constant).Splat(*v);
   }
   if (op == "tan" || op == "cosh" || op == "erf") {
-    RETURN_IF_ERROR(expect(1));
+    VKXLA_RETURN_IF_ERROR(expect(1));
     return e.Op(op == "tan" ? Opcode::kTan : op == "cosh" ? Opcode::kCosh : Opcode::kErf, x);
   }
   if (op == "top_k") {
-    RETURN_IF_ERROR(expect(1));
+    VKXLA_RETURN_IF_ERROR(expect(1));
     std::optional<double> k = AttributeNumber(attributes, "k");
     if (!k || *k < 0) return error("needs k");
     Instruction* top = make(Opcode::kTopK, result, {x});
@@ -469,7 +469,7 @@ StatusOr<Instruction*> LowerChlo(const std::string& op, const std::vector<Instru
     return top;
   }
   if (op == "conj") {
-    RETURN_IF_ERROR(expect(1));
+    VKXLA_RETURN_IF_ERROR(expect(1));
     if (!IsComplex(t)) return x;
     const Shape part(ComplexComponentType(t), x->shape.dims());
     Instruction* re = make(Opcode::kReal, part, {x});
@@ -477,18 +477,18 @@ StatusOr<Instruction*> LowerChlo(const std::string& op, const std::vector<Instru
     return make(Opcode::kComplex, x->shape, {re, im});
   }
   if (op == "square") {
-    RETURN_IF_ERROR(expect(1));
+    VKXLA_RETURN_IF_ERROR(expect(1));
     return e.Mul(x, x);
   }
   if (op == "is_inf" || op == "is_pos_inf" || op == "is_neg_inf") {
-    RETURN_IF_ERROR(expect(1));
+    VKXLA_RETURN_IF_ERROR(expect(1));
     if (!IsFloat(t)) return error("operand " + x->shape.ToString() + " must be a real float");
     const double inf = std::numeric_limits<double>::infinity();
     if (op == "is_inf") return e.Compare(e.Op(Opcode::kAbs, x), e.Splat(inf), ComparisonDirection::kEq);
     return e.Compare(x, e.Splat(op == "is_pos_inf" ? inf : -inf), ComparisonDirection::kEq);
   }
   if (op == "zeta" || op == "polygamma") {
-    RETURN_IF_ERROR(expect(2));
+    VKXLA_RETURN_IF_ERROR(expect(2));
     if (!IsFloat(t) || operands[1]->shape.element_type() != t || operands[1]->shape.dims() != x->shape.dims())
       return error("takes two real floats of one shape, got " + x->shape.ToString() + " and " + operands[1]->shape.ToString());
     const ElementType ct = ComputeType(t);
@@ -496,13 +496,13 @@ StatusOr<Instruction*> LowerChlo(const std::string& op, const std::vector<Instru
     return e.Convert(op == "zeta" ? Zeta(e, a, b) : Polygamma(e, a, b), t);
   }
   if (op == "next_after") {
-    RETURN_IF_ERROR(expect(2));
+    VKXLA_RETURN_IF_ERROR(expect(2));
     if (!IsFloat(t) || operands[1]->shape.element_type() != t || operands[1]->shape.dims() != x->shape.dims())
       return error("takes two real floats of one shape, got " + x->shape.ToString() + " and " + operands[1]->shape.ToString());
     return NextAfter(e, x, operands[1]);
   }
   if (RealFunctions().count(op)) {
-    RETURN_IF_ERROR(expect(1));
+    VKXLA_RETURN_IF_ERROR(expect(1));
     if (!IsFloat(t))
       return Unimplemented("chlo." + op + " of " + x->shape.ToString() + ": only real floats are supported yet");
     const ElementType ct = ComputeType(t);

@@ -16,7 +16,7 @@
 
 #include "frontends/chlo_mulhi.h"
 #include "ir/instruction.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -9,8 +9,8 @@
 namespace vkxla {
 
 StatusOr<std::unique_ptr<Module>> ParseAndVerifyHlo(std::string_view text) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseHloText(text));
-  RETURN_IF_ERROR(VerifyModule(*module));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseHloText(text));
+  VKXLA_RETURN_IF_ERROR(VerifyModule(*module));
   return module;
 }
 

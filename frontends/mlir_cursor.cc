@@ -115,7 +115,7 @@ StatusOr<std::string> MlirCursor::Balanced() {
   while (pos_ < text_.size()) {
     const char c = text_[pos_];
     if (c == '"') {
-      RETURN_IF_ERROR(String().status());
+      VKXLA_RETURN_IF_ERROR(String().status());
       continue;
     }
     if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {  // a comment may hold brackets

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -13,7 +13,7 @@ StatusOr<ElementType> ParseMlirElementType(MlirCursor& c) {
   const size_t at = c.position();
   if (c.Consume("complex<")) {  // of a float type, so no nesting
     const std::string part = c.Identifier();
-    RETURN_IF_ERROR(c.Expect(">"));
+    VKXLA_RETURN_IF_ERROR(c.Expect(">"));
     if (part == "f32") return ElementType::kC64;
     if (part == "f64") return ElementType::kC128;
     return c.Error(at, "complex<" + part + "> is not supported (only complex<f32> and complex<f64>)");
@@ -45,15 +45,15 @@ StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth) {
     std::vector<Shape> elements;
     if (!c.Consume(">")) {
       do {
-        ASSIGN_OR_RETURN(Shape s, ParseMlirType(c, depth + 1));
+        VKXLA_ASSIGN_OR_RETURN(Shape s, ParseMlirType(c, depth + 1));
         elements.push_back(std::move(s));
       } while (c.Consume(","));
-      RETURN_IF_ERROR(c.Expect(">"));
+      VKXLA_RETURN_IF_ERROR(c.Expect(">"));
     }
     return Shape::Tuple(std::move(elements));
   }
   if (!c.Consume("tensor<")) {
-    ASSIGN_OR_RETURN(ElementType t, ParseMlirElementType(c));  // a bare scalar type
+    VKXLA_ASSIGN_OR_RETURN(ElementType t, ParseMlirElementType(c));  // a bare scalar type
     return Shape(t, {});
   }
   std::vector<int64_t> dims;
@@ -73,7 +73,7 @@ StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth) {
     dims.push_back(*d);
     c.set_position(c.position() + n + 1);
   }
-  ASSIGN_OR_RETURN(ElementType t, ParseMlirElementType(c));
+  VKXLA_ASSIGN_OR_RETURN(ElementType t, ParseMlirElementType(c));
   if (c.Peek() == ',') c.SkipUntil(">");  // an encoding (bounds, quantization): not supported
   if (!c.Consume(">")) return c.Error(at, "malformed tensor type");
   Shape shape(t, dims);
@@ -83,14 +83,14 @@ StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth) {
 }
 
 StatusOr<DenseText> ParseDenseText(MlirCursor& c) {
-  RETURN_IF_ERROR(c.Expect("dense<"));
+  VKXLA_RETURN_IF_ERROR(c.Expect("dense<"));
   DenseText d;
   d.at = c.position();
   // The body ends at the '>' that closes dense<; complex pairs and nested
   // brackets hold no '>'.
   c.SkipUntil(">");
   d.body = std::string(c.rest().data() - (c.position() - d.at), c.position() - d.at);
-  RETURN_IF_ERROR(c.Expect(">"));
+  VKXLA_RETURN_IF_ERROR(c.Expect(">"));
   return d;
 }
 
@@ -124,12 +124,12 @@ Status Tokenize(MlirCursor& c, std::vector<Token>& out) {
     if (p == '(') {
       c.Consume("(");
       t.re = word();
-      RETURN_IF_ERROR(c.Expect(","));
+      VKXLA_RETURN_IF_ERROR(c.Expect(","));
       t.im = word();
-      RETURN_IF_ERROR(c.Expect(")"));
+      VKXLA_RETURN_IF_ERROR(c.Expect(")"));
       t.pair = true;
     } else if (p == '"') {
-      ASSIGN_OR_RETURN(t.re, c.String());
+      VKXLA_ASSIGN_OR_RETURN(t.re, c.String());
       t.re = "\"" + t.re;
     } else {
       t.re = word();
@@ -225,7 +225,7 @@ StatusOr<Literal> DenseToLiteral(const MlirCursor& outer, const DenseText& dense
   };
   std::vector<Scalar> values;
   for (const Token& tok : tokens) {
-    ASSIGN_OR_RETURN(Scalar v, element(tok));
+    VKXLA_ASSIGN_OR_RETURN(Scalar v, element(tok));
     values.push_back(v);
   }
   Literal lit(shape);

@@ -46,12 +46,12 @@ StatusOr<std::string> Precisions(const std::string& raw) {
     if (ch == '<') ++depth;
     if (ch == '>') --depth;
     if (ch == ',' && depth == 0) {
-      RETURN_IF_ERROR(flush());
+      VKXLA_RETURN_IF_ERROR(flush());
     } else {
       part += ch;
     }
   }
-  RETURN_IF_ERROR(flush());
+  VKXLA_RETURN_IF_ERROR(flush());
   return "{" + out + "}";
 }
 
@@ -100,7 +100,7 @@ Status ReadStablehloDotAttributes(const std::string& op, const std::map<std::str
        {std::make_pair("batching_dims", std::make_pair("lhs_batch_dims", "rhs_batch_dims")),
         std::make_pair("contracting_dims", std::make_pair("lhs_contracting_dims", "rhs_contracting_dims"))}) {
     if (const std::string* v = Find(attributes, key)) {
-      ASSIGN_OR_RETURN(auto lists, PrettyPair(key, *v));
+      VKXLA_ASSIGN_OR_RETURN(auto lists, PrettyPair(key, *v));
       SetAttribute(inst, side_names.first, lists.first);
       SetAttribute(inst, side_names.second, lists.second);
     }
@@ -125,12 +125,12 @@ Status ReadStablehloDotAttributes(const std::string& op, const std::map<std::str
   }
   for (const char* key : {"precision", "precision_config"}) {
     if (const std::string* v = Find(attributes, key)) {
-      ASSIGN_OR_RETURN(std::string p, Precisions(*v));
+      VKXLA_ASSIGN_OR_RETURN(std::string p, Precisions(*v));
       if (!p.empty()) SetAttribute(inst, "operand_precision", p);
     }
   }
   if (const std::string* v = Find(attributes, "algorithm")) {
-    ASSIGN_OR_RETURN(std::string name, XlaDotAlgorithmName(*v));
+    VKXLA_ASSIGN_OR_RETURN(std::string name, XlaDotAlgorithmName(*v));
     SetAttribute(inst, "algorithm", name);
   }
   return OkStatus();

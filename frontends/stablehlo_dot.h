@@ -10,7 +10,7 @@
 #include <string>
 
 #include "ir/instruction.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -98,7 +98,7 @@ Instruction* SumAway(Instruction* x, std::string& labels, const std::string& kee
 
 StatusOr<Instruction*> Einsum(const std::vector<Instruction*>& operands, const Shape& result, const std::string& config,
                               const HloMaker& make, const ConstantMaker& constant) {
-  ASSIGN_OR_RETURN(auto parsed, ParseEinsumConfig(config, operands.size()));
+  VKXLA_ASSIGN_OR_RETURN(auto parsed, ParseEinsumConfig(config, operands.size()));
   auto [inputs, out] = parsed;
   for (size_t k = 0; k < operands.size(); ++k)
     if (static_cast<int64_t>(inputs[k].size()) != operands[k]->shape.rank())

@@ -11,7 +11,7 @@
 
 #include "frontends/chlo_mulhi.h"
 #include "ir/instruction.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -149,8 +149,8 @@ Status Reader::ScanFunctions() {
     const size_t at = c_.position();
     if (c_.Consume("module")) {  // module @name attributes {...} { func.func ... }
       c_.SymbolName();
-      if (c_.Consume("attributes")) RETURN_IF_ERROR(c_.Balanced().status());
-      RETURN_IF_ERROR(c_.Expect("{"));
+      if (c_.Consume("attributes")) VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
+      VKXLA_RETURN_IF_ERROR(c_.Expect("{"));
       continue;
     }
     if (c_.Consume("}")) continue;
@@ -164,25 +164,25 @@ Status Reader::ScanFunctions() {
       f.is_private = c_.Identifier() == "private" || f.is_private;
     f.name = c_.SymbolName();
     if (f.name.empty()) return c_.Error("expected @name after func.func");
-    RETURN_IF_ERROR(c_.Expect("("));
+    VKXLA_RETURN_IF_ERROR(c_.Expect("("));
     if (!c_.Consume(")")) {
       do {
         std::string arg = c_.ValueName();
         if (arg.empty()) return c_.Error("expected an argument %name");
-        RETURN_IF_ERROR(c_.Expect(":"));
-        ASSIGN_OR_RETURN(Shape s, ParseMlirType(c_));
-        if (c_.Peek() == '{') RETURN_IF_ERROR(c_.Balanced().status());  // argument attributes
+        VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
+        VKXLA_ASSIGN_OR_RETURN(Shape s, ParseMlirType(c_));
+        if (c_.Peek() == '{') VKXLA_RETURN_IF_ERROR(c_.Balanced().status());  // argument attributes
         f.arguments.emplace_back(arg, s);
       } while (c_.Consume(","));
-      RETURN_IF_ERROR(c_.Expect(")"));
+      VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
     }
     if (c_.Consume("->")) c_.SkipUntil("{");
     if (c_.Consume("attributes")) {
-      RETURN_IF_ERROR(c_.Balanced().status());
+      VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
     }
     if (c_.Peek() != '{') return c_.Error("expected the body of " + f.name);
     const size_t open = c_.position();
-    RETURN_IF_ERROR(c_.Balanced().status());
+    VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
     f.body_begin = open + 1;
     f.body_end = c_.position() - 1;
     const std::string_view body = c_.text().substr(f.body_begin, f.body_end - f.body_begin);
@@ -203,11 +203,11 @@ std::string Reader::RawValue(std::string_view stops) {
 }
 
 Status Reader::ParseAttributeDict(Statement& s) {
-  RETURN_IF_ERROR(c_.Expect("{"));
+  VKXLA_RETURN_IF_ERROR(c_.Expect("{"));
   while (!c_.Consume("}")) {
     std::string key = c_.Identifier();
     if (key.empty()) {
-      ASSIGN_OR_RETURN(key, c_.String());
+      VKXLA_ASSIGN_OR_RETURN(key, c_.String());
     }
     if (key.empty()) return c_.Error("expected an attribute name");
     if (!c_.Consume("=")) {
@@ -221,27 +221,27 @@ Status Reader::ParseAttributeDict(Statement& s) {
 }
 
 Status Reader::ParseSignature(Statement& s) {
-  RETURN_IF_ERROR(c_.Expect(":"));
+  VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
   if (c_.Peek() == '(') {
     c_.Consume("(");
     if (!c_.Consume(")")) {
       do {
-        ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+        VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
         s.operand_types.push_back(t);
       } while (c_.Consume(","));
-      RETURN_IF_ERROR(c_.Expect(")"));
+      VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
     }
-    RETURN_IF_ERROR(c_.Expect("->"));
+    VKXLA_RETURN_IF_ERROR(c_.Expect("->"));
     if (c_.Consume("(")) {
       if (!c_.Consume(")")) {
         do {
-          ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+          VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
           s.result_types.push_back(t);
         } while (c_.Consume(","));
-        RETURN_IF_ERROR(c_.Expect(")"));
+        VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
       }
     } else {
-      ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
       s.result_types.push_back(t);
     }
     return OkStatus();
@@ -249,7 +249,7 @@ Status Reader::ParseSignature(Statement& s) {
   // One type for every operand and the result; or, for the operands of
   // check ops and returns, a comma-separated list.
   do {
-    ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+    VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
     s.operand_types.push_back(t);
   } while (c_.Consume(","));
   if (!s.results.empty()) s.result_types = {s.operand_types.back()};
@@ -257,10 +257,10 @@ Status Reader::ParseSignature(Statement& s) {
     s.result_types.clear();
     const bool list = c_.Consume("(");
     do {
-      ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
       s.result_types.push_back(t);
     } while (list && c_.Consume(","));
-    if (list) RETURN_IF_ERROR(c_.Expect(")"));
+    if (list) VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
   }
   return OkStatus();
 }
@@ -274,7 +274,7 @@ StatusOr<Statement> Reader::ParseStatement() {
       if (r.empty()) return c_.Error("expected a result %name");
       if (c_.Consume(":")) {  // %r:2 = ...
         const size_t count_at = c_.position();
-        ASSIGN_OR_RETURN(int64_t n, c_.Integer());
+        VKXLA_ASSIGN_OR_RETURN(int64_t n, c_.Integer());
         if (n < 1 || n > kMaxResults)
           return c_.Error(count_at, "an op has 1 to " + std::to_string(kMaxResults) + " results, not " + std::to_string(n));
         for (int64_t i = 0; i < n; ++i) s.results.push_back(r + "#" + std::to_string(i));
@@ -282,13 +282,13 @@ StatusOr<Statement> Reader::ParseStatement() {
         s.results.push_back(r);
       }
     } while (c_.Consume(","));
-    RETURN_IF_ERROR(c_.Expect("="));
+    VKXLA_RETURN_IF_ERROR(c_.Expect("="));
   }
   c_.SkipSpace();
   const size_t name_at = c_.position();
   bool generic = false;
   if (c_.Peek() == '"') {
-    ASSIGN_OR_RETURN(s.name, c_.String());
+    VKXLA_ASSIGN_OR_RETURN(s.name, c_.String());
     generic = true;
   } else {
     s.name = c_.Identifier();
@@ -297,48 +297,48 @@ StatusOr<Statement> Reader::ParseStatement() {
   if (s.name == "call") s.name = "func.call";
   if (s.name == "return" || s.name == "stablehlo.return") s.name = "func.return";
   if (generic) {
-    RETURN_IF_ERROR(c_.Expect("("));
+    VKXLA_RETURN_IF_ERROR(c_.Expect("("));
     if (!c_.Consume(")")) {
       do {
         std::string v = c_.ValueName();
         if (v.empty()) return c_.Error("expected an operand");
         s.operands.push_back(v);
       } while (c_.Consume(","));
-      RETURN_IF_ERROR(c_.Expect(")"));
+      VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
     }
     if (c_.Consume("<{")) {
       c_.set_position(c_.position() - 1);
-      RETURN_IF_ERROR(ParseAttributeDict(s));
-      RETURN_IF_ERROR(c_.Expect(">"));
+      VKXLA_RETURN_IF_ERROR(ParseAttributeDict(s));
+      VKXLA_RETURN_IF_ERROR(c_.Expect(">"));
     }
     if (c_.Consume("(")) {
       do {
         c_.SkipSpace();
         if (c_.Peek() != '{') return c_.Error("expected a region");
         s.regions.push_back(c_.position());
-        RETURN_IF_ERROR(c_.Balanced().status());
+        VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
       } while (c_.Consume(","));
-      RETURN_IF_ERROR(c_.Expect(")"));
+      VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
     }
-    if (c_.Peek() == '{') RETURN_IF_ERROR(ParseAttributeDict(s));
-    RETURN_IF_ERROR(ParseSignature(s));
+    if (c_.Peek() == '{') VKXLA_RETURN_IF_ERROR(ParseAttributeDict(s));
+    VKXLA_RETURN_IF_ERROR(ParseSignature(s));
     return s;
   }
   if (s.name == "func.return" && (c_.Peek() == '}' || c_.AtEnd())) return s;
   if (s.name == "stablehlo.while") {
-    RETURN_IF_ERROR(ParseWhileHeader(s));
+    VKXLA_RETURN_IF_ERROR(ParseWhileHeader(s));
     return s;
   }
   if (s.name == "stablehlo.reduce") {
-    RETURN_IF_ERROR(ParseReduceHeader(s));
+    VKXLA_RETURN_IF_ERROR(ParseReduceHeader(s));
     return s;
   }
   if (s.name == "chlo.scan") {
-    RETURN_IF_ERROR(ParseScanHeader(s));
+    VKXLA_RETURN_IF_ERROR(ParseScanHeader(s));
     return s;
   }
   if (s.name == "stablehlo.composite") {
-    ASSIGN_OR_RETURN(s.callee, c_.String());  // the composite's name; its decomposition is what runs
+    VKXLA_ASSIGN_OR_RETURN(s.callee, c_.String());  // the composite's name; its decomposition is what runs
   }
   const bool known = s.name == "func.return" || s.name == "func.call" || s.name == "stablehlo.custom_call" ||
                      s.name == "interpreter.probe" || s.name == "chlo.mulhi" ||
@@ -365,16 +365,16 @@ StatusOr<Statement> Reader::ParseStatement() {
       continue;
     }
     if (p == '[') {
-      ASSIGN_OR_RETURN(std::string b, c_.Balanced());
+      VKXLA_ASSIGN_OR_RETURN(std::string b, c_.Balanced());
       s.brackets.push_back(b);
       continue;
     }
     if (p == '{') {
-      RETURN_IF_ERROR(ParseAttributeDict(s));
+      VKXLA_RETURN_IF_ERROR(ParseAttributeDict(s));
       continue;
     }
     if (c_.rest().rfind("dense<", 0) == 0) {
-      ASSIGN_OR_RETURN(DenseText d, ParseDenseText(c_));
+      VKXLA_ASSIGN_OR_RETURN(DenseText d, ParseDenseText(c_));
       s.dense = d;
       continue;
     }
@@ -391,22 +391,22 @@ StatusOr<Statement> Reader::ParseStatement() {
       s.keywords.push_back(word);
     }
   }
-  if (c_.Peek() == ':') RETURN_IF_ERROR(ParseSignature(s));
-  if (c_.Peek() == '{') RETURN_IF_ERROR(ParseAttributeDict(s));  // e.g. {tolerance = 0.1 : f64}
+  if (c_.Peek() == ':') VKXLA_RETURN_IF_ERROR(ParseSignature(s));
+  if (c_.Peek() == '{') VKXLA_RETURN_IF_ERROR(ParseAttributeDict(s));  // e.g. {tolerance = 0.1 : f64}
   return s;
 }
 
 Status Reader::ParseReduceHeader(Statement& s) {
   std::vector<std::string> inputs, inits;
   do {
-    RETURN_IF_ERROR(c_.Expect("("));
+    VKXLA_RETURN_IF_ERROR(c_.Expect("("));
     std::string input = c_.ValueName();
     if (input.empty()) return c_.Error("expected an operand of stablehlo.reduce");
-    RETURN_IF_ERROR(c_.Expect("init"));
-    RETURN_IF_ERROR(c_.Expect(":"));
+    VKXLA_RETURN_IF_ERROR(c_.Expect("init"));
+    VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
     std::string init = c_.ValueName();
     if (init.empty()) return c_.Error("expected the initial value of " + input);
-    RETURN_IF_ERROR(c_.Expect(")"));
+    VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
     inputs.push_back(input);
     inits.push_back(init);
   } while (c_.Consume(","));
@@ -417,28 +417,28 @@ Status Reader::ParseReduceHeader(Statement& s) {
     if (op.empty()) return c_.Error("expected the op stablehlo.reduce applies");
     s.attributes["applies"] = op;
   }
-  RETURN_IF_ERROR(c_.Expect("across"));
-  RETURN_IF_ERROR(c_.Expect("dimensions"));
-  RETURN_IF_ERROR(c_.Expect("="));
+  VKXLA_RETURN_IF_ERROR(c_.Expect("across"));
+  VKXLA_RETURN_IF_ERROR(c_.Expect("dimensions"));
+  VKXLA_RETURN_IF_ERROR(c_.Expect("="));
   c_.SkipSpace();
   if (c_.Peek() != '[') return c_.Error("expected dimensions = [..] in stablehlo.reduce");
   const size_t open = c_.position();
-  RETURN_IF_ERROR(c_.Balanced().status());
+  VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
   s.attributes["dimensions"] = std::string(c_.text().substr(open, c_.position() - open));
-  RETURN_IF_ERROR(ParseSignature(s));
+  VKXLA_RETURN_IF_ERROR(ParseSignature(s));
   if (s.attributes.count("applies")) return OkStatus();
-  RETURN_IF_ERROR(c_.Expect("reducer"));
+  VKXLA_RETURN_IF_ERROR(c_.Expect("reducer"));
   std::vector<std::pair<std::string, Shape>> lhs, rhs;
   while (c_.Consume("(")) {
     for (auto* side : {&lhs, &rhs}) {
       std::string name = c_.ValueName();
       if (name.empty()) return c_.Error("expected a reducer argument %name");
-      RETURN_IF_ERROR(c_.Expect(":"));
-      ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
+      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
       side->emplace_back(name, t);
-      if (side == &lhs) RETURN_IF_ERROR(c_.Expect(","));
+      if (side == &lhs) VKXLA_RETURN_IF_ERROR(c_.Expect(","));
     }
-    RETURN_IF_ERROR(c_.Expect(")"));
+    VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
   }
   // Printed in pairs (accumulator i, value i); the block takes the
   // accumulators first.
@@ -453,59 +453,59 @@ Status Reader::ParseReduceHeader(Statement& s) {
 Status Reader::ParseScanHeader(Statement& s) {
   std::vector<std::string> inits;
   for (auto* list : {&s.operands, &inits}) {
-    if (list == &inits) RETURN_IF_ERROR(c_.Expect("inits"));
-    RETURN_IF_ERROR(c_.Expect("("));
+    if (list == &inits) VKXLA_RETURN_IF_ERROR(c_.Expect("inits"));
+    VKXLA_RETURN_IF_ERROR(c_.Expect("("));
     if (!c_.Consume(")")) {
       do {
         std::string v = c_.ValueName();
         if (v.empty()) return c_.Error("expected a value in chlo.scan");
         list->push_back(v);
       } while (c_.Consume(","));
-      RETURN_IF_ERROR(c_.Expect(")"));
+      VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
     }
   }
   s.operands.insert(s.operands.end(), inits.begin(), inits.end());
-  RETURN_IF_ERROR(c_.Expect("dimension"));
-  RETURN_IF_ERROR(c_.Expect("="));
-  ASSIGN_OR_RETURN(int64_t dimension, c_.Integer());
+  VKXLA_RETURN_IF_ERROR(c_.Expect("dimension"));
+  VKXLA_RETURN_IF_ERROR(c_.Expect("="));
+  VKXLA_ASSIGN_OR_RETURN(int64_t dimension, c_.Integer());
   s.attributes["dimension"] = std::to_string(dimension);
-  if (c_.Consume("attributes")) RETURN_IF_ERROR(ParseAttributeDict(s));
+  if (c_.Consume("attributes")) VKXLA_RETURN_IF_ERROR(ParseAttributeDict(s));
   c_.SkipSpace();
   if (c_.Peek() != '{') return c_.Error("expected the body of chlo.scan");
   s.regions.push_back(c_.position());
-  RETURN_IF_ERROR(c_.Balanced().status());
+  VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
   return ParseSignature(s);
 }
 
 Status Reader::ParseWhileHeader(Statement& s) {
-  RETURN_IF_ERROR(c_.Expect("("));
+  VKXLA_RETURN_IF_ERROR(c_.Expect("("));
   if (!c_.Consume(")")) {
     do {
       std::string arg = c_.ValueName();
       if (arg.empty()) return c_.Error("expected a block argument %name in stablehlo.while");
-      RETURN_IF_ERROR(c_.Expect("="));
+      VKXLA_RETURN_IF_ERROR(c_.Expect("="));
       std::string init = c_.ValueName();
       if (init.empty()) return c_.Error("expected the initial value of " + arg);
       s.region_arguments.push_back(arg);
       s.operands.push_back(init);
     } while (c_.Consume(","));
-    RETURN_IF_ERROR(c_.Expect(")"));
+    VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
   }
   if (!s.operands.empty()) {
-    RETURN_IF_ERROR(c_.Expect(":"));
+    VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
     do {
-      ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
       s.operand_types.push_back(t);
     } while (c_.Consume(","));
   }
   s.result_types = s.operand_types;
-  if (c_.Consume("attributes")) RETURN_IF_ERROR(c_.Balanced().status());
+  if (c_.Consume("attributes")) VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
   for (const char* word : {"cond", "do"}) {
-    RETURN_IF_ERROR(c_.Expect(word));
+    VKXLA_RETURN_IF_ERROR(c_.Expect(word));
     c_.SkipSpace();
     if (c_.Peek() != '{') return c_.Error(std::string("expected the ") + word + " region of stablehlo.while");
     s.regions.push_back(c_.position());
-    RETURN_IF_ERROR(c_.Balanced().status());
+    VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
   }
   return OkStatus();
 }
@@ -653,7 +653,7 @@ StatusOr<Instruction*> Reader::Value(const Statement& s, const std::string& name
     // Captured: read it outside (capturing it there too if need be) and
     // pass it in as one more element of the region's parameter.
     const CaptureFrame f = frames_[k];
-    ASSIGN_OR_RETURN(Instruction * outside, Value(s, name, *f.outer));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * outside, Value(s, name, *f.outer));
     if (!outside->shape.IsArray() && !outside->shape.IsToken())
       return c_.Error(s.at, "a region of this op reads " + name + " of type " + outside->shape.ToString() +
                                  " from outside, which is not supported");
@@ -688,7 +688,7 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
   inst->opcode = *opcode;
   inst->shape = s.result_types.size() == 1 ? s.result_types[0] : Shape::Tuple(s.result_types);
   for (const std::string& o : s.operands) {
-    ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
     inst->operands.push_back(v);
   }
   if (inst->opcode == Opcode::kGetTupleElement && !inst->operands.empty() &&
@@ -698,7 +698,7 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
     if (index >= 0 && index < static_cast<int64_t>(inst->operands[0]->operands.size()))
       return inst->operands[0]->operands[index];
   }
-  ASSIGN_OR_RETURN(Instruction * extended, LowerStablehloExtension(*inst, s.at));
+  VKXLA_ASSIGN_OR_RETURN(Instruction * extended, LowerStablehloExtension(*inst, s.at));
   if (extended) return extended;
   auto attr = [&](std::initializer_list<const char*> keys) -> std::optional<std::string> {
     for (const char* k : keys) {
@@ -723,7 +723,7 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       if (s.dense) {
         d = *s.dense;
       } else {
-        ASSIGN_OR_RETURN(std::string raw, need({"value"}));
+        VKXLA_ASSIGN_OR_RETURN(std::string raw, need({"value"}));
         // "dense<...> : tensor<...>", read on its own.
         MlirCursor vc(raw);
         auto parsed = ParseDenseText(vc);
@@ -733,7 +733,7 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
         inst->literal = std::move(l).value();
         break;
       }
-      ASSIGN_OR_RETURN(Literal l, DenseToLiteral(c_, d, inst->shape));
+      VKXLA_ASSIGN_OR_RETURN(Literal l, DenseToLiteral(c_, d, inst->shape));
       inst->literal = std::move(l);
       break;
     }
@@ -753,8 +753,8 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       break;
     }
     case Opcode::kIota: {
-      ASSIGN_OR_RETURN(std::string raw, need({"dim", "iota_dimension"}));
-      ASSIGN_OR_RETURN(inst->iota_dimension, FirstInteger(raw));
+      VKXLA_ASSIGN_OR_RETURN(std::string raw, need({"dim", "iota_dimension"}));
+      VKXLA_ASSIGN_OR_RETURN(inst->iota_dimension, FirstInteger(raw));
       break;
     }
     case Opcode::kBroadcast:
@@ -768,22 +768,22 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
           {Opcode::kReverse, {"dims", "dimensions"}},
           {Opcode::kConcatenate, {"dim", "dimension"}}};
       const auto& [pretty, generic] = kNames.at(*opcode);
-      ASSIGN_OR_RETURN(std::string raw, need({pretty, generic}));
+      VKXLA_ASSIGN_OR_RETURN(std::string raw, need({pretty, generic}));
       inst->dimensions = Integers(raw);
       break;
     }
     case Opcode::kFft: {
       // Pretty "type = RFFT, length = [8]"; generic
       // "fft_type = #stablehlo<fft_type RFFT>, fft_length = array<i64: 8>".
-      ASSIGN_OR_RETURN(std::string type, need({"type", "fft_type"}));
-      ASSIGN_OR_RETURN(std::string length, need({"length", "fft_length"}));
+      VKXLA_ASSIGN_OR_RETURN(std::string type, need({"type", "fft_type"}));
+      VKXLA_ASSIGN_OR_RETURN(std::string length, need({"length", "fft_length"}));
       SetAttribute(*inst, "fft_type", LastWord(type));
       SetAttribute(*inst, "fft_length", IntListText(Integers(length)));
       break;
     }
     case Opcode::kRngBitGenerator: {
       // Pretty "algorithm = PHILOX"; generic "rng_algorithm = #stablehlo<rng_algorithm PHILOX>".
-      ASSIGN_OR_RETURN(std::string raw, need({"algorithm", "rng_algorithm"}));
+      VKXLA_ASSIGN_OR_RETURN(std::string raw, need({"algorithm", "rng_algorithm"}));
       const std::string a = LastWord(raw);
       if (a == "DEFAULT") SetRngAlgorithm(*inst, RngAlgorithm::kDefault);
       else if (a == "THREE_FRY") SetRngAlgorithm(*inst, RngAlgorithm::kThreeFry);
@@ -798,7 +798,7 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
         return c_.Error(s.at, "stablehlo.rng takes a, b and the shape, got " + std::to_string(inst->operands.size()) + " operands");
       inst->operands.pop_back();
       // Pretty "distribution = UNIFORM"; generic "rng_distribution = #stablehlo<rng_distribution UNIFORM>".
-      ASSIGN_OR_RETURN(std::string raw, need({"distribution", "rng_distribution"}));
+      VKXLA_ASSIGN_OR_RETURN(std::string raw, need({"distribution", "rng_distribution"}));
       const std::string d = LastWord(raw);
       if (d == "UNIFORM") SetRngDistribution(*inst, RngDistribution::kUniform);
       else if (d == "NORMAL") SetRngDistribution(*inst, RngDistribution::kNormal);
@@ -845,8 +845,8 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
           dims.push_back({v[0], v[1], v.size() > 2 ? v[2] : 1});
         }
       } else {
-        ASSIGN_OR_RETURN(std::string start, need({"start_indices"}));
-        ASSIGN_OR_RETURN(std::string limit, need({"limit_indices"}));
+        VKXLA_ASSIGN_OR_RETURN(std::string start, need({"start_indices"}));
+        VKXLA_ASSIGN_OR_RETURN(std::string limit, need({"limit_indices"}));
         std::vector<int64_t> a = Integers(start), b = Integers(limit), st = Integers(attr({"strides"}).value_or(""));
         for (size_t i = 0; i < a.size() && i < b.size(); ++i) dims.push_back({a[i], b[i], i < st.size() ? st[i] : 1});
       }
@@ -854,9 +854,9 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       break;
     }
     case Opcode::kPad: {
-      ASSIGN_OR_RETURN(std::string low, need({"low", "edge_padding_low"}));
-      ASSIGN_OR_RETURN(std::string high, need({"high", "edge_padding_high"}));
-      ASSIGN_OR_RETURN(std::string interior, need({"interior", "interior_padding"}));
+      VKXLA_ASSIGN_OR_RETURN(std::string low, need({"low", "edge_padding_low"}));
+      VKXLA_ASSIGN_OR_RETURN(std::string high, need({"high", "edge_padding_high"}));
+      VKXLA_ASSIGN_OR_RETURN(std::string interior, need({"interior", "interior_padding"}));
       std::vector<int64_t> l = Integers(low), h = Integers(high), in = Integers(interior);
       std::vector<PaddingDimension> dims;
       for (size_t i = 0; i < l.size() && i < h.size() && i < in.size(); ++i) dims.push_back({l[i], h[i], in[i]});
@@ -875,15 +875,15 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
         inst->exponent_bits = *e;
         inst->mantissa_bits = *mb;
       } else {
-        ASSIGN_OR_RETURN(std::string e, need({"exponent_bits"}));
-        ASSIGN_OR_RETURN(std::string m, need({"mantissa_bits"}));
-        ASSIGN_OR_RETURN(inst->exponent_bits, FirstInteger(e));
-        ASSIGN_OR_RETURN(inst->mantissa_bits, FirstInteger(m));
+        VKXLA_ASSIGN_OR_RETURN(std::string e, need({"exponent_bits"}));
+        VKXLA_ASSIGN_OR_RETURN(std::string m, need({"mantissa_bits"}));
+        VKXLA_ASSIGN_OR_RETURN(inst->exponent_bits, FirstInteger(e));
+        VKXLA_ASSIGN_OR_RETURN(inst->mantissa_bits, FirstInteger(m));
       }
       break;
     }
     case Opcode::kDynamicSlice: {
-      ASSIGN_OR_RETURN(std::string raw, need({"slice_sizes", "sizes"}));
+      VKXLA_ASSIGN_OR_RETURN(std::string raw, need({"slice_sizes", "sizes"}));
       SetAttribute(*inst, "dynamic_slice_sizes", IntListText(Integers(raw)));
       break;
     }
@@ -892,7 +892,7 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       // #stablehlo.gather<...> / #stablehlo.scatter<...> fields carry HLO's
       // attribute names; lists become {..}, index_vector_dim stays a number.
       const bool gather = *opcode == Opcode::kGather;
-      ASSIGN_OR_RETURN(std::string raw, need({gather ? "dimension_numbers" : "scatter_dimension_numbers"}));
+      VKXLA_ASSIGN_OR_RETURN(std::string raw, need({gather ? "dimension_numbers" : "scatter_dimension_numbers"}));
       for (const auto& [key, value] : StructFields(raw))
         SetAttribute(*inst, key, value.rfind('[', 0) == 0 ? IntListText(Integers(value)) : value);
       // The printer leaves out fields at their defaults: empty lists and
@@ -908,12 +908,12 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       for (const char* flag : {"indices_are_sorted", "unique_indices"})
         if (attr({flag}).value_or("false") == "true") SetAttribute(*inst, flag, "true");
       if (gather) {
-        ASSIGN_OR_RETURN(std::string sizes, need({"slice_sizes"}));
+        VKXLA_ASSIGN_OR_RETURN(std::string sizes, need({"slice_sizes"}));
         SetAttribute(*inst, "slice_sizes", IntListText(Integers(sizes)));
         break;
       }
       if (s.regions.size() != 1) return c_.Error(s.at, s.name + " needs one region (the update computation)");
-      ASSIGN_OR_RETURN(Computation * update, TranslateRegion(s, 0, 0));
+      VKXLA_ASSIGN_OR_RETURN(Computation * update, TranslateRegion(s, 0, 0));
       inst->called_computations.emplace_back("to_apply", update);
       break;
     }
@@ -924,17 +924,17 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       break;
     }
     case Opcode::kGetDimensionSize: {
-      ASSIGN_OR_RETURN(std::string raw, need({"dimension", "dim"}));
-      ASSIGN_OR_RETURN(int64_t d, FirstInteger(raw));
+      VKXLA_ASSIGN_OR_RETURN(std::string raw, need({"dimension", "dim"}));
+      VKXLA_ASSIGN_OR_RETURN(int64_t d, FirstInteger(raw));
       inst->dimensions = std::vector<int64_t>{d};
       break;
     }
     case Opcode::kGetTupleElement: {
       std::string raw = s.brackets.empty() ? "" : s.brackets[0];
       if (raw.empty()) {
-        ASSIGN_OR_RETURN(raw, need({"index"}));
+        VKXLA_ASSIGN_OR_RETURN(raw, need({"index"}));
       }
-      ASSIGN_OR_RETURN(inst->tuple_index, FirstInteger(raw));
+      VKXLA_ASSIGN_OR_RETURN(inst->tuple_index, FirstInteger(raw));
       break;
     }
     default:
@@ -958,7 +958,7 @@ Status Reader::AddCheck(const Statement& s, std::map<std::string, Instruction*>&
     auto id = s.attributes.find("probe_id");
     if (id == s.attributes.end() || !probes_.count(id->second))
       return c_.Error(s.at, op + " names no interpreter.probe before it (probe_id)");
-    ASSIGN_OR_RETURN(Instruction * actual, Value(s, s.operands[0], values));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * actual, Value(s, s.operands[0], values));
     check.actual = static_cast<int>(check_values_.size());
     check_values_.push_back(actual);
     checks_.push_back(std::move(check));
@@ -972,16 +972,16 @@ Status Reader::AddCheck(const Statement& s, std::map<std::string, Instruction*>&
   }
   if (auto u = s.attributes.find("max_ulp_difference"); u != s.attributes.end() && !Integers(u->second).empty())
     check.max_ulp_difference = Integers(u->second)[0];
-  ASSIGN_OR_RETURN(Instruction * actual, Value(s, s.operands[0], values));
+  VKXLA_ASSIGN_OR_RETURN(Instruction * actual, Value(s, s.operands[0], values));
   check.actual = static_cast<int>(check_values_.size());
   check_values_.push_back(actual);
   if (s.dense) {
     if (s.operand_types.empty()) return c_.Error(s.at, op + " needs the constant's type");
-    ASSIGN_OR_RETURN(Literal l, DenseToLiteral(c_, *s.dense, s.operand_types.back()));
+    VKXLA_ASSIGN_OR_RETURN(Literal l, DenseToLiteral(c_, *s.dense, s.operand_types.back()));
     check.expected = std::move(l);
   } else {
     if (s.operands.size() < 2) return c_.Error(s.at, op + " needs two operands");
-    ASSIGN_OR_RETURN(Instruction * expected, Value(s, s.operands[1], values));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * expected, Value(s, s.operands[1], values));
     check.expected_value = static_cast<int>(check_values_.size());
     check_values_.push_back(expected);
   }
@@ -1007,7 +1007,7 @@ StatusOr<Computation*> Reader::TranslateRegion(const Statement& s, size_t region
 
 StatusOr<size_t> Reader::EnterRegion(size_t open) {
   c_.set_position(open);
-  RETURN_IF_ERROR(c_.Balanced().status());
+  VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
   const size_t end = c_.position() - 1;
   c_.set_position(open + 1);
   return end;
@@ -1016,7 +1016,7 @@ StatusOr<size_t> Reader::EnterRegion(size_t open) {
 StatusOr<Computation*> Reader::TranslateRegionAt(const Statement& s, size_t region, int depth) {
   const size_t saved = c_.position();
   const size_t open = s.regions[region];
-  ASSIGN_OR_RETURN(const size_t end, EnterRegion(open));
+  VKXLA_ASSIGN_OR_RETURN(const size_t end, EnterRegion(open));
   auto comp = std::make_unique<Computation>("region" + std::to_string(regions_.size()));
   Computation* outer = current_;
   current_ = comp.get();
@@ -1030,29 +1030,29 @@ StatusOr<Computation*> Reader::TranslateRegionAt(const Statement& s, size_t regi
   }
   if (s.region_parameters.empty() && c_.Consume("^")) {  // ^bb0(%arg0: tensor<f32>, ...):
     c_.Identifier();
-    RETURN_IF_ERROR(c_.Expect("("));
+    VKXLA_RETURN_IF_ERROR(c_.Expect("("));
     int64_t number = 0;
     if (!c_.Consume(")")) {
       do {
         const size_t arg_at = c_.position();
         std::string name = c_.ValueName();
         if (name.empty()) return c_.Error("expected a block argument %name");
-        RETURN_IF_ERROR(c_.Expect(":"));
-        ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+        VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
+        VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
         auto p = std::make_unique<Instruction>();
         p->opcode = Opcode::kParameter;
         p->parameter_number = number++;
         p->shape = t;
         values[name] = Add(std::move(p), arg_at);
       } while (c_.Consume(","));
-      RETURN_IF_ERROR(c_.Expect(")"));
+      VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
     }
-    RETURN_IF_ERROR(c_.Expect(":"));
+    VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
   }
   StatusOr<std::vector<Instruction*>> returned = TranslateBody(c_.position(), end, values, depth + 1);
   current_ = outer;
   c_.set_position(saved);
-  RETURN_IF_ERROR(returned.status());
+  VKXLA_RETURN_IF_ERROR(returned.status());
   if (returned->empty()) return c_.Error(s.regions[region], "the region of " + s.name + " returns nothing");
   if (returned->size() == 1) {
     comp->set_root((*returned)[0]);
@@ -1097,7 +1097,7 @@ Computation* Reader::BinaryComputation(Opcode opcode, const Shape& scalar, size_
 StatusOr<std::vector<Instruction*>> Reader::LowerRegionOp(const Statement& s, std::map<std::string, Instruction*>& values) {
   std::vector<Instruction*> operands;
   for (const std::string& o : s.operands) {
-    ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
     operands.push_back(v);
   }
   if (s.result_types.empty() || s.result_types.size() > kMaxResults) return c_.Error(s.at, s.name + " needs result types");
@@ -1145,16 +1145,16 @@ StatusOr<std::vector<Instruction*>> Reader::LowerRegionOp(const Statement& s, st
       if (!dims) return c_.Error(s.at, "stablehlo.reduce needs dimensions");
       inst->dimensions = Integers(*dims);
     } else {
-      ASSIGN_OR_RETURN(std::string w, window(operands[0]->shape));
+      VKXLA_ASSIGN_OR_RETURN(std::string w, window(operands[0]->shape));
       SetAttribute(*inst, "window", w);
     }
     Computation* to_apply = nullptr;
     if (std::optional<std::string> applied = attr("applies")) {
       std::vector<Shape> scalars;
       for (size_t k = operands.size() / 2; k < operands.size(); ++k) scalars.push_back(operands[k]->shape);
-      ASSIGN_OR_RETURN(to_apply, AppliedComputation(s, *applied, scalars));
+      VKXLA_ASSIGN_OR_RETURN(to_apply, AppliedComputation(s, *applied, scalars));
     } else {
-      ASSIGN_OR_RETURN(to_apply, TranslateRegion(s, 0, 0));
+      VKXLA_ASSIGN_OR_RETURN(to_apply, TranslateRegion(s, 0, 0));
     }
     inst->called_computations.emplace_back("to_apply", to_apply);
   } else if (op == "sort") {
@@ -1169,7 +1169,7 @@ StatusOr<std::vector<Instruction*>> Reader::LowerRegionOp(const Statement& s, st
     if (dimension < 0) dimension += rank;
     inst->dimensions = std::vector<int64_t>{dimension};
     SetAttribute(*inst, "is_stable", attr("is_stable").value_or("false").find("true") != std::string::npos ? "true" : "false");
-    ASSIGN_OR_RETURN(Computation * comparator, TranslateRegion(s, 0, 0));
+    VKXLA_ASSIGN_OR_RETURN(Computation * comparator, TranslateRegion(s, 0, 0));
     inst->called_computations.emplace_back("to_apply", comparator);
   } else if (op == "scan") {
     // chlo.scan(inputs) inits(carries): XLA's Scan, whose to_apply takes
@@ -1179,22 +1179,22 @@ StatusOr<std::vector<Instruction*>> Reader::LowerRegionOp(const Statement& s, st
     SetAttribute(*inst, "is_reverse", attr("is_reverse").value_or("false").find("true") != std::string::npos ? "true" : "false");
     if (std::optional<std::string> a = attr("is_associative"))
       SetAttribute(*inst, "is_associative", a->find("true") != std::string::npos ? "true" : "false");
-    ASSIGN_OR_RETURN(Computation * f, TranslateRegion(s, 0, 0));
+    VKXLA_ASSIGN_OR_RETURN(Computation * f, TranslateRegion(s, 0, 0));
     inst->called_computations.emplace_back("to_apply", f);
   } else if (op == "map") {
     inst->opcode = Opcode::kMap;
     std::optional<std::string> dims = attr("dimensions");
     if (!dims) return c_.Error(s.at, "stablehlo.map needs dimensions");
     inst->dimensions = Integers(*dims);
-    ASSIGN_OR_RETURN(Computation * f, TranslateRegion(s, 0, 0));
+    VKXLA_ASSIGN_OR_RETURN(Computation * f, TranslateRegion(s, 0, 0));
     inst->called_computations.emplace_back("to_apply", f);
   } else {  // select_and_scatter(operand, source, init_value)
     if (operands.size() != 3) return c_.Error(s.at, "stablehlo.select_and_scatter takes an operand, a source and an init value");
     inst->opcode = Opcode::kSelectAndScatter;
-    ASSIGN_OR_RETURN(std::string w, window(operands[0]->shape));
+    VKXLA_ASSIGN_OR_RETURN(std::string w, window(operands[0]->shape));
     SetAttribute(*inst, "window", w);
-    ASSIGN_OR_RETURN(Computation * select, TranslateRegion(s, 0, 0));
-    ASSIGN_OR_RETURN(Computation * scatter, TranslateRegion(s, 1, 0));
+    VKXLA_ASSIGN_OR_RETURN(Computation * select, TranslateRegion(s, 0, 0));
+    VKXLA_ASSIGN_OR_RETURN(Computation * scatter, TranslateRegion(s, 1, 0));
     inst->called_computations.emplace_back("select", select);
     inst->called_computations.emplace_back("scatter", scatter);
   }
@@ -1241,24 +1241,24 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateRunParallel(const Statement
       c_.set_position(here);
       if (r.ok() && r->size() == 1) comp->set_root((*r)[0]);
       current_ = outside;
-      RETURN_IF_ERROR(r.status());
+      VKXLA_RETURN_IF_ERROR(r.status());
       if (r->size() != 1) return c_.Error(s.at, "infeed function " + name + " must return one value");
       Module m(name.substr(1));
       m.set_entry(m.AddComputation(std::move(comp)));
-      RETURN_IF_ERROR(VerifyModule(m));
-      ASSIGN_OR_RETURN(Literal value, EvaluateModule(m, {}));
+      VKXLA_RETURN_IF_ERROR(VerifyModule(m));
+      VKXLA_ASSIGN_OR_RETURN(Literal value, EvaluateModule(m, {}));
       infeed_.push_back(std::move(value));
     }
   }
   std::vector<Instruction*> args;
   for (const std::string& o : s.operands) {
-    ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
     args.push_back(v);
   }
   if (args.size() != program->arguments.size())
     return c_.Error(s.at, names[0] + " takes " + std::to_string(program->arguments.size()) + " arguments");
   const size_t here = c_.position();
-  ASSIGN_OR_RETURN(std::vector<Instruction*> r, Translate(*program, args, depth + 1));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, Translate(*program, args, depth + 1));
   c_.set_position(here);
   return r;
 }
@@ -1266,7 +1266,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateRunParallel(const Statement
 StatusOr<std::vector<Instruction*>> Reader::LowerHostOp(const Statement& s, std::map<std::string, Instruction*>& values) {
   std::vector<Instruction*> operands;
   for (const std::string& o : s.operands) {
-    ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
     operands.push_back(v);
   }
   if (s.name == "stablehlo.infeed") {
@@ -1357,7 +1357,7 @@ StatusOr<Reader::ControlRegion> Reader::TranslateControlRegion(const Statement& 
     return c_.Error(s.regions[region], "regions nest deeper than " + std::to_string(kMaxRegionDepth) + " levels");
   const size_t saved = c_.position();
   const size_t open = s.regions[region];
-  ASSIGN_OR_RETURN(const size_t end, EnterRegion(open));
+  VKXLA_ASSIGN_OR_RETURN(const size_t end, EnterRegion(open));
   auto comp = std::make_unique<Computation>("region" + std::to_string(regions_.size()));
   ControlRegion r;
   r.computation = comp.get();
@@ -1373,18 +1373,18 @@ StatusOr<Reader::ControlRegion> Reader::TranslateControlRegion(const Statement& 
   if (c_.Consume("^")) {  // ^bb0(%arg0: tensor<f32>, ...):
     names.clear();
     c_.Identifier();
-    RETURN_IF_ERROR(c_.Expect("("));
+    VKXLA_RETURN_IF_ERROR(c_.Expect("("));
     if (!c_.Consume(")")) {
       do {
         std::string name = c_.ValueName();
         if (name.empty()) return c_.Error("expected a block argument %name");
-        RETURN_IF_ERROR(c_.Expect(":"));
-        RETURN_IF_ERROR(ParseMlirType(c_).status());
+        VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
+        VKXLA_RETURN_IF_ERROR(ParseMlirType(c_).status());
         names.push_back(name);
       } while (c_.Consume(","));
-      RETURN_IF_ERROR(c_.Expect(")"));
+      VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
     }
-    RETURN_IF_ERROR(c_.Expect(":"));
+    VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
   }
   if (names.size() != arguments.size())
     return c_.Error(open, "the region of " + s.name + " takes " + std::to_string(arguments.size()) + " arguments, " +
@@ -1402,7 +1402,7 @@ StatusOr<Reader::ControlRegion> Reader::TranslateControlRegion(const Statement& 
   current_ = outside;
   c_.set_position(saved);
   regions_.push_back(std::move(comp));  // after the regions inside it, as HLO text orders them
-  RETURN_IF_ERROR(returned.status());
+  VKXLA_RETURN_IF_ERROR(returned.status());
   r.returned = std::move(*returned);
   return r;
 }
@@ -1411,7 +1411,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateControl(const Statement& s,
                                                              int depth) {
   std::vector<Instruction*> operands;
   for (const std::string& o : s.operands) {
-    ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
     operands.push_back(v);
   }
   // The finished parameter type of a region: its arguments, then what it
@@ -1437,8 +1437,8 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateControl(const Statement& s,
     std::vector<Shape> state;
     for (Instruction* o : operands) state.push_back(o->shape);
     std::vector<Instruction*> captures;
-    ASSIGN_OR_RETURN(ControlRegion cond, TranslateControlRegion(s, 0, state, values, captures, depth));
-    ASSIGN_OR_RETURN(ControlRegion body, TranslateControlRegion(s, 1, state, values, captures, depth));
+    VKXLA_ASSIGN_OR_RETURN(ControlRegion cond, TranslateControlRegion(s, 0, state, values, captures, depth));
+    VKXLA_ASSIGN_OR_RETURN(ControlRegion body, TranslateControlRegion(s, 1, state, values, captures, depth));
     if (cond.returned.size() != 1) return c_.Error(s.regions[0], "the cond region of stablehlo.while returns one i1");
     if (body.returned.size() != state.size())
       return c_.Error(s.regions[1], "the body of stablehlo.while returns " + std::to_string(body.returned.size()) +
@@ -1479,7 +1479,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateControl(const Statement& s,
   std::vector<Shape> result_shapes;
   for (size_t b = 0; b < s.regions.size(); ++b) {
     std::vector<Instruction*> captures;
-    ASSIGN_OR_RETURN(ControlRegion branch, TranslateControlRegion(s, b, {}, values, captures, depth));
+    VKXLA_ASSIGN_OR_RETURN(ControlRegion branch, TranslateControlRegion(s, b, {}, values, captures, depth));
     branch.parameter->shape = with_captures({}, captures);
     if (branch.returned.empty()) return c_.Error(s.regions[b], "a branch of " + s.name + " returns nothing");
     root_of(branch, branch.returned);
@@ -1502,10 +1502,10 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
   const size_t body_end = end;
   std::vector<Instruction*> returned;
   while (c_.position() < body_end && !c_.AtEnd()) {
-    ASSIGN_OR_RETURN(Statement s, ParseStatement());
+    VKXLA_ASSIGN_OR_RETURN(Statement s, ParseStatement());
     if (s.name == "func.return") {
       for (const std::string& o : s.operands) {
-        ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+        VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
         returned.push_back(v);
       }
       break;
@@ -1513,7 +1513,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
     if (s.name == "interpreter.run_parallel") {
       // The interpreter suite's harness: one program on one replica runs
       // in line like a call; its infeed functions fill the infeed queue.
-      ASSIGN_OR_RETURN(std::vector<Instruction*> r, TranslateRunParallel(s, values, depth));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, TranslateRunParallel(s, values, depth));
       for (size_t i = 0; i < s.results.size() && i < r.size(); ++i) values[s.results[i]] = r[i];
       continue;
     }
@@ -1532,34 +1532,34 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       if (!callee) return c_.Error(s.at, "call to undefined function " + name);
       std::vector<Instruction*> call_args;
       for (const std::string& o : s.operands) {
-        ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+        VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
         call_args.push_back(v);
       }
       if (call_args.size() != callee->arguments.size())
         return c_.Error(s.at, s.callee + " takes " + std::to_string(callee->arguments.size()) + " arguments");
       const size_t here = c_.position();
-      ASSIGN_OR_RETURN(std::vector<Instruction*> r, Translate(*callee, call_args, depth + 1));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, Translate(*callee, call_args, depth + 1));
       c_.set_position(here);
       for (size_t i = 0; i < s.results.size() && i < r.size(); ++i) values[s.results[i]] = r[i];
       continue;
     }
     if (s.name == "stablehlo.while" || s.name == "stablehlo.if" || s.name == "stablehlo.case") {
       const size_t here = c_.position();
-      ASSIGN_OR_RETURN(std::vector<Instruction*> r, TranslateControl(s, values, depth));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, TranslateControl(s, values, depth));
       c_.set_position(here);
-      RETURN_IF_ERROR(BindResults(s, r, values));
+      VKXLA_RETURN_IF_ERROR(BindResults(s, r, values));
       continue;
     }
     if (s.name == "stablehlo.infeed" || s.name == "stablehlo.outfeed" || s.name == "stablehlo.send" || s.name == "stablehlo.recv" ||
         (s.name == "stablehlo.custom_call" && s.callee.rfind("@check.", 0) != 0)) {
-      ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerHostOp(s, values));
-      RETURN_IF_ERROR(BindResults(s, r, values));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerHostOp(s, values));
+      VKXLA_RETURN_IF_ERROR(BindResults(s, r, values));
       continue;
     }
     if (s.name == "stablehlo.optimization_barrier" || s.name == "stablehlo.after_all") {
       std::vector<Instruction*> operands;
       for (const std::string& o : s.operands) {
-        ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+        VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
         operands.push_back(v);
       }
       if (s.name == "stablehlo.after_all") {
@@ -1580,13 +1580,13 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       continue;
     }
     if (s.name.rfind("check.", 0) == 0 || (s.name == "stablehlo.custom_call" && s.callee.rfind("@check.", 0) == 0)) {
-      RETURN_IF_ERROR(AddCheck(s, values));
+      VKXLA_RETURN_IF_ERROR(AddCheck(s, values));
       continue;
     }
     if (s.name == "chlo.mulhi") {
       if (s.operands.size() != 2 || s.results.size() != 1) return c_.Error(s.at, "chlo.mulhi takes two values and gives one");
-      ASSIGN_OR_RETURN(Instruction * lhs, Value(s, s.operands[0], values));
-      ASSIGN_OR_RETURN(Instruction * rhs, Value(s, s.operands[1], values));
+      VKXLA_ASSIGN_OR_RETURN(Instruction * lhs, Value(s, s.operands[0], values));
+      VKXLA_ASSIGN_OR_RETURN(Instruction * rhs, Value(s, s.operands[1], values));
       StatusOr<Instruction*> hi = LowerMulhi(lhs, rhs, Makers(s.at).first, Makers(s.at).second);
       if (!hi.ok()) return c_.Error(s.at, hi.status().message());
       values[s.results[0]] = *hi;
@@ -1596,7 +1596,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
     if (legacy || (s.name.rfind("chlo.", 0) == 0 && IsChloDecomposition(s.name.substr(5)))) {
       std::vector<Instruction*> operands;
       for (const std::string& o : s.operands) {
-        ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+        VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
         operands.push_back(v);
       }
       if (s.result_types.empty() || s.result_types.size() != s.results.size())
@@ -1624,7 +1624,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       if (s.operands.size() != 1 || s.results.size() != 1) return c_.Error(s.at, "interpreter.probe takes one value");
       auto id = s.attributes.find("probe_id");
       if (id == s.attributes.end()) return c_.Error(s.at, "interpreter.probe needs a probe_id");
-      ASSIGN_OR_RETURN(Instruction * v, Value(s, s.operands[0], values));
+      VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, s.operands[0], values));
       probes_.insert(id->second);
       values[s.results[0]] = v;
       continue;
@@ -1632,12 +1632,12 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
     if (s.name == "stablehlo.reduce" || s.name == "stablehlo.reduce_window" || s.name == "stablehlo.sort" ||
         s.name == "stablehlo.map" || s.name == "stablehlo.select_and_scatter" || s.name == "chlo.scan") {
       const size_t here = c_.position();
-      ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerRegionOp(s, values));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerRegionOp(s, values));
       c_.set_position(here);
-      RETURN_IF_ERROR(BindResults(s, r, values));
+      VKXLA_RETURN_IF_ERROR(BindResults(s, r, values));
       continue;
     }
-    ASSIGN_OR_RETURN(Instruction * inst, Lower(s, values));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * inst, Lower(s, values));
     if (s.results.size() == 1) {
       values[s.results[0]] = inst;
     } else {
@@ -1650,7 +1650,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
 }
 
 StatusOr<StablehloProgram> Reader::Read() {
-  RETURN_IF_ERROR(ScanFunctions());
+  VKXLA_RETURN_IF_ERROR(ScanFunctions());
   // The entry: the one asked for, else @main, else the first function.
   const Function* entry = nullptr;
   const std::string wanted = entry_name_.empty() ? "@main" : "@" + entry_name_;
@@ -1668,7 +1668,7 @@ StatusOr<StablehloProgram> Reader::Read() {
     p->shape = entry->arguments[i].second;
     args.push_back(Add(std::move(p), entry->body_begin));
   }
-  ASSIGN_OR_RETURN(std::vector<Instruction*> returned, Translate(*entry, args, 0));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> returned, Translate(*entry, args, 0));
   StablehloProgram program;
   program.function = entry->name.substr(1);
   program.results = static_cast<int>(returned.size());
@@ -1698,12 +1698,12 @@ StatusOr<StablehloProgram> Reader::Read() {
   program.module = std::make_unique<Module>(program.function);
   for (auto& region : regions_) program.module->AddComputation(std::move(region));
   program.module->set_entry(program.module->AddComputation(std::move(entry_)));
-  RETURN_IF_ERROR(VerifyModule(*program.module));
+  VKXLA_RETURN_IF_ERROR(VerifyModule(*program.module));
   return program;
 }
 
 StatusOr<std::vector<StablehloFunctionInfo>> Reader::List() {
-  RETURN_IF_ERROR(ScanFunctions());
+  VKXLA_RETURN_IF_ERROR(ScanFunctions());
   std::vector<StablehloFunctionInfo> out;
   for (const Function& f : functions_) out.push_back({f.name.substr(1), f.arguments.size(), f.is_private, f.holds_checks});
   return out;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ir/module.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -731,12 +731,12 @@ StatusOr<std::unique_ptr<Module>> XlaBuilder::Build(XlaOp root) {
     for (auto& [key, c] : inst->called_computations)
       if (copies.count(c)) c = copies.at(c);
   module->set_entry(module->AddComputation(std::move(computation_)));
-  RETURN_IF_ERROR(VerifyModule(*module));
+  VKXLA_RETURN_IF_ERROR(VerifyModule(*module));
   return module;
 }
 
 StatusOr<XlaComputation> XlaBuilder::BuildComputation(XlaOp root) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> module, Build(root));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, Build(root));
   // The module keeps the computations the entry calls alive; the caller's
   // Build copies them all.
   std::shared_ptr<const Module> owner = std::move(module);

@@ -16,7 +16,7 @@
 #include "ops/gather_scatter_plan.h"
 #include "ops/slice_and_padding.h"
 #include "ops/window.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -165,24 +165,24 @@ Status Parser::Error(size_t pos, const std::string& message) const {
 // ---------------------------------------------------------------- shapes
 
 StatusOr<std::vector<int64_t>> Parser::ParseIntList(char open, char close) {
-  RETURN_IF_ERROR(Expect(std::string(1, open)));
+  VKXLA_RETURN_IF_ERROR(Expect(std::string(1, open)));
   std::vector<int64_t> v;
   if (ConsumeIf(std::string(1, close))) return v;
   do {
-    ASSIGN_OR_RETURN(int64_t x, ReadInt());
+    VKXLA_ASSIGN_OR_RETURN(int64_t x, ReadInt());
     v.push_back(x);
   } while (ConsumeIf(","));
-  RETURN_IF_ERROR(Expect(std::string(1, close)));
+  VKXLA_RETURN_IF_ERROR(Expect(std::string(1, close)));
   return v;
 }
 
 StatusOr<Layout> Parser::ParseLayout() {
-  RETURN_IF_ERROR(Expect("{"));
+  VKXLA_RETURN_IF_ERROR(Expect("{"));
   Layout layout;
   if (ConsumeIf("}")) return layout;
   if (Peek() != ':') {
     do {
-      ASSIGN_OR_RETURN(int64_t d, ReadInt());
+      VKXLA_ASSIGN_OR_RETURN(int64_t d, ReadInt());
       layout.minor_to_major.push_back(d);
     } while (ConsumeIf(","));
   }
@@ -197,25 +197,25 @@ StatusOr<Layout> Parser::ParseLayout() {
             if (ConsumeIf("*")) {
               tile.dims.push_back(Tile::kCombine);
             } else {
-              ASSIGN_OR_RETURN(int64_t d, ReadInt());
+              VKXLA_ASSIGN_OR_RETURN(int64_t d, ReadInt());
               tile.dims.push_back(d);
             }
           } while (ConsumeIf(","));
-          RETURN_IF_ERROR(Expect(")"));
+          VKXLA_RETURN_IF_ERROR(Expect(")"));
           layout.tiles.push_back(std::move(tile));
         }
       } else if (ConsumeIf("E(")) {
-        ASSIGN_OR_RETURN(layout.element_size_in_bits, ReadInt());
-        RETURN_IF_ERROR(Expect(")"));
+        VKXLA_ASSIGN_OR_RETURN(layout.element_size_in_bits, ReadInt());
+        VKXLA_RETURN_IF_ERROR(Expect(")"));
       } else if (ConsumeIf("S(")) {
-        ASSIGN_OR_RETURN(layout.memory_space, ReadInt());
-        RETURN_IF_ERROR(Expect(")"));
+        VKXLA_ASSIGN_OR_RETURN(layout.memory_space, ReadInt());
+        VKXLA_RETURN_IF_ERROR(Expect(")"));
       } else {
         return Error(at, "unknown layout attribute; expected T(...), E(...) or S(...)");
       }
     }
   }
-  RETURN_IF_ERROR(Expect("}"));
+  VKXLA_RETURN_IF_ERROR(Expect("}"));
   return layout;
 }
 
@@ -228,10 +228,10 @@ StatusOr<Shape> Parser::ParseShape() {
     std::vector<Shape> elements;
     if (!ConsumeIf(")")) {
       do {
-        ASSIGN_OR_RETURN(Shape s, ParseShape());
+        VKXLA_ASSIGN_OR_RETURN(Shape s, ParseShape());
         elements.push_back(std::move(s));
       } while (ConsumeIf(","));
-      RETURN_IF_ERROR(Expect(")"));
+      VKXLA_RETURN_IF_ERROR(Expect(")"));
     }
     --tuple_depth_;
     return Shape::Tuple(std::move(elements));
@@ -240,7 +240,7 @@ StatusOr<Shape> Parser::ParseShape() {
   auto type = ParseElementType(type_name);
   if (!type || *type == ElementType::kTuple)
     return Error(start, type_name.empty() ? "expected a shape" : "unknown element type '" + type_name + "'");
-  RETURN_IF_ERROR(Expect("["));
+  VKXLA_RETURN_IF_ERROR(Expect("["));
   Shape shape(*type, {});
   std::vector<int64_t> dims;
   std::vector<bool> dynamic;
@@ -249,14 +249,14 @@ StatusOr<Shape> Parser::ParseShape() {
       bool is_dynamic = ConsumeIf("<=");
       if (!is_dynamic && ConsumeIf("?")) return Error("unbounded dynamic dimensions ('?') are not supported; give a bound as '<=N'");
       size_t at = pos_;
-      ASSIGN_OR_RETURN(int64_t d, ReadInt());
+      VKXLA_ASSIGN_OR_RETURN(int64_t d, ReadInt());
       if (d < 0) return Error(at, "negative dimension size " + std::to_string(d));
       if (static_cast<int64_t>(dims.size()) == kMaxRank)
         return Error(at, "more than " + std::to_string(kMaxRank) + " dimensions");
       dims.push_back(d);
       dynamic.push_back(is_dynamic);
     } while (ConsumeIf(","));
-    RETURN_IF_ERROR(Expect("]"));
+    VKXLA_RETURN_IF_ERROR(Expect("]"));
   }
   if (*type == ElementType::kToken) {
     if (!dims.empty()) return Error(start, "a token shape has no dimensions");
@@ -269,7 +269,7 @@ StatusOr<Shape> Parser::ParseShape() {
     if (dynamic[i]) shape.set_dynamic_dim(i, true);
   if (Peek() == '{' && StartsLayout()) {
     size_t at = pos_;
-    ASSIGN_OR_RETURN(Layout layout, ParseLayout());
+    VKXLA_ASSIGN_OR_RETURN(Layout layout, ParseLayout());
     Status valid = layout.Validate(shape.rank());
     if (!valid.ok()) return Error(at, valid.message());
     shape.set_layout(std::move(layout));
@@ -279,16 +279,16 @@ StatusOr<Shape> Parser::ParseShape() {
 
 StatusOr<ProgramShape> Parser::ParseProgramShape() {
   ProgramShape p;
-  RETURN_IF_ERROR(Expect("("));
+  VKXLA_RETURN_IF_ERROR(Expect("("));
   if (!ConsumeIf(")")) {
     do {
-      ASSIGN_OR_RETURN(Shape s, ParseShape());
+      VKXLA_ASSIGN_OR_RETURN(Shape s, ParseShape());
       p.parameters.push_back(std::move(s));
     } while (ConsumeIf(","));
-    RETURN_IF_ERROR(Expect(")"));
+    VKXLA_RETURN_IF_ERROR(Expect(")"));
   }
-  RETURN_IF_ERROR(Expect("->"));
-  ASSIGN_OR_RETURN(p.result, ParseShape());
+  VKXLA_RETURN_IF_ERROR(Expect("->"));
+  VKXLA_ASSIGN_OR_RETURN(p.result, ParseShape());
   return p;
 }
 
@@ -318,7 +318,7 @@ StatusOr<Scalar> Parser::ParseScalar(ElementType t) {
   if (t == ElementType::kPred) {
     if (ConsumeWord("true")) return Scalar::Pred(true);
     if (ConsumeWord("false")) return Scalar::Pred(false);
-    ASSIGN_OR_RETURN(int64_t v, ReadInt());
+    VKXLA_ASSIGN_OR_RETURN(int64_t v, ReadInt());
     if (v != 0 && v != 1) return Error(start, "expected true, false, 0 or 1 for a pred");
     return Scalar::Pred(v != 0);
   }
@@ -345,32 +345,32 @@ StatusOr<Scalar> Parser::ParseScalar(ElementType t) {
     return Scalar::Int(t, neg ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag));
   }
   if (IsComplex(t)) {
-    RETURN_IF_ERROR(Expect("("));
-    ASSIGN_OR_RETURN(double re, ParseFloatValue());
-    RETURN_IF_ERROR(Expect(","));
-    ASSIGN_OR_RETURN(double im, ParseFloatValue());
-    RETURN_IF_ERROR(Expect(")"));
+    VKXLA_RETURN_IF_ERROR(Expect("("));
+    VKXLA_ASSIGN_OR_RETURN(double re, ParseFloatValue());
+    VKXLA_RETURN_IF_ERROR(Expect(","));
+    VKXLA_ASSIGN_OR_RETURN(double im, ParseFloatValue());
+    VKXLA_RETURN_IF_ERROR(Expect(")"));
     return Scalar::Complex(t, {re, im});
   }
-  ASSIGN_OR_RETURN(double v, ParseFloatValue());
+  VKXLA_ASSIGN_OR_RETURN(double v, ParseFloatValue());
   return Scalar::Float(t, v);
 }
 
 Status Parser::ParseLiteralValues(const Shape& shape, int64_t dim, std::vector<Scalar>& values) {
   if (dim == shape.rank()) {
-    ASSIGN_OR_RETURN(Scalar v, ParseScalar(shape.element_type()));
+    VKXLA_ASSIGN_OR_RETURN(Scalar v, ParseScalar(shape.element_type()));
     values.push_back(v);
     return OkStatus();
   }
   size_t start = pos_;
-  RETURN_IF_ERROR(Expect("{"));
+  VKXLA_RETURN_IF_ERROR(Expect("{"));
   int64_t count = 0;
   if (Peek() != '}') {
     do {
       if (count == shape.dim(dim))
         return Error("too many elements in dimension " + std::to_string(dim) + " of " + shape.ToString() +
                      " (expected " + std::to_string(shape.dim(dim)) + ")");
-      RETURN_IF_ERROR(ParseLiteralValues(shape, dim + 1, values));
+      VKXLA_RETURN_IF_ERROR(ParseLiteralValues(shape, dim + 1, values));
       ++count;
     } while (ConsumeIf(","));
   }
@@ -382,20 +382,20 @@ Status Parser::ParseLiteralValues(const Shape& shape, int64_t dim, std::vector<S
 
 StatusOr<Literal> Parser::ParseLiteral(const Shape& shape) {
   if (shape.IsTuple()) {
-    RETURN_IF_ERROR(Expect("("));
+    VKXLA_RETURN_IF_ERROR(Expect("("));
     std::vector<Literal> elements;
     for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
-      if (i) RETURN_IF_ERROR(Expect(","));
-      ASSIGN_OR_RETURN(Literal e, ParseLiteral(shape.tuple_shapes()[i]));
+      if (i) VKXLA_RETURN_IF_ERROR(Expect(","));
+      VKXLA_ASSIGN_OR_RETURN(Literal e, ParseLiteral(shape.tuple_shapes()[i]));
       elements.push_back(std::move(e));
     }
-    RETURN_IF_ERROR(Expect(")"));
+    VKXLA_RETURN_IF_ERROR(Expect(")"));
     return Literal::Tuple(std::move(elements));
   }
   if (!shape.IsArray()) return Error("a constant must have an array or tuple shape, not " + shape.ToString());
   const size_t start = pos_;
   std::vector<Scalar> values;
-  RETURN_IF_ERROR(ParseLiteralValues(shape, 0, values));
+  VKXLA_RETURN_IF_ERROR(ParseLiteralValues(shape, 0, values));
   Status fits = CheckLiteralBytes(shape);
   if (!fits.ok()) return Error(start, fits.message());
   Literal lit(shape);
@@ -407,35 +407,35 @@ StatusOr<Literal> Parser::ParseLiteral(const Shape& shape) {
 
 StatusOr<ResultAccuracy> Parser::ParseResultAccuracy() {
   ResultAccuracy acc;
-  RETURN_IF_ERROR(Expect("{"));
+  VKXLA_RETURN_IF_ERROR(Expect("{"));
   if (ConsumeIf("mode")) {
-    RETURN_IF_ERROR(Expect("="));
+    VKXLA_RETURN_IF_ERROR(Expect("="));
     size_t at = pos_;
     std::string mode = ReadName();
     if (mode == "highest" || mode == "HIGHEST") acc.highest = true;
     else if (mode != "default" && mode != "DEFAULT") return Error(at, "unknown result_accuracy mode '" + mode + "'");
   } else {
-    RETURN_IF_ERROR(Expect("tolerance"));
-    RETURN_IF_ERROR(Expect("="));
-    RETURN_IF_ERROR(Expect("{"));
+    VKXLA_RETURN_IF_ERROR(Expect("tolerance"));
+    VKXLA_RETURN_IF_ERROR(Expect("="));
+    VKXLA_RETURN_IF_ERROR(Expect("{"));
     while (Peek() != '}') {
       size_t at = pos_;
       std::string key = ReadName();
-      RETURN_IF_ERROR(Expect("="));
+      VKXLA_RETURN_IF_ERROR(Expect("="));
       if (key == "atol") {
-        ASSIGN_OR_RETURN(acc.atol, ParseFloatValue());
+        VKXLA_ASSIGN_OR_RETURN(acc.atol, ParseFloatValue());
       } else if (key == "rtol") {
-        ASSIGN_OR_RETURN(acc.rtol, ParseFloatValue());
+        VKXLA_ASSIGN_OR_RETURN(acc.rtol, ParseFloatValue());
       } else if (key == "ulps") {
-        ASSIGN_OR_RETURN(acc.ulps, ReadInt());
+        VKXLA_ASSIGN_OR_RETURN(acc.ulps, ReadInt());
       } else {
         return Error(at, "unknown tolerance field '" + key + "'; expected atol, rtol or ulps");
       }
       if (!ConsumeIf(",")) break;
     }
-    RETURN_IF_ERROR(Expect("}"));
+    VKXLA_RETURN_IF_ERROR(Expect("}"));
   }
-  RETURN_IF_ERROR(Expect("}"));
+  VKXLA_RETURN_IF_ERROR(Expect("}"));
   if (acc.atol < 0 || acc.rtol < 0 || acc.ulps < 0) return Error("result_accuracy tolerances must not be negative");
   return acc;
 }
@@ -474,17 +474,17 @@ Status Parser::ParseAttribute(Module& module, Instruction& inst) {
   size_t at = pos_;
   std::string key = ReadName();
   if (key.empty()) return Error("expected an attribute name");
-  RETURN_IF_ERROR(Expect("="));
+  VKXLA_RETURN_IF_ERROR(Expect("="));
   if (key == "dimensions") {
-    ASSIGN_OR_RETURN(inst.dimensions, ParseIntList('{', '}'));
+    VKXLA_ASSIGN_OR_RETURN(inst.dimensions, ParseIntList('{', '}'));
   } else if (key == "index") {
-    ASSIGN_OR_RETURN(inst.tuple_index, ReadInt());
+    VKXLA_ASSIGN_OR_RETURN(inst.tuple_index, ReadInt());
   } else if (key == "iota_dimension") {
-    ASSIGN_OR_RETURN(inst.iota_dimension, ReadInt());
+    VKXLA_ASSIGN_OR_RETURN(inst.iota_dimension, ReadInt());
   } else if (key == "exponent_bits") {
-    ASSIGN_OR_RETURN(inst.exponent_bits, ReadInt());
+    VKXLA_ASSIGN_OR_RETURN(inst.exponent_bits, ReadInt());
   } else if (key == "mantissa_bits") {
-    ASSIGN_OR_RETURN(inst.mantissa_bits, ReadInt());
+    VKXLA_ASSIGN_OR_RETURN(inst.mantissa_bits, ReadInt());
   } else if (key == "direction") {
     size_t vat = pos_;
     std::string v = ReadName();
@@ -498,7 +498,7 @@ Status Parser::ParseAttribute(Module& module, Instruction& inst) {
     if (!t) return Error(vat, "unknown comparison type '" + v + "'; expected FLOAT, TOTALORDER, SIGNED or UNSIGNED");
     inst.comparison_type = *t;
   } else if (key == "result_accuracy") {
-    ASSIGN_OR_RETURN(ResultAccuracy acc, ParseResultAccuracy());
+    VKXLA_ASSIGN_OR_RETURN(ResultAccuracy acc, ParseResultAccuracy());
     inst.result_accuracy = acc;
   } else if (key == "to_apply" || key == "calls" || key == "condition" || key == "body" || key == "comparator" ||
              key == "select" || key == "scatter" || key == "true_computation" || key == "false_computation") {
@@ -509,10 +509,10 @@ Status Parser::ParseAttribute(Module& module, Instruction& inst) {
     inst.called_computations.emplace_back(key, c);
   } else if (key == "branch_computations") {
     // {%a, %b, ...}: one entry per branch, in order.
-    RETURN_IF_ERROR(Expect("{"));
+    VKXLA_RETURN_IF_ERROR(Expect("{"));
     SkipSpace();
     while (!ConsumeIf("}")) {
-      if (!inst.called_computations.empty() && inst.called_computations.back().first == key) RETURN_IF_ERROR(Expect(","));
+      if (!inst.called_computations.empty() && inst.called_computations.back().first == key) VKXLA_RETURN_IF_ERROR(Expect(","));
       SkipSpace();
       size_t vat = pos_;
       std::string name = ReadName();
@@ -523,7 +523,7 @@ Status Parser::ParseAttribute(Module& module, Instruction& inst) {
       SkipSpace();
     }
   } else {
-    ASSIGN_OR_RETURN(std::string raw, ReadRawValue());
+    VKXLA_ASSIGN_OR_RETURN(std::string raw, ReadRawValue());
     inst.other_attributes.emplace_back(key, raw);
   }
   (void)at;
@@ -541,23 +541,23 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
   if (inst->name.empty()) return Error("expected an instruction name");
   if (comp.Find(inst->name)) return Error(name_at, "instruction '%" + inst->name + "' is defined twice");
   inst->location = Loc(name_at);
-  RETURN_IF_ERROR(Expect("="));
-  ASSIGN_OR_RETURN(inst->shape, ParseShape());
+  VKXLA_RETURN_IF_ERROR(Expect("="));
+  VKXLA_ASSIGN_OR_RETURN(inst->shape, ParseShape());
   SkipSpace();
   size_t op_at = pos_;
   std::string op_name = ReadName();
   auto opcode = ParseOpcode(op_name);
   if (!opcode) return Error(op_at, op_name.empty() ? "expected an opcode" : "unknown opcode '" + op_name + "'");
   inst->opcode = *opcode;
-  RETURN_IF_ERROR(Expect("("));
+  VKXLA_RETURN_IF_ERROR(Expect("("));
   if (inst->opcode == Opcode::kParameter) {
-    ASSIGN_OR_RETURN(inst->parameter_number, ReadInt());
+    VKXLA_ASSIGN_OR_RETURN(inst->parameter_number, ReadInt());
     if (inst->parameter_number < 0) return Error("parameter number must not be negative");
-    RETURN_IF_ERROR(Expect(")"));
+    VKXLA_RETURN_IF_ERROR(Expect(")"));
   } else if (inst->opcode == Opcode::kConstant) {
-    ASSIGN_OR_RETURN(Literal lit, ParseLiteral(inst->shape));
+    VKXLA_ASSIGN_OR_RETURN(Literal lit, ParseLiteral(inst->shape));
     inst->literal = std::move(lit);
-    RETURN_IF_ERROR(Expect(")"));
+    VKXLA_RETURN_IF_ERROR(Expect(")"));
   } else if (!ConsumeIf(")")) {
     do {
       SkipSpace();
@@ -570,7 +570,7 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
             while (p < text_.size() && IsNameChar(text_[p])) ++p;
             return p < text_.size() && text_[p] == '[';
           }())) {
-        ASSIGN_OR_RETURN(Shape s, ParseShape());
+        VKXLA_ASSIGN_OR_RETURN(Shape s, ParseShape());
         written = std::move(s);
         SkipSpace();
         operand_at = pos_;
@@ -584,7 +584,7 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
                                      operand->shape.ToString());
       inst->operands.push_back(operand);
     } while (ConsumeIf(","));
-    RETURN_IF_ERROR(Expect(")"));
+    VKXLA_RETURN_IF_ERROR(Expect(")"));
   }
   while (true) {
     // Attributes follow on the same line: ", name=value".
@@ -592,7 +592,7 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
     if (pos_ < text_.size() && text_[pos_] == ',') {
       ++pos_;
-      RETURN_IF_ERROR(ParseAttribute(module, *inst));
+      VKXLA_RETURN_IF_ERROR(ParseAttribute(module, *inst));
     } else {
       pos_ = save;
       break;
@@ -622,23 +622,23 @@ Status Parser::ParseComputation(Module& module) {
     if (!ConsumeIf(")")) {
       do {
         ReadName();
-        RETURN_IF_ERROR(Expect(":"));
-        ASSIGN_OR_RETURN(Shape s, ParseShape());
+        VKXLA_RETURN_IF_ERROR(Expect(":"));
+        VKXLA_ASSIGN_OR_RETURN(Shape s, ParseShape());
         (void)s;
       } while (ConsumeIf(","));
-      RETURN_IF_ERROR(Expect(")"));
+      VKXLA_RETURN_IF_ERROR(Expect(")"));
     }
-    RETURN_IF_ERROR(Expect("->"));
-    ASSIGN_OR_RETURN(Shape r, ParseShape());
+    VKXLA_RETURN_IF_ERROR(Expect("->"));
+    VKXLA_ASSIGN_OR_RETURN(Shape r, ParseShape());
     (void)r;
   }
-  RETURN_IF_ERROR(Expect("{"));
+  VKXLA_RETURN_IF_ERROR(Expect("{"));
   while (Peek() != '}') {
     if (AtEnd()) return Error("unexpected end of input in computation '" + name + "'; expected '}'");
     bool is_root = false;
-    RETURN_IF_ERROR(ParseInstruction(module, *comp, is_root));
+    VKXLA_RETURN_IF_ERROR(ParseInstruction(module, *comp, is_root));
   }
-  RETURN_IF_ERROR(Expect("}"));
+  VKXLA_RETURN_IF_ERROR(Expect("}"));
   if (comp->instructions().empty()) return Error(name_at, "computation '" + name + "' is empty");
   if (!comp->root()) comp->set_root(comp->instructions().back().get());
   Computation* raw = module.AddComputation(std::move(comp));
@@ -658,19 +658,19 @@ StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
   size_t layout_at = 0;
   while (ConsumeIf(",")) {
     std::string key = ReadName();
-    RETURN_IF_ERROR(Expect("="));
+    VKXLA_RETURN_IF_ERROR(Expect("="));
     if (key == "entry_computation_layout") {
-      RETURN_IF_ERROR(Expect("{"));
+      VKXLA_RETURN_IF_ERROR(Expect("{"));
       layout_at = pos_;
-      ASSIGN_OR_RETURN(ProgramShape p, ParseProgramShape());
-      RETURN_IF_ERROR(Expect("}"));
+      VKXLA_ASSIGN_OR_RETURN(ProgramShape p, ParseProgramShape());
+      VKXLA_RETURN_IF_ERROR(Expect("}"));
       entry_layout = std::move(p);
     } else {
-      ASSIGN_OR_RETURN(std::string raw, ReadRawValue());  // other module attributes are not used
+      VKXLA_ASSIGN_OR_RETURN(std::string raw, ReadRawValue());  // other module attributes are not used
       (void)raw;
     }
   }
-  while (!AtEnd()) RETURN_IF_ERROR(ParseComputation(*module));
+  while (!AtEnd()) VKXLA_RETURN_IF_ERROR(ParseComputation(*module));
   if (module->computations().empty()) return Error("the module has no computations");
   if (!module->entry()) module->set_entry(module->computations().back().get());
   if (entry_layout) {
@@ -693,13 +693,13 @@ StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
 }
 
 StatusOr<Shape> Parser::ParseShapeOnly() {
-  ASSIGN_OR_RETURN(Shape s, ParseShape());
+  VKXLA_ASSIGN_OR_RETURN(Shape s, ParseShape());
   if (!AtEnd()) return Error("unexpected text after the shape");
   return s;
 }
 
 StatusOr<Literal> Parser::ParseLiteralOnly(const Shape& shape) {
-  ASSIGN_OR_RETURN(Literal l, ParseLiteral(shape));
+  VKXLA_ASSIGN_OR_RETURN(Literal l, ParseLiteral(shape));
   if (!AtEnd()) return Error("unexpected text after the literal");
   return l;
 }

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "ir/module.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -16,8 +16,8 @@ StatusOr<int> ElementStorageBits(ElementType type, const Layout& layout) {
 }
 
 StatusOr<int64_t> PhysicalByteSize(const Shape& shape) {
-  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
-  ASSIGN_OR_RETURN(int bits, ElementStorageBits(shape.element_type(), shape.layout_or_default()));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
+  VKXLA_ASSIGN_OR_RETURN(int bits, ElementStorageBits(shape.element_type(), shape.layout_or_default()));
   const int64_t bytes = (map.physical_element_count() * bits + 7) / 8;
   return std::max<int64_t>(4, (bytes + 3) / 4 * 4);
 }
@@ -69,9 +69,9 @@ int NibbleShift(int64_t physical) { return physical % 2 == 0 ? 4 : 0; }
 StatusOr<std::vector<uint8_t>> ToPhysical(const Literal& literal, const Layout& layout) {
   Shape shape = literal.shape();
   shape.set_layout(layout);
-  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
-  ASSIGN_OR_RETURN(int bits, ElementStorageBits(shape.element_type(), layout));
-  ASSIGN_OR_RETURN(int64_t size, PhysicalByteSize(shape));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
+  VKXLA_ASSIGN_OR_RETURN(int bits, ElementStorageBits(shape.element_type(), layout));
+  VKXLA_ASSIGN_OR_RETURN(int64_t size, PhysicalByteSize(shape));
   std::vector<uint8_t> out(size, 0);
   const uint8_t* src = literal.bytes().data();
   if (layout.IsDescending() && bits >= 8) {
@@ -88,8 +88,8 @@ StatusOr<std::vector<uint8_t>> ToPhysical(const Literal& literal, const Layout& 
 
 StatusOr<Literal> FromPhysical(const uint8_t* data, const Shape& shape) {
   const Layout layout = shape.layout_or_default();
-  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
-  ASSIGN_OR_RETURN(int bits, ElementStorageBits(shape.element_type(), layout));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
+  VKXLA_ASSIGN_OR_RETURN(int bits, ElementStorageBits(shape.element_type(), layout));
   Literal lit(Shape(shape.element_type(), shape.dims()));
   lit.set_layout(layout);
   uint8_t* dst = lit.bytes().data();

@@ -22,7 +22,7 @@ int64_t LiteralBytes(const Shape& shape) {
 }  // namespace
 
 Status CheckLiteralBytes(const Shape& shape) {
-  RETURN_IF_ERROR(CheckShapeBounds(shape));
+  VKXLA_RETURN_IF_ERROR(CheckShapeBounds(shape));
   const int64_t bytes = LiteralBytes(shape);
   if (bytes > kMaxLiteralBytes)
     return ResourceExhausted("a literal of " + shape.ToString(false) + " would take " + std::to_string(bytes >> 20) +

@@ -10,7 +10,7 @@
 
 #include "ir/scalar.h"
 #include "ir/shape.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

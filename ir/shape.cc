@@ -43,7 +43,7 @@ Status CheckShapeBoundsAt(const Shape& shape, int depth) {
   if (shape.IsTuple()) {
     if (depth >= kMaxTupleDepth)
       return InvalidArgument("tuple shapes nest deeper than " + std::to_string(kMaxTupleDepth) + " levels");
-    for (const Shape& s : shape.tuple_shapes()) RETURN_IF_ERROR(CheckShapeBoundsAt(s, depth + 1));
+    for (const Shape& s : shape.tuple_shapes()) VKXLA_RETURN_IF_ERROR(CheckShapeBoundsAt(s, depth + 1));
     return OkStatus();
   }
   if (!shape.IsArray()) return OkStatus();

@@ -9,7 +9,7 @@
 
 #include "ir/element_type.h"
 #include "ir/layout.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

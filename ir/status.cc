@@ -1,4 +1,4 @@
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -4,7 +4,7 @@ namespace vkxla {
 
 StatusOr<TiledIndexMap> TiledIndexMap::Create(const Shape& shape) {
   const Layout layout = shape.layout_or_default();
-  RETURN_IF_ERROR(layout.Validate(shape.rank()));
+  VKXLA_RETURN_IF_ERROR(layout.Validate(shape.rank()));
   TiledIndexMap m;
   m.minor_to_major_ = layout.minor_to_major;
   m.logical_count_ = shape.element_count();

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ir/shape.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ir/instruction.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -16,7 +16,7 @@ void SetCholeskyLower(Instruction& inst, bool lower) { SetAttribute(inst, "lower
 StatusOr<Shape> InferCholeskyShape(const Instruction& inst) {
   auto error = [&](const std::string& m) { return InvalidArgument("cholesky " + inst.Describe() + ": " + m); };
   if (inst.operands.size() != 1) return error("takes one operand, got " + std::to_string(inst.operands.size()));
-  RETURN_IF_ERROR(ReadCholeskyLower(inst).status());
+  VKXLA_RETURN_IF_ERROR(ReadCholeskyLower(inst).status());
   const Shape& a = inst.operands[0]->shape;
   if (!a.IsArray()) return error("operand must be an array, got " + a.ToString());
   if (!IsLinearAlgebraType(a.element_type())) return error("operand is " + a.ToString() + "; Cholesky takes f32, f64, c64 or c128");
@@ -26,7 +26,7 @@ StatusOr<Shape> InferCholeskyShape(const Instruction& inst) {
 }
 
 StatusOr<Literal> EvaluateCholesky(const Instruction& inst, const Literal& a) {
-  ASSIGN_OR_RETURN(bool lower, ReadCholeskyLower(inst));
+  VKXLA_ASSIGN_OR_RETURN(bool lower, ReadCholeskyLower(inst));
   const Shape& s = a.shape();
   const int64_t n = s.dims()[s.rank() - 1];
   Literal out(Shape(s.element_type(), s.dims()));

@@ -21,12 +21,12 @@ Status ExpectOperandCount(const Instruction& inst, size_t n) {
 bool IsScalarOf(const Shape& s, ElementType t) { return s.IsArray() && s.element_type() == t && s.rank() == 0; }
 
 StatusOr<Shape> InferWhile(const Instruction& inst) {
-  RETURN_IF_ERROR(ExpectOperandCount(inst, 1));
+  VKXLA_RETURN_IF_ERROR(ExpectOperandCount(inst, 1));
   const Shape& state = inst.operands[0]->shape;
-  ASSIGN_OR_RETURN(const Computation* cond, CalledComputation(inst, "condition", "the loop condition"));
-  ASSIGN_OR_RETURN(const Computation* body, CalledComputation(inst, "body", "the loop body"));
-  RETURN_IF_ERROR(CheckSignature(inst, *cond, "condition", {state}, {Shape::Scalar(ElementType::kPred)}));
-  RETURN_IF_ERROR(CheckSignature(inst, *body, "body", {state}, {state}));
+  VKXLA_ASSIGN_OR_RETURN(const Computation* cond, CalledComputation(inst, "condition", "the loop condition"));
+  VKXLA_ASSIGN_OR_RETURN(const Computation* body, CalledComputation(inst, "body", "the loop body"));
+  VKXLA_RETURN_IF_ERROR(CheckSignature(inst, *cond, "condition", {state}, {Shape::Scalar(ElementType::kPred)}));
+  VKXLA_RETURN_IF_ERROR(CheckSignature(inst, *body, "body", {state}, {state}));
   return state;
 }
 
@@ -35,7 +35,7 @@ StatusOr<Shape> InferConditional(const Instruction& inst) {
   const Shape& selector = inst.operands[0]->shape;
   if (!IsScalarOf(selector, ElementType::kPred) && !IsScalarOf(selector, ElementType::kS32))
     return OpError(inst, "the branch selector must be pred[] or s32[], got " + selector.ToString());
-  ASSIGN_OR_RETURN(std::vector<const Computation*> branches, ConditionalBranches(inst));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<const Computation*> branches, ConditionalBranches(inst));
   if (IsScalarOf(selector, ElementType::kPred) && branches.size() != 2)
     return OpError(inst, "a pred selector needs two branches, got " + std::to_string(branches.size()));
   if (branches.empty()) return OpError(inst, "needs at least one branch");
@@ -44,16 +44,16 @@ StatusOr<Shape> InferConditional(const Instruction& inst) {
                              " branch operands, got " + std::to_string(inst.operands.size() - 1));
   const Shape result = branches[0]->root()->shape;
   for (size_t k = 0; k < branches.size(); ++k)
-    RETURN_IF_ERROR(CheckSignature(inst, *branches[k], "branch " + std::to_string(k), {inst.operands[k + 1]->shape},
+    VKXLA_RETURN_IF_ERROR(CheckSignature(inst, *branches[k], "branch " + std::to_string(k), {inst.operands[k + 1]->shape},
                                    {result}));
   return result;
 }
 
 StatusOr<Shape> InferCall(const Instruction& inst) {
-  ASSIGN_OR_RETURN(const Computation* callee, CalledComputation(inst, "to_apply", "the called computation"));
+  VKXLA_ASSIGN_OR_RETURN(const Computation* callee, CalledComputation(inst, "to_apply", "the called computation"));
   std::vector<Shape> params;
   for (const Instruction* o : inst.operands) params.push_back(o->shape);
-  RETURN_IF_ERROR(CheckSignature(inst, *callee, "callee", params, {callee->root()->shape}));
+  VKXLA_RETURN_IF_ERROR(CheckSignature(inst, *callee, "callee", params, {callee->root()->shape}));
   return callee->root()->shape;
 }
 
@@ -163,9 +163,9 @@ StatusOr<std::vector<Literal>> RunHostCustomCall(const Instruction& inst, const 
   const std::string target = CustomCallTarget(inst);
   std::optional<HostCustomCall> f = FindHostCustomCall(target);
   if (!f) return Unimplemented("custom-call " + inst.Describe() + ": custom_call_target \"" + target + "\" is not registered");
-  ASSIGN_OR_RETURN(std::vector<Shape> want, FlatLeaves(inst, inst.shape));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Shape> want, FlatLeaves(inst, inst.shape));
   std::vector<Literal> results;
-  RETURN_IF_ERROR((*f)(operand_leaves, CustomCallContextOf(inst), results));
+  VKXLA_RETURN_IF_ERROR((*f)(operand_leaves, CustomCallContextOf(inst), results));
   if (results.size() != want.size())
     return OpError(inst, "\"" + target + "\" gave " + std::to_string(results.size()) + " results for " + inst.shape.ToString());
   for (size_t k = 0; k < want.size(); ++k)

@@ -14,7 +14,7 @@
 
 #include "ir/literal.h"
 #include "ir/module.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "ops/custom_call_registry.h"
 
 namespace vkxla {

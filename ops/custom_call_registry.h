@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ir/literal.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -50,7 +50,7 @@ StatusOr<Literal> EvaluateDataMovement(const Instruction& inst, const std::vecto
       };
       break;
     case Opcode::kSlice: {
-      ASSIGN_OR_RETURN(slice, SliceOf(inst));
+      VKXLA_ASSIGN_OR_RETURN(slice, SliceOf(inst));
       source = [&](const std::vector<int64_t>& i) {
         Source s{0, i};
         for (size_t d = 0; d < i.size(); ++d) s.index[d] = slice[d].start + i[d] * slice[d].stride;
@@ -67,7 +67,7 @@ StatusOr<Literal> EvaluateDataMovement(const Instruction& inst, const std::vecto
       };
       break;
     case Opcode::kPad: {
-      ASSIGN_OR_RETURN(padding, PaddingOf(inst));
+      VKXLA_ASSIGN_OR_RETURN(padding, PaddingOf(inst));
       source = [&](const std::vector<int64_t>& i) {
         Source s{0, i};
         for (size_t d = 0; d < i.size(); ++d) {

@@ -69,10 +69,10 @@ StatusOr<std::vector<std::string>> PrecisionsOf(const Instruction& inst) {
 
 StatusOr<DotDimensions> DotDimensionsOf(const Instruction& inst) {
   DotDimensions d;
-  ASSIGN_OR_RETURN(d.lhs_batch, IntListAttribute(inst, "lhs_batch_dims", false));
-  ASSIGN_OR_RETURN(d.rhs_batch, IntListAttribute(inst, "rhs_batch_dims", false));
-  ASSIGN_OR_RETURN(d.lhs_contracting, IntListAttribute(inst, "lhs_contracting_dims", false));
-  ASSIGN_OR_RETURN(d.rhs_contracting, IntListAttribute(inst, "rhs_contracting_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.lhs_batch, IntListAttribute(inst, "lhs_batch_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.rhs_batch, IntListAttribute(inst, "rhs_batch_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.lhs_contracting, IntListAttribute(inst, "lhs_contracting_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.rhs_contracting, IntListAttribute(inst, "rhs_contracting_dims", false));
   const bool written = FindAttribute(inst, "lhs_contracting_dims") || FindAttribute(inst, "rhs_contracting_dims") ||
                        FindAttribute(inst, "lhs_batch_dims") || FindAttribute(inst, "rhs_batch_dims");
   if (!written && inst.operands.size() >= 2 && inst.operands[0]->shape.IsArray() && inst.operands[1]->shape.IsArray() &&
@@ -125,7 +125,7 @@ StatusOr<DotPlan> PlanDot(const Instruction& inst) {
   const Shape& rhs = inst.operands[1]->shape;
   if (!lhs.IsArray() || !rhs.IsArray()) return DotError(inst, "operands must be arrays, got " + lhs.ToString() + " and " + rhs.ToString());
   DotPlan p;
-  ASSIGN_OR_RETURN(p.dims, DotDimensionsOf(inst));
+  VKXLA_ASSIGN_OR_RETURN(p.dims, DotDimensionsOf(inst));
   const DotDimensions& d = p.dims;
   const std::string numbers = "lhs_batch_dims=" + Dims(d.lhs_batch) + ", rhs_batch_dims=" + Dims(d.rhs_batch) +
                               ", lhs_contracting_dims=" + Dims(d.lhs_contracting) +
@@ -135,8 +135,8 @@ StatusOr<DotPlan> PlanDot(const Instruction& inst) {
   if (d.lhs_contracting.size() != d.rhs_contracting.size())
     return DotError(inst, "lhs and rhs must have as many contracting dims (" + numbers + ") for " + lhs.ToString() + " and " +
                               rhs.ToString());
-  RETURN_IF_ERROR(CheckDims(inst, lhs, "lhs", d.lhs_batch, d.lhs_contracting));
-  RETURN_IF_ERROR(CheckDims(inst, rhs, "rhs", d.rhs_batch, d.rhs_contracting));
+  VKXLA_RETURN_IF_ERROR(CheckDims(inst, lhs, "lhs", d.lhs_batch, d.lhs_contracting));
+  VKXLA_RETURN_IF_ERROR(CheckDims(inst, rhs, "rhs", d.rhs_batch, d.rhs_contracting));
   for (size_t i = 0; i < d.lhs_batch.size(); ++i) {
     if (lhs.dim(d.lhs_batch[i]) != rhs.dim(d.rhs_batch[i]))
       return DotError(inst, "batch dims " + std::to_string(d.lhs_batch[i]) + " of " + lhs.ToString() + " and " +
@@ -158,7 +158,7 @@ StatusOr<DotPlan> PlanDot(const Instruction& inst) {
   p.lhs_free = free_dims(lhs, d.lhs_batch, d.lhs_contracting);
   p.rhs_free = free_dims(rhs, d.rhs_batch, d.rhs_contracting);
   if (inst.opcode == Opcode::kRaggedDot) {  // the rhs's group dim picks a matrix; it is not a free dim
-    ASSIGN_OR_RETURN(const std::vector<int64_t> group, IntListAttribute(inst, "rhs_group_dims", false));
+    VKXLA_ASSIGN_OR_RETURN(const std::vector<int64_t> group, IntListAttribute(inst, "rhs_group_dims", false));
     std::erase_if(p.rhs_free, [&](int64_t x) { return std::find(group.begin(), group.end(), x) != group.end(); });
   }
   for (int64_t i : p.lhs_free) p.m *= lhs.dim(i);
@@ -177,7 +177,7 @@ StatusOr<DotPlan> PlanDot(const Instruction& inst) {
       return DotError(inst, "result " + inst.shape.ToString() + " must be of the operands' kind (" + lhs.ToString() + ", " +
                                 rhs.ToString() + ")");
   }
-  RETURN_IF_ERROR(PrecisionsOf(inst).status());
+  VKXLA_RETURN_IF_ERROR(PrecisionsOf(inst).status());
   if (const std::string* a = FindAttribute(inst, "algorithm")) {
     StatusOr<DotAlgorithm> alg = ParseDotAlgorithm(*a);
     if (!alg.ok()) return DotError(inst, alg.status().message());
@@ -187,7 +187,7 @@ StatusOr<DotPlan> PlanDot(const Instruction& inst) {
 }
 
 StatusOr<Shape> InferDotShape(const Instruction& inst) {
-  ASSIGN_OR_RETURN(DotPlan p, PlanDot(inst));
+  VKXLA_ASSIGN_OR_RETURN(DotPlan p, PlanDot(inst));
   const Shape& lhs = inst.operands[0]->shape;
   const Shape& rhs = inst.operands[1]->shape;
   std::vector<int64_t> dims;
@@ -217,7 +217,7 @@ std::vector<int64_t> CanonicalOperandIndex(const Shape& x, const std::vector<int
 }
 
 StatusOr<Literal> EvaluateDot(const Instruction& inst, const Literal& lhs, const Literal& rhs) {
-  ASSIGN_OR_RETURN(DotPlan p, PlanDot(inst));
+  VKXLA_ASSIGN_OR_RETURN(DotPlan p, PlanDot(inst));
   const Shape& ls = lhs.shape();
   const Shape& rs = rhs.shape();
   const ElementType t = inst.shape.element_type();

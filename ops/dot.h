@@ -13,7 +13,7 @@
 
 #include "ir/instruction.h"
 #include "ir/literal.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -68,7 +68,7 @@ ScalarFunction ScalarCombiner(const Computation& c) {
   return [&c](const std::vector<Scalar>& args) -> StatusOr<std::vector<Scalar>> {
     std::vector<Literal> literals;
     for (const Scalar& a : args) literals.push_back(Literal::ScalarOf(a));
-    ASSIGN_OR_RETURN(Literal r, EvaluateComputation(c, literals));
+    VKXLA_ASSIGN_OR_RETURN(Literal r, EvaluateComputation(c, literals));
     std::vector<Scalar> values;
     if (r.shape().IsTuple()) {
       for (const Literal& e : r.tuple_elements()) values.push_back(e.Get(0));
@@ -192,7 +192,7 @@ thread_local EvaluationFeeds* current_feeds = nullptr;
 }  // namespace
 
 StatusOr<Literal> EvaluateComputation(const Computation& computation, const std::vector<Literal>& arguments) {
-  RETURN_IF_ERROR(CheckArguments(computation, arguments));
+  VKXLA_RETURN_IF_ERROR(CheckArguments(computation, arguments));
   std::map<const Instruction*, Literal> values;
   for (const auto& owned : computation.instructions()) {
     std::vector<const Literal*> operands;
@@ -201,7 +201,7 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
     Instruction sized;
     if (owned->shape.IsArray() && !owned->shape.is_static() && owned->opcode != Opcode::kParameter) {
       sized = *owned;
-      ASSIGN_OR_RETURN(sized.shape, RunTimeShape(*owned, operands));
+      VKXLA_ASSIGN_OR_RETURN(sized.shape, RunTimeShape(*owned, operands));
     }
     const Instruction& inst = sized.shape.IsArray() ? sized : *owned;
     Literal result;
@@ -217,7 +217,7 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         case Opcode::kCopy: result = *operands[0]; break;
         case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kReverse: case Opcode::kSlice:
         case Opcode::kConcatenate: case Opcode::kPad: {
-          ASSIGN_OR_RETURN(result, EvaluateDataMovement(inst, operands));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateDataMovement(inst, operands));
           break;
         }
         case Opcode::kGetDimensionSize:
@@ -238,61 +238,61 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
           break;
         }
         case Opcode::kDynamicSlice: {
-          ASSIGN_OR_RETURN(result, EvaluateDynamicSlice(inst, operands));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateDynamicSlice(inst, operands));
           break;
         }
         case Opcode::kDynamicUpdateSlice: {
-          ASSIGN_OR_RETURN(result, EvaluateDynamicUpdateSlice(inst, operands));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateDynamicUpdateSlice(inst, operands));
           break;
         }
         case Opcode::kGather: {
-          ASSIGN_OR_RETURN(result, EvaluateGather(inst, operands));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateGather(inst, operands));
           break;
         }
         case Opcode::kScatter: {
-          ASSIGN_OR_RETURN(result, EvaluateScatter(inst, operands, ScalarCombiner(*inst.called_computations[0].second)));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateScatter(inst, operands, ScalarCombiner(*inst.called_computations[0].second)));
           break;
         }
         case Opcode::kDot: {
-          ASSIGN_OR_RETURN(result, EvaluateDot(inst, *operands[0], *operands[1]));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateDot(inst, *operands[0], *operands[1]));
           break;
         }
         case Opcode::kRaggedDot: {
-          ASSIGN_OR_RETURN(result, EvaluateRaggedDot(inst, *operands[0], *operands[1], *operands[2]));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateRaggedDot(inst, *operands[0], *operands[1], *operands[2]));
           break;
         }
         case Opcode::kScaledDot: {
-          ASSIGN_OR_RETURN(result, EvaluateScaledDot(inst, *operands[0], *operands[1], *operands[2], *operands[3]));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateScaledDot(inst, *operands[0], *operands[1], *operands[2], *operands[3]));
           break;
         }
         case Opcode::kReduce: {
-          ASSIGN_OR_RETURN(result, EvaluateReduce(inst, operands, ScalarCombiner));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateReduce(inst, operands, ScalarCombiner));
           break;
         }
         case Opcode::kReduceWindow: {
-          ASSIGN_OR_RETURN(result, EvaluateReduceWindow(inst, operands, ScalarCombiner));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateReduceWindow(inst, operands, ScalarCombiner));
           break;
         }
         case Opcode::kSelectAndScatter: {
-          ASSIGN_OR_RETURN(result, EvaluateSelectAndScatter(inst, operands, ScalarCombiner));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateSelectAndScatter(inst, operands, ScalarCombiner));
           break;
         }
         case Opcode::kScan: {
           const Computation& step = *inst.called_computations[0].second;
-          ASSIGN_OR_RETURN(result, EvaluateScan(inst, operands, [&step](const std::vector<Literal>& args)
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateScan(inst, operands, [&step](const std::vector<Literal>& args)
                                                                     -> StatusOr<std::vector<Literal>> {
-            ASSIGN_OR_RETURN(Literal r, EvaluateComputation(step, args));
+            VKXLA_ASSIGN_OR_RETURN(Literal r, EvaluateComputation(step, args));
             if (r.shape().IsTuple()) return r.tuple_elements();
             return std::vector<Literal>{std::move(r)};
           }));
           break;
         }
         case Opcode::kSort: {
-          ASSIGN_OR_RETURN(result, EvaluateSort(inst, operands, ScalarCombiner));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateSort(inst, operands, ScalarCombiner));
           break;
         }
         case Opcode::kFft: {
-          ASSIGN_OR_RETURN(result, EvaluateFft(inst, *operands[0]));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateFft(inst, *operands[0]));
           break;
         }
         case Opcode::kRngGetAndUpdateState: case Opcode::kRng: {
@@ -300,42 +300,42 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
             return FailedPrecondition(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() +
                                       ": the rng counter is the state of a module run (EvaluateModule)");
           if (inst.opcode == Opcode::kRngGetAndUpdateState) {
-            ASSIGN_OR_RETURN(int64_t delta, ReadRngDelta(inst));
+            VKXLA_ASSIGN_OR_RETURN(int64_t delta, ReadRngDelta(inst));
             result = TakeRngCounter(current_feeds->rng_counter, static_cast<uint64_t>(delta));
           } else {
-            ASSIGN_OR_RETURN(Shape shape, InferRngShape(inst));
+            VKXLA_ASSIGN_OR_RETURN(Shape shape, InferRngShape(inst));
             const Literal counter = TakeRngCounter(current_feeds->rng_counter, static_cast<uint64_t>(RngCounterDelta(shape)));
-            ASSIGN_OR_RETURN(result, EvaluateRng(inst, *operands[0], *operands[1], counter));
+            VKXLA_ASSIGN_OR_RETURN(result, EvaluateRng(inst, *operands[0], *operands[1], counter));
           }
           break;
         }
         case Opcode::kCholesky: {
-          ASSIGN_OR_RETURN(result, EvaluateCholesky(inst, *operands[0]));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateCholesky(inst, *operands[0]));
           break;
         }
         case Opcode::kTriangularSolve: {
-          ASSIGN_OR_RETURN(result, EvaluateTriangularSolve(inst, *operands[0], *operands[1]));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateTriangularSolve(inst, *operands[0], *operands[1]));
           break;
         }
         case Opcode::kRngBitGenerator: {
-          ASSIGN_OR_RETURN(result, EvaluateRngBitGenerator(inst, *operands[0]));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateRngBitGenerator(inst, *operands[0]));
           break;
         }
         case Opcode::kTopK: {
-          ASSIGN_OR_RETURN(result, EvaluateTopK(inst, operands));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateTopK(inst, operands));
           break;
         }
         case Opcode::kMap: {
-          ASSIGN_OR_RETURN(result, EvaluateMap(inst, operands, ScalarCombiner));
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateMap(inst, operands, ScalarCombiner));
           break;
         }
         case Opcode::kBitcast: {
           // Place the operand by its layout, read the bytes back by the result's.
-          ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
+          VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
                            ToPhysical(*operands[0], inst.operands[0]->shape.layout_or_default()));
           Shape placed = inst.shape;
           placed.set_layout(inst.shape.layout_or_default());
-          ASSIGN_OR_RETURN(result, FromPhysical(bytes.data(), placed));
+          VKXLA_ASSIGN_OR_RETURN(result, FromPhysical(bytes.data(), placed));
           break;
         }
         case Opcode::kTuple: {
@@ -348,7 +348,7 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         default: {
           std::optional<StatusOr<Literal>> r = EvaluateControlFlow(inst, operands, EvaluateComputation, current_feeds);
           if (r) {
-            ASSIGN_OR_RETURN(result, std::move(*r));
+            VKXLA_ASSIGN_OR_RETURN(result, std::move(*r));
             break;
           }
           return Unimplemented("reference evaluator: " + std::string(OpcodeName(inst.opcode)) + " " +

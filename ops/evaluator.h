@@ -7,7 +7,7 @@
 
 #include "ir/literal.h"
 #include "ir/module.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "ops/control_flow.h"
 
 namespace vkxla {

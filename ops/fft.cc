@@ -44,7 +44,7 @@ StatusOr<FftParams> ReadFft(const Instruction& inst) {
   else if (*type == "RFFT") p.type = FftType::kRfft;
   else if (*type == "IRFFT") p.type = FftType::kIrfft;
   else return BadAttribute(inst, "fft_type", *type, "FFT, IFFT, RFFT or IRFFT");
-  ASSIGN_OR_RETURN(p.lengths, IntListAttribute(inst, "fft_length", /*required=*/true));
+  VKXLA_ASSIGN_OR_RETURN(p.lengths, IntListAttribute(inst, "fft_length", /*required=*/true));
   const Shape& x = inst.operands[0]->shape;
   if (!x.IsArray()) return FftError(inst, "operand must be an array, got " + x.ToString());
   const int64_t l = static_cast<int64_t>(p.lengths.size());
@@ -73,7 +73,7 @@ StatusOr<FftParams> ReadFft(const Instruction& inst) {
 }
 
 StatusOr<Shape> InferFftShape(const Instruction& inst) {
-  ASSIGN_OR_RETURN(FftParams p, ReadFft(inst));
+  VKXLA_ASSIGN_OR_RETURN(FftParams p, ReadFft(inst));
   const Shape& x = inst.operands[0]->shape;
   std::vector<int64_t> dims = x.dims();
   ElementType t = x.element_type();
@@ -92,8 +92,8 @@ StatusOr<Shape> InferFftShape(const Instruction& inst) {
 }
 
 StatusOr<Literal> EvaluateFft(const Instruction& inst, const Literal& operand) {
-  ASSIGN_OR_RETURN(FftParams p, ReadFft(inst));
-  ASSIGN_OR_RETURN(Shape out_shape, InferFftShape(inst));
+  VKXLA_ASSIGN_OR_RETURN(FftParams p, ReadFft(inst));
+  VKXLA_ASSIGN_OR_RETURN(Shape out_shape, InferFftShape(inst));
   // The whole transform on full complex arrays: dims of the operand with
   // the innermost transformed one at its full length.
   const std::vector<int64_t>& in_dims = operand.shape().dims();

@@ -46,8 +46,8 @@ StatusOr<int64_t> CheckStartIndices(const Instruction& inst, const Shape& operan
     return Error(inst, "index_vector_dim=" + std::to_string(index_vector_dim) + " is out of range for start indices " +
                            indices.ToString() + " (0.." + std::to_string(indices.rank()) + ")");
   const int64_t components = index_vector_dim < indices.rank() ? indices.dim(index_vector_dim) : 1;
-  RETURN_IF_ERROR(ExpectDimensionList(inst, operand_batching_name, operand_batching, operand.rank(), true, operand.ToString()));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, indices_batching_name, indices_batching, indices.rank(), false, indices.ToString()));
+  VKXLA_RETURN_IF_ERROR(ExpectDimensionList(inst, operand_batching_name, operand_batching, operand.rank(), true, operand.ToString()));
+  VKXLA_RETURN_IF_ERROR(ExpectDimensionList(inst, indices_batching_name, indices_batching, indices.rank(), false, indices.ToString()));
   if (Contains(indices_batching, index_vector_dim))
     return Error(inst, std::string(indices_batching_name) + "=" + IntListText(indices_batching) +
                            " must not contain index_vector_dim=" + std::to_string(index_vector_dim));
@@ -63,7 +63,7 @@ StatusOr<int64_t> CheckStartIndices(const Instruction& inst, const Shape& operan
     return Error(inst, std::string(start_map_name) + "=" + IntListText(start_map) + " has " +
                            std::to_string(start_map.size()) + " entries but the index vectors of " + indices.ToString() +
                            " have " + std::to_string(components));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, start_map_name, start_map, operand.rank(), false, operand.ToString()));
+  VKXLA_RETURN_IF_ERROR(ExpectDimensionList(inst, start_map_name, start_map, operand.rank(), false, operand.ToString()));
   for (int64_t d : start_map)
     if (Contains(operand_batching, d))
       return Error(inst, std::string(start_map_name) + "=" + IntListText(start_map) + " names batching dimension " +
@@ -86,27 +86,27 @@ StartIndexWiring WireStartIndices(const Shape& indices, int64_t index_vector_dim
 
 StatusOr<GatherDimensions> GatherDimensionsOf(const Instruction& inst) {
   GatherDimensions d;
-  ASSIGN_OR_RETURN(d.offset_dims, IntListAttribute(inst, "offset_dims", false));
-  ASSIGN_OR_RETURN(d.collapsed_slice_dims, IntListAttribute(inst, "collapsed_slice_dims", false));
-  ASSIGN_OR_RETURN(d.start_index_map, IntListAttribute(inst, "start_index_map", false));
-  ASSIGN_OR_RETURN(d.operand_batching_dims, IntListAttribute(inst, "operand_batching_dims", false));
-  ASSIGN_OR_RETURN(d.start_indices_batching_dims, IntListAttribute(inst, "start_indices_batching_dims", false));
-  ASSIGN_OR_RETURN(d.slice_sizes, IntListAttribute(inst, "slice_sizes", true));
-  ASSIGN_OR_RETURN(d.index_vector_dim, IntAttribute(inst, "index_vector_dim"));
-  ASSIGN_OR_RETURN(d.indices_are_sorted, BoolAttribute(inst, "indices_are_sorted"));
+  VKXLA_ASSIGN_OR_RETURN(d.offset_dims, IntListAttribute(inst, "offset_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.collapsed_slice_dims, IntListAttribute(inst, "collapsed_slice_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.start_index_map, IntListAttribute(inst, "start_index_map", false));
+  VKXLA_ASSIGN_OR_RETURN(d.operand_batching_dims, IntListAttribute(inst, "operand_batching_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.start_indices_batching_dims, IntListAttribute(inst, "start_indices_batching_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.slice_sizes, IntListAttribute(inst, "slice_sizes", true));
+  VKXLA_ASSIGN_OR_RETURN(d.index_vector_dim, IntAttribute(inst, "index_vector_dim"));
+  VKXLA_ASSIGN_OR_RETURN(d.indices_are_sorted, BoolAttribute(inst, "indices_are_sorted"));
   return d;
 }
 
 StatusOr<ScatterDimensions> ScatterDimensionsOf(const Instruction& inst) {
   ScatterDimensions d;
-  ASSIGN_OR_RETURN(d.update_window_dims, IntListAttribute(inst, "update_window_dims", false));
-  ASSIGN_OR_RETURN(d.inserted_window_dims, IntListAttribute(inst, "inserted_window_dims", false));
-  ASSIGN_OR_RETURN(d.scatter_dims_to_operand_dims, IntListAttribute(inst, "scatter_dims_to_operand_dims", false));
-  ASSIGN_OR_RETURN(d.input_batching_dims, IntListAttribute(inst, "input_batching_dims", false));
-  ASSIGN_OR_RETURN(d.scatter_indices_batching_dims, IntListAttribute(inst, "scatter_indices_batching_dims", false));
-  ASSIGN_OR_RETURN(d.index_vector_dim, IntAttribute(inst, "index_vector_dim"));
-  ASSIGN_OR_RETURN(d.indices_are_sorted, BoolAttribute(inst, "indices_are_sorted"));
-  ASSIGN_OR_RETURN(d.unique_indices, BoolAttribute(inst, "unique_indices"));
+  VKXLA_ASSIGN_OR_RETURN(d.update_window_dims, IntListAttribute(inst, "update_window_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.inserted_window_dims, IntListAttribute(inst, "inserted_window_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.scatter_dims_to_operand_dims, IntListAttribute(inst, "scatter_dims_to_operand_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.input_batching_dims, IntListAttribute(inst, "input_batching_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.scatter_indices_batching_dims, IntListAttribute(inst, "scatter_indices_batching_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(d.index_vector_dim, IntAttribute(inst, "index_vector_dim"));
+  VKXLA_ASSIGN_OR_RETURN(d.indices_are_sorted, BoolAttribute(inst, "indices_are_sorted"));
+  VKXLA_ASSIGN_OR_RETURN(d.unique_indices, BoolAttribute(inst, "unique_indices"));
   return d;
 }
 
@@ -141,8 +141,8 @@ StatusOr<GatherPlan> PlanGather(const Instruction& inst) {
   const Shape& operand = inst.operands[0]->shape;
   const Shape& indices = inst.operands[1]->shape;
   if (!operand.IsArray() || !indices.IsArray()) return Error(inst, "operand and start indices must be arrays");
-  ASSIGN_OR_RETURN(GatherDimensions d, GatherDimensionsOf(inst));
-  ASSIGN_OR_RETURN(int64_t components,
+  VKXLA_ASSIGN_OR_RETURN(GatherDimensions d, GatherDimensionsOf(inst));
+  VKXLA_ASSIGN_OR_RETURN(int64_t components,
                    CheckStartIndices(inst, operand, indices, d.index_vector_dim, "operand_batching_dims",
                                      d.operand_batching_dims, "start_indices_batching_dims",
                                      d.start_indices_batching_dims, "start_index_map", d.start_index_map));
@@ -152,7 +152,7 @@ StatusOr<GatherPlan> PlanGather(const Instruction& inst) {
     if (d.slice_sizes[k] < 0 || d.slice_sizes[k] > operand.dim(k))
       return Error(inst, "slice_sizes=" + IntListText(d.slice_sizes) + " exceeds operand " + operand.ToString() +
                              " in dimension " + std::to_string(k));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, "collapsed_slice_dims", d.collapsed_slice_dims, operand.rank(), true, operand.ToString()));
+  VKXLA_RETURN_IF_ERROR(ExpectDimensionList(inst, "collapsed_slice_dims", d.collapsed_slice_dims, operand.rank(), true, operand.ToString()));
   for (int64_t k : d.collapsed_slice_dims) {
     if (Contains(d.operand_batching_dims, k))
       return Error(inst, "dimension " + std::to_string(k) + " is both collapsed and batching");
@@ -164,7 +164,7 @@ StatusOr<GatherPlan> PlanGather(const Instruction& inst) {
       return Error(inst, "batching dimension " + std::to_string(k) + " has slice size " + std::to_string(d.slice_sizes[k]) + "; it must be 1");
   const int64_t batch_rank = indices.rank() - (d.index_vector_dim < indices.rank() ? 1 : 0);
   const int64_t result_rank = batch_rank + static_cast<int64_t>(d.offset_dims.size());
-  RETURN_IF_ERROR(ExpectDimensionList(inst, "offset_dims", d.offset_dims, result_rank, true,
+  VKXLA_RETURN_IF_ERROR(ExpectDimensionList(inst, "offset_dims", d.offset_dims, result_rank, true,
                                       "the rank-" + std::to_string(result_rank) + " result"));
   if (operand.rank() != static_cast<int64_t>(d.offset_dims.size() + d.collapsed_slice_dims.size() + d.operand_batching_dims.size()))
     return Error(inst, "operand " + operand.ToString() + " has rank " + std::to_string(operand.rank()) +
@@ -216,15 +216,15 @@ StatusOr<ScatterPlan> PlanScatter(const Instruction& inst) {
     if (u.element_type() != o.element_type())
       return Error(inst, "update " + u.ToString() + " does not match the element type of operand " + o.ToString());
   }
-  ASSIGN_OR_RETURN(plan.dims, ScatterDimensionsOf(inst));
+  VKXLA_ASSIGN_OR_RETURN(plan.dims, ScatterDimensionsOf(inst));
   const ScatterDimensions& d = plan.dims;
-  ASSIGN_OR_RETURN(int64_t components,
+  VKXLA_ASSIGN_OR_RETURN(int64_t components,
                    CheckStartIndices(inst, operand, indices, d.index_vector_dim, "input_batching_dims",
                                      d.input_batching_dims, "scatter_indices_batching_dims",
                                      d.scatter_indices_batching_dims, "scatter_dims_to_operand_dims",
                                      d.scatter_dims_to_operand_dims));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, "update_window_dims", d.update_window_dims, updates.rank(), true, updates.ToString()));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, "inserted_window_dims", d.inserted_window_dims, operand.rank(), true, operand.ToString()));
+  VKXLA_RETURN_IF_ERROR(ExpectDimensionList(inst, "update_window_dims", d.update_window_dims, updates.rank(), true, updates.ToString()));
+  VKXLA_RETURN_IF_ERROR(ExpectDimensionList(inst, "inserted_window_dims", d.inserted_window_dims, operand.rank(), true, operand.ToString()));
   for (int64_t k : d.inserted_window_dims)
     if (Contains(d.input_batching_dims, k))
       return Error(inst, "dimension " + std::to_string(k) + " is both an inserted window and a batching dimension");
@@ -267,8 +267,8 @@ StatusOr<ScatterPlan> PlanScatter(const Instruction& inst) {
     }
   // The update computation: (T_0..T_N-1, T_0..T_N-1) -> T_0 or (T_0..T_N-1).
   std::vector<const Instruction*> operands(inst.operands.begin(), inst.operands.begin() + n);
-  ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the update computation"));
-  RETURN_IF_ERROR(CheckSignature(inst, *c, "update computation", ScalarsOf(operands, 2), ScalarsOf(operands, 1)));
+  VKXLA_ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the update computation"));
+  VKXLA_RETURN_IF_ERROR(CheckSignature(inst, *c, "update computation", ScalarsOf(operands, 2), ScalarsOf(operands, 1)));
   return plan;
 }
 

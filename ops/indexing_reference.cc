@@ -71,7 +71,7 @@ StatusOr<Literal> EvaluateDynamicUpdateSlice(const Instruction& inst, const std:
 }
 
 StatusOr<Literal> EvaluateGather(const Instruction& inst, const std::vector<const Literal*>& operands) {
-  ASSIGN_OR_RETURN(GatherPlan plan, PlanGather(inst));
+  VKXLA_ASSIGN_OR_RETURN(GatherPlan plan, PlanGather(inst));
   const Literal& x = *operands[0];
   const Literal& indices = *operands[1];
   const OperandIndexWiring& w = plan.operand;
@@ -90,7 +90,7 @@ StatusOr<Literal> EvaluateGather(const Instruction& inst, const std::vector<cons
 
 StatusOr<Literal> EvaluateScatter(const Instruction& inst, const std::vector<const Literal*>& operands,
                                   const ScalarFunction& combine) {
-  ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(inst));
+  VKXLA_ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(inst));
   const int64_t n = plan.arity;
   const Shape& operand = operands[0]->shape();
   const Literal& indices = *operands[n];
@@ -126,7 +126,7 @@ StatusOr<Literal> EvaluateScatter(const Instruction& inst, const std::vector<con
         args[k] = out[k].Get(o);
         args[n + k] = operands[n + 1 + k]->Get(ui);
       }
-      ASSIGN_OR_RETURN(std::vector<Scalar> result, combine(args));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Scalar> result, combine(args));
       for (int64_t k = 0; k < n; ++k) out[k].Set(o, result[k]);
     }
   }

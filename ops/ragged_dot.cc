@@ -29,13 +29,13 @@ std::vector<int64_t> Before(const std::vector<int64_t>& list, int64_t x) {
 StatusOr<RaggedDotPlan> PlanRaggedDot(const Instruction& inst) {
   if (inst.opcode != Opcode::kRaggedDot) return RaggedError(inst, "is not a ragged-dot");
   RaggedDotPlan p;
-  ASSIGN_OR_RETURN(p.dot, PlanDot(inst));
+  VKXLA_ASSIGN_OR_RETURN(p.dot, PlanDot(inst));
   const Shape& lhs = inst.operands[0]->shape;
   const Shape& rhs = inst.operands[1]->shape;
   const Shape& sizes = inst.operands[2]->shape;
   const DotDimensions& d = p.dot.dims;
-  ASSIGN_OR_RETURN(const std::vector<int64_t> ragged, IntListAttribute(inst, "lhs_ragged_dims", false));
-  ASSIGN_OR_RETURN(const std::vector<int64_t> group, IntListAttribute(inst, "rhs_group_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(const std::vector<int64_t> ragged, IntListAttribute(inst, "lhs_ragged_dims", false));
+  VKXLA_ASSIGN_OR_RETURN(const std::vector<int64_t> group, IntListAttribute(inst, "rhs_group_dims", false));
   if (ragged.size() != 1)
     return RaggedError(inst, "needs exactly one lhs ragged dim, got lhs_ragged_dims=" + IntListText(ragged));
   p.lhs_ragged = ragged[0];
@@ -94,8 +94,8 @@ StatusOr<RaggedDotPlan> PlanRaggedDot(const Instruction& inst) {
 }
 
 StatusOr<Shape> InferRaggedDotShape(const Instruction& inst) {
-  ASSIGN_OR_RETURN(RaggedDotPlan p, PlanRaggedDot(inst));
-  ASSIGN_OR_RETURN(Shape dot, InferDotShape(inst));  // the group dim is not among the rhs's free dims
+  VKXLA_ASSIGN_OR_RETURN(RaggedDotPlan p, PlanRaggedDot(inst));
+  VKXLA_ASSIGN_OR_RETURN(Shape dot, InferDotShape(inst));  // the group dim is not among the rhs's free dims
   if (p.mode != RaggedMode::kContracting) return dot;
   std::vector<int64_t> dims = dot.dims();
   dims.insert(dims.begin(), p.groups);
@@ -104,7 +104,7 @@ StatusOr<Shape> InferRaggedDotShape(const Instruction& inst) {
 
 StatusOr<Literal> EvaluateRaggedDot(const Instruction& inst, const Literal& lhs, const Literal& rhs,
                                     const Literal& group_sizes) {
-  ASSIGN_OR_RETURN(RaggedDotPlan rp, PlanRaggedDot(inst));
+  VKXLA_ASSIGN_OR_RETURN(RaggedDotPlan rp, PlanRaggedDot(inst));
   const DotPlan& p = rp.dot;
   const Shape& ls = lhs.shape();
   const Shape& rs = rhs.shape();

@@ -18,7 +18,7 @@ Literal Collated(std::vector<Literal> values) {
 }
 
 StatusOr<ScalarFunction> Called(const Instruction& inst, const std::string& key, const ScalarFunctionOf& fn) {
-  ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, key, key));
+  VKXLA_ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, key, key));
   return fn(*c);
 }
 
@@ -29,7 +29,7 @@ Status ForEachIndex(const std::vector<int64_t>& dims, F&& visit) {
   for (int64_t d : dims) count *= d;
   std::vector<int64_t> index(dims.size(), 0);
   for (int64_t i = 0; i < count; ++i) {
-    RETURN_IF_ERROR(visit(index));
+    VKXLA_RETURN_IF_ERROR(visit(index));
     for (size_t d = dims.size(); d-- > 0;) {
       if (++index[d] < dims[d]) break;
       index[d] = 0;
@@ -57,7 +57,7 @@ Status FoldAt(const ScalarFunction& f, const std::vector<const Literal*>& operan
   const int64_t linear = LinearIndex(operands[0]->shape().dims(), at);
   std::vector<Scalar> args = acc;
   for (int64_t i = 0; i < n; ++i) args.push_back(operands[i]->Get(linear));
-  ASSIGN_OR_RETURN(acc, f(args));
+  VKXLA_ASSIGN_OR_RETURN(acc, f(args));
   return OkStatus();
 }
 
@@ -69,10 +69,10 @@ StatusOr<Literal> FoldResults(const std::vector<const Literal*>& operands, int64
   std::vector<Literal> results;
   for (int64_t i = 0; i < n; ++i) results.emplace_back(Shape(operands[i]->shape().element_type(), out_dims));
   int64_t out_linear = 0;
-  RETURN_IF_ERROR(ForEachIndex(out_dims, [&](const std::vector<int64_t>& o) -> Status {
+  VKXLA_RETURN_IF_ERROR(ForEachIndex(out_dims, [&](const std::vector<int64_t>& o) -> Status {
     std::vector<Scalar> acc;
     for (int64_t i = 0; i < n; ++i) acc.push_back(operands[n + i]->Get(0));
-    RETURN_IF_ERROR(fold(o, acc));
+    VKXLA_RETURN_IF_ERROR(fold(o, acc));
     for (int64_t i = 0; i < n; ++i) results[i].Set(out_linear, acc[i]);
     ++out_linear;
     return OkStatus();
@@ -88,8 +88,8 @@ bool TopKBefore(const Scalar& a, const Scalar& b, bool largest) {
 }
 
 StatusOr<Literal> EvaluateReduce(const Instruction& inst, const std::vector<const Literal*>& operands, const ScalarFunctionOf& fn) {
-  ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(inst));
-  ASSIGN_OR_RETURN(ScalarFunction f, Called(inst, "to_apply", fn));
+  VKXLA_ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(inst));
+  VKXLA_ASSIGN_OR_RETURN(ScalarFunction f, Called(inst, "to_apply", fn));
   const int64_t n = plan.arity;
   const std::vector<int64_t>& dims = operands[0]->shape().dims();
   std::vector<int64_t> out_dims, reduced_dims;
@@ -109,8 +109,8 @@ StatusOr<Literal> EvaluateReduceWindow(const Instruction& inst, const std::vecto
                                        const ScalarFunctionOf& fn) {
   const int64_t n = static_cast<int64_t>(operands.size() / 2);
   const std::vector<int64_t>& dims = operands[0]->shape().dims();
-  ASSIGN_OR_RETURN(Window w, WindowOf(inst, static_cast<int64_t>(dims.size())));
-  ASSIGN_OR_RETURN(ScalarFunction f, Called(inst, "to_apply", fn));
+  VKXLA_ASSIGN_OR_RETURN(Window w, WindowOf(inst, static_cast<int64_t>(dims.size())));
+  VKXLA_ASSIGN_OR_RETURN(ScalarFunction f, Called(inst, "to_apply", fn));
   return FoldResults(operands, n, WindowedDims(dims, w), [&](const std::vector<int64_t>& o, std::vector<Scalar>& acc) -> Status {
     std::vector<int64_t> at(dims.size());
     return ForEachIndex(w.size, [&](const std::vector<int64_t>& k) -> Status {
@@ -130,30 +130,30 @@ StatusOr<Literal> EvaluateSelectAndScatter(const Instruction& inst, const std::v
   const Literal& x = *operands[0];
   const Literal& source = *operands[1];
   const std::vector<int64_t>& dims = x.shape().dims();
-  ASSIGN_OR_RETURN(Window w, WindowOf(inst, static_cast<int64_t>(dims.size())));
-  ASSIGN_OR_RETURN(ScalarFunction select, Called(inst, "select", fn));
-  ASSIGN_OR_RETURN(ScalarFunction scatter, Called(inst, "scatter", fn));
+  VKXLA_ASSIGN_OR_RETURN(Window w, WindowOf(inst, static_cast<int64_t>(dims.size())));
+  VKXLA_ASSIGN_OR_RETURN(ScalarFunction select, Called(inst, "select", fn));
+  VKXLA_ASSIGN_OR_RETURN(ScalarFunction scatter, Called(inst, "scatter", fn));
   Literal out(Shape(x.shape().element_type(), dims));
   for (int64_t i = 0; i < out.element_count(); ++i) out.Set(i, operands[2]->Get(0));
   int64_t source_linear = 0;
-  RETURN_IF_ERROR(ForEachIndex(source.shape().dims(), [&](const std::vector<int64_t>& s) -> Status {
+  VKXLA_RETURN_IF_ERROR(ForEachIndex(source.shape().dims(), [&](const std::vector<int64_t>& s) -> Status {
     int64_t selected = -1;
     std::vector<int64_t> at(dims.size());
-    RETURN_IF_ERROR(ForEachIndex(w.size, [&](const std::vector<int64_t>& k) -> Status {
+    VKXLA_RETURN_IF_ERROR(ForEachIndex(w.size, [&](const std::vector<int64_t>& k) -> Status {
       for (size_t d = 0; d < dims.size(); ++d) {
         at[d] = s[d] * w.stride[d] + k[d] - w.pad_low[d];
         if (at[d] < 0 || at[d] >= dims[d]) return OkStatus();
       }
       const int64_t linear = LinearIndex(dims, at);
       if (selected >= 0) {
-        ASSIGN_OR_RETURN(std::vector<Scalar> keep, select({x.Get(selected), x.Get(linear)}));
+        VKXLA_ASSIGN_OR_RETURN(std::vector<Scalar> keep, select({x.Get(selected), x.Get(linear)}));
         if (keep[0].pred()) return OkStatus();
       }
       selected = linear;
       return OkStatus();
     }));
     if (selected >= 0) {
-      ASSIGN_OR_RETURN(std::vector<Scalar> v, scatter({out.Get(selected), source.Get(source_linear)}));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Scalar> v, scatter({out.Get(selected), source.Get(source_linear)}));
       out.Set(selected, v[0]);
     }
     ++source_linear;
@@ -163,7 +163,7 @@ StatusOr<Literal> EvaluateSelectAndScatter(const Instruction& inst, const std::v
 }
 
 StatusOr<Literal> EvaluateScan(const Instruction& inst, const std::vector<const Literal*>& operands, const LiteralFunction& step) {
-  ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(inst));
+  VKXLA_ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(inst));
   const std::vector<int64_t>& dims = operands[0]->shape().dims();
   const int64_t length = dims[plan.dimension];
   std::vector<int64_t> slice_dims = dims;
@@ -187,17 +187,17 @@ StatusOr<Literal> EvaluateScan(const Instruction& inst, const std::vector<const 
     for (int64_t i = 0; i < plan.inputs; ++i) {
       Literal slice(Shape(operands[i]->shape().element_type(), slice_dims));
       int64_t k = 0;
-      RETURN_IF_ERROR(ForEachIndex(slice_dims, [&](const std::vector<int64_t>& idx) -> Status {
+      VKXLA_RETURN_IF_ERROR(ForEachIndex(slice_dims, [&](const std::vector<int64_t>& idx) -> Status {
         slice.Set(k++, operands[i]->Get(slice_index(idx)));
         return OkStatus();
       }));
       args.push_back(std::move(slice));
     }
     for (const Literal& c : carries) args.push_back(c);
-    ASSIGN_OR_RETURN(std::vector<Literal> r, step(args));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> r, step(args));
     for (int64_t i = 0; i < plan.outputs; ++i) {
       int64_t k = 0;
-      RETURN_IF_ERROR(ForEachIndex(slice_dims, [&](const std::vector<int64_t>& idx) -> Status {
+      VKXLA_RETURN_IF_ERROR(ForEachIndex(slice_dims, [&](const std::vector<int64_t>& idx) -> Status {
         outputs[i].Set(slice_index(idx), r[i].Get(k++));
         return OkStatus();
       }));
@@ -221,7 +221,7 @@ StatusOr<std::vector<Literal>> SortLines(const std::vector<const Literal*>& oper
   line_dims[dim] = 1;
   const int64_t length = dims[dim];
   Status status = OkStatus();
-  RETURN_IF_ERROR(ForEachIndex(line_dims, [&](const std::vector<int64_t>& base) -> Status {
+  VKXLA_RETURN_IF_ERROR(ForEachIndex(line_dims, [&](const std::vector<int64_t>& base) -> Status {
     std::vector<int64_t> position(length);
     for (int64_t k = 0; k < length; ++k) {
       std::vector<int64_t> at = base;
@@ -239,7 +239,7 @@ StatusOr<std::vector<Literal>> SortLines(const std::vector<const Literal*>& oper
       }
       return *b;
     });
-    RETURN_IF_ERROR(status);
+    VKXLA_RETURN_IF_ERROR(status);
     for (size_t o = 0; o < operands.size(); ++o)
       for (int64_t k = 0; k < length; ++k) results[o].Set(position[k], operands[o]->Get(position[order[k]]));
     return OkStatus();
@@ -250,28 +250,28 @@ StatusOr<std::vector<Literal>> SortLines(const std::vector<const Literal*>& oper
 }  // namespace
 
 StatusOr<Literal> EvaluateSort(const Instruction& inst, const std::vector<const Literal*>& operands, const ScalarFunctionOf& fn) {
-  ASSIGN_OR_RETURN(int64_t dim, SortDimension(inst));
-  ASSIGN_OR_RETURN(ScalarFunction less, Called(inst, "to_apply", fn));
-  ASSIGN_OR_RETURN(std::vector<Literal> results, SortLines(operands, dim, [&](int64_t i, int64_t j) -> StatusOr<bool> {
+  VKXLA_ASSIGN_OR_RETURN(int64_t dim, SortDimension(inst));
+  VKXLA_ASSIGN_OR_RETURN(ScalarFunction less, Called(inst, "to_apply", fn));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> results, SortLines(operands, dim, [&](int64_t i, int64_t j) -> StatusOr<bool> {
     std::vector<Scalar> args;
     for (const Literal* o : operands) {
       args.push_back(o->Get(i));
       args.push_back(o->Get(j));
     }
-    ASSIGN_OR_RETURN(std::vector<Scalar> r, less(args));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<Scalar> r, less(args));
     return r[0].pred();
   }));
   return Collated(std::move(results));
 }
 
 StatusOr<Literal> EvaluateTopK(const Instruction& inst, const std::vector<const Literal*>& operands) {
-  ASSIGN_OR_RETURN(TopKPlan plan, PlanTopK(inst));
+  VKXLA_ASSIGN_OR_RETURN(TopKPlan plan, PlanTopK(inst));
   const Literal& x = *operands[0];
   const std::vector<int64_t>& dims = x.shape().dims();
   const int64_t dim = static_cast<int64_t>(dims.size()) - 1;
   Literal iota(Shape(ElementType::kS32, dims));
   for (int64_t i = 0; i < iota.element_count(); ++i) iota.Set(i, Scalar::Int(ElementType::kS32, i % dims[dim]));
-  ASSIGN_OR_RETURN(std::vector<Literal> sorted, SortLines({&x, &iota}, dim, [&](int64_t i, int64_t j) -> StatusOr<bool> {
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> sorted, SortLines({&x, &iota}, dim, [&](int64_t i, int64_t j) -> StatusOr<bool> {
     return TopKBefore(x.Get(i), x.Get(j), plan.largest);
   }));
   std::vector<int64_t> out_dims = dims;
@@ -280,7 +280,7 @@ StatusOr<Literal> EvaluateTopK(const Instruction& inst, const std::vector<const 
   for (Literal& s : sorted) {
     Literal cut(Shape(s.shape().element_type(), out_dims));
     int64_t k = 0;
-    RETURN_IF_ERROR(ForEachIndex(out_dims, [&](const std::vector<int64_t>& idx) -> Status {
+    VKXLA_RETURN_IF_ERROR(ForEachIndex(out_dims, [&](const std::vector<int64_t>& idx) -> Status {
       cut.Set(k++, s.GetAt(idx));
       return OkStatus();
     }));
@@ -290,12 +290,12 @@ StatusOr<Literal> EvaluateTopK(const Instruction& inst, const std::vector<const 
 }
 
 StatusOr<Literal> EvaluateMap(const Instruction& inst, const std::vector<const Literal*>& operands, const ScalarFunctionOf& fn) {
-  ASSIGN_OR_RETURN(ScalarFunction f, Called(inst, "to_apply", fn));
+  VKXLA_ASSIGN_OR_RETURN(ScalarFunction f, Called(inst, "to_apply", fn));
   Literal out(Shape(inst.shape.element_type(), inst.shape.dims()));
   for (int64_t i = 0; i < out.element_count(); ++i) {
     std::vector<Scalar> args;
     for (const Literal* o : operands) args.push_back(o->Get(i));
-    ASSIGN_OR_RETURN(std::vector<Scalar> r, f(args));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<Scalar> r, f(args));
     out.Set(i, r[0]);
   }
   return out;

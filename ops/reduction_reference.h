@@ -10,7 +10,7 @@
 
 #include "ir/instruction.h"
 #include "ir/literal.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "ops/scalar_function.h"
 
 namespace vkxla {

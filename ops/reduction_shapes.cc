@@ -38,14 +38,14 @@ StatusOr<int64_t> CheckOperandsAndInits(const Instruction& inst) {
       return Error(inst, "init value " + std::to_string(i) + " is " + init.ToString() + "; expected a " +
                              std::string(ElementTypeName(x.element_type())) + "[] scalar like operand " + x.ToString());
   }
-  ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the reduction computation"));
+  VKXLA_ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the reduction computation"));
   auto operands = Slice(inst, 0, n);
-  RETURN_IF_ERROR(CheckSignature(inst, *c, "reduction computation", ScalarsOf(operands, 2), ScalarsOf(operands, 1)));
+  VKXLA_RETURN_IF_ERROR(CheckSignature(inst, *c, "reduction computation", ScalarsOf(operands, 2), ScalarsOf(operands, 1)));
   return n;
 }
 
 StatusOr<Shape> InferReduce(const Instruction& inst) {
-  ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(inst));
+  VKXLA_ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(inst));
   std::vector<Shape> results;
   for (int64_t i = 0; i < plan.arity; ++i) {
     std::vector<int64_t> dims;
@@ -56,9 +56,9 @@ StatusOr<Shape> InferReduce(const Instruction& inst) {
 }
 
 StatusOr<Shape> InferReduceWindow(const Instruction& inst) {
-  ASSIGN_OR_RETURN(int64_t n, CheckOperandsAndInits(inst));
+  VKXLA_ASSIGN_OR_RETURN(int64_t n, CheckOperandsAndInits(inst));
   const Shape& x = inst.operands[0]->shape;
-  ASSIGN_OR_RETURN(Window w, WindowOf(inst, x.rank()));
+  VKXLA_ASSIGN_OR_RETURN(Window w, WindowOf(inst, x.rank()));
   const std::vector<int64_t> dims = WindowedDims(x.dims(), w);
   std::vector<Shape> results;
   for (int64_t i = 0; i < n; ++i) results.push_back(Shape(inst.operands[i]->shape.element_type(), dims));
@@ -72,7 +72,7 @@ StatusOr<Shape> InferSelectAndScatter(const Instruction& inst) {
   const Shape& source = inst.operands[1]->shape;
   const Shape& init = inst.operands[2]->shape;
   if (!x.IsArray() || !source.IsArray()) return Error(inst, "operand and source must be arrays");
-  ASSIGN_OR_RETURN(Window w, WindowOf(inst, x.rank()));
+  VKXLA_ASSIGN_OR_RETURN(Window w, WindowOf(inst, x.rank()));
   for (int64_t d = 0; d < x.rank(); ++d)
     if (w.base_dilation[d] != 1 || w.window_dilation[d] != 1) return Error(inst, "window=" + w.ToString() + " must not dilate");
   const std::vector<int64_t> windows = WindowedDims(x.dims(), w);
@@ -82,16 +82,16 @@ StatusOr<Shape> InferSelectAndScatter(const Instruction& inst) {
   if (!init.IsArray() || init.rank() != 0 || init.element_type() != x.element_type())
     return Error(inst, "init value " + init.ToString() + " must be a scalar of the operand's type " + x.ToString());
   const Shape t = Shape::Scalar(x.element_type());
-  ASSIGN_OR_RETURN(const Computation* select, CalledComputation(inst, "select", "the select computation"));
-  RETURN_IF_ERROR(CheckSignature(inst, *select, "select computation", {t, t}, {Shape::Scalar(ElementType::kPred)}));
-  ASSIGN_OR_RETURN(const Computation* scatter, CalledComputation(inst, "scatter", "the scatter computation"));
-  RETURN_IF_ERROR(CheckSignature(inst, *scatter, "scatter computation", {t, t}, {t}));
+  VKXLA_ASSIGN_OR_RETURN(const Computation* select, CalledComputation(inst, "select", "the select computation"));
+  VKXLA_RETURN_IF_ERROR(CheckSignature(inst, *select, "select computation", {t, t}, {Shape::Scalar(ElementType::kPred)}));
+  VKXLA_ASSIGN_OR_RETURN(const Computation* scatter, CalledComputation(inst, "scatter", "the scatter computation"));
+  VKXLA_RETURN_IF_ERROR(CheckSignature(inst, *scatter, "scatter computation", {t, t}, {t}));
   return Shape(x.element_type(), x.dims());
 }
 
 StatusOr<Shape> InferScan(const Instruction& inst) {
-  ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(inst));
-  ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the scan computation"));
+  VKXLA_ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(inst));
+  VKXLA_ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the scan computation"));
   const Shape& root = c->root()->shape;
   const std::vector<Shape> returned = root.IsTuple() ? root.tuple_shapes() : std::vector<Shape>{root};
   const Shape& x = inst.operands[0]->shape;
@@ -117,12 +117,12 @@ StatusOr<Shape> InferSort(const Instruction& inst) {
       return Error(inst, "operands " + first.ToString() + " and " + o->shape.ToString() + " must be arrays of equal dimensions");
     results.push_back(Shape(o->shape.element_type(), o->shape.dims()));
   }
-  RETURN_IF_ERROR(SortDimension(inst).status());
-  ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the comparator"));
+  VKXLA_RETURN_IF_ERROR(SortDimension(inst).status());
+  VKXLA_ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the comparator"));
   std::vector<Shape> params;
   for (const Instruction* o : inst.operands)
     for (int k = 0; k < 2; ++k) params.push_back(Shape::Scalar(o->shape.element_type()));
-  RETURN_IF_ERROR(CheckSignature(inst, *c, "comparator", params, {Shape::Scalar(ElementType::kPred)}));
+  VKXLA_RETURN_IF_ERROR(CheckSignature(inst, *c, "comparator", params, {Shape::Scalar(ElementType::kPred)}));
   return Collate(results);
 }
 
@@ -131,7 +131,7 @@ StatusOr<Shape> InferTopK(const Instruction& inst) {
   const Shape& x = inst.operands[0]->shape;
   if (!x.IsArray() || x.rank() < 1 || x.element_type() == ElementType::kPred || IsComplex(x.element_type()))
     return Error(inst, "operand " + x.ToString() + " must be an integer or floating-point array of rank 1 or more");
-  ASSIGN_OR_RETURN(TopKPlan plan, PlanTopK(inst));
+  VKXLA_ASSIGN_OR_RETURN(TopKPlan plan, PlanTopK(inst));
   std::vector<int64_t> dims = x.dims();
   dims.back() = plan.k;
   return Shape::Tuple({Shape(x.element_type(), dims), Shape(ElementType::kS32, dims)});
@@ -143,16 +143,16 @@ StatusOr<Shape> InferMap(const Instruction& inst) {
   for (const Instruction* o : inst.operands)
     if (!o->shape.IsArray() || o->shape.dims() != first.dims())
       return Error(inst, "operands " + first.ToString() + " and " + o->shape.ToString() + " must be arrays of equal dimensions");
-  ASSIGN_OR_RETURN(std::vector<int64_t> dims, IntListAttribute(inst, "dimensions", false));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> dims, IntListAttribute(inst, "dimensions", false));
   if (inst.dimensions) dims = *inst.dimensions;
   for (size_t d = 0; d < dims.size(); ++d)
     if (dims[d] != static_cast<int64_t>(d) || dims.size() != static_cast<size_t>(first.rank()))
       return Error(inst, "dimensions=" + IntListText(dims) + " must list every dimension of " + first.ToString() + " in order");
-  ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the mapped computation"));
+  VKXLA_ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the mapped computation"));
   const Shape& root = c->root()->shape;
   if (!root.IsArray() || root.rank() != 0)
     return Error(inst, "mapped computation %" + c->name() + " returns " + root.ToString(false) + "; expected a scalar");
-  RETURN_IF_ERROR(CheckSignature(inst, *c, "mapped computation", ScalarsOf(Slice(inst, 0, inst.operands.size()), 1),
+  VKXLA_RETURN_IF_ERROR(CheckSignature(inst, *c, "mapped computation", ScalarsOf(Slice(inst, 0, inst.operands.size()), 1),
                                  {Shape::Scalar(root.element_type())}));
   return Shape(root.element_type(), first.dims());
 }
@@ -161,7 +161,7 @@ StatusOr<Shape> InferMap(const Instruction& inst) {
 
 StatusOr<ReducePlan> PlanReduce(const Instruction& inst) {
   ReducePlan plan;
-  ASSIGN_OR_RETURN(plan.arity, CheckOperandsAndInits(inst));
+  VKXLA_ASSIGN_OR_RETURN(plan.arity, CheckOperandsAndInits(inst));
   const Shape& x = inst.operands[0]->shape;
   if (!inst.dimensions) return Error(inst, "needs dimensions={...}, the dimensions to reduce");
   plan.reduced = *inst.dimensions;
@@ -184,18 +184,18 @@ StatusOr<ScanPlan> PlanScan(const Instruction& inst) {
          inst.operands[plan.inputs]->shape.rank() == rank)
     ++plan.inputs;
   plan.carries = static_cast<int64_t>(inst.operands.size()) - plan.inputs;
-  ASSIGN_OR_RETURN(std::vector<int64_t> dim, IntListAttribute(inst, "dimensions", false));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> dim, IntListAttribute(inst, "dimensions", false));
   if (inst.dimensions) dim = *inst.dimensions;
   if (FindAttribute(inst, "scan_dimension")) {
-    ASSIGN_OR_RETURN(int64_t v, IntAttribute(inst, "scan_dimension"));
+    VKXLA_ASSIGN_OR_RETURN(int64_t v, IntAttribute(inst, "scan_dimension"));
     dim = {v};
   }
   if (dim.size() != 1 || dim[0] < 0 || dim[0] >= rank)
     return Error(inst, "needs scan_dimension=d naming a dimension of " + inst.operands[0]->shape.ToString());
   plan.dimension = dim[0];
-  ASSIGN_OR_RETURN(plan.reverse, BoolAttribute(inst, "is_reverse"));
+  VKXLA_ASSIGN_OR_RETURN(plan.reverse, BoolAttribute(inst, "is_reverse"));
   if (FindAttribute(inst, "is_associative")) {
-    ASSIGN_OR_RETURN(bool a, BoolAttribute(inst, "is_associative"));
+    VKXLA_ASSIGN_OR_RETURN(bool a, BoolAttribute(inst, "is_associative"));
     plan.associative = a;
   }
   const Shape& x = inst.operands[0]->shape;
@@ -216,7 +216,7 @@ StatusOr<ScanPlan> PlanScan(const Instruction& inst) {
     if (!s.IsArray()) return Error(inst, "carry " + s.ToString() + " must be an array");
     params.push_back(Shape(s.element_type(), s.dims()));
   }
-  ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the scan computation"));
+  VKXLA_ASSIGN_OR_RETURN(const Computation* c, CalledComputation(inst, "to_apply", "the scan computation"));
   const Shape& root = c->root()->shape;
   const int64_t returned = root.IsTuple() ? static_cast<int64_t>(root.tuple_shapes().size()) : 1;
   plan.outputs = returned - plan.carries;
@@ -229,7 +229,7 @@ StatusOr<ScanPlan> PlanScan(const Instruction& inst) {
     results.push_back(r.IsArray() ? Shape(r.element_type(), slice) : r);
   }
   for (int64_t i = 0; i < plan.carries; ++i) results.push_back(params[plan.inputs + i]);
-  RETURN_IF_ERROR(CheckSignature(inst, *c, "scan computation", params, results));
+  VKXLA_RETURN_IF_ERROR(CheckSignature(inst, *c, "scan computation", params, results));
   // The one-operator form: f(x, c) = (c', c') with c' = c op x.
   plan.prefix_form = plan.inputs == plan.carries && plan.outputs == plan.carries && root.IsTuple() == (returned > 1);
   const Instruction* r = c->root();
@@ -252,9 +252,9 @@ StatusOr<int64_t> SortDimension(const Instruction& inst) {
 
 StatusOr<TopKPlan> PlanTopK(const Instruction& inst) {
   TopKPlan plan;
-  ASSIGN_OR_RETURN(plan.k, IntAttribute(inst, "k"));
+  VKXLA_ASSIGN_OR_RETURN(plan.k, IntAttribute(inst, "k"));
   if (FindAttribute(inst, "largest")) {
-    ASSIGN_OR_RETURN(plan.largest, BoolAttribute(inst, "largest"));
+    VKXLA_ASSIGN_OR_RETURN(plan.largest, BoolAttribute(inst, "largest"));
   }
   const Shape& x = inst.operands[0]->shape;
   if (plan.k < 0 || (x.IsArray() && x.rank() >= 1 && plan.k > x.dims().back()))

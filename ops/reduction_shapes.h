@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ir/instruction.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

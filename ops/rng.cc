@@ -95,7 +95,7 @@ int64_t RngCounterDelta(const Shape& result) {
 }
 
 StatusOr<Shape> InferRngShape(const Instruction& inst) {
-  ASSIGN_OR_RETURN(RngDistribution dist, ReadRngDistribution(inst));
+  VKXLA_ASSIGN_OR_RETURN(RngDistribution dist, ReadRngDistribution(inst));
   if (inst.operands.size() != 2) return RngOpError(inst, "takes two scalars (a, b), got " + std::to_string(inst.operands.size()) + " operands");
   const Shape& s = inst.shape;
   if (!s.IsArray() || !s.is_static()) return RngOpError(inst, "result must be a static array, got " + s.ToString());
@@ -110,14 +110,14 @@ StatusOr<Shape> InferRngShape(const Instruction& inst) {
 }
 
 StatusOr<int64_t> ReadRngDelta(const Instruction& inst) {
-  ASSIGN_OR_RETURN(int64_t delta, IntAttribute(inst, "delta"));
+  VKXLA_ASSIGN_OR_RETURN(int64_t delta, IntAttribute(inst, "delta"));
   if (delta < 0) return RngOpError(inst, "delta must not be negative, got " + std::to_string(delta));
   return delta;
 }
 
 StatusOr<Shape> InferRngGetAndUpdateStateShape(const Instruction& inst) {
   if (!inst.operands.empty()) return RngOpError(inst, "takes no operands");
-  RETURN_IF_ERROR(ReadRngDelta(inst).status());
+  VKXLA_RETURN_IF_ERROR(ReadRngDelta(inst).status());
   return Shape(ElementType::kU64, {2});
 }
 
@@ -132,8 +132,8 @@ Literal TakeRngCounter(RngCounter& counter, uint64_t delta) {
 }
 
 StatusOr<Literal> EvaluateRng(const Instruction& inst, const Literal& a, const Literal& b, const Literal& counter) {
-  ASSIGN_OR_RETURN(Shape shape, InferRngShape(inst));
-  ASSIGN_OR_RETURN(RngDistribution dist, ReadRngDistribution(inst));
+  VKXLA_ASSIGN_OR_RETURN(Shape shape, InferRngShape(inst));
+  VKXLA_ASSIGN_OR_RETURN(RngDistribution dist, ReadRngDistribution(inst));
   const ElementType t = shape.element_type(), ct = RngComputeType(t);
   int64_t split = -1;
   const std::vector<int64_t> dims =
@@ -151,7 +151,7 @@ StatusOr<Literal> EvaluateRng(const Instruction& inst, const Literal& a, const L
   s.Set(0, Scalar::UInt(ElementType::kU64, kRngKey));
   s.Set(1, counter.Get(0));
   s.Set(2, counter.Get(1));
-  ASSIGN_OR_RETURN(Literal generated, EvaluateRngBitGenerator(generator, s));
+  VKXLA_ASSIGN_OR_RETURN(Literal generated, EvaluateRngBitGenerator(generator, s));
   const Literal& bits = generated.tuple_elements()[1];
   Literal out(shape);
   if (ct == ElementType::kF32) {

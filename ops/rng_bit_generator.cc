@@ -107,7 +107,7 @@ void RngBitsPlan::Locate(const std::vector<int64_t>& index, uint64_t& block, int
 
 StatusOr<RngBitsPlan> PlanRngBits(const Instruction& inst) {
   if (inst.operands.size() != 1) return RngError(inst, "takes one operand (the state), got " + std::to_string(inst.operands.size()));
-  ASSIGN_OR_RETURN(RngAlgorithm algorithm, ReadRngAlgorithm(inst));
+  VKXLA_ASSIGN_OR_RETURN(RngAlgorithm algorithm, ReadRngAlgorithm(inst));
   const Shape& state = inst.operands[0]->shape;
   if (!state.IsArray() || state.element_type() != ElementType::kU64 || state.rank() != 1 || !state.is_static())
     return RngError(inst, "the state must be a static u64 vector, got " + state.ToString());
@@ -156,13 +156,13 @@ StatusOr<RngBitsPlan> PlanRngBits(const Instruction& inst) {
 }
 
 StatusOr<Shape> InferRngBitGeneratorShape(const Instruction& inst) {
-  ASSIGN_OR_RETURN(RngBitsPlan p, PlanRngBits(inst));
+  VKXLA_ASSIGN_OR_RETURN(RngBitsPlan p, PlanRngBits(inst));
   if (!inst.shape.IsTuple()) return RngError(inst, "result must be a (state, bits) tuple, got " + inst.shape.ToString());
   return Shape::Tuple({Shape(ElementType::kU64, {p.state_size}), Shape(p.type, p.dims)});
 }
 
 StatusOr<Literal> EvaluateRngBitGenerator(const Instruction& inst, const Literal& state) {
-  ASSIGN_OR_RETURN(RngBitsPlan p, PlanRngBits(inst));
+  VKXLA_ASSIGN_OR_RETURN(RngBitsPlan p, PlanRngBits(inst));
   std::vector<uint64_t> s;
   for (int64_t i = 0; i < state.element_count(); ++i) s.push_back(state.Get(i).Bits());
   const uint64_t key = s[0];

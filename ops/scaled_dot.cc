@@ -12,7 +12,7 @@ Status ScaledError(const Instruction& inst, const std::string& message) {
 StatusOr<ScaledDotPlan> PlanScaledDot(const Instruction& inst) {
   if (inst.opcode != Opcode::kScaledDot) return ScaledError(inst, "is not a scaled-dot");
   ScaledDotPlan p;
-  ASSIGN_OR_RETURN(p.dot, PlanDot(inst));
+  VKXLA_ASSIGN_OR_RETURN(p.dot, PlanDot(inst));
   for (int side = 0; side < 2; ++side) {
     const Shape& x = inst.operands[side]->shape;
     const Shape& scale = inst.operands[2 + side]->shape;
@@ -34,7 +34,7 @@ StatusOr<ScaledDotPlan> PlanScaledDot(const Instruction& inst) {
 }
 
 StatusOr<Shape> InferScaledDotShape(const Instruction& inst) {
-  RETURN_IF_ERROR(PlanScaledDot(inst).status());
+  VKXLA_RETURN_IF_ERROR(PlanScaledDot(inst).status());
   return InferDotShape(inst);
 }
 
@@ -48,7 +48,7 @@ std::vector<int64_t> ScaleIndex(const ScaledDotPlan& plan, int side, const std::
 
 StatusOr<Literal> EvaluateScaledDot(const Instruction& inst, const Literal& lhs, const Literal& rhs, const Literal& lhs_scale,
                                     const Literal& rhs_scale) {
-  ASSIGN_OR_RETURN(ScaledDotPlan p, PlanScaledDot(inst));
+  VKXLA_ASSIGN_OR_RETURN(ScaledDotPlan p, PlanScaledDot(inst));
   // The scaled operands, exact in double (each product of two floats of
   // at most 53 bits' mantissa rounds once, like the kernel's in f32/f64).
   auto scaled = [&](const Literal& x, const Literal& scale, int side) {

@@ -103,9 +103,9 @@ Status ExpectArray(const Instruction& inst, const Shape& s) {
 }
 
 StatusOr<Shape> InferUnary(const Instruction& inst) {
-  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 1));
   const Shape& x = inst.operands[0]->shape;
-  RETURN_IF_ERROR(ExpectArray(inst, x));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
   const ElementType t = x.element_type();
   if (!InClass(t, UnaryClass(inst.opcode))) return UnsupportedType(inst, x, ClassName(UnaryClass(inst.opcode)));
   Shape result(t, x.dims());
@@ -160,12 +160,12 @@ Status CheckSameDims(const Instruction& inst, const Shape& a, const Shape& b) {
 }
 
 StatusOr<Shape> InferBinary(const Instruction& inst) {
-  RETURN_IF_ERROR(ExpectOperands(inst, 2));
+  VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 2));
   const Shape& a = inst.operands[0]->shape;
   const Shape& b = inst.operands[1]->shape;
-  RETURN_IF_ERROR(ExpectArray(inst, a));
-  RETURN_IF_ERROR(ExpectArray(inst, b));
-  RETURN_IF_ERROR(CheckSameDims(inst, a, b));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, a));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, b));
+  VKXLA_RETURN_IF_ERROR(CheckSameDims(inst, a, b));
   if (a.element_type() != b.element_type())
     return OpError(inst, "operands must have the same element type, got " + Quote(a) + " and " + Quote(b));
   const ElementType t = a.element_type();
@@ -197,8 +197,8 @@ StatusOr<Shape> InferBinary(const Instruction& inst) {
 }
 
 StatusOr<Shape> InferTernary(const Instruction& inst) {
-  RETURN_IF_ERROR(ExpectOperands(inst, 3));
-  for (Instruction* o : inst.operands) RETURN_IF_ERROR(ExpectArray(inst, o->shape));
+  VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 3));
+  for (Instruction* o : inst.operands) VKXLA_RETURN_IF_ERROR(ExpectArray(inst, o->shape));
   const Shape& s0 = inst.operands[0]->shape;
   const Shape& s1 = inst.operands[1]->shape;
   const Shape& s2 = inst.operands[2]->shape;
@@ -222,9 +222,9 @@ StatusOr<Shape> InferTernary(const Instruction& inst) {
 }
 
 StatusOr<Shape> InferBroadcast(const Instruction& inst) {
-  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 1));
   const Shape& x = inst.operands[0]->shape;
-  RETURN_IF_ERROR(ExpectArray(inst, x));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
   const Shape& out = inst.shape;
   if (!inst.dimensions) return OpError(inst, "needs dimensions={...}");
   const auto& dims = *inst.dimensions;
@@ -246,20 +246,20 @@ StatusOr<Shape> InferBroadcast(const Instruction& inst) {
 
 // The same physical bytes seen as another shape and layout.
 StatusOr<Shape> InferBitcast(const Instruction& inst) {
-  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 1));
   const Shape& x = inst.operands[0]->shape;
   const Shape& out = inst.shape;
   if (!x.IsArray() || !out.IsArray()) return OpError(inst, "operand and result must be arrays, got " + Quote(x));
   if (x.element_type() != out.element_type())
     return Unimplemented("bitcast " + inst.Describe() + " from " + Quote(x) + " to " + Quote(out) +
                          " changes the element type, which is not supported; use bitcast-convert");
-  ASSIGN_OR_RETURN(int64_t from_bytes, PhysicalByteSize(x));
-  ASSIGN_OR_RETURN(int64_t to_bytes, PhysicalByteSize(out));
+  VKXLA_ASSIGN_OR_RETURN(int64_t from_bytes, PhysicalByteSize(x));
+  VKXLA_ASSIGN_OR_RETURN(int64_t to_bytes, PhysicalByteSize(out));
   Shape x_placed = x, out_placed = out;
   x_placed.set_layout(x.layout_or_default());
   out_placed.set_layout(out.layout_or_default());
-  ASSIGN_OR_RETURN(TiledIndexMap from, TiledIndexMap::Create(x_placed));
-  ASSIGN_OR_RETURN(TiledIndexMap to, TiledIndexMap::Create(out_placed));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap from, TiledIndexMap::Create(x_placed));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap to, TiledIndexMap::Create(out_placed));
   if (from.physical_element_count() != to.physical_element_count() || from_bytes != to_bytes)
     return OpError(inst, "operand " + Quote(x_placed) + " occupies " + std::to_string(from.physical_element_count()) +
                              " physical elements but the result " + Quote(out_placed) + " occupies " +
@@ -270,9 +270,9 @@ StatusOr<Shape> InferBitcast(const Instruction& inst) {
 // ---- data movement: each result element is one operand element (or pad) ----
 
 StatusOr<Shape> InferReshape(const Instruction& inst) {
-  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 1));
   const Shape& x = inst.operands[0]->shape;
-  RETURN_IF_ERROR(ExpectArray(inst, x));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
   if (!inst.shape.IsArray()) return OpError(inst, "result must be an array, got " + Quote(inst.shape));
   if (inst.shape.element_count() != x.element_count())
     return OpError(inst, "cannot reshape " + Quote(x) + " (" + std::to_string(x.element_count()) + " elements) to " +
@@ -295,28 +295,28 @@ Status ExpectDimensionList(const Instruction& inst, const Shape& x, bool permuta
 }
 
 StatusOr<Shape> InferTranspose(const Instruction& inst) {
-  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 1));
   const Shape& x = inst.operands[0]->shape;
-  RETURN_IF_ERROR(ExpectArray(inst, x));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, x, true));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
+  VKXLA_RETURN_IF_ERROR(ExpectDimensionList(inst, x, true));
   std::vector<int64_t> dims;
   for (int64_t d : *inst.dimensions) dims.push_back(x.dim(d));
   return Shape(x.element_type(), dims);
 }
 
 StatusOr<Shape> InferReverse(const Instruction& inst) {
-  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 1));
   const Shape& x = inst.operands[0]->shape;
-  RETURN_IF_ERROR(ExpectArray(inst, x));
-  RETURN_IF_ERROR(ExpectDimensionList(inst, x, false));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
+  VKXLA_RETURN_IF_ERROR(ExpectDimensionList(inst, x, false));
   return Shape(x.element_type(), x.dims());
 }
 
 StatusOr<Shape> InferSlice(const Instruction& inst) {
-  RETURN_IF_ERROR(ExpectOperands(inst, 1));
+  VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 1));
   const Shape& x = inst.operands[0]->shape;
-  RETURN_IF_ERROR(ExpectArray(inst, x));
-  ASSIGN_OR_RETURN(std::vector<SliceDimension> slice, SliceOf(inst));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<SliceDimension> slice, SliceOf(inst));
   if (static_cast<int64_t>(slice.size()) != x.rank())
     return OpError(inst, "slice has " + std::to_string(slice.size()) + " ranges for operand " + Quote(x) + " of rank " +
                              std::to_string(x.rank()));
@@ -335,14 +335,14 @@ StatusOr<Shape> InferSlice(const Instruction& inst) {
 StatusOr<Shape> InferConcatenate(const Instruction& inst) {
   if (inst.operands.empty()) return OpError(inst, "needs at least one operand");
   const Shape& first = inst.operands[0]->shape;
-  RETURN_IF_ERROR(ExpectArray(inst, first));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, first));
   if (!inst.dimensions || inst.dimensions->size() != 1) return OpError(inst, "needs dimensions={d} (one dimension)");
   const int64_t dim = (*inst.dimensions)[0];
   if (dim < 0 || dim >= first.rank()) return OpError(inst, "dimension " + std::to_string(dim) + " is out of range for " + Quote(first));
   std::vector<int64_t> dims = first.dims();
   for (size_t i = 1; i < inst.operands.size(); ++i) {
     const Shape& o = inst.operands[i]->shape;
-    RETURN_IF_ERROR(ExpectArray(inst, o));
+    VKXLA_RETURN_IF_ERROR(ExpectArray(inst, o));
     bool same = o.element_type() == first.element_type() && o.rank() == first.rank();
     for (int64_t d = 0; same && d < o.rank(); ++d) same = d == dim || o.dim(d) == first.dim(d);
     if (!same)
@@ -354,14 +354,14 @@ StatusOr<Shape> InferConcatenate(const Instruction& inst) {
 }
 
 StatusOr<Shape> InferPad(const Instruction& inst) {
-  RETURN_IF_ERROR(ExpectOperands(inst, 2));
+  VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 2));
   const Shape& x = inst.operands[0]->shape;
   const Shape& v = inst.operands[1]->shape;
-  RETURN_IF_ERROR(ExpectArray(inst, x));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
   if (!v.IsArray() || v.rank() != 0 || v.element_type() != x.element_type())
     return OpError(inst, "padding value must be a " + std::string(ElementTypeName(x.element_type())) +
                              " scalar, got " + Quote(v));
-  ASSIGN_OR_RETURN(std::vector<PaddingDimension> padding, PaddingOf(inst));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<PaddingDimension> padding, PaddingOf(inst));
   if (static_cast<int64_t>(padding.size()) != x.rank())
     return OpError(inst, "padding has " + std::to_string(padding.size()) + " dimensions for operand " + Quote(x));
   std::vector<int64_t> dims;
@@ -402,9 +402,9 @@ Status ExpectStartIndices(const Instruction& inst, const Shape& x, size_t first)
 StatusOr<Shape> InferDynamicSlice(const Instruction& inst) {
   if (inst.operands.empty()) return OpError(inst, "needs an operand");
   const Shape& x = inst.operands[0]->shape;
-  RETURN_IF_ERROR(ExpectArray(inst, x));
-  RETURN_IF_ERROR(ExpectStartIndices(inst, x, 1));
-  ASSIGN_OR_RETURN(std::vector<int64_t> sizes, IntListAttribute(inst, "dynamic_slice_sizes", true));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
+  VKXLA_RETURN_IF_ERROR(ExpectStartIndices(inst, x, 1));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, IntListAttribute(inst, "dynamic_slice_sizes", true));
   if (static_cast<int64_t>(sizes.size()) != x.rank())
     return OpError(inst, "dynamic_slice_sizes=" + IntListText(sizes) + " needs one size per dimension of " + Quote(x));
   for (int64_t d = 0; d < x.rank(); ++d)
@@ -418,24 +418,24 @@ StatusOr<Shape> InferDynamicUpdateSlice(const Instruction& inst) {
   if (inst.operands.size() < 2) return OpError(inst, "needs an operand and an update");
   const Shape& x = inst.operands[0]->shape;
   const Shape& u = inst.operands[1]->shape;
-  RETURN_IF_ERROR(ExpectArray(inst, x));
-  RETURN_IF_ERROR(ExpectArray(inst, u));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
+  VKXLA_RETURN_IF_ERROR(ExpectArray(inst, u));
   if (u.element_type() != x.element_type() || u.rank() != x.rank())
     return OpError(inst, "update " + Quote(u) + " must have the element type and rank of operand " + Quote(x));
   for (int64_t d = 0; d < x.rank(); ++d)
     if (u.dim(d) > x.dim(d))
       return OpError(inst, "update " + Quote(u) + " is larger than operand " + Quote(x) + " in dimension " + std::to_string(d));
-  RETURN_IF_ERROR(ExpectStartIndices(inst, x, 2));
+  VKXLA_RETURN_IF_ERROR(ExpectStartIndices(inst, x, 2));
   return Shape(x.element_type(), x.dims());
 }
 
 StatusOr<Shape> InferGather(const Instruction& inst) {
-  ASSIGN_OR_RETURN(GatherPlan plan, PlanGather(inst));
+  VKXLA_ASSIGN_OR_RETURN(GatherPlan plan, PlanGather(inst));
   return Shape(inst.operands[0]->shape.element_type(), plan.result_dims);
 }
 
 StatusOr<Shape> InferScatter(const Instruction& inst) {
-  ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(inst));
+  VKXLA_ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(inst));
   if (plan.arity == 1) return Shape(inst.operands[0]->shape.element_type(), inst.operands[0]->shape.dims());
   std::vector<Shape> elements;
   for (int64_t i = 0; i < plan.arity; ++i)
@@ -452,13 +452,13 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
   if (IsElementwiseTernary(inst.opcode)) return InferTernary(inst);
   switch (inst.opcode) {
     case Opcode::kParameter:
-      RETURN_IF_ERROR(ExpectOperands(inst, 0));
+      VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 0));
       return inst.shape;
     case Opcode::kConstant:
       if (!inst.literal) return OpError(inst, "has no value");
       return inst.literal->shape();
     case Opcode::kIota: {
-      RETURN_IF_ERROR(ExpectOperands(inst, 0));
+      VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 0));
       const Shape& s = inst.shape;
       if (!s.IsArray() || s.element_type() == ElementType::kPred)
         return OpError(inst, "result must be a numeric array, got " + Quote(s));
@@ -470,7 +470,7 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
       return InferBroadcast(inst);
     case Opcode::kCopy: {
       // Same values; the result's layout (its declared shape) may differ.
-      RETURN_IF_ERROR(ExpectOperands(inst, 1));
+      VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 1));
       const Shape& x = inst.operands[0]->shape;
       if (!x.IsArray()) return OpError(inst, "operand must be an array, got " + Quote(x));
       return Shape(x.element_type(), x.dims());
@@ -497,10 +497,10 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kRngGetAndUpdateState: return InferRngGetAndUpdateStateShape(inst);
     case Opcode::kTriangularSolve: return InferTriangularSolveShape(inst);
     case Opcode::kSetDimensionSize: {
-      RETURN_IF_ERROR(ExpectOperands(inst, 2));
+      VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 2));
       const Shape& x = inst.operands[0]->shape;
       const Shape& v = inst.operands[1]->shape;
-      RETURN_IF_ERROR(ExpectArray(inst, x));
+      VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
       if (!inst.dimensions || inst.dimensions->size() != 1 || (*inst.dimensions)[0] < 0 || (*inst.dimensions)[0] >= x.rank())
         return OpError(inst, "needs dimensions={d} naming one dimension of " + Quote(x));
       if (v.element_type() != ElementType::kS32 || v.rank() != 0)
@@ -510,7 +510,7 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kDynamicReshape: {
       if (inst.operands.empty()) return OpError(inst, "needs an operand");
       const Shape& x = inst.operands[0]->shape;
-      RETURN_IF_ERROR(ExpectArray(inst, x));
+      VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
       if (!inst.shape.IsArray() || inst.shape.element_type() != x.element_type())
         return OpError(inst, "result " + Quote(inst.shape) + " must be an array of the operand's element type");
       if (static_cast<int64_t>(inst.operands.size()) != inst.shape.rank() + 1)
@@ -522,9 +522,9 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
       return Shape(x.element_type(), inst.shape.dims());
     }
     case Opcode::kGetDimensionSize: {
-      RETURN_IF_ERROR(ExpectOperands(inst, 1));
+      VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 1));
       const Shape& x = inst.operands[0]->shape;
-      RETURN_IF_ERROR(ExpectArray(inst, x));
+      VKXLA_RETURN_IF_ERROR(ExpectArray(inst, x));
       if (!inst.dimensions || inst.dimensions->size() != 1 || (*inst.dimensions)[0] < 0 || (*inst.dimensions)[0] >= x.rank())
         return OpError(inst, "needs dimensions={d} naming one dimension of " + Quote(x));
       return Shape::Scalar(ElementType::kS32);
@@ -535,7 +535,7 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
       return Shape::Tuple(std::move(elements));
     }
     case Opcode::kGetTupleElement: {
-      RETURN_IF_ERROR(ExpectOperands(inst, 1));
+      VKXLA_RETURN_IF_ERROR(ExpectOperands(inst, 1));
       const Shape& t = inst.operands[0]->shape;
       if (!t.IsTuple()) return OpError(inst, "operand must be a tuple, got " + Quote(t));
       if (inst.tuple_index < 0 || inst.tuple_index >= static_cast<int64_t>(t.tuple_shapes().size()))
@@ -553,7 +553,7 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
 }  // namespace
 
 StatusOr<Shape> InferShape(const Instruction& inst) {
-  ASSIGN_OR_RETURN(Shape shape, InferStaticShape(inst));
+  VKXLA_ASSIGN_OR_RETURN(Shape shape, InferStaticShape(inst));
   // Control flow passes arrays to computations and takes their results,
   // dynamic dims and all (the called computations' shapes say which).
   const bool calls = inst.opcode == Opcode::kWhile || inst.opcode == Opcode::kConditional || inst.opcode == Opcode::kCall;

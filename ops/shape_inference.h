@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ir/instruction.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

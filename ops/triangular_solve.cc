@@ -34,9 +34,9 @@ std::string_view TransposeAName(TransposeA t) {
 
 StatusOr<TriangularSolveOptions> ReadTriangularSolveOptions(const Instruction& inst) {
   TriangularSolveOptions o;
-  ASSIGN_OR_RETURN(o.left_side, BoolAttribute(inst, "left_side"));
-  ASSIGN_OR_RETURN(o.lower, BoolAttribute(inst, "lower"));
-  ASSIGN_OR_RETURN(o.unit_diagonal, BoolAttribute(inst, "unit_diagonal"));
+  VKXLA_ASSIGN_OR_RETURN(o.left_side, BoolAttribute(inst, "left_side"));
+  VKXLA_ASSIGN_OR_RETURN(o.lower, BoolAttribute(inst, "lower"));
+  VKXLA_ASSIGN_OR_RETURN(o.unit_diagonal, BoolAttribute(inst, "unit_diagonal"));
   if (const std::string* t = FindAttribute(inst, "transpose_a")) {
     if (*t == "NO_TRANSPOSE") o.transpose_a = TransposeA::kNoTranspose;
     else if (*t == "TRANSPOSE") o.transpose_a = TransposeA::kTranspose;
@@ -55,7 +55,7 @@ void SetTriangularSolveOptions(Instruction& inst, const TriangularSolveOptions& 
 
 StatusOr<Shape> InferTriangularSolveShape(const Instruction& inst) {
   if (inst.operands.size() != 2) return SolveError(inst, "takes a and b, got " + std::to_string(inst.operands.size()) + " operands");
-  ASSIGN_OR_RETURN(TriangularSolveOptions o, ReadTriangularSolveOptions(inst));
+  VKXLA_ASSIGN_OR_RETURN(TriangularSolveOptions o, ReadTriangularSolveOptions(inst));
   const Shape& a = inst.operands[0]->shape;
   const Shape& b = inst.operands[1]->shape;
   if (!a.IsArray() || !b.IsArray()) return SolveError(inst, "a and b must be arrays, got " + a.ToString() + " and " + b.ToString());
@@ -78,7 +78,7 @@ StatusOr<Shape> InferTriangularSolveShape(const Instruction& inst) {
 }
 
 StatusOr<Literal> EvaluateTriangularSolve(const Instruction& inst, const Literal& a, const Literal& b) {
-  ASSIGN_OR_RETURN(TriangularSolveOptions o, ReadTriangularSolveOptions(inst));
+  VKXLA_ASSIGN_OR_RETURN(TriangularSolveOptions o, ReadTriangularSolveOptions(inst));
   const Shape& bs = b.shape();
   const int64_t r = bs.rank(), m = a.shape().dims()[r - 1];
   const int64_t rows = bs.dims()[r - 2], cols = bs.dims()[r - 1];

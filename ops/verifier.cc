@@ -50,7 +50,7 @@ Status VerifyComputation(const Computation& c) {
 
 Status VerifyModule(const Module& module) {
   if (!module.entry()) return InvalidArgument("module " + module.name() + " has no entry computation");
-  for (const auto& c : module.computations()) RETURN_IF_ERROR(VerifyComputation(*c));
+  for (const auto& c : module.computations()) VKXLA_RETURN_IF_ERROR(VerifyComputation(*c));
   return OkStatus();
 }
 

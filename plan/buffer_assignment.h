@@ -6,7 +6,7 @@
 // heap simulator does the same).
 #pragma once
 
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "plan/program.h"
 
 namespace vkxla {

@@ -48,11 +48,11 @@ StatusOr<FftConfig> FftConfig::Parse(const std::string& text) {
       std::istringstream parts(value);
       std::string part;
       while (std::getline(parts, part, ',')) {
-        ASSIGN_OR_RETURN(int64_t n, number(part));
+        VKXLA_ASSIGN_OR_RETURN(int64_t n, number(part));
         c.lengths.push_back(n);
       }
     } else {
-      ASSIGN_OR_RETURN(int64_t v, number(value));
+      VKXLA_ASSIGN_OR_RETURN(int64_t v, number(value));
       if (key == "inverse") c.inverse = v != 0;
       else if (key == "double") c.double_precision = v != 0;
       else if (key == "real") c.real_input = v != 0;
@@ -70,7 +70,7 @@ StatusOr<FftConfig> FftConfig::Parse(const std::string& text) {
 }
 
 StatusOr<FftConfig> ChooseFftConfig(const Instruction& fft, const TargetFeatures& target) {
-  ASSIGN_OR_RETURN(FftParams params, ReadFft(fft));
+  VKXLA_ASSIGN_OR_RETURN(FftParams params, ReadFft(fft));
   const bool native_real = VkfftTakesRfft(fft);
   if ((params.type == FftType::kRfft && !native_real) || params.type == FftType::kIrfft)
     return Internal("fft " + fft.Describe() + ": " + std::string(FftTypeName(params.type)) +

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "ir/instruction.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "plan/target_features.h"
 
 namespace vkxla {

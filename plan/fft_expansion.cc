@@ -23,7 +23,7 @@ class Expander {
   Expander(Computation& c, const Instruction& fft) : w_(c, fft, "real_fft"), fft_(fft) {}
 
   StatusOr<Instruction*> Expand(Instruction* operand) {
-    ASSIGN_OR_RETURN(FftParams p, ReadFft(fft_));
+    VKXLA_ASSIGN_OR_RETURN(FftParams p, ReadFft(fft_));
     const Shape& x = operand->shape;
     const int64_t rank = x.rank(), l = static_cast<int64_t>(p.lengths.size()), n = p.lengths.back();
     Instruction* result = nullptr;

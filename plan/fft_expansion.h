@@ -20,7 +20,7 @@
 #include <memory>
 
 #include "ir/module.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

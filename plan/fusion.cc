@@ -100,8 +100,8 @@ class FusionPass {
 
   StatusOr<FusionChoice> Run() {
     Index();
-    RETURN_IF_ERROR(CheckOps());
-    RETURN_IF_ERROR(MandatoryBuffers());
+    VKXLA_RETURN_IF_ERROR(CheckOps());
+    VKXLA_RETURN_IF_ERROR(MandatoryBuffers());
     ChooseEpilogues();
     Costs();
     Evaluations();
@@ -170,10 +170,10 @@ class FusionPass {
       if (RunsAsSteps(*i)) {
         // Its steps read every operand from memory and write every result.
         for (const Instruction* o : i->operands) {
-          ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(o));
+          VKXLA_ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(o));
           for (const ValueRef& v : leaves) Materialize(v, "operand of %" + i->name);
         }
-        ASSIGN_OR_RETURN(std::vector<ValueRef> results, ValueLeaves(i));
+        VKXLA_ASSIGN_OR_RETURN(std::vector<ValueRef> results, ValueLeaves(i));
         for (const ValueRef& v : results) Materialize(v, std::string(OpcodeName(i->opcode)) + " result");
       }
       if (i->opcode == Opcode::kParameter) Materialize(ValueRef{i, -1}, "parameter");

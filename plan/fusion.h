@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "ir/module.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "plan/kernel_configs.h"
 #include "plan/target_features.h"
 #include "plan/value_ref.h"

@@ -28,16 +28,16 @@ class Expander {
   Expander(Computation& c, const Instruction& origin) : w_(c, origin, "linalg"), origin_(origin) {}
 
   StatusOr<Instruction*> ExpandSolve(Instruction* a, Instruction* b) {
-    ASSIGN_OR_RETURN(TriangularSolveOptions o, ReadTriangularSolveOptions(origin_));
-    ASSIGN_OR_RETURN(Instruction * x, Solve(a, 0, Order(origin_), b, o));
+    VKXLA_ASSIGN_OR_RETURN(TriangularSolveOptions o, ReadTriangularSolveOptions(origin_));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * x, Solve(a, 0, Order(origin_), b, o));
     x->shape = origin_.shape;  // the layout it was asked in
     return x;
   }
 
   StatusOr<Instruction*> ExpandCholesky(Instruction* a) {
-    ASSIGN_OR_RETURN(bool lower, ReadCholeskyLower(origin_));
+    VKXLA_ASSIGN_OR_RETURN(bool lower, ReadCholeskyLower(origin_));
     Instruction* named = lower ? a : w_.ConjugateIfComplex(SwapMatrixDims(a));
-    ASSIGN_OR_RETURN(Instruction * l, Factor(named, 0, Order(origin_)));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * l, Factor(named, 0, Order(origin_)));
     l = NanIfFailed(l);
     if (!lower) l = w_.ConjugateIfComplex(SwapMatrixDims(l));
     l->shape = origin_.shape;
@@ -117,7 +117,7 @@ class Expander {
           Instruction* loss = product(s0, sn, lo, hi - lo, solved);
           part = w_.Add(Opcode::kSubtract, part->shape, {part, loss});
         }
-        ASSIGN_OR_RETURN(Instruction * x, Solve(a, o + s0, sn, part, opt));
+        VKXLA_ASSIGN_OR_RETURN(Instruction * x, Solve(a, o + s0, sn, part, opt));
         solved = !solved ? x : forward ? w_.Concatenate({solved, x}, along) : w_.Concatenate({x, solved}, along);
         lo = std::min(lo, s0);
         hi = std::max(hi, s0 + sn);
@@ -128,10 +128,10 @@ class Expander {
     // The part solved first (f) and the rest (s), as offsets in the block.
     const int64_t f0 = forward ? 0 : m1, fn = forward ? m1 : m - m1;
     const int64_t s0 = forward ? m1 : 0, sn = m - fn;
-    ASSIGN_OR_RETURN(Instruction * xf, Solve(a, o + f0, fn, w_.Slice(b, along, f0, f0 + fn), opt));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * xf, Solve(a, o + f0, fn, w_.Slice(b, along, f0, f0 + fn), opt));
     Instruction* bs = w_.Slice(b, along, s0, s0 + sn);
     Instruction* loss = product(s0, sn, f0, fn, xf);
-    ASSIGN_OR_RETURN(Instruction * xs, Solve(a, o + s0, sn, w_.Add(Opcode::kSubtract, bs->shape, {bs, loss}), opt));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * xs, Solve(a, o + s0, sn, w_.Add(Opcode::kSubtract, bs->shape, {bs, loss}), opt));
     return forward ? w_.Concatenate({xf, xs}, along) : w_.Concatenate({xs, xf}, along);
   }
 
@@ -146,13 +146,13 @@ class Expander {
       return l;
     }
     const int64_t n1 = Split(n, kCholeskyLeafOrder), n2 = n - n1;
-    ASSIGN_OR_RETURN(Instruction * l11, Factor(a, o, n1));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * l11, Factor(a, o, n1));
     TriangularSolveOptions right_adjoint;
     right_adjoint.lower = true;
     right_adjoint.transpose_a = TransposeA::kAdjoint;
-    ASSIGN_OR_RETURN(Instruction * l21, Solve(l11, 0, n1, Block(a, o + n1, o, n2, n1), right_adjoint));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * l21, Solve(l11, 0, n1, Block(a, o + n1, o, n2, n1), right_adjoint));
     Instruction* a22 = LowerUpdate(Block(a, o + n1, o + n1, n2, n2), l21);
-    ASSIGN_OR_RETURN(Instruction * l22, Factor(a22, 0, n2));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * l22, Factor(a22, 0, n2));
     std::vector<int64_t> zero_dims = l11->shape.dims();
     zero_dims[r - 1] = n2;
     Instruction* top = w_.Concatenate({l11, w_.Filled(Scalar::Float(t, 0.0), zero_dims)}, r - 1);

@@ -135,8 +135,8 @@ StatusOr<LoopConfig> ChooseLoopConfig(const Instruction* root, const Shape& out,
   LoopConfig c;
   const ElementType t = out.element_type();
   const Layout layout = out.layout_or_default();
-  ASSIGN_OR_RETURN(const int bits, ElementStorageBits(t, layout));
-  ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
+  VKXLA_ASSIGN_OR_RETURN(const int bits, ElementStorageBits(t, layout));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
   const int64_t physical = out_map.physical_element_count();
   if (physical >= (int64_t{1} << 32))
     return Unimplemented("arrays of 2^32 elements or more are not supported (" + out.ToString() + ")");

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "plan/materialized.h"
 #include "plan/target_features.h"
 

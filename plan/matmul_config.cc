@@ -75,7 +75,7 @@ ElementType MatmulAccumulator(ElementType t) {
 
 StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_trips, const MaterializedLayoutFn& materialized,
                                           const TargetFeatures& target) {
-  ASSIGN_OR_RETURN(DotPlan plan, PlanDot(dot));
+  VKXLA_ASSIGN_OR_RETURN(DotPlan plan, PlanDot(dot));
   MatmulConfig c;
   c.batch = plan.batch;
   // RaggedDot: a row's group picks the rhs matrix (one row per invocation);
@@ -85,7 +85,7 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   int64_t pre_trips = 0, group_step_trips = 0;
   bool one_row = false;
   if (dot.opcode == Opcode::kRaggedDot) {
-    ASSIGN_OR_RETURN(RaggedDotPlan ragged, PlanRaggedDot(dot));
+    VKXLA_ASSIGN_OR_RETURN(RaggedDotPlan ragged, PlanRaggedDot(dot));
     if (ragged.mode == RaggedMode::kNonContracting) {
       one_row = true;
       pre_trips = ragged.groups;

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "ir/instruction.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "plan/materialized.h"
 #include "plan/target_features.h"
 

@@ -82,7 +82,7 @@ StatusOr<std::shared_ptr<const Module>> RewriteModule(const Module& module, cons
       std::vector<Instruction*> operands;
       for (const Instruction* o : inst->operands) operands.push_back(remap.at(o));
       if (wants(*inst)) {
-        ASSIGN_OR_RETURN(Instruction * expanded, expand(*copy, *inst, operands));
+        VKXLA_ASSIGN_OR_RETURN(Instruction * expanded, expand(*copy, *inst, operands));
         remap[inst.get()] = expanded;
         continue;
       }

@@ -59,16 +59,16 @@ class Planner {
     const ProgramShape shape = module_.EntryProgramShape();
     for (const Shape& s : shape.parameters)
       if (!s.IsArray()) return Unimplemented("entry parameter " + s.ToString() + ": only array parameters are supported yet");
-    ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(entry.root()));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(entry.root()));
     std::vector<Shape> leaf_shapes;
     LeafShapes(shape.result, leaf_shapes);
     if (leaf_shapes.size() != leaves.size()) return Internal("result leaves and result shapes disagree");
-    RETURN_IF_ERROR(DeclareParameters(entry, shape));
+    VKXLA_RETURN_IF_ERROR(DeclareParameters(entry, shape));
     planned_.insert(&entry);
     Uploads();
-    RETURN_IF_ERROR(PlanComputation(entry, leaves, leaf_shapes, /*entry=*/true, p_.steps));
+    VKXLA_RETURN_IF_ERROR(PlanComputation(entry, leaves, leaf_shapes, /*entry=*/true, p_.steps));
     Downloads();
-    RETURN_IF_ERROR(FinishProgram(p_));
+    VKXLA_RETURN_IF_ERROR(FinishProgram(p_));
     return std::move(p_);
   }
 
@@ -88,7 +88,7 @@ class Planner {
     const std::vector<Instruction*> params = entry.parameters();
     bool dynamic = false;
     for (size_t i = 0; i < params.size(); ++i) {
-      RETURN_IF_ERROR(PhysicalByteSize(WithLayout(shape.parameters[i])).status());
+      VKXLA_RETURN_IF_ERROR(PhysicalByteSize(WithLayout(shape.parameters[i])).status());
       const int d = Declare("%" + params[i]->name, BufferKind::kParameter, MemoryKind::kDevice, shape.parameters[i]);
       const int s = Declare("%" + params[i]->name + ".staging", BufferKind::kStaging, MemoryKind::kHost, shape.parameters[i]);
       p_.buffers[d].parameter = p_.buffers[s].parameter = static_cast<int64_t>(i);
@@ -106,7 +106,7 @@ class Planner {
   Status DeclareConstants(const FusionChoice& fusion) {
     for (const auto& [v, why] : fusion.materialized) {
       if (v.inst->opcode != Opcode::kConstant) continue;
-      RETURN_IF_ERROR(PhysicalByteSize(WithLayout(v.inst->shape)).status());
+      VKXLA_RETURN_IF_ERROR(PhysicalByteSize(WithLayout(v.inst->shape)).status());
       const int b = Declare("%" + v.inst->name, BufferKind::kConstant, MemoryKind::kHost, v.inst->shape);
       p_.buffers[b].constant = v.inst;
       p_.value_buffer[v] = b;
@@ -165,7 +165,7 @@ class Planner {
   Status AddGroups(const GroupChoice& choice) {
     if (choice.kind == KernelKind::kSort) {
       FusionGroup& g = NewGroup(KernelKind::kSort, choice.hero);
-      ASSIGN_OR_RETURN(SortConfig c, ChooseSortConfig(*choice.hero, p_.target));
+      VKXLA_ASSIGN_OR_RETURN(SortConfig c, ChooseSortConfig(*choice.hero, p_.target));
       const int perm = Declare("%" + choice.hero->name + ".permutation", BufferKind::kTemporary, MemoryKind::kDevice,
                                PermutationShape(c));
       g.scratch.push_back(perm);
@@ -244,32 +244,32 @@ class Planner {
   };
 
   Status PlanCurrent(bool entry, StepList& out) {
-    ASSIGN_OR_RETURN(FusionChoice fusion, ChooseFusion(*comp_, leaves_, p_.target));
-    RETURN_IF_ERROR(DeclareConstants(fusion));
+    VKXLA_ASSIGN_OR_RETURN(FusionChoice fusion, ChooseFusion(*comp_, leaves_, p_.target));
+    VKXLA_RETURN_IF_ERROR(DeclareConstants(fusion));
     std::vector<Item> items;
     auto new_groups = [&](size_t first) {
       for (size_t k = first; k < p_.groups.size(); ++k) items.push_back({static_cast<int>(k), nullptr});
     };
     for (const GroupChoice& g : fusion.groups) {
       if (g.control) {
-        RETURN_IF_ERROR(DeclareControlResults(*g.hero));
+        VKXLA_RETURN_IF_ERROR(DeclareControlResults(*g.hero));
         items.push_back({-1, g.hero});
         continue;
       }
       const size_t first = p_.groups.size();
-      RETURN_IF_ERROR(AddGroups(g));
+      VKXLA_RETURN_IF_ERROR(AddGroups(g));
       new_groups(first);
     }
     if (entry) {
       const size_t first = p_.groups.size();
-      RETURN_IF_ERROR(DeclareResults());
+      VKXLA_RETURN_IF_ERROR(DeclareResults());
       new_groups(first);
     }
     for (const Item& it : items)
-      if (it.group >= 0) RETURN_IF_ERROR(Configure(p_.groups[it.group]));
+      if (it.group >= 0) VKXLA_RETURN_IF_ERROR(Configure(p_.groups[it.group]));
     for (const Item& it : items) {
       if (it.group >= 0) LayOutGroup(p_.groups[it.group], out);
-      else RETURN_IF_ERROR(PlanControl(*it.control, out));
+      else VKXLA_RETURN_IF_ERROR(PlanControl(*it.control, out));
     }
     return OkStatus();
   }
@@ -277,7 +277,7 @@ class Planner {
   // A control op's results (a while's state, a conditional's or a call's
   // results) get buffers of their own, which its readers read.
   Status DeclareControlResults(const Instruction& h) {
-    ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(&h));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(&h));
     std::vector<int>& buffers = control_buffers_[&h];
     for (const ValueRef& v : leaves) {
       // The FFT library writes dense row-major arrays; readers read the
@@ -294,7 +294,7 @@ class Planner {
   }
 
   StatusOr<std::vector<int>> LeafBuffers(const Instruction* operand) const {
-    ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(operand));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(operand));
     std::vector<int> buffers;
     for (const ValueRef& v : leaves) {
       auto it = p_.value_buffer.find(v);
@@ -324,23 +324,23 @@ class Planner {
     const std::vector<Instruction*> params = c.parameters();
     if (params.size() != args.size()) return Internal("computation " + c.name() + ": parameters and arguments disagree");
     for (size_t i = 0; i < params.size(); ++i) {
-      ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(params[i]));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(params[i]));
       if (leaves.size() != args[i].size()) return Internal("computation " + c.name() + ": parameter leaves disagree");
       for (size_t k = 0; k < leaves.size(); ++k) p_.value_buffer[leaves[k]] = args[i][k];
     }
-    ASSIGN_OR_RETURN(std::vector<ValueRef> results, ValueLeaves(c.root()));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<ValueRef> results, ValueLeaves(c.root()));
     if (results.size() != dst.size()) return Internal("computation " + c.name() + ": result leaves disagree");
     std::vector<Shape> shapes;
     for (int b : dst) shapes.push_back(p_.buffers[b].shape);
     if (loop_body) {
-      ASSIGN_OR_RETURN(std::vector<ValueRef> state, ValueLeaves(params[0]));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<ValueRef> state, ValueLeaves(params[0]));
       for (size_t k = 0; k < results.size() && k < state.size(); ++k) {
         bool elsewhere = false;  // the leaf also returned in another slot
         for (size_t j = 0; j < results.size(); ++j) elsewhere = elsewhere || (j != k && results[j] == state[k]);
         if (!elsewhere && UpdatesInPlace(c, results[k], state[k])) in_place_[results[k]] = dst[k];
       }
     }
-    RETURN_IF_ERROR(PlanComputation(c, results, shapes, /*entry=*/false, out));
+    VKXLA_RETURN_IF_ERROR(PlanComputation(c, results, shapes, /*entry=*/false, out));
     return CopyLeaves(results, dst, out);
   }
 
@@ -365,7 +365,7 @@ class Planner {
     g.relayout = true;
     g.outputs.push_back({value, dst, SizesOf(dst)});
     const int id = g.id;
-    RETURN_IF_ERROR(Configure(p_.groups[id]));
+    VKXLA_RETURN_IF_ERROR(Configure(p_.groups[id]));
     LayOutGroup(p_.groups[id], out);
     return OkStatus();
   }
@@ -395,14 +395,14 @@ class Planner {
       const int t = Declare(values[k].ToString() + ".carried", BufferKind::kTemporary, MemoryKind::kDevice, p_.buffers[dst[k]].shape);
       if (SizesOf(dst[k]) >= 0) DeclareSizes(t, BufferKind::kTemporary);
       if (by_copy(src[k], t)) copy(src[k], t);
-      else RETURN_IF_ERROR(Relayout(values[k], t, out));
+      else VKXLA_RETURN_IF_ERROR(Relayout(values[k], t, out));
       src[k] = t;
       staged[k] = true;
     }
     for (size_t k = 0; k < values.size(); ++k) {
       if (src[k] == dst[k]) continue;
       if (staged[k] || by_copy(src[k], dst[k])) copy(src[k], dst[k]);
-      else RETURN_IF_ERROR(Relayout(values[k], dst[k], out));
+      else VKXLA_RETURN_IF_ERROR(Relayout(values[k], dst[k], out));
     }
     return OkStatus();
   }
@@ -427,7 +427,7 @@ class Planner {
     }
     host.op = &h;
     for (size_t i = 0; i < data_operands; ++i) {
-      ASSIGN_OR_RETURN(std::vector<int> leaves, LeafBuffers(h.operands[i]));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<int> leaves, LeafBuffers(h.operands[i]));
       for (int b : leaves) {
         const int staged = HostCopyOf(b, p_.buffers[b].name + ".to_host");
         out.push_back(CopyOf(b, staged));
@@ -486,7 +486,7 @@ class Planner {
   // buffer is laid out otherwise) and writes the result's buffer, working
   // in a temporary of its own.
   Status PlanFft(const Instruction& h, int result, StepList& out) {
-    ASSIGN_OR_RETURN(FftConfig config, ChooseFftConfig(h, p_.target));
+    VKXLA_ASSIGN_OR_RETURN(FftConfig config, ChooseFftConfig(h, p_.target));
     if (h.shape.element_count() == 0) return OkStatus();
     const ValueRef operand = ValueRef::Of(h.operands[0]);
     auto it = p_.value_buffer.find(operand);
@@ -494,7 +494,7 @@ class Planner {
     int source = it->second;
     if (!(p_.buffers[source].shape.layout_or_default() == Layout::Descending(h.shape.rank()))) {  // fft operands are static
       source = Declare(operand.ToString() + ".dense", BufferKind::kTemporary, MemoryKind::kDevice, Dense(operand.shape()));
-      RETURN_IF_ERROR(Relayout(operand, source, out));
+      VKXLA_RETURN_IF_ERROR(Relayout(operand, source, out));
     }
     if (config.lengths.empty()) {  // every transformed dim has length 1
       out.push_back(CopyOf(source, result));
@@ -516,17 +516,17 @@ class Planner {
       case Opcode::kWhile: {
         // The state lives in the result buffers: the init is copied in, the
         // condition reads it, the body's results are copied back.
-        ASSIGN_OR_RETURN(std::vector<ValueRef> init, ValueLeaves(h.operands[0]));
-        RETURN_IF_ERROR(CopyLeaves(init, results, out));
-        ASSIGN_OR_RETURN(const Computation* cond, CalledComputation(h, "condition", "the loop condition"));
-        ASSIGN_OR_RETURN(const Computation* body, CalledComputation(h, "body", "the loop body"));
+        VKXLA_ASSIGN_OR_RETURN(std::vector<ValueRef> init, ValueLeaves(h.operands[0]));
+        VKXLA_RETURN_IF_ERROR(CopyLeaves(init, results, out));
+        VKXLA_ASSIGN_OR_RETURN(const Computation* cond, CalledComputation(h, "condition", "the loop condition"));
+        VKXLA_ASSIGN_OR_RETURN(const Computation* body, CalledComputation(h, "body", "the loop body"));
         WhileStep w;
         w.predicate = Declare("%" + h.name + ".predicate", BufferKind::kScratch, MemoryKind::kHost,
                               Shape::Scalar(ElementType::kPred));
-        RETURN_IF_ERROR(PlanCalled(cond, {results}, {w.predicate}, w.condition));
+        VKXLA_RETURN_IF_ERROR(PlanCalled(cond, {results}, {w.predicate}, w.condition));
         if (std::optional<int64_t> trips = KnownTripCount(h)) w.trip_count = *trips;
         const size_t body_buffers = p_.buffers.size();
-        RETURN_IF_ERROR(PlanCalled(body, {results}, results, w.body, /*loop_body=*/true));
+        VKXLA_RETURN_IF_ERROR(PlanCalled(body, {results}, results, w.body, /*loop_body=*/true));
         FindAlternates(w, results, body_buffers);
         Step s;
         s.op = std::move(w);
@@ -535,17 +535,17 @@ class Planner {
         return OkStatus();
       }
       case Opcode::kConditional: {
-        ASSIGN_OR_RETURN(std::vector<const Computation*> branches, ConditionalBranches(h));
+        VKXLA_ASSIGN_OR_RETURN(std::vector<const Computation*> branches, ConditionalBranches(h));
         ConditionalStep c;
         c.selector = Declare("%" + h.name + ".selector", BufferKind::kScratch, MemoryKind::kHost, h.operands[0]->shape);
-        ASSIGN_OR_RETURN(std::vector<ValueRef> selector, ValueLeaves(h.operands[0]));
-        RETURN_IF_ERROR(CopyLeaves(selector, {c.selector}, out));
+        VKXLA_ASSIGN_OR_RETURN(std::vector<ValueRef> selector, ValueLeaves(h.operands[0]));
+        VKXLA_RETURN_IF_ERROR(CopyLeaves(selector, {c.selector}, out));
         Step s;
         for (size_t b = 0; b < branches.size(); ++b) {
-          ASSIGN_OR_RETURN(std::vector<int> args, LeafBuffers(h.operands[b + 1]));
+          VKXLA_ASSIGN_OR_RETURN(std::vector<int> args, LeafBuffers(h.operands[b + 1]));
           s.reads.insert(s.reads.end(), args.begin(), args.end());
           c.branches.emplace_back();
-          RETURN_IF_ERROR(PlanCalled(branches[b], {args}, results, c.branches.back()));
+          VKXLA_RETURN_IF_ERROR(PlanCalled(branches[b], {args}, results, c.branches.back()));
         }
         s.op = std::move(c);
         s.writes = results;
@@ -559,10 +559,10 @@ class Planner {
         return PlanFft(h, results.at(0), out);
       default: {
         // A call: the callee's steps run in line.
-        ASSIGN_OR_RETURN(const Computation* callee, CalledComputation(h, "to_apply", "the called computation"));
+        VKXLA_ASSIGN_OR_RETURN(const Computation* callee, CalledComputation(h, "to_apply", "the called computation"));
         std::vector<std::vector<int>> args;
         for (const Instruction* o : h.operands) {
-          ASSIGN_OR_RETURN(std::vector<int> leaves, LeafBuffers(o));
+          VKXLA_ASSIGN_OR_RETURN(std::vector<int> leaves, LeafBuffers(o));
           args.push_back(std::move(leaves));
         }
         return PlanCalled(callee, args, results, out);
@@ -664,7 +664,7 @@ class Planner {
         }
         const Shape& out = p_.buffers[g.outputs[0].buffer].shape;
         const bool whole = g.outputs[0].value.index < 0 && !g.relayout;
-        ASSIGN_OR_RETURN(LoopConfig c, ChooseLoopConfig(whole ? &h : nullptr, out, materialized, p_.target));
+        VKXLA_ASSIGN_OR_RETURN(LoopConfig c, ChooseLoopConfig(whole ? &h : nullptr, out, materialized, p_.target));
         const std::string suffix = c.block ? "_block" + std::to_string(c.block) + "x" + std::to_string(c.block) : "";
         g.kernels.push_back({"fusion_" + g.outputs[0].value.ToString().substr(1) + suffix, c.block ? c.blocks : c.vectors, 256});
         const ValueRef& v = g.outputs[0].value;
@@ -676,9 +676,9 @@ class Planner {
       case KernelKind::kReduce: {
         // Results come first among a reduce's outputs (operands it writes follow).
         const Shape& out = p_.buffers[g.outputs[0].buffer].shape;
-        ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(h));
+        VKXLA_ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(h));
         std::vector<const Instruction*> operands(h.operands.begin(), h.operands.begin() + plan.arity);
-        ASSIGN_OR_RETURN(ReduceConfig c, ChooseReduceConfig(h, out, StepTrips(g, operands, h), materialized, p_.target));
+        VKXLA_ASSIGN_OR_RETURN(ReduceConfig c, ChooseReduceConfig(h, out, StepTrips(g, operands, h), materialized, p_.target));
         if (c.split()) {
           for (int64_t i = 0; i < plan.arity; ++i) {
             const ElementType t = h.operands[i]->shape.element_type();
@@ -707,9 +707,9 @@ class Planner {
         return OkStatus();
       }
       case KernelKind::kScan: {
-        ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(h));
+        VKXLA_ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(h));
         std::vector<const Instruction*> inputs(h.operands.begin(), h.operands.begin() + plan.inputs);
-        ASSIGN_OR_RETURN(ScanConfig c, ChooseScanConfig(h, StepTrips(g, inputs, h), p_.target));
+        VKXLA_ASSIGN_OR_RETURN(ScanConfig c, ChooseScanConfig(h, StepTrips(g, inputs, h), p_.target));
         g.kernels.push_back({std::string(c.parallel ? "scan_parallel_" : "scan_") + name, c.Invocations(), 256});
         CollectReads(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), &h);
         g.config = std::move(c);
@@ -719,7 +719,7 @@ class Planner {
         std::vector<const Instruction*> operands = {h.operands[0]};
         if (h.opcode == Opcode::kSelectAndScatter) operands.push_back(h.operands[1]);
         else operands.assign(h.operands.begin(), h.operands.begin() + h.operands.size() / 2);
-        ASSIGN_OR_RETURN(WindowConfig c, ChooseWindowConfig(h, p_.buffers[g.outputs[0].buffer].shape,
+        VKXLA_ASSIGN_OR_RETURN(WindowConfig c, ChooseWindowConfig(h, p_.buffers[g.outputs[0].buffer].shape,
                                                             StepTrips(g, operands, h), p_.target));
         if (h.opcode == Opcode::kSelectAndScatter) {
           const ElementType t = h.operands[0]->shape.element_type();
@@ -736,9 +736,9 @@ class Planner {
         return OkStatus();
       }
       case KernelKind::kScatter: {
-        ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(h));
+        VKXLA_ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(h));
         std::vector<const Instruction*> values(h.operands.begin() + plan.arity, h.operands.end());
-        ASSIGN_OR_RETURN(ScatterConfig c, ChooseScatterConfig(h, p_.buffers[g.outputs[0].buffer].shape,
+        VKXLA_ASSIGN_OR_RETURN(ScatterConfig c, ChooseScatterConfig(h, p_.buffers[g.outputs[0].buffer].shape,
                                                               StepTrips(g, values, h), p_.target));
         g.kernels.push_back({"scatter_" + name, c.invocations, 256});
         CollectReads(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), &h);
@@ -746,7 +746,7 @@ class Planner {
         return OkStatus();
       }
       case KernelKind::kTriangular: {
-        ASSIGN_OR_RETURN(TriangularConfig c, ChooseTriangularConfig(h));
+        VKXLA_ASSIGN_OR_RETURN(TriangularConfig c, ChooseTriangularConfig(h));
         g.kernels.push_back({std::string(h.opcode == Opcode::kCholesky ? "cholesky_" : "triangular_solve_") + name,
                              static_cast<uint64_t>(c.systems), 64});
         CollectReads(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), &h);
@@ -754,7 +754,7 @@ class Planner {
         return OkStatus();
       }
       case KernelKind::kMatmul: {
-        ASSIGN_OR_RETURN(MatmulConfig c, ChooseMatmulConfig(
+        VKXLA_ASSIGN_OR_RETURN(MatmulConfig c, ChooseMatmulConfig(
                                           h, StepTrips(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), h),
                                           materialized, p_.target));
         if (c.split()) {
@@ -895,10 +895,10 @@ Status CheckExternalReach(const Program& p, const StepList& steps) {
                                      ", which the library binds from the arena's start");
         }
     } else if (const auto* w = std::get_if<WhileStep>(&s.op)) {
-      RETURN_IF_ERROR(CheckExternalReach(p, w->condition));
-      RETURN_IF_ERROR(CheckExternalReach(p, w->body));
+      VKXLA_RETURN_IF_ERROR(CheckExternalReach(p, w->condition));
+      VKXLA_RETURN_IF_ERROR(CheckExternalReach(p, w->body));
     } else if (const auto* c = std::get_if<ConditionalStep>(&s.op)) {
-      for (const StepList& b : c->branches) RETURN_IF_ERROR(CheckExternalReach(p, b));
+      for (const StepList& b : c->branches) VKXLA_RETURN_IF_ERROR(CheckExternalReach(p, b));
     }
   }
   return OkStatus();
@@ -918,8 +918,8 @@ Status FinishProgram(Program& p) {
       d.first_step = d.last_step = 0;
     }
   }
-  RETURN_IF_ERROR(AssignBuffers(p));
-  RETURN_IF_ERROR(CheckExternalReach(p, p.steps));
+  VKXLA_RETURN_IF_ERROR(AssignBuffers(p));
+  VKXLA_RETURN_IF_ERROR(CheckExternalReach(p, p.steps));
   DeriveBarriers(p);
   return OkStatus();
 }
@@ -928,14 +928,14 @@ StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target)
   if (!module.entry()) return InvalidArgument("module " + module.name() + " has no entry computation");
   // Each rewrite copies the module it is given; only the last copy is kept.
   std::shared_ptr<const Module> expanded;
-  ASSIGN_OR_RETURN(std::shared_ptr<const Module> ffts, ExpandRealFfts(module));
+  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> ffts, ExpandRealFfts(module));
   if (ffts) expanded = ffts;
-  ASSIGN_OR_RETURN(std::shared_ptr<const Module> rngs, ExpandRngBitGenerators(expanded ? *expanded : module));
+  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> rngs, ExpandRngBitGenerators(expanded ? *expanded : module));
   if (rngs) expanded = rngs;
-  ASSIGN_OR_RETURN(std::shared_ptr<const Module> linalg, ExpandLinearAlgebra(expanded ? *expanded : module));
+  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> linalg, ExpandLinearAlgebra(expanded ? *expanded : module));
   if (linalg) expanded = linalg;
   if (!expanded) return Planner(module, target).Run();
-  ASSIGN_OR_RETURN(Program p, Planner(*expanded, target).Run());
+  VKXLA_ASSIGN_OR_RETURN(Program p, Planner(*expanded, target).Run());
   p.expanded_module = std::move(expanded);  // the groups point into it
   return p;
 }

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "ir/module.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "plan/program.h"
 
 namespace vkxla {

@@ -47,7 +47,7 @@ uint64_t ReduceConfig::FoldPassInvocations(size_t pass) const {
 
 StatusOr<ReduceConfig> ChooseReduceConfig(const Instruction& reduce, const Shape& out, int64_t fold_trips,
                                           const MaterializedLayoutFn& materialized, const TargetFeatures& target) {
-  ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(reduce));
+  VKXLA_ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(reduce));
   ReduceConfig c;
   c.arity = plan.arity;
   const Shape& xs = reduce.operands[0]->shape;
@@ -72,8 +72,8 @@ StatusOr<ReduceConfig> ChooseReduceConfig(const Instruction& reduce, const Shape
   for (size_t k = 0; k < plan.kept.size(); ++k)
     if (plan.kept[k] == c.unit) out_unit_pos = static_cast<int64_t>(k);
   const Layout result_layout = out.layout_or_default();
-  ASSIGN_OR_RETURN(const int result_bits, ElementStorageBits(out.element_type(), result_layout));
-  ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
+  VKXLA_ASSIGN_OR_RETURN(const int result_bits, ElementStorageBits(out.element_type(), result_layout));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
   const int words = std::max(1, BitWidth(out.element_type()) / 32);
   c.column_vectors = !rows && x_plain && result_bits == 32 && words == 1 && !out_map.is_tiled() &&
                      !out_map.has_padding() && out_unit_pos >= 0 && !result_layout.minor_to_major.empty() &&

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ir/layout.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "plan/materialized.h"
 #include "plan/target_features.h"
 

@@ -16,7 +16,7 @@ bool IsTupleRng(const Instruction& i) { return i.opcode == Opcode::kRngBitGenera
 bool IsRng(const Instruction& i) { return i.opcode == Opcode::kRng && InferRngShape(i).ok(); }
 
 StatusOr<Instruction*> Split(Computation& c, const Instruction& rng, const std::vector<Instruction*>& operands) {
-  ASSIGN_OR_RETURN(RngBitsPlan plan, PlanRngBits(rng));
+  VKXLA_ASSIGN_OR_RETURN(RngBitsPlan plan, PlanRngBits(rng));
   int next = 0;
   auto add = [&](Opcode op, Shape shape, std::vector<Instruction*> ops) {
     return AddDerived(c, rng, "rng", next, op, std::move(shape), std::move(ops));
@@ -54,7 +54,7 @@ class RngExpander {
   RngExpander(Computation& c, const Instruction& rng) : w_(c, rng, "rng"), rng_(rng) {}
 
   StatusOr<Instruction*> Expand(Instruction* a, Instruction* b) {
-    ASSIGN_OR_RETURN(RngDistribution dist, ReadRngDistribution(rng_));
+    VKXLA_ASSIGN_OR_RETURN(RngDistribution dist, ReadRngDistribution(rng_));
     const ElementType t = rng_.shape.element_type();
     ct_ = RngComputeType(t);
     if (ct_ != t) {

@@ -16,7 +16,7 @@
 #include <memory>
 
 #include "ir/module.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -29,7 +29,7 @@ bool IsKnownAssociative(const Computation& c, int64_t carries) {
 }  // namespace
 
 StatusOr<ScanConfig> ChooseScanConfig(const Instruction& scan, int64_t step_trips, const TargetFeatures& target) {
-  ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(scan));
+  VKXLA_ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(scan));
   ScanConfig c;
   const Shape& xs = scan.operands[0]->shape;
   c.dim = plan.dimension;

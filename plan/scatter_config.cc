@@ -10,7 +10,7 @@ namespace vkxla {
 
 StatusOr<ScatterConfig> ChooseScatterConfig(const Instruction& scatter, const Shape& first_result, int64_t update_trips,
                                             const TargetFeatures& target) {
-  ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(scatter));
+  VKXLA_ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(scatter));
   ScatterConfig c;
   const Shape& updates = scatter.operands[plan.arity + 1]->shape;
   c.updates = 1;
@@ -19,7 +19,7 @@ StatusOr<ScatterConfig> ChooseScatterConfig(const Instruction& scatter, const Sh
   const int64_t budget = std::max<int64_t>(1, (static_cast<int64_t>(target.max_loop_trips) - 16) / (1 + update_trips));
   c.chunk = std::max<int64_t>(1, std::min(c.updates, budget));
   c.passes = std::max<int64_t>(1, (c.updates + c.chunk - 1) / c.chunk);
-  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(first_result));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(first_result));
   c.invocations = static_cast<uint64_t>(map.physical_element_count());
   return c;
 }

@@ -19,7 +19,7 @@ StatusOr<SortConfig> ChooseSortConfig(const Instruction& sort, const TargetFeatu
   if (sort.opcode == Opcode::kTopK) {
     c.dim = x.rank() - 1;
   } else {
-    ASSIGN_OR_RETURN(c.dim, SortDimension(sort));
+    VKXLA_ASSIGN_OR_RETURN(c.dim, SortDimension(sort));
   }
   c.length = x.dim(c.dim);
   while (c.padded < std::max<int64_t>(c.length, 1)) c.padded <<= 1;

@@ -9,7 +9,7 @@ namespace vkxla {
 StatusOr<TriangularConfig> ChooseTriangularConfig(const Instruction& inst) {
   TriangularConfig c;
   const bool cholesky = inst.opcode == Opcode::kCholesky;
-  RETURN_IF_ERROR(cholesky ? InferCholeskyShape(inst).status() : InferTriangularSolveShape(inst).status());
+  VKXLA_RETURN_IF_ERROR(cholesky ? InferCholeskyShape(inst).status() : InferTriangularSolveShape(inst).status());
   const Shape& a = inst.operands[0]->shape;
   c.order = a.dims().back();
   const int64_t leaf = cholesky ? kCholeskyLeafOrder : kTriangularSolveLeafOrder;
@@ -19,7 +19,7 @@ StatusOr<TriangularConfig> ChooseTriangularConfig(const Instruction& inst) {
   if (cholesky) {
     c.systems = MatrixBatches(a);
   } else {
-    ASSIGN_OR_RETURN(TriangularSolveOptions o, ReadTriangularSolveOptions(inst));
+    VKXLA_ASSIGN_OR_RETURN(TriangularSolveOptions o, ReadTriangularSolveOptions(inst));
     const Shape& b = inst.operands[1]->shape;
     c.lines = b.dims()[b.rank() - (o.left_side ? 1 : 2)];
     c.systems = MatrixBatches(b) * c.lines;

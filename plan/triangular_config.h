@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "ir/instruction.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "ir/instruction.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "plan/target_features.h"
 
 namespace vkxla {

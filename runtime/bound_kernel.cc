@@ -20,14 +20,14 @@ StatusOr<BoundKernel> BoundKernel::Create(Device& device, std::shared_ptr<Comput
   dpci.maxSets = 1;
   dpci.poolSizeCount = 1;
   dpci.pPoolSizes = &size;
-  VK_RETURN_IF_ERROR(vkCreateDescriptorPool(k.device_, &dpci, nullptr, &k.pool_));
+  VKXLA_VK_RETURN_IF_ERROR(vkCreateDescriptorPool(k.device_, &dpci, nullptr, &k.pool_));
   CountVulkanObject(VulkanObject::kDescriptorPool, 1);
   VkDescriptorSetLayout layout = pipeline->set_layout();
   VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   ai.descriptorPool = k.pool_;
   ai.descriptorSetCount = 1;
   ai.pSetLayouts = &layout;
-  VK_RETURN_IF_ERROR(vkAllocateDescriptorSets(k.device_, &ai, &k.set_));
+  VKXLA_VK_RETURN_IF_ERROR(vkAllocateDescriptorSets(k.device_, &ai, &k.set_));
   std::vector<VkDescriptorBufferInfo> infos(count);
   std::vector<VkWriteDescriptorSet> updates(count);
   for (uint32_t b = 0; b < count; ++b) {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "plan/target_features.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -30,8 +30,8 @@ std::string PipelineCachePath(const DeviceInfo& info) {
 }  // namespace
 
 StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
-  ASSIGN_OR_RETURN(VulkanContext * ctx, VulkanContext::Get());
-  ASSIGN_OR_RETURN(uint32_t i, ctx->ResolveDeviceIndex(index));
+  VKXLA_ASSIGN_OR_RETURN(VulkanContext * ctx, VulkanContext::Get());
+  VKXLA_ASSIGN_OR_RETURN(uint32_t i, ctx->ResolveDeviceIndex(index));
   auto d = std::unique_ptr<Device>(new Device());
   d->info_ = ctx->device_infos()[i];
   d->physical_ = ctx->physical_devices()[i];
@@ -66,15 +66,15 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
   dci.pNext = &features;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
-  VK_RETURN_IF_ERROR(vkCreateDevice(d->physical_, &dci, nullptr, &d->device_));
+  VKXLA_VK_RETURN_IF_ERROR(vkCreateDevice(d->physical_, &dci, nullptr, &d->device_));
   vkGetDeviceQueue(d->device_, d->queue_family_, 0, &d->queue_);
 
   VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pci.queueFamilyIndex = d->queue_family_;
-  VK_RETURN_IF_ERROR(vkCreateCommandPool(d->device_, &pci, nullptr, &d->pool_));
+  VKXLA_VK_RETURN_IF_ERROR(vkCreateCommandPool(d->device_, &pci, nullptr, &d->pool_));
   VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VK_RETURN_IF_ERROR(vkCreateFence(d->device_, &fci, nullptr, &d->fence_));
+  VKXLA_VK_RETURN_IF_ERROR(vkCreateFence(d->device_, &fci, nullptr, &d->fence_));
 
   // Reuse a saved pipeline cache only if its header matches this device.
   std::vector<char> initial;
@@ -93,7 +93,7 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
   VkPipelineCacheCreateInfo cci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   cci.initialDataSize = initial.size();
   cci.pInitialData = initial.empty() ? nullptr : initial.data();
-  VK_RETURN_IF_ERROR(vkCreatePipelineCache(d->device_, &cci, nullptr, &d->pipeline_cache_));
+  VKXLA_VK_RETURN_IF_ERROR(vkCreatePipelineCache(d->device_, &cci, nullptr, &d->pipeline_cache_));
   return d;
 }
 
@@ -111,9 +111,9 @@ Status Device::SavePipelineCache() {
   const std::string path = PipelineCachePath(info_);
   if (path.empty() || !pipeline_cache_) return OkStatus();
   size_t size = 0;
-  VK_RETURN_IF_ERROR(vkGetPipelineCacheData(device_, pipeline_cache_, &size, nullptr));
+  VKXLA_VK_RETURN_IF_ERROR(vkGetPipelineCacheData(device_, pipeline_cache_, &size, nullptr));
   std::vector<char> data(size);
-  VK_RETURN_IF_ERROR(vkGetPipelineCacheData(device_, pipeline_cache_, &size, data.data()));
+  VKXLA_VK_RETURN_IF_ERROR(vkGetPipelineCacheData(device_, pipeline_cache_, &size, data.data()));
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(physical_, &props);
   CacheHeader h{info_.vendor_id, info_.device_id, props.driverVersion, {}};
@@ -144,7 +144,7 @@ StatusOr<uint32_t> Device::FindMemoryType(uint32_t bits, VkMemoryPropertyFlags w
 }
 
 StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
-  RETURN_IF_ERROR(CheckUsable());
+  VKXLA_RETURN_IF_ERROR(CheckUsable());
   // Whole uvec4s: kernels read and write aligned vectors of four words.
   size = std::max<uint64_t>(16, (size + 15) / 16 * 16);
   Buffer b;
@@ -155,7 +155,7 @@ StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
   bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
               VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  VK_RETURN_IF_ERROR(vkCreateBuffer(device_, &bci, nullptr, &b.buffer_));
+  VKXLA_VK_RETURN_IF_ERROR(vkCreateBuffer(device_, &bci, nullptr, &b.buffer_));
   CountVulkanObject(VulkanObject::kBuffer, 1);
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(device_, b.buffer_, &req);
@@ -163,7 +163,7 @@ StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
                                    ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
                                    : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
   VkMemoryPropertyFlags prefer = memory == Memory::kHostVisible ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT : 0;
-  ASSIGN_OR_RETURN(uint32_t type, FindMemoryType(req.memoryTypeBits, want, prefer));
+  VKXLA_ASSIGN_OR_RETURN(uint32_t type, FindMemoryType(req.memoryTypeBits, want, prefer));
   VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   mai.allocationSize = req.size;
   mai.memoryTypeIndex = type;
@@ -175,22 +175,22 @@ StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
                              " failed with " + VkResultName(allocated) + " (its heap holds " +
                              std::to_string(heap.size >> 20) + " MiB in all)");
   }
-  VK_RETURN_IF_ERROR(allocated);
+  VKXLA_VK_RETURN_IF_ERROR(allocated);
   CountVulkanObject(VulkanObject::kMemory, 1);
-  VK_RETURN_IF_ERROR(vkBindBufferMemory(device_, b.buffer_, b.memory_, 0));
-  if (memory == Memory::kHostVisible) VK_RETURN_IF_ERROR(vkMapMemory(device_, b.memory_, 0, VK_WHOLE_SIZE, 0, &b.mapped_));
+  VKXLA_VK_RETURN_IF_ERROR(vkBindBufferMemory(device_, b.buffer_, b.memory_, 0));
+  if (memory == Memory::kHostVisible) VKXLA_VK_RETURN_IF_ERROR(vkMapMemory(device_, b.memory_, 0, VK_WHOLE_SIZE, 0, &b.mapped_));
   return b;
 }
 
 StatusOr<VkCommandBuffer> Device::AllocateCommandBuffer() {
-  RETURN_IF_ERROR(CheckUsable());
+  VKXLA_RETURN_IF_ERROR(CheckUsable());
   std::lock_guard<std::recursive_mutex> lock(pool_mu_);
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   ai.commandPool = pool_;
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   ai.commandBufferCount = 1;
   VkCommandBuffer cb;
-  VK_RETURN_IF_ERROR(vkAllocateCommandBuffers(device_, &ai, &cb));
+  VKXLA_VK_RETURN_IF_ERROR(vkAllocateCommandBuffers(device_, &ai, &cb));
   CountVulkanObject(VulkanObject::kCommandBuffer, 1);
   return cb;
 }
@@ -208,7 +208,7 @@ Status Device::CheckUsable() const {
 
 Status Device::SubmitAndWait(VkCommandBuffer cb) {
   std::lock_guard<std::mutex> lock(queue_mu_);
-  RETURN_IF_ERROR(CheckUsable());
+  VKXLA_RETURN_IF_ERROR(CheckUsable());
   auto lose = [&](const std::string& why) {
     lost_reason_ = why;
     lost_.store(true);
@@ -219,13 +219,13 @@ Status Device::SubmitAndWait(VkCommandBuffer cb) {
   si.pCommandBuffers = &cb;
   const VkResult submitted = vkQueueSubmit(queue_, 1, &si, fence_);
   if (submitted == VK_ERROR_DEVICE_LOST) return lose("VK_ERROR_DEVICE_LOST from vkQueueSubmit");
-  VK_RETURN_IF_ERROR(submitted);
+  VKXLA_VK_RETURN_IF_ERROR(submitted);
   VkResult r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, 600ull * 1000 * 1000 * 1000);
   if (const VkResult injected = injected_.exchange(VK_SUCCESS); injected != VK_SUCCESS && r == VK_SUCCESS) r = injected;
   if (r == VK_ERROR_DEVICE_LOST) return lose("VK_ERROR_DEVICE_LOST while waiting for a submission");
   // The submission may still run: its fence is neither reset nor reused.
   if (r == VK_TIMEOUT) return lose("a submission did not finish within 600 s (VK_TIMEOUT); its work may still be running");
-  VK_RETURN_IF_ERROR(r);
+  VKXLA_VK_RETURN_IF_ERROR(r);
   return VkStatus(vkResetFences(device_, 1, &fence_), "vkResetFences");
 }
 

@@ -21,7 +21,7 @@ StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module, 
 }
 
 StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Module& module, Device& device, const TargetFeatures& target) {
-  ASSIGN_OR_RETURN(Program program, PlanModule(module, target));
+  VKXLA_ASSIGN_OR_RETURN(Program program, PlanModule(module, target));
   return FromProgram(module, device, std::move(program));
 }
 
@@ -29,16 +29,16 @@ StatusOr<std::unique_ptr<Executable>> Executable::FromProgram(const Module& modu
   auto exe = std::unique_ptr<Executable>(new Executable(device));
   exe->module_ = &module;
   exe->program_ = std::move(program);
-  RETURN_IF_ERROR(exe->Allocate());
-  RETURN_IF_ERROR(exe->BuildKernels());
-  RETURN_IF_ERROR(exe->PrepareExternals(exe->program_.steps));
-  RETURN_IF_ERROR(exe->Record(exe->program_.steps, exe->nodes_));
+  VKXLA_RETURN_IF_ERROR(exe->Allocate());
+  VKXLA_RETURN_IF_ERROR(exe->BuildKernels());
+  VKXLA_RETURN_IF_ERROR(exe->PrepareExternals(exe->program_.steps));
+  VKXLA_RETURN_IF_ERROR(exe->Record(exe->program_.steps, exe->nodes_));
   return exe;
 }
 
 Status Executable::Allocate() {
   for (const Arena& a : program_.arenas) {
-    ASSIGN_OR_RETURN(Buffer b, device_.CreateBuffer(a.bytes, a.memory == MemoryKind::kDevice ? Device::Memory::kDeviceLocal
+    VKXLA_ASSIGN_OR_RETURN(Buffer b, device_.CreateBuffer(a.bytes, a.memory == MemoryKind::kDevice ? Device::Memory::kDeviceLocal
                                                                                             : Device::Memory::kHostVisible));
     arenas_.push_back(std::move(b));
   }
@@ -46,7 +46,7 @@ Status Executable::Allocate() {
   for (size_t i = 0; i < program_.buffers.size(); ++i) {
     const BufferDecl& b = program_.buffers[i];
     if (b.kind != BufferKind::kConstant) continue;
-    ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(*b.constant->literal, b.shape.layout_or_default()));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(*b.constant->literal, b.shape.layout_or_default()));
     if (!bytes.empty()) std::memcpy(Mapped(static_cast<int>(i)), bytes.data(), bytes.size());
   }
   return OkStatus();
@@ -75,15 +75,15 @@ Status Executable::BuildKernels() {
         kernel_bindings_.back().emplace_back();
         continue;
       }
-      ASSIGN_OR_RETURN(KernelSource src, BuildKernel(program_, g, static_cast<int>(k)));
+      VKXLA_ASSIGN_OR_RETURN(KernelSource src, BuildKernel(program_, g, static_cast<int>(k)));
       std::shared_ptr<ComputePipeline>& pipeline = pipelines[src.glsl];
       if (!pipeline) {
-        ASSIGN_OR_RETURN(pipeline, ComputePipeline::FromGlsl(device_, src.glsl, static_cast<uint32_t>(src.bindings.size())));
+        VKXLA_ASSIGN_OR_RETURN(pipeline, ComputePipeline::FromGlsl(device_, src.glsl, static_cast<uint32_t>(src.bindings.size())));
         sources_.push_back(src.glsl);
       }
       std::vector<BufferSlice> bindings;
       for (int b : src.bindings) bindings.push_back(SliceOf(b));
-      ASSIGN_OR_RETURN(BoundKernel bound, BoundKernel::Create(device_, pipeline, std::move(bindings), launch.invocations,
+      VKXLA_ASSIGN_OR_RETURN(BoundKernel bound, BoundKernel::Create(device_, pipeline, std::move(bindings), launch.invocations,
                                                              launch.local_size));
       kernels_.back().push_back(std::make_unique<BoundKernel>(std::move(bound)));
       kernel_bindings_.back().push_back({pipeline, src.bindings, launch.invocations, launch.local_size});
@@ -130,13 +130,13 @@ StatusOr<std::unique_ptr<Executable::Alternation>> Executable::PrepareAlternatio
         bindings.push_back(SliceOf(alt->Map(b)));
       }
       if (!touches) continue;
-      ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device_, kb.pipeline, std::move(bindings), kb.invocations, kb.local_size));
+      VKXLA_ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device_, kb.pipeline, std::move(bindings), kb.invocations, kb.local_size));
       alt->kernels[{d->group, d->kernel}] = std::make_unique<BoundKernel>(std::move(k));
     }
   // A device-counted loop may stop after an odd number of trips, leaving
   // the state in the body's buffers (a counted one replays even batches).
   if (!device_counted) return alt;
-  ASSIGN_OR_RETURN(alt->fixup, RecordCommandBuffer([&](Scheduler& s) -> Status {
+  VKXLA_ASSIGN_OR_RETURN(alt->fixup, RecordCommandBuffer([&](Scheduler& s) -> Status {
     for (const auto& [body, state] : w.alternates) {
       const BufferSlice src = SliceOf(body), dst = SliceOf(state);
       s.Copy(src.buffer, src.offset, dst.buffer, dst.offset, program_.buffers[state].bytes);
@@ -157,12 +157,12 @@ const BoundKernel* Executable::KernelFor(const DispatchStep& d, const Alternatio
 Status Executable::PrepareExternals(const StepList& steps) {
   for (const Step& step : steps) {
     if (const auto* e = std::get_if<ExternalStep>(&step.op)) {
-      ASSIGN_OR_RETURN(externals_[e], PrepareExternalCommand(device_, e->name, e->config));
+      VKXLA_ASSIGN_OR_RETURN(externals_[e], PrepareExternalCommand(device_, e->name, e->config));
     } else if (const auto* w = std::get_if<WhileStep>(&step.op)) {
-      RETURN_IF_ERROR(PrepareExternals(w->condition));
-      RETURN_IF_ERROR(PrepareExternals(w->body));
+      VKXLA_RETURN_IF_ERROR(PrepareExternals(w->condition));
+      VKXLA_RETURN_IF_ERROR(PrepareExternals(w->body));
     } else if (const auto* c = std::get_if<ConditionalStep>(&step.op)) {
-      for (const StepList& b : c->branches) RETURN_IF_ERROR(PrepareExternals(b));
+      for (const StepList& b : c->branches) VKXLA_RETURN_IF_ERROR(PrepareExternals(b));
     }
   }
   return OkStatus();
@@ -194,7 +194,7 @@ Status Executable::RecordSteps(Scheduler& s, const StepList& steps, size_t begin
       std::vector<BufferSlice> reads, writes;
       for (int b : step.reads) reads.push_back(SliceOf(map(b)));
       for (int b : step.writes) writes.push_back(SliceOf(map(b)));
-      RETURN_IF_ERROR(externals_.at(e)->Record(s.command_buffer(), reads, writes));
+      VKXLA_RETURN_IF_ERROR(externals_.at(e)->Record(s.command_buffer(), reads, writes));
       continue;
     }
     if (dispatches_only) continue;
@@ -216,7 +216,7 @@ StatusOr<VkCommandBuffer> Executable::RecordCommands(const StepList& steps, size
   return RecordCommandBuffer([&](Scheduler& s) -> Status {
     for (int64_t r = 0; r < repeats; ++r) {
       if (r > 0) s.Barrier();  // the next trip reads what this one wrote
-      RETURN_IF_ERROR(RecordSteps(s, steps, begin, end, false));
+      VKXLA_RETURN_IF_ERROR(RecordSteps(s, steps, begin, end, false));
     }
     return OkStatus();
   });
@@ -224,7 +224,7 @@ StatusOr<VkCommandBuffer> Executable::RecordCommands(const StepList& steps, size
 
 StatusOr<VkCommandBuffer> Executable::RecordCommandBuffer(const std::function<Status(Scheduler&)>& record) {
   std::lock_guard<std::recursive_mutex> lock(device_.command_pool_mutex());
-  ASSIGN_OR_RETURN(VkCommandBuffer cb, device_.AllocateCommandBuffer());
+  VKXLA_ASSIGN_OR_RETURN(VkCommandBuffer cb, device_.AllocateCommandBuffer());
   Scheduler s(cb);
   Status status = s.Begin();
   // The plan derived its barriers for one stream of commands; a buffer that
@@ -270,7 +270,7 @@ int64_t Dispatches(const StepList& steps) {
 
 Status Executable::RecordGated(const WhileStep& w, Node& n) {
   if (!gate_pipelines_) {
-    ASSIGN_OR_RETURN(LoopGatePipelines p, LoopGatePipelines::Create(device_));
+    VKXLA_ASSIGN_OR_RETURN(LoopGatePipelines p, LoopGatePipelines::Create(device_));
     gate_pipelines_ = std::move(p);
   }
   // Short loops waste little on trips past their end; long ones submit
@@ -279,7 +279,7 @@ Status Executable::RecordGated(const WhileStep& w, Node& n) {
   const int64_t limit = std::max<uint32_t>(1, program_.target.max_dispatches_per_submission);
   const int64_t per_trip = Dispatches(w.condition) + 1 + static_cast<int64_t>(w.body.size());
   const int64_t most = std::max<int64_t>(1, std::min(kMaxUnroll, limit / per_trip));
-  ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(w, /*device_counted=*/true));
+  VKXLA_ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(w, /*device_counted=*/true));
   if (most < 2) n.alternation.reset();
   const Alternation* alt = n.alternation.get();
   std::vector<std::array<uint32_t, 2>> grids;
@@ -294,18 +294,18 @@ Status Executable::RecordGated(const WhileStep& w, Node& n) {
       const auto& c = std::get<CopyStep>(step.op);
       for (int version = 0; version < (alt ? 2 : 1); ++version) {
         const int src = version ? alt->Map(c.src) : c.src, dst = version ? alt->Map(c.dst) : c.dst;
-        ASSIGN_OR_RETURN(BoundKernel k, LoopGate::CopyKernel(device_, *gate_pipelines_, SliceOf(src), SliceOf(dst), c.bytes));
+        VKXLA_ASSIGN_OR_RETURN(BoundKernel k, LoopGate::CopyKernel(device_, *gate_pipelines_, SliceOf(src), SliceOf(dst), c.bytes));
         if (version == 0) grids.push_back(k.grid());
         n.gated_copies[version].push_back(std::make_unique<BoundKernel>(std::move(k)));
       }
     }
   }
-  ASSIGN_OR_RETURN(n.gate, LoopGate::Create(device_, *gate_pipelines_, SliceOf(w.predicate), grids));
+  VKXLA_ASSIGN_OR_RETURN(n.gate, LoopGate::Create(device_, *gate_pipelines_, SliceOf(w.predicate), grids));
   auto record_trips = [&](Scheduler& s, int64_t trips) -> Status {
     for (int64_t t = 0; t < trips; ++t) {
       const bool swapped = alt && t % 2 == 1;
       if (t > 0) s.Barrier();
-      RETURN_IF_ERROR(RecordSteps(s, w.condition, 0, w.condition.size(), false, alt, swapped));
+      VKXLA_RETURN_IF_ERROR(RecordSteps(s, w.condition, 0, w.condition.size(), false, alt, swapped));
       s.Barrier();
       n.gate->RecordGate(s, t);
       s.Barrier();  // also makes the arguments visible to the indirect reads
@@ -327,7 +327,7 @@ Status Executable::RecordGated(const WhileStep& w, Node& n) {
     trips = std::min(trips, most);
     if (alt) trips -= trips % 2;
     if (!n.batches.empty() && n.batches.back().first >= trips) continue;
-    ASSIGN_OR_RETURN(VkCommandBuffer cb, RecordCommandBuffer([&](Scheduler& s) { return record_trips(s, trips); }));
+    VKXLA_ASSIGN_OR_RETURN(VkCommandBuffer cb, RecordCommandBuffer([&](Scheduler& s) { return record_trips(s, trips); }));
     n.batches.emplace_back(trips, cb);
   }
   return OkStatus();
@@ -342,7 +342,7 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
   auto flush = [&](size_t end) -> Status {
     if (end > begin) {
       Node n;
-      ASSIGN_OR_RETURN(n.cb, RecordCommands(steps, begin, end));
+      VKXLA_ASSIGN_OR_RETURN(n.cb, RecordCommands(steps, begin, end));
       out.push_back(std::move(n));
     }
     begin = end;
@@ -352,19 +352,19 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
   for (size_t i = 0; i < steps.size(); ++i) {
     const Step& step = steps[i];
     if (const auto* w = std::get_if<WhileStep>(&step.op)) {
-      RETURN_IF_ERROR(flush(i));
+      VKXLA_RETURN_IF_ERROR(flush(i));
       Node n;
       n.kind = Node::Kind::kWhile;
       n.buffer = w->predicate;
       n.trips = w->trip_count;
       if (Gateable(*w)) {
-        RETURN_IF_ERROR(RecordGated(*w, n));
+        VKXLA_RETURN_IF_ERROR(RecordGated(*w, n));
         out.push_back(std::move(n));
         begin = i + 1;
         continue;
       }
-      if (n.trips < 0) RETURN_IF_ERROR(Record(w->condition, n.condition));
-      RETURN_IF_ERROR(Record(w->body, n.body));
+      if (n.trips < 0) VKXLA_RETURN_IF_ERROR(Record(w->condition, n.condition));
+      VKXLA_RETURN_IF_ERROR(Record(w->body, n.body));
       if (n.trips > 1 && n.body.size() == 1 && n.body[0].kind == Node::Kind::kCommands) {
         // A counted loop with a plain body: many trips per submission,
         // as many as the dispatch limit allows; with ping-pong an even
@@ -372,15 +372,15 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
         const int64_t dispatches = Dispatches(w->body);
         n.unroll = std::min<int64_t>(n.trips, std::max<int64_t>(1, limit / std::max<int64_t>(1, dispatches)));
         n.unroll = std::min<int64_t>(n.unroll, kMaxUnroll);
-        ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(*w, /*device_counted=*/false));
+        VKXLA_ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(*w, /*device_counted=*/false));
         if (n.unroll < 2) n.alternation.reset();
         if (n.alternation) n.unroll -= n.unroll % 2;
         if (n.unroll > 1) {
           const Alternation* alt = n.alternation.get();
-          ASSIGN_OR_RETURN(n.unrolled, RecordCommandBuffer([&](Scheduler& s) -> Status {
+          VKXLA_ASSIGN_OR_RETURN(n.unrolled, RecordCommandBuffer([&](Scheduler& s) -> Status {
             for (int64_t r = 0; r < n.unroll; ++r) {
               if (r > 0) s.Barrier();  // the next trip reads what this one wrote
-              RETURN_IF_ERROR(RecordSteps(s, w->body, 0, w->body.size(), false, alt, alt && r % 2 == 1));
+              VKXLA_RETURN_IF_ERROR(RecordSteps(s, w->body, 0, w->body.size(), false, alt, alt && r % 2 == 1));
             }
             return OkStatus();
           }));
@@ -391,20 +391,20 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
       continue;
     }
     if (const auto* c = std::get_if<ConditionalStep>(&step.op)) {
-      RETURN_IF_ERROR(flush(i));
+      VKXLA_RETURN_IF_ERROR(flush(i));
       Node n;
       n.kind = Node::Kind::kConditional;
       n.buffer = c->selector;
       for (const StepList& b : c->branches) {
         n.branches.emplace_back();
-        RETURN_IF_ERROR(Record(b, n.branches.back()));
+        VKXLA_RETURN_IF_ERROR(Record(b, n.branches.back()));
       }
       out.push_back(std::move(n));
       begin = i + 1;
       continue;
     }
     if (const auto* h = std::get_if<HostStep>(&step.op)) {
-      RETURN_IF_ERROR(flush(i));
+      VKXLA_RETURN_IF_ERROR(flush(i));
       Node n;
       n.kind = Node::Kind::kHost;
       n.host = h;
@@ -413,7 +413,7 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
       continue;
     }
     if (std::holds_alternative<DispatchStep>(step.op)) {
-      if (dispatches == limit) RETURN_IF_ERROR(flush(i));
+      if (dispatches == limit) VKXLA_RETURN_IF_ERROR(flush(i));
       ++dispatches;
     }
   }
@@ -424,33 +424,33 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
   for (const Node& n : nodes) {
     switch (n.kind) {
       case Node::Kind::kCommands:
-        RETURN_IF_ERROR(Submit(n.cb));
+        VKXLA_RETURN_IF_ERROR(Submit(n.cb));
         break;
       case Node::Kind::kWhile:
         if (n.trips >= 0) {
           int64_t left = n.trips;
-          for (; n.unrolled && left >= n.unroll; left -= n.unroll) RETURN_IF_ERROR(Submit(n.unrolled));
-          for (; left > 0; --left) RETURN_IF_ERROR(Execute(n.body));
+          for (; n.unrolled && left >= n.unroll; left -= n.unroll) VKXLA_RETURN_IF_ERROR(Submit(n.unrolled));
+          for (; left > 0; --left) VKXLA_RETURN_IF_ERROR(Execute(n.body));
           break;
         }
         if (n.gate) {
           for (size_t b = 0;; b = std::min(b + 1, n.batches.size() - 1)) {
             n.gate->Arm();
-            RETURN_IF_ERROR(Submit(n.batches[b].second));
+            VKXLA_RETURN_IF_ERROR(Submit(n.batches[b].second));
             if (!n.gate->Alive(n.batches[b].first)) break;
           }
           // Ping-pong: an odd number of trips left the state in the body's buffers.
-          if (n.alternation && n.gate->LastTrips() % 2 == 1) RETURN_IF_ERROR(Submit(n.alternation->fixup));
+          if (n.alternation && n.gate->LastTrips() % 2 == 1) VKXLA_RETURN_IF_ERROR(Submit(n.alternation->fixup));
           break;
         }
         for (;;) {
-          RETURN_IF_ERROR(Execute(n.condition));
+          VKXLA_RETURN_IF_ERROR(Execute(n.condition));
           if (*static_cast<const uint8_t*>(Mapped(n.buffer)) == 0) break;
-          RETURN_IF_ERROR(Execute(n.body));
+          VKXLA_RETURN_IF_ERROR(Execute(n.body));
         }
         break;
       case Node::Kind::kHost:
-        RETURN_IF_ERROR(RunHostStep(*n.host));
+        VKXLA_RETURN_IF_ERROR(RunHostStep(*n.host));
         break;
       case Node::Kind::kConditional: {
         const ElementType t = program_.buffers[n.buffer].shape.element_type();
@@ -465,7 +465,7 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
         const int64_t count = static_cast<int64_t>(n.branches.size());
         if (count == 0) break;
         if (index < 0 || index >= count) index = count - 1;
-        RETURN_IF_ERROR(Execute(n.branches[index]));
+        VKXLA_RETURN_IF_ERROR(Execute(n.branches[index]));
         break;
       }
     }
@@ -488,7 +488,7 @@ Status Executable::RunHostStep(const HostStep& step) {
   auto read_inputs = [&]() -> StatusOr<std::vector<Literal>> {
     std::vector<Literal> leaves;
     for (int b : step.inputs) {
-      ASSIGN_OR_RETURN(Literal l, FromPhysical(static_cast<const uint8_t*>(Mapped(b)), program_.buffers[b].shape));
+      VKXLA_ASSIGN_OR_RETURN(Literal l, FromPhysical(static_cast<const uint8_t*>(Mapped(b)), program_.buffers[b].shape));
       leaves.push_back(std::move(l));
     }
     return leaves;
@@ -498,7 +498,7 @@ Status Executable::RunHostStep(const HostStep& step) {
     if (!value.shape().Compatible(Shape(declared.element_type(), declared.dims())))
       return InvalidArgument(std::string(OpcodeName(op.opcode)) + " " + op.Describe() + ": got " + value.shape().ToString() +
                              ", expected " + declared.ToString());
-    ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(value, declared.layout_or_default()));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(value, declared.layout_or_default()));
     if (!bytes.empty()) std::memcpy(Mapped(b), bytes.data(), bytes.size());
     return OkStatus();
   };
@@ -512,11 +512,11 @@ Status Executable::RunHostStep(const HostStep& step) {
       if (leaves.size() != step.outputs.size())
         return InvalidArgument("infeed " + op.Describe() + ": the queue's value has " + std::to_string(leaves.size()) +
                                " arrays, the op reads " + op.shape.tuple_shapes()[0].ToString());
-      for (size_t k = 0; k < leaves.size(); ++k) RETURN_IF_ERROR(write(step.outputs[k], leaves[k]));
+      for (size_t k = 0; k < leaves.size(); ++k) VKXLA_RETURN_IF_ERROR(write(step.outputs[k], leaves[k]));
       return OkStatus();
     }
     case HostStep::Kind::kOutfeed: {
-      ASSIGN_OR_RETURN(std::vector<Literal> leaves, read_inputs());
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> leaves, read_inputs());
       device_.outfeed().Push(op.operands[0]->shape.IsTuple() ? Literal::Tuple(std::move(leaves)) : std::move(leaves[0]));
       return OkStatus();
     }
@@ -525,7 +525,7 @@ Status Executable::RunHostStep(const HostStep& step) {
       const int64_t channel = ChannelId(op);
       Literal data;
       if (step.kind == HostStep::Kind::kSend) {
-        ASSIGN_OR_RETURN(std::vector<Literal> leaves, read_inputs());
+        VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> leaves, read_inputs());
         data = std::move(leaves[0]);
         device_.from_device(channel).Push(data);
       } else {
@@ -536,18 +536,18 @@ Status Executable::RunHostStep(const HostStep& step) {
         data = std::move(*v);
       }
       if (step.outputs.size() != 2) return Internal("a send or recv step writes its data and its context");
-      RETURN_IF_ERROR(write(step.outputs[0], data));
+      VKXLA_RETURN_IF_ERROR(write(step.outputs[0], data));
       return write(step.outputs[1], Literal::ScalarOf(Scalar::UInt(ElementType::kU32, 0)));
     }
     case HostStep::Kind::kRngCounter: {
-      ASSIGN_OR_RETURN(int64_t delta, ReadRngDelta(op));
+      VKXLA_ASSIGN_OR_RETURN(int64_t delta, ReadRngDelta(op));
       if (step.outputs.size() != 1) return Internal("rng-get-and-update-state writes one u64[2]");
       return write(step.outputs[0], TakeRngCounter(rng_counter_, static_cast<uint64_t>(delta)));
     }
     case HostStep::Kind::kCallback: {
-      ASSIGN_OR_RETURN(std::vector<Literal> operands, read_inputs());
-      ASSIGN_OR_RETURN(std::vector<Literal> results, RunHostCustomCall(op, operands));
-      for (size_t k = 0; k < results.size() && k < step.outputs.size(); ++k) RETURN_IF_ERROR(write(step.outputs[k], results[k]));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> operands, read_inputs());
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> results, RunHostCustomCall(op, operands));
+      for (size_t k = 0; k < results.size() && k < step.outputs.size(); ++k) VKXLA_RETURN_IF_ERROR(write(step.outputs[k], results[k]));
       return OkStatus();
     }
   }
@@ -556,10 +556,10 @@ Status Executable::RunHostStep(const HostStep& step) {
 
 StatusOr<Timing> Executable::TimeKernels(int repeats) {
   std::lock_guard<std::mutex> lock(run_mu_);
-  ASSIGN_OR_RETURN(Timing t, TimeCommands(device_, [&](Scheduler& s) -> Status {
+  VKXLA_ASSIGN_OR_RETURN(Timing t, TimeCommands(device_, [&](Scheduler& s) -> Status {
     for (int r = 0; r < repeats; ++r) {
       if (r > 0) s.Barrier();  // the next replay overwrites what this one reads
-      RETURN_IF_ERROR(RecordSteps(s, program_.steps, 0, program_.steps.size(), true));
+      VKXLA_RETURN_IF_ERROR(RecordSteps(s, program_.steps, 0, program_.steps.size(), true));
     }
     return OkStatus();
   }));
@@ -600,8 +600,8 @@ Literal Assemble(const Shape& result, size_t& next, const std::vector<Literal>& 
 
 StatusOr<Literal> Executable::Run(const std::vector<Literal>& arguments) {
   std::lock_guard<std::mutex> lock(run_mu_);
-  RETURN_IF_ERROR(device_.CheckUsable());
-  RETURN_IF_ERROR(CheckArguments(*module_->entry(), arguments));
+  VKXLA_RETURN_IF_ERROR(device_.CheckUsable());
+  VKXLA_RETURN_IF_ERROR(CheckArguments(*module_->entry(), arguments));
   uint32_t* sizes = program_.parameter_sizes >= 0 ? static_cast<uint32_t*>(Mapped(program_.parameter_sizes)) : nullptr;
   for (size_t i = 0; i < arguments.size(); ++i) {
     // A dynamic dim's value is placed at its bound; its size goes alongside.
@@ -609,15 +609,15 @@ StatusOr<Literal> Executable::Run(const std::vector<Literal>& arguments) {
     if (sizes)
       for (int64_t d = 0; d < arguments[i].shape().rank() && d < kMaxDynamicRank; ++d)
         sizes[i * kMaxDynamicRank + d] = static_cast<uint32_t>(arguments[i].shape().dim(d));
-    ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(Resized(arguments[i], declared.dims()), declared.layout_or_default()));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(Resized(arguments[i], declared.dims()), declared.layout_or_default()));
     if (!bytes.empty()) std::memcpy(Mapped(program_.parameter_staging[i]), bytes.data(), bytes.size());
   }
   submissions_ = 0;
-  RETURN_IF_ERROR(Execute(nodes_));
+  VKXLA_RETURN_IF_ERROR(Execute(nodes_));
   std::vector<Literal> leaves;
   for (const ResultLeaf& r : program_.results) {
     const Shape& shape = program_.buffers[r.device].shape;
-    ASSIGN_OR_RETURN(Literal l, FromPhysical(static_cast<const uint8_t*>(Mapped(r.staging)), shape));
+    VKXLA_ASSIGN_OR_RETURN(Literal l, FromPhysical(static_cast<const uint8_t*>(Mapped(r.staging)), shape));
     if (r.sizes >= 0) {
       std::vector<int64_t> dims = shape.dims();
       const auto* got = static_cast<const uint32_t*>(Mapped(r.sizes));

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/status.h"
+#include "vkxla/status.h"
 #include "runtime/bound_kernel.h"
 
 namespace vkxla {

@@ -14,11 +14,11 @@ StatusOr<Timing> TimeCommands(Device& device, const std::function<Status(Schedul
     VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
     qci.queryCount = 2;
-    VK_RETURN_IF_ERROR(vkCreateQueryPool(device.handle(), &qci, nullptr, &pool));
+    VKXLA_VK_RETURN_IF_ERROR(vkCreateQueryPool(device.handle(), &qci, nullptr, &pool));
     CountVulkanObject(VulkanObject::kQueryPool, 1);
   }
   std::unique_lock<std::recursive_mutex> recording(device.command_pool_mutex());
-  ASSIGN_OR_RETURN(VkCommandBuffer cb, device.AllocateCommandBuffer());
+  VKXLA_ASSIGN_OR_RETURN(VkCommandBuffer cb, device.AllocateCommandBuffer());
   auto cleanup = [&] {
     device.FreeCommandBuffer(cb);  // takes the pool lock itself
     if (pool) {
@@ -50,7 +50,7 @@ StatusOr<Timing> TimeCommands(Device& device, const std::function<Status(Schedul
     t.from_timestamps = true;
   }
   cleanup();
-  RETURN_IF_ERROR(status);
+  VKXLA_RETURN_IF_ERROR(status);
   return t;
 }
 

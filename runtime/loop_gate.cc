@@ -49,8 +49,8 @@ BufferSlice WholeWords(BufferSlice s) {
 
 StatusOr<LoopGatePipelines> LoopGatePipelines::Create(Device& device) {
   LoopGatePipelines p;
-  ASSIGN_OR_RETURN(p.gate, ComputePipeline::FromGlsl(device, kGateGlsl, 2));
-  ASSIGN_OR_RETURN(p.copy, ComputePipeline::FromGlsl(device, kCopyGlsl, 2));
+  VKXLA_ASSIGN_OR_RETURN(p.gate, ComputePipeline::FromGlsl(device, kGateGlsl, 2));
+  VKXLA_ASSIGN_OR_RETURN(p.copy, ComputePipeline::FromGlsl(device, kCopyGlsl, 2));
   return p;
 }
 
@@ -59,7 +59,7 @@ StatusOr<std::unique_ptr<LoopGate>> LoopGate::Create(Device& device, const LoopG
   auto gate = std::unique_ptr<LoopGate>(new LoopGate());
   gate->commands_ = grids.size();
   const uint64_t words = 3 + 6 * grids.size();
-  ASSIGN_OR_RETURN(gate->control_, device.CreateBuffer(words * 4, Device::Memory::kHostVisible));
+  VKXLA_ASSIGN_OR_RETURN(gate->control_, device.CreateBuffer(words * 4, Device::Memory::kHostVisible));
   auto* control = static_cast<uint32_t*>(gate->control_.mapped());
   std::memset(control, 0, words * 4);
   for (size_t c = 0; c < grids.size(); ++c) {
@@ -67,7 +67,7 @@ StatusOr<std::unique_ptr<LoopGate>> LoopGate::Create(Device& device, const LoopG
     control[3 + 3 * c + 1] = grids[c][1];
     control[3 + 3 * c + 2] = 1;
   }
-  ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device, pipelines.gate, {WholeWords(predicate), Whole(gate->control_)},
+  VKXLA_ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device, pipelines.gate, {WholeWords(predicate), Whole(gate->control_)},
                                                       std::max<uint64_t>(1, 3 * grids.size()), kGateLocalSize));
   gate->gate_ = std::make_unique<BoundKernel>(std::move(k));
   return gate;

@@ -14,13 +14,13 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(Device& devic
   VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   smci.codeSize = spirv.size() * 4;
   smci.pCode = spirv.data();
-  VK_RETURN_IF_ERROR(vkCreateShaderModule(p->device_, &smci, nullptr, &p->module_));
+  VKXLA_VK_RETURN_IF_ERROR(vkCreateShaderModule(p->device_, &smci, nullptr, &p->module_));
   std::vector<VkDescriptorSetLayoutBinding> b(bindings);
   for (uint32_t i = 0; i < bindings; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
   VkDescriptorSetLayoutCreateInfo dl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   dl.bindingCount = bindings;
   dl.pBindings = b.data();
-  VK_RETURN_IF_ERROR(vkCreateDescriptorSetLayout(p->device_, &dl, nullptr, &p->set_layout_));
+  VKXLA_VK_RETURN_IF_ERROR(vkCreateDescriptorSetLayout(p->device_, &dl, nullptr, &p->set_layout_));
   VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   pl.setLayoutCount = 1;
   pl.pSetLayouts = &p->set_layout_;
@@ -29,18 +29,18 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(Device& devic
   VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
   pl.pushConstantRangeCount = 1;
   pl.pPushConstantRanges = &push;
-  VK_RETURN_IF_ERROR(vkCreatePipelineLayout(p->device_, &pl, nullptr, &p->layout_));
+  VKXLA_VK_RETURN_IF_ERROR(vkCreatePipelineLayout(p->device_, &pl, nullptr, &p->layout_));
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, p->module_, "main", nullptr};
   ci.layout = p->layout_;
-  VK_RETURN_IF_ERROR(vkCreateComputePipelines(p->device_, use_pipeline_cache ? device.pipeline_cache() : VK_NULL_HANDLE, 1, &ci, nullptr, &p->pipeline_));
+  VKXLA_VK_RETURN_IF_ERROR(vkCreateComputePipelines(p->device_, use_pipeline_cache ? device.pipeline_cache() : VK_NULL_HANDLE, 1, &ci, nullptr, &p->pipeline_));
   CountVulkanObject(VulkanObject::kPipeline, 1);
   return p;
 }
 
 StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::FromGlsl(Device& device, const std::string& glsl,
                                                                      uint32_t bindings) {
-  ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, KernelCache::Global().GetOrCompile(glsl, device.target()));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, KernelCache::Global().GetOrCompile(glsl, device.target()));
   return Create(device, spirv, bindings);
 }
 

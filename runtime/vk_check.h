@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 
@@ -20,4 +20,4 @@ inline Status VkStatus(VkResult r, const char* call) {
 
 }  // namespace vkxla
 
-#define VK_RETURN_IF_ERROR(call) RETURN_IF_ERROR(::vkxla::VkStatus((call), #call))
+#define VKXLA_VK_RETURN_IF_ERROR(call) VKXLA_RETURN_IF_ERROR(::vkxla::VkStatus((call), #call))

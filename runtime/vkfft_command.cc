@@ -70,7 +70,7 @@ class VkfftCommand : public ExternalCommand {
       return Internal("the fft step reads one buffer and writes two, got " + std::to_string(reads.size()) + " and " +
                       std::to_string(writes.size()));
     const BufferSlice slices[3] = {reads[0], writes[0], writes[1]};
-    ASSIGN_OR_RETURN(Plan * plan, PlanFor(slices));
+    VKXLA_ASSIGN_OR_RETURN(Plan * plan, PlanFor(slices));
     const uint64_t steps = config_.per_batch ? static_cast<uint64_t>(config_.batch) : 1;
     for (uint64_t b = 0; b < steps; ++b) {
       VkFFTLaunchParams lp = {};
@@ -196,9 +196,9 @@ class VkfftCommand : public ExternalCommand {
 }  // namespace
 
 StatusOr<std::unique_ptr<ExternalCommand>> PrepareVkfftCommand(Device& device, const std::string& text) {
-  ASSIGN_OR_RETURN(FftConfig config, FftConfig::Parse(text));
+  VKXLA_ASSIGN_OR_RETURN(FftConfig config, FftConfig::Parse(text));
   auto command = std::make_unique<VkfftCommand>(device, std::move(config));
-  RETURN_IF_ERROR(command->Init());
+  VKXLA_RETURN_IF_ERROR(command->Init());
   return std::unique_ptr<ExternalCommand>(std::move(command));
 }
 
@@ -210,10 +210,10 @@ StatusOr<Timing> TimeVkfftDirectly(Device& device, const FftConfig& config, int 
   // R2C in place: rows padded to n/2 + 1 complex numbers.
   uint64_t size = (real ? (first / 2 + 1) : first) * rows * complex_bytes * static_cast<uint64_t>(config.batch);
   uint64_t temp_size = std::max<uint64_t>(config.temp_bytes, size);
-  ASSIGN_OR_RETURN(Buffer data, device.CreateBuffer(size, Device::Memory::kDeviceLocal));
-  ASSIGN_OR_RETURN(Buffer temp, device.CreateBuffer(temp_size, Device::Memory::kDeviceLocal));
+  VKXLA_ASSIGN_OR_RETURN(Buffer data, device.CreateBuffer(size, Device::Memory::kDeviceLocal));
+  VKXLA_ASSIGN_OR_RETURN(Buffer temp, device.CreateBuffer(temp_size, Device::Memory::kDeviceLocal));
   VkfftCommand owner(device, config);  // its pool and fence
-  RETURN_IF_ERROR(owner.Init());
+  VKXLA_RETURN_IF_ERROR(owner.Init());
   VkPhysicalDevice physical = device.physical();
   VkDevice handle = device.handle();
   VkQueue queue = device.queue();

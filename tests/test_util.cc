@@ -155,7 +155,7 @@ void ExpectNoValidationMessages() {
 }
 
 StatusOr<Literal> CompileAndRun(const Module& module, const std::vector<Literal>& args) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(module, TestDevice()));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(module, TestDevice()));
   return exe->Run(args);
 }
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -8,8 +8,8 @@ namespace {
 
 StatusOr<std::string> Line(const std::string& what, Shape shape) {
   shape.set_layout(shape.layout_or_default());
-  ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
-  ASSIGN_OR_RETURN(int64_t bytes, PhysicalByteSize(shape));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
+  VKXLA_ASSIGN_OR_RETURN(int64_t bytes, PhysicalByteSize(shape));
   std::string dims;
   for (int64_t d : map.physical_dims()) dims += (dims.empty() ? "" : ",") + std::to_string(d);
   const int64_t padding = map.physical_element_count() - shape.element_count();
@@ -20,10 +20,10 @@ StatusOr<std::string> Line(const std::string& what, Shape shape) {
 
 Status AddLeaves(const Shape& s, int& next, std::string& out) {
   if (s.IsTuple()) {
-    for (const Shape& e : s.tuple_shapes()) RETURN_IF_ERROR(AddLeaves(e, next, out));
+    for (const Shape& e : s.tuple_shapes()) VKXLA_RETURN_IF_ERROR(AddLeaves(e, next, out));
     return OkStatus();
   }
-  ASSIGN_OR_RETURN(std::string line, Line("result " + std::to_string(next++), s));
+  VKXLA_ASSIGN_OR_RETURN(std::string line, Line("result " + std::to_string(next++), s));
   out += line;
   return OkStatus();
 }
@@ -34,11 +34,11 @@ StatusOr<std::string> LayoutReport(const ProgramShape& program) {
   std::string out;
   for (size_t i = 0; i < program.parameters.size(); ++i) {
     if (!program.parameters[i].IsArray()) continue;
-    ASSIGN_OR_RETURN(std::string line, Line("parameter " + std::to_string(i), program.parameters[i]));
+    VKXLA_ASSIGN_OR_RETURN(std::string line, Line("parameter " + std::to_string(i), program.parameters[i]));
     out += line;
   }
   int next = 0;
-  RETURN_IF_ERROR(AddLeaves(program.result, next, out));
+  VKXLA_RETURN_IF_ERROR(AddLeaves(program.result, next, out));
   return out;
 }
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "ir/module.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "ir/literal.h"
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

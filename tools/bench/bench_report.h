@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/status.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 

@@ -70,13 +70,13 @@ const char* kScanOp =
 
 // The best host wall time of `runs` whole runs (control flow included).
 StatusOr<double> TimeRuns(Device& device, const std::string& text, const std::vector<Literal>& args, int runs) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> m, ParseAndVerifyHlo(text));
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*m, device));
-  RETURN_IF_ERROR((*exe).Run(args).status());  // warm
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, ParseAndVerifyHlo(text));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*m, device));
+  VKXLA_RETURN_IF_ERROR((*exe).Run(args).status());  // warm
   double best = 1e30;
   for (int r = 0; r < runs; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    RETURN_IF_ERROR(exe->Run(args).status());
+    VKXLA_RETURN_IF_ERROR(exe->Run(args).status());
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return best;
@@ -87,11 +87,11 @@ StatusOr<double> TimeRuns(Device& device, const std::string& text, const std::ve
 Status RunControlFlowBenchmarks(Device& device, BenchReport& report) {
   constexpr int64_t kTrips = 10000;
   const Literal x = RandomBenchLiteral(Shape(ElementType::kF32, {1024}), 21);
-  ASSIGN_OR_RETURN(ModuleTiming body,
+  VKXLA_ASSIGN_OR_RETURN(ModuleTiming body,
                    TimeModuleKernels(device, kBodyOnce, {Literal::ScalarOf(Scalar::Int(ElementType::kS32, 0)), x}, 7, 20));
-  ASSIGN_OR_RETURN(double counted, TimeRuns(device, CountedLoop(kTrips, false), {x}, 3));
+  VKXLA_ASSIGN_OR_RETURN(double counted, TimeRuns(device, CountedLoop(kTrips, false), {x}, 3));
   const Literal bound = Literal::ScalarOf(Scalar::Int(ElementType::kS32, 1000));
-  ASSIGN_OR_RETURN(double read_back, TimeRuns(device, CountedLoop(0, true), {x, bound}, 3));
+  VKXLA_ASSIGN_OR_RETURN(double read_back, TimeRuns(device, CountedLoop(0, true), {x, bound}, 3));
   const double per_trip = counted / kTrips, per_read_back_trip = read_back / 1000;
   report.rows.push_back({"counted While, 10,000 trips of a 2-kernel body (f32[1024])", Format("%.2f us/trip", per_trip * 1e6),
                          "one run of the body's dispatches", body.kernels.seconds / per_trip, 0.5,
@@ -99,8 +99,8 @@ Status RunControlFlowBenchmarks(Device& device, BenchReport& report) {
                              Format("; with the trip count known only to the device (gated trips, one read per submission) %.1f us/trip",
                                     per_read_back_trip * 1e6)});
   const Literal xs = RandomBenchLiteral(Shape(ElementType::kF32, {1000}), 22);
-  ASSIGN_OR_RETURN(double while_scan, TimeRuns(device, kWhileScan, {xs}, 3));
-  ASSIGN_OR_RETURN(double scan_op, TimeRuns(device, kScanOp, {xs}, 5));
+  VKXLA_ASSIGN_OR_RETURN(double while_scan, TimeRuns(device, kWhileScan, {xs}, 3));
+  VKXLA_ASSIGN_OR_RETURN(double scan_op, TimeRuns(device, kScanOp, {xs}, 5));
   report.rows.push_back({"1,000-step While + DynamicUpdateSlice scan (f32)", Format("%.2f ms", while_scan * 1e3),
                          "the same sum as one Scan op", scan_op / while_scan, 0,
                          Format("Scan op %.3f ms (whole runs, host wall time)", scan_op * 1e3)});

@@ -53,9 +53,9 @@ std::string PeakFmaKernel(uint32_t local_size, int chains, int steps, bool vecto
 StatusOr<double> MeasurePeakFma(Device& device) {
   constexpr uint64_t kInvocations = uint64_t{1} << 16;
   constexpr int kSteps = 4096;
-  ASSIGN_OR_RETURN(Buffer a, device.CreateBuffer(1024 * 4, Device::Memory::kDeviceLocal));
-  ASSIGN_OR_RETURN(Buffer c, device.CreateBuffer(kInvocations * 4, Device::Memory::kDeviceLocal));
-  RETURN_IF_ERROR(TimeCommands(device, [&](Scheduler& s) {
+  VKXLA_ASSIGN_OR_RETURN(Buffer a, device.CreateBuffer(1024 * 4, Device::Memory::kDeviceLocal));
+  VKXLA_ASSIGN_OR_RETURN(Buffer c, device.CreateBuffer(kInvocations * 4, Device::Memory::kDeviceLocal));
+  VKXLA_RETURN_IF_ERROR(TimeCommands(device, [&](Scheduler& s) {
     s.Fill(a.handle(), 0, a.size(), 0x3f7ff000u);  // just under 1: the chains stay finite
     return OkStatus();
   }).status());
@@ -64,11 +64,11 @@ StatusOr<double> MeasurePeakFma(Device& device) {
     for (const int chains : {8, 16}) {
       const uint32_t local_size = 64;
       if (local_size > device.target().max_workgroup_invocations) continue;
-      ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
+      VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
                        ComputePipeline::FromGlsl(device, PeakFmaKernel(local_size, chains, kSteps, vectors), 2));
-      ASSIGN_OR_RETURN(BoundKernel kernel, BoundKernel::Create(device, std::move(pipeline), {Whole(a), Whole(c)}, kInvocations,
+      VKXLA_ASSIGN_OR_RETURN(BoundKernel kernel, BoundKernel::Create(device, std::move(pipeline), {Whole(a), Whole(c)}, kInvocations,
                                                                local_size));
-      ASSIGN_OR_RETURN(Timing t, BestTiming(3, [&]() { return TimeCommands(device, [&](Scheduler& s) {
+      VKXLA_ASSIGN_OR_RETURN(Timing t, BestTiming(3, [&]() { return TimeCommands(device, [&](Scheduler& s) {
                                                    kernel.Record(s);
                                                    return OkStatus();
                                                  }); }));
@@ -79,10 +79,10 @@ StatusOr<double> MeasurePeakFma(Device& device) {
 }
 
 StatusOr<Timing> BestTiming(int trials, const std::function<StatusOr<Timing>()>& measure) {
-  RETURN_IF_ERROR(measure().status());  // warm-up: first-touch, pipeline caches
+  VKXLA_RETURN_IF_ERROR(measure().status());  // warm-up: first-touch, pipeline caches
   std::vector<Timing> times;
   for (int i = 0; i < trials; ++i) {
-    ASSIGN_OR_RETURN(Timing t, measure());
+    VKXLA_ASSIGN_OR_RETURN(Timing t, measure());
     times.push_back(t);
   }
   // The fastest: on a shared machine interference only ever slows a run
@@ -119,21 +119,21 @@ void ApplyLimits(const DeviceLimits& limits, BenchReport& report) {
 
 StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
   const uint64_t bytes = elements * 4;
-  ASSIGN_OR_RETURN(Buffer a, device.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
-  ASSIGN_OR_RETURN(Buffer b, device.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
-  ASSIGN_OR_RETURN(Buffer c, device.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
+  VKXLA_ASSIGN_OR_RETURN(Buffer a, device.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
+  VKXLA_ASSIGN_OR_RETURN(Buffer b, device.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
+  VKXLA_ASSIGN_OR_RETURN(Buffer c, device.CreateBuffer(bytes, Device::Memory::kDeviceLocal));
   DeviceLimits limits;
 
   // Give the inputs defined contents (zeros) before anything reads them.
-  RETURN_IF_ERROR(TimeCommands(device, [&](Scheduler& s) {
+  VKXLA_RETURN_IF_ERROR(TimeCommands(device, [&](Scheduler& s) {
     vkCmdFillBuffer(s.command_buffer(), a.handle(), 0, VK_WHOLE_SIZE, 0);
     vkCmdFillBuffer(s.command_buffer(), b.handle(), 0, VK_WHOLE_SIZE, 0);
     return OkStatus();
   }).status());
 
   constexpr int kRepeats = 4;
-  ASSIGN_OR_RETURN(Timing copy, BestTiming(5, [&]() -> StatusOr<Timing> {
-    ASSIGN_OR_RETURN(Timing t, TimeCommands(device, [&](Scheduler& s) {
+  VKXLA_ASSIGN_OR_RETURN(Timing copy, BestTiming(5, [&]() -> StatusOr<Timing> {
+    VKXLA_ASSIGN_OR_RETURN(Timing t, TimeCommands(device, [&](Scheduler& s) {
       for (int r = 0; r < kRepeats; ++r) {
         if (r > 0) s.Barrier();  // each copy overwrites the last one's result
         s.Copy(a.handle(), 0, c.handle(), 0, bytes);
@@ -152,12 +152,12 @@ StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
     if (wide && !device.target().int64) continue;
     if (wide) local_size = limits.stream_local_size;
     if (local_size > device.target().max_workgroup_invocations) continue;
-    ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
+    VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
                      ComputePipeline::FromGlsl(device, ReferenceStreamKernel(local_size, elements / 4, wide), 3));
-    ASSIGN_OR_RETURN(BoundKernel kernel,
+    VKXLA_ASSIGN_OR_RETURN(BoundKernel kernel,
                      BoundKernel::Create(device, std::move(pipeline), {Whole(a), Whole(b), Whole(c)}, elements / 4, local_size));
-    ASSIGN_OR_RETURN(Timing t, BestTiming(5, [&]() -> StatusOr<Timing> {
-      ASSIGN_OR_RETURN(Timing t, TimeCommands(device, [&](Scheduler& s) {
+    VKXLA_ASSIGN_OR_RETURN(Timing t, BestTiming(5, [&]() -> StatusOr<Timing> {
+      VKXLA_ASSIGN_OR_RETURN(Timing t, TimeCommands(device, [&](Scheduler& s) {
         for (int r = 0; r < kRepeats; ++r) {
           if (r > 0) s.Barrier();  // each pass overwrites the last one's result
           kernel.Record(s);
@@ -175,7 +175,7 @@ StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
       limits.stream_local_size = local_size;
     }
   }
-  ASSIGN_OR_RETURN(limits.fma_gflops, MeasurePeakFma(device));
+  VKXLA_ASSIGN_OR_RETURN(limits.fma_gflops, MeasurePeakFma(device));
   return limits;
 }
 

@@ -34,7 +34,7 @@ std::string Fused8Module(uint64_t elements) {
 Status FusedElementwise(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
   const Shape shape(ElementType::kF32, {static_cast<int64_t>(elements)});
   std::vector<Literal> args = {RandomBenchLiteral(shape, 1), RandomBenchLiteral(shape, 2)};
-  ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, Fused8Module(elements), args));
+  VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, Fused8Module(elements), args));
   const double gbps = 3.0 * elements * 4 / m.kernels.seconds * 1e-9;
   const std::string n = std::to_string(elements / (1 << 20)) + "M";
   report.rows.push_back(LimitRow("fused 8-op elementwise, " + n + " f32 (" + std::to_string(m.kernel_count) + " kernel)",
@@ -55,21 +55,21 @@ Status DispatchCost(Device& device, BenchReport& report) {
       "layout(std430, binding = 0) readonly buffer In { uint w[]; } src;\n"
       "layout(std430, binding = 1) writeonly buffer Out { uint w[]; } dst;\n"
       "void main() { uint i = gl_GlobalInvocationID.x; if (i < 64u) dst.w[i] = src.w[i] + 1u; }\n";
-  ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> p, ComputePipeline::FromGlsl(device, glsl, 2));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> p, ComputePipeline::FromGlsl(device, glsl, 2));
   std::shared_ptr<ComputePipeline> pipeline = std::move(p);
   std::vector<Buffer> buffers;
   for (int i = 0; i <= kDispatches; ++i) {
-    ASSIGN_OR_RETURN(Buffer b, device.CreateBuffer(kWords * 4, Device::Memory::kDeviceLocal));
+    VKXLA_ASSIGN_OR_RETURN(Buffer b, device.CreateBuffer(kWords * 4, Device::Memory::kDeviceLocal));
     buffers.push_back(std::move(b));
   }
-  RETURN_IF_ERROR(TimeCommands(device, [&](Scheduler& s) {
+  VKXLA_RETURN_IF_ERROR(TimeCommands(device, [&](Scheduler& s) {
     vkCmdFillBuffer(s.command_buffer(), buffers[0].handle(), 0, VK_WHOLE_SIZE, 0);
     return OkStatus();
   }).status());
   auto time_chain = [&](bool dependent, int& barriers) -> StatusOr<Timing> {
     std::vector<BoundKernel> kernels;
     for (int i = 0; i < kDispatches; ++i) {
-      ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device, pipeline, {Whole(buffers[dependent ? i : 0]),
+      VKXLA_ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device, pipeline, {Whole(buffers[dependent ? i : 0]),
                                                                              Whole(buffers[i + 1])}, kWords, 64));
       kernels.push_back(std::move(k));
     }
@@ -85,8 +85,8 @@ Status DispatchCost(Device& device, BenchReport& report) {
     });
   };
   int independent_barriers = 0, dependent_barriers = 0;
-  ASSIGN_OR_RETURN(Timing independent, time_chain(false, independent_barriers));
-  ASSIGN_OR_RETURN(Timing dependent, time_chain(true, dependent_barriers));
+  VKXLA_ASSIGN_OR_RETURN(Timing independent, time_chain(false, independent_barriers));
+  VKXLA_ASSIGN_OR_RETURN(Timing dependent, time_chain(true, dependent_barriers));
   const double us = independent.seconds / kDispatches * 1e6, chained_us = dependent.seconds / kDispatches * 1e6;
   report.rows.push_back({"per dispatch, 1000 independent small dispatches in one command buffer",
                          Format("%.2f µs", us), Format("dependent chain (a barrier each) %.2f µs", chained_us),
@@ -104,7 +104,7 @@ double Seconds(std::chrono::steady_clock::time_point start) {
 // cache; and the driver's pipeline compile without and with VkPipelineCache.
 Status CompileTime(Device& device, BenchReport& report) {
   const Shape small(ElementType::kF32, {1024});
-  ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, Fused8Module(1024),
+  VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, Fused8Module(1024),
                                                      {RandomBenchLiteral(small, 1), RandomBenchLiteral(small, 2)}));
   // A unique comment makes the source new to every cache keyed by text.
   const std::string glsl = m.first_kernel_source + "// bench " +
@@ -114,16 +114,16 @@ Status CompileTime(Device& device, BenchReport& report) {
   // measure that once, apart from the per-kernel figure.
   auto start = std::chrono::steady_clock::now();
   KernelCache memory_only("");
-  RETURN_IF_ERROR(memory_only.GetOrCompile("#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n// " + glsl.substr(glsl.size() - 24),
+  VKXLA_RETURN_IF_ERROR(memory_only.GetOrCompile("#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n// " + glsl.substr(glsl.size() - 24),
                                            device.target()).status());
   const double init_s = Seconds(start);
   start = std::chrono::steady_clock::now();
   KernelCache cold(dir);
-  ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, cold.GetOrCompile(glsl, device.target()));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, cold.GetOrCompile(glsl, device.target()));
   const double cold_s = Seconds(start);
   start = std::chrono::steady_clock::now();
   KernelCache warm(dir);
-  RETURN_IF_ERROR(warm.GetOrCompile(glsl, device.target()).status());
+  VKXLA_RETURN_IF_ERROR(warm.GetOrCompile(glsl, device.target()).status());
   const double disk_s = Seconds(start);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
@@ -131,11 +131,11 @@ Status CompileTime(Device& device, BenchReport& report) {
 
   const uint32_t bindings = 3;  // a, b and the result
   start = std::chrono::steady_clock::now();
-  RETURN_IF_ERROR(ComputePipeline::Create(device, spirv, bindings, /*use_pipeline_cache=*/false).status());
+  VKXLA_RETURN_IF_ERROR(ComputePipeline::Create(device, spirv, bindings, /*use_pipeline_cache=*/false).status());
   const double pipeline_cold_s = Seconds(start);
-  RETURN_IF_ERROR(ComputePipeline::Create(device, spirv, bindings).status());  // fills the cache
+  VKXLA_RETURN_IF_ERROR(ComputePipeline::Create(device, spirv, bindings).status());  // fills the cache
   start = std::chrono::steady_clock::now();
-  RETURN_IF_ERROR(ComputePipeline::Create(device, spirv, bindings).status());
+  VKXLA_RETURN_IF_ERROR(ComputePipeline::Create(device, spirv, bindings).status());
   const double pipeline_warm_s = Seconds(start);
 
   report.rows.push_back({"kernel compile from the disk cache (fused 8-op)", Format("%.2f ms", disk_s * 1e3),
@@ -150,9 +150,9 @@ Status CompileTime(Device& device, BenchReport& report) {
 }  // namespace
 
 Status RunFoundationBenchmarks(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
-  RETURN_IF_ERROR(FusedElementwise(device, limits, elements, report));
-  RETURN_IF_ERROR(DispatchCost(device, report));
-  RETURN_IF_ERROR(CompileTime(device, report));
+  VKXLA_RETURN_IF_ERROR(FusedElementwise(device, limits, elements, report));
+  VKXLA_RETURN_IF_ERROR(DispatchCost(device, report));
+  VKXLA_RETURN_IF_ERROR(CompileTime(device, report));
   return OkStatus();
 }
 

@@ -26,7 +26,7 @@ Status RunLayoutBenchmarks(Device& device, const DeviceLimits& limits, uint64_t 
     std::string from, to, op;
   };
   for (const Case& c : {Case{row_major, tiled, "copy"}, Case{tiled, row_major, "copy"}, Case{row_major, row_major, "transpose"}}) {
-    ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, MoveModule(n, c.from, c.to, c.op), args));
+    VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, MoveModule(n, c.from, c.to, c.op), args));
     const double gbps = 2.0 * n * n * 4 / m.kernels.seconds * 1e-9;
     char name[128], result[64];
     if (c.op == "copy")

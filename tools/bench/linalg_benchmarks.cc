@@ -21,7 +21,7 @@ StatusOr<double> MatmulSeconds(Device& device, int64_t m, int64_t n, int64_t k) 
                            "] parameter(0)\n  b = f32[" + std::to_string(k) + "," + std::to_string(n) +
                            "] parameter(1)\n  ROOT c = f32[" + std::to_string(m) + "," + std::to_string(n) +
                            "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
-  ASSIGN_OR_RETURN(ModuleTiming t, TimeModuleKernels(device, text,
+  VKXLA_ASSIGN_OR_RETURN(ModuleTiming t, TimeModuleKernels(device, text,
                                                      {RandomBenchLiteral(Shape(ElementType::kF32, {m, k}), 1),
                                                       RandomBenchLiteral(Shape(ElementType::kF32, {k, n}), 2)},
                                                      3, 2));
@@ -49,16 +49,16 @@ Status RunLinalgBenchmarks(Device& device, BenchReport& report) {
   // Cholesky: n^3/3 flops, the matmul n x n x n/6.
   const std::string chol = "HloModule cholesky\nENTRY main {\n  a = f32[" + dims + "] parameter(0)\n  ROOT l = f32[" + dims +
                            "] cholesky(a), lower=true\n}\n";
-  ASSIGN_OR_RETURN(ModuleTiming c, TimeModuleKernels(device, chol, {a}, 3, 1));
-  ASSIGN_OR_RETURN(double chol_matmul, MatmulSeconds(device, n, n, n / 6));
+  VKXLA_ASSIGN_OR_RETURN(ModuleTiming c, TimeModuleKernels(device, chol, {a}, 3, 1));
+  VKXLA_ASSIGN_OR_RETURN(double chol_matmul, MatmulSeconds(device, n, n, n / 6));
   report.rows.push_back(AgainstMatmul("cholesky f32[2048,2048], lower", static_cast<double>(n) * n * n / 3, c, chol_matmul,
                                       "f32 matmul 2048x2048x341"));
   // A left-side lower solve with n right-hand sides: n^3 flops, the matmul n x n x n/2.
   const std::string solve = "HloModule solve\nENTRY main {\n  a = f32[" + dims + "] parameter(0)\n  b = f32[" + dims +
                             "] parameter(1)\n  ROOT x = f32[" + dims +
                             "] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE\n}\n";
-  ASSIGN_OR_RETURN(ModuleTiming s, TimeModuleKernels(device, solve, {a, RandomBenchLiteral(Shape(ElementType::kF32, {n, n}), 3)}, 3, 1));
-  ASSIGN_OR_RETURN(double solve_matmul, MatmulSeconds(device, n, n, n / 2));
+  VKXLA_ASSIGN_OR_RETURN(ModuleTiming s, TimeModuleKernels(device, solve, {a, RandomBenchLiteral(Shape(ElementType::kF32, {n, n}), 3)}, 3, 1));
+  VKXLA_ASSIGN_OR_RETURN(double solve_matmul, MatmulSeconds(device, n, n, n / 2));
   report.rows.push_back(AgainstMatmul("triangular-solve f32[2048,2048] by 2048 right-hand sides, left lower",
                                       static_cast<double>(n) * n * n, s, solve_matmul, "f32 matmul 2048x2048x1024"));
   return OkStatus();

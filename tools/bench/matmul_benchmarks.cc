@@ -84,7 +84,7 @@ Status RunMatmulBenchmarks(Device& device, const DeviceLimits& limits, BenchRepo
   const Literal x = RandomBenchLiteral(Shape(ElementType::kF32, {1024, 1024}), 11);
   const Literal w = RandomBenchLiteral(Shape(ElementType::kF32, {1024, 1024}), 12);
   const Literal b = RandomBenchLiteral(Shape(ElementType::kF32, {1024}), 13);
-  ASSIGN_OR_RETURN(std::vector<ModuleTiming> pair,
+  VKXLA_ASSIGN_OR_RETURN(std::vector<ModuleTiming> pair,
                    TimeModulesInterleaved(device,
                                           {{MatmulModule("f32", "f32", 1, 1024, 1024, 1024), {x, w}},
                                            {MatmulModule("f32", "f32", 1, 1024, 1024, 1024, true), {x, w, b}}},

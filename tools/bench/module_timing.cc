@@ -10,13 +10,13 @@ namespace vkxla {
 
 StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text, const std::vector<Literal>& arguments,
                                          int trials, int runs) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseAndVerifyHlo(hlo_text));
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*module, device));
-  RETURN_IF_ERROR(exe->Run(arguments).status());
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseAndVerifyHlo(hlo_text));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*module, device));
+  VKXLA_RETURN_IF_ERROR(exe->Run(arguments).status());
   ModuleTiming m;
   m.kernel_count = exe->kernel_count();
   if (!exe->kernel_sources().empty()) m.first_kernel_source = exe->kernel_sources()[0];
-  ASSIGN_OR_RETURN(m.kernels, BestTiming(trials, [&] { return exe->TimeKernels(runs); }));
+  VKXLA_ASSIGN_OR_RETURN(m.kernels, BestTiming(trials, [&] { return exe->TimeKernels(runs); }));
   return m;
 }
 
@@ -26,16 +26,16 @@ StatusOr<std::vector<ModuleTiming>> TimeModulesInterleaved(
   std::vector<std::unique_ptr<Executable>> exes;
   std::vector<ModuleTiming> out(modules.size());
   for (size_t i = 0; i < modules.size(); ++i) {
-    ASSIGN_OR_RETURN(std::unique_ptr<Module> m, ParseAndVerifyHlo(modules[i].first));
-    ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*m, device));
-    RETURN_IF_ERROR(exe->Run(modules[i].second).status());
+    VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, ParseAndVerifyHlo(modules[i].first));
+    VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*m, device));
+    VKXLA_RETURN_IF_ERROR(exe->Run(modules[i].second).status());
     out[i].kernel_count = exe->kernel_count();
     parsed.push_back(std::move(m));
     exes.push_back(std::move(exe));
   }
   for (int r = 0; r < rounds; ++r)
     for (size_t i = 0; i < exes.size(); ++i) {
-      ASSIGN_OR_RETURN(Timing t, exes[i]->TimeKernels(runs));
+      VKXLA_ASSIGN_OR_RETURN(Timing t, exes[i]->TimeKernels(runs));
       if (r == 0 || t.seconds < out[i].kernels.seconds) out[i].kernels = t;
     }
   return out;

@@ -60,7 +60,7 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
   const int64_t n = std::max<int64_t>(128, static_cast<int64_t>(std::sqrt(static_cast<double>(elements))) / 128 * 128);
   std::vector<Literal> args = {RandomBenchLiteral(Shape(ElementType::kF32, {n, n}), 4)};
   for (int64_t dim : {1, 0}) {
-    ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, SumModule(n, dim), args));
+    VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, SumModule(n, dim), args));
     const double gbps = (double(n) * n + n) * 4 / m.kernels.seconds * 1e-9;
     report.rows.push_back({std::string(dim == 1 ? "row" : "column") + " sums of f32[" + std::to_string(n) + "," +
                                std::to_string(n) + "]{1,0} (reduce dimensions={" + std::to_string(dim) + "})",
@@ -74,7 +74,7 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
                                     RandomBenchLiteral(Shape(ElementType::kF32, {n}), 7)};
   for (const bool softmax : {true, false}) {
     const std::string text = softmax ? SoftmaxModule(n) : LayerNormModule(n);
-    ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, text, softmax ? args : norm_args));
+    VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, text, softmax ? args : norm_args));
     const double gbps = 2.0 * double(n) * n * 4 / m.kernels.seconds * 1e-9;
     report.rows.push_back({std::string(softmax ? "softmax" : "layer norm") + " over rows of f32[" + std::to_string(n) + "," +
                                std::to_string(n) + "] (" + std::to_string(m.kernel_count) + " kernels)",
@@ -87,7 +87,7 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
   Literal keys = RandomBenchLiteral(Shape(ElementType::kF32, {count}), 5);
   Literal payload(Shape(ElementType::kS32, {count}));
   for (int64_t i = 0; i < count; ++i) payload.Set(i, Scalar::Int(ElementType::kS32, i));
-  ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, SortModule(count), {keys, payload}));
+  VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, SortModule(count), {keys, payload}));
   std::vector<std::pair<float, int32_t>> pairs(count);
   const float* k = reinterpret_cast<const float*>(keys.bytes().data());
   double host = 1e30;

@@ -17,7 +17,7 @@ Status RunRngBenchmarks(Device& device, const DeviceLimits& limits, BenchReport&
     Literal state(Shape(ElementType::kU64, {2}));
     state.Set(0, Scalar::UInt(ElementType::kU64, 0x0123456789abcdefull));
     state.Set(1, Scalar::UInt(ElementType::kU64, 42));
-    ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, text, {state}, 5, 2));
+    VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, text, {state}, 5, 2));
     const double gbps = static_cast<double>(elements) * 4 / m.kernels.seconds * 1e-9;
     report.rows.push_back(LimitRow(std::string("rng-bit-generator ") + algorithm + ", " + count + " u32 (" +
                                        std::to_string(m.kernel_count) + " kernels)",

@@ -23,17 +23,17 @@ std::string RunLineArguments(const std::string& file_text) {
 
 StatusOr<std::vector<Literal>> ParseRunArguments(const std::string& args) {
   MlirCursor c(args);
-  RETURN_IF_ERROR(c.Expect("["));
+  VKXLA_RETURN_IF_ERROR(c.Expect("["));
   std::vector<Literal> out;
   if (c.Consume("]")) return out;
   do {
-    ASSIGN_OR_RETURN(DenseText dense, ParseDenseText(c));
-    RETURN_IF_ERROR(c.Expect(":"));
-    ASSIGN_OR_RETURN(Shape shape, ParseMlirType(c));
-    ASSIGN_OR_RETURN(Literal value, DenseToLiteral(c, dense, shape));
+    VKXLA_ASSIGN_OR_RETURN(DenseText dense, ParseDenseText(c));
+    VKXLA_RETURN_IF_ERROR(c.Expect(":"));
+    VKXLA_ASSIGN_OR_RETURN(Shape shape, ParseMlirType(c));
+    VKXLA_ASSIGN_OR_RETURN(Literal value, DenseToLiteral(c, dense, shape));
     out.push_back(std::move(value));
   } while (c.Consume(","));
-  RETURN_IF_ERROR(c.Expect("]"));
+  VKXLA_RETURN_IF_ERROR(c.Expect("]"));
   return out;
 }
 
@@ -45,14 +45,14 @@ StatusOr<std::vector<Literal>> ParsePrintedResults(const std::vector<std::string
   // Each result prints as "<type> {" then its values then "}".
   while ((at = text.find("tensor<", at)) != std::string::npos) {
     MlirCursor c(std::string_view(text).substr(at));
-    ASSIGN_OR_RETURN(Shape shape, ParseMlirType(c));
-    RETURN_IF_ERROR(c.Expect("{"));
+    VKXLA_ASSIGN_OR_RETURN(Shape shape, ParseMlirType(c));
+    VKXLA_RETURN_IF_ERROR(c.Expect("{"));
     const size_t open = at + c.position(), close = text.find('}', open);
     if (close == std::string::npos) return InvalidArgument("CHECK lines: no '}' after the values of " + shape.ToString());
     const std::string dense = "dense<" + text.substr(open, close - open) + ">";
     MlirCursor values(dense);
-    ASSIGN_OR_RETURN(DenseText d, ParseDenseText(values));
-    ASSIGN_OR_RETURN(Literal value, DenseToLiteral(values, d, shape));
+    VKXLA_ASSIGN_OR_RETURN(DenseText d, ParseDenseText(values));
+    VKXLA_ASSIGN_OR_RETURN(Literal value, DenseToLiteral(values, d, shape));
     out.push_back(std::move(value));
     at = close + 1;
   }

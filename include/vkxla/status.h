@@ -1,4 +1,6 @@
-// Errors are values: every fallible call returns Status or StatusOr<T>.
+// Errors are values: every fallible vkxla call returns Status or
+// StatusOr<T>; the message names the op and shapes or the source position.
+// Part of the installed public API.
 #pragma once
 
 #include <cassert>
@@ -73,18 +75,23 @@ class [[nodiscard]] StatusOr {
 
 }  // namespace vkxla
 
+// Every vkxla macro carries the VKXLA_ prefix so it cannot clash with a
+// consumer's own RETURN_IF_ERROR or ASSIGN_OR_RETURN.
 #define VKXLA_CONCAT_INNER(a, b) a##b
 #define VKXLA_CONCAT(a, b) VKXLA_CONCAT_INNER(a, b)
 
-#define RETURN_IF_ERROR(expr)                   \
-  do {                                          \
-    ::vkxla::Status _st = (expr);               \
-    if (!_st.ok()) return _st;                  \
+// Returns the Status of expr from the enclosing function if it is an error.
+#define VKXLA_RETURN_IF_ERROR(expr)          \
+  do {                                       \
+    ::vkxla::Status vkxla_status_ = (expr);  \
+    if (!vkxla_status_.ok()) return vkxla_status_; \
   } while (0)
 
-#define ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
-  auto tmp = (expr);                          \
-  if (!tmp.ok()) return tmp.status();         \
+#define VKXLA_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                \
+  if (!tmp.ok()) return tmp.status();               \
   lhs = std::move(tmp).value()
 
-#define ASSIGN_OR_RETURN(lhs, expr) ASSIGN_OR_RETURN_IMPL(VKXLA_CONCAT(_statusor_, __LINE__), lhs, expr)
+// lhs = the value of the StatusOr expr, or return its error status.
+#define VKXLA_ASSIGN_OR_RETURN(lhs, expr) \
+  VKXLA_ASSIGN_OR_RETURN_IMPL(VKXLA_CONCAT(vkxla_statusor_, __LINE__), lhs, expr)
