@@ -12,7 +12,8 @@ cd "$(dirname "$0")"
 packages=(cmake g++ ninja-build ccache pkg-config
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   glslang-dev glslang-tools spirv-tools spirv-headers libvkfft-dev
-  libgtest-dev libgmock-dev libbenchmark-dev)
+  libgtest-dev libgmock-dev
+  python3-dev pybind11-dev python3-numpy python3-pytest)
 
 install_missing() {
   local missing=()
@@ -27,9 +28,32 @@ install_missing() {
   fi
 }
 
+# The Python module is built for Debian's interpreter (python3-numpy and
+# python3-pytest are its packages), whatever `python3` is first on PATH.
 build() {
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3 >/dev/null
   cmake --build build -j "${VKXLA_JOBS:-2}"
+}
+
+# samples/consumer built as users build it: with find_package(vkxla) from
+# an installed prefix, with pkg-config, and as a subproject; each must run.
+consumer_checks() {
+  local prefix="$PWD/build/install-check"
+  rm -rf "$prefix" build/consumer build/consumer-subproject
+  cmake --install build --prefix "$prefix" >/dev/null
+  cmake -S samples/consumer -B build/consumer -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+  cmake --build build/consumer >/dev/null
+  build/consumer/vkxla_consumer
+  g++ -std=c++20 -o build/consumer/pkg_config_consumer samples/consumer/consumer.cc \
+    $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs vkxla)
+  build/consumer/pkg_config_consumer >/dev/null
+  PYTHONPATH="$(echo "$prefix"/lib/python3*/dist-packages)" /usr/bin/python3 -c \
+    'import vkxla; print("python:", vkxla.__version__, vkxla.devices()[0]["name"])'
+  cmake -S samples/consumer -B build/consumer-subproject -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DVKXLA_SOURCE_DIR="$PWD" >/dev/null
+  cmake --build build/consumer-subproject -j "${VKXLA_JOBS:-2}" >/dev/null
+  build/consumer-subproject/vkxla_consumer >/dev/null
+  echo "consumer checks passed (installed package, pkg-config, Python module, subproject)"
 }
 
 # lavapipe and the loader want a runtime dir; CI machines often have none.
@@ -50,6 +74,7 @@ case "${1:-}" in
     # The op tests run twice: on the full device, and with a capability mask
     # that makes lavapipe look like a phone without f64/i64/f16/int8/subgroups.
     VKXLA_VALIDATION=1 ctest --test-dir build --output-on-failure -j 2
+    consumer_checks
     ;;
   bench)
     install_missing; build
@@ -59,7 +84,7 @@ case "${1:-}" in
     packages+=(clang libclang-rt-14-dev); install_missing  # libFuzzer's runtime is only recommended by clang
     seconds="${2:-60}"
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DVKXLA_FUZZ=ON -DVKXLA_SANITIZE=address,undefined >/dev/null
+      -DVKXLA_FUZZ=ON -DVKXLA_SANITIZE=address,undefined -DVKXLA_BUILD_PYTHON=OFF -DBUILD_TESTING=OFF >/dev/null
     cmake --build build-fuzz -j "${VKXLA_JOBS:-2}" --target fuzz_hlo_parser fuzz_stablehlo_reader fuzz_npy
     mkdir -p build-fuzz/findings
     extra_mlir=(); [[ -d ../shared/conformance/stablehlo/interpret ]] && extra_mlir=(../shared/conformance/stablehlo/interpret)
@@ -81,7 +106,9 @@ case "${1:-}" in
     install_missing
     kind="${2:-address,undefined}"
     dir="build-${kind//,/-}"
-    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVKXLA_SANITIZE="$kind" >/dev/null
+    # (The Python module is left out: an instrumented module cannot load
+    # into an uninstrumented interpreter.)
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVKXLA_SANITIZE="$kind" -DVKXLA_BUILD_PYTHON=OFF >/dev/null
     cmake --build "$dir" -j "${VKXLA_JOBS:-2}"
     # The Vulkan driver is not instrumented: leaks it keeps until exit are
     # its own (tests/lsan_suppressions.txt names them).

@@ -14,7 +14,9 @@
 #include "runtime/executable.h"
 #include "runtime/vulkan_context.h"
 #include "frontends/stablehlo_reader.h"
+#ifdef VKXLA_WITH_BENCHMARKS
 #include "tools/bench/bench_command.h"
+#endif
 #include "tools/benchmark_command.h"
 #include "tools/cli_flags.h"
 #include "tools/conformance/conformance_command.h"
@@ -172,7 +174,14 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (cmd == "devices") return vkxla::Devices();
   if (cmd == "run") return vkxla::Run(args);
-  if (cmd == "bench") return vkxla::BenchCommand(args);
+  if (cmd == "bench") {
+#ifdef VKXLA_WITH_BENCHMARKS
+    return vkxla::BenchCommand(args);
+#else
+    std::fputs("vkxla: error: this build has no benchmarks (configure with -DVKXLA_BUILD_BENCHMARKS=ON)\n", stderr);
+    return 2;
+#endif
+  }
   if (cmd == "benchmark") return vkxla::BenchmarkCommand(args);
   if (cmd == "conformance") return vkxla::ConformanceCommand(args);
   std::fprintf(stderr, "vkxla: unknown command '%s'\n%s", cmd.c_str(), usage.c_str());

@@ -1,0 +1,179 @@
+// The public API (include/vkxla/vkxla.h) over the engine: frontends read the
+// text, runtime::Executable compiles and runs it; arrays become literals
+// and back (both are logical row-major data, so this is a copy).
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "api/array_literal.h"
+#include "frontends/hlo_text.h"
+#include "frontends/stablehlo_reader.h"
+#include "ir/literal.h"
+#include "ops/evaluator.h"
+#include "runtime/device.h"
+#include "runtime/executable.h"
+#include "runtime/vulkan_context.h"
+#include "vkxla/vkxla.h"
+
+#ifndef VKXLA_VERSION
+#error "the build defines VKXLA_VERSION (CMakeLists.txt: project VERSION)"
+#endif
+
+namespace vkxla {
+
+struct Runtime::State {
+  std::unique_ptr<Device> device;
+  DeviceDescription description;
+};
+
+struct CompiledModule::State {
+  std::shared_ptr<Runtime::State> runtime;  // the device outlives the kernels
+  std::unique_ptr<Module> module;
+  std::unique_ptr<Executable> executable;
+  std::vector<Shape> parameter_shapes;      // as declared (arrays: Executable takes no tuple parameters)
+  std::vector<ArraySpec> parameters, results;
+};
+
+namespace {
+
+DeviceDescription Describe(const DeviceInfo& info) {
+  DeviceDescription d;
+  d.index = static_cast<int>(info.index);
+  d.name = info.name;
+  d.type = info.type;
+  d.driver = info.driver_name + (info.driver_info.empty() ? "" : " " + info.driver_info);
+  d.api_version = std::to_string(VK_API_VERSION_MAJOR(info.api_version)) + "." +
+                  std::to_string(VK_API_VERSION_MINOR(info.api_version)) + "." +
+                  std::to_string(VK_API_VERSION_PATCH(info.api_version));
+  d.capabilities = info.Table();
+  return d;
+}
+
+void AppendLeafSpecs(const Shape& shape, std::vector<ArraySpec>& out) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) AppendLeafSpecs(s, out);
+    return;
+  }
+  out.push_back(ArraySpec{shape.element_type(), shape.dims()});
+}
+
+void FlattenLeaves(Literal& literal, std::vector<Literal*>& out) {
+  if (literal.shape().IsTuple()) {
+    for (Literal& e : literal.mutable_tuple_elements()) FlattenLeaves(e, out);
+  } else {
+    out.push_back(&literal);
+  }
+}
+
+// The literal for parameter `index` (the executable takes array parameters).
+StatusOr<Literal> ToLiteral(const Array& a, const Shape& declared, size_t index) {
+  const Shape given(a.type(), a.dims());
+  if (!FitsShape(given, declared))
+    return InvalidArgument("argument " + std::to_string(index) + " is " + a.ShapeString() + " but the parameter is " +
+                           declared.ToString());
+  return ToLiteral(a);
+}
+
+bool LooksLikeStablehlo(std::string_view text) {
+  return text.find("func.func") != std::string_view::npos || text.find("stablehlo.") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::string_view Version() { return VKXLA_VERSION; }
+
+std::string ArraySpec::ToString() const {
+  std::string s(ElementTypeName(type));
+  s += "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+StatusOr<std::vector<DeviceDescription>> ListDevices() {
+  VKXLA_ASSIGN_OR_RETURN(VulkanContext * context, VulkanContext::Get());
+  std::vector<DeviceDescription> out;
+  for (const DeviceInfo& info : context->device_infos()) out.push_back(Describe(info));
+  return out;
+}
+
+StatusOr<Runtime> Runtime::Open(const RuntimeOptions& options) {
+  if (options.device < -1)
+    return InvalidArgument("device index " + std::to_string(options.device) + " is negative (see ListDevices())");
+  auto state = std::make_shared<State>();
+  VKXLA_ASSIGN_OR_RETURN(state->device, Device::Open(options.device));
+  state->description = Describe(state->device->info());
+  return Runtime(std::move(state));
+}
+
+const DeviceDescription& Runtime::device() const { return state_->description; }
+
+StatusOr<CompiledModule> Runtime::Compile(std::string_view source, const CompileOptions& options) const {
+  const bool stablehlo = options.format == SourceFormat::kStablehlo ||
+                         (options.format == SourceFormat::kDetect && LooksLikeStablehlo(source));
+  if (!stablehlo && !options.function.empty())
+    return InvalidArgument("CompileOptions::function ('" + options.function + "') names a StableHLO function, "
+                           "but the source is HLO text");
+  std::unique_ptr<Module> module;
+  if (stablehlo) {
+    VKXLA_ASSIGN_OR_RETURN(StablehloProgram program, ReadStablehlo(source, /*with_checks=*/false, 1, options.function));
+    module = std::move(program.module);
+  } else {
+    VKXLA_ASSIGN_OR_RETURN(module, ParseAndVerifyHlo(source));
+  }
+  return Compile(std::move(module));
+}
+
+StatusOr<CompiledModule> Runtime::CompileFile(const std::string& path, const CompileOptions& options) const {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return NotFound("cannot open " + path + ": " + ec.message());
+  if (size > static_cast<uint64_t>(kMaxLiteralBytes)) return ResourceExhausted(path + " is larger than a module may be");
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) return InvalidArgument("cannot read " + path);
+  CompileOptions resolved = options;
+  if (resolved.format == SourceFormat::kDetect)
+    resolved.format = std::filesystem::path(path).extension() == ".mlir" ? SourceFormat::kStablehlo : SourceFormat::kHloText;
+  StatusOr<CompiledModule> compiled = Compile(text.str(), resolved);
+  if (!compiled.ok()) return compiled.status().WithContext(path);
+  return compiled;
+}
+
+StatusOr<CompiledModule> Runtime::Compile(std::unique_ptr<Module> module) const {
+  if (!module) return InvalidArgument("Runtime::Compile was given no module");
+  auto state = std::make_shared<CompiledModule::State>();
+  state->runtime = state_;
+  state->module = std::move(module);
+  VKXLA_ASSIGN_OR_RETURN(state->executable, Executable::Compile(*state->module, *state_->device));
+  const ProgramShape shape = state->module->EntryProgramShape();
+  state->parameter_shapes = shape.parameters;
+  for (const Shape& p : shape.parameters) state->parameters.push_back(ArraySpec{p.element_type(), p.dims()});
+  AppendLeafSpecs(shape.result, state->results);
+  return CompiledModule(std::move(state));
+}
+
+const std::vector<ArraySpec>& CompiledModule::parameters() const { return state_->parameters; }
+const std::vector<ArraySpec>& CompiledModule::results() const { return state_->results; }
+
+StatusOr<std::vector<Array>> CompiledModule::Run(std::span<const Array> arguments) const {
+  if (arguments.size() != state_->parameters.size())
+    return InvalidArgument("the module takes " + std::to_string(state_->parameters.size()) + " arguments, " +
+                           std::to_string(arguments.size()) + " were given");
+  std::vector<Literal> literals;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    VKXLA_ASSIGN_OR_RETURN(Literal l, ToLiteral(arguments[i], state_->parameter_shapes[i], i));
+    literals.push_back(std::move(l));
+  }
+  VKXLA_ASSIGN_OR_RETURN(Literal result, state_->executable->Run(literals));
+  std::vector<Literal*> leaves;
+  FlattenLeaves(result, leaves);
+  std::vector<Array> out;
+  for (Literal* leaf : leaves) {
+    VKXLA_ASSIGN_OR_RETURN(Array a, FromLiteral(std::move(*leaf)));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace vkxla

@@ -1,0 +1,207 @@
+// The installed public API (include/vkxla/): typed arrays, compiling HLO
+// text and StableHLO, running, and the errors a caller sees.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <vector>
+
+#include "frontends/xla_builder.h"
+#include "vkxla/vkxla.h"
+
+namespace vkxla {
+namespace {
+
+TEST(PublicArray, TypedValuesKeepTheirTypeAndDims) {
+  StatusOr<Array> a = Array::FromValues(std::vector<int16_t>{1, -2, 3, -4, 5, -6}, {3, 2});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->type(), ElementType::kS16);
+  EXPECT_EQ(a->ShapeString(), "s16[3,2]");
+  EXPECT_EQ(a->element_count(), 6);
+  StatusOr<std::span<const int16_t>> v = a->values<int16_t>();
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(std::vector<int16_t>(v->begin(), v->end()), (std::vector<int16_t>{1, -2, 3, -4, 5, -6}));
+  StatusOr<std::span<const float>> wrong = a->values<float>();
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().message(), "the array is s16[3,2], its values are not f32");
+
+  const Array c = Array::Scalar(std::complex<double>(1.5, -2));
+  EXPECT_EQ(c.ShapeString(), "c128[]");
+  EXPECT_EQ((*c.values<std::complex<double>>())[0], std::complex<double>(1.5, -2));
+  StatusOr<Array> p = Array::FromValues(std::vector<bool>{true, false, true}, {3});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->ShapeString(), "pred[3]");
+  EXPECT_EQ(std::vector<uint8_t>(p->bytes().begin(), p->bytes().end()), (std::vector<uint8_t>{1, 0, 1}));
+}
+
+TEST(PublicArray, BadSizesAndValuesAreErrorsNamingTheShape) {
+  StatusOr<Array> short_data = Array::FromValues(std::vector<float>{1, 2, 3}, {2, 2});
+  ASSERT_FALSE(short_data.ok());
+  EXPECT_EQ(short_data.status().message(), "f32[2,2] needs 16 bytes (4 elements), 12 were given");
+  StatusOr<Array> negative = Array::FromBytes(ElementType::kF32, {-1, 2}, {});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.status().message(), "f32[-1,2] has a negative dimension");
+  StatusOr<Array> huge = Array::FromBytes(ElementType::kF32, {int64_t{1} << 40, int64_t{1} << 40}, {});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kResourceExhausted);
+  StatusOr<Array> s4 = Array::FromBytes(ElementType::kS4, {3}, {0x07, 0xF8, 0x08});
+  ASSERT_FALSE(s4.ok());
+  EXPECT_EQ(s4.status().message(), "s4[3] element 2 is 8, outside s4's range [-8, 7]");
+  StatusOr<Array> pred = Array::FromBytes(ElementType::kPred, {2}, {1, 2});
+  ASSERT_FALSE(pred.ok());
+  EXPECT_EQ(pred.status().message(), "pred[2] element 1 is 2, outside pred's range [0, 1]");
+  StatusOr<Array> token = Array::FromBytes(ElementType::kToken, {}, {});
+  ASSERT_FALSE(token.ok());
+  EXPECT_EQ(token.status().message(), "an array cannot hold elements of type token");
+}
+
+TEST(PublicArray, ConvertedFollowsConvertElementType) {
+  StatusOr<Array> f = Array::FromValues(std::vector<float>{1.00390625f, 1.01171875f, -2.5f, 300.75f}, {4});
+  ASSERT_TRUE(f.ok());
+  StatusOr<Array> bf16 = f->Converted(ElementType::kBF16);
+  ASSERT_TRUE(bf16.ok());
+  // bf16 bits: 1 + 2^-8 ties to even (1.0 = 0x3F80), 1 + 3·2^-8 rounds up to 0x3F82.
+  const uint16_t* bits = reinterpret_cast<const uint16_t*>(bf16->bytes().data());
+  EXPECT_EQ(bits[0], 0x3F80);
+  EXPECT_EQ(bits[1], 0x3F82);
+  StatusOr<Array> back = bf16->Converted(ElementType::kF32);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ((*back->values<float>())[2], -2.5f);
+  StatusOr<Array> s8 = f->Converted(ElementType::kS8);
+  ASSERT_TRUE(s8.ok());
+  // 300.75 truncates to 300, which saturates at 127.
+  EXPECT_EQ((*s8->values<int8_t>())[3], 127);
+  StatusOr<Array> wide = Array::FromValues(std::vector<int32_t>{300, -129}, {2});
+  StatusOr<Array> narrow = wide->Converted(ElementType::kS8);
+  ASSERT_TRUE(narrow.ok());
+  EXPECT_EQ((*narrow->values<int8_t>())[0], 44);  // integers wrap
+  EXPECT_EQ((*narrow->values<int8_t>())[1], 127);
+  EXPECT_EQ((*s8->values<int8_t>())[2], -2);
+}
+
+class PublicRuntime : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    StatusOr<Runtime> r = Runtime::Open();
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    runtime_ = new Runtime(std::move(r).value());
+  }
+  static void TearDownTestSuite() {
+    delete runtime_;
+    runtime_ = nullptr;
+  }
+  static Runtime* runtime_;
+};
+Runtime* PublicRuntime::runtime_ = nullptr;
+
+TEST_F(PublicRuntime, DescribesItsDeviceAsListDevicesDoes) {
+  StatusOr<std::vector<DeviceDescription>> devices = ListDevices();
+  ASSERT_TRUE(devices.ok());
+  ASSERT_FALSE(devices->empty());
+  EXPECT_EQ(runtime_->device().name, (*devices)[runtime_->device().index].name);
+  EXPECT_NE(runtime_->device().capabilities.find("f64:"), std::string::npos);
+  EXPECT_FALSE(Version().empty());
+}
+
+TEST_F(PublicRuntime, HloTextWithATupleResult) {
+  StatusOr<CompiledModule> m = runtime_->Compile(R"(HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  n = s32[] parameter(1)
+  nf = f32[] convert(n)
+  b = f32[3] broadcast(nf), dimensions={}
+  s = f32[3] multiply(x, b)
+  ROOT r = (f32[3], s32[]) tuple(s, n)
+})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->parameters().size(), 2u);
+  EXPECT_EQ(m->parameters()[0].ToString(), "f32[3]");
+  EXPECT_EQ(m->parameters()[1].ToString(), "s32[]");
+  EXPECT_EQ(m->results().size(), 2u);
+  StatusOr<std::vector<Array>> out =
+      m->Run({*Array::FromValues(std::vector<float>{1, -2, 0.5f}, {3}), Array::Scalar(int32_t{3})});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(out->size(), 2u);
+  const std::span<const float> s = *(*out)[0].values<float>();
+  EXPECT_EQ(std::vector<float>(s.begin(), s.end()), (std::vector<float>{3, -6, 1.5f}));
+  EXPECT_EQ((*(*out)[1].values<int32_t>())[0], 3);
+}
+
+TEST_F(PublicRuntime, StablehloTextPicksTheNamedFunction) {
+  const char* text = R"(
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+func.func @square(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = stablehlo.multiply %x, %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+})";
+  CompileOptions options;
+  options.function = "square";
+  StatusOr<CompiledModule> m = runtime_->Compile(text, options);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  StatusOr<std::vector<Array>> out = m->Run({*Array::FromValues(std::vector<float>{3, -0.5f}, {2})});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*(*out)[0].values<float>())[0], 9);
+  EXPECT_EQ((*(*out)[0].values<float>())[1], 0.25);
+}
+
+TEST_F(PublicRuntime, BuilderModulesCompileToo) {
+  XlaBuilder b("iota_plus");
+  XlaOp x = b.Parameter(0, Shape(ElementType::kS32, {4}), "x");
+  XlaOp sum = Add(x, b.Iota(Shape(ElementType::kS32, {4}), 0));
+  StatusOr<std::unique_ptr<Module>> module = b.Build(sum);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  StatusOr<CompiledModule> m = runtime_->Compile(std::move(module).value());
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  StatusOr<std::vector<Array>> out = m->Run({*Array::FromValues(std::vector<int32_t>{10, 20, 30, 40}, {4})});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const std::span<const int32_t> v = *(*out)[0].values<int32_t>();
+  EXPECT_EQ(std::vector<int32_t>(v.begin(), v.end()), (std::vector<int32_t>{10, 21, 32, 43}));
+}
+
+TEST_F(PublicRuntime, SubByteIntegersArriveSignExtended) {
+  StatusOr<CompiledModule> m = runtime_->Compile("HloModule m\nENTRY e {\n  x = s4[4] parameter(0)\n  ROOT n = s4[4] negate(x)\n}");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  StatusOr<std::vector<Array>> out = m->Run({*Array::FromValues(std::vector<int8_t>{-8, -1, 3, 7}, {4})});
+  ASSERT_FALSE(out.ok());  // int8 values are s8, not s4
+  EXPECT_EQ(out.status().message(), "argument 0 is s8[4] but the parameter is s4[4]");
+  out = m->Run({*Array::FromBytes(ElementType::kS4, {4}, {0xF8, 0xFF, 0x03, 0x07})});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const std::span<const uint8_t> b = (*out)[0].bytes();
+  // -(-8) wraps to -8 in four bits.
+  EXPECT_EQ(std::vector<uint8_t>(b.begin(), b.end()), (std::vector<uint8_t>{0xF8, 0x01, 0xFD, 0xF9}));
+  StatusOr<Array> widened = (*out)[0].Converted(ElementType::kS8);
+  ASSERT_TRUE(widened.ok());
+  EXPECT_EQ((*widened->values<int8_t>())[3], -7);
+}
+
+TEST_F(PublicRuntime, ErrorsNameTheArgumentTheShapesAndThePosition) {
+  StatusOr<CompiledModule> m = runtime_->Compile("HloModule m\nENTRY e {\n  ROOT x = f32[2,3] parameter(0)\n}");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  StatusOr<std::vector<Array>> none = m->Run(std::span<const Array>());
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), "the module takes 1 arguments, 0 were given");
+  StatusOr<std::vector<Array>> wrong = m->Run({*Array::FromValues(std::vector<float>(6), {3, 2})});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().message(), "argument 0 is f32[3,2] but the parameter is f32[2,3]");
+
+  StatusOr<CompiledModule> bad = runtime_->Compile("HloModule m\nENTRY e {\n  ROOT x = f32[2] frobnicate()\n}");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("3:", 0), 0u) << bad.status().message();
+  CompileOptions options;
+  options.function = "main";
+  StatusOr<CompiledModule> hlo_with_function = runtime_->Compile("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(1)\n}", options);
+  ASSERT_FALSE(hlo_with_function.ok());
+  EXPECT_NE(hlo_with_function.status().message().find("names a StableHLO function"), std::string::npos);
+  StatusOr<CompiledModule> missing = runtime_->CompileFile("/nonexistent/model.hlo");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  RuntimeOptions negative;
+  negative.device = -7;
+  StatusOr<Runtime> no_device = Runtime::Open(negative);
+  ASSERT_FALSE(no_device.ok());
+  EXPECT_EQ(no_device.status().message(), "device index -7 is negative (see ListDevices())");
+}
+
+}  // namespace
+}  // namespace vkxla
