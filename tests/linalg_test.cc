@@ -367,7 +367,9 @@ TEST_F(Linalg, CholeskyEveryType) {
         for (int64_t k = 0; k < 2; ++k)
           for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < n; ++j)
-              if (lower ? j > i : j < i) EXPECT_EQ(l.at(k, i, j), cd(0)) << what;
+              if (lower ? j > i : j < i) {
+                EXPECT_EQ(l.at(k, i, j), cd(0)) << what;
+              }
       }
   }
 }

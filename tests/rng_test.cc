@@ -59,9 +59,10 @@ bool RunsOnThisDevice() {
   if (!module) return false;
   StatusOr<Literal> got = CompileAndRun(*module, {});
   EXPECT_FALSE(got.ok());
-  if (!got.ok())
+  if (!got.ok()) {
     for (const char* word : {"%r", "u64", "shaderInt64"})
       EXPECT_NE(got.status().message().find(word), std::string::npos) << got.status().ToString();
+  }
   return false;
 }
 
