@@ -13,6 +13,7 @@ packages=(cmake g++ ninja-build ccache pkg-config
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   glslang-dev glslang-tools spirv-tools spirv-headers libvkfft-dev
   libgtest-dev libgmock-dev
+  libcli11-dev nlohmann-json3-dev libzip-dev
   python3-dev pybind11-dev python3-numpy python3-pytest)
 
 install_missing() {

@@ -1721,12 +1721,12 @@ StatusOr<std::vector<StablehloFunctionInfo>> ListStablehloFunctions(std::string_
   return reader.List();
 }
 
-StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path) {
+StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path, std::string_view entry) {
   std::ifstream in(path);
   if (!in) return NotFound("cannot open " + path);
   std::stringstream ss;
   ss << in.rdbuf();
-  auto program = ReadStablehlo(ss.str(), false);
+  auto program = ReadStablehlo(ss.str(), false, 1, entry);
   if (!program.ok()) return Status(program.status().code(), path + ":" + program.status().message());
   return program;
 }

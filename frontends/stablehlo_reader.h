@@ -57,6 +57,7 @@ struct StablehloFunctionInfo {
   bool holds_checks = false;
 };
 StatusOr<std::vector<StablehloFunctionInfo>> ListStablehloFunctions(std::string_view text, int first_line = 1);
-StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path);
+// A file's module; the entry as ReadStablehlo picks it. Errors start "path:line:col".
+StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path, std::string_view entry = {});
 
 }  // namespace vkxla

@@ -3,12 +3,15 @@
 // abort, 139 segfault) or a hang (each run is bounded by timeout(1)).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <zip.h>
 
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace vkxla {
 namespace {
@@ -68,7 +71,6 @@ TEST(Cli, BadInputsExitOneWithAMessage) {
   std::string open(100000, '('), close(100000, ')');
   ExpectCleanFailure("run " + Write("nested.hlo", "HloModule m\nENTRY e {\n  ROOT p = " + open + "f32[]" + close + " parameter(0)\n}\n"),
                      "nest deeper");
-  ExpectCleanFailure("run " + module + " --device abc", "--device takes a whole number");
   ExpectCleanFailure("run " + Write("cut.hlo", "HloModule m\nENTRY e {\n  ROOT x = f32[] add("), "3:");
 }
 
@@ -102,6 +104,221 @@ TEST(Cli, InfeedAndOutfeedFiles) {
   EXPECT_EQ(got[0], 2.25f);
   EXPECT_EQ(got[1], 16.0f);
   ExpectCleanFailure("run " + module, "infeed queue is empty");
+}
+
+}  // namespace
+}  // namespace vkxla
+
+namespace vkxla {
+namespace {
+
+// Usage errors (unknown flags, bad or missing values, no command) exit 2
+// with a message; --help and --version succeed at every level.
+TEST(Cli, HelpVersionAndUsageErrorsFollowTheExitCodeRule) {
+  for (const std::string args : {"--help", "-h", "run --help", "benchmark -h", "conformance --help", "devices --help",
+                                 "bench --help"}) {
+    const Outcome o = RunCli(args);
+    EXPECT_EQ(o.exit_code, 0) << args << "\n" << o.output;
+    EXPECT_NE(o.output.find("Usage:"), std::string::npos) << args << "\n" << o.output;
+  }
+  EXPECT_NE(RunCli("--help").output.find("Exit status: 0 ok, 1 an error"), std::string::npos);
+  EXPECT_NE(RunCli("run --help").output.find("--input"), std::string::npos);
+  for (const std::string args : {"--version", "run --version", "conformance --version"}) {
+    const Outcome o = RunCli(args);
+    EXPECT_EQ(o.exit_code, 0) << args;
+    EXPECT_EQ(o.output.rfind("vkxla 0.", 0), 0u) << args << "\n" << o.output;
+  }
+  const std::string module = Write("usage.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
+  const std::vector<std::pair<std::string, std::string>> usage = {
+      {"", "A subcommand is required"},
+      {"frobnicate", "subcommand"},
+      {"run", "module is required"},
+      {"run " + module + " --bogus", "--bogus"},
+      {"run " + module + " --device abc", "--device"},
+      {"run " + module + " --device=-1", "--device"},
+      {"run " + module + " --device", "--device"},
+      {"benchmark " + module + " --repetitions 0", "--repetitions"},
+      {"conformance x.mlir --device gpu", "--device takes a device index or all, not gpu"},
+      {"conformance x.mlir --jobs 0", "--jobs"},
+      {"bench --only everything", "--only"},
+      {"bench --only fft --markdown B.md", "excludes"},
+      {"bench --elements 1000", "--elements"},
+  };
+  for (const auto& [args, words] : usage) {
+    const Outcome o = RunCli(args);
+    EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.output;
+    EXPECT_NE(o.output.find(words), std::string::npos) << args << ": '" << words << "' not in: " << o.output;
+  }
+}
+
+std::string NpyOf(const std::string& descr, const std::string& shape, const std::string& data) {
+  std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + shape + "), }";
+  while ((10 + h.size() + 1) % 64 != 0) h += ' ';
+  h += '\n';
+  return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(h.size()) + '\0' + h + data;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / "vkxla_cli_test" / name).string();
+}
+
+// An .npz archive as np.savez (stored) or np.savez_compressed (deflated) writes it.
+std::string WriteNpz(const std::string& name, const std::vector<std::pair<std::string, std::string>>& members,
+                     bool compressed) {
+  Write(name, "");
+  const std::string path = TempPath(name);
+  std::filesystem::remove(path);
+  int error = 0;
+  zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
+  EXPECT_NE(z, nullptr);
+  for (const auto& [member, bytes] : members) {
+    zip_source_t* src = zip_source_buffer(z, bytes.data(), bytes.size(), 0);
+    const zip_int64_t index = zip_file_add(z, member.c_str(), src, ZIP_FL_OVERWRITE);
+    EXPECT_GE(index, 0);
+    zip_set_file_compression(z, index, compressed ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0);
+  }
+  EXPECT_EQ(zip_close(z), 0);
+  return path;
+}
+
+std::string Floats(std::initializer_list<float> v) {
+  return std::string(reinterpret_cast<const char*>(std::data(v)), v.size() * sizeof(float));
+}
+
+const char* kAddModule = "HloModule m\nENTRY e {\n  x = f32[4] parameter(0)\n  y = f32[4] parameter(1)\n"
+                         "  ROOT s = f32[4] add(x, y)\n}\n";
+
+TEST(Cli, InputsAsFilesArchivesInlineValuesAndScalars) {
+  const std::string module = Write("add.hlo", kAddModule);
+  const std::string x = Write("x4.npy", NpyOf("<f4", "4,", Floats({1, 2, 3, 4})));
+  const std::string expected = "{11, 22, 33, 44}";
+  for (const std::string& inputs : {"--input " + x + " --input 4xf32=10,20,30,40",
+                                   "--input=@" + x + " --input=4xf32=10,20,30,40",
+                                   "-i @" + x + " -i 4xf32=10,20,30,40"}) {
+    const Outcome o = RunCli("run " + module + " " + inputs);
+    EXPECT_EQ(o.exit_code, 0) << inputs << "\n" << o.output;
+    EXPECT_NE(o.output.find(expected), std::string::npos) << inputs << "\n" << o.output;
+  }
+  const std::string y = NpyOf("<f4", "4,", Floats({10, 20, 30, 40}));
+  for (bool compressed : {false, true}) {
+    const std::string npz = WriteNpz(compressed ? "args_z.npz" : "args.npz",
+                                     {{"arr_0.npy", NpyOf("<f4", "4,", Floats({1, 2, 3, 4}))}, {"arr_1.npy", y}}, compressed);
+    const Outcome o = RunCli("run " + module + " --input @" + npz);
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_NE(o.output.find(expected), std::string::npos) << o.output;
+  }
+  // A single inline value fills the array; bare numbers are scalars of the parameter's type.
+  EXPECT_NE(RunCli("run " + module + " --input 4xf32=1.5 --input 4xf32=0x1p-1").output.find("{2, 2, 2, 2}"),
+            std::string::npos);
+  const std::string scale = Write("scale.hlo", "HloModule m\nENTRY e {\n  x = s8[3] parameter(0)\n  k = s8[] parameter(1)\n"
+                                               "  b = s8[3] broadcast(k), dimensions={}\n  ROOT m = s8[3] multiply(x, b)\n}\n");
+  Outcome o = RunCli("run " + scale + " --input=3xs8=1,-2,3 --input=-3");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("{-3, 6, -9}"), std::string::npos) << o.output;
+  o = RunCli("run " + scale + " --input=3xs8=1,-2,3 --input=s8=5");
+  EXPECT_NE(o.output.find("{5, -10, 15}"), std::string::npos) << o.output;
+  // Bad values are input errors (exit 1) that quote the value.
+  ExpectCleanFailure("run " + scale + " --input=3xs8=1,2,300 --input=1", "'300' is not an s8 (-128 to 127)");
+  ExpectCleanFailure("run " + scale + " --input=3xs8=1,2 --input=1", "s8[3] holds 3 values, 2 were given");
+  ExpectCleanFailure("run " + scale + " --input=3xq7=1 --input=1", "'q7' is not an element type");
+  ExpectCleanFailure("run " + scale + " --input=2.5 --input=1", "a bare value is a scalar, but parameter 0 is s8[3]");
+  ExpectCleanFailure("run " + module + " --input @" + TempPath("missing.npz"), "not a readable .npz archive");
+  ExpectCleanFailure("run " + module + " --input @" + x, "the entry takes 2 parameters, 1 input values were given");
+}
+
+TEST(Cli, OutputsPerResultOrInADirectory) {
+  const std::string module = Write("two.hlo", "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+                                              "  n = f32[2] negate(x)\n  ROOT t = (f32[2], f32[2]) tuple(x, n)\n}\n");
+  const std::string a = TempPath("res_a.npy"), b = TempPath("res_b.npy");
+  std::filesystem::remove(a);
+  std::filesystem::remove(b);
+  Outcome o = RunCli("run " + module + " --input 2xf32=1,-2 --output=@" + a + " --output " + b);
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_EQ(o.output, "");  // written to files, not printed
+  EXPECT_EQ(ReadFile(a).substr(ReadFile(a).size() - 8), Floats({1, -2}));
+  EXPECT_EQ(ReadFile(b).substr(ReadFile(b).size() - 8), Floats({-1, 2}));
+  ExpectCleanFailure("run " + module + " --input 2xf32=1,-2 -o @" + a + " -o @" + b + " -o @" + a,
+                     "3 --output files were given for 2 results");
+  const std::string dir = TempPath("outdir");
+  std::filesystem::remove_all(dir);
+  o = RunCli("run " + module + " --input 2xf32=1,-2 --output-dir=" + dir + " --print");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("f32[2] {-1, 2}"), std::string::npos) << o.output;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out1.npy"));
+}
+
+TEST(Cli, FunctionPicksTheStablehloEntry) {
+  const std::string module = Write("two_funcs.mlir",
+                                   "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n  return %x : tensor<2xf32>\n}\n"
+                                   "func.func @twice(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+                                   "  %y = stablehlo.add %x, %x : tensor<2xf32>\n  return %y : tensor<2xf32>\n}\n");
+  EXPECT_NE(RunCli("run " + module + " --input 2xf32=1,2").output.find("{1, 2}"), std::string::npos);
+  const Outcome o = RunCli("run " + module + " --function twice --input 2xf32=1,2");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("{2, 4}"), std::string::npos) << o.output;
+  ExpectCleanFailure("run " + Write("f.hlo", kAddModule) + " --function twice", "names a StableHLO function");
+}
+
+// .npy edge cases: s4 travels as int8 with its sign, out-of-range s4 is an
+// error, bf16 as '|V2' or '<V2', and bytes after the data are an error.
+TEST(Cli, NpySubByteBf16AndTrailingBytes) {
+  const std::string neg = Write("neg_s4.hlo", "HloModule m\nENTRY e {\n  x = s4[4] parameter(0)\n  ROOT n = s4[4] negate(x)\n}\n");
+  const std::string in = Write("s4.npy", NpyOf("|i1", "4,", std::string("\xF8\xFF\x01\x07", 4)));
+  const std::string out = TempPath("s4_out.npy");
+  Outcome o = RunCli("run " + neg + " --input @" + in + " --output @" + out);
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  const std::string bytes = ReadFile(out);
+  ASSERT_GE(bytes.size(), 4u);
+  EXPECT_EQ(bytes.substr(bytes.size() - 4), std::string("\xF8\x01\xFF\xF9", 4));  // -8, 1, -1, -7
+  EXPECT_NE(bytes.find("'descr': '|i1'"), std::string::npos);
+  ExpectCleanFailure("run " + neg + " --input @" + Write("s4_bad.npy", NpyOf("|i1", "4,", std::string("\x01\x02\x08\x00", 4))),
+                     "element 2 is 8, outside s4's range [-8, 7]");
+  const std::string bf = Write("bf.hlo", "HloModule m\nENTRY e {\n  x = bf16[2] parameter(0)\n  ROOT n = bf16[2] negate(x)\n}\n");
+  for (const std::string descr : {"|V2", "<V2"}) {
+    o = RunCli("run " + bf + " --input @" + Write("bf.npy", NpyOf(descr, "2,", std::string("\x80\x3F\x00\xC0", 4))));
+    EXPECT_EQ(o.exit_code, 0) << descr << o.output;
+    EXPECT_NE(o.output.find("{-1, 2}"), std::string::npos) << descr << o.output;
+  }
+  ExpectCleanFailure("run " + Write("add2.hlo", kAddModule) + " --input @" +
+                         Write("long.npy", NpyOf("<f4", "4,", Floats({1, 2, 3, 4, 5}))) + " --input 4xf32=0",
+                     "longer than the 16 its shape f32[4] needs");
+}
+
+TEST(Cli, JsonForDevicesBenchmarkAndConformance) {
+  Outcome o = RunCli("devices --json");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  nlohmann::json devices = nlohmann::json::parse(o.output, nullptr, false);
+  ASSERT_TRUE(devices.is_array()) << o.output;
+  ASSERT_FALSE(devices.empty());
+  EXPECT_TRUE(devices[0]["name"].is_string());
+  EXPECT_TRUE(devices[0]["features"]["float64"]["hardware"].is_boolean());
+
+  o = RunCli("benchmark " + Write("bench_add.hlo", kAddModule) + " --repetitions=3 --warmup 1 --json");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  nlohmann::json timing = nlohmann::json::parse(o.output, nullptr, false);
+  ASSERT_TRUE(timing.is_object()) << o.output;
+  EXPECT_EQ(timing["repetitions"], 3);
+  EXPECT_EQ(timing["dispatches"], 1);
+  EXPECT_LE(timing["min_ms"].get<double>(), timing["median_ms"].get<double>());
+  EXPECT_LE(timing["median_ms"].get<double>(), timing["max_ms"].get<double>());
+
+  const std::string cases = Write("two_cases.mlir",
+                                  "func.func @passes() {\n  %c = stablehlo.constant dense<[1, 2]> : tensor<2xi32>\n"
+                                  "  check.expect_eq_const %c, dense<[1, 2]> : tensor<2xi32>\n  func.return\n}\n"
+                                  "func.func @fails() {\n  %c = stablehlo.constant dense<[1, 2]> : tensor<2xi32>\n"
+                                  "  check.expect_eq_const %c, dense<[1, 3]> : tensor<2xi32>\n  func.return\n}\n");
+  o = RunCli("conformance " + cases + " --json --jobs 1");
+  EXPECT_EQ(o.exit_code, 1) << o.output;  // a case failed
+  nlohmann::json report = nlohmann::json::parse(o.output.substr(o.output.find('{')), nullptr, false);
+  ASSERT_TRUE(report.is_object()) << o.output;
+  EXPECT_EQ(report["devices"][0]["passed"], 1);
+  EXPECT_EQ(report["devices"][0]["failed"], 1);
+  EXPECT_EQ(report["devices"][0]["cases"][1]["outcome"], "failed");
 }
 
 }  // namespace

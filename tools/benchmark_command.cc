@@ -2,88 +2,84 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
 
-#include "frontends/hlo_text.h"
-#include "frontends/stablehlo_reader.h"
 #include "runtime/executable.h"
 #include "tools/bench/module_timing.h"
 #include "tools/cli_flags.h"
-#include "tools/npy.h"
+#include "tools/input_values.h"
+#include "tools/module_file.h"
 
 namespace vkxla {
 namespace {
 
-int Fail(const Status& s) {
-  std::fprintf(stderr, "vkxla: error: benchmark: %s\n", s.message().c_str());
-  return 1;
+struct BenchmarkOptions {
+  std::string module_path, function;
+  std::vector<std::string> inputs;
+  int device = -1, warmup = 2, repetitions = 10;
+  bool json = false;
+};
+
+Status Benchmark(const BenchmarkOptions& o) {
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(o.module_path, o.function));
+  const std::vector<Shape> params = module->EntryProgramShape().parameters;
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> arguments, ReadInputs(o.inputs, params));
+  if (arguments.size() > params.size())
+    return InvalidArgument(o.module_path + ": the entry takes " + std::to_string(params.size()) + " parameters, " +
+                           std::to_string(arguments.size()) + " input values were given");
+  for (size_t i = arguments.size(); i < params.size(); ++i) arguments.push_back(RandomBenchLiteral(params[i], 100 + i));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, Device::Open(o.device));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*module, *device));
+  VKXLA_RETURN_IF_ERROR(exe->Run(arguments).status());
+  for (int w = 0; w < o.warmup; ++w) VKXLA_RETURN_IF_ERROR(exe->TimeKernels(1).status());
+  std::vector<double> times;
+  bool from_timestamps = true;
+  for (int r = 0; r < o.repetitions; ++r) {
+    VKXLA_ASSIGN_OR_RETURN(Timing t, exe->TimeKernels(1));
+    times.push_back(t.seconds);
+    from_timestamps = from_timestamps && t.from_timestamps;
+  }
+  std::sort(times.begin(), times.end());
+  const double min_ms = times.front() * 1e3, median_ms = times[times.size() / 2] * 1e3, max_ms = times.back() * 1e3;
+  if (o.json) {
+    nlohmann::ordered_json j = {{"module", o.module_path},
+                                {"device", device->info().name},
+                                {"dispatches", exe->kernel_count()},
+                                {"barriers", exe->barrier_count()},
+                                {"warmup", o.warmup},
+                                {"repetitions", o.repetitions},
+                                {"clock", from_timestamps ? "gpu-timestamps" : "host"},
+                                {"min_ms", min_ms},
+                                {"median_ms", median_ms},
+                                {"max_ms", max_ms}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("%s on %s: %d dispatches, %d barriers; %s time over %d runs (after %d warm-up): "
+                "min %.3f ms, median %.3f ms, max %.3f ms\n",
+                o.module_path.c_str(), device->info().name.c_str(), exe->kernel_count(), exe->barrier_count(),
+                from_timestamps ? "device" : "host", o.repetitions, o.warmup, min_ms, median_ms, max_ms);
+  }
+  return OkStatus();
 }
 
 }  // namespace
 
-int BenchmarkCommand(const std::vector<std::string>& args) {
-  std::string path;
-  std::vector<std::string> inputs;
-  int device_index = -1, repetitions = 10;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const std::string value = i + 1 < args.size() ? args[i + 1] : "";
-    if (a == "--input") {
-      inputs.push_back(value);
-      ++i;
-    } else if (a == "--device") {
-      ++i;
-      StatusOr<int64_t> d = IntFlag("--device", value, 0, 1 << 20);
-      if (!d.ok()) return Fail(d.status());
-      device_index = static_cast<int>(*d);
-    } else if (a == "--repetitions") {
-      ++i;
-      StatusOr<int64_t> r = IntFlag("--repetitions", value, 1, 1000000);
-      if (!r.ok()) return Fail(r.status());
-      repetitions = static_cast<int>(*r);
-    } else if (!a.empty() && a[0] == '-') {
-      return Fail(InvalidArgument("unknown option " + a));
-    } else {
-      path = a;
-    }
-  }
-  if (path.empty()) return Fail(InvalidArgument("usage: vkxla benchmark MODULE [--input FILE.npy]... [--device N] [--repetitions N]"));
-  StatusOr<std::unique_ptr<Module>> module = Unimplemented("");
-  if (path.size() > 5 && path.substr(path.size() - 5) == ".mlir") {
-    StatusOr<StablehloProgram> program = LoadStablehloFile(path);
-    if (!program.ok()) return Fail(program.status());
-    module = std::move(program->module);
-  } else {
-    module = LoadHloFile(path);
-  }
-  if (!module.ok()) return Fail(module.status());
-  const std::vector<Shape> params = (*module)->EntryProgramShape().parameters;
-  std::vector<Literal> arguments;
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (i < inputs.size()) {
-      StatusOr<Literal> l = ReadNpy(inputs[i], params[i].element_type());
-      if (!l.ok()) return Fail(l.status());
-      arguments.push_back(std::move(*l));
-    } else {
-      arguments.push_back(RandomBenchLiteral(params[i], 100 + i));
-    }
-  }
-  StatusOr<std::unique_ptr<Device>> device = Device::Open(device_index);
-  if (!device.ok()) return Fail(device.status());
-  StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(**module, **device);
-  if (!exe.ok()) return Fail(exe.status());
-  Status run = (*exe)->Run(arguments).status();
-  if (!run.ok()) return Fail(run);
-  std::vector<double> times;
-  for (int r = 0; r < repetitions; ++r) {
-    StatusOr<Timing> t = (*exe)->TimeKernels(1);
-    if (!t.ok()) return Fail(t.status());
-    times.push_back(t->seconds);
-  }
-  std::sort(times.begin(), times.end());
-  std::printf("%s: %d dispatches, %d barriers; device time over %d runs: min %.3f ms, median %.3f ms, max %.3f ms\n",
-              path.c_str(), (*exe)->kernel_count(), (*exe)->barrier_count(), repetitions, times.front() * 1e3,
-              times[times.size() / 2] * 1e3, times.back() * 1e3);
-  return 0;
+void AddBenchmarkCommand(CLI::App& app, int& exit_code) {
+  CLI::App* command = AddCommand(app, "benchmark", "Time a module's dispatches on a device");
+  auto o = std::make_shared<BenchmarkOptions>();
+  command->add_option("module", o->module_path, "the module: .hlo (HLO text) or .mlir (StableHLO)")->required();
+  command->add_option("--input,-i", o->inputs, "a parameter's value as `vkxla run` takes it; the rest are random")
+      ->allow_extra_args(false);
+  command->add_option("--function", o->function, "StableHLO: the function to run (default @main, else the first)");
+  AddDeviceOption(*command, o->device);
+  command->add_option("--warmup", o->warmup, "untimed runs first")->check(CLI::Range(0, 1000))->capture_default_str();
+  command->add_option("--repetitions", o->repetitions, "timed runs")->check(CLI::Range(1, 1000000))->capture_default_str();
+  command->add_flag("--json", o->json, "print the result as JSON");
+  command->callback([o, &exit_code] {
+    const Status s = Benchmark(*o);
+    exit_code = s.ok() ? kExitOk : ReportError("benchmark", s);
+  });
 }
 
 }  // namespace vkxla

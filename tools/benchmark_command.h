@@ -1,14 +1,14 @@
-// `vkxla benchmark MODULE [--input x.npy]... [--device N] [--repetitions N]`:
-// compiles a module, runs it once (with the inputs, or random ones), then
-// times its dispatches alone over several repetitions and prints the
-// fastest, median and slowest device time.
+// `vkxla benchmark MODULE [--input VALUE]... [--device N] [--warmup N]
+// [--repetitions N] [--json]`: compiles a module, runs it with the inputs
+// (random values for parameters not given), warms up, then times its
+// dispatches alone over the repetitions: fastest, median and slowest device
+// time, as a line or as JSON.
 #pragma once
 
-#include <string>
-#include <vector>
+#include <CLI/CLI.hpp>
 
 namespace vkxla {
 
-int BenchmarkCommand(const std::vector<std::string>& args);
+void AddBenchmarkCommand(CLI::App& app, int& exit_code);
 
 }  // namespace vkxla

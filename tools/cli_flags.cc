@@ -1,15 +1,25 @@
 #include "tools/cli_flags.h"
 
-#include "ir/numbers.h"
+#include <cstdio>
+
+#include "vkxla/vkxla.h"
 
 namespace vkxla {
 
-StatusOr<int64_t> IntFlag(const std::string& flag, const std::string& value, int64_t min, int64_t max) {
-  const std::optional<int64_t> v = ParseInt64(value);
-  if (!v || *v < min || *v > max)
-    return InvalidArgument(flag + " takes a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
-                           ", not '" + value + "'");
-  return *v;
+CLI::App* AddCommand(CLI::App& app, const std::string& name, const std::string& description) {
+  CLI::App* command = app.add_subcommand(name, description);
+  command->set_version_flag("--version", std::string("vkxla ") + std::string(Version()));
+  return command;
+}
+
+CLI::Option* AddDeviceOption(CLI::App& command, int& device) {
+  return command.add_option("--device", device, "device index from `vkxla devices` (default: $VKXLA_DEVICE, else 0)")
+      ->check(CLI::Range(0, 1 << 20));
+}
+
+int ReportError(const std::string& command, const Status& status) {
+  std::fprintf(stderr, "vkxla: error: %s: %s\n", command.c_str(), status.message().c_str());
+  return kExitError;
 }
 
 }  // namespace vkxla

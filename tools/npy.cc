@@ -3,6 +3,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "ir/element_type.h"
 #include "ir/numbers.h"
 
 namespace vkxla {
@@ -85,9 +86,13 @@ StatusOr<Literal> ParseNpy(std::string_view bytes, const std::string& name, Elem
     }
     i = comma + 1;
   }
+  // One-byte types have no byte order: numpy writes '|', others may write
+  // '<' (or '|V2' for a two-byte void, which is as little-endian as ours).
   if (descr == "<b1") descr = "|b1";
   if (descr == "<i1") descr = "|i1";
   if (descr == "<u1") descr = "|u1";
+  if (descr == "<V1") descr = "|V1";
+  if (descr == "|V2") descr = "<V2";
   ElementType type = ElementType::kInvalid;
   for (const Dtype& d : kDtypes) {
     if (descr != d.descr) continue;
@@ -107,11 +112,28 @@ StatusOr<Literal> ParseNpy(std::string_view bytes, const std::string& name, Elem
   if (!bounded.ok()) return InvalidArgument(name + ": " + bounded.message());
   // The data must be there before anything is allocated for it.
   const uint64_t needed = static_cast<uint64_t>(shape.element_count()) * ByteWidth(type);
-  if (data.size() < needed)
-    return InvalidArgument(name + ": .npy data is " + std::to_string(data.size()) + " bytes, shorter than the " +
-                           std::to_string(needed) + " its shape " + shape.ToString() + " needs");
+  if (data.size() != needed)
+    return InvalidArgument(name + ": .npy data is " + std::to_string(data.size()) + " bytes, " +
+                           (data.size() < needed ? "shorter than" : "longer than") + " the " + std::to_string(needed) +
+                           " its shape " + shape.ToString() + " needs");
   Literal lit(shape);
   if (needed > 0) std::memcpy(lit.bytes().data(), data.data(), needed);
+  // s4/u4/s2/u2 travel one per byte as int8/uint8: a value outside the type
+  // is an error, not a silent wrap; the literal keeps the raw low bits.
+  if (IsInteger(type) && BitWidth(type) < 8) {
+    const int bits = BitWidth(type);
+    const int64_t lo = IsSignedInt(type) ? -(int64_t{1} << (bits - 1)) : 0;
+    const int64_t hi = IsSignedInt(type) ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+    for (size_t i = 0; i < lit.bytes().size(); ++i) {
+      uint8_t& b = lit.bytes()[i];
+      const int64_t v = IsSignedInt(type) ? static_cast<int8_t>(b) : b;
+      if (v < lo || v > hi)
+        return InvalidArgument(name + ": element " + std::to_string(i) + " is " + std::to_string(v) + ", outside " +
+                               std::string(ElementTypeName(type)) + "'s range [" + std::to_string(lo) + ", " +
+                               std::to_string(hi) + "]");
+      b = static_cast<uint8_t>(b & ((1u << bits) - 1));
+    }
+  }
   return lit;
 }
 
@@ -149,7 +171,13 @@ Status WriteNpy(const std::string& path, const Literal& literal) {
   uint16_t len = static_cast<uint16_t>(header.size());
   out.write(reinterpret_cast<const char*>(&len), 2);
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char*>(literal.bytes().data()), static_cast<std::streamsize>(literal.bytes().size()));
+  std::vector<uint8_t> data = literal.bytes();
+  if (IsSignedInt(s.element_type()) && BitWidth(s.element_type()) < 8) {
+    // Literals keep s4/s2 as raw low bits; numpy's int8 needs them sign-extended.
+    const int shift = 8 - BitWidth(s.element_type());
+    for (uint8_t& b : data) b = static_cast<uint8_t>(static_cast<int8_t>(static_cast<uint8_t>(b << shift)) >> shift);
+  }
+  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
   return out ? OkStatus() : InvalidArgument("write to " + path + " failed");
 }
 

@@ -1,8 +1,6 @@
 #include "tools/bench/bench_command.h"
 
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <iostream>
 
 #include "runtime/vulkan_context.h"
@@ -14,89 +12,60 @@
 #include "tools/bench/linalg_benchmarks.h"
 #include "tools/bench/matmul_benchmarks.h"
 #include "tools/bench/reduction_benchmarks.h"
+#include "ir/numbers.h"
 #include "tools/cli_flags.h"
+#include "tools/report_date.h"
 
 namespace vkxla {
 namespace {
 
-int Fail(const Status& s) {
-  std::fprintf(stderr, "vkxla: error: bench: %s\n", s.message().c_str());
-  return 1;
-}
-
-std::string Today() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
-}
-
-}  // namespace
-
-int BenchCommand(const std::vector<std::string>& args) {
-  int device_index = -1;
+struct BenchOptions {
+  int device = -1;
   std::string markdown;
-  std::string only;  // one group of rows, for a quick look
+  std::string only;                       // one group of rows, for a quick look
   uint64_t elements = uint64_t{1} << 24;  // 16M f32 = 64 MiB per array
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto value = [&]() { return i + 1 < args.size() ? args[++i] : std::string(); };
-    if (args[i] == "--device") {
-      StatusOr<int64_t> d = IntFlag("--device", value(), 0, 1 << 20);
-      if (!d.ok()) return Fail(d.status());
-      device_index = static_cast<int>(*d);
-    }
-    else if (args[i] == "--markdown") markdown = value();
-    else if (args[i] == "--only") only = value();
-    else if (args[i] == "--elements") {
-      StatusOr<int64_t> e = IntFlag("--elements", value(), 1024, int64_t{1} << 32);
-      if (!e.ok()) return Fail(e.status());
-      elements = static_cast<uint64_t>(*e);
-    }
-    else return Fail(InvalidArgument("unknown option " + args[i]));
-  }
-  if (elements < 1024 || elements % 1024 != 0) return Fail(InvalidArgument("--elements must be a multiple of 1024"));
-  if (!only.empty() && only != "foundation" && only != "layout" && only != "reduction" && only != "matmul" &&
-      only != "control" && only != "fft" && only != "rng" && only != "linalg")
-    return Fail(InvalidArgument("--only takes foundation, layout, reduction, matmul, control, fft, rng or linalg, not " + only));
-  if (!only.empty() && !markdown.empty()) return Fail(InvalidArgument("--markdown records whole runs; drop --only"));
-  StatusOr<std::unique_ptr<Device>> device = Device::Open(device_index);
-  if (!device.ok()) return Fail(device.status());
-  Device& d = **device;
+};
+
+Status RunBench(const BenchOptions& o) {
+  const std::string& only = o.only;
+  const std::string& markdown = o.markdown;
+  const uint64_t elements = o.elements;
+  const int device_index = o.device;
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, Device::Open(device_index));
+  Device& d = *device;
 
   BenchReport report;
   report.device = d.info().name;
   std::fprintf(stderr, "measuring device limits on %s...\n", report.device.c_str());
-  StatusOr<DeviceLimits> before = MeasureDeviceLimits(d, elements);
-  if (!before.ok()) return Fail(before.status());
+  VKXLA_ASSIGN_OR_RETURN(const DeviceLimits before, MeasureDeviceLimits(d, elements));
 
   std::fprintf(stderr, "running benchmarks...\n");
   auto wanted = [&](const char* group) { return only.empty() || only == group; };
   Status s;
-  if (s.ok() && wanted("foundation")) s = RunFoundationBenchmarks(d, *before, elements, report);
-  if (s.ok() && wanted("layout")) s = RunLayoutBenchmarks(d, *before, elements, report);
-  if (s.ok() && wanted("reduction")) s = RunReductionBenchmarks(d, *before, elements, report);
-  if (s.ok() && wanted("matmul")) s = RunMatmulBenchmarks(d, *before, report);
+  if (s.ok() && wanted("foundation")) s = RunFoundationBenchmarks(d, before, elements, report);
+  if (s.ok() && wanted("layout")) s = RunLayoutBenchmarks(d, before, elements, report);
+  if (s.ok() && wanted("reduction")) s = RunReductionBenchmarks(d, before, elements, report);
+  if (s.ok() && wanted("matmul")) s = RunMatmulBenchmarks(d, before, report);
   if (s.ok() && wanted("control")) s = RunControlFlowBenchmarks(d, report);
-  if (s.ok() && wanted("fft")) s = RunFftBenchmarks(d, *before, report);
-  if (s.ok() && wanted("rng")) s = RunRngBenchmarks(d, *before, report);
+  if (s.ok() && wanted("fft")) s = RunFftBenchmarks(d, before, report);
+  if (s.ok() && wanted("rng")) s = RunRngBenchmarks(d, before, report);
   if (s.ok() && wanted("linalg")) s = RunLinalgBenchmarks(d, report);
-  if (!s.ok()) return Fail(s);
+  VKXLA_RETURN_IF_ERROR(s);
   std::fprintf(stderr, "measuring device limits again...\n");
-  StatusOr<DeviceLimits> after = MeasureDeviceLimits(d, elements);
-  if (!after.ok()) return Fail(after.status());
-  const DeviceLimits limits = BestOf(*before, *after);
+  VKXLA_ASSIGN_OR_RETURN(const DeviceLimits after, MeasureDeviceLimits(d, elements));
+  const DeviceLimits limits = BestOf(before, after);
   ApplyLimits(limits, report);
 
   char limits_line[320];
   std::snprintf(limits_line, sizeof limits_line,
                 "Limits (the better of measurements before and after the run): vkCmdCopyBuffer %.1f GB/s; reference stream "
                 "kernel %.1f GB/s (local size %u; %.1f before, %.1f after); peak FMA %.1f GFLOP/s.",
-                limits.copy_gbps, limits.stream_gbps, limits.stream_local_size, before->stream_gbps, after->stream_gbps,
+                limits.copy_gbps, limits.stream_gbps, limits.stream_local_size, before.stream_gbps, after.stream_gbps,
                 limits.fma_gflops);
   report.details = "Driver " + d.info().driver_name + " " + d.info().driver_info + ", Vulkan " +
                    std::to_string(VK_API_VERSION_MAJOR(d.info().api_version)) + "." +
                    std::to_string(VK_API_VERSION_MINOR(d.info().api_version)) + "." +
-                   std::to_string(VK_API_VERSION_PATCH(d.info().api_version)) + "; measured " + Today() + " with " +
+                   std::to_string(VK_API_VERSION_PATCH(d.info().api_version)) + "; measured " + TodayUtc() + " with " +
                    (limits.from_timestamps ? "GPU timestamps" : "host wall time (no timestamps on this queue)") +
                    ".\n" + limits_line;
   std::vector<BenchRow> head;
@@ -112,11 +81,36 @@ int BenchCommand(const std::vector<std::string>& args) {
   report.rows.insert(report.rows.begin(), head.begin(), head.end());
   std::cout << report.Table();
   if (!markdown.empty()) {
-    s = MergeIntoMarkdown(markdown, report);
-    if (!s.ok()) return Fail(s);
+    VKXLA_RETURN_IF_ERROR(MergeIntoMarkdown(markdown, report));
     std::cout << "written to " << markdown << "\n";
   }
-  return 0;
+  return OkStatus();
+}
+
+}  // namespace
+
+void AddBenchCommand(CLI::App& app, int& exit_code) {
+  CLI::App* command = AddCommand(app, "bench", "Measure the device's limits, then every benchmark as a ratio to them");
+  auto o = std::make_shared<BenchOptions>();
+  AddDeviceOption(*command, o->device);
+  CLI::Option* markdown =
+      command->add_option("--markdown", o->markdown, "merge the table into this file (BENCHMARKS.md), per device");
+  command->add_option("--only", o->only, "one group of rows")
+      ->check(CLI::IsMember({"foundation", "layout", "reduction", "matmul", "control", "fft", "rng", "linalg"}))
+      ->excludes(markdown);
+  command->add_option("--elements", o->elements, "elements per array of the streaming benchmarks (a multiple of 1024)")
+      ->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 32))
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            const std::optional<uint64_t> n = ParseUint64(v);
+            return n && *n % 1024 == 0 ? "" : "--elements must be a multiple of 1024, not " + v;
+          },
+          "MULTIPLE OF 1024"))
+      ->capture_default_str();
+  command->callback([o, &exit_code] {
+    const Status s = RunBench(*o);
+    exit_code = s.ok() ? kExitOk : ReportError("bench", s);
+  });
 }
 
 }  // namespace vkxla

@@ -1,13 +1,12 @@
-// `vkxla bench [--device N] [--markdown FILE] [--elements N]`: measures the
-// device limits, then every benchmark against them, prints the table and
-// optionally merges it into a markdown file (BENCHMARKS.md).
+// `vkxla bench [--device N] [--markdown FILE] [--elements N] [--only GROUP]`:
+// measures the device limits, then every benchmark against them, prints the
+// table and optionally merges it into a markdown file (BENCHMARKS.md).
 #pragma once
 
-#include <string>
-#include <vector>
+#include <CLI/CLI.hpp>
 
 namespace vkxla {
 
-int BenchCommand(const std::vector<std::string>& args);
+void AddBenchCommand(CLI::App& app, int& exit_code);
 
 }  // namespace vkxla

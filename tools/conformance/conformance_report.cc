@@ -1,5 +1,6 @@
 #include "tools/conformance/conformance_report.h"
 
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -14,6 +15,12 @@ std::string FirstLine(const std::string& s) {
   return line;
 }
 
+std::string Percent(int part, int whole) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+  return buf;
+}
+
 }  // namespace
 
 std::string SummaryLine(const std::vector<DeviceRun>& runs) {
@@ -24,14 +31,26 @@ std::string SummaryLine(const std::vector<DeviceRun>& runs) {
       failed += c.outcome == Outcome::kFailed;
       skipped += c.outcome == Outcome::kSkipped;
     }
-  return std::to_string(passed) + " passed, " + std::to_string(failed) + " failed, " + std::to_string(skipped) + " skipped";
+  const int total = passed + failed + skipped;
+  return std::to_string(passed) + " passed (" + Percent(passed, total) + "), " + std::to_string(failed) + " failed (" +
+         Percent(failed, total) + "), " + std::to_string(skipped) + " skipped (" + Percent(skipped, total) + ") of " +
+         std::to_string(total) + " cases";
 }
 
-std::string MarkdownReport(const std::vector<ConformanceCase>& cases, const std::vector<DeviceRun>& runs) {
+std::string MarkdownReport(const std::vector<ConformanceCase>& cases, const std::vector<DeviceRun>& runs,
+                           const std::string& date) {
   std::ostringstream o;
-  o << "# vkxla conformance\n\n" << SummaryLine(runs) << " over " << cases.size() << " cases";
-  o << (runs.size() > 1 ? " on " + std::to_string(runs.size()) + " devices" : "") << ".\n\n";
-  o << "| op family |";
+  o << "# vkxla conformance\n\n" << date << ", " << cases.size() << " cases of the StableHLO interpreter's tests.\n\n";
+  o << "| device | driver | passed | failed | skipped |\n|---|---|---|---|---|\n";
+  for (const DeviceRun& r : runs) {
+    int counts[3] = {0, 0, 0};
+    for (const CaseResult& c : r.results) ++counts[static_cast<int>(c.outcome)];
+    const int total = counts[0] + counts[1] + counts[2];
+    o << "| " << r.device << " | " << r.driver << " | " << counts[0] << " (" << Percent(counts[0], total) << ") | "
+      << counts[1] << " (" << Percent(counts[1], total) << ") | " << counts[2] << " (" << Percent(counts[2], total)
+      << ") |\n";
+  }
+  o << "\n| op family |";
   for (const DeviceRun& r : runs) o << " " << r.device << " (passed / failed / skipped) |";
   o << "\n|---|";
   for (size_t i = 0; i < runs.size(); ++i) o << "---|";

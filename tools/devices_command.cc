@@ -1,0 +1,69 @@
+#include "tools/devices_command.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "runtime/vulkan_context.h"
+#include "tools/cli_flags.h"
+
+namespace vkxla {
+namespace {
+
+nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
+  const TargetFeatures& hw = d.hardware;
+  const TargetFeatures& used = d.target;
+  // Per feature: whether the hardware has it and whether codegen uses it
+  // (VKXLA_MASK can hide what the hardware has).
+  auto feature = [](bool has, bool uses) { return nlohmann::ordered_json{{"hardware", has}, {"used", uses}}; };
+  return {
+      {"index", d.index},
+      {"name", d.name},
+      {"type", d.type},
+      {"driver", d.driver_name + (d.driver_info.empty() ? "" : " " + d.driver_info)},
+      {"api_version", std::to_string(VK_API_VERSION_MAJOR(d.api_version)) + "." +
+                          std::to_string(VK_API_VERSION_MINOR(d.api_version)) + "." +
+                          std::to_string(VK_API_VERSION_PATCH(d.api_version))},
+      {"vendor_id", d.vendor_id},
+      {"device_id", d.device_id},
+      {"subgroup_size", hw.subgroup_size},
+      {"max_storage_buffer_range", hw.max_storage_buffer_range},
+      {"max_workgroup_invocations", hw.max_workgroup_invocations},
+      {"features",
+       {{"float64", feature(hw.float64, used.float64)},
+        {"int64", feature(hw.int64, used.int64)},
+        {"float16", feature(hw.float16, used.float16)},
+        {"int8", feature(hw.int8, used.int8)},
+        {"subgroup_arithmetic", feature(hw.subgroup_arithmetic, used.subgroup_arithmetic)},
+        {"storage_16bit", d.storage_16bit},
+        {"storage_8bit", d.storage_8bit},
+        {"timeline_semaphore", d.timeline_semaphore},
+        {"synchronization2", d.synchronization2},
+        {"cooperative_matrix", d.cooperative_matrix}}},
+      {"masked", d.masked},
+  };
+}
+
+}  // namespace
+
+void AddDevicesCommand(CLI::App& app, int& exit_code) {
+  CLI::App* command = AddCommand(app, "devices", "List the Vulkan devices: name, driver, API version, capabilities");
+  auto json = std::make_shared<bool>(false);
+  command->add_flag("--json", *json, "print a JSON array instead of the tables");
+  command->callback([json, &exit_code] {
+    StatusOr<VulkanContext*> context = VulkanContext::Get();
+    if (!context.ok()) {
+      exit_code = ReportError("devices", context.status());
+      return;
+    }
+    if (*json) {
+      nlohmann::ordered_json all = nlohmann::ordered_json::array();
+      for (const DeviceInfo& d : (*context)->device_infos()) all.push_back(DeviceJson(d));
+      std::cout << all.dump(2) << "\n";
+    } else {
+      for (const DeviceInfo& d : (*context)->device_infos()) std::cout << d.Table();
+    }
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace vkxla

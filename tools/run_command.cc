@@ -1,0 +1,122 @@
+#include "tools/run_command.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "ops/evaluator.h"
+#include "plan/planner.h"
+#include "runtime/executable.h"
+#include "tools/cli_flags.h"
+#include "tools/input_values.h"
+#include "tools/layout_report.h"
+#include "tools/module_file.h"
+#include "tools/npy.h"
+
+namespace vkxla {
+namespace {
+
+struct RunOptions {
+  std::string module_path, function, output_dir, dump_dir;
+  std::vector<std::string> inputs, outputs, infeeds, outfeeds;
+  int device = -1;
+  bool print = false, layout_report = false, dump_plan = false;
+};
+
+void FlattenLeaves(const Literal& l, std::vector<const Literal*>& out) {
+  if (l.shape().IsTuple()) {
+    for (const Literal& e : l.tuple_elements()) FlattenLeaves(e, out);
+  } else {
+    out.push_back(&l);
+  }
+}
+
+std::string WithoutAt(const std::string& s) { return !s.empty() && s[0] == '@' ? s.substr(1) : s; }
+
+Status RunModule(const RunOptions& o) {
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(o.module_path, o.function));
+  if (o.layout_report) {
+    VKXLA_ASSIGN_OR_RETURN(std::string report, LayoutReport(module->EntryProgramShape()));
+    std::cout << report;
+  }
+  const auto params = module->entry()->parameters();
+  std::vector<Shape> shapes;
+  for (const Instruction* p : params) shapes.push_back(p->shape);
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> arguments, ReadInputs(o.inputs, shapes));
+  if (arguments.size() != params.size())
+    return InvalidArgument(o.module_path + ": the entry takes " + std::to_string(params.size()) + " parameters, " +
+                           std::to_string(arguments.size()) + " input values were given");
+  for (size_t i = 0; i < arguments.size(); ++i)
+    if (!FitsShape(arguments[i].shape(), params[i]->shape))
+      return InvalidArgument("parameter " + std::to_string(i) + " (%" + params[i]->name + ") is " +
+                             params[i]->shape.ToString() + " but input " + std::to_string(i) + " is " +
+                             arguments[i].shape().ToString());
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, Device::Open(o.device));
+  if (o.dump_plan) {
+    // Printed before compiling, so a plan whose kernels fail still shows.
+    VKXLA_ASSIGN_OR_RETURN(Program program, PlanModule(*module, device->target()));
+    std::cout << program.ToString();
+  }
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*module, *device));
+  if (!o.dump_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.dump_dir, ec);
+    const auto& sources = exe->kernel_sources();
+    for (size_t i = 0; i < sources.size(); ++i)
+      std::ofstream(o.dump_dir + "/kernel" + std::to_string(i) + ".comp") << sources[i];
+  }
+  // Infeed values in order; outfeed values go to the --outfeed files in order.
+  for (const std::string& path : o.infeeds) {
+    VKXLA_ASSIGN_OR_RETURN(Literal l, ReadNpy(WithoutAt(path)));
+    device->infeed().Push(std::move(l));
+  }
+  VKXLA_ASSIGN_OR_RETURN(Literal result, exe->Run(arguments));
+  for (const std::string& path : o.outfeeds) {
+    std::optional<Literal> v = device->outfeed().Pop();
+    if (!v) return InvalidArgument("--outfeed " + path + ": the program wrote fewer outfeed values than --outfeed files");
+    VKXLA_RETURN_IF_ERROR(WriteNpy(WithoutAt(path), *v));
+  }
+  std::vector<const Literal*> leaves;
+  FlattenLeaves(result, leaves);
+  if (o.outputs.size() > leaves.size())
+    return InvalidArgument(std::to_string(o.outputs.size()) + " --output files were given for " +
+                           std::to_string(leaves.size()) + " results");
+  for (size_t i = 0; i < o.outputs.size(); ++i) VKXLA_RETURN_IF_ERROR(WriteNpy(WithoutAt(o.outputs[i]), *leaves[i]));
+  if (!o.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.output_dir, ec);
+    for (size_t i = 0; i < leaves.size(); ++i)
+      VKXLA_RETURN_IF_ERROR(WriteNpy(o.output_dir + "/out" + std::to_string(i) + ".npy", *leaves[i]));
+  }
+  if (o.print || (o.output_dir.empty() && o.outputs.empty())) std::cout << result.ToString() << "\n";
+  return OkStatus();
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, int& exit_code) {
+  CLI::App* command = AddCommand(app, "run", "Run a module (HLO text, or StableHLO .mlir) once");
+  auto o = std::make_shared<RunOptions>();
+  command->add_option("module", o->module_path, "the module: .hlo (HLO text) or .mlir (StableHLO)")->required();
+  command->add_option("--input,-i", o->inputs,
+                      "a parameter's value, in order: @x.npy, @args.npz (each array), 2x3xf32=1,2,3,4,5,6, f32=1.5, "
+                      "or a bare scalar of the parameter's type")
+      ->allow_extra_args(false);
+  command->add_option("--output,-o", o->outputs, "a result's .npy file, in order of the result's leaves (@out.npy)")
+      ->allow_extra_args(false);
+  command->add_option("--output-dir", o->output_dir, "write every result as DIR/out0.npy, out1.npy, ...");
+  command->add_option("--function", o->function, "StableHLO: the function to run (default @main, else the first)");
+  command->add_option("--infeed", o->infeeds, "a .npy value for the infeed queue, in order")->allow_extra_args(false);
+  command->add_option("--outfeed", o->outfeeds, "a .npy file for each outfeed value, in order")->allow_extra_args(false);
+  AddDeviceOption(*command, o->device);
+  command->add_flag("--print", o->print, "print the results (the default when no output file is given)");
+  command->add_flag("--layout-report", o->layout_report, "print each parameter's and result's device placement");
+  command->add_flag("--dump-plan", o->dump_plan, "print the program (fusion groups, buffers, steps) before running");
+  command->add_option("--dump-kernels", o->dump_dir, "write the generated GLSL kernels into DIR");
+  command->callback([o, &exit_code] {
+    const Status s = RunModule(*o);
+    exit_code = s.ok() ? kExitOk : ReportError("run", s);
+  });
+}
+
+}  // namespace vkxla
