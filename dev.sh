@@ -10,9 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake g++ ninja-build ccache pkg-config
-  libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
-  glslang-dev glslang-tools spirv-tools spirv-headers libvkfft-dev
-  libgtest-dev libgmock-dev
+  libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
+  glslang-dev spirv-tools libvkfft-dev
+  libgtest-dev
   libcli11-dev nlohmann-json3-dev libzip-dev
   python3-dev pybind11-dev python3-numpy python3-pytest)
 
@@ -79,7 +79,7 @@ case "${1:-}" in
     ;;
   bench)
     install_missing; build
-    build/vkxla bench --markdown BENCHMARKS.md
+    build/vkxla bench --markdown BENCHMARKS.md --svg BENCHMARKS.svg
     ;;
   fuzz)
     packages+=(clang libclang-rt-14-dev); install_missing  # libFuzzer's runtime is only recommended by clang
@@ -123,7 +123,7 @@ case "${1:-}" in
     ;;
   conformance)
     install_missing; build
-    build/vkxla conformance ../shared/conformance/stablehlo/interpret --device all --report conformance.md
+    build/vkxla conformance ../shared/conformance/stablehlo/interpret --device all --report conformance.md --html conformance.html
     ;;
   *)
     echo "usage: ./dev.sh sample | test | bench | conformance | fuzz [SECONDS] | sanitize [thread]" >&2; exit 2 ;;

@@ -567,6 +567,34 @@ StatusOr<Timing> Executable::TimeKernels(int repeats) {
   return t;
 }
 
+StatusOr<std::vector<Executable::KernelTime>> Executable::TimeEachKernel() {
+  std::lock_guard<std::mutex> lock(run_mu_);
+  const StepList& steps = program_.steps;
+  std::vector<KernelTime> times;
+  for (const Step& step : steps) {
+    if (const auto* d = std::get_if<DispatchStep>(&step.op)) {
+      const FusionGroup& g = program_.groups.at(d->group);
+      std::string name = g.kernels.at(d->kernel).name;
+      if (g.hero) name += " (%" + g.hero->name + ")";
+      times.push_back({std::move(name), 0});
+    } else if (const auto* e = std::get_if<ExternalStep>(&step.op)) {
+      times.push_back({e->name + " (library)", 0});
+    }
+  }
+  VKXLA_ASSIGN_OR_RETURN(std::vector<double> seconds,
+                         TimeSegments(device_, static_cast<uint32_t>(times.size()), [&](Scheduler& s, const MarkFn& mark) {
+                           for (size_t i = 0; i < steps.size(); ++i) {
+                             VKXLA_RETURN_IF_ERROR(RecordSteps(s, steps, i, i + 1, true));
+                             if (std::holds_alternative<DispatchStep>(steps[i].op) ||
+                                 std::holds_alternative<ExternalStep>(steps[i].op))
+                               mark();
+                           }
+                           return OkStatus();
+                         }));
+  for (size_t i = 0; i < times.size() && i < seconds.size(); ++i) times[i].seconds = seconds[i];
+  return times;
+}
+
 void Executable::Free(std::vector<Node>& nodes) {
   for (Node& n : nodes) {
     if (n.cb) device_.FreeCommandBuffer(n.cb);

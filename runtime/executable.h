@@ -49,6 +49,14 @@ class Executable {
   // Device time of the dispatches alone (no uploads or downloads), averaged
   // over `repeats` replays recorded back to back; for benchmarks.
   StatusOr<Timing> TimeKernels(int repeats);
+  // Device time of each dispatch of the top-level steps (a library's steps
+  // count as one), from a timestamp after each: a kernel's time includes
+  // the barrier wait before it. Needs a queue with timestamps.
+  struct KernelTime {
+    std::string name;  // "reduce.3 (%r)": the kernel and its group's hero
+    double seconds = 0;
+  };
+  StatusOr<std::vector<KernelTime>> TimeEachKernel();
 
   const Program& program() const { return program_; }
   int kernel_count() const { return program_.DispatchCount(); }  // dispatches per run

@@ -306,6 +306,11 @@ TEST(Cli, JsonForDevicesBenchmarkAndConformance) {
   EXPECT_EQ(timing["dispatches"], 1);
   EXPECT_LE(timing["min_ms"].get<double>(), timing["median_ms"].get<double>());
   EXPECT_LE(timing["median_ms"].get<double>(), timing["max_ms"].get<double>());
+  // Per-kernel times from timestamps: one row per dispatch, named after its group's hero.
+  ASSERT_TRUE(timing["kernels"].is_array()) << o.output;
+  ASSERT_EQ(timing["kernels"].size(), 1u) << o.output;
+  EXPECT_NE(timing["kernels"][0]["kernel"].get<std::string>().find("(%s)"), std::string::npos) << o.output;
+  EXPECT_GE(timing["kernels"][0]["median_ms"].get<double>(), 0.0);
 
   const std::string cases = Write("two_cases.mlir",
                                   "func.func @passes() {\n  %c = stablehlo.constant dense<[1, 2]> : tensor<2xi32>\n"

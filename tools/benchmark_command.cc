@@ -41,6 +41,25 @@ Status Benchmark(const BenchmarkOptions& o) {
     from_timestamps = from_timestamps && t.from_timestamps;
   }
   std::sort(times.begin(), times.end());
+  // Each kernel's median over the repetitions, from per-dispatch timestamps.
+  std::vector<Executable::KernelTime> kernels;
+  std::string kernels_note;
+  std::vector<std::vector<double>> samples;
+  for (int r = 0; r < o.repetitions; ++r) {
+    StatusOr<std::vector<Executable::KernelTime>> each = exe->TimeEachKernel();
+    if (!each.ok()) {
+      kernels_note = each.status().message();
+      kernels.clear();
+      break;
+    }
+    if (kernels.empty()) kernels = *each;
+    samples.resize(kernels.size());
+    for (size_t k = 0; k < kernels.size(); ++k) samples[k].push_back((*each)[k].seconds);
+  }
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    std::sort(samples[k].begin(), samples[k].end());
+    kernels[k].seconds = samples[k][samples[k].size() / 2];
+  }
   const double min_ms = times.front() * 1e3, median_ms = times[times.size() / 2] * 1e3, max_ms = times.back() * 1e3;
   if (o.json) {
     nlohmann::ordered_json j = {{"module", o.module_path},
@@ -53,12 +72,22 @@ Status Benchmark(const BenchmarkOptions& o) {
                                 {"min_ms", min_ms},
                                 {"median_ms", median_ms},
                                 {"max_ms", max_ms}};
+    nlohmann::ordered_json per_kernel = nlohmann::ordered_json::array();
+    for (const Executable::KernelTime& k : kernels) per_kernel.push_back({{"kernel", k.name}, {"median_ms", k.seconds * 1e3}});
+    j["kernels"] = std::move(per_kernel);
+    if (!kernels_note.empty()) j["kernels_note"] = kernels_note;
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("%s on %s: %d dispatches, %d barriers; %s time over %d runs (after %d warm-up): "
                 "min %.3f ms, median %.3f ms, max %.3f ms\n",
                 o.module_path.c_str(), device->info().name.c_str(), exe->kernel_count(), exe->barrier_count(),
                 from_timestamps ? "device" : "host", o.repetitions, o.warmup, min_ms, median_ms, max_ms);
+    if (!kernels_note.empty()) std::printf("per kernel: %s\n", kernels_note.c_str());
+    double total = 0;
+    for (const Executable::KernelTime& k : kernels) total += k.seconds;
+    std::printf("%-60s %12s %7s\n", "kernel (in program order)", "median ms", "share");
+    for (const Executable::KernelTime& k : kernels)
+      std::printf("%-60s %12.4f %6.1f%%\n", k.name.c_str(), k.seconds * 1e3, total > 0 ? 100 * k.seconds / total : 0.0);
   }
   return OkStatus();
 }

@@ -2,7 +2,8 @@
 // [--repetitions N] [--json]`: compiles a module, runs it with the inputs
 // (random values for parameters not given), warms up, then times its
 // dispatches alone over the repetitions: fastest, median and slowest device
-// time, as a line or as JSON.
+// time, and each kernel's median time from per-dispatch timestamps, as a
+// table or as JSON.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -12,6 +12,7 @@
 #include "tools/cli_flags.h"
 #include "tools/conformance/conformance_command.h"
 #include "tools/devices_command.h"
+#include "tools/ops_command.h"
 #include "tools/run_command.h"
 #include "vkxla/vkxla.h"
 #ifdef VKXLA_WITH_BENCHMARKS
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   vkxla::AddBenchmarkCommand(app, exit_code);
   AddBenchCommandOrNote(app, exit_code);
   vkxla::AddConformanceCommand(app, exit_code);
+  vkxla::AddOpsCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

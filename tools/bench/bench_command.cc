@@ -1,6 +1,9 @@
 #include "tools/bench/bench_command.h"
 
+#include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <functional>
 #include <iostream>
 
 #include "runtime/vulkan_context.h"
@@ -15,6 +18,7 @@
 #include "ir/numbers.h"
 #include "tools/cli_flags.h"
 #include "tools/report_date.h"
+#include "tools/svg_chart.h"
 
 namespace vkxla {
 namespace {
@@ -22,6 +26,7 @@ namespace {
 struct BenchOptions {
   int device = -1;
   std::string markdown;
+  std::string svg;
   std::string only;                       // one group of rows, for a quick look
   uint64_t elements = uint64_t{1} << 24;  // 16M f32 = 64 MiB per array
 };
@@ -39,17 +44,30 @@ Status RunBench(const BenchOptions& o) {
   std::fprintf(stderr, "measuring device limits on %s...\n", report.device.c_str());
   VKXLA_ASSIGN_OR_RETURN(const DeviceLimits before, MeasureDeviceLimits(d, elements));
 
-  std::fprintf(stderr, "running benchmarks...\n");
-  auto wanted = [&](const char* group) { return only.empty() || only == group; };
+  // Each group in turn, with progress on stderr: a whole run takes minutes.
+  const std::vector<std::pair<std::string, std::function<Status()>>> groups = {
+      {"foundation", [&] { return RunFoundationBenchmarks(d, before, elements, report); }},
+      {"layout", [&] { return RunLayoutBenchmarks(d, before, elements, report); }},
+      {"reduction", [&] { return RunReductionBenchmarks(d, before, elements, report); }},
+      {"matmul", [&] { return RunMatmulBenchmarks(d, before, report); }},
+      {"control", [&] { return RunControlFlowBenchmarks(d, report); }},
+      {"fft", [&] { return RunFftBenchmarks(d, before, report); }},
+      {"rng", [&] { return RunRngBenchmarks(d, before, report); }},
+      {"linalg", [&] { return RunLinalgBenchmarks(d, report); }},
+  };
+  const size_t selected = only.empty() ? groups.size() : 1;
+  size_t done = 0;
   Status s;
-  if (s.ok() && wanted("foundation")) s = RunFoundationBenchmarks(d, before, elements, report);
-  if (s.ok() && wanted("layout")) s = RunLayoutBenchmarks(d, before, elements, report);
-  if (s.ok() && wanted("reduction")) s = RunReductionBenchmarks(d, before, elements, report);
-  if (s.ok() && wanted("matmul")) s = RunMatmulBenchmarks(d, before, report);
-  if (s.ok() && wanted("control")) s = RunControlFlowBenchmarks(d, report);
-  if (s.ok() && wanted("fft")) s = RunFftBenchmarks(d, before, report);
-  if (s.ok() && wanted("rng")) s = RunRngBenchmarks(d, before, report);
-  if (s.ok() && wanted("linalg")) s = RunLinalgBenchmarks(d, report);
+  for (const auto& [name, run] : groups) {
+    if (!only.empty() && only != name) continue;
+    const size_t rows_before = report.rows.size();
+    const auto start = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "[%zu/%zu] %s benchmarks...\n", ++done, selected, name.c_str());
+    s = run();
+    if (!s.ok()) break;
+    std::fprintf(stderr, "[%zu/%zu] %s: %zu rows in %.0f s\n", done, selected, name.c_str(), report.rows.size() - rows_before,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
   VKXLA_RETURN_IF_ERROR(s);
   std::fprintf(stderr, "measuring device limits again...\n");
   VKXLA_ASSIGN_OR_RETURN(const DeviceLimits after, MeasureDeviceLimits(d, elements));
@@ -84,6 +102,15 @@ Status RunBench(const BenchOptions& o) {
     VKXLA_RETURN_IF_ERROR(MergeIntoMarkdown(markdown, report));
     std::cout << "written to " << markdown << "\n";
   }
+  if (!o.svg.empty()) {
+    std::vector<BarRow> bars;
+    for (const BenchRow& r : report.rows)
+      if (r.ratio > 0) bars.push_back({r.name, r.ratio, r.target, Format("%.2f", r.ratio)});
+    std::ofstream out(o.svg);
+    out << RatioBarChart("vkxla bench on " + report.device + " (" + TodayUtc() + "): ratio to the device's limit", bars);
+    if (!out) return InvalidArgument("cannot write " + o.svg);
+    std::cout << "chart written to " << o.svg << "\n";
+  }
   return OkStatus();
 }
 
@@ -95,6 +122,7 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
   AddDeviceOption(*command, o->device);
   CLI::Option* markdown =
       command->add_option("--markdown", o->markdown, "merge the table into this file (BENCHMARKS.md), per device");
+  command->add_option("--svg", o->svg, "write a bar chart of the ratios to the device's limits (SVG)");
   command->add_option("--only", o->only, "one group of rows")
       ->check(CLI::IsMember({"foundation", "layout", "reduction", "matmul", "control", "fft", "rng", "linalg"}))
       ->excludes(markdown);

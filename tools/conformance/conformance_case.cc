@@ -41,8 +41,9 @@ bool SameFloat(double a, double b, uint64_t bits_a, uint64_t bits_b) {
 }
 
 // Whether `got` matches `want` under the check; on a mismatch, a line
-// naming the first differing element.
-std::string Compare(const StablehloCheck& check, const Literal& got, const Literal& want) {
+// naming the first differing element. `max_ulp` grows to the largest ULP
+// distance of the float elements compared.
+std::string Compare(const StablehloCheck& check, const Literal& got, const Literal& want, double& max_ulp) {
   if (!got.shape().Compatible(want.shape()))
     return check.op + " at " + check.location + ": shape " + got.shape().ToString() + " vs expected " + want.shape().ToString();
   const ElementType t = got.shape().element_type();
@@ -57,6 +58,7 @@ std::string Compare(const StablehloCheck& check, const Literal& got, const Liter
       for (int k = 0; k < (IsComplex(t) ? 2 : 1); ++k) {
         const double a = pairs[k][0], b = pairs[k][1];
         ulp = std::max(ulp, UlpDistance(a, b, part));
+        if (std::isfinite(ulp)) max_ulp = std::max(max_ulp, ulp);
         switch (check.kind) {
           case StablehloCheck::Kind::kEq:
             ok &= IsComplex(t) ? (a == b || (std::isnan(a) && std::isnan(b))) : SameFloat(a, b, g.Bits(), w.Bits());
@@ -179,6 +181,7 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
   if (!result.ok()) return failed("run: " + result.status().message());
   std::vector<const Literal*> leaves;
   Leaves(*result, leaves);
+  double max_ulp = 0;
   // Probed values are checked against the reference evaluator's.
   std::optional<Literal> reference;
   std::vector<const Literal*> reference_leaves;
@@ -200,7 +203,7 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
     printed.op = "CHECK";
     printed.location = "the CHECK lines";
     for (size_t i = 0; i < want->size(); ++i) {
-      const std::string mismatch = Compare(printed, *leaves[i], (*want)[i]);
+      const std::string mismatch = Compare(printed, *leaves[i], (*want)[i], max_ulp);
       if (!mismatch.empty()) return failed(mismatch);
     }
   }
@@ -209,10 +212,10 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
     const Literal& want = check.kind == StablehloCheck::Kind::kReference ? *reference_leaves[check.actual]
                           : check.expected                            ? *check.expected
                                                                       : *leaves[check.expected_value];
-    const std::string mismatch = Compare(check, got, want);
+    const std::string mismatch = Compare(check, got, want, max_ulp);
     if (!mismatch.empty()) return failed(mismatch);
   }
-  return {Outcome::kPassed, ""};
+  return {Outcome::kPassed, "", max_ulp};
 }
 
 }  // namespace vkxla

@@ -30,6 +30,9 @@ struct CaseResult {
   // Why it failed or was skipped; for a failed check, the first mismatching
   // element with both values and their ULP distance.
   std::string detail;
+  // The largest ULP distance of the float values a passed case compared
+  // (0 when exact or when nothing compared was a float).
+  double max_ulp = 0;
 };
 
 // Splits a test file at its `// -----` lines; within a piece, every

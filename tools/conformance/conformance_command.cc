@@ -19,6 +19,7 @@
 #include "ir/numbers.h"
 #include "tools/cli_flags.h"
 #include "tools/report_date.h"
+#include "tools/conformance/conformance_html.h"
 #include "tools/conformance/conformance_report.h"
 
 namespace vkxla {
@@ -73,7 +74,7 @@ class Progress {
 struct ConformanceOptions {
   std::vector<std::string> paths;
   std::string device = "";  // an index, "all", or empty: $VKXLA_DEVICE, else 0
-  std::string report_path, expectations_path, write_expectations;
+  std::string report_path, html_path, expectations_path, write_expectations;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool json = false;
 };
@@ -154,6 +155,7 @@ StatusOr<int> RunConformance(const ConformanceOptions& o) {
   if (!report_path.empty()) {
     std::ofstream(report_path) << MarkdownReport(cases, runs, TodayUtc());
   }
+  if (!o.html_path.empty()) std::ofstream(o.html_path) << HtmlReport(cases, runs, TodayUtc());
   if (!write_expectations.empty()) std::ofstream(write_expectations) << ExpectationsText(cases, runs[0]);
   int status = 0;
   if (!expectations_path.empty()) {
@@ -190,6 +192,8 @@ void AddConformanceCommand(CLI::App& app, int& exit_code) {
           },
           "N|all"));
   command->add_option("--report", o->report_path, "write a markdown report (per case, per device)");
+  command->add_option("--html", o->html_path,
+                      "write one HTML page: op families x devices coloured by outcome and ULP error, with an SVG chart");
   command->add_option("--jobs,-j", o->jobs, "cases run at once")->check(CLI::Range(1, 256));
   command->add_option("--expectations", o->expectations_path, "cases allowed to fail or skip, with the reason");
   command->add_option("--write-expectations", o->write_expectations, "write today's failures and skips as expectations");

@@ -1,0 +1,35 @@
+// docs/ops.md is the output of `vkxla ops`: the table people read is the
+// code's own answer, and a few of its cells are what the spec says.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "tools/op_support.h"
+
+namespace vkxla {
+namespace {
+
+std::string Row(const std::string& table, const std::string& op) {
+  const size_t at = table.find("\n| " + op + " |");
+  return at == std::string::npos ? "" : table.substr(at + 1, table.find('\n', at + 1) - at - 1);
+}
+
+TEST(OpSupport, DocsOpsMdIsTheCodesOwnTable) {
+  const std::string table = OpSupportMarkdown();
+  std::ifstream in(std::string(VKXLA_SOURCE_DIR) + "/docs/ops.md");
+  std::stringstream file;
+  file << in.rdbuf();
+  EXPECT_EQ(file.str(), table) << "docs/ops.md is stale: run build/vkxla ops --markdown docs/ops.md";
+  // Columns: pred s2 s4 s8 s16 s32 s64 u2 u4 u8 u16 u32 u64 f16 bf16 f32 f64 f8*4 c64 c128.
+  EXPECT_EQ(Row(table, "add"), "| add | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ | ✓⁶⁴ | ✓ | ✓ | ✓ | ✓ | ✓ | ✓⁶⁴ | ✓ | ✓ | ✓ | ✓⁶⁴ | ✓ | ✓ | ✓ | ✓ | ✓ | ✓⁶⁴ |");
+  // Bitwise ops take integers and pred only; fft complex only.
+  EXPECT_EQ(Row(table, "xor"), "| xor | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ | ✓⁶⁴ | ✓ | ✓ | ✓ | ✓ | ✓ | ✓⁶⁴ |  |  |  |  |  |  |  |  |  |  |");
+  EXPECT_EQ(Row(table, "fft (FFT)"), "| fft (FFT) |  |  |  |  |  |  |  |  |  |  |  |  |  |  |  |  |  |  |  |  |  | ✓ | ✓⁶⁴ |");
+  // Not built yet, for every type.
+  EXPECT_EQ(Row(table, "convolution").find("| ✓"), std::string::npos);
+  EXPECT_NE(Row(table, "convolution").find("✗"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vkxla
