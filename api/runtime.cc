@@ -28,7 +28,7 @@ struct Runtime::State {
 
 struct CompiledModule::State {
   std::shared_ptr<Runtime::State> runtime;  // the device outlives the kernels
-  std::unique_ptr<Module> module;
+  std::shared_ptr<const Module> module;     // the executable points into it
   std::unique_ptr<Executable> executable;
   std::vector<Shape> parameter_shapes;      // as declared (arrays: Executable takes no tuple parameters)
   std::vector<ArraySpec> parameters, results;
@@ -120,7 +120,7 @@ StatusOr<CompiledModule> Runtime::Compile(std::string_view source, const Compile
   } else {
     VKXLA_ASSIGN_OR_RETURN(module, ParseAndVerifyHlo(source));
   }
-  return Compile(std::move(module));
+  return Compile(std::shared_ptr<const Module>(std::move(module)));
 }
 
 StatusOr<CompiledModule> Runtime::CompileFile(const std::string& path, const CompileOptions& options) const {
@@ -140,8 +140,12 @@ StatusOr<CompiledModule> Runtime::CompileFile(const std::string& path, const Com
   return compiled;
 }
 
-StatusOr<CompiledModule> Runtime::Compile(std::unique_ptr<Module> module) const {
-  if (!module) return InvalidArgument("Runtime::Compile was given no module");
+StatusOr<CompiledModule> Runtime::Compile(const BuiltModule& built) const {
+  if (!built.module_) return InvalidArgument("Runtime::Compile was given an empty BuiltModule");
+  return Compile(built.module_);
+}
+
+StatusOr<CompiledModule> Runtime::Compile(std::shared_ptr<const Module> module) const {
   auto state = std::make_shared<CompiledModule::State>();
   state->runtime = state_;
   state->module = std::move(module);

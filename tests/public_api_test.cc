@@ -5,7 +5,6 @@
 #include <complex>
 #include <vector>
 
-#include "frontends/xla_builder.h"
 #include "vkxla/vkxla.h"
 
 namespace vkxla {
@@ -145,18 +144,67 @@ func.func @square(%x: tensor<2xf32>) -> tensor<2xf32> {
   EXPECT_EQ((*(*out)[0].values<float>())[1], 0.25);
 }
 
-TEST_F(PublicRuntime, BuilderModulesCompileToo) {
-  XlaBuilder b("iota_plus");
-  XlaOp x = b.Parameter(0, Shape(ElementType::kS32, {4}), "x");
-  XlaOp sum = Add(x, b.Iota(Shape(ElementType::kS32, {4}), 0));
-  StatusOr<std::unique_ptr<Module>> module = b.Build(sum);
-  ASSERT_TRUE(module.ok()) << module.status().message();
-  StatusOr<CompiledModule> m = runtime_->Compile(std::move(module).value());
+TEST_F(PublicRuntime, BuilderMakesWhatRuntimeCompiles) {
+  // relu(x · w + b), then the row sums: dot, broadcasting add, maximum, reduce.
+  Builder b("dense");
+  const Op x = b.Parameter(0, ElementType::kF32, {2, 3});
+  const Op w = b.Parameter(1, ElementType::kF32, {3, 2});
+  const Op bias = b.Constant(*Array::FromValues(std::vector<float>{0.5f, -10}, {2}));
+  const Op sum = b.Binary("add", b.Dot(x, w, {1}, {0}), bias, {1});
+  const Op relu = b.Binary("maximum", sum, b.Constant(Array::Scalar(0.0f)));
+  const Op rows = b.Reduce(relu, b.Constant(Array::Scalar(0.0f)), "add", {1});
+  EXPECT_EQ(*b.Dims(relu), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(*b.Dims(rows), (std::vector<int64_t>{2}));
+  StatusOr<BuiltModule> built = b.Build(b.Tuple({relu, rows}));
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  EXPECT_NE(built->ToHloText().find("dot("), std::string::npos) << built->ToHloText();
+  StatusOr<CompiledModule> m = runtime_->Compile(*built);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  StatusOr<std::vector<Array>> out = m->Run({*Array::FromValues(std::vector<int32_t>{10, 20, 30, 40}, {4})});
+  StatusOr<std::vector<Array>> out = m->Run({*Array::FromValues(std::vector<float>{1, 2, 3, -1, 0, 1}, {2, 3}),
+                                              *Array::FromValues(std::vector<float>{1, 0, 0, 1, 1, 1}, {3, 2})});
   ASSERT_TRUE(out.ok()) << out.status().message();
-  const std::span<const int32_t> v = *(*out)[0].values<int32_t>();
-  EXPECT_EQ(std::vector<int32_t>(v.begin(), v.end()), (std::vector<int32_t>{10, 21, 32, 43}));
+  // x·w = {{4, 5}, {0, 1}}; + bias = {{4.5, -5}, {0.5, -9}}; relu; row sums 4.5 and 0.5.
+  const std::span<const float> r = *(*out)[0].values<float>();
+  EXPECT_EQ(std::vector<float>(r.begin(), r.end()), (std::vector<float>{4.5f, 0, 0.5f, 0}));
+  const std::span<const float> s = *(*out)[1].values<float>();
+  EXPECT_EQ(std::vector<float>(s.begin(), s.end()), (std::vector<float>{4.5f, 0.5f}));
+}
+
+TEST(PublicBuilder, ErrorsStickAndNameWhatWentWrong) {
+  Builder b("bad");
+  const Op x = b.Parameter(0, ElementType::kF32, {2, 3});
+  const Op y = b.Parameter(1, ElementType::kF32, {3, 2});
+  b.Binary("add", x, y);  // shapes that do not broadcast
+  EXPECT_FALSE(b.status().ok());
+  EXPECT_NE(b.status().message().find("f32[2,3]"), std::string::npos) << b.status().message();
+  StatusOr<BuiltModule> built = b.Build(x);
+  ASSERT_FALSE(built.ok());
+  EXPECT_EQ(built.status().message(), b.status().message());
+
+  Builder names("names");
+  const Op p = names.Parameter(0, ElementType::kF32, {4});
+  names.Unary("frobnicate", p);
+  EXPECT_EQ(names.status().message(), "builder: 'frobnicate' is not a unary elementwise op (negate, exponential, tanh, ...)");
+  Builder directions("directions");
+  const Op q = directions.Parameter(0, ElementType::kS32, {4});
+  directions.Compare(q, q, "LESS");
+  EXPECT_EQ(directions.status().message(), "builder: comparison direction 'LESS' is not one of EQ, NE, LT, LE, GT, GE");
+  Builder reductions("reductions");
+  const Op r = reductions.Parameter(0, ElementType::kF32, {4});
+  reductions.Reduce(r, reductions.Constant(Array::Scalar(0.0f)), "subtract", {0});
+  EXPECT_EQ(reductions.status().message(),
+            "builder: 'subtract' is not a reduction (add, multiply, maximum, minimum, and, or)");
+
+  Builder other("other");
+  Builder mine("mine");
+  const Op theirs = other.Parameter(0, ElementType::kF32, {4});
+  mine.Parameter(0, ElementType::kF32, {4});
+  mine.Parameter(1, ElementType::kF32, {4});
+  mine.Unary("negate", Op());
+  EXPECT_EQ(mine.status().message(),
+            "builder: an Op that this Builder did not make (a default Op, or another Builder's)");
+  EXPECT_TRUE(other.Build(theirs).ok());
+  EXPECT_EQ(other.Build(theirs).status().message(), "builder: Build was already called; the builder is spent");
 }
 
 TEST_F(PublicRuntime, SubByteIntegersArriveSignExtended) {

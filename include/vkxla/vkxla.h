@@ -1,5 +1,6 @@
 // The vkxla public API: open a Vulkan device, compile an XLA program (HLO
-// text or StableHLO) for it, run it on host arrays.
+// text, StableHLO, or a computation made with vkxla::Builder) for it, run it
+// on host arrays.
 //
 //   VKXLA_ASSIGN_OR_RETURN(vkxla::Runtime rt, vkxla::Runtime::Open());
 //   VKXLA_ASSIGN_OR_RETURN(vkxla::CompiledModule m, rt.CompileFile("model.hlo"));
@@ -16,12 +17,11 @@
 #include <vector>
 
 #include "vkxla/array.h"
+#include "vkxla/builder.h"
 #include "vkxla/element_type.h"
 #include "vkxla/status.h"
 
 namespace vkxla {
-
-class Module;  // the engine's IR (ir/module.h): what the in-tree XlaBuilder builds
 
 // "0.4.0": the library's version.
 std::string_view Version();
@@ -90,14 +90,14 @@ class Runtime {
   StatusOr<CompiledModule> Compile(std::string_view source, const CompileOptions& options = {}) const;
   // Reads the file; `.mlir` files are StableHLO unless the options say otherwise.
   StatusOr<CompiledModule> CompileFile(const std::string& path, const CompileOptions& options = {}) const;
-  // A module built in-tree (frontends/xla_builder.h's XlaBuilder::Build());
-  // the compiled module keeps it.
-  StatusOr<CompiledModule> Compile(std::unique_ptr<Module> module) const;
+  // A computation made with vkxla::Builder (vkxla/builder.h).
+  StatusOr<CompiledModule> Compile(const BuiltModule& built) const;
 
   struct State;
 
  private:
   explicit Runtime(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  StatusOr<CompiledModule> Compile(std::shared_ptr<const Module> module) const;
   std::shared_ptr<State> state_;
 };
 

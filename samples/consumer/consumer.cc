@@ -1,5 +1,6 @@
-// relu(x · w + b) through vkxla's public API, checked against the same sum
-// computed here. Exits 0 when the device's answer matches.
+// relu(x · w + b) through vkxla's public API from HLO text, then its row
+// sums from a computation made with vkxla::Builder, both checked against
+// the same sums computed here. Exits 0 when the device's answers match.
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -48,6 +49,23 @@ vkxla::Status Run() {
     }
   }
   std::printf("\n");
+
+  // The same layer's output through a computation made with the Builder:
+  // the sum of each row.
+  vkxla::Builder builder("row_sums");
+  const vkxla::Op in = builder.Parameter(0, vkxla::ElementType::kF32, {2, 4});
+  const vkxla::Op sums = builder.Reduce(in, builder.Constant(vkxla::Array::Scalar(0.0f)), "add", {1});
+  VKXLA_ASSIGN_OR_RETURN(vkxla::BuiltModule built, builder.Build(sums));
+  VKXLA_ASSIGN_OR_RETURN(vkxla::CompiledModule row_sums, runtime.Compile(built));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<vkxla::Array> summed, row_sums.Run({results[0]}));
+  VKXLA_ASSIGN_OR_RETURN(std::span<const float> s, summed.at(0).values<float>());
+  for (int i = 0; i < 2; ++i) {
+    const float expected = y[i * 4] + y[i * 4 + 1] + y[i * 4 + 2] + y[i * 4 + 3];
+    if (std::fabs(s[i] - expected) > 1e-5f)
+      return vkxla::Internal("row sum " + std::to_string(i) + " is " + std::to_string(s[i]) + ", expected " +
+                             std::to_string(expected));
+  }
+  std::printf("row sums (Builder): %g %g\n", s[0], s[1]);
 
   // Errors are values: a wrong argument says what it got and what it needs.
   vkxla::StatusOr<std::vector<vkxla::Array>> wrong = layer.Run({wa, xa, ba});
