@@ -289,6 +289,17 @@ TEST(Cli, NpySubByteBf16AndTrailingBytes) {
                      "longer than the 16 its shape f32[4] needs");
 }
 
+// `vkxla ops` prints the table docs/ops.md holds (no device needed).
+TEST(Cli, OpsPrintsTheDocsTable) {
+  const Outcome o = RunCli("ops");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_EQ(o.output, ReadFile(std::string(VKXLA_SOURCE_DIR) + "/docs/ops.md"));
+  const std::string path = TempPath("ops.md");
+  EXPECT_EQ(RunCli("ops --markdown=" + path).exit_code, 0);
+  EXPECT_EQ(ReadFile(path), o.output);
+  ExpectCleanFailure("ops --markdown /nonexistent/dir/ops.md", "cannot write /nonexistent/dir/ops.md");
+}
+
 TEST(Cli, JsonForDevicesBenchmarkAndConformance) {
   Outcome o = RunCli("devices --json");
   ASSERT_EQ(o.exit_code, 0) << o.output;
@@ -324,6 +335,12 @@ TEST(Cli, JsonForDevicesBenchmarkAndConformance) {
   EXPECT_EQ(report["devices"][0]["passed"], 1);
   EXPECT_EQ(report["devices"][0]["failed"], 1);
   EXPECT_EQ(report["devices"][0]["cases"][1]["outcome"], "failed");
+  // Bytes that are not UTF-8 in what a case reports still give valid JSON.
+  const std::string odd = Write("odd_bytes.mlir", "func.func @odd() {\n  %c = stablehlo.constant dense<\xff\xfe> : tensor<f32>\n"
+                                                  "  check.expect_eq_const %c, dense<1.0> : tensor<f32>\n  func.return\n}\n");
+  o = RunCli("conformance " + odd + " --json --jobs 1");
+  EXPECT_LE(o.exit_code, 1) << o.output;
+  EXPECT_TRUE(nlohmann::json::parse(o.output.substr(o.output.find('{')), nullptr, false).is_object()) << o.output;
 }
 
 }  // namespace

@@ -76,7 +76,7 @@ Status Benchmark(const BenchmarkOptions& o) {
     for (const Executable::KernelTime& k : kernels) per_kernel.push_back({{"kernel", k.name}, {"median_ms", k.seconds * 1e3}});
     j["kernels"] = std::move(per_kernel);
     if (!kernels_note.empty()) j["kernels_note"] = kernels_note;
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::printf("%s on %s: %d dispatches, %d barriers; %s time over %d runs (after %d warm-up): "
                 "min %.3f ms, median %.3f ms, max %.3f ms\n",

@@ -58,7 +58,7 @@ void AddDevicesCommand(CLI::App& app, int& exit_code) {
     if (*json) {
       nlohmann::ordered_json all = nlohmann::ordered_json::array();
       for (const DeviceInfo& d : (*context)->device_infos()) all.push_back(DeviceJson(d));
-      std::cout << all.dump(2) << "\n";
+      std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
       for (const DeviceInfo& d : (*context)->device_infos()) std::cout << d.Table();
     }

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include "tools/benchmark_command.h"
@@ -54,6 +55,11 @@ int main(int argc, char** argv) {
     // Help and version print and succeed; every other parse error is usage.
     const int code = app.exit(e);
     return code == 0 ? vkxla::kExitOk : vkxla::kExitUsage;
+  } catch (const std::exception& e) {
+    // The commands report errors as values; this is the last guard against
+    // a library's exception (out of memory, a stream) ending in abort().
+    std::fprintf(stderr, "vkxla: error: %s\n", e.what());
+    return vkxla::kExitError;
   }
   return exit_code;
 }

@@ -99,7 +99,7 @@ std::string JsonReport(const std::vector<ConformanceCase>& cases, const std::vec
                        {"skipped", counts[2]},
                        {"cases", std::move(results)}});
   }
-  return nlohmann::ordered_json{{"cases", cases.size()}, {"devices", std::move(devices)}}.dump(2);
+  return nlohmann::ordered_json{{"cases", cases.size()}, {"devices", std::move(devices)}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // 0 when every case did what it should (or what the expectations say), 1
