@@ -79,7 +79,8 @@ case "${1:-}" in
     ;;
   bench)
     install_missing; build
-    build/vkxla bench --markdown BENCHMARKS.md --svg BENCHMARKS.svg
+    build/vkxla bench --markdown BENCHMARKS.md
+    build/vkxla bench --chart-from BENCHMARKS.md --svg BENCHMARKS.svg  # every recorded row, as a chart
     ;;
   fuzz)
     packages+=(clang libclang-rt-14-dev); install_missing  # libFuzzer's runtime is only recommended by clang

@@ -289,6 +289,27 @@ TEST(Cli, NpySubByteBf16AndTrailingBytes) {
                      "longer than the 16 its shape f32[4] needs");
 }
 
+// `vkxla bench --chart-from` charts what a BENCHMARKS.md records, without measuring.
+TEST(Cli, BenchChartsRecordedFigures) {
+  const std::string md = Write("B.md", "# Benchmarks\n\n## gpu one\n\ndetails\n\n"
+                                       "| benchmark | result | limit (same run) | ratio | target | note |\n|---|---|---|---|---|---|\n"
+                                       "| copy | 1 GB/s | x | 1.07 ✓ | ≥ 0.90 | n |\n| limit row | 9 GB/s |  |  |  |  |\n"
+                                       "| sort <1M> | 2 s | y | 0.063 |  | |\n");
+  const std::string svg = TempPath("B.svg");
+  std::filesystem::remove(svg);
+  const Outcome o = RunCli("bench --chart-from " + md + " --svg=" + svg);
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("chart of 2 recorded rows"), std::string::npos) << o.output;
+  const std::string chart = ReadFile(svg);
+  EXPECT_NE(chart.find("sort &lt;1M&gt;"), std::string::npos) << chart;
+  EXPECT_NE(chart.find(">1.07<"), std::string::npos) << chart;
+  EXPECT_NE(chart.find("for gpu one"), std::string::npos) << chart;
+  const Outcome usage = RunCli("bench --chart-from " + md);
+  EXPECT_EQ(usage.exit_code, 2) << usage.output;
+  EXPECT_NE(usage.output.find("--svg"), std::string::npos) << usage.output;
+  ExpectCleanFailure("bench --chart-from " + Write("empty.md", "# nothing\n") + " --svg " + svg, "holds no benchmark rows");
+}
+
 // `vkxla ops` prints the table docs/ops.md holds (no device needed).
 TEST(Cli, OpsPrintsTheDocsTable) {
   const Outcome o = RunCli("ops");

@@ -1,5 +1,6 @@
 #include "tools/bench/bench_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -27,11 +28,31 @@ struct BenchOptions {
   int device = -1;
   std::string markdown;
   std::string svg;
+  std::string chart_from;  // chart recorded figures instead of measuring
   std::string only;                       // one group of rows, for a quick look
   uint64_t elements = uint64_t{1} << 24;  // 16M f32 = 64 MiB per array
 };
 
+// The chart of the figures a markdown file records, one bar per row with a
+// ratio (the device's name leads each label when the file has several).
+Status ChartRecorded(const BenchOptions& o) {
+  VKXLA_ASSIGN_OR_RETURN(std::vector<RecordedRatio> recorded, ReadRecordedRatios(o.chart_from));
+  const bool several = std::any_of(recorded.begin(), recorded.end(),
+                                   [&](const RecordedRatio& r) { return r.device != recorded[0].device; });
+  std::vector<BarRow> bars;
+  for (const RecordedRatio& r : recorded)
+    bars.push_back({several ? r.device + ": " + r.name : r.name, r.ratio, r.target, Format("%.2f", r.ratio)});
+  std::ofstream out(o.svg);
+  out << RatioBarChart("vkxla bench, as recorded in " + o.chart_from + (several ? "" : " for " + recorded[0].device) +
+                           ": ratio to the device's limit",
+                       bars);
+  if (!out) return InvalidArgument("cannot write " + o.svg);
+  std::cout << "chart of " << bars.size() << " recorded rows written to " << o.svg << "\n";
+  return OkStatus();
+}
+
 Status RunBench(const BenchOptions& o) {
+  if (!o.chart_from.empty()) return ChartRecorded(o);
   const std::string& only = o.only;
   const std::string& markdown = o.markdown;
   const uint64_t elements = o.elements;
@@ -122,7 +143,10 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
   AddDeviceOption(*command, o->device);
   CLI::Option* markdown =
       command->add_option("--markdown", o->markdown, "merge the table into this file (BENCHMARKS.md), per device");
-  command->add_option("--svg", o->svg, "write a bar chart of the ratios to the device's limits (SVG)");
+  CLI::Option* svg = command->add_option("--svg", o->svg, "write a bar chart of the ratios to the device's limits (SVG)");
+  command->add_option("--chart-from", o->chart_from, "chart the figures FILE (BENCHMARKS.md) records instead of measuring")
+      ->needs(svg)
+      ->excludes(markdown);
   command->add_option("--only", o->only, "one group of rows")
       ->check(CLI::IsMember({"foundation", "layout", "reduction", "matmul", "control", "fft", "rng", "linalg"}))
       ->excludes(markdown);

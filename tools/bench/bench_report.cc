@@ -1,8 +1,11 @@
 #include "tools/bench/bench_report.h"
 
 #include <cstdio>
+#include <optional>
 #include <fstream>
 #include <sstream>
+
+#include "ir/numbers.h"
 
 namespace vkxla {
 
@@ -27,7 +30,8 @@ namespace {
 constexpr const char* kPreamble =
     "# Benchmarks\n"
     "\n"
-    "Written by `vkxla bench --markdown BENCHMARKS.md` (`./dev.sh bench`). Every figure is a ratio to a\n"
+    "Written by `vkxla bench --markdown BENCHMARKS.md` (`./dev.sh bench`, which also redraws\n"
+    "[BENCHMARKS.svg](BENCHMARKS.svg), every recorded ratio as a bar against its target). Every figure is a ratio to a\n"
     "limit of the same device measured in the same run: `vkCmdCopyBuffer` bandwidth, and a hand-written\n"
     "streaming kernel (`c = a + b` over vec4, the best local size of 64/128/256) that stands for what a\n"
     "plain shader does on that device. On CPU drivers with 64-bit integers vkxla moves whole vectors as\n"
@@ -120,6 +124,50 @@ Status MergeIntoMarkdown(const std::string& path, const BenchReport& report) {
   if (!f) return InvalidArgument("cannot write " + path);
   f << out;
   return OkStatus();
+}
+
+namespace {
+
+// The cells of a markdown table row "| a | b |", trimmed.
+std::vector<std::string> Cells(const std::string& line) {
+  std::vector<std::string> cells;
+  size_t at = line.find('|');
+  while (at != std::string::npos) {
+    const size_t next = line.find('|', at + 1);
+    if (next == std::string::npos) break;
+    std::string cell = line.substr(at + 1, next - at - 1);
+    while (!cell.empty() && cell.front() == ' ') cell.erase(cell.begin());
+    while (!cell.empty() && cell.back() == ' ') cell.pop_back();
+    cells.push_back(cell);
+    at = next;
+  }
+  return cells;
+}
+
+// The number a cell starts with ("1.07 ✓", "≥ 0.90"), if any.
+std::optional<double> LeadingNumber(std::string cell) {
+  if (cell.rfind("≥ ", 0) == 0) cell = cell.substr(std::string("≥ ").size());
+  return ParseDouble(cell.substr(0, cell.find(' ')));
+}
+
+}  // namespace
+
+StatusOr<std::vector<RecordedRatio>> ReadRecordedRatios(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFound("cannot open " + path);
+  std::vector<RecordedRatio> out;
+  std::string line, device;
+  while (std::getline(in, line)) {
+    if (line.rfind("## ", 0) == 0) device = line.substr(3);
+    if (device.empty() || line.rfind("| ", 0) != 0) continue;
+    const std::vector<std::string> cells = Cells(line);  // benchmark, result, limit, ratio, target, note
+    if (cells.size() < 5) continue;
+    const std::optional<double> ratio = LeadingNumber(cells[3]);
+    if (!ratio || *ratio <= 0) continue;  // the header, and rows without a ratio
+    out.push_back({device, cells[0], *ratio, LeadingNumber(cells[4]).value_or(0)});
+  }
+  if (out.empty()) return InvalidArgument(path + " holds no benchmark rows with a ratio");
+  return out;
 }
 
 }  // namespace vkxla

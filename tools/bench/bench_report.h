@@ -48,4 +48,12 @@ struct BenchReport {
 // the same device if there is one and keeping every other section.
 Status MergeIntoMarkdown(const std::string& path, const BenchReport& report);
 
+// The rows with a ratio of every device section of such a file, for
+// charting recorded figures (`vkxla bench --chart-from BENCHMARKS.md`).
+struct RecordedRatio {
+  std::string device, name;
+  double ratio = 0, target = 0;  // target 0: none
+};
+StatusOr<std::vector<RecordedRatio>> ReadRecordedRatios(const std::string& path);
+
 }  // namespace vkxla
