@@ -98,10 +98,15 @@ case "${1:-}" in
       # Findings (crashes, sanitizer reports, leaks, timeouts over 10 s,
       # allocations over 4.3 GiB: more than any literal may hold) stop the run and leave a reproducer in
       # build-fuzz/findings.
+      # The fuzzer's own status decides (a pipeline's status under pipefail,
+      # or PIPESTATUS after `|| true`, would hide it).
+      log="build-fuzz/$target.log"
+      fuzz_status=0
       build-fuzz/fuzz/fuzz_"$target" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 \
         -rss_limit_mb=8192 -malloc_limit_mb=4400 -max_len="${VKXLA_FUZZ_MAX_LEN:-4096}" -print_final_stats=1 \
-        -artifact_prefix=build-fuzz/findings/"$target"- 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|artifact)" || true
-      [[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "fuzz_$target found a problem (see build-fuzz/findings)" >&2; exit 1; }
+        -artifact_prefix=build-fuzz/findings/"$target"- >"$log" 2>&1 || fuzz_status=$?
+      grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==|SUMMARY|artifact)" "$log" || true
+      [[ $fuzz_status -eq 0 ]] || { echo "fuzz_$target found a problem (exit $fuzz_status; see build-fuzz/findings and $log)" >&2; exit 1; }
     done
     ;;
   sanitize)

@@ -227,6 +227,16 @@ TEST(Cli, InputsAsFilesArchivesInlineValuesAndScalars) {
   ExpectCleanFailure("run " + scale + " --input=3xs8=1,2 --input=1", "s8[3] holds 3 values, 2 were given");
   ExpectCleanFailure("run " + scale + " --input=3xq7=1 --input=1", "'q7' is not an element type");
   ExpectCleanFailure("run " + scale + " --input=2.5 --input=1", "a bare value is a scalar, but parameter 0 is s8[3]");
+  ExpectCleanFailure("run " + scale + " --input=99999999999x99999999999xs8=1 --input=1", "has more than 2^48 elements");
+  ExpectCleanFailure("run " + scale + " --input=3xs8=1,,2 --input=1", "'' is not an s8");
+  ExpectCleanFailure("run " + scale + " --input=16646646x46x4xs8=8 --input=1",
+                     "takes 2921 MiB, more than an inline value may (256 MiB); give a .npy file");
+  // A filled array is its value everywhere; an empty one takes no values.
+  EXPECT_NE(RunCli("run " + scale + " --input=3xs8=-7 --input=2").output.find("{-14, -14, -14}"), std::string::npos);
+  const std::string empty = Write("empty_in.hlo", "HloModule m\nENTRY e {\n  x = f32[0,3] parameter(0)\n  ROOT n = f32[0,3] negate(x)\n}\n");
+  o = RunCli("run " + empty + " --input=0x3xf32=");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("f32[0,3] {"), std::string::npos) << o.output;
   ExpectCleanFailure("run " + module + " --input @" + TempPath("missing.npz"), "not a readable .npz archive");
   ExpectCleanFailure("run " + module + " --input @" + x, "the entry takes 2 parameters, 1 input values were given");
 }

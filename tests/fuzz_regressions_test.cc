@@ -1,6 +1,6 @@
 // Every input a fuzzer once crashed on (tests/fuzz_regressions/, by
-// extension: .hlo, .mlir, .npy) goes through its reader again and must come
-// back as a module or an error; under `./dev.sh sanitize` a memory error in
+// extension: .hlo, .mlir, .npy, .input for an inline --input value) goes
+// through its reader again and must come back as a module or an error; under `./dev.sh sanitize` a memory error in
 // one of them fails the run.
 #include <gtest/gtest.h>
 
@@ -10,6 +10,7 @@
 
 #include "frontends/hlo_text.h"
 #include "frontends/stablehlo_reader.h"
+#include "tools/inline_input.h"
 #include "tools/npy.h"
 
 namespace vkxla {
@@ -28,6 +29,7 @@ TEST(FuzzRegressions, EachFindingReadsCleanly) {
     if (ext == ".hlo") s = ParseAndVerifyHlo(bytes).status();
     else if (ext == ".mlir") s = ReadStablehlo(bytes, /*with_checks=*/true).status();
     else if (ext == ".npy") s = ParseNpy(bytes, entry.path().filename().string()).status();
+    else if (ext == ".input") s = ParseInlineInput(bytes).status();
     else continue;
     ++files;
     // Malformed on purpose: each is refused with a message.

@@ -20,7 +20,4 @@ namespace vkxla {
 // type where the spec leaves it open (bare scalars, bf16/f8 .npy data).
 StatusOr<std::vector<Literal>> ReadInputs(const std::vector<std::string>& specs, const std::vector<Shape>& parameters);
 
-// One inline value: "2x3xf32=1,2,3,4,5,6" or "f32=1.5".
-StatusOr<Literal> ParseInlineInput(const std::string& spec);
-
 }  // namespace vkxla
