@@ -22,18 +22,10 @@ std::string ShapeText(ElementType type, const std::vector<int64_t>& dims) {
 // value of the type would be read differently by the device than the caller
 // meant, so it is an error rather than a silent wrap.
 Status CheckElementBytes(ElementType type, const std::vector<uint8_t>& bytes, const std::string& shape) {
-  int64_t lo = 0, hi = 255;
-  switch (type) {
-    case ElementType::kPred: hi = 1; break;
-    case ElementType::kU4: hi = 15; break;
-    case ElementType::kU2: hi = 3; break;
-    case ElementType::kS4: lo = -8; hi = 7; break;
-    case ElementType::kS2: lo = -2; hi = 1; break;
-    default: return OkStatus();
-  }
-  const bool is_signed = lo < 0;
+  if (type != ElementType::kPred && !(IsInteger(type) && BitWidth(type) < 8)) return OkStatus();
+  const int64_t lo = IntegerMin(type), hi = static_cast<int64_t>(IntegerMax(type));
   for (size_t i = 0; i < bytes.size(); ++i) {
-    const int64_t v = is_signed ? static_cast<int8_t>(bytes[i]) : bytes[i];
+    const int64_t v = lo < 0 ? static_cast<int8_t>(bytes[i]) : bytes[i];
     if (v < lo || v > hi)
       return InvalidArgument(shape + " element " + std::to_string(i) + " is " + std::to_string(v) + ", outside " +
                              std::string(ElementTypeName(type)) + "'s range [" + std::to_string(lo) + ", " +

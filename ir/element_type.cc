@@ -122,4 +122,16 @@ int MantissaBits(ElementType t) {
   }
 }
 
+int64_t IntegerMin(ElementType t) {
+  if (!IsSignedInt(t)) return 0;
+  const int bits = BitWidth(t);
+  return bits >= 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
+}
+
+uint64_t IntegerMax(ElementType t) {
+  if (t == ElementType::kPred) return 1;
+  const int bits = BitWidth(t) - (IsSignedInt(t) ? 1 : 0);
+  return bits >= 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
+}
+
 }  // namespace vkxla

@@ -28,4 +28,9 @@ ElementType ComplexComponentType(ElementType t);
 int ExponentBits(ElementType t);
 int MantissaBits(ElementType t);
 
+// The smallest and largest values of an integer type (pred: 0 and 1);
+// readers check values against them rather than let them wrap.
+int64_t IntegerMin(ElementType t);
+uint64_t IntegerMax(ElementType t);
+
 }  // namespace vkxla

@@ -2,6 +2,7 @@
 
 #include "frontends/hlo_text.h"
 #include "ir/hlo_parser.h"
+#include "ir/element_type.h"
 #include "ir/hlo_printer.h"
 
 namespace vkxla {
@@ -21,6 +22,22 @@ ENTRY %main (x: f32[2,3], v: f32[3]) -> (f32[2,3], pred[2,3]) {
   ROOT %t = (f32[2,3]{1,0}, pred[2,3]{1,0}) tuple(f32[2,3]{1,0} %m, pred[2,3]{1,0} %p)
 }
 )";
+
+TEST(ElementTypes, IntegerRangesAreTheTypesOwn) {
+  EXPECT_EQ(IntegerMin(ElementType::kS4), -8);
+  EXPECT_EQ(IntegerMax(ElementType::kS4), 7u);
+  EXPECT_EQ(IntegerMin(ElementType::kU4), 0);
+  EXPECT_EQ(IntegerMax(ElementType::kU4), 15u);
+  EXPECT_EQ(IntegerMin(ElementType::kS2), -2);
+  EXPECT_EQ(IntegerMax(ElementType::kU2), 3u);
+  EXPECT_EQ(IntegerMin(ElementType::kS8), -128);
+  EXPECT_EQ(IntegerMax(ElementType::kU16), 65535u);
+  EXPECT_EQ(IntegerMin(ElementType::kS64), INT64_MIN);
+  EXPECT_EQ(IntegerMax(ElementType::kS64), static_cast<uint64_t>(INT64_MAX));
+  EXPECT_EQ(IntegerMax(ElementType::kU64), UINT64_MAX);
+  EXPECT_EQ(IntegerMin(ElementType::kPred), 0);
+  EXPECT_EQ(IntegerMax(ElementType::kPred), 1u);
+}
 
 TEST(HloParser, RoundTripIsIdentical) {
   auto m = ParseAndVerifyHlo(kModule);

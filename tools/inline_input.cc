@@ -39,17 +39,15 @@ StatusOr<Scalar> ParseInlineValue(std::string_view text, ElementType t, const st
     return bad("is not a pred (true, false, 1, 0)");
   }
   if (IsInteger(t)) {
-    const int bits = BitWidth(t);
     if (IsSignedInt(t)) {
       const std::optional<int64_t> v = ParseInt64(text);
-      const int64_t lo = bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
-      const int64_t hi = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
+      const int64_t lo = IntegerMin(t), hi = static_cast<int64_t>(IntegerMax(t));
       if (!v || *v < lo || *v > hi)
         return bad("is not an " + std::string(ElementTypeName(t)) + " (" + std::to_string(lo) + " to " + std::to_string(hi) + ")");
       return Scalar::Int(t, *v);
     }
     const std::optional<uint64_t> v = ParseUint64(text);
-    const uint64_t hi = bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
+    const uint64_t hi = IntegerMax(t);
     if (!v || *v > hi) return bad("is not a " + std::string(ElementTypeName(t)) + " (0 to " + std::to_string(hi) + ")");
     return Scalar::UInt(t, *v);
   }

@@ -122,8 +122,7 @@ StatusOr<Literal> ParseNpy(std::string_view bytes, const std::string& name, Elem
   // is an error, not a silent wrap; the literal keeps the raw low bits.
   if (IsInteger(type) && BitWidth(type) < 8) {
     const int bits = BitWidth(type);
-    const int64_t lo = IsSignedInt(type) ? -(int64_t{1} << (bits - 1)) : 0;
-    const int64_t hi = IsSignedInt(type) ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+    const int64_t lo = IntegerMin(type), hi = static_cast<int64_t>(IntegerMax(type));
     for (size_t i = 0; i < lit.bytes().size(); ++i) {
       uint8_t& b = lit.bytes()[i];
       const int64_t v = IsSignedInt(type) ? static_cast<int8_t>(b) : b;
