@@ -1,12 +1,9 @@
 // The public API (include/vkxla/vkxla.h) over the engine: frontends read the
 // text, runtime::Executable compiles and runs it; arrays become literals
 // and back (both are logical row-major data, so this is a copy).
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "api/array_literal.h"
 #include "frontends/hlo_text.h"
+#include "frontends/module_file.h"
 #include "frontends/stablehlo_reader.h"
 #include "ir/literal.h"
 #include "ops/evaluator.h"
@@ -124,20 +121,10 @@ StatusOr<CompiledModule> Runtime::Compile(std::string_view source, const Compile
 }
 
 StatusOr<CompiledModule> Runtime::CompileFile(const std::string& path, const CompileOptions& options) const {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return NotFound("cannot open " + path + ": " + ec.message());
-  if (size > static_cast<uint64_t>(kMaxLiteralBytes)) return ResourceExhausted(path + " is larger than a module may be");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) return InvalidArgument("cannot read " + path);
-  CompileOptions resolved = options;
-  if (resolved.format == SourceFormat::kDetect)
-    resolved.format = std::filesystem::path(path).extension() == ".mlir" ? SourceFormat::kStablehlo : SourceFormat::kHloText;
-  StatusOr<CompiledModule> compiled = Compile(text.str(), resolved);
-  if (!compiled.ok()) return compiled.status().WithContext(path);
-  return compiled;
+  const bool stablehlo = options.format == SourceFormat::kDetect ? IsStablehloPath(path)
+                                                                 : options.format == SourceFormat::kStablehlo;
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(path, options.function, stablehlo));
+  return Compile(std::shared_ptr<const Module>(std::move(module)));
 }
 
 StatusOr<CompiledModule> Runtime::Compile(const BuiltModule& built) const {

@@ -1,5 +1,7 @@
 #include "frontends/hlo_text.h"
 
+#include "frontends/module_file.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -15,11 +17,8 @@ StatusOr<std::unique_ptr<Module>> ParseAndVerifyHlo(std::string_view text) {
 }
 
 StatusOr<std::unique_ptr<Module>> LoadHloFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot open " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  StatusOr<std::unique_ptr<Module>> m = ParseAndVerifyHlo(ss.str());
+  VKXLA_ASSIGN_OR_RETURN(std::string text, ReadModuleText(path));
+  StatusOr<std::unique_ptr<Module>> m = ParseAndVerifyHlo(text);
   if (!m.ok()) return m.status().WithContext(path);
   return m;
 }

@@ -1,5 +1,7 @@
 #include "frontends/stablehlo_reader.h"
 
+#include "frontends/module_file.h"
+
 #include <cctype>
 #include <fstream>
 #include <map>
@@ -1722,11 +1724,8 @@ StatusOr<std::vector<StablehloFunctionInfo>> ListStablehloFunctions(std::string_
 }
 
 StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path, std::string_view entry) {
-  std::ifstream in(path);
-  if (!in) return NotFound("cannot open " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto program = ReadStablehlo(ss.str(), false, 1, entry);
+  VKXLA_ASSIGN_OR_RETURN(std::string text, ReadModuleText(path));
+  auto program = ReadStablehlo(text, false, 1, entry);
   if (!program.ok()) return Status(program.status().code(), path + ":" + program.status().message());
   return program;
 }

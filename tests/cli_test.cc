@@ -271,7 +271,7 @@ TEST(Cli, FunctionPicksTheStablehloEntry) {
   const Outcome o = RunCli("run " + module + " --function twice --input 2xf32=1,2");
   EXPECT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("{2, 4}"), std::string::npos) << o.output;
-  ExpectCleanFailure("run " + Write("f.hlo", kAddModule) + " --function twice", "names a StableHLO function");
+  ExpectCleanFailure("run " + Write("f.hlo", kAddModule) + " --function twice", "function twice picks a StableHLO entry, but");
 }
 
 // .npy edge cases: s4 travels as int8 with its sign, out-of-range s4 is an

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "frontends/module_file.h"
 #include "runtime/executable.h"
 #include "tools/bench/module_timing.h"
 #include "tools/cli_flags.h"
 #include "tools/input_values.h"
-#include "tools/module_file.h"
 
 namespace vkxla {
 namespace {

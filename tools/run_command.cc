@@ -5,12 +5,12 @@
 #include <iostream>
 
 #include "ops/evaluator.h"
+#include "frontends/module_file.h"
 #include "plan/planner.h"
 #include "runtime/executable.h"
 #include "tools/cli_flags.h"
 #include "tools/input_values.h"
 #include "tools/layout_report.h"
-#include "tools/module_file.h"
 #include "tools/npy.h"
 
 namespace vkxla {
