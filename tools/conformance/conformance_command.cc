@@ -16,6 +16,7 @@
 #include "runtime/vulkan_context.h"
 #include <nlohmann/json.hpp>
 
+#include "frontends/module_file.h"
 #include "ir/numbers.h"
 #include "tools/cli_flags.h"
 #include "tools/report_date.h"
@@ -113,11 +114,8 @@ StatusOr<int> RunConformance(const ConformanceOptions& o) {
   const int jobs = o.jobs;
   std::vector<ConformanceCase> cases;
   for (const std::string& file : MlirFiles(paths)) {
-    std::ifstream in(file);
-    if (!in) return NotFound("cannot read " + file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    for (ConformanceCase& c : SplitCases(file, ss.str())) cases.push_back(std::move(c));
+    VKXLA_ASSIGN_OR_RETURN(const std::string text, ReadModuleText(file));
+    for (ConformanceCase& c : SplitCases(file, text)) cases.push_back(std::move(c));
   }
   if (cases.empty()) return InvalidArgument("no cases found in the given paths");
 
