@@ -42,6 +42,11 @@ XlaOp XlaBuilder::Add(std::unique_ptr<Instruction> inst, bool infer) {
     if (!shape.ok()) return Fail(shape.status());
     inst->shape = std::move(shape).value();
   }
+  // A shape given in code is bounded as a reader bounds text: an error at
+  // the op, before anything is sized from it.
+  if (Status bounded = CheckShapeBounds(inst->shape); !bounded.ok())
+    return Fail(Status(bounded.code(), "builder " + name_ + ": " + std::string(OpcodeName(inst->opcode)) + " " +
+                                           inst->Describe() + ": " + bounded.message()));
   return XlaOp(computation_->AddInstruction(std::move(inst)), this);
 }
 

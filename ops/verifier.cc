@@ -20,6 +20,11 @@ Status VerifyComputation(const Computation& c) {
       return WithLocation(*inst, InvalidArgument("parameter " + inst->Describe() + ": parameter number " +
                                                  std::to_string(inst->parameter_number) + " is used twice in " +
                                                  c.name()));
+    // Readers check shapes as they read them; a module built in code (the
+    // builders) gets the same bounds here.
+    if (Status bounded = CheckShapeBounds(inst->shape); !bounded.ok())
+      return WithLocation(*inst, Status(bounded.code(), std::string(OpcodeName(inst->opcode)) + " " + inst->Describe() +
+                                                            ": " + bounded.message()));
     if (inst->shape.IsArray() && inst->shape.has_layout()) {
       // A layout the parser accepted may still not fit the element type
       // (E(n)) or have too many tile dimensions for a later tiling level.

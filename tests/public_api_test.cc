@@ -195,6 +195,19 @@ TEST(PublicBuilder, ErrorsStickAndNameWhatWentWrong) {
   EXPECT_EQ(reductions.status().message(),
             "builder: 'subtract' is not a reduction (add, multiply, maximum, minimum, and, or)");
 
+  // Malformed and huge shapes are errors before anything is built or allocated.
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{-1, 2}, std::vector<int64_t>{int64_t{1} << 40, int64_t{1} << 40}}) {
+    Builder shapes("shapes");
+    const Op big = shapes.Parameter(0, ElementType::kF32, dims);
+    StatusOr<BuiltModule> built_big = shapes.Build(shapes.Unary("negate", big));
+    ASSERT_FALSE(built_big.ok()) << dims[0];
+    EXPECT_NE(built_big.status().message().find(dims[0] < 0 ? "negative dimension size -1" : "has more than 2^48 elements"),
+              std::string::npos)
+        << built_big.status().message();
+    Builder iotas("iotas");
+    EXPECT_FALSE(iotas.Build(iotas.Iota(ElementType::kS32, dims, 0)).ok()) << dims[0];
+  }
+
   Builder other("other");
   Builder mine("mine");
   const Op theirs = other.Parameter(0, ElementType::kF32, {4});
