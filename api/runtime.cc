@@ -39,9 +39,7 @@ DeviceDescription Describe(const DeviceInfo& info) {
   d.name = info.name;
   d.type = info.type;
   d.driver = info.driver_name + (info.driver_info.empty() ? "" : " " + info.driver_info);
-  d.api_version = std::to_string(VK_API_VERSION_MAJOR(info.api_version)) + "." +
-                  std::to_string(VK_API_VERSION_MINOR(info.api_version)) + "." +
-                  std::to_string(VK_API_VERSION_PATCH(info.api_version));
+  d.api_version = VulkanVersionString(info.api_version);
   d.capabilities = info.Table();
   return d;
 }
@@ -52,14 +50,6 @@ void AppendLeafSpecs(const Shape& shape, std::vector<ArraySpec>& out) {
     return;
   }
   out.push_back(ArraySpec{shape.element_type(), shape.dims()});
-}
-
-void FlattenLeaves(Literal& literal, std::vector<Literal*>& out) {
-  if (literal.shape().IsTuple()) {
-    for (Literal& e : literal.mutable_tuple_elements()) FlattenLeaves(e, out);
-  } else {
-    out.push_back(&literal);
-  }
 }
 
 // The literal for parameter `index` (the executable takes array parameters).
@@ -79,12 +69,7 @@ bool LooksLikeStablehlo(std::string_view text) {
 
 std::string_view Version() { return VKXLA_VERSION; }
 
-std::string ArraySpec::ToString() const {
-  std::string s(ElementTypeName(type));
-  s += "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
+std::string ArraySpec::ToString() const { return Shape(type, dims).ToString(); }
 
 StatusOr<std::vector<DeviceDescription>> ListDevices() {
   VKXLA_ASSIGN_OR_RETURN(VulkanContext * context, VulkanContext::Get());
@@ -157,11 +142,9 @@ StatusOr<std::vector<Array>> CompiledModule::Run(std::span<const Array> argument
     literals.push_back(std::move(l));
   }
   VKXLA_ASSIGN_OR_RETURN(Literal result, state_->executable->Run(literals));
-  std::vector<Literal*> leaves;
-  FlattenLeaves(result, leaves);
   std::vector<Array> out;
-  for (Literal* leaf : leaves) {
-    VKXLA_ASSIGN_OR_RETURN(Array a, FromLiteral(std::move(*leaf)));
+  for (Literal& leaf : std::move(result).TakeLeaves()) {
+    VKXLA_ASSIGN_OR_RETURN(Array a, FromLiteral(std::move(leaf)));
     out.push_back(std::move(a));
   }
   return out;

@@ -134,4 +134,17 @@ uint64_t IntegerMax(ElementType t) {
   return bits >= 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
 }
 
+Status CheckOneByteValues(ElementType t, const uint8_t* bytes, size_t count, const std::string& what) {
+  if (t != ElementType::kPred && !(IsInteger(t) && BitWidth(t) < 8)) return OkStatus();
+  const int64_t lo = IntegerMin(t), hi = static_cast<int64_t>(IntegerMax(t));
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t v = lo < 0 ? static_cast<int8_t>(bytes[i]) : bytes[i];
+    if (v < lo || v > hi)
+      return InvalidArgument(what + " element " + std::to_string(i) + " is " + std::to_string(v) + ", outside " +
+                             std::string(ElementTypeName(t)) + "'s range [" + std::to_string(lo) + ", " +
+                             std::to_string(hi) + "]");
+  }
+  return OkStatus();
+}
+
 }  // namespace vkxla

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "vkxla/element_type.h"
+#include "vkxla/status.h"
 
 namespace vkxla {
 
@@ -32,5 +33,11 @@ int MantissaBits(ElementType t);
 // readers check values against them rather than let them wrap.
 int64_t IntegerMin(ElementType t);
 uint64_t IntegerMax(ElementType t);
+
+// Host arrays (the public Array, .npy files) hold pred and the sub-byte
+// integers one element per byte, signed ones sign-extended; an error naming
+// `what` and the first byte that is not a value of the type (other types:
+// OK). A wrapped value would reach the device as another number.
+Status CheckOneByteValues(ElementType t, const uint8_t* bytes, size_t count, const std::string& what);
 
 }  // namespace vkxla

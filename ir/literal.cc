@@ -142,6 +142,41 @@ std::string Literal::ToString() const {
   return shape_.ToString(/*print_layout=*/false) + " " + ValuesToString();
 }
 
+namespace {
+
+// The array leaves under `root`, depth first, walked with an explicit stack
+// (a tuple's nesting is the input's to choose); `elements` gives a tuple's
+// elements, const or not.
+template <typename L, typename Elements>
+std::vector<L*> CollectLeaves(L* root, Elements elements) {
+  std::vector<L*> out, stack = {root};
+  while (!stack.empty()) {
+    L* l = stack.back();
+    stack.pop_back();
+    if (!l->shape().IsTuple()) {
+      out.push_back(l);
+      continue;
+    }
+    auto& tuple = elements(*l);
+    for (auto it = tuple.rbegin(); it != tuple.rend(); ++it) stack.push_back(&*it);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<const Literal*> Literal::Leaves() const {
+  return CollectLeaves(this, [](const Literal& l) -> const std::vector<Literal>& { return l.tuple_elements(); });
+}
+
+std::vector<Literal> Literal::TakeLeaves() && {
+  std::vector<Literal> out;
+  for (Literal* leaf : CollectLeaves(this, [](Literal& l) -> std::vector<Literal>& { return l.mutable_tuple_elements(); }))
+    out.push_back(std::move(*leaf));
+  *this = Literal();
+  return out;
+}
+
 bool Literal::Equal(const Literal& other) const {
   if (!shape_.Compatible(other.shape_)) return false;
   if (shape_.IsTuple()) {

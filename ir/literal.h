@@ -42,6 +42,10 @@ class Literal {
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 
   const std::vector<Literal>& tuple_elements() const { return tuple_; }
+  // The arrays of a tuple, depth first (the literal itself when it is an
+  // array); TakeLeaves moves them out and leaves this literal empty.
+  std::vector<const Literal*> Leaves() const;
+  std::vector<Literal> TakeLeaves() &&;
   std::vector<Literal>& mutable_tuple_elements() { return tuple_; }
 
   // XLA literal syntax without the shape: "{ {1, 2}, {3, 4} }", "5", "(1, 2)".

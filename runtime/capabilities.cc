@@ -5,12 +5,13 @@
 #include <vector>
 
 namespace vkxla {
-namespace {
 
-std::string Version(uint32_t v) {
+std::string VulkanVersionString(uint32_t v) {
   return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
          std::to_string(VK_API_VERSION_PATCH(v));
 }
+
+namespace {
 
 bool HasExtension(VkPhysicalDevice d, const char* name) {
   uint32_t n = 0;
@@ -108,7 +109,7 @@ std::string DeviceInfo::Table() const {
   auto yn = [](bool hw, bool used) { return std::string(hw ? "yes" : "no") + (hw && !used ? " (masked)" : ""); };
   o << "device " << index << ": " << name << " (" << type << ")\n"
     << "  driver: " << driver_name << " " << driver_info << "\n"
-    << "  Vulkan API: " << Version(api_version) << "\n"
+    << "  Vulkan API: " << VulkanVersionString(api_version) << "\n"
     << "  subgroup size: " << hardware.subgroup_size << ", subgroup arithmetic: "
     << yn(hardware.subgroup_arithmetic, target.subgroup_arithmetic) << "\n"
     << "  f64: " << yn(hardware.float64, target.float64) << "  i64: " << yn(hardware.int64, target.int64)

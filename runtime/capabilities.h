@@ -13,6 +13,9 @@
 
 namespace vkxla {
 
+// "1.3.255": a packed Vulkan version (VK_MAKE_API_VERSION) as people read it.
+std::string VulkanVersionString(uint32_t version);
+
 struct DeviceInfo {
   uint32_t index = 0;
   std::string name, driver_name, driver_info, type;

@@ -238,6 +238,10 @@ TEST(Cli, InputsAsFilesArchivesInlineValuesAndScalars) {
   EXPECT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("f32[0,3] {"), std::string::npos) << o.output;
   ExpectCleanFailure("run " + module + " --input @" + TempPath("missing.npz"), "not a readable .npz archive");
+  ExpectCleanFailure("run " + module + " --input @" + Write("garbage.npz", "PK\x03\x04 not really a zip"),
+                     "not a readable .npz archive");
+  ExpectCleanFailure("run " + module + " --input @" + WriteNpz("not_npy.npz", {{"a.npy", "plain text"}}, false),
+                     "not_npy.npz:a.npy: not a .npy file");
   ExpectCleanFailure("run " + module + " --input @" + x, "the entry takes 2 parameters, 1 input values were given");
 }
 
@@ -366,6 +370,9 @@ TEST(Cli, JsonForDevicesBenchmarkAndConformance) {
   EXPECT_EQ(report["devices"][0]["passed"], 1);
   EXPECT_EQ(report["devices"][0]["failed"], 1);
   EXPECT_EQ(report["devices"][0]["cases"][1]["outcome"], "failed");
+  // A report that cannot be written is an error, not a silent success.
+  ExpectCleanFailure("conformance " + cases + " --jobs 1 --report /nonexistent/dir/r.md", "cannot write /nonexistent/dir/r.md");
+  ExpectCleanFailure("conformance " + cases + " --jobs 1 --html /nonexistent/dir/r.html", "cannot write /nonexistent/dir/r.html");
   // Bytes that are not UTF-8 in what a case reports still give valid JSON.
   const std::string odd = Write("odd_bytes.mlir", "func.func @odd() {\n  %c = stablehlo.constant dense<\xff\xfe> : tensor<f32>\n"
                                                   "  check.expect_eq_const %c, dense<1.0> : tensor<f32>\n  func.return\n}\n");

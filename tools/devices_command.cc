@@ -20,9 +20,7 @@ nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
       {"name", d.name},
       {"type", d.type},
       {"driver", d.driver_name + (d.driver_info.empty() ? "" : " " + d.driver_info)},
-      {"api_version", std::to_string(VK_API_VERSION_MAJOR(d.api_version)) + "." +
-                          std::to_string(VK_API_VERSION_MINOR(d.api_version)) + "." +
-                          std::to_string(VK_API_VERSION_PATCH(d.api_version))},
+      {"api_version", VulkanVersionString(d.api_version)},
       {"vendor_id", d.vendor_id},
       {"device_id", d.device_id},
       {"subgroup_size", hw.subgroup_size},

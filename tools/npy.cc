@@ -116,22 +116,15 @@ StatusOr<Literal> ParseNpy(std::string_view bytes, const std::string& name, Elem
     return InvalidArgument(name + ": .npy data is " + std::to_string(data.size()) + " bytes, " +
                            (data.size() < needed ? "shorter than" : "longer than") + " the " + std::to_string(needed) +
                            " its shape " + shape.ToString() + " needs");
+  // pred and s4/u4/s2/u2 travel one per byte (bool, int8, uint8): a value
+  // outside the type is an error, not a silent wrap; the literal keeps the
+  // raw low bits.
+  VKXLA_RETURN_IF_ERROR(CheckOneByteValues(type, reinterpret_cast<const uint8_t*>(data.data()), needed, name + ":"));
   Literal lit(shape);
   if (needed > 0) std::memcpy(lit.bytes().data(), data.data(), needed);
-  // s4/u4/s2/u2 travel one per byte as int8/uint8: a value outside the type
-  // is an error, not a silent wrap; the literal keeps the raw low bits.
   if (IsInteger(type) && BitWidth(type) < 8) {
-    const int bits = BitWidth(type);
-    const int64_t lo = IntegerMin(type), hi = static_cast<int64_t>(IntegerMax(type));
-    for (size_t i = 0; i < lit.bytes().size(); ++i) {
-      uint8_t& b = lit.bytes()[i];
-      const int64_t v = IsSignedInt(type) ? static_cast<int8_t>(b) : b;
-      if (v < lo || v > hi)
-        return InvalidArgument(name + ": element " + std::to_string(i) + " is " + std::to_string(v) + ", outside " +
-                               std::string(ElementTypeName(type)) + "'s range [" + std::to_string(lo) + ", " +
-                               std::to_string(hi) + "]");
-      b = static_cast<uint8_t>(b & ((1u << bits) - 1));
-    }
+    const uint8_t mask = static_cast<uint8_t>((1u << BitWidth(type)) - 1);
+    for (uint8_t& b : lit.bytes()) b &= mask;
   }
   return lit;
 }

@@ -1,10 +1,10 @@
 #include "tools/ops_command.h"
 
-#include <fstream>
 #include <iostream>
 
 #include "tools/cli_flags.h"
 #include "tools/op_support.h"
+#include "tools/text_file.h"
 
 namespace vkxla {
 
@@ -16,15 +16,11 @@ void AddOpsCommand(CLI::App& app, int& exit_code) {
     const std::string table = OpSupportMarkdown();
     if (path->empty()) {
       std::cout << table;
-    } else {
-      std::ofstream out(*path);
-      out << table;
-      if (!out) {
-        exit_code = ReportError("ops", InvalidArgument("cannot write " + *path));
-        return;
-      }
+      exit_code = kExitOk;
+      return;
     }
-    exit_code = kExitOk;
+    const Status s = WriteTextFile(*path, table);
+    exit_code = s.ok() ? kExitOk : ReportError("ops", s);
   });
 }
 

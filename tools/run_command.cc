@@ -1,7 +1,6 @@
 #include "tools/run_command.h"
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "ops/evaluator.h"
@@ -12,6 +11,7 @@
 #include "tools/input_values.h"
 #include "tools/layout_report.h"
 #include "tools/npy.h"
+#include "tools/text_file.h"
 
 namespace vkxla {
 namespace {
@@ -22,14 +22,6 @@ struct RunOptions {
   int device = -1;
   bool print = false, layout_report = false, dump_plan = false;
 };
-
-void FlattenLeaves(const Literal& l, std::vector<const Literal*>& out) {
-  if (l.shape().IsTuple()) {
-    for (const Literal& e : l.tuple_elements()) FlattenLeaves(e, out);
-  } else {
-    out.push_back(&l);
-  }
-}
 
 std::string WithoutAt(const std::string& s) { return !s.empty() && s[0] == '@' ? s.substr(1) : s; }
 
@@ -63,7 +55,7 @@ Status RunModule(const RunOptions& o) {
     std::filesystem::create_directories(o.dump_dir, ec);
     const auto& sources = exe->kernel_sources();
     for (size_t i = 0; i < sources.size(); ++i)
-      std::ofstream(o.dump_dir + "/kernel" + std::to_string(i) + ".comp") << sources[i];
+      VKXLA_RETURN_IF_ERROR(WriteTextFile(o.dump_dir + "/kernel" + std::to_string(i) + ".comp", sources[i]));
   }
   // Infeed values in order; outfeed values go to the --outfeed files in order.
   for (const std::string& path : o.infeeds) {
@@ -76,8 +68,7 @@ Status RunModule(const RunOptions& o) {
     if (!v) return InvalidArgument("--outfeed " + path + ": the program wrote fewer outfeed values than --outfeed files");
     VKXLA_RETURN_IF_ERROR(WriteNpy(WithoutAt(path), *v));
   }
-  std::vector<const Literal*> leaves;
-  FlattenLeaves(result, leaves);
+  const std::vector<const Literal*> leaves = result.Leaves();
   if (o.outputs.size() > leaves.size())
     return InvalidArgument(std::to_string(o.outputs.size()) + " --output files were given for " +
                            std::to_string(leaves.size()) + " results");

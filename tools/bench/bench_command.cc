@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <iostream>
 
@@ -20,6 +19,7 @@
 #include "tools/cli_flags.h"
 #include "tools/report_date.h"
 #include "tools/svg_chart.h"
+#include "tools/text_file.h"
 
 namespace vkxla {
 namespace {
@@ -42,11 +42,10 @@ Status ChartRecorded(const BenchOptions& o) {
   std::vector<BarRow> bars;
   for (const RecordedRatio& r : recorded)
     bars.push_back({several ? r.device + ": " + r.name : r.name, r.ratio, r.target, Format("%.2f", r.ratio)});
-  std::ofstream out(o.svg);
-  out << RatioBarChart("vkxla bench, as recorded in " + o.chart_from + (several ? "" : " for " + recorded[0].device) +
-                           ": ratio to the device's limit",
-                       bars);
-  if (!out) return InvalidArgument("cannot write " + o.svg);
+  VKXLA_RETURN_IF_ERROR(WriteTextFile(
+      o.svg, RatioBarChart("vkxla bench, as recorded in " + o.chart_from +
+                               (several ? "" : " for " + recorded[0].device) + ": ratio to the device's limit",
+                           bars)));
   std::cout << "chart of " << bars.size() << " recorded rows written to " << o.svg << "\n";
   return OkStatus();
 }
@@ -102,9 +101,7 @@ Status RunBench(const BenchOptions& o) {
                 limits.copy_gbps, limits.stream_gbps, limits.stream_local_size, before.stream_gbps, after.stream_gbps,
                 limits.fma_gflops);
   report.details = "Driver " + d.info().driver_name + " " + d.info().driver_info + ", Vulkan " +
-                   std::to_string(VK_API_VERSION_MAJOR(d.info().api_version)) + "." +
-                   std::to_string(VK_API_VERSION_MINOR(d.info().api_version)) + "." +
-                   std::to_string(VK_API_VERSION_PATCH(d.info().api_version)) + "; measured " + TodayUtc() + " with " +
+                   VulkanVersionString(d.info().api_version) + "; measured " + TodayUtc() + " with " +
                    (limits.from_timestamps ? "GPU timestamps" : "host wall time (no timestamps on this queue)") +
                    ".\n" + limits_line;
   std::vector<BenchRow> head;
@@ -127,9 +124,8 @@ Status RunBench(const BenchOptions& o) {
     std::vector<BarRow> bars;
     for (const BenchRow& r : report.rows)
       if (r.ratio > 0) bars.push_back({r.name, r.ratio, r.target, Format("%.2f", r.ratio)});
-    std::ofstream out(o.svg);
-    out << RatioBarChart("vkxla bench on " + report.device + " (" + TodayUtc() + "): ratio to the device's limit", bars);
-    if (!out) return InvalidArgument("cannot write " + o.svg);
+    VKXLA_RETURN_IF_ERROR(WriteTextFile(
+        o.svg, RatioBarChart("vkxla bench on " + report.device + " (" + TodayUtc() + "): ratio to the device's limit", bars)));
     std::cout << "chart written to " << o.svg << "\n";
   }
   return OkStatus();

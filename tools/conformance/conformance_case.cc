@@ -16,14 +16,6 @@
 namespace vkxla {
 namespace {
 
-void Leaves(const Literal& l, std::vector<const Literal*>& out) {
-  if (l.shape().IsTuple()) {
-    for (const Literal& e : l.tuple_elements()) Leaves(e, out);
-  } else {
-    out.push_back(&l);
-  }
-}
-
 // Units in the last place of type t between a and b (0 when both are NaN).
 double UlpDistance(double a, double b, ElementType t) {
   if (std::isnan(a) && std::isnan(b)) return 0;
@@ -179,8 +171,7 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
     }
   }
   if (!result.ok()) return failed("run: " + result.status().message());
-  std::vector<const Literal*> leaves;
-  Leaves(*result, leaves);
+  const std::vector<const Literal*> leaves = result->Leaves();
   double max_ulp = 0;
   // Probed values are checked against the reference evaluator's.
   std::optional<Literal> reference;
@@ -190,7 +181,7 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
       auto want = EvaluateModule(*program->module, {});
       if (!want.ok()) return failed("reference: " + want.status().message());
       reference = std::move(*want);
-      Leaves(*reference, reference_leaves);
+      reference_leaves = reference->Leaves();
     }
   // What FileCheck expects printed: the returned values, in order.
   if (!c.printed.empty() && !arguments.empty()) {

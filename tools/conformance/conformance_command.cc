@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -20,6 +19,7 @@
 #include "ir/numbers.h"
 #include "tools/cli_flags.h"
 #include "tools/report_date.h"
+#include "tools/text_file.h"
 #include "tools/conformance/conformance_html.h"
 #include "tools/conformance/conformance_report.h"
 
@@ -151,10 +151,11 @@ StatusOr<int> RunConformance(const ConformanceOptions& o) {
   }
 
   if (!report_path.empty()) {
-    std::ofstream(report_path) << MarkdownReport(cases, runs, TodayUtc());
+    VKXLA_RETURN_IF_ERROR(WriteTextFile(report_path, MarkdownReport(cases, runs, TodayUtc())));
   }
-  if (!o.html_path.empty()) std::ofstream(o.html_path) << HtmlReport(cases, runs, TodayUtc());
-  if (!write_expectations.empty()) std::ofstream(write_expectations) << ExpectationsText(cases, runs[0]);
+  if (!o.html_path.empty()) VKXLA_RETURN_IF_ERROR(WriteTextFile(o.html_path, HtmlReport(cases, runs, TodayUtc())));
+  if (!write_expectations.empty())
+    VKXLA_RETURN_IF_ERROR(WriteTextFile(write_expectations, ExpectationsText(cases, runs[0])));
   int status = 0;
   if (!expectations_path.empty()) {
     if (!std::filesystem::exists(expectations_path)) return NotFound("cannot read " + expectations_path);
