@@ -87,6 +87,16 @@ StatusOr<std::string> XlaDotAlgorithmName(const std::string& raw) {
   return name;
 }
 
+Status ReadStablehloPrecision(const std::map<std::string, std::string>& attributes, Instruction& inst) {
+  for (const char* key : {"precision", "precision_config"}) {
+    if (const std::string* v = Find(attributes, key)) {
+      VKXLA_ASSIGN_OR_RETURN(std::string p, Precisions(*v));
+      if (!p.empty()) SetAttribute(inst, "operand_precision", p);
+    }
+  }
+  return OkStatus();
+}
+
 Status ReadStablehloDotAttributes(const std::string& op, const std::map<std::string, std::string>& attributes,
                                   Instruction& inst) {
   // dot_general names every dimension it contracts: none written is none
@@ -123,12 +133,7 @@ Status ReadStablehloDotAttributes(const std::string& op, const std::map<std::str
       if (list) SetAttribute(inst, hlo, IntListText(Integers(*list)));
     }
   }
-  for (const char* key : {"precision", "precision_config"}) {
-    if (const std::string* v = Find(attributes, key)) {
-      VKXLA_ASSIGN_OR_RETURN(std::string p, Precisions(*v));
-      if (!p.empty()) SetAttribute(inst, "operand_precision", p);
-    }
-  }
+  VKXLA_RETURN_IF_ERROR(ReadStablehloPrecision(attributes, inst));
   if (const std::string* v = Find(attributes, "algorithm")) {
     VKXLA_ASSIGN_OR_RETURN(std::string name, XlaDotAlgorithmName(*v));
     SetAttribute(inst, "algorithm", name);

@@ -20,6 +20,10 @@ namespace vkxla {
 Status ReadStablehloDotAttributes(const std::string& op, const std::map<std::string, std::string>& attributes,
                                   Instruction& inst);
 
+// `precision = [DEFAULT, HIGH]` or `precision_config = [...]` as HLO's
+// operand_precision (dots and convolutions).
+Status ReadStablehloPrecision(const std::map<std::string, std::string>& attributes, Instruction& inst);
+
 // XLA's name for a StableHLO DotAlgorithm ("<lhs_precision_type = bf16,
 // rhs_precision_type = bf16, accumulation_type = f32, ...>" gives
 // "dot_bf16_bf16_f32").

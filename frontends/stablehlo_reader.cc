@@ -11,6 +11,7 @@
 #include "frontends/chlo_decompositions.h"
 #include "frontends/chlo_mulhi.h"
 #include "frontends/mlir_cursor.h"
+#include "frontends/stablehlo_convolution.h"
 #include "frontends/stablehlo_dot.h"
 #include "frontends/stablehlo_legacy_ops.h"
 #include "frontends/mlir_types.h"
@@ -388,7 +389,12 @@ StatusOr<Statement> Reader::ParseStatement() {
       continue;
     }
     if (c_.Consume("=")) {
-      s.attributes[word] = RawValue(",:}");
+      c_.SkipSpace();
+      if (c_.Peek() == '{') {  // a struct value (the pretty convolution's window = {...})
+        VKXLA_ASSIGN_OR_RETURN(s.attributes[word], c_.Balanced());
+      } else {
+        s.attributes[word] = RawValue(",:}");
+      }
     } else {
       s.keywords.push_back(word);
     }
@@ -772,6 +778,11 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       const auto& [pretty, generic] = kNames.at(*opcode);
       VKXLA_ASSIGN_OR_RETURN(std::string raw, need({pretty, generic}));
       inst->dimensions = Integers(raw);
+      break;
+    }
+    case Opcode::kConvolution: {
+      Status read = ReadStablehloConvolutionAttributes(s.attributes, *inst);
+      if (!read.ok()) return c_.Error(s.at, read.message());
       break;
     }
     case Opcode::kFft: {

@@ -264,6 +264,23 @@ XlaOp XlaBuilder::DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensions& dimensio
   return Add(std::move(inst));
 }
 
+XlaOp XlaBuilder::ConvGeneralDilated(XlaOp lhs, XlaOp rhs, const Window& window, const ConvolutionDimensions& dimension_numbers,
+                                     int64_t feature_group_count, int64_t batch_group_count,
+                                     std::optional<ElementType> preferred_element_type) {
+  if (!Check({lhs, rhs})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = Opcode::kConvolution;
+  inst->operands = {lhs.instruction(), rhs.instruction()};
+  ConvolutionParams p;
+  p.dims = dimension_numbers;
+  p.window = window;
+  p.feature_group_count = feature_group_count;
+  p.batch_group_count = batch_group_count;
+  SetConvolutionAttributes(*inst, p);
+  if (preferred_element_type) inst->shape = Shape(*preferred_element_type, {});
+  return Add(std::move(inst));
+}
+
 XlaOp XlaBuilder::RaggedDot(XlaOp lhs, XlaOp rhs, XlaOp group_sizes, const DotDimensions& dimension_numbers,
                             int64_t lhs_ragged_dim, int64_t rhs_group_dim, std::optional<ElementType> preferred_element_type) {
   if (!Check({lhs, rhs, group_sizes})) return XlaOp();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "ops/convolution.h"
 #include "ops/dot.h"
 #include "ops/fft.h"
 #include "ops/rng_bit_generator.h"
@@ -108,6 +109,13 @@ class XlaBuilder {
   // ScaledDot (ops/scaled_dot.h), in the page's argument order.
   XlaOp ScaledDot(XlaOp lhs, XlaOp lhs_scale, XlaOp rhs, XlaOp rhs_scale, const DotDimensions& dimension_numbers,
                   std::optional<ElementType> preferred_element_type = std::nullopt);
+  // ConvGeneralDilated (ops/convolution.h): the window's size is the
+  // kernel's spatial dims; `window` gives strides, padding, dilations and
+  // reversal (UnitWindow for none). Conv, ConvWithGeneralPadding and the
+  // other forms of the page are this with defaults.
+  XlaOp ConvGeneralDilated(XlaOp lhs, XlaOp rhs, const Window& window, const ConvolutionDimensions& dimension_numbers,
+                           int64_t feature_group_count = 1, int64_t batch_group_count = 1,
+                           std::optional<ElementType> preferred_element_type = std::nullopt);
   // Fft (ops/fft.h) over the innermost fft_length.size() dims.
   XlaOp Fft(XlaOp operand, FftType fft_type, const std::vector<int64_t>& fft_length);
   // (new state, bits of `shape`); unlike XLA's builder the bits keep the

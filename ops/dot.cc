@@ -117,6 +117,29 @@ StatusOr<DotAlgorithm> ParseDotAlgorithm(const std::string& name) {
   return InvalidArgument("dot algorithm " + name + " is not supported; supported: " + known);
 }
 
+Status CheckProductOperands(const Instruction& inst, const Shape& lhs, const Shape& rhs) {
+  // Operands of one family (ints of any width and sign, floats of any
+  // precision, complex), the result of the same family.
+  const Family fl = FamilyOf(lhs.element_type()), fr = FamilyOf(rhs.element_type());
+  const bool complex_mix = (fl == Family::kComplex && fr == Family::kFloat) || (fl == Family::kFloat && fr == Family::kComplex);
+  if (fl == Family::kOther || fr == Family::kOther || (fl != fr && !complex_mix))
+    return DotError(inst, "operands " + lhs.ToString() + " and " + rhs.ToString() +
+                              " must both be pred, integers, floats or complex");
+  if (inst.shape.IsArray()) {
+    const Family fo = FamilyOf(inst.shape.element_type());
+    const bool ok = fo == fl || fo == fr || (fo == Family::kComplex && complex_mix);
+    if (!ok)
+      return DotError(inst, "result " + inst.shape.ToString() + " must be of the operands' kind (" + lhs.ToString() + ", " +
+                                rhs.ToString() + ")");
+  }
+  VKXLA_RETURN_IF_ERROR(PrecisionsOf(inst).status());
+  if (const std::string* a = FindAttribute(inst, "algorithm")) {
+    StatusOr<DotAlgorithm> alg = ParseDotAlgorithm(*a);
+    if (!alg.ok()) return DotError(inst, alg.status().message());
+  }
+  return OkStatus();
+}
+
 StatusOr<DotPlan> PlanDot(const Instruction& inst) {
   const size_t operands = inst.opcode == Opcode::kRaggedDot ? 3 : inst.opcode == Opcode::kScaledDot ? 4 : 2;
   if (inst.operands.size() != operands)
@@ -163,26 +186,8 @@ StatusOr<DotPlan> PlanDot(const Instruction& inst) {
   }
   for (int64_t i : p.lhs_free) p.m *= lhs.dim(i);
   for (int64_t i : p.rhs_free) p.n *= rhs.dim(i);
-  // Operands of one family (ints of any width and sign, floats of any
-  // precision, complex), the result of the same family.
-  const Family fl = FamilyOf(lhs.element_type()), fr = FamilyOf(rhs.element_type());
-  const bool complex_mix = (fl == Family::kComplex && fr == Family::kFloat) || (fl == Family::kFloat && fr == Family::kComplex);
-  if (fl == Family::kOther || fr == Family::kOther || (fl != fr && !complex_mix))
-    return DotError(inst, "operands " + lhs.ToString() + " and " + rhs.ToString() +
-                              " must both be pred, integers, floats or complex");
-  if (inst.shape.IsArray()) {
-    const Family fo = FamilyOf(inst.shape.element_type());
-    const bool ok = fo == fl || fo == fr || (fo == Family::kComplex && complex_mix);
-    if (!ok)
-      return DotError(inst, "result " + inst.shape.ToString() + " must be of the operands' kind (" + lhs.ToString() + ", " +
-                                rhs.ToString() + ")");
-  }
-  VKXLA_RETURN_IF_ERROR(PrecisionsOf(inst).status());
-  if (const std::string* a = FindAttribute(inst, "algorithm")) {
-    StatusOr<DotAlgorithm> alg = ParseDotAlgorithm(*a);
-    if (!alg.ok()) return DotError(inst, alg.status().message());
-    p.algorithm = *alg;
-  }
+  VKXLA_RETURN_IF_ERROR(CheckProductOperands(inst, lhs, rhs));
+  if (const std::string* a = FindAttribute(inst, "algorithm")) p.algorithm = *ParseDotAlgorithm(*a);
   return p;
 }
 

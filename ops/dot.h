@@ -46,6 +46,11 @@ void SetDotDimensions(Instruction& inst, const DotDimensions& d);
 // Dot, RaggedDot and ScaledDot share the dimension numbers and these
 // checks (PlanDot leaves the ragged rhs's group dim out of its free dims).
 StatusOr<DotPlan> PlanDot(const Instruction& inst);
+// The checks products share (Dot's family and Convolution): operand types
+// of one kind (pred, integers, floats, complex; complex with real), the
+// result (inst's shape where it has one) of their kind, operand_precision
+// and algorithm well formed.
+Status CheckProductOperands(const Instruction& inst, const Shape& lhs, const Shape& rhs);
 inline bool IsDotFamily(Opcode op) { return op == Opcode::kDot || op == Opcode::kRaggedDot || op == Opcode::kScaledDot; }
 StatusOr<Shape> InferDotShape(const Instruction& inst);
 // The algorithm written as XLA's name ("dot_bf16_bf16_f32"), or an error

@@ -2,6 +2,7 @@
 
 #include "ops/control_flow.h"
 
+#include "ops/convolution.h"
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
 #include "ops/cholesky.h"
@@ -255,6 +256,10 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         }
         case Opcode::kDot: {
           VKXLA_ASSIGN_OR_RETURN(result, EvaluateDot(inst, *operands[0], *operands[1]));
+          break;
+        }
+        case Opcode::kConvolution: {
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateConvolution(inst, *operands[0], *operands[1]));
           break;
         }
         case Opcode::kRaggedDot: {

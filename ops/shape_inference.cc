@@ -8,6 +8,7 @@
 #include "ops/attributes.h"
 #include "ops/control_flow.h"
 #include "ops/gather_scatter_plan.h"
+#include "ops/convolution.h"
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
 #include "ops/cholesky.h"
@@ -488,6 +489,7 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kGather: return InferGather(inst);
     case Opcode::kScatter: return InferScatter(inst);
     case Opcode::kDot: return InferDotShape(inst);
+    case Opcode::kConvolution: return InferConvolutionShape(inst);
     case Opcode::kRaggedDot: return InferRaggedDotShape(inst);
     case Opcode::kScaledDot: return InferScaledDotShape(inst);
     case Opcode::kFft: return InferFftShape(inst);

@@ -51,6 +51,7 @@ std::string Window::ToString() const {
   }
   if (!AllEqual(base_dilation, 1)) s += " lhs_dilate=" + Joined(base_dilation, "x");
   if (!AllEqual(window_dilation, 1)) s += " rhs_dilate=" + Joined(window_dilation, "x");
+  if (!AllEqual(reversal, 0)) s += " rhs_reversal=" + Joined(reversal, "x");
   return s + "}";
 }
 
@@ -62,12 +63,15 @@ Window UnitWindow(const std::vector<int64_t>& size) {
   w.pad_high.assign(size.size(), 0);
   w.base_dilation.assign(size.size(), 1);
   w.window_dilation.assign(size.size(), 1);
+  w.reversal.assign(size.size(), 0);
   return w;
 }
 
-StatusOr<Window> WindowOf(const Instruction& inst, int64_t rank) {
+StatusOr<Window> WindowOf(const Instruction& inst, int64_t rank, WindowUse use) {
   const std::string* text = FindAttribute(inst, "window");
-  const std::string expected = "{size=AxB stride=AxB pad=lo_hixlo_hi lhs_dilate=AxB rhs_dilate=AxB}";
+  const bool convolution = use == WindowUse::kConvolution;
+  const std::string expected = std::string("{size=AxB stride=AxB pad=lo_hixlo_hi lhs_dilate=AxB rhs_dilate=AxB") +
+                               (convolution ? " rhs_reversal=0x1}" : "}");
   if (!text) {
     if (rank == 0) return UnitWindow({});
     return InvalidArgument(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() + ": needs window=" + expected);
@@ -92,7 +96,7 @@ StatusOr<Window> WindowOf(const Instruction& inst, int64_t rank) {
     else if (key == "pad") ok = ReadDims(value, w.pad_low, &w.pad_high);
     else if (key == "lhs_dilate") ok = ReadDims(value, w.base_dilation, nullptr);
     else if (key == "rhs_dilate") ok = ReadDims(value, w.window_dilation, nullptr);
-    else if (key == "rhs_reversal") ok = value.find('1') == std::string::npos;  // a reversed window means nothing here
+    else if (key == "rhs_reversal") ok = ReadDims(value, w.reversal, nullptr) && (convolution || AllEqual(w.reversal, 0));
     else ok = false;
     if (!ok) return BadAttribute(inst, "window", *text, expected);
     pos = end;
@@ -104,14 +108,16 @@ StatusOr<Window> WindowOf(const Instruction& inst, int64_t rank) {
   take(w.pad_high, full.pad_high);
   take(w.base_dilation, full.base_dilation);
   take(w.window_dilation, full.window_dilation);
+  take(w.reversal, full.reversal);
   auto bad = [&](const std::string& why) {
     return InvalidArgument(std::string(OpcodeName(inst.opcode)) + " " + inst.Describe() + ": window=" + *text + " " + why);
   };
-  for (const auto* v : {&full.stride, &full.pad_low, &full.pad_high, &full.base_dilation, &full.window_dilation})
+  for (const auto* v : {&full.stride, &full.pad_low, &full.pad_high, &full.base_dilation, &full.window_dilation, &full.reversal})
     if (v->size() != full.size.size()) return bad("gives its fields different numbers of dimensions");
   if (full.rank() != rank) return bad("has " + std::to_string(full.rank()) + " dimensions for an operand of rank " + std::to_string(rank));
   for (int64_t d = 0; d < rank; ++d) {
-    if (full.size[d] < 1) return bad("has a window size below 1");
+    if (full.size[d] < (convolution ? 0 : 1)) return bad(convolution ? "has a negative window size" : "has a window size below 1");
+    if (full.reversal[d] != 0 && full.reversal[d] != 1) return bad("has an rhs_reversal other than 0 or 1");
     if (full.stride[d] < 1 || full.base_dilation[d] < 1 || full.window_dilation[d] < 1)
       return bad("has a stride or dilation below 1");
   }

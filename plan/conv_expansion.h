@@ -1,0 +1,31 @@
+// Convolution on the Dot engine: before planning, each convolution in a copy
+// of the module becomes an implicit GEMM of ops that fuse into the matmul
+// kernel's operand loads (no im2col buffer is written):
+//  - the input transposed to [batch, spatial..., features] (batch split into
+//    [groups, batch / groups] for batch_group_count, features into
+//    [groups, features / groups] for feature_group_count), padded with the
+//    window's edge padding and lhs dilation as interior padding;
+//  - its windows as a gather whose start indices are iotas times the strides
+//    ([batch, out spatial..., window spatial..., features]), rhs dilation a
+//    strided slice of each window; a 1x1 kernel is a strided slice of the
+//    input, no gather;
+//  - the kernel transposed to [window spatial..., in features, out features]
+//    (reversed where rhs_reversal says; out features split by group);
+//  - one dot_general contracting the window and feature dims, the group as
+//    its batch dim, then the result's dims put in the order the output's
+//    dim_labels name.
+// A convolution with no work (an empty result or an empty contraction) is
+// a broadcast zero.
+#pragma once
+
+#include <memory>
+
+#include "ir/module.h"
+#include "vkxla/status.h"
+
+namespace vkxla {
+
+// A copy of `module` with every convolution expanded, or null when it has none.
+StatusOr<std::shared_ptr<const Module>> ExpandConvolutions(const Module& module);
+
+}  // namespace vkxla
