@@ -689,7 +689,8 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       return c_.Error(s.at, s.name + ": integer " + *bad + " in " + raw.substr(0, 40) + " is out of range");
   std::optional<Opcode> opcode = DirectOpcode(op);
   if (!opcode) return Unimplemented(c_.Where(s.at) + ": " + s.name + " is not implemented yet");
-  const bool variadic = *opcode == Opcode::kScatter || *opcode == Opcode::kRngBitGenerator;
+  const bool variadic = *opcode == Opcode::kScatter || *opcode == Opcode::kRngBitGenerator ||
+                        *opcode == Opcode::kBatchNormTraining || *opcode == Opcode::kBatchNormGrad;
   if (s.results.size() != s.result_types.size() || s.results.empty() || (s.results.size() > 1 && !variadic))
     return c_.Error(s.at, s.name + " must have exactly one result");
   auto inst = std::make_unique<Instruction>();
@@ -778,6 +779,19 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       const auto& [pretty, generic] = kNames.at(*opcode);
       VKXLA_ASSIGN_OR_RETURN(std::string raw, need({pretty, generic}));
       inst->dimensions = Integers(raw);
+      break;
+    }
+    case Opcode::kBatchNormTraining:
+    case Opcode::kBatchNormInference:
+    case Opcode::kBatchNormGrad: {
+      // epsilon = 1.0e-03 : f32, feature_index = 2 : i64
+      VKXLA_ASSIGN_OR_RETURN(std::string eps, need({"epsilon"}));
+      VKXLA_ASSIGN_OR_RETURN(std::string index, need({"feature_index"}));
+      const std::string value = eps.substr(0, eps.find(':'));
+      SetAttribute(*inst, "epsilon", value.substr(0, value.find_last_not_of(" ") + 1));
+      const std::vector<int64_t> fi = Integers(index);
+      if (fi.size() != 1) return c_.Error(s.at, s.name + ": feature_index = " + index + " is not one integer");
+      SetAttribute(*inst, "feature_index", std::to_string(fi[0]));
       break;
     }
     case Opcode::kConvolution: {

@@ -26,7 +26,7 @@ std::optional<Opcode> DirectOpcode(const std::string& op) {
       {"xor", Opcode::kXor}, {"select", Opcode::kSelect}, {"clamp", Opcode::kClamp}, {"convert", Opcode::kConvert},
       {"bitcast_convert", Opcode::kBitcastConvert}, {"reshape", Opcode::kReshape}, {"tuple", Opcode::kTuple},
       {"compare", Opcode::kCompare}, {"constant", Opcode::kConstant}, {"iota", Opcode::kIota},
-      {"broadcast_in_dim", Opcode::kBroadcast}, {"transpose", Opcode::kTranspose}, {"fft", Opcode::kFft}, {"convolution", Opcode::kConvolution}, {"reverse", Opcode::kReverse},
+      {"broadcast_in_dim", Opcode::kBroadcast}, {"transpose", Opcode::kTranspose}, {"fft", Opcode::kFft}, {"convolution", Opcode::kConvolution}, {"batch_norm_training", Opcode::kBatchNormTraining}, {"batch_norm_inference", Opcode::kBatchNormInference}, {"batch_norm_grad", Opcode::kBatchNormGrad}, {"reverse", Opcode::kReverse},
       {"rng_bit_generator", Opcode::kRngBitGenerator}, {"cholesky", Opcode::kCholesky},
       {"triangular_solve", Opcode::kTriangularSolve}, {"rng", Opcode::kRng},
       {"slice", Opcode::kSlice}, {"pad", Opcode::kPad}, {"concatenate", Opcode::kConcatenate},

@@ -281,6 +281,31 @@ XlaOp XlaBuilder::ConvGeneralDilated(XlaOp lhs, XlaOp rhs, const Window& window,
   return Add(std::move(inst));
 }
 
+XlaOp XlaBuilder::BatchNorm(Opcode op, const std::vector<XlaOp>& operands, float epsilon, int64_t feature_index) {
+  for (const XlaOp& o : operands)
+    if (!Check({o})) return XlaOp();
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = op;
+  for (const XlaOp& o : operands) inst->operands.push_back(o.instruction());
+  SetAttribute(*inst, "epsilon", FormatFloat(epsilon, ElementType::kF32));
+  SetAttribute(*inst, "feature_index", std::to_string(feature_index));
+  return Add(std::move(inst));
+}
+
+XlaOp XlaBuilder::BatchNormTraining(XlaOp operand, XlaOp scale, XlaOp offset, float epsilon, int64_t feature_index) {
+  return BatchNorm(Opcode::kBatchNormTraining, {operand, scale, offset}, epsilon, feature_index);
+}
+
+XlaOp XlaBuilder::BatchNormInference(XlaOp operand, XlaOp scale, XlaOp offset, XlaOp mean, XlaOp variance, float epsilon,
+                                     int64_t feature_index) {
+  return BatchNorm(Opcode::kBatchNormInference, {operand, scale, offset, mean, variance}, epsilon, feature_index);
+}
+
+XlaOp XlaBuilder::BatchNormGrad(XlaOp operand, XlaOp scale, XlaOp mean, XlaOp variance, XlaOp grad_output, float epsilon,
+                                int64_t feature_index) {
+  return BatchNorm(Opcode::kBatchNormGrad, {operand, scale, mean, variance, grad_output}, epsilon, feature_index);
+}
+
 XlaOp XlaBuilder::RaggedDot(XlaOp lhs, XlaOp rhs, XlaOp group_sizes, const DotDimensions& dimension_numbers,
                             int64_t lhs_ragged_dim, int64_t rhs_group_dim, std::optional<ElementType> preferred_element_type) {
   if (!Check({lhs, rhs, group_sizes})) return XlaOp();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "ops/batch_norm.h"
 #include "ops/convolution.h"
 #include "ops/dot.h"
 #include "ops/fft.h"
@@ -116,6 +117,14 @@ class XlaBuilder {
   XlaOp ConvGeneralDilated(XlaOp lhs, XlaOp rhs, const Window& window, const ConvolutionDimensions& dimension_numbers,
                            int64_t feature_group_count = 1, int64_t batch_group_count = 1,
                            std::optional<ElementType> preferred_element_type = std::nullopt);
+  // BatchNormTraining (a tuple: normalised, mean, variance),
+  // BatchNormInference and BatchNormGrad (a tuple: grad operand, grad
+  // scale, grad offset); ops/batch_norm.h.
+  XlaOp BatchNormTraining(XlaOp operand, XlaOp scale, XlaOp offset, float epsilon, int64_t feature_index);
+  XlaOp BatchNormInference(XlaOp operand, XlaOp scale, XlaOp offset, XlaOp mean, XlaOp variance, float epsilon,
+                           int64_t feature_index);
+  XlaOp BatchNormGrad(XlaOp operand, XlaOp scale, XlaOp mean, XlaOp variance, XlaOp grad_output, float epsilon,
+                      int64_t feature_index);
   // Fft (ops/fft.h) over the innermost fft_length.size() dims.
   XlaOp Fft(XlaOp operand, FftType fft_type, const std::vector<int64_t>& fft_length);
   // (new state, bits of `shape`); unlike XLA's builder the bits keep the
@@ -188,6 +197,7 @@ class XlaBuilder {
                          const std::vector<std::pair<std::string, const XlaComputation*>>& called,
                          std::vector<std::pair<std::string, std::string>> attributes,
                          std::optional<std::vector<int64_t>> dimensions = std::nullopt);
+  XlaOp BatchNorm(Opcode op, const std::vector<XlaOp>& operands, float epsilon, int64_t feature_index);
   bool Check(std::initializer_list<XlaOp> ops);
 
   std::string name_;

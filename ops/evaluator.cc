@@ -2,6 +2,7 @@
 
 #include "ops/control_flow.h"
 
+#include "ops/batch_norm.h"
 #include "ops/convolution.h"
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
@@ -256,6 +257,10 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         }
         case Opcode::kDot: {
           VKXLA_ASSIGN_OR_RETURN(result, EvaluateDot(inst, *operands[0], *operands[1]));
+          break;
+        }
+        case Opcode::kBatchNormTraining: case Opcode::kBatchNormInference: case Opcode::kBatchNormGrad: {
+          VKXLA_ASSIGN_OR_RETURN(result, EvaluateBatchNorm(inst, operands));
           break;
         }
         case Opcode::kConvolution: {

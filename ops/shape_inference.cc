@@ -8,6 +8,7 @@
 #include "ops/attributes.h"
 #include "ops/control_flow.h"
 #include "ops/gather_scatter_plan.h"
+#include "ops/batch_norm.h"
 #include "ops/convolution.h"
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
@@ -490,6 +491,8 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kScatter: return InferScatter(inst);
     case Opcode::kDot: return InferDotShape(inst);
     case Opcode::kConvolution: return InferConvolutionShape(inst);
+    case Opcode::kBatchNormTraining: case Opcode::kBatchNormInference: case Opcode::kBatchNormGrad:
+      return InferBatchNormShape(inst);
     case Opcode::kRaggedDot: return InferRaggedDotShape(inst);
     case Opcode::kScaledDot: return InferScaledDotShape(inst);
     case Opcode::kFft: return InferFftShape(inst);
