@@ -20,6 +20,30 @@ bool IsIdentity(const std::vector<int64_t>& perm) {
   return true;
 }
 
+}  // namespace
+
+ConvolutionLowering ChooseConvolutionLowering(const ConvolutionParams& p, const Shape& lhs, const Shape& rhs, const Shape& result) {
+  const ConvolutionDimensions& d = p.dims;
+  int64_t positions = 1;
+  bool empty = result.element_count() == 0 || rhs.dim(d.kernel_input_feature) == 0;
+  for (int64_t j = 0; j < d.spatial_rank(); ++j) {
+    empty = empty || rhs.dim(d.kernel_spatial[j]) == 0;
+    positions *= std::max<int64_t>(1, rhs.dim(d.kernel_spatial[j]));
+  }
+  if (empty) return ConvolutionLowering::kNone;
+  if (rhs.dim(d.kernel_input_feature) == 1 && p.batch_group_count == 1 && positions <= kMaxDirectWindow)
+    return ConvolutionLowering::kDirect;
+  return positions == 1 ? ConvolutionLowering::kOneByOne : ConvolutionLowering::kImplicitGemm;
+}
+
+namespace {
+
+// The type a direct convolution adds its products in: the result's, f32
+// for narrower floats.
+ElementType DirectAccumulator(ElementType t) {
+  return IsFloat(t) && BitWidth(t) < 32 ? ElementType::kF32 : t;
+}
+
 class ConvolutionExpander {
  public:
   ConvolutionExpander(Computation& c, const Instruction& conv) : w_(c, conv, "conv"), conv_(conv) {}
@@ -33,13 +57,13 @@ class ConvolutionExpander {
     const ElementType out_type = conv_.shape.element_type();
     const int64_t batch = ls.dim(d.input_batch), features = ls.dim(d.input_feature);
     const int64_t group_features = rs.dim(d.kernel_input_feature), out_features = rs.dim(d.kernel_output_feature);
-    bool empty = conv_.shape.element_count() == 0 || group_features == 0;
-    for (int64_t j = 0; j < spatial; ++j) empty = empty || rs.dim(d.kernel_spatial[j]) == 0;
-    if (empty) {
+    const ConvolutionLowering lowering = ChooseConvolutionLowering(p_, ls, rs, conv_.shape);
+    if (lowering == ConvolutionLowering::kNone) {
       Instruction* zeros = w_.Filled(Zero(out_type), conv_.shape.dims());
       zeros->shape = conv_.shape;
       return zeros;
     }
+    if (lowering == ConvolutionLowering::kDirect) return Direct(lhs, rhs);
     const int64_t groups = p_.batch_group_count > 1 ? p_.batch_group_count : p_.feature_group_count;
     const bool batch_grouped = p_.batch_group_count > 1, feature_grouped = p_.feature_group_count > 1;
 
@@ -60,8 +84,7 @@ class ConvolutionExpander {
 
     // Its windows: [lead..., out spatial..., window spatial..., trail...],
     // or [lead..., out spatial..., trail...] for a 1x1 kernel.
-    bool one_by_one = true;
-    for (int64_t j = 0; j < spatial; ++j) one_by_one = one_by_one && rs.dim(d.kernel_spatial[j]) == 1;
+    const bool one_by_one = lowering == ConvolutionLowering::kOneByOne;
     Instruction* windows = one_by_one ? StridedInput(x, first_spatial) : Windows(x, first_spatial, rs);
     const int64_t window_dims = one_by_one ? 0 : spatial;
 
@@ -119,16 +142,92 @@ class ConvolutionExpander {
       merged.push_back(out_features);
       y = Reshaped(y, merged);
     }
+    return InOutputOrder(y);
+  }
+
+ private:
+  // [batch, out spatial..., out features] in the order the output's labels
+  // name, with the layout it was asked in.
+  Instruction* InOutputOrder(Instruction* y) {
+    const ConvolutionDimensions& d = p_.dims;
+    const int64_t spatial = d.spatial_rank();
     std::vector<int64_t> operm(spatial + 2);
     operm[d.output_batch] = 0;
     for (int64_t j = 0; j < spatial; ++j) operm[d.output_spatial[j]] = 1 + j;
     operm[d.output_feature] = spatial + 1;
     y = Transposed(y, operm);
-    y->shape = conv_.shape;  // the layout it was asked in
+    y->shape = conv_.shape;
     return y;
   }
 
- private:
+  // One input feature per group: the sum over window positions of the
+  // input's strided slice times the position's kernel vector.
+  StatusOr<Instruction*> Direct(Instruction* lhs, Instruction* rhs) {
+    const ConvolutionDimensions& d = p_.dims;
+    const Window& win = p_.window;
+    const int64_t spatial = d.spatial_rank();
+    const ElementType out_type = conv_.shape.element_type(), acc = DirectAccumulator(out_type);
+    const int64_t groups = lhs->shape.dim(d.input_feature), out_features = rhs->shape.dim(d.kernel_output_feature);
+    const int64_t per_group = out_features / groups;
+    std::vector<int64_t> perm = {d.input_batch};
+    perm.insert(perm.end(), d.input_spatial.begin(), d.input_spatial.end());
+    perm.push_back(d.input_feature);
+    Instruction* x = Padded(Converted(Transposed(lhs, perm), acc), 1);
+    std::vector<int64_t> kperm = d.kernel_spatial;
+    kperm.push_back(d.kernel_output_feature);
+    kperm.push_back(d.kernel_input_feature);
+    Instruction* k = Converted(Transposed(rhs, kperm), acc);
+    std::vector<int64_t> kernel_dims(k->shape.dims().begin(), k->shape.dims().begin() + spatial);
+    int64_t positions = 1;
+    for (int64_t e : kernel_dims) positions *= e;
+    std::vector<int64_t> out_dims = {x->shape.dim(0)};
+    out_dims.insert(out_dims.end(), p_.output_spatial.begin(), p_.output_spatial.end());
+    out_dims.push_back(out_features);
+    const bool pred = acc == ElementType::kPred;
+    Instruction* sum = nullptr;
+    for (int64_t position = 0; position < positions; ++position) {
+      const std::vector<int64_t> at = MultiIndex(kernel_dims, position);
+      // The input under this window position at every output position.
+      std::vector<SliceDimension> slice = {{0, x->shape.dim(0), 1}};
+      std::vector<int64_t> dims = {x->shape.dim(0)};
+      for (int64_t j = 0; j < spatial; ++j) {
+        const int64_t start = at[j] * win.window_dilation[j], out = p_.output_spatial[j];
+        slice.push_back({start, start + (out - 1) * win.stride[j] + 1, win.stride[j]});
+        dims.push_back(out);
+      }
+      slice.push_back({0, groups, 1});
+      dims.push_back(groups);
+      Instruction* xs = w_.Add(Opcode::kSlice, Shape(acc, dims), {x});
+      xs->other_attributes.emplace_back("slice", SliceText(slice));
+      if (per_group > 1) {  // each group's feature feeds per_group outputs
+        std::vector<int64_t> spread = dims;
+        spread.push_back(per_group);
+        Instruction* b = w_.Add(Opcode::kBroadcast, Shape(acc, spread), {xs});
+        std::vector<int64_t> kept(dims.size());
+        for (size_t i = 0; i < kept.size(); ++i) kept[i] = static_cast<int64_t>(i);
+        b->dimensions = kept;
+        xs = Reshaped(b, out_dims);
+      }
+      // The kernel at this position (reversed where asked), along the outputs.
+      Instruction* kv = k;
+      for (int64_t j = 0; j < spatial; ++j) {
+        const int64_t i = win.reversal[j] ? kernel_dims[j] - 1 - at[j] : at[j];
+        kv = w_.Slice(kv, j, i, i + 1);
+      }
+      kv = Reshaped(kv, {out_features});
+      Instruction* kb = w_.Add(Opcode::kBroadcast, Shape(acc, out_dims), {kv});
+      kb->dimensions = std::vector<int64_t>{spatial + 1};
+      Instruction* product = w_.Add(pred ? Opcode::kAnd : Opcode::kMultiply, Shape(acc, out_dims), {xs, kb});
+      sum = sum ? w_.Add(pred ? Opcode::kOr : Opcode::kAdd, Shape(acc, out_dims), {sum, product}) : product;
+    }
+    return InOutputOrder(Converted(sum, out_type));
+  }
+
+  Instruction* Converted(Instruction* v, ElementType t) {
+    if (v->shape.element_type() == t) return v;
+    return w_.Add(Opcode::kConvert, Shape(t, v->shape.dims()), {v});
+  }
+
   Instruction* Transposed(Instruction* x, const std::vector<int64_t>& perm) {
     if (IsIdentity(perm)) return x;
     std::vector<int64_t> dims;

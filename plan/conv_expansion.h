@@ -14,16 +14,30 @@
 //  - one dot_general contracting the window and feature dims, the group as
 //    its batch dim, then the result's dims put in the order the output's
 //    dim_labels name.
+// A kernel with one input feature per group (depthwise, and any
+// convolution of a single-feature input) and a window of at most
+// kMaxDirectWindow positions is instead a direct sum over the window: per
+// position, the strided slice of the padded input times that position's
+// kernel vector broadcast, the products added in the accumulator type, all
+// one elementwise kernel (a dot per group would contract only the window).
 // A convolution with no work (an empty result or an empty contraction) is
 // a broadcast zero.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "ir/module.h"
+#include "ops/convolution.h"
 #include "vkxla/status.h"
 
 namespace vkxla {
+
+inline constexpr int64_t kMaxDirectWindow = 49;
+
+enum class ConvolutionLowering { kNone, kImplicitGemm, kOneByOne, kDirect };
+// How a convolution of these operands runs (kNone: no work, zeros).
+ConvolutionLowering ChooseConvolutionLowering(const ConvolutionParams& p, const Shape& lhs, const Shape& rhs, const Shape& result);
 
 // A copy of `module` with every convolution expanded, or null when it has none.
 StatusOr<std::shared_ptr<const Module>> ExpandConvolutions(const Module& module);
