@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "ops/attributes.h"
 #include "ops/dot.h"
@@ -51,9 +52,9 @@ bool ReadSide(const std::vector<std::string>& tokens, char first, char second, i
       slot = d;
       continue;
     }
-    if (t.empty() || t.size() > 6 || !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
-    const int64_t j = std::stoll(t);
-    if (j >= rank - 2 || spatial[j] >= 0) return false;
+    int64_t j = -1;
+    const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), j);
+    if (error != std::errc() || end != t.data() + t.size() || j < 0 || j >= rank - 2 || spatial[j] >= 0) return false;
     spatial[j] = d;
   }
   return first_dim >= 0 && second_dim >= 0;
