@@ -202,15 +202,112 @@ FLOAT log1p_FLOAT(FLOAT x) {
   return log_FLOAT(u) * div_FLOAT(x, d);
 }
 
-// x = k*pi/2 + r, |r| <= pi/4; returns r and k mod 4.
+#ifndef VKXLA_TWO_OVER_PI
+#define VKXLA_TWO_OVER_PI
+// 2/pi, 32 bits at a time: enough for Payne-Hanek reduction of any finite
+// double (a window of 192 bits from bit e - 1, e up to 971).
+const uint kTwoOverPi[40] = uint[40](
+  0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u, 0xDB629599u, 0x3C439041u, 0xFE5163ABu, 0xDEBBC561u,
+  0xB7246E3Au, 0x424DD2E0u, 0x06492EEAu, 0x09D1921Cu, 0xFE1DEB1Cu, 0xB129A73Eu, 0xE88235F5u, 0x2EBB4484u,
+  0xE99C7026u, 0xB45F7E41u, 0x3991D639u, 0x835339F4u, 0x9C845F8Bu, 0xBDF9283Bu, 0x1FF897FFu, 0xDE05980Fu,
+  0xEF2F118Bu, 0x5A0A6D1Fu, 0x6D367ECFu, 0x27CB09B7u, 0x4F463F66u, 0x9E5FEA2Du, 0x7527BAC7u, 0xEBE5F17Bu,
+  0x3D0739F7u, 0x8A5292EAu, 0x6BFB5FB1u, 0x1F8D5D08u, 0x56033046u, 0xFC7B6BABu, 0xF0CFBC20u, 0x9AF4361Du);
+
+// Bits p .. p+31 of 2/pi; bit 1 is the first after the point.
+uint two_over_pi_word(int p) {
+  int i = p - 1;
+  if (i <= -32) return 0u;
+  if (i < 0) return kTwoOverPi[0] >> uint(-i);
+  int w = i >> 5, sh = i & 31;
+  return sh == 0 ? kTwoOverPi[w] : (kTwoOverPi[w] << uint(sh)) | (kTwoOverPi[w + 1] >> uint(32 - sh));
+}
+
+// |x| = (m1 * 2^32 + m0) * 2^e, reduced by Payne-Hanek: x * 2/pi mod 4
+// from the K words of 2/pi that can reach below the point (the bits
+// before them add multiples of 4). Returns the quarter turns and the
+// fraction in [-1/2, 1/2] as K 32-bit limbs (little-endian) and a sign.
+void payne_hanek(uint m0, uint m1, int e, int K, out int q, out uint f[6], out bool negative) {
+  uint v[6], p[8];
+  for (int j = 0; j < 6; ++j) v[j] = j < K ? two_over_pi_word(e - 1 + 32 * (K - 1 - j)) : 0u;
+  for (int j = 0; j < 8; ++j) p[j] = 0u;
+  // p = m * v, schoolbook over 32-bit limbs.
+  for (int a = 0; a < 2; ++a) {
+    uint m = a == 0 ? m0 : m1;
+    uint carry = 0u;
+    for (int j = 0; j < 6; ++j) {
+      uint hi, lo, c1, c2;
+      umulExtended(m, v[j], hi, lo);
+      p[a + j] = uaddCarry(p[a + j], lo, c1);
+      p[a + j] = uaddCarry(p[a + j], carry, c2);
+      carry = hi + c1 + c2;
+    }
+    if (a + 6 < 8) p[a + 6] += carry;
+  }
+  // x * 2/pi = p * 2^(2 - 32K): bits 32K-2 and 32K-1 are the quarter turns.
+  q = int(p[K - 1] >> 30);
+  for (int j = 0; j < 6; ++j) f[j] = j < K ? p[j] : 0u;
+  f[K - 1] &= 0x3FFFFFFFu;
+  negative = (f[K - 1] & 0x20000000u) != 0u;  // fraction >= 1/2: round k up
+  if (negative) {
+    q = (q + 1) & 3;
+    uint borrow = 0u;
+    for (int j = 0; j < 6; ++j) {
+      uint b1, b2;
+      f[j] = usubBorrow(0u, f[j], b1);
+      f[j] = usubBorrow(f[j], borrow, b2);
+      borrow = b1 + b2;
+    }
+    f[K - 1] &= 0x3FFFFFFFu;
+  }
+}
+#endif
+
+// x = k*pi/2 + r, |r| <= pi/4; returns r and k mod 4. Small arguments
+// by Cody-Waite (products of k with the leading parts of pi/2 are exact
+// while k stays small), large ones by Payne-Hanek.
+FLOAT reduce_pio2_large_FLOAT(FLOAT x, out int q) {
+  const int K = WIDTH_OF_FLOAT == 32 ? 3 : 6;
+  uint m0, m1;
+  int e;
+#if WIDTH_OF_FLOAT == 32
+  uint bits = floatBitsToUint(x) & 0x7FFFFFFFu;
+  m0 = (bits & 0x7FFFFFu) | 0x800000u;
+  m1 = 0u;
+  e = int(bits >> 23) - 150;
+#else
+  uvec2 b = unpackDouble2x32(x);
+  m0 = b.x;
+  m1 = (b.y & 0xFFFFFu) | 0x100000u;
+  e = int((b.y >> 20) & 0x7FFu) - 1075;
+#endif
+  uint f[6];
+  bool negative;
+  payne_hanek(m0, m1, e, K, q, f, negative);
+  FLOAT frac = FLOAT(0);
+  for (int j = 0; j < K; ++j) frac += FLOAT(f[j]) * pow2_FLOAT(32 * j + 2 - 32 * K);
+  precise FLOAT r = frac * FLOAT(1.57079632679489655800e+00LF) + frac * FLOAT(6.12323399573676603587e-17LF);
+  if (negative) r = -r;
+  if (signbit_FLOAT(x)) {
+    q = (4 - q) & 3;
+    r = -r;
+  }
+  return r;
+}
+
 FLOAT reduce_pio2_FLOAT(FLOAT x, out int q) {
 #if WIDTH_OF_FLOAT == 32 && HAVE_F64
+  if (abs(x) >= FLOAT(524288.0LF)) return reduce_pio2_large_FLOAT(x, q);
   double dx = double(x);
   double k = roundEven(dx * 0.636619772367581382433LF);
   double r = (dx - k * 1.57079632673412561417e+00LF) - k * 6.07710050650619224932e-11LF;
   q = int(mod(k, 4.0LF));
   return float(r);
 #else
+#if WIDTH_OF_FLOAT == 32
+  if (abs(x) >= FLOAT(1024.0LF)) return reduce_pio2_large_FLOAT(x, q);
+#else
+  if (abs(x) >= FLOAT(524288.0LF)) return reduce_pio2_large_FLOAT(x, q);
+#endif
   FLOAT k = roundEven(x * FLOAT(0.636619772367581382433LF));
 #if WIDTH_OF_FLOAT == 32
   precise FLOAT r = ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8;
