@@ -105,6 +105,7 @@ class FusionPass {
     ChooseEpilogues();
     Costs();
     Evaluations();
+    BoundMatmulProducers();
     BoundDepth();
     MultiOutputOperands();
     BuildGroups();
@@ -246,6 +247,45 @@ class FusionPass {
     }
   }
 
+  // Rule 6a: what a matmul kernel reads through fused producers (its
+  // operands, and the side operands of its epilogue) is repeated in every
+  // unrolled load of its tile. A costly op there (division, transcendental)
+  // or an operand whose fused cost passes kMatmulOperandCost is written once
+  // instead: a small kernel, and a matmul shader the driver compiles in
+  // seconds (lavapipe spent minutes per MobileNet layer with generated
+  // weights and a depthwise sum fused into the loads).
+  void BoundMatmulProducers() {
+    for (const Instruction* h : order_) {
+      if (!IsDotFamily(h->opcode)) continue;
+      std::vector<const Instruction*> stack;
+      for (const Instruction* o : h->operands) {
+        if (!IsMaterialized(o) && IsFusible(*o) && cost_[o] > kMatmulOperandCost) {
+          Materialize(ValueRef::Of(o), "operand of matmul %" + h->name + " at fused cost " +
+                                           std::to_string(static_cast<int64_t>(cost_[o])));
+          decided_.push_back(o);
+        } else {
+          stack.push_back(o);
+        }
+      }
+      for (const auto& [u, hero] : epilogue_of_)
+        if (hero == h)
+          for (const Instruction* o : u->operands)
+            if (!epilogue_of_.count(o) && o != h) stack.push_back(o);
+      std::set<const Instruction*> seen;
+      while (!stack.empty()) {
+        const Instruction* v = stack.back();
+        stack.pop_back();
+        if (!seen.insert(v).second || IsMaterialized(v) || !IsFusible(*v) || HeroKind(*v)) continue;
+        if (ElementCost(*v) >= kCostlyElement || ElementLoopTrips(*v) > 0) {
+          Materialize(ValueRef::Of(v), "costly op read by matmul %" + h->name);
+          decided_.push_back(v);
+          continue;
+        }
+        for (const Instruction* o : v->operands) stack.push_back(o);
+      }
+    }
+  }
+
   // Rule 6, producers first: a value's depth is one more than its deepest
   // fused operand's (a hero's result, bound in its own kernel, and a value
   // in memory count 0).
@@ -299,14 +339,22 @@ class FusionPass {
       const std::optional<KernelKind> kind = HeroKind(*h);
       if (!kind) continue;
       GroupChoice g{*kind, h, {}};
+      // An epilogue reads values defined between the hero and the chain's
+      // end (a batch norm's rsqrt(var + eps), written by a kernel of its
+      // own): the group runs where its chain ends.
+      int at = position_[h];
       if (*kind != KernelKind::kSort) {
         auto end = epilogue_end_.find(h);
-        if (end != epilogue_end_.end()) g.outputs.push_back(ValueRef{end->second, -1});
-        else g.outputs = HeroResults(h);
+        if (end != epilogue_end_.end()) {
+          g.outputs.push_back(ValueRef{end->second, -1});
+          at = position_[end->second];
+        } else {
+          g.outputs = HeroResults(h);
+        }
       }
       for (const auto& [v, reduce] : written_by_reduce_)
         if (reduce == h) g.outputs.push_back(ValueRef::Of(v));
-      groups.push_back({static_cast<double>(position_[h]), std::move(g)});
+      groups.push_back({static_cast<double>(at), std::move(g)});
     }
     // Every other value in memory that no hero writes gets a loop kernel,
     // placed after what it reads.

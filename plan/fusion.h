@@ -27,6 +27,10 @@
 // 5. Multi-output: such a value that is exactly a reduce's operand, with
 //    every other reader after the reduce, is written by the reduce's
 //    kernel as it reads it (one pass instead of two).
+// 6a. Matmul loads: a matmul repeats its fused operand producers and its
+//    epilogue's side reads in every unrolled load; an operand of fused
+//    cost above kMatmulOperandCost, and any costly op (element cost at
+//    least kCostlyElement, or a loop) under them, is written first.
 // 6. Depth: no chain of fused values (or epilogue) is longer than
 //    kMaxFusionDepth; the value at each limit is written and read back.
 //    Code generation walks a value's producers recursively, and a chain of
@@ -52,6 +56,8 @@
 namespace vkxla {
 
 inline constexpr int kMaxFusionDepth = 500;
+inline constexpr double kMatmulOperandCost = 32;
+inline constexpr int64_t kCostlyElement = 8;
 
 struct GroupChoice {
   KernelKind kind = KernelKind::kLoop;

@@ -217,6 +217,64 @@ ENTRY main {
   EXPECT_EQ(Groups(q.program), (std::vector<std::string>{"loop %y -> %y"}));
 }
 
+TEST(PlanFusion, MatmulLoadsHoldNoCostlyOpsAndTheEpilogueRunsAfterWhatItReads) {
+  // Weights made in the graph (sine of an iota), a depthwise-like sum
+  // over shifted slices, and a batch norm's rsqrt(var + eps) defined after
+  // the dot: none of it is repeated in the matmul's unrolled loads, and the
+  // kernel writing the rsqrt runs before the matmul whose epilogue reads it.
+  const std::string entry = R"(
+ENTRY main {
+  x = f32[64,40] parameter(0)
+  i = f32[1024] iota(), iota_dimension=0
+  s = f32[1024] sine(i)
+  w = f32[32,32] reshape(s)
+  a0 = f32[64,32] slice(x), slice={[0:64], [0:32]}
+  a1 = f32[64,32] slice(x), slice={[0:64], [1:33]}
+  a2 = f32[64,32] slice(x), slice={[0:64], [2:34]}
+  a3 = f32[64,32] slice(x), slice={[0:64], [3:35]}
+  a4 = f32[64,32] slice(x), slice={[0:64], [4:36]}
+  a5 = f32[64,32] slice(x), slice={[0:64], [5:37]}
+  a6 = f32[64,32] slice(x), slice={[0:64], [6:38]}
+  a7 = f32[64,32] slice(x), slice={[0:64], [7:39]}
+  m0 = f32[64,32] multiply(a0, a1)
+  m1 = f32[64,32] multiply(a2, a3)
+  m2 = f32[64,32] multiply(a4, a5)
+  m3 = f32[64,32] multiply(a6, a7)
+  p0 = f32[64,32] add(m0, m1)
+  p1 = f32[64,32] add(m2, m3)
+  p2 = f32[64,32] add(p0, p1)
+  p3 = f32[64,32] multiply(p2, p2)
+  p4 = f32[64,32] add(p3, p2)
+  p5 = f32[64,32] multiply(p4, p3)
+  p6 = f32[64,32] add(p5, p4)
+  d = f32[64,32] dot(p6, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  v = f32[32] parameter(1)
+  r = f32[32] rsqrt(v)
+  rb = f32[64,32] broadcast(r), dimensions={1}
+  ROOT y = f32[64,32] multiply(d, rb)
+})";
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    Planned p = PlanText("", entry, t);
+    ASSERT_FALSE(p.program.groups.empty());
+    std::vector<std::string> groups = Groups(p.program);
+    auto position = [&](const std::string& g) {
+      return std::find(groups.begin(), groups.end(), g) - groups.begin();
+    };
+    ASSERT_LT(position("loop %w -> %w"), static_cast<std::ptrdiff_t>(groups.size()));
+    ASSERT_LT(position("loop %p6 -> %p6"), static_cast<std::ptrdiff_t>(groups.size()));
+    ASSERT_LT(position("loop %r -> %r"), static_cast<std::ptrdiff_t>(groups.size()));
+    const std::ptrdiff_t matmul = position("matmul %d -> %y");
+    ASSERT_LT(matmul, static_cast<std::ptrdiff_t>(groups.size()));
+    EXPECT_LT(position("loop %r -> %r"), matmul);
+    EXPECT_LT(position("loop %w -> %w"), matmul);
+    EXPECT_TRUE(Fuses(p.program.groups[static_cast<size_t>(position("loop %w -> %w"))], "s"));
+    const FusionGroup& mm = p.program.groups[static_cast<size_t>(matmul)];
+    EXPECT_FALSE(Fuses(mm, "s") || Fuses(mm, "w") || Fuses(mm, "r") || Fuses(mm, "p6"));
+    EXPECT_TRUE(Fuses(mm, "rb"));
+  }
+}
+
 TEST(PlanBuffers, ChainOfKernelsThatCannotFuseNeedsTwoTemporaries) {
   // Ten reduce-windows in a row: each value dies once the next is written.
   std::string entry = "ENTRY main {\n  x0 = f32[4096] parameter(0)\n  z = f32[] constant(0)\n";
