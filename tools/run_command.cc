@@ -20,10 +20,39 @@ struct RunOptions {
   std::string module_path, function, output_dir, dump_dir;
   std::vector<std::string> inputs, outputs, infeeds, outfeeds;
   int device = -1;
-  bool print = false, layout_report = false, dump_plan = false;
+  bool print = false, layout_report = false, dump_plan = false, reference = false;
 };
 
 std::string WithoutAt(const std::string& s) { return !s.empty() && s[0] == '@' ? s.substr(1) : s; }
+
+StatusOr<Literal> RunOnDevice(const RunOptions& o, const Module& module, const std::vector<Literal>& arguments) {
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, Device::Open(o.device));
+  if (o.dump_plan) {
+    // Printed before compiling, so a plan whose kernels fail still shows.
+    VKXLA_ASSIGN_OR_RETURN(Program program, PlanModule(module, device->target()));
+    std::cout << program.ToString();
+  }
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(module, *device));
+  if (!o.dump_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.dump_dir, ec);
+    const auto& sources = exe->kernel_sources();
+    for (size_t i = 0; i < sources.size(); ++i)
+      VKXLA_RETURN_IF_ERROR(WriteTextFile(o.dump_dir + "/kernel" + std::to_string(i) + ".comp", sources[i]));
+  }
+  // Infeed values in order; outfeed values go to the --outfeed files in order.
+  for (const std::string& path : o.infeeds) {
+    VKXLA_ASSIGN_OR_RETURN(Literal l, ReadNpy(WithoutAt(path)));
+    device->infeed().Push(std::move(l));
+  }
+  VKXLA_ASSIGN_OR_RETURN(Literal result, exe->Run(arguments));
+  for (const std::string& path : o.outfeeds) {
+    std::optional<Literal> v = device->outfeed().Pop();
+    if (!v) return InvalidArgument("--outfeed " + path + ": the program wrote fewer outfeed values than --outfeed files");
+    VKXLA_RETURN_IF_ERROR(WriteNpy(WithoutAt(path), *v));
+  }
+  return result;
+}
 
 Status RunModule(const RunOptions& o) {
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(o.module_path, o.function));
@@ -43,30 +72,15 @@ Status RunModule(const RunOptions& o) {
       return InvalidArgument("parameter " + std::to_string(i) + " (%" + params[i]->name + ") is " +
                              params[i]->shape.ToString() + " but input " + std::to_string(i) + " is " +
                              arguments[i].shape().ToString());
-  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, Device::Open(o.device));
-  if (o.dump_plan) {
-    // Printed before compiling, so a plan whose kernels fail still shows.
-    VKXLA_ASSIGN_OR_RETURN(Program program, PlanModule(*module, device->target()));
-    std::cout << program.ToString();
-  }
-  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*module, *device));
-  if (!o.dump_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.dump_dir, ec);
-    const auto& sources = exe->kernel_sources();
-    for (size_t i = 0; i < sources.size(); ++i)
-      VKXLA_RETURN_IF_ERROR(WriteTextFile(o.dump_dir + "/kernel" + std::to_string(i) + ".comp", sources[i]));
-  }
-  // Infeed values in order; outfeed values go to the --outfeed files in order.
-  for (const std::string& path : o.infeeds) {
-    VKXLA_ASSIGN_OR_RETURN(Literal l, ReadNpy(WithoutAt(path)));
-    device->infeed().Push(std::move(l));
-  }
-  VKXLA_ASSIGN_OR_RETURN(Literal result, exe->Run(arguments));
-  for (const std::string& path : o.outfeeds) {
-    std::optional<Literal> v = device->outfeed().Pop();
-    if (!v) return InvalidArgument("--outfeed " + path + ": the program wrote fewer outfeed values than --outfeed files");
-    VKXLA_RETURN_IF_ERROR(WriteNpy(WithoutAt(path), *v));
+  Literal result;
+  if (o.reference) {
+    // The reference evaluator on the host: what the device's answer is
+    // checked against (infeed and outfeed have no queue here).
+    if (!o.infeeds.empty() || !o.outfeeds.empty() || o.dump_plan || !o.dump_dir.empty())
+      return InvalidArgument("--reference runs on the host: --infeed, --outfeed, --dump-plan and --dump-kernels need a device");
+    VKXLA_ASSIGN_OR_RETURN(result, EvaluateModule(*module, arguments));
+  } else {
+    VKXLA_ASSIGN_OR_RETURN(result, RunOnDevice(o, *module, arguments));
   }
   const std::vector<const Literal*> leaves = result.Leaves();
   if (o.outputs.size() > leaves.size())
@@ -104,6 +118,8 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   command->add_flag("--layout-report", o->layout_report, "print each parameter's and result's device placement");
   command->add_flag("--dump-plan", o->dump_plan, "print the program (fusion groups, buffers, steps) before running");
   command->add_option("--dump-kernels", o->dump_dir, "write the generated GLSL kernels into DIR");
+  command->add_flag("--reference", o->reference,
+                    "compute the results with the reference evaluator on the host (no device) instead");
   command->callback([o, &exit_code] {
     const Status s = RunModule(*o);
     exit_code = s.ok() ? kExitOk : ReportError("run", s);
