@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include "codegen/kernel_builder.h"
 #include "ir/layout_index.h"
@@ -9,6 +10,7 @@
 #include "ops/evaluator.h"
 #include "ops/rng.h"
 #include "plan/planner.h"
+#include "runtime/parallel_pipelines.h"
 #include "runtime/scheduler.h"
 
 namespace vkxla {
@@ -63,30 +65,46 @@ void* Executable::Mapped(int buffer) const {
 }
 
 Status Executable::BuildKernels() {
-  // Kernels with the same source (passes of one network) share a pipeline.
-  std::map<std::string, std::shared_ptr<ComputePipeline>> pipelines;
-  for (const FusionGroup& g : program_.groups) {
+  // Every kernel's source first; each distinct source (passes of one
+  // network share theirs) becomes one pipeline, all made in parallel.
+  std::vector<std::vector<std::optional<KernelSource>>> sources(program_.groups.size());
+  std::map<std::string, size_t> index;
+  std::vector<PipelineRequest> requests;
+  for (size_t gi = 0; gi < program_.groups.size(); ++gi) {
+    const FusionGroup& g = program_.groups[gi];
+    for (size_t k = 0; k < g.kernels.size(); ++k) {
+      if (g.kernels[k].invocations == 0) {
+        sources[gi].emplace_back();
+        continue;
+      }
+      VKXLA_ASSIGN_OR_RETURN(KernelSource src, BuildKernel(program_, g, static_cast<int>(k)));
+      if (index.emplace(src.glsl, requests.size()).second)
+        requests.push_back({src.glsl, static_cast<uint32_t>(src.bindings.size())});
+      sources[gi].push_back(std::move(src));
+    }
+  }
+  VKXLA_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<ComputePipeline>> pipelines,
+                         CreatePipelinesInParallel(device_, requests));
+  for (const PipelineRequest& r : requests) sources_.push_back(r.glsl);
+  for (size_t gi = 0; gi < program_.groups.size(); ++gi) {
+    const FusionGroup& g = program_.groups[gi];
     kernels_.emplace_back();
     kernel_bindings_.emplace_back();
     for (size_t k = 0; k < g.kernels.size(); ++k) {
       const KernelLaunch& launch = g.kernels[k];
-      if (launch.invocations == 0) {
+      const std::optional<KernelSource>& src = sources[gi][k];
+      if (!src) {
         kernels_.back().push_back(nullptr);
         kernel_bindings_.back().emplace_back();
         continue;
       }
-      VKXLA_ASSIGN_OR_RETURN(KernelSource src, BuildKernel(program_, g, static_cast<int>(k)));
-      std::shared_ptr<ComputePipeline>& pipeline = pipelines[src.glsl];
-      if (!pipeline) {
-        VKXLA_ASSIGN_OR_RETURN(pipeline, ComputePipeline::FromGlsl(device_, src.glsl, static_cast<uint32_t>(src.bindings.size())));
-        sources_.push_back(src.glsl);
-      }
+      const std::shared_ptr<ComputePipeline>& pipeline = pipelines[index.at(src->glsl)];
       std::vector<BufferSlice> bindings;
-      for (int b : src.bindings) bindings.push_back(SliceOf(b));
+      for (int b : src->bindings) bindings.push_back(SliceOf(b));
       VKXLA_ASSIGN_OR_RETURN(BoundKernel bound, BoundKernel::Create(device_, pipeline, std::move(bindings), launch.invocations,
                                                              launch.local_size));
       kernels_.back().push_back(std::make_unique<BoundKernel>(std::move(bound)));
-      kernel_bindings_.back().push_back({pipeline, src.bindings, launch.invocations, launch.local_size});
+      kernel_bindings_.back().push_back({pipeline, src->bindings, launch.invocations, launch.local_size});
     }
   }
   return OkStatus();
