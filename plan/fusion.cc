@@ -247,6 +247,23 @@ class FusionPass {
     }
   }
 
+  // The elementwise arithmetic under v that a kernel reading v would
+  // compute (each op once); index maps (gathers, pads, transposes) are
+  // addressing, not counted.
+  double FusedArithmetic(const Instruction* v) {
+    double total = 0;
+    std::set<const Instruction*> seen;
+    std::vector<const Instruction*> stack = {v};
+    while (!stack.empty()) {
+      const Instruction* n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second || IsMaterialized(n) || !IsFusible(*n) || HeroKind(*n)) continue;
+      if (IsElementwise(n->opcode)) total += static_cast<double>(ElementCost(*n));
+      for (const Instruction* o : n->operands) stack.push_back(o);
+    }
+    return total;
+  }
+
   // Rule 6a: what a matmul kernel reads through fused producers (its
   // operands, and the side operands of its epilogue) is repeated in every
   // unrolled load of its tile. A costly op there (division, transcendental)
@@ -259,9 +276,10 @@ class FusionPass {
       if (!IsDotFamily(h->opcode)) continue;
       std::vector<const Instruction*> stack;
       for (const Instruction* o : h->operands) {
-        if (!IsMaterialized(o) && IsFusible(*o) && cost_[o] > kMatmulOperandCost) {
-          Materialize(ValueRef::Of(o), "operand of matmul %" + h->name + " at fused cost " +
-                                           std::to_string(static_cast<int64_t>(cost_[o])));
+        const double arithmetic = FusedArithmetic(o);
+        if (!IsMaterialized(o) && IsFusible(*o) && arithmetic > kMatmulOperandCost) {
+          Materialize(ValueRef::Of(o), "operand of matmul %" + h->name + " with fused arithmetic of cost " +
+                                           std::to_string(static_cast<int64_t>(arithmetic)));
           decided_.push_back(o);
         } else {
           stack.push_back(o);

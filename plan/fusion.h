@@ -28,9 +28,12 @@
 //    every other reader after the reduce, is written by the reduce's
 //    kernel as it reads it (one pass instead of two).
 // 6a. Matmul loads: a matmul repeats its fused operand producers and its
-//    epilogue's side reads in every unrolled load; an operand of fused
-//    cost above kMatmulOperandCost, and any costly op (element cost at
-//    least kCostlyElement, or a loop) under them, is written first.
+//    epilogue's side reads in every unrolled load; an operand whose fused
+//    elementwise arithmetic costs more than kMatmulOperandCost (a
+//    depthwise sum), and any costly op (element cost at least
+//    kCostlyElement, or a loop) under them, is written first. Index maps
+//    (a convolution's window gather, pads, transposes) stay fused: that is
+//    the implicit GEMM, with no im2col buffer.
 // 6. Depth: no chain of fused values (or epilogue) is longer than
 //    kMaxFusionDepth; the value at each limit is written and read back.
 //    Code generation walks a value's producers recursively, and a chain of
@@ -56,7 +59,7 @@
 namespace vkxla {
 
 inline constexpr int kMaxFusionDepth = 500;
-inline constexpr double kMatmulOperandCost = 32;
+inline constexpr double kMatmulOperandCost = 16;
 inline constexpr int64_t kCostlyElement = 8;
 
 struct GroupChoice {

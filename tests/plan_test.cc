@@ -9,7 +9,10 @@
 
 #include "frontends/hlo_text.h"
 #include "plan/barriers.h"
+#include "ir/hlo_parser.h"
+#include "ops/convolution.h"
 #include "plan/buffer_assignment.h"
+#include "plan/conv_expansion.h"
 #include "plan/fusion.h"
 #include "plan/matmul_config.h"
 #include "plan/planner.h"
@@ -236,18 +239,24 @@ ENTRY main {
   a5 = f32[64,32] slice(x), slice={[0:64], [5:37]}
   a6 = f32[64,32] slice(x), slice={[0:64], [6:38]}
   a7 = f32[64,32] slice(x), slice={[0:64], [7:39]}
-  m0 = f32[64,32] multiply(a0, a1)
-  m1 = f32[64,32] multiply(a2, a3)
-  m2 = f32[64,32] multiply(a4, a5)
-  m3 = f32[64,32] multiply(a6, a7)
-  p0 = f32[64,32] add(m0, m1)
-  p1 = f32[64,32] add(m2, m3)
-  p2 = f32[64,32] add(p0, p1)
-  p3 = f32[64,32] multiply(p2, p2)
-  p4 = f32[64,32] add(p3, p2)
-  p5 = f32[64,32] multiply(p4, p3)
-  p6 = f32[64,32] add(p5, p4)
-  d = f32[64,32] dot(p6, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  q1 = f32[64,32] multiply(a0, a1)
+  q2 = f32[64,32] add(q1, a2)
+  q3 = f32[64,32] multiply(q2, a3)
+  q4 = f32[64,32] add(q3, a4)
+  q5 = f32[64,32] multiply(q4, a5)
+  q6 = f32[64,32] add(q5, a6)
+  q7 = f32[64,32] multiply(q6, a7)
+  q8 = f32[64,32] add(q7, a0)
+  q9 = f32[64,32] multiply(q8, a1)
+  q10 = f32[64,32] add(q9, a2)
+  q11 = f32[64,32] multiply(q10, a3)
+  q12 = f32[64,32] add(q11, a4)
+  q13 = f32[64,32] multiply(q12, a5)
+  q14 = f32[64,32] add(q13, a6)
+  q15 = f32[64,32] multiply(q14, a7)
+  q16 = f32[64,32] add(q15, a0)
+  q17 = f32[64,32] multiply(q16, a1)
+  d = f32[64,32] dot(q17, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   v = f32[32] parameter(1)
   r = f32[32] rsqrt(v)
   rb = f32[64,32] broadcast(r), dimensions={1}
@@ -262,7 +271,7 @@ ENTRY main {
       return std::find(groups.begin(), groups.end(), g) - groups.begin();
     };
     ASSERT_LT(position("loop %w -> %w"), static_cast<std::ptrdiff_t>(groups.size()));
-    ASSERT_LT(position("loop %p6 -> %p6"), static_cast<std::ptrdiff_t>(groups.size()));
+    ASSERT_LT(position("loop %q17 -> %q17"), static_cast<std::ptrdiff_t>(groups.size()));
     ASSERT_LT(position("loop %r -> %r"), static_cast<std::ptrdiff_t>(groups.size()));
     const std::ptrdiff_t matmul = position("matmul %d -> %y");
     ASSERT_LT(matmul, static_cast<std::ptrdiff_t>(groups.size()));
@@ -270,8 +279,75 @@ ENTRY main {
     EXPECT_LT(position("loop %w -> %w"), matmul);
     EXPECT_TRUE(Fuses(p.program.groups[static_cast<size_t>(position("loop %w -> %w"))], "s"));
     const FusionGroup& mm = p.program.groups[static_cast<size_t>(matmul)];
-    EXPECT_FALSE(Fuses(mm, "s") || Fuses(mm, "w") || Fuses(mm, "r") || Fuses(mm, "p6"));
+    EXPECT_FALSE(Fuses(mm, "s") || Fuses(mm, "w") || Fuses(mm, "r") || Fuses(mm, "q17"));
     EXPECT_TRUE(Fuses(mm, "rb"));
+  }
+}
+
+// The convolution lowering the plan picks per shape.
+ConvolutionLowering LoweringOf(const std::string& lhs, const std::string& rhs, const std::string& attributes) {
+  // Parsed unverified: the result's shape comes from shape inference.
+  auto m = ParseHloText("HloModule m\nENTRY main {\n  x = " + lhs + " parameter(0)\n  w = " + rhs +
+                        " parameter(1)\n  ROOT c = f32[] convolution(x, w), " + attributes + "\n}\n");
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  if (!m.ok()) return ConvolutionLowering::kNone;
+  Instruction* c = (*m)->entry()->root();
+  StatusOr<Shape> shape = InferConvolutionShape(*c);
+  EXPECT_TRUE(shape.ok()) << shape.status().ToString();
+  if (!shape.ok()) return ConvolutionLowering::kNone;
+  c->shape = *shape;
+  StatusOr<ConvolutionParams> p = ReadConvolution(*c);
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  if (!p.ok()) return ConvolutionLowering::kNone;
+  return ChooseConvolutionLowering(*p, c->operands[0]->shape, c->operands[1]->shape, c->shape);
+}
+
+TEST(PlanConvolution, LoweringPerShape) {
+  const std::string nhwc = "dim_labels=b01f_01io->b01f";
+  // Dense 3x3: implicit GEMM; 1x1 (strided too): a plain matmul.
+  EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[3,3,64,64]", "window={size=3x3 pad=1_1x1_1}, " + nhwc),
+            ConvolutionLowering::kImplicitGemm);
+  EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[1,1,64,128]", "window={size=1x1 stride=2x2}, " + nhwc),
+            ConvolutionLowering::kOneByOne);
+  // Depthwise (one input feature per group) and a single-feature input:
+  // the direct sum over the window, up to 49 positions.
+  EXPECT_EQ(LoweringOf("f32[1,112,112,32]", "f32[3,3,1,32]",
+                       "window={size=3x3 pad=1_1x1_1}, " + nhwc + ", feature_group_count=32"),
+            ConvolutionLowering::kDirect);
+  EXPECT_EQ(LoweringOf("f32[1,28,28,1]", "f32[7,7,1,8]", "window={size=7x7}, " + nhwc), ConvolutionLowering::kDirect);
+  EXPECT_EQ(LoweringOf("f32[1,28,28,4]", "f32[9,9,1,4]", "window={size=9x9}, " + nhwc + ", feature_group_count=4"),
+            ConvolutionLowering::kImplicitGemm);
+  // Grouped, batch-grouped (a weight gradient) and transposed convolutions
+  // are GEMMs; a convolution with nothing to sum is zeros.
+  EXPECT_EQ(LoweringOf("f32[1,8,8,8]", "f32[3,3,4,8]", "window={size=3x3}, " + nhwc + ", feature_group_count=2"),
+            ConvolutionLowering::kImplicitGemm);
+  EXPECT_EQ(LoweringOf("f32[2,8,8,4]", "f32[3,3,4,8]", "window={size=3x3}, " + nhwc + ", batch_group_count=2"),
+            ConvolutionLowering::kImplicitGemm);
+  EXPECT_EQ(LoweringOf("f32[1,8,8,4]", "f32[3,3,4,4]", "window={size=3x3 pad=2_2x2_2 lhs_dilate=2x2}, " + nhwc),
+            ConvolutionLowering::kImplicitGemm);
+  EXPECT_EQ(LoweringOf("f32[1,8,8,0]", "f32[3,3,0,4]", "window={size=3x3}, " + nhwc), ConvolutionLowering::kNone);
+}
+
+TEST(PlanConvolution, ImplicitGemmWritesNoIm2colBuffer) {
+  // The windows are a gather fused into the matmul's loads: no buffer of
+  // the window-expanded input (9x the input) is planned, only the
+  // windows' start indices (read by every element, so written once).
+  const std::string entry = R"(
+ENTRY main {
+  x = f32[8,56,56,64] parameter(0)
+  w = f32[3,3,64,64] parameter(1)
+  ROOT c = f32[8,56,56,64] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+})";
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    Planned p = PlanText("", entry, t);
+    ASSERT_EQ(p.program.groups.size(), 2u);
+    EXPECT_EQ(p.program.groups[0].kind, KernelKind::kLoop);
+    EXPECT_EQ(p.program.groups[1].kind, KernelKind::kMatmul);
+    const int64_t input = int64_t{8} * 56 * 56 * 64 * 4;
+    for (const BufferDecl& b : p.program.buffers)
+      if (b.name != "%x" && b.name != "%w" && b.name != "%c.conv6" && b.name.find("staging") == std::string::npos)
+        EXPECT_LT(b.bytes, input / 100) << b.name;
   }
 }
 
