@@ -12,6 +12,7 @@
 #include "tools/bench/control_flow_benchmarks.h"
 #include "tools/bench/fft_benchmarks.h"
 #include "tools/bench/rng_benchmarks.h"
+#include "tools/bench/conv_benchmarks.h"
 #include "tools/bench/linalg_benchmarks.h"
 #include "tools/bench/matmul_benchmarks.h"
 #include "tools/bench/reduction_benchmarks.h"
@@ -30,6 +31,7 @@ struct BenchOptions {
   std::string svg;
   std::string chart_from;  // chart recorded figures instead of measuring
   std::string only;                       // one group of rows, for a quick look
+  std::string samples = "samples";        // where the model samples are
   uint64_t elements = uint64_t{1} << 24;  // 16M f32 = 64 MiB per array
 };
 
@@ -74,6 +76,7 @@ Status RunBench(const BenchOptions& o) {
       {"fft", [&] { return RunFftBenchmarks(d, before, report); }},
       {"rng", [&] { return RunRngBenchmarks(d, before, report); }},
       {"linalg", [&] { return RunLinalgBenchmarks(d, report); }},
+      {"conv", [&] { return RunConvBenchmarks(d, o.samples, report); }},
   };
   const size_t selected = only.empty() ? groups.size() : 1;
   size_t done = 0;
@@ -144,8 +147,10 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
       ->needs(svg)
       ->excludes(markdown);
   command->add_option("--only", o->only, "one group of rows")
-      ->check(CLI::IsMember({"foundation", "layout", "reduction", "matmul", "control", "fft", "rng", "linalg"}))
+      ->check(CLI::IsMember({"foundation", "layout", "reduction", "matmul", "control", "fft", "rng", "linalg", "conv"}))
       ->excludes(markdown);
+  command->add_option("--samples", o->samples, "the directory with samples/mobilenet_v2_224_parameters.hlo")
+      ->capture_default_str();
   command->add_option("--elements", o->elements, "elements per array of the streaming benchmarks (a multiple of 1024)")
       ->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 32))
       ->check(CLI::Validator(

@@ -15,7 +15,8 @@ Every convolution is NHWC with HWIO kernels; each is followed by
 batch-norm-inference and relu6 (a clamp), except the projections, which
 are linear. Blocks with stride 1 and equal widths add their input.
 
-Usage: mobilenet_v2.py [--resolution R] [--width W] [--batch N] > out.hlo
+Usage: mobilenet_v2.py [--resolution R] [--width W] [--batch N]
+                      [--weights generated|parameters] > out.hlo
 """
 import argparse
 import math
@@ -32,10 +33,12 @@ def make_divisible(v, divisor=8):
 
 
 class Writer:
-    def __init__(self):
+    def __init__(self, parameters=False):
         self.lines = []
         self.count = 0
         self.tensors = 0
+        self.parameters = parameters
+        self.params = 0
 
     def name(self, prefix):
         self.count += 1
@@ -47,8 +50,12 @@ class Writer:
         return n
 
     def generated(self, dims, amplitude, offset=0.0):
-        """offset + amplitude * sin(i * f + phase) over the flat index i."""
+        """offset + amplitude * sin(i * f + phase) over the flat index i,
+        or an entry parameter of that shape (--weights parameters)."""
         self.tensors += 1
+        if self.parameters:
+            self.params += 1
+            return self.op("p", "f32[%s]" % ",".join(str(d) for d in dims), "parameter(%d)" % (self.params - 1))
         f = 0.7548776662466927 * self.tensors + 0.1
         phase = 0.5 * self.tensors
         count = 1
@@ -112,8 +119,11 @@ def main():
     p.add_argument("--width", type=float, default=1.0)
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--classes", type=int, default=1000)
+    p.add_argument("--weights", choices=["generated", "parameters"], default="generated",
+                   help="parameters: the image, weights and statistics are entry parameters, in the order the "
+                        "layers use them (for timing with random inputs: vkxla benchmark, vkxla bench)")
     a = p.parse_args()
-    wr = Writer()
+    wr = Writer(a.weights == "parameters")
     r, n = a.resolution, a.batch
     dims = (n, r, r, 3)
     image = wr.generated(list(dims), 1.0)
@@ -148,10 +158,15 @@ def main():
     logits = wr.op("logits", "f32[%d,%d]" % (n, a.classes), "add(%%%s, %%%s)" % (logits, bias_b))
     print("HloModule mobilenet_v2_%d_%s" % (r, str(a.width).replace(".", "_")))
     print()
-    print("// Written by tools/models/mobilenet_v2.py --resolution %d --width %s --batch %d: MobileNet-v2" % (r, a.width, n))
-    print("// inference with generated weights and image; the five highest logits and their classes.")
+    print("// Written by tools/models/mobilenet_v2.py --resolution %d --width %s --batch %d --weights %s:" %
+          (r, a.width, n, a.weights))
+    print("// MobileNet-v2 inference with %s weights and image; the five highest logits and their classes." %
+          ("generated" if a.weights == "generated" else "parameters for"))
     print("%add (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n  ROOT %s = f32[] add(%a, %b)\n}\n")
-    print("ENTRY %main () -> (f32[{0},5], s32[{0},5]) {{".format(n))
+    if wr.parameters:
+        print("ENTRY %main {")  # the parameters' shapes are on their instructions
+    else:
+        print("ENTRY %main () -> (f32[{0},5], s32[{0},5]) {{".format(n))
     print("  %zero = f32[] constant(0)\n  %six = f32[] constant(6)")
     for line in wr.lines:
         print(line)
