@@ -278,6 +278,18 @@ TEST(Cli, FunctionPicksTheStablehloEntry) {
   ExpectCleanFailure("run " + Write("f.hlo", kAddModule) + " --function twice", "function twice picks a StableHLO entry, but");
 }
 
+// --reference: the reference evaluator's answer on the host, printed and
+// written as a device run's; device-only options are refused.
+TEST(Cli, ReferenceRunsTheEvaluatorOnTheHost) {
+  const std::string module = Write("sine.hlo", "HloModule s\nENTRY e {\n  x = f32[3] parameter(0)\n  ROOT y = f32[3] sine(x)\n}\n");
+  const Outcome device = RunCli("run " + module + " --input 3xf32=0,1.5707964,1e7");
+  const Outcome reference = RunCli("run " + module + " --reference --input 3xf32=0,1.5707964,1e7");
+  EXPECT_EQ(reference.exit_code, 0) << reference.output;
+  EXPECT_NE(reference.output.find("{0, 1, 0.4205"), std::string::npos) << reference.output;
+  EXPECT_EQ(device.output, reference.output);
+  ExpectCleanFailure("run " + module + " --reference --dump-plan --input 3xf32=0,1,2", "--reference runs on the host");
+}
+
 // .npy edge cases: s4 travels as int8 with its sign, out-of-range s4 is an
 // error, bf16 as '|V2' or '<V2', and bytes after the data are an error.
 TEST(Cli, NpySubByteBf16AndTrailingBytes) {
