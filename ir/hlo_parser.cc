@@ -441,7 +441,9 @@ StatusOr<ResultAccuracy> Parser::ParseResultAccuracy() {
 }
 
 StatusOr<std::string> Parser::ReadRawValue() {
-  SkipSpace();
+  // The value starts on the line of its '=': a line break there means it is
+  // missing (not that the next line is the value).
+  while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
   size_t start = pos_;
   int depth = 0;
   bool in_string = false;
@@ -639,6 +641,17 @@ Status Parser::ParseComputation(Module& module) {
     VKXLA_RETURN_IF_ERROR(ParseInstruction(module, *comp, is_root));
   }
   VKXLA_RETURN_IF_ERROR(Expect("}"));
+  // "}, execution_thread=\"sparsecore\"": which thread XLA runs the
+  // computation on; one device runs every computation in order, so such
+  // attributes are read and dropped.
+  while (ConsumeIf(",")) {
+    SkipSpace();
+    size_t key_at = pos_;
+    std::string key = ReadName();
+    if (key.empty()) return Error(key_at, "expected a computation attribute after ','");
+    VKXLA_RETURN_IF_ERROR(Expect("="));
+    VKXLA_RETURN_IF_ERROR(ReadRawValue().status());
+  }
   if (comp->instructions().empty()) return Error(name_at, "computation '" + name + "' is empty");
   if (!comp->root()) comp->set_root(comp->instructions().back().get());
   Computation* raw = module.AddComputation(std::move(comp));
@@ -650,14 +663,28 @@ Status Parser::ParseComputation(Module& module) {
 }
 
 StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
-  if (!ConsumeWord("HloModule")) return Error("expected 'HloModule' at the start of the module");
-  std::string name = ReadName();
-  if (name.empty()) return Error("expected the module's name after 'HloModule'");
+  // XLA's parser also reads text without the "HloModule name, ..." line,
+  // starting with a computation; the module is then named after its entry.
+  const bool has_header = ConsumeWord("HloModule");
+  std::string name;
+  if (has_header) {
+    name = ReadName();
+    if (name.empty()) return Error("expected the module's name after 'HloModule'");
+  } else if (AtEnd()) {
+    return Error("expected 'HloModule' or a computation");
+  }
   auto module = std::make_unique<Module>(name);
   std::optional<ProgramShape> entry_layout;
   size_t layout_at = 0;
-  while (ConsumeIf(",")) {
+  while (has_header && ConsumeIf(",")) {
+    // is_scheduled, replica_count, num_partitions, input_output_alias,
+    // frontend_attributes, allow_spmd_sharding_propagation_to_output, ...:
+    // how XLA compiles and places the module, none of which changes what
+    // it computes on one device, so only entry_computation_layout is used.
+    SkipSpace();
+    size_t key_at = pos_;
     std::string key = ReadName();
+    if (key.empty()) return Error(key_at, "expected a module attribute after ','");
     VKXLA_RETURN_IF_ERROR(Expect("="));
     if (key == "entry_computation_layout") {
       VKXLA_RETURN_IF_ERROR(Expect("{"));
@@ -666,13 +693,13 @@ StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
       VKXLA_RETURN_IF_ERROR(Expect("}"));
       entry_layout = std::move(p);
     } else {
-      VKXLA_ASSIGN_OR_RETURN(std::string raw, ReadRawValue());  // other module attributes are not used
-      (void)raw;
+      VKXLA_RETURN_IF_ERROR(ReadRawValue().status());
     }
   }
   while (!AtEnd()) VKXLA_RETURN_IF_ERROR(ParseComputation(*module));
   if (module->computations().empty()) return Error("the module has no computations");
   if (!module->entry()) module->set_entry(module->computations().back().get());
+  if (!has_header) module->set_name("module_" + module->entry()->name());
   if (entry_layout) {
     // Each entry in the layout must match the entry's parameter shapes.
     auto params = module->entry()->parameters();

@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "frontends/hlo_text.h"
 #include "ir/hlo_parser.h"
 #include "ir/element_type.h"
 #include "ir/hlo_printer.h"
+#include "tests/test_util.h"
 
 namespace vkxla {
 namespace {
@@ -117,6 +121,108 @@ TEST(HloVerifier, UnsupportedTypeNamesOpAndType) {
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("exponential"), std::string::npos);
   EXPECT_NE(m.status().message().find("s32[3]"), std::string::npos);
+}
+
+
+// ---------------------------------------------------------------- dumps
+// The syntax of XLA's own dumps (--xla_dump_to, HloModule::ToString) and
+// of HLO strings in XLA's tests: each snippet is parsed, its meaning
+// inspected, and it is run on the device against the reference evaluator.
+
+class HloDumps : public ::testing::Test {
+ protected:
+  void TearDown() override { ExpectNoValidationMessages(); }
+};
+
+Literal Values(const std::string& text, const Shape& shape) {
+  auto l = ParseLiteral(text, shape);
+  EXPECT_TRUE(l.ok()) << l.status().ToString();
+  return l.ok() ? std::move(*l) : Literal(shape);
+}
+
+// Parses and verifies `text`, runs it on the device and on the reference
+// evaluator; the device's values as text (empty on a failure, reported).
+std::string RunDump(const std::string& text, const std::vector<Literal>& args) {
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  if (!m) return "";
+  return RunAndCompareWith(*m, args).ValuesToString();
+}
+
+const Shape kF32x3(ElementType::kF32, {3});
+const Shape kF32x2x3(ElementType::kF32, {2, 3});
+
+// Text that starts with a computation: the entry is the ENTRY computation,
+// else the last one, and the module is named after it, as XLA does.
+TEST_F(HloDumps, ModuleWithoutHeader) {
+  const std::string with_entry = R"(%sum.1 (x.2: f32[], y.3: f32[]) -> f32[] {
+  %x.2 = f32[] parameter(0)
+  %y.3 = f32[] parameter(1)
+  ROOT %add.4 = f32[] add(%x.2, %y.3)
+}
+
+ENTRY %main.5 (Arg_0.1: f32[2,3]) -> f32[2] {
+  %Arg_0.1 = f32[2,3]{1,0} parameter(0)
+  %constant.2 = f32[] constant(0)
+  ROOT %reduce.3 = f32[2]{0} reduce(%Arg_0.1, %constant.2), dimensions={1}, to_apply=%sum.1
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(with_entry);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->name(), "module_main.5");
+  EXPECT_EQ(m->entry()->name(), "main.5");
+  EXPECT_EQ(RunDump(with_entry, {Values("{{1, 2, 3}, {4, 5, 6}}", kF32x2x3)}), "{6, 15}");
+
+  const std::string last_is_entry = R"(twice {
+  a = f32[3] parameter(0)
+  ROOT d = f32[3] add(a, a)
+}
+
+main {
+  p = f32[3] parameter(0)
+  ROOT c = f32[3] call(p), to_apply=twice
+}
+)";
+  m = ParseOrFail(last_is_entry);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->entry()->name(), "main");
+  EXPECT_EQ(m->name(), "module_main");
+  EXPECT_EQ(RunDump(last_is_entry, {Values("{1, -2, 0.5}", kF32x3)}), "{2, -4, 1}");
+
+  struct Case { const char* text; const char* expect; } empty[] = {
+      {"", "1:1: expected 'HloModule' or a computation"},
+      {"  // nothing\n", "2:1: expected 'HloModule' or a computation"},
+      {"HloModule m\n", "2:1: the module has no computations"},
+  };
+  for (const Case& c : empty) {
+    auto bad = ParseHloText(c.text);
+    ASSERT_FALSE(bad.ok()) << c.text;
+    EXPECT_EQ(bad.status().message().rfind(c.expect, 0), 0u) << bad.status().message();
+  }
+}
+
+// Every module attribute XLA writes after the name. Only
+// entry_computation_layout changes anything here; the rest are read.
+TEST_F(HloDumps, ModuleAttributes) {
+  const std::string text = R"(HloModule jit_step, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {}, must-alias) }, buffer_donor={ (1, {}) }, alias_passthrough_params=true, entry_computation_layout={(f32[3]{0}, f32[3]{0})->(f32[3]{0}, f32[3]{0})}, allow_spmd_sharding_propagation_to_parameters={false,false}, allow_spmd_sharding_propagation_to_output={true}, replica_count=1, num_partitions=1, frontend_attributes={fingerprint_before_lhs="3f1a",xla.sdy.meshes="{mesh = #sdy.mesh<[\"x\"=1]>}"}
+
+ENTRY %main.6 (Arg_0.1: f32[3], Arg_1.2: f32[3]) -> (f32[3], f32[3]) {
+  %Arg_0.1 = f32[3]{0} parameter(0)
+  %Arg_1.2 = f32[3]{0} parameter(1)
+  %add.3 = f32[3]{0} add(%Arg_0.1, %Arg_1.2)
+  %multiply.4 = f32[3]{0} multiply(%Arg_0.1, %Arg_1.2)
+  ROOT %tuple.5 = (f32[3]{0}, f32[3]{0}) tuple(%add.3, %multiply.4)
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->name(), "jit_step");
+  ASSERT_TRUE(m->entry_layout().has_value());
+  EXPECT_EQ(m->entry_layout()->ToString(), "(f32[3]{0}, f32[3]{0})->(f32[3]{0}, f32[3]{0})");
+  EXPECT_EQ(RunDump(text, {Values("{1, 2, 3}", kF32x3), Values("{10, 20, 30}", kF32x3)}), "({11, 22, 33}, {10, 40, 90})");
+  // A header attribute without its value is a located error.
+  auto bad = ParseHloText("HloModule m, is_scheduled=\nENTRY %e {\n  ROOT %p = f32[] parameter(0)\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("1:27: expected an attribute value", 0), 0u) << bad.status().message();
 }
 
 }  // namespace
