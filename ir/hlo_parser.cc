@@ -548,7 +548,11 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
   SkipSpace();
   size_t op_at = pos_;
   std::string op_name = ReadName();
-  auto opcode = ParseOpcode(op_name);
+  // A fusion computes what its fused computation (calls=) computes, whatever
+  // its kind= (kLoop, kInput, kOutput, kCustom) says about how XLA emits it:
+  // it is read as a call of that computation, kind= kept verbatim.
+  const bool fusion = op_name == "fusion";
+  auto opcode = fusion ? std::optional<Opcode>(Opcode::kCall) : ParseOpcode(op_name);
   if (!opcode) return Error(op_at, op_name.empty() ? "expected an opcode" : "unknown opcode '" + op_name + "'");
   inst->opcode = *opcode;
   VKXLA_RETURN_IF_ERROR(Expect("("));
@@ -600,7 +604,11 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
       break;
     }
   }
-  (void)start;
+  if (fusion) {
+    bool one_callee = inst->called_computations.size() == 1 && inst->called_computations[0].first == "calls";
+    if (!one_callee) return Error(op_at, "fusion %" + inst->name + " needs one calls=%computation (the fused computation)");
+    inst->called_computations[0].first = "to_apply";
+  }
   Instruction* raw = comp.AddInstruction(std::move(inst));
   if (is_root) {
     if (comp.root()) return Error(start, "computation '" + comp.name() + "' has more than one ROOT");

@@ -148,6 +148,20 @@ std::string RunDump(const std::string& text, const std::vector<Literal>& args) {
   return RunAndCompareWith(*m, args).ValuesToString();
 }
 
+const Instruction* Named(const Module& m, const std::string& name) {
+  for (const auto& c : m.computations())
+    if (const Instruction* i = c->Find(name)) return i;
+  ADD_FAILURE() << "no instruction %" << name;
+  return nullptr;
+}
+
+std::string Attribute(const Instruction* inst, const std::string& key) {
+  if (!inst) return "";
+  for (const auto& [k, v] : inst->other_attributes)
+    if (k == key) return v;
+  return "(none)";
+}
+
 const Shape kF32x3(ElementType::kF32, {3});
 const Shape kF32x2x3(ElementType::kF32, {2, 3});
 
@@ -223,6 +237,84 @@ ENTRY %main.6 (Arg_0.1: f32[3], Arg_1.2: f32[3]) -> (f32[3], f32[3]) {
   auto bad = ParseHloText("HloModule m, is_scheduled=\nENTRY %e {\n  ROOT %p = f32[] parameter(0)\n}\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message().rfind("1:27: expected an attribute value", 0), 0u) << bad.status().message();
+}
+
+// fusion is a call of its fused computation, whatever its kind; fusions
+// nest (a fusion inside a fused computation).
+TEST_F(HloDumps, FusionRunsItsFusedComputation) {
+  const std::string text = R"(HloModule fusions, entry_computation_layout={(f32[2,3]{1,0}, f32[3]{0})->(f32[2,3]{1,0}, f32[2]{0}, f32[2,3]{1,0})}
+
+%add.f32 (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %add = f32[] add(%x, %y)
+}
+
+%fused_negate (param_0.3: f32[2,3]) -> f32[2,3] {
+  %param_0.3 = f32[2,3]{1,0} parameter(0)
+  ROOT %negate.1 = f32[2,3]{1,0} negate(%param_0.3)
+}
+
+%fused_computation (param_0: f32[2,3], param_1.1: f32[3]) -> f32[2,3] {
+  %param_0 = f32[2,3]{1,0} parameter(0)
+  %param_1.1 = f32[3]{0} parameter(1)
+  %broadcast.1 = f32[2,3]{1,0} broadcast(%param_1.1), dimensions={1}
+  %multiply.1 = f32[2,3]{1,0} multiply(%param_0, %broadcast.1)
+  ROOT %fusion.1 = f32[2,3]{1,0} fusion(%multiply.1), kind=kLoop, calls=%fused_negate
+}
+
+%fused_reduce (param_0.1: f32[2,3]) -> f32[2] {
+  %param_0.1 = f32[2,3]{1,0} parameter(0)
+  %constant.1 = f32[] constant(0)
+  ROOT %reduce.1 = f32[2]{0} reduce(%param_0.1, %constant.1), dimensions={1}, to_apply=%add.f32
+}
+
+%fused_dot (param_0.2: f32[2,3], param_1.2: f32[3,3]) -> f32[2,3] {
+  %param_0.2 = f32[2,3]{1,0} parameter(0)
+  %param_1.2 = f32[3,3]{1,0} parameter(1)
+  ROOT %dot.1 = f32[2,3]{1,0} dot(%param_0.2, %param_1.2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+%triton_square (param_0.4: f32[2,3]) -> f32[2,3] {
+  %param_0.4 = f32[2,3]{1,0} parameter(0)
+  ROOT %multiply.2 = f32[2,3]{1,0} multiply(%param_0.4, %param_0.4)
+}
+
+ENTRY %main (p0: f32[2,3], p1: f32[3]) -> (f32[2,3], f32[2], f32[2,3]) {
+  %p0 = f32[2,3]{1,0} parameter(0)
+  %p1 = f32[3]{0} parameter(1)
+  %loop_fusion = f32[2,3]{1,0} fusion(%p0, %p1), kind=kLoop, calls=%fused_computation
+  %input_fusion = f32[2]{0} fusion(%loop_fusion), kind=kInput, calls=%fused_reduce
+  %w = f32[3,3]{1,0} constant({ {1, 0, 0}, {0, 2, 0}, {0, 0, 3} })
+  %output_fusion = f32[2,3]{1,0} fusion(%p0, %w), kind=kOutput, calls=%fused_dot
+  %custom_fusion = f32[2,3]{1,0} fusion(%output_fusion), kind=kCustom, calls=%triton_square, backend_config={"fusion_backend_config":{"kind":"__triton","block_level_fusion_config":{"output_tiles":[{"sizes":["1","3"]}]}}}
+  ROOT %tuple = (f32[2,3]{1,0}, f32[2]{0}, f32[2,3]{1,0}) tuple(%loop_fusion, %input_fusion, %custom_fusion)
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  const Instruction* loop = Named(*m, "loop_fusion");
+  ASSERT_TRUE(loop);
+  EXPECT_EQ(loop->opcode, Opcode::kCall);
+  ASSERT_EQ(loop->called_computations.size(), 1u);
+  EXPECT_EQ(loop->called_computations[0].first, "to_apply");
+  EXPECT_EQ(loop->called_computations[0].second->name(), "fused_computation");
+  EXPECT_EQ(Attribute(loop, "kind"), "kLoop");
+  EXPECT_EQ(Attribute(Named(*m, "input_fusion"), "kind"), "kInput");
+  EXPECT_EQ(Attribute(Named(*m, "output_fusion"), "kind"), "kOutput");
+  EXPECT_EQ(Attribute(Named(*m, "custom_fusion"), "kind"), "kCustom");
+  EXPECT_EQ(Named(*m, "fusion.1")->opcode, Opcode::kCall);
+  const std::string want = "({{-1, -20, -300}, {-4, -50, -600}}, {-321, -654}, {{1, 16, 81}, {16, 100, 324}})";
+  const std::vector<Literal> args = {Values("{{1, 2, 3}, {4, 5, 6}}", kF32x2x3), Values("{1, 10, 100}", kF32x3)};
+  EXPECT_EQ(RunDump(text, args), want);
+  // Printed as the call it is, kind= kept; that text runs the same.
+  const std::string printed = PrintHloModule(*m);
+  EXPECT_NE(printed.find("call(f32[2,3]{1,0} %p0, f32[3]{0} %p1), to_apply=%fused_computation, kind=kLoop"), std::string::npos) << printed;
+  EXPECT_EQ(RunDump(printed, args), want);
+  // A fusion names exactly one fused computation.
+  auto bad = ParseHloText("HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %f = f32[2] fusion(%p), kind=kLoop\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("4:20: fusion %f needs one calls=%computation", 0), 0u) << bad.status().message();
 }
 
 }  // namespace
