@@ -49,7 +49,7 @@ class Parser {
     return p < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[p])) || text_[p] == '}' || text_[p] == ':');
   }
   Status ParseInstruction(Module& module, Computation& comp, bool& is_root);
-  Status ParseAttribute(Module& module, Instruction& inst);
+  Status ParseAttribute(Module& module, const Computation& comp, Instruction& inst);
   StatusOr<std::string> ReadRawValue();
   StatusOr<Literal> ParseLiteral(const Shape& shape);
   // The values of an array literal, dim by dim, checked against the shape
@@ -471,7 +471,7 @@ StatusOr<std::string> Parser::ReadRawValue() {
   return v;
 }
 
-Status Parser::ParseAttribute(Module& module, Instruction& inst) {
+Status Parser::ParseAttribute(Module& module, const Computation& comp, Instruction& inst) {
   SkipSpace();
   size_t at = pos_;
   std::string key = ReadName();
@@ -524,7 +524,30 @@ Status Parser::ParseAttribute(Module& module, Instruction& inst) {
       inst.called_computations.emplace_back(key, c);
       SkipSpace();
     }
+  } else if (key == "control-predecessors") {
+    // {%a, %b}: instructions that must run first although no value flows
+    // from them, an order only side effects can observe. XLA writes each
+    // predecessor before the instructions it orders and the plan follows
+    // the written order (the fusion pass walks it once), so the names are
+    // only checked and kept verbatim.
+    const size_t value_at = pos_;
+    VKXLA_RETURN_IF_ERROR(Expect("{"));
+    if (!ConsumeIf("}")) {
+      do {
+        SkipSpace();
+        size_t vat = pos_;
+        std::string name = ReadName();
+        if (name.empty()) return Error(vat, "expected an instruction name in control-predecessors={...}");
+        if (!comp.Find(name)) return Error(vat, "undefined instruction '%" + name + "' in control-predecessors=");
+      } while (ConsumeIf(","));
+      VKXLA_RETURN_IF_ERROR(Expect("}"));
+    }
+    inst.other_attributes.emplace_back(key, std::string(text_.substr(value_at, pos_ - value_at)));
   } else {
+    // Everything else is kept verbatim: metadata, backend_config, sharding,
+    // frontend_attributes, statistics, origin, parameter_replication, ...
+    // describe where an op came from or how XLA would place and emit it,
+    // not what it computes. The ops that read an attribute find it here.
     VKXLA_ASSIGN_OR_RETURN(std::string raw, ReadRawValue());
     inst.other_attributes.emplace_back(key, raw);
   }
@@ -598,7 +621,7 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
     if (pos_ < text_.size() && text_[pos_] == ',') {
       ++pos_;
-      VKXLA_RETURN_IF_ERROR(ParseAttribute(module, *inst));
+      VKXLA_RETURN_IF_ERROR(ParseAttribute(module, comp, *inst));
     } else {
       pos_ = save;
       break;

@@ -317,5 +317,82 @@ ENTRY %main (p0: f32[2,3], p1: f32[3]) -> (f32[2,3], f32[2], f32[2,3]) {
   EXPECT_EQ(bad.status().message().rfind("4:20: fusion %f needs one calls=%computation", 0), 0u) << bad.status().message();
 }
 
+// metadata, backend_config (a JSON dict or a string with escapes),
+// sharding, frontend_attributes, statistics, origin and
+// parameter_replication are kept verbatim and change nothing: values with
+// commas, nested braces, escaped quotes and line breaks inside braces.
+TEST_F(HloDumps, DescriptiveAttributesAreKeptVerbatim) {
+  const std::string text = R"(HloModule attrs
+
+ENTRY %main.9 (Arg_0.1: f32[3], Arg_1.2: f32[3], Arg_2.3: s32[]) -> (f32[3], s32[]) {
+  %Arg_0.1 = f32[3]{0} parameter(0), parameter_replication={false}, sharding={devices=[2,1]0,1}, metadata={op_name="x"}
+  %Arg_1.1 = f32[3]{0} parameter(1), parameter_replication={true}
+  %Arg_2.1 = s32[] parameter(2), sharding={maximal device=0}
+  %Arg_1.2 = (f32[3]{0}, s32[]) tuple(%Arg_1.1, %Arg_2.1), sharding={{replicated}, {maximal device=0}}, frontend_attributes={a="1", b="2"}
+  %get-tuple-element.3 = f32[3]{0} get-tuple-element(%Arg_1.2), index=0, sharding={devices=[2]<=[2]}
+  %add.4 = f32[3]{0} add(%Arg_0.1, %get-tuple-element.3), metadata={op_type="AddV2" op_name="jit(f)/add, \"quoted\" {braced}" source_file="/tmp/a b, c.py" source_line=12 source_end_line=12 source_column=4 source_end_column=9}, backend_config={"operation_queue_id":"0","wait_on_operation_queues":[],"force_earliest_schedule":false}
+  %negate.5 = f32[3]{0} negate(%add.4), backend_config="{\"known_trip_count\":{\"n\":\"1\"},\"odd\":\"}{,\"}", frontend_attributes={_xla_compute_type="host",_xla_stream_annotation="1"}, statistics={visualizing_index=1,stat-index-1=0.5}
+  %exponential.6 = f32[3]{0} exponential(%negate.5), frontend_attributes={
+    _xla_send_recv_source_target_pairs="{{0,1}}"
+  }, origin={{"exp"}}, sharding={replicated}
+  %get-tuple-element.7 = s32[] get-tuple-element(%Arg_1.2), index=1
+  ROOT %tuple.8 = (f32[3]{0}, s32[]) tuple(%exponential.6, %get-tuple-element.7), sharding={{replicated}, {replicated}}
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  const Instruction* add = Named(*m, "add.4");
+  EXPECT_EQ(Attribute(add, "metadata"),
+            R"({op_type="AddV2" op_name="jit(f)/add, \"quoted\" {braced}" source_file="/tmp/a b, c.py" source_line=12 source_end_line=12 source_column=4 source_end_column=9})");
+  EXPECT_EQ(Attribute(add, "backend_config"), R"({"operation_queue_id":"0","wait_on_operation_queues":[],"force_earliest_schedule":false})");
+  const Instruction* negate = Named(*m, "negate.5");
+  EXPECT_EQ(Attribute(negate, "backend_config"), R"("{\"known_trip_count\":{\"n\":\"1\"},\"odd\":\"}{,\"}")");
+  EXPECT_EQ(Attribute(negate, "frontend_attributes"), R"({_xla_compute_type="host",_xla_stream_annotation="1"})");
+  EXPECT_EQ(Attribute(negate, "statistics"), "{visualizing_index=1,stat-index-1=0.5}");
+  const Instruction* exp = Named(*m, "exponential.6");
+  EXPECT_EQ(Attribute(exp, "frontend_attributes"), "{\n    _xla_send_recv_source_target_pairs=\"{{0,1}}\"\n  }");
+  EXPECT_EQ(Attribute(exp, "origin"), R"({{"exp"}})");
+  EXPECT_EQ(Attribute(exp, "sharding"), "{replicated}");
+  EXPECT_EQ(Attribute(Named(*m, "Arg_1.2"), "sharding"), "{{replicated}, {maximal device=0}}");
+  EXPECT_EQ(Attribute(Named(*m, "Arg_1.1"), "parameter_replication"), "{true}");
+  EXPECT_EQ(Attribute(Named(*m, "Arg_1.2"), "frontend_attributes"), R"({a="1", b="2"})");
+  EXPECT_EQ(Attribute(Named(*m, "Arg_0.1"), "sharding"), "{devices=[2,1]0,1}");
+  EXPECT_EQ(Attribute(Named(*m, "get-tuple-element.3"), "sharding"), "{devices=[2]<=[2]}");
+  EXPECT_EQ(RunDump(text, {Values("{-1, -2, -3}", kF32x3), Values("{1, 2, 3}", kF32x3), Values("7", Shape(ElementType::kS32, {}))}),
+            "({1, 1, 1}, 7)");
+  // An attribute whose braces or quotes never close is a located error.
+  auto bad = ParseHloText("HloModule m\nENTRY %e {\n  ROOT %p = f32[] parameter(0), metadata={op_name=\"x}\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("3:42: unterminated attribute value", 0), 0u) << bad.status().message();
+}
+
+// control-predecessors={...} orders ops that share no value: the names are
+// checked and kept, the values are what the data edges say.
+TEST_F(HloDumps, ControlPredecessors) {
+  const std::string text = R"(HloModule deps
+
+ENTRY %main (p0: f32[3], p1: f32[3]) -> (f32[3], f32[3]) {
+  %p0 = f32[3]{0} parameter(0)
+  %p1 = f32[3]{0} parameter(1)
+  %add-dependency = f32[3]{0} add(%p0, %p1)
+  %log = f32[3]{0} log(%p0)
+  %mul = f32[3]{0} multiply(%p0, %p1), control-predecessors={%add-dependency, %log}
+  %sub = f32[3]{0} subtract(%p0, %p1), channel_id=1,
+      control-predecessors={%mul}
+  ROOT %t = (f32[3]{0}, f32[3]{0}) tuple(%mul, %sub), control-predecessors={}
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Attribute(Named(*m, "mul"), "control-predecessors"), "{%add-dependency, %log}");
+  EXPECT_EQ(Attribute(Named(*m, "sub"), "control-predecessors"), "{%mul}");
+  EXPECT_EQ(RunDump(text, {Values("{1, 2, 3}", kF32x3), Values("{4, 5, 6}", kF32x3)}), "({4, 10, 18}, {-3, -3, -3})");
+  auto bad = ParseHloText(
+      "HloModule m\nENTRY %e {\n  %p = f32[] parameter(0)\n  ROOT %n = f32[] negate(%p), control-predecessors={%p, %later}\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("4:57: undefined instruction '%later' in control-predecessors=", 0), 0u)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace vkxla
