@@ -394,5 +394,34 @@ ENTRY %main (p0: f32[3], p1: f32[3]) -> (f32[3], f32[3]) {
       << bad.status().message();
 }
 
+// XLA writes /*index=N*/ before every fifth operand and tuple element.
+TEST_F(HloDumps, IndexCommentsInOperandsAndTupleShapes) {
+  const std::string text = R"(HloModule seven, entry_computation_layout={(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[], f32[])->(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[], f32[])}
+
+ENTRY %main.15 (Arg_0.1: f32[], Arg_1.2: f32[], Arg_2.3: f32[], Arg_3.4: f32[], Arg_4.5: f32[], /*index=5*/Arg_5.6: f32[], Arg_6.7: f32[]) -> (f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[], f32[]) {
+  %Arg_0.1 = f32[] parameter(0)
+  %Arg_1.2 = f32[] parameter(1)
+  %Arg_2.3 = f32[] parameter(2)
+  %Arg_3.4 = f32[] parameter(3)
+  %Arg_4.5 = f32[] parameter(4)
+  %Arg_5.6 = f32[] parameter(5)
+  %Arg_6.7 = f32[] parameter(6)
+  %negate.8 = f32[] negate(%Arg_5.6)
+  ROOT %tuple.9 = (f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[], f32[]) tuple(f32[] %Arg_6.7, f32[] %Arg_5.6, f32[] %Arg_4.5, f32[] %Arg_3.4, f32[] %Arg_2.3, /*index=5*/f32[] %negate.8, f32[] %Arg_0.1)
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->entry()->root()->operands.size(), 7u);
+  EXPECT_EQ(m->entry()->root()->shape.tuple_shapes().size(), 7u);
+  std::vector<Literal> args;
+  for (int i = 0; i < 7; ++i) args.push_back(Literal::ScalarOf(Scalar::Float(ElementType::kF32, i + 1)));
+  EXPECT_EQ(RunDump(text, args), "(7, 6, 5, 4, 3, -6, 1)");
+  // The comment is only a comment: an unterminated one ends the text.
+  auto bad = ParseHloText("HloModule m\nENTRY %e {\n  %p = f32[] parameter(0)\n  ROOT %t = (f32[]) tuple(/*index=0%p)\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("expected an operand"), std::string::npos) << bad.status().message();
+}
+
 }  // namespace
 }  // namespace vkxla
