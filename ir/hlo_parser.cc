@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -12,6 +13,16 @@ namespace vkxla {
 namespace {
 
 bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '$'; }
+
+// XLA prints a large constant's value as "{...}" when asked to keep dumps
+// short; such a module still runs, with zeros, and says so once.
+std::string ElidedNote(const std::vector<std::string>& names) {
+  constexpr size_t kNamed = 3;
+  std::string s = names.size() == 1 ? "constant " : "constants ";
+  for (size_t i = 0; i < names.size() && i < kNamed; ++i) s += (i ? ", %" : "%") + names[i];
+  if (names.size() > kNamed) s += " and " + std::to_string(names.size() - kNamed) + " more";
+  return s + " elided in the text ({...}); filled with zeros";
+}
 
 class Parser {
  public:
@@ -62,6 +73,7 @@ class Parser {
   std::string_view text_;
   size_t pos_ = 0;
   int tuple_depth_ = 0;  // nesting of the tuple shape being read
+  std::vector<std::string> elided_;  // constants written "{...}", filled with zeros
   mutable size_t loc_at_ = 0;  // Loc's last answer
   mutable SourceLocation loc_{1, 1};
 };
@@ -584,8 +596,19 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
     if (inst->parameter_number < 0) return Error("parameter number must not be negative");
     VKXLA_RETURN_IF_ERROR(Expect(")"));
   } else if (inst->opcode == Opcode::kConstant) {
-    VKXLA_ASSIGN_OR_RETURN(Literal lit, ParseLiteral(inst->shape));
-    inst->literal = std::move(lit);
+    SkipSpace();
+    if (text_.substr(pos_, 5) == "{...}") {
+      if (!inst->shape.IsArray() && !inst->shape.IsTuple())
+        return Error("a constant must have an array or tuple shape, not " + inst->shape.ToString());
+      Status fits = CheckLiteralBytes(inst->shape);
+      if (!fits.ok()) return Error(fits.message());
+      pos_ += 5;
+      inst->literal = Literal(inst->shape);  // zeros
+      elided_.push_back(inst->name);
+    } else {
+      VKXLA_ASSIGN_OR_RETURN(Literal lit, ParseLiteral(inst->shape));
+      inst->literal = std::move(lit);
+    }
     VKXLA_RETURN_IF_ERROR(Expect(")"));
   } else if (!ConsumeIf(")")) {
     do {
@@ -747,6 +770,7 @@ StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
                                   " but the entry's root is " + module->entry()->root()->shape.ToString());
     module->set_entry_layout(std::move(*entry_layout));
   }
+  if (!elided_.empty()) std::fprintf(stderr, "vkxla: note: %s\n", ElidedNote(elided_).c_str());
   return module;
 }
 

@@ -423,5 +423,42 @@ ENTRY %main.15 (Arg_0.1: f32[], Arg_1.2: f32[], Arg_2.3: f32[], Arg_3.4: f32[], 
   EXPECT_NE(bad.status().message().find("expected an operand"), std::string::npos) << bad.status().message();
 }
 
+// constant({...}): a value left out of the dump runs as zeros, and the
+// parser says so on stderr, once per module.
+TEST_F(HloDumps, ElidedConstantsAreZerosWithANote) {
+  const std::string text = R"(HloModule big_weights
+
+ENTRY %main (x: f32[2,3]) -> (f32[2,3], s32[]) {
+  %x = f32[2,3]{1,0} parameter(0)
+  %weights.1 = f32[2,3]{1,0} constant({...}), metadata={op_type="Const" op_name="w"}
+  %bias.2 = f32[2,3]{1,0} constant({...})
+  %count = s32[] constant(0)
+  %add = f32[2,3]{1,0} add(%x, %weights.1)
+  %sum = f32[2,3]{1,0} add(%add, %bias.2)
+  ROOT %t = (f32[2,3]{1,0}, s32[]) tuple(%sum, %count)
+}
+)";
+  testing::internal::CaptureStderr();
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  const std::string note = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(m);
+  EXPECT_EQ(note, "vkxla: note: constants %weights.1, %bias.2 elided in the text ({...}); filled with zeros\n");
+  ASSERT_TRUE(Named(*m, "weights.1")->literal.has_value());
+  EXPECT_EQ(Named(*m, "weights.1")->literal->ValuesToString(), "{{0, 0, 0}, {0, 0, 0}}");
+  EXPECT_EQ(RunAndCompareWith(*m, {Values("{{1, 2, 3}, {4, 5, 6}}", kF32x2x3)}).ValuesToString(), "({{1, 2, 3}, {4, 5, 6}}, 0)");
+  // No note for a module with every value written.
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(ParseOrFail(kModule));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  // "{...}" stands for a value, not for part of one.
+  auto partial = ParseHloText("HloModule m\nENTRY %e {\n  ROOT %c = f32[2,2] constant({ {...}, {1, 2} })\n}\n");
+  ASSERT_FALSE(partial.ok());
+  EXPECT_NE(partial.status().message().find("3:"), std::string::npos) << partial.status().message();
+  // An elided constant too large to hold is refused before it is made.
+  auto huge = ParseHloText("HloModule m\nENTRY %e {\n  ROOT %c = f32[1000000,1000000] constant({...})\n}\n");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("3:"), std::string::npos) << huge.status().message();
+}
+
 }  // namespace
 }  // namespace vkxla
