@@ -219,11 +219,41 @@ StatusOr<Layout> Parser::ParseLayout() {
       } else if (ConsumeIf("E(")) {
         VKXLA_ASSIGN_OR_RETURN(layout.element_size_in_bits, ReadInt());
         VKXLA_RETURN_IF_ERROR(Expect(")"));
+      } else if (ConsumeIf("SC(")) {
+        // Split configs ("SC(0:1024,2048)"): where XLA may cut the buffer
+        // into separate allocations; the elements' order is unchanged.
+        do {
+          VKXLA_RETURN_IF_ERROR(ReadInt().status());
+        } while (ConsumeIf(":") || ConsumeIf(","));
+        VKXLA_RETURN_IF_ERROR(Expect(")"));
       } else if (ConsumeIf("S(")) {
         VKXLA_ASSIGN_OR_RETURN(layout.memory_space, ReadInt());
         VKXLA_RETURN_IF_ERROR(Expect(")"));
+      } else if (ConsumeIf("L(") || ConsumeIf("M(")) {
+        // Tail padding alignment (L) and the dynamic-shape metadata prefix
+        // (M): bytes around the elements in XLA's buffers, not where the
+        // elements lie; vkxla lays out its own buffers, so they are dropped.
+        VKXLA_RETURN_IF_ERROR(ReadInt().status());
+        VKXLA_RETURN_IF_ERROR(Expect(")"));
+      } else if (ConsumeIf("D(")) {
+        // Dimension level types: all dense (D) is the ordinary array;
+        // compressed or singleton dimensions make a sparse array.
+        do {
+          size_t dim_at = pos_;
+          std::string level = ReadName();
+          if (level != "D") return Error(dim_at, "sparse layouts are not supported (dimension level '" + level + "')");
+          while (ConsumeIf("+") || ConsumeIf("~")) {
+          }
+        } while (ConsumeIf(","));
+        VKXLA_RETURN_IF_ERROR(Expect(")"));
+      } else if (ConsumeIf("#(") || ConsumeIf("*(")) {
+        // The index and pointer types of a sparse array's buffers: with
+        // dense dimensions they mean nothing.
+        ReadName();
+        VKXLA_RETURN_IF_ERROR(Expect(")"));
       } else {
-        return Error(at, "unknown layout attribute; expected T(...), E(...) or S(...)");
+        return Error(at, "unknown layout attribute; expected T(...), E(...), S(...), L(...), M(...), SC(...), D(...), "
+                         "#(...) or *(...)");
       }
     }
   }
@@ -282,6 +312,9 @@ StatusOr<Shape> Parser::ParseShape() {
   if (Peek() == '{' && StartsLayout()) {
     size_t at = pos_;
     VKXLA_ASSIGN_OR_RETURN(Layout layout, ParseLayout());
+    // A scalar's tiles (TPU dumps write "f32[]{:T(128)}") only pad its
+    // buffer: its one element is first in the first tile either way.
+    if (shape.rank() == 0) layout.tiles.clear();
     Status valid = layout.Validate(shape.rank());
     if (!valid.ok()) return Error(at, valid.message());
     shape.set_layout(std::move(layout));

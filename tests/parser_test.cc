@@ -460,5 +460,68 @@ ENTRY %main (x: f32[2,3]) -> (f32[2,3], s32[]) {
   EXPECT_NE(huge.status().message().find("3:"), std::string::npos) << huge.status().message();
 }
 
+// The rest of what real dumps hold: names without '%' and with dots and
+// dashes, spaces in dimension lists, layouts with tiles and the layout
+// attributes that place bytes around the elements (L, M, SC) or describe
+// all-dense dimensions (D, #, *), computations with execution_thread,
+// instructions broken over lines.
+TEST_F(HloDumps, DumpStyleNamesLayoutsAndComputationAttributes) {
+  const std::string text = R"(HloModule jit_f.7, entry_computation_layout={(f32[8,128]{1,0:T(8,128)L(1024)}, s32[3]{0})->(f32[8]{0}, s32[])}
+
+region_0.3 {
+  Arg_0.4 = f32[] parameter(0)
+  Arg_1.5 = f32[] parameter(1)
+  ROOT maximum.6 = f32[] maximum(Arg_0.4, Arg_1.5)
+}, execution_thread="main"
+
+%sum-s32.1 (a: s32[], b: s32[]) -> s32[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %add = s32[] add(s32[] %a, s32[] %b)
+}, execution_thread="sparsecore"
+
+ENTRY %main.10 (Arg_0.1: f32[8,128], Arg_1.2: s32[3]) -> (f32[8], s32[]) {
+  %Arg_0.1 = f32[8, 128]{1,0:T(8,128)L(1024)} parameter(0), parameter_replication={false}, origin={{"x"}}
+  %Arg_1.2 = s32[3]{0:T(256)D(D)#(s32)*(s32)M(8)SC(0:2)} parameter(1)
+  %constant.7 = f32[]{:T(128)S(1)} constant(-inf)
+  %reduce.8 = f32[8]{0:T(256)}
+      reduce(f32[8,128]{1,0:T(8,128)L(1024)} %Arg_0.1, f32[]{:T(128)S(1)} %constant.7),
+      dimensions={1}, to_apply=region_0.3
+  %c0 = s32[] constant(0)
+  %r.9 = s32[] reduce(%Arg_1.2, %c0), dimensions={0}, to_apply=%sum-s32.1
+  ROOT %tuple.10 = (f32[8]{0}, s32[]) tuple(%reduce.8, %r.9)
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Named(*m, "Arg_0.1")->shape.ToString(), "f32[8,128]{1,0:T(8,128)}");
+  EXPECT_EQ(Named(*m, "Arg_1.2")->shape.ToString(), "s32[3]{0:T(256)}");
+  Literal x(Shape(ElementType::kF32, {8, 128}));
+  Literal row_max(Shape(ElementType::kF32, {8}));
+  for (int64_t r = 0; r < 8; ++r) {
+    double best = -INFINITY;
+    for (int64_t c = 0; c < 128; ++c) {
+      const double v = static_cast<double>((r * 7 + c * 13) % 101) - 50.5;
+      x.Set(r * 128 + c, Scalar::Float(ElementType::kF32, v));
+      best = std::max(best, v);
+    }
+    row_max.Set(r, Scalar::Float(ElementType::kF32, best));
+  }
+  EXPECT_EQ(RunDump(text, {x, Values("{5, -2, 40}", Shape(ElementType::kS32, {3}))}),
+            "(" + row_max.ValuesToString() + ", 43)");
+  // Layout attributes that change where elements lie, or that vkxla has
+  // no meaning for, are errors naming them.
+  struct Case { const char* text; const char* expect; } cases[] = {
+      {"f32[4]{0:D(C)}", "1:12: sparse layouts are not supported (dimension level 'C')"},
+      {"f32[4]{0:P(f32[8])}", "1:10: unknown layout attribute"},
+      {"f32[4]{0:L(x)}", "1:12: expected an integer"},
+  };
+  for (const Case& c : cases) {
+    auto s = ParseShape(c.text);
+    ASSERT_FALSE(s.ok()) << c.text;
+    EXPECT_EQ(s.status().message().rfind(c.expect, 0), 0u) << s.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace vkxla
