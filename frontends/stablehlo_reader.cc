@@ -157,6 +157,17 @@ Status Reader::ScanFunctions() {
       continue;
     }
     if (c_.Consume("}")) continue;
+    if (c_.Peek() == '#' || c_.Peek() == '!') {
+      // An alias: "#loc1 = loc(\"x.py\":3:4)", "#map = affine_map<...>",
+      // "!t = tensor<...>", one a line. Locations mean nothing here and the
+      // ops this reader knows name no aliases, so the definition is skipped.
+      c_.Consume(std::string(1, c_.Peek()));
+      const std::string alias = c_.Identifier();
+      if (alias.empty()) return c_.Error("expected an alias name");
+      VKXLA_RETURN_IF_ERROR(c_.Expect("="));
+      c_.SkipUntil("\n");
+      continue;
+    }
     if (!c_.Consume("func.func")) {
       if (c_.rest().rfind("\"func.func\"", 0) == 0)
         return c_.Error("the generic form of func.func is not supported; write func.func @name(...)");
