@@ -503,5 +503,40 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
   EXPECT_NE(alias.status().message().find("2:1: expected '='"), std::string::npos) << alias.status().message();
 }
 
+// What JAX and Shardy write around a program meant for many devices: the
+// mesh, shardings on arguments, results and ops, sharding constraints, and
+// the mhlo./jax./tf. attributes of arguments, results and the module. One
+// device holds every shard, so the program runs as written.
+TEST_F(StablehloReader, ShardingAndFrameworkAttributes) {
+  const std::string text = R"(module @jit_step attributes {jax.uses_shape_polymorphism = false, mhlo.frontend_attributes = {xla.sdy.use_tuple_args = "t"}, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=1, "y"=1]>
+  sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>
+  func.func public @main(%arg0: tensor<2x3xf32> {jax.arg_info = "params['w']", mhlo.layout_mode = "default", mhlo.memory_kind = "device", mhlo.sharding = "{devices=[1,1]<=[1]}", sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<3xf32> {jax.buffer_donor = true, tf.aliasing_output = 1 : i32, mhlo.sharding = "{replicated}"}) -> (tensor<2x3xf32> {jax.result_info = "[0]", mhlo.layout_mode = "default", sdy.sharding = #sdy.sharding<@mesh, [{"x", ?}, {}]>}, tensor<3xf32> {jax.result_info = "[1]", mhlo.memory_kind = "pinned_host"}) {
+    %0 = stablehlo.broadcast_in_dim %arg1, dims = [1] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {"y"}]>]>} : (tensor<3xf32>) -> tensor<2x3xf32>
+    %1 = sdy.sharding_constraint %0 <@mesh, [{"x"}, {}]> : tensor<2x3xf32>
+    %2 = stablehlo.custom_call @Sharding(%1) {backend_config = "", mhlo.sharding = "{replicated}"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %3 = stablehlo.multiply %arg0, %2 {mhlo.frontend_attributes = {_xla_compute_type = "host", _xla_buffer_placement = "arg"}, mhlo.sharding = "{devices=[2,1]0,1}"} : tensor<2x3xf32>
+    %4 = sdy.reshard %3 <@mesh, [{}, {}]> : tensor<2x3xf32>
+    %5 = call @double(%arg1) {mhlo.sharding = "{replicated}"} : (tensor<3xf32>) -> tensor<3xf32>
+    return %4, %5 : tensor<2x3xf32>, tensor<3xf32>
+  }
+  func.func private @double(%x: tensor<3xf32> {mhlo.sharding = "{replicated}"}) -> tensor<3xf32> attributes {mhlo.frontend_attributes = {inlineable = "true"}} {
+    %y = stablehlo.add %x, %x : tensor<3xf32>
+    return %y : tensor<3xf32>
+  }
+})";
+  auto program = ReadStablehlo(text, false);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  EXPECT_EQ(program->function, "main");
+  EXPECT_EQ(program->module->entry()->parameters().size(), 2u);
+  const std::vector<Literal> args = {F32Values({2, 3}, {1, 2, 3, 4, 5, 6}), F32Values({3}, {1, -10, 0.5})};
+  EXPECT_EQ(RunAndCompareWith(*program->module, args).ValuesToString(), "({{1, -20, 1.5}, {4, -50, 3}}, {2, -20, 1})");
+  // A mesh without its <[...]> is a located error.
+  auto bad = ReadStablehlo("module {\n  sdy.mesh @mesh = [\"x\"=2]\n  func.func @f() {\n    func.return\n  }\n}\n", false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("2:20: expected the mesh <[...]> of sdy.mesh"), std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace vkxla
