@@ -6,6 +6,36 @@
 #include "ir/numbers.h"
 
 namespace vkxla {
+namespace {
+
+// Where the source location "loc(...)" that starts at `at` ends, or npos
+// when none starts there or it is not closed. Only parentheses nest in a
+// location ("loc(callsite(\"f\"(#loc1) at #loc2))"); strings are stepped over.
+size_t LocationEnd(std::string_view text, size_t at) {
+  if (text.substr(at, 4) != "loc(") return std::string_view::npos;
+  if (at > 0) {  // "loc(" inside a longer word is not a location
+    const char before = text[at - 1];
+    if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '.' || before == '$' ||
+        before == '%' || before == '@' || before == '#' || before == '-')
+      return std::string_view::npos;
+  }
+  int depth = 0;
+  for (size_t i = at + 3; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      if (i >= text.size()) return std::string_view::npos;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')' && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
 
 void MlirCursor::SkipSpace() {
   while (pos_ < text_.size()) {
@@ -14,6 +44,16 @@ void MlirCursor::SkipSpace() {
       ++pos_;
     } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
       while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+    } else if (c == 'l' && pos_ != unclosed_location_) {
+      // A source location, after an op, an argument, a function or the
+      // module: it names where the op came from and changes nothing it
+      // computes, so it is skipped wherever it stands, like a comment.
+      const size_t end = LocationEnd(text_, pos_);
+      if (end == std::string_view::npos) {
+        unclosed_location_ = pos_;  // not scanned again from here
+        break;
+      }
+      pos_ = end;
     } else {
       break;
     }

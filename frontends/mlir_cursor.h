@@ -1,5 +1,5 @@
 // A position in MLIR text with the small lexical steps the StableHLO reader
-// needs: whitespace and // comments, identifiers, numbers, balanced
+// needs: whitespace, // comments and loc(...), identifiers, numbers, balanced
 // skipping, and errors that say line:col with the line and a caret.
 #pragma once
 
@@ -16,7 +16,7 @@ class MlirCursor {
  public:
   explicit MlirCursor(std::string_view text, int first_line = 1) : text_(text), first_line_(first_line) {}
 
-  void SkipSpace();  // whitespace and // comments
+  void SkipSpace();  // whitespace, // comments and source locations loc(...)
   bool AtEnd();
   char Peek();       // after SkipSpace; '\0' at the end
   bool Consume(std::string_view token);  // after SkipSpace, exact text
@@ -52,6 +52,9 @@ class MlirCursor {
   std::string SigilName(char sigil, bool allow_result_number);
   std::string_view text_;
   size_t pos_ = 0;
+  // Where SkipSpace last found "loc(" that is no location (not closed, or
+  // inside a word), so it does not scan that far again.
+  size_t unclosed_location_ = std::string_view::npos;
   int first_line_;
   // LineColumn's last answer: offset, line, column.
   mutable size_t lc_at_ = 0;

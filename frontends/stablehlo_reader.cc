@@ -157,6 +157,26 @@ Status Reader::ScanFunctions() {
       continue;
     }
     if (c_.Consume("}")) continue;
+    if (c_.Peek() == '#' || c_.Peek() == '!') {
+      // An alias: "#loc1 = loc(\"x.py\":3:4)", "#map = affine_map<...>",
+      // "!t = tensor<...>", one a line. Locations mean nothing here and the
+      // ops this reader knows name no aliases, so the definition is skipped.
+      c_.Consume(std::string(1, c_.Peek()));
+      const std::string alias = c_.Identifier();
+      if (alias.empty()) return c_.Error("expected an alias name");
+      VKXLA_RETURN_IF_ERROR(c_.Expect("="));
+      c_.SkipUntil("\n");
+      continue;
+    }
+    if (c_.Consume("sdy.mesh")) {
+      // sdy.mesh @mesh = <["x"=2, "y"=4]>: the device mesh that shardings
+      // name; one device holds every shard, so it is read and dropped.
+      if (c_.SymbolName().empty()) return c_.Error("expected @name after sdy.mesh");
+      VKXLA_RETURN_IF_ERROR(c_.Expect("="));
+      if (c_.Peek() != '<') return c_.Error("expected the mesh <[...]> of sdy.mesh");
+      VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
+      continue;
+    }
     if (!c_.Consume("func.func")) {
       if (c_.rest().rfind("\"func.func\"", 0) == 0)
         return c_.Error("the generic form of func.func is not supported; write func.func @name(...)");
@@ -179,7 +199,12 @@ Status Reader::ScanFunctions() {
       } while (c_.Consume(","));
       VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
     }
-    if (c_.Consume("->")) c_.SkipUntil("{");
+    if (c_.Consume("->")) {
+      // "(types with {result attributes})" or one type; then maybe
+      // "attributes {...}" before the body.
+      if (c_.Peek() == '(') VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
+      else c_.SkipUntil(" \t\r\n{");
+    }
     if (c_.Consume("attributes")) {
       VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
     }
@@ -348,7 +373,7 @@ StatusOr<Statement> Reader::ParseStatement() {
                      (s.name.rfind("chlo.", 0) == 0 && IsChloDecomposition(s.name.substr(5))) ||
                      (s.name.rfind("stablehlo.", 0) == 0 && IsLegacyStablehloOp(s.name.substr(10))) ||
                      s.name == "stablehlo.composite" || s.name == "stablehlo.optimization_barrier" ||
-                     s.name == "stablehlo.after_all" ||
+                     s.name == "stablehlo.after_all" || s.name == "sdy.sharding_constraint" || s.name == "sdy.reshard" ||
                      s.name.rfind("check.", 0) == 0 ||
                      (s.name.rfind("stablehlo.", 0) == 0 && DirectOpcode(s.name.substr(10)));
   if (!known) return Unimplemented(c_.Where(name_at) + ": " + s.name + " is not implemented yet");
@@ -1581,6 +1606,14 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
         (s.name == "stablehlo.custom_call" && s.callee.rfind("@check.", 0) != 0)) {
       VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerHostOp(s, values));
       VKXLA_RETURN_IF_ERROR(BindResults(s, r, values));
+      continue;
+    }
+    if (s.name == "sdy.sharding_constraint" || s.name == "sdy.reshard") {
+      // Where a value's shards should lie on the mesh: on one device, the
+      // value itself.
+      if (s.operands.size() != 1 || s.results.size() != 1) return c_.Error(s.at, s.name + " takes one value and gives one");
+      VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, s.operands[0], values));
+      values[s.results[0]] = v;
       continue;
     }
     if (s.name == "stablehlo.optimization_barrier" || s.name == "stablehlo.after_all") {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -12,6 +13,16 @@ namespace vkxla {
 namespace {
 
 bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '$'; }
+
+// XLA prints a large constant's value as "{...}" when asked to keep dumps
+// short; such a module still runs, with zeros, and says so once.
+std::string ElidedNote(const std::vector<std::string>& names) {
+  constexpr size_t kNamed = 3;
+  std::string s = names.size() == 1 ? "constant " : "constants ";
+  for (size_t i = 0; i < names.size() && i < kNamed; ++i) s += (i ? ", %" : "%") + names[i];
+  if (names.size() > kNamed) s += " and " + std::to_string(names.size() - kNamed) + " more";
+  return s + " elided in the text ({...}); filled with zeros";
+}
 
 class Parser {
  public:
@@ -49,7 +60,7 @@ class Parser {
     return p < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[p])) || text_[p] == '}' || text_[p] == ':');
   }
   Status ParseInstruction(Module& module, Computation& comp, bool& is_root);
-  Status ParseAttribute(Module& module, Instruction& inst);
+  Status ParseAttribute(Module& module, const Computation& comp, Instruction& inst);
   StatusOr<std::string> ReadRawValue();
   StatusOr<Literal> ParseLiteral(const Shape& shape);
   // The values of an array literal, dim by dim, checked against the shape
@@ -62,6 +73,7 @@ class Parser {
   std::string_view text_;
   size_t pos_ = 0;
   int tuple_depth_ = 0;  // nesting of the tuple shape being read
+  std::vector<std::string> elided_;  // constants written "{...}", filled with zeros
   mutable size_t loc_at_ = 0;  // Loc's last answer
   mutable SourceLocation loc_{1, 1};
 };
@@ -207,11 +219,41 @@ StatusOr<Layout> Parser::ParseLayout() {
       } else if (ConsumeIf("E(")) {
         VKXLA_ASSIGN_OR_RETURN(layout.element_size_in_bits, ReadInt());
         VKXLA_RETURN_IF_ERROR(Expect(")"));
+      } else if (ConsumeIf("SC(")) {
+        // Split configs ("SC(0:1024,2048)"): where XLA may cut the buffer
+        // into separate allocations; the elements' order is unchanged.
+        do {
+          VKXLA_RETURN_IF_ERROR(ReadInt().status());
+        } while (ConsumeIf(":") || ConsumeIf(","));
+        VKXLA_RETURN_IF_ERROR(Expect(")"));
       } else if (ConsumeIf("S(")) {
         VKXLA_ASSIGN_OR_RETURN(layout.memory_space, ReadInt());
         VKXLA_RETURN_IF_ERROR(Expect(")"));
+      } else if (ConsumeIf("L(") || ConsumeIf("M(")) {
+        // Tail padding alignment (L) and the dynamic-shape metadata prefix
+        // (M): bytes around the elements in XLA's buffers, not where the
+        // elements lie; vkxla lays out its own buffers, so they are dropped.
+        VKXLA_RETURN_IF_ERROR(ReadInt().status());
+        VKXLA_RETURN_IF_ERROR(Expect(")"));
+      } else if (ConsumeIf("D(")) {
+        // Dimension level types: all dense (D) is the ordinary array;
+        // compressed or singleton dimensions make a sparse array.
+        do {
+          size_t dim_at = pos_;
+          std::string level = ReadName();
+          if (level != "D") return Error(dim_at, "sparse layouts are not supported (dimension level '" + level + "')");
+          while (ConsumeIf("+") || ConsumeIf("~")) {
+          }
+        } while (ConsumeIf(","));
+        VKXLA_RETURN_IF_ERROR(Expect(")"));
+      } else if (ConsumeIf("#(") || ConsumeIf("*(")) {
+        // The index and pointer types of a sparse array's buffers: with
+        // dense dimensions they mean nothing.
+        ReadName();
+        VKXLA_RETURN_IF_ERROR(Expect(")"));
       } else {
-        return Error(at, "unknown layout attribute; expected T(...), E(...) or S(...)");
+        return Error(at, "unknown layout attribute; expected T(...), E(...), S(...), L(...), M(...), SC(...), D(...), "
+                         "#(...) or *(...)");
       }
     }
   }
@@ -270,6 +312,9 @@ StatusOr<Shape> Parser::ParseShape() {
   if (Peek() == '{' && StartsLayout()) {
     size_t at = pos_;
     VKXLA_ASSIGN_OR_RETURN(Layout layout, ParseLayout());
+    // A scalar's tiles (TPU dumps write "f32[]{:T(128)}") only pad its
+    // buffer: its one element is first in the first tile either way.
+    if (shape.rank() == 0) layout.tiles.clear();
     Status valid = layout.Validate(shape.rank());
     if (!valid.ok()) return Error(at, valid.message());
     shape.set_layout(std::move(layout));
@@ -441,7 +486,9 @@ StatusOr<ResultAccuracy> Parser::ParseResultAccuracy() {
 }
 
 StatusOr<std::string> Parser::ReadRawValue() {
-  SkipSpace();
+  // The value starts on the line of its '=': a line break there means it is
+  // missing (not that the next line is the value).
+  while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
   size_t start = pos_;
   int depth = 0;
   bool in_string = false;
@@ -469,7 +516,7 @@ StatusOr<std::string> Parser::ReadRawValue() {
   return v;
 }
 
-Status Parser::ParseAttribute(Module& module, Instruction& inst) {
+Status Parser::ParseAttribute(Module& module, const Computation& comp, Instruction& inst) {
   SkipSpace();
   size_t at = pos_;
   std::string key = ReadName();
@@ -522,7 +569,30 @@ Status Parser::ParseAttribute(Module& module, Instruction& inst) {
       inst.called_computations.emplace_back(key, c);
       SkipSpace();
     }
+  } else if (key == "control-predecessors") {
+    // {%a, %b}: instructions that must run first although no value flows
+    // from them, an order only side effects can observe. XLA writes each
+    // predecessor before the instructions it orders and the plan follows
+    // the written order (the fusion pass walks it once), so the names are
+    // only checked and kept verbatim.
+    const size_t value_at = pos_;
+    VKXLA_RETURN_IF_ERROR(Expect("{"));
+    if (!ConsumeIf("}")) {
+      do {
+        SkipSpace();
+        size_t vat = pos_;
+        std::string name = ReadName();
+        if (name.empty()) return Error(vat, "expected an instruction name in control-predecessors={...}");
+        if (!comp.Find(name)) return Error(vat, "undefined instruction '%" + name + "' in control-predecessors=");
+      } while (ConsumeIf(","));
+      VKXLA_RETURN_IF_ERROR(Expect("}"));
+    }
+    inst.other_attributes.emplace_back(key, std::string(text_.substr(value_at, pos_ - value_at)));
   } else {
+    // Everything else is kept verbatim: metadata, backend_config, sharding,
+    // frontend_attributes, statistics, origin, parameter_replication, ...
+    // describe where an op came from or how XLA would place and emit it,
+    // not what it computes. The ops that read an attribute find it here.
     VKXLA_ASSIGN_OR_RETURN(std::string raw, ReadRawValue());
     inst.other_attributes.emplace_back(key, raw);
   }
@@ -546,7 +616,11 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
   SkipSpace();
   size_t op_at = pos_;
   std::string op_name = ReadName();
-  auto opcode = ParseOpcode(op_name);
+  // A fusion computes what its fused computation (calls=) computes, whatever
+  // its kind= (kLoop, kInput, kOutput, kCustom) says about how XLA emits it:
+  // it is read as a call of that computation, kind= kept verbatim.
+  const bool fusion = op_name == "fusion";
+  auto opcode = fusion ? std::optional<Opcode>(Opcode::kCall) : ParseOpcode(op_name);
   if (!opcode) return Error(op_at, op_name.empty() ? "expected an opcode" : "unknown opcode '" + op_name + "'");
   inst->opcode = *opcode;
   VKXLA_RETURN_IF_ERROR(Expect("("));
@@ -555,8 +629,19 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
     if (inst->parameter_number < 0) return Error("parameter number must not be negative");
     VKXLA_RETURN_IF_ERROR(Expect(")"));
   } else if (inst->opcode == Opcode::kConstant) {
-    VKXLA_ASSIGN_OR_RETURN(Literal lit, ParseLiteral(inst->shape));
-    inst->literal = std::move(lit);
+    SkipSpace();
+    if (text_.substr(pos_, 5) == "{...}") {
+      if (!inst->shape.IsArray() && !inst->shape.IsTuple())
+        return Error("a constant must have an array or tuple shape, not " + inst->shape.ToString());
+      Status fits = CheckLiteralBytes(inst->shape);
+      if (!fits.ok()) return Error(fits.message());
+      pos_ += 5;
+      inst->literal = Literal(inst->shape);  // zeros
+      elided_.push_back(inst->name);
+    } else {
+      VKXLA_ASSIGN_OR_RETURN(Literal lit, ParseLiteral(inst->shape));
+      inst->literal = std::move(lit);
+    }
     VKXLA_RETURN_IF_ERROR(Expect(")"));
   } else if (!ConsumeIf(")")) {
     do {
@@ -592,13 +677,17 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
     if (pos_ < text_.size() && text_[pos_] == ',') {
       ++pos_;
-      VKXLA_RETURN_IF_ERROR(ParseAttribute(module, *inst));
+      VKXLA_RETURN_IF_ERROR(ParseAttribute(module, comp, *inst));
     } else {
       pos_ = save;
       break;
     }
   }
-  (void)start;
+  if (fusion) {
+    bool one_callee = inst->called_computations.size() == 1 && inst->called_computations[0].first == "calls";
+    if (!one_callee) return Error(op_at, "fusion %" + inst->name + " needs one calls=%computation (the fused computation)");
+    inst->called_computations[0].first = "to_apply";
+  }
   Instruction* raw = comp.AddInstruction(std::move(inst));
   if (is_root) {
     if (comp.root()) return Error(start, "computation '" + comp.name() + "' has more than one ROOT");
@@ -639,6 +728,17 @@ Status Parser::ParseComputation(Module& module) {
     VKXLA_RETURN_IF_ERROR(ParseInstruction(module, *comp, is_root));
   }
   VKXLA_RETURN_IF_ERROR(Expect("}"));
+  // "}, execution_thread=\"sparsecore\"": which thread XLA runs the
+  // computation on; one device runs every computation in order, so such
+  // attributes are read and dropped.
+  while (ConsumeIf(",")) {
+    SkipSpace();
+    size_t key_at = pos_;
+    std::string key = ReadName();
+    if (key.empty()) return Error(key_at, "expected a computation attribute after ','");
+    VKXLA_RETURN_IF_ERROR(Expect("="));
+    VKXLA_RETURN_IF_ERROR(ReadRawValue().status());
+  }
   if (comp->instructions().empty()) return Error(name_at, "computation '" + name + "' is empty");
   if (!comp->root()) comp->set_root(comp->instructions().back().get());
   Computation* raw = module.AddComputation(std::move(comp));
@@ -650,14 +750,28 @@ Status Parser::ParseComputation(Module& module) {
 }
 
 StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
-  if (!ConsumeWord("HloModule")) return Error("expected 'HloModule' at the start of the module");
-  std::string name = ReadName();
-  if (name.empty()) return Error("expected the module's name after 'HloModule'");
+  // XLA's parser also reads text without the "HloModule name, ..." line,
+  // starting with a computation; the module is then named after its entry.
+  const bool has_header = ConsumeWord("HloModule");
+  std::string name;
+  if (has_header) {
+    name = ReadName();
+    if (name.empty()) return Error("expected the module's name after 'HloModule'");
+  } else if (AtEnd()) {
+    return Error("expected 'HloModule' or a computation");
+  }
   auto module = std::make_unique<Module>(name);
   std::optional<ProgramShape> entry_layout;
   size_t layout_at = 0;
-  while (ConsumeIf(",")) {
+  while (has_header && ConsumeIf(",")) {
+    // is_scheduled, replica_count, num_partitions, input_output_alias,
+    // frontend_attributes, allow_spmd_sharding_propagation_to_output, ...:
+    // how XLA compiles and places the module, none of which changes what
+    // it computes on one device, so only entry_computation_layout is used.
+    SkipSpace();
+    size_t key_at = pos_;
     std::string key = ReadName();
+    if (key.empty()) return Error(key_at, "expected a module attribute after ','");
     VKXLA_RETURN_IF_ERROR(Expect("="));
     if (key == "entry_computation_layout") {
       VKXLA_RETURN_IF_ERROR(Expect("{"));
@@ -666,13 +780,13 @@ StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
       VKXLA_RETURN_IF_ERROR(Expect("}"));
       entry_layout = std::move(p);
     } else {
-      VKXLA_ASSIGN_OR_RETURN(std::string raw, ReadRawValue());  // other module attributes are not used
-      (void)raw;
+      VKXLA_RETURN_IF_ERROR(ReadRawValue().status());
     }
   }
   while (!AtEnd()) VKXLA_RETURN_IF_ERROR(ParseComputation(*module));
   if (module->computations().empty()) return Error("the module has no computations");
   if (!module->entry()) module->set_entry(module->computations().back().get());
+  if (!has_header) module->set_name("module_" + module->entry()->name());
   if (entry_layout) {
     // Each entry in the layout must match the entry's parameter shapes.
     auto params = module->entry()->parameters();
@@ -689,6 +803,7 @@ StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
                                   " but the entry's root is " + module->entry()->root()->shape.ToString());
     module->set_entry_layout(std::move(*entry_layout));
   }
+  if (!elided_.empty()) std::fprintf(stderr, "vkxla: note: %s\n", ElidedNote(elided_).c_str());
   return module;
 }
 

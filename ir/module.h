@@ -46,6 +46,7 @@ class Module {
   explicit Module(std::string name) : name_(std::move(name)) {}
 
   const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
   Computation* AddComputation(std::unique_ptr<Computation> c);
   const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }
   Computation* entry() const { return entry_; }

@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "frontends/hlo_text.h"
 #include "ir/hlo_parser.h"
 #include "ir/element_type.h"
 #include "ir/hlo_printer.h"
+#include "tests/test_util.h"
 
 namespace vkxla {
 namespace {
@@ -117,6 +121,406 @@ TEST(HloVerifier, UnsupportedTypeNamesOpAndType) {
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("exponential"), std::string::npos);
   EXPECT_NE(m.status().message().find("s32[3]"), std::string::npos);
+}
+
+
+// ---------------------------------------------------------------- dumps
+// The syntax of XLA's own dumps (--xla_dump_to, HloModule::ToString) and
+// of HLO strings in XLA's tests: each snippet is parsed, its meaning
+// inspected, and it is run on the device against the reference evaluator.
+
+class HloDumps : public ::testing::Test {
+ protected:
+  void TearDown() override { ExpectNoValidationMessages(); }
+};
+
+Literal Values(const std::string& text, const Shape& shape) {
+  auto l = ParseLiteral(text, shape);
+  EXPECT_TRUE(l.ok()) << l.status().ToString();
+  return l.ok() ? std::move(*l) : Literal(shape);
+}
+
+// Parses and verifies `text`, runs it on the device and on the reference
+// evaluator; the device's values as text (empty on a failure, reported).
+std::string RunDump(const std::string& text, const std::vector<Literal>& args) {
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  if (!m) return "";
+  return RunAndCompareWith(*m, args).ValuesToString();
+}
+
+const Instruction* Named(const Module& m, const std::string& name) {
+  for (const auto& c : m.computations())
+    if (const Instruction* i = c->Find(name)) return i;
+  ADD_FAILURE() << "no instruction %" << name;
+  return nullptr;
+}
+
+std::string Attribute(const Instruction* inst, const std::string& key) {
+  if (!inst) return "";
+  for (const auto& [k, v] : inst->other_attributes)
+    if (k == key) return v;
+  return "(none)";
+}
+
+const Shape kF32x3(ElementType::kF32, {3});
+const Shape kF32x2x3(ElementType::kF32, {2, 3});
+
+// Text that starts with a computation: the entry is the ENTRY computation,
+// else the last one, and the module is named after it, as XLA does.
+TEST_F(HloDumps, ModuleWithoutHeader) {
+  const std::string with_entry = R"(%sum.1 (x.2: f32[], y.3: f32[]) -> f32[] {
+  %x.2 = f32[] parameter(0)
+  %y.3 = f32[] parameter(1)
+  ROOT %add.4 = f32[] add(%x.2, %y.3)
+}
+
+ENTRY %main.5 (Arg_0.1: f32[2,3]) -> f32[2] {
+  %Arg_0.1 = f32[2,3]{1,0} parameter(0)
+  %constant.2 = f32[] constant(0)
+  ROOT %reduce.3 = f32[2]{0} reduce(%Arg_0.1, %constant.2), dimensions={1}, to_apply=%sum.1
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(with_entry);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->name(), "module_main.5");
+  EXPECT_EQ(m->entry()->name(), "main.5");
+  EXPECT_EQ(RunDump(with_entry, {Values("{{1, 2, 3}, {4, 5, 6}}", kF32x2x3)}), "{6, 15}");
+
+  const std::string last_is_entry = R"(twice {
+  a = f32[3] parameter(0)
+  ROOT d = f32[3] add(a, a)
+}
+
+main {
+  p = f32[3] parameter(0)
+  ROOT c = f32[3] call(p), to_apply=twice
+}
+)";
+  m = ParseOrFail(last_is_entry);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->entry()->name(), "main");
+  EXPECT_EQ(m->name(), "module_main");
+  EXPECT_EQ(RunDump(last_is_entry, {Values("{1, -2, 0.5}", kF32x3)}), "{2, -4, 1}");
+
+  struct Case { const char* text; const char* expect; } empty[] = {
+      {"", "1:1: expected 'HloModule' or a computation"},
+      {"  // nothing\n", "2:1: expected 'HloModule' or a computation"},
+      {"HloModule m\n", "2:1: the module has no computations"},
+  };
+  for (const Case& c : empty) {
+    auto bad = ParseHloText(c.text);
+    ASSERT_FALSE(bad.ok()) << c.text;
+    EXPECT_EQ(bad.status().message().rfind(c.expect, 0), 0u) << bad.status().message();
+  }
+}
+
+// Every module attribute XLA writes after the name. Only
+// entry_computation_layout changes anything here; the rest are read.
+TEST_F(HloDumps, ModuleAttributes) {
+  const std::string text = R"(HloModule jit_step, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {}, must-alias) }, buffer_donor={ (1, {}) }, alias_passthrough_params=true, entry_computation_layout={(f32[3]{0}, f32[3]{0})->(f32[3]{0}, f32[3]{0})}, allow_spmd_sharding_propagation_to_parameters={false,false}, allow_spmd_sharding_propagation_to_output={true}, replica_count=1, num_partitions=1, frontend_attributes={fingerprint_before_lhs="3f1a",xla.sdy.meshes="{mesh = #sdy.mesh<[\"x\"=1]>}"}
+
+ENTRY %main.6 (Arg_0.1: f32[3], Arg_1.2: f32[3]) -> (f32[3], f32[3]) {
+  %Arg_0.1 = f32[3]{0} parameter(0)
+  %Arg_1.2 = f32[3]{0} parameter(1)
+  %add.3 = f32[3]{0} add(%Arg_0.1, %Arg_1.2)
+  %multiply.4 = f32[3]{0} multiply(%Arg_0.1, %Arg_1.2)
+  ROOT %tuple.5 = (f32[3]{0}, f32[3]{0}) tuple(%add.3, %multiply.4)
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->name(), "jit_step");
+  ASSERT_TRUE(m->entry_layout().has_value());
+  EXPECT_EQ(m->entry_layout()->ToString(), "(f32[3]{0}, f32[3]{0})->(f32[3]{0}, f32[3]{0})");
+  EXPECT_EQ(RunDump(text, {Values("{1, 2, 3}", kF32x3), Values("{10, 20, 30}", kF32x3)}), "({11, 22, 33}, {10, 40, 90})");
+  // A header attribute without its value is a located error.
+  auto bad = ParseHloText("HloModule m, is_scheduled=\nENTRY %e {\n  ROOT %p = f32[] parameter(0)\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("1:27: expected an attribute value", 0), 0u) << bad.status().message();
+}
+
+// fusion is a call of its fused computation, whatever its kind; fusions
+// nest (a fusion inside a fused computation).
+TEST_F(HloDumps, FusionRunsItsFusedComputation) {
+  const std::string text = R"(HloModule fusions, entry_computation_layout={(f32[2,3]{1,0}, f32[3]{0})->(f32[2,3]{1,0}, f32[2]{0}, f32[2,3]{1,0})}
+
+%add.f32 (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %add = f32[] add(%x, %y)
+}
+
+%fused_negate (param_0.3: f32[2,3]) -> f32[2,3] {
+  %param_0.3 = f32[2,3]{1,0} parameter(0)
+  ROOT %negate.1 = f32[2,3]{1,0} negate(%param_0.3)
+}
+
+%fused_computation (param_0: f32[2,3], param_1.1: f32[3]) -> f32[2,3] {
+  %param_0 = f32[2,3]{1,0} parameter(0)
+  %param_1.1 = f32[3]{0} parameter(1)
+  %broadcast.1 = f32[2,3]{1,0} broadcast(%param_1.1), dimensions={1}
+  %multiply.1 = f32[2,3]{1,0} multiply(%param_0, %broadcast.1)
+  ROOT %fusion.1 = f32[2,3]{1,0} fusion(%multiply.1), kind=kLoop, calls=%fused_negate
+}
+
+%fused_reduce (param_0.1: f32[2,3]) -> f32[2] {
+  %param_0.1 = f32[2,3]{1,0} parameter(0)
+  %constant.1 = f32[] constant(0)
+  ROOT %reduce.1 = f32[2]{0} reduce(%param_0.1, %constant.1), dimensions={1}, to_apply=%add.f32
+}
+
+%fused_dot (param_0.2: f32[2,3], param_1.2: f32[3,3]) -> f32[2,3] {
+  %param_0.2 = f32[2,3]{1,0} parameter(0)
+  %param_1.2 = f32[3,3]{1,0} parameter(1)
+  ROOT %dot.1 = f32[2,3]{1,0} dot(%param_0.2, %param_1.2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+%triton_square (param_0.4: f32[2,3]) -> f32[2,3] {
+  %param_0.4 = f32[2,3]{1,0} parameter(0)
+  ROOT %multiply.2 = f32[2,3]{1,0} multiply(%param_0.4, %param_0.4)
+}
+
+ENTRY %main (p0: f32[2,3], p1: f32[3]) -> (f32[2,3], f32[2], f32[2,3]) {
+  %p0 = f32[2,3]{1,0} parameter(0)
+  %p1 = f32[3]{0} parameter(1)
+  %loop_fusion = f32[2,3]{1,0} fusion(%p0, %p1), kind=kLoop, calls=%fused_computation
+  %input_fusion = f32[2]{0} fusion(%loop_fusion), kind=kInput, calls=%fused_reduce
+  %w = f32[3,3]{1,0} constant({ {1, 0, 0}, {0, 2, 0}, {0, 0, 3} })
+  %output_fusion = f32[2,3]{1,0} fusion(%p0, %w), kind=kOutput, calls=%fused_dot
+  %custom_fusion = f32[2,3]{1,0} fusion(%output_fusion), kind=kCustom, calls=%triton_square, backend_config={"fusion_backend_config":{"kind":"__triton","block_level_fusion_config":{"output_tiles":[{"sizes":["1","3"]}]}}}
+  ROOT %tuple = (f32[2,3]{1,0}, f32[2]{0}, f32[2,3]{1,0}) tuple(%loop_fusion, %input_fusion, %custom_fusion)
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  const Instruction* loop = Named(*m, "loop_fusion");
+  ASSERT_TRUE(loop);
+  EXPECT_EQ(loop->opcode, Opcode::kCall);
+  ASSERT_EQ(loop->called_computations.size(), 1u);
+  EXPECT_EQ(loop->called_computations[0].first, "to_apply");
+  EXPECT_EQ(loop->called_computations[0].second->name(), "fused_computation");
+  EXPECT_EQ(Attribute(loop, "kind"), "kLoop");
+  EXPECT_EQ(Attribute(Named(*m, "input_fusion"), "kind"), "kInput");
+  EXPECT_EQ(Attribute(Named(*m, "output_fusion"), "kind"), "kOutput");
+  EXPECT_EQ(Attribute(Named(*m, "custom_fusion"), "kind"), "kCustom");
+  EXPECT_EQ(Named(*m, "fusion.1")->opcode, Opcode::kCall);
+  const std::string want = "({{-1, -20, -300}, {-4, -50, -600}}, {-321, -654}, {{1, 16, 81}, {16, 100, 324}})";
+  const std::vector<Literal> args = {Values("{{1, 2, 3}, {4, 5, 6}}", kF32x2x3), Values("{1, 10, 100}", kF32x3)};
+  EXPECT_EQ(RunDump(text, args), want);
+  // Printed as the call it is, kind= kept; that text runs the same.
+  const std::string printed = PrintHloModule(*m);
+  EXPECT_NE(printed.find("call(f32[2,3]{1,0} %p0, f32[3]{0} %p1), to_apply=%fused_computation, kind=kLoop"), std::string::npos) << printed;
+  EXPECT_EQ(RunDump(printed, args), want);
+  // A fusion names exactly one fused computation.
+  auto bad = ParseHloText("HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %f = f32[2] fusion(%p), kind=kLoop\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("4:20: fusion %f needs one calls=%computation", 0), 0u) << bad.status().message();
+}
+
+// metadata, backend_config (a JSON dict or a string with escapes),
+// sharding, frontend_attributes, statistics, origin and
+// parameter_replication are kept verbatim and change nothing: values with
+// commas, nested braces, escaped quotes and line breaks inside braces.
+TEST_F(HloDumps, DescriptiveAttributesAreKeptVerbatim) {
+  const std::string text = R"(HloModule attrs
+
+ENTRY %main.9 (Arg_0.1: f32[3], Arg_1.2: f32[3], Arg_2.3: s32[]) -> (f32[3], s32[]) {
+  %Arg_0.1 = f32[3]{0} parameter(0), parameter_replication={false}, sharding={devices=[2,1]0,1}, metadata={op_name="x"}
+  %Arg_1.1 = f32[3]{0} parameter(1), parameter_replication={true}
+  %Arg_2.1 = s32[] parameter(2), sharding={maximal device=0}
+  %Arg_1.2 = (f32[3]{0}, s32[]) tuple(%Arg_1.1, %Arg_2.1), sharding={{replicated}, {maximal device=0}}, frontend_attributes={a="1", b="2"}
+  %get-tuple-element.3 = f32[3]{0} get-tuple-element(%Arg_1.2), index=0, sharding={devices=[2]<=[2]}
+  %add.4 = f32[3]{0} add(%Arg_0.1, %get-tuple-element.3), metadata={op_type="AddV2" op_name="jit(f)/add, \"quoted\" {braced}" source_file="/tmp/a b, c.py" source_line=12 source_end_line=12 source_column=4 source_end_column=9}, backend_config={"operation_queue_id":"0","wait_on_operation_queues":[],"force_earliest_schedule":false}
+  %negate.5 = f32[3]{0} negate(%add.4), backend_config="{\"known_trip_count\":{\"n\":\"1\"},\"odd\":\"}{,\"}", frontend_attributes={_xla_compute_type="host",_xla_stream_annotation="1"}, statistics={visualizing_index=1,stat-index-1=0.5}
+  %exponential.6 = f32[3]{0} exponential(%negate.5), frontend_attributes={
+    _xla_send_recv_source_target_pairs="{{0,1}}"
+  }, origin={{"exp"}}, sharding={replicated}
+  %get-tuple-element.7 = s32[] get-tuple-element(%Arg_1.2), index=1
+  ROOT %tuple.8 = (f32[3]{0}, s32[]) tuple(%exponential.6, %get-tuple-element.7), sharding={{replicated}, {replicated}}
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  const Instruction* add = Named(*m, "add.4");
+  EXPECT_EQ(Attribute(add, "metadata"),
+            R"({op_type="AddV2" op_name="jit(f)/add, \"quoted\" {braced}" source_file="/tmp/a b, c.py" source_line=12 source_end_line=12 source_column=4 source_end_column=9})");
+  EXPECT_EQ(Attribute(add, "backend_config"), R"({"operation_queue_id":"0","wait_on_operation_queues":[],"force_earliest_schedule":false})");
+  const Instruction* negate = Named(*m, "negate.5");
+  EXPECT_EQ(Attribute(negate, "backend_config"), R"("{\"known_trip_count\":{\"n\":\"1\"},\"odd\":\"}{,\"}")");
+  EXPECT_EQ(Attribute(negate, "frontend_attributes"), R"({_xla_compute_type="host",_xla_stream_annotation="1"})");
+  EXPECT_EQ(Attribute(negate, "statistics"), "{visualizing_index=1,stat-index-1=0.5}");
+  const Instruction* exp = Named(*m, "exponential.6");
+  EXPECT_EQ(Attribute(exp, "frontend_attributes"), "{\n    _xla_send_recv_source_target_pairs=\"{{0,1}}\"\n  }");
+  EXPECT_EQ(Attribute(exp, "origin"), R"({{"exp"}})");
+  EXPECT_EQ(Attribute(exp, "sharding"), "{replicated}");
+  EXPECT_EQ(Attribute(Named(*m, "Arg_1.2"), "sharding"), "{{replicated}, {maximal device=0}}");
+  EXPECT_EQ(Attribute(Named(*m, "Arg_1.1"), "parameter_replication"), "{true}");
+  EXPECT_EQ(Attribute(Named(*m, "Arg_1.2"), "frontend_attributes"), R"({a="1", b="2"})");
+  EXPECT_EQ(Attribute(Named(*m, "Arg_0.1"), "sharding"), "{devices=[2,1]0,1}");
+  EXPECT_EQ(Attribute(Named(*m, "get-tuple-element.3"), "sharding"), "{devices=[2]<=[2]}");
+  EXPECT_EQ(RunDump(text, {Values("{-1, -2, -3}", kF32x3), Values("{1, 2, 3}", kF32x3), Values("7", Shape(ElementType::kS32, {}))}),
+            "({1, 1, 1}, 7)");
+  // An attribute whose braces or quotes never close is a located error.
+  auto bad = ParseHloText("HloModule m\nENTRY %e {\n  ROOT %p = f32[] parameter(0), metadata={op_name=\"x}\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("3:42: unterminated attribute value", 0), 0u) << bad.status().message();
+}
+
+// control-predecessors={...} orders ops that share no value: the names are
+// checked and kept, the values are what the data edges say.
+TEST_F(HloDumps, ControlPredecessors) {
+  const std::string text = R"(HloModule deps
+
+ENTRY %main (p0: f32[3], p1: f32[3]) -> (f32[3], f32[3]) {
+  %p0 = f32[3]{0} parameter(0)
+  %p1 = f32[3]{0} parameter(1)
+  %add-dependency = f32[3]{0} add(%p0, %p1)
+  %log = f32[3]{0} log(%p0)
+  %mul = f32[3]{0} multiply(%p0, %p1), control-predecessors={%add-dependency, %log}
+  %sub = f32[3]{0} subtract(%p0, %p1), channel_id=1,
+      control-predecessors={%mul}
+  ROOT %t = (f32[3]{0}, f32[3]{0}) tuple(%mul, %sub), control-predecessors={}
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Attribute(Named(*m, "mul"), "control-predecessors"), "{%add-dependency, %log}");
+  EXPECT_EQ(Attribute(Named(*m, "sub"), "control-predecessors"), "{%mul}");
+  EXPECT_EQ(RunDump(text, {Values("{1, 2, 3}", kF32x3), Values("{4, 5, 6}", kF32x3)}), "({4, 10, 18}, {-3, -3, -3})");
+  auto bad = ParseHloText(
+      "HloModule m\nENTRY %e {\n  %p = f32[] parameter(0)\n  ROOT %n = f32[] negate(%p), control-predecessors={%p, %later}\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("4:57: undefined instruction '%later' in control-predecessors=", 0), 0u)
+      << bad.status().message();
+}
+
+// XLA writes /*index=N*/ before every fifth operand and tuple element.
+TEST_F(HloDumps, IndexCommentsInOperandsAndTupleShapes) {
+  const std::string text = R"(HloModule seven, entry_computation_layout={(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[], f32[])->(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[], f32[])}
+
+ENTRY %main.15 (Arg_0.1: f32[], Arg_1.2: f32[], Arg_2.3: f32[], Arg_3.4: f32[], Arg_4.5: f32[], /*index=5*/Arg_5.6: f32[], Arg_6.7: f32[]) -> (f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[], f32[]) {
+  %Arg_0.1 = f32[] parameter(0)
+  %Arg_1.2 = f32[] parameter(1)
+  %Arg_2.3 = f32[] parameter(2)
+  %Arg_3.4 = f32[] parameter(3)
+  %Arg_4.5 = f32[] parameter(4)
+  %Arg_5.6 = f32[] parameter(5)
+  %Arg_6.7 = f32[] parameter(6)
+  %negate.8 = f32[] negate(%Arg_5.6)
+  ROOT %tuple.9 = (f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[], f32[]) tuple(f32[] %Arg_6.7, f32[] %Arg_5.6, f32[] %Arg_4.5, f32[] %Arg_3.4, f32[] %Arg_2.3, /*index=5*/f32[] %negate.8, f32[] %Arg_0.1)
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->entry()->root()->operands.size(), 7u);
+  EXPECT_EQ(m->entry()->root()->shape.tuple_shapes().size(), 7u);
+  std::vector<Literal> args;
+  for (int i = 0; i < 7; ++i) args.push_back(Literal::ScalarOf(Scalar::Float(ElementType::kF32, i + 1)));
+  EXPECT_EQ(RunDump(text, args), "(7, 6, 5, 4, 3, -6, 1)");
+  // The comment is only a comment: an unterminated one ends the text.
+  auto bad = ParseHloText("HloModule m\nENTRY %e {\n  %p = f32[] parameter(0)\n  ROOT %t = (f32[]) tuple(/*index=0%p)\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("expected an operand"), std::string::npos) << bad.status().message();
+}
+
+// constant({...}): a value left out of the dump runs as zeros, and the
+// parser says so on stderr, once per module.
+TEST_F(HloDumps, ElidedConstantsAreZerosWithANote) {
+  const std::string text = R"(HloModule big_weights
+
+ENTRY %main (x: f32[2,3]) -> (f32[2,3], s32[]) {
+  %x = f32[2,3]{1,0} parameter(0)
+  %weights.1 = f32[2,3]{1,0} constant({...}), metadata={op_type="Const" op_name="w"}
+  %bias.2 = f32[2,3]{1,0} constant({...})
+  %count = s32[] constant(0)
+  %add = f32[2,3]{1,0} add(%x, %weights.1)
+  %sum = f32[2,3]{1,0} add(%add, %bias.2)
+  ROOT %t = (f32[2,3]{1,0}, s32[]) tuple(%sum, %count)
+}
+)";
+  testing::internal::CaptureStderr();
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  const std::string note = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(m);
+  EXPECT_EQ(note, "vkxla: note: constants %weights.1, %bias.2 elided in the text ({...}); filled with zeros\n");
+  ASSERT_TRUE(Named(*m, "weights.1")->literal.has_value());
+  EXPECT_EQ(Named(*m, "weights.1")->literal->ValuesToString(), "{{0, 0, 0}, {0, 0, 0}}");
+  EXPECT_EQ(RunAndCompareWith(*m, {Values("{{1, 2, 3}, {4, 5, 6}}", kF32x2x3)}).ValuesToString(), "({{1, 2, 3}, {4, 5, 6}}, 0)");
+  // No note for a module with every value written.
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(ParseOrFail(kModule));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  // "{...}" stands for a value, not for part of one.
+  auto partial = ParseHloText("HloModule m\nENTRY %e {\n  ROOT %c = f32[2,2] constant({ {...}, {1, 2} })\n}\n");
+  ASSERT_FALSE(partial.ok());
+  EXPECT_NE(partial.status().message().find("3:"), std::string::npos) << partial.status().message();
+  // An elided constant too large to hold is refused before it is made.
+  auto huge = ParseHloText("HloModule m\nENTRY %e {\n  ROOT %c = f32[1000000,1000000] constant({...})\n}\n");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("3:"), std::string::npos) << huge.status().message();
+}
+
+// The rest of what real dumps hold: names without '%' and with dots and
+// dashes, spaces in dimension lists, layouts with tiles and the layout
+// attributes that place bytes around the elements (L, M, SC) or describe
+// all-dense dimensions (D, #, *), computations with execution_thread,
+// instructions broken over lines.
+TEST_F(HloDumps, DumpStyleNamesLayoutsAndComputationAttributes) {
+  const std::string text = R"(HloModule jit_f.7, entry_computation_layout={(f32[8,128]{1,0:T(8,128)L(1024)}, s32[3]{0})->(f32[8]{0}, s32[])}
+
+region_0.3 {
+  Arg_0.4 = f32[] parameter(0)
+  Arg_1.5 = f32[] parameter(1)
+  ROOT maximum.6 = f32[] maximum(Arg_0.4, Arg_1.5)
+}, execution_thread="main"
+
+%sum-s32.1 (a: s32[], b: s32[]) -> s32[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %add = s32[] add(s32[] %a, s32[] %b)
+}, execution_thread="sparsecore"
+
+ENTRY %main.10 (Arg_0.1: f32[8,128], Arg_1.2: s32[3]) -> (f32[8], s32[]) {
+  %Arg_0.1 = f32[8, 128]{1,0:T(8,128)L(1024)} parameter(0), parameter_replication={false}, origin={{"x"}}
+  %Arg_1.2 = s32[3]{0:T(256)D(D)#(s32)*(s32)M(8)SC(0:2)} parameter(1)
+  %constant.7 = f32[]{:T(128)S(1)} constant(-inf)
+  %reduce.8 = f32[8]{0:T(256)}
+      reduce(f32[8,128]{1,0:T(8,128)L(1024)} %Arg_0.1, f32[]{:T(128)S(1)} %constant.7),
+      dimensions={1}, to_apply=region_0.3
+  %c0 = s32[] constant(0)
+  %r.9 = s32[] reduce(%Arg_1.2, %c0), dimensions={0}, to_apply=%sum-s32.1
+  ROOT %tuple.10 = (f32[8]{0}, s32[]) tuple(%reduce.8, %r.9)
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(Named(*m, "Arg_0.1")->shape.ToString(), "f32[8,128]{1,0:T(8,128)}");
+  EXPECT_EQ(Named(*m, "Arg_1.2")->shape.ToString(), "s32[3]{0:T(256)}");
+  Literal x(Shape(ElementType::kF32, {8, 128}));
+  Literal row_max(Shape(ElementType::kF32, {8}));
+  for (int64_t r = 0; r < 8; ++r) {
+    double best = -INFINITY;
+    for (int64_t c = 0; c < 128; ++c) {
+      const double v = static_cast<double>((r * 7 + c * 13) % 101) - 50.5;
+      x.Set(r * 128 + c, Scalar::Float(ElementType::kF32, v));
+      best = std::max(best, v);
+    }
+    row_max.Set(r, Scalar::Float(ElementType::kF32, best));
+  }
+  EXPECT_EQ(RunDump(text, {x, Values("{5, -2, 40}", Shape(ElementType::kS32, {3}))}),
+            "(" + row_max.ValuesToString() + ", 43)");
+  // Layout attributes that change where elements lie, or that vkxla has
+  // no meaning for, are errors naming them.
+  struct Case { const char* text; const char* expect; } cases[] = {
+      {"f32[4]{0:D(C)}", "1:12: sparse layouts are not supported (dimension level 'C')"},
+      {"f32[4]{0:P(f32[8])}", "1:10: unknown layout attribute"},
+      {"f32[4]{0:L(x)}", "1:12: expected an integer"},
+  };
+  for (const Case& c : cases) {
+    auto s = ParseShape(c.text);
+    ASSERT_FALSE(s.ok()) << c.text;
+    EXPECT_EQ(s.status().message().rfind(c.expect, 0), 0u) << s.status().message();
+  }
 }
 
 }  // namespace

@@ -410,5 +410,133 @@ TEST_F(StablehloReader, EveryFunctionWithChecksIsACase) {
   EXPECT_NE(missing.status().message().find("no function @third"), std::string::npos) << missing.status().ToString();
 }
 
+
+// Reads `text`, runs it on the device and on the reference evaluator with
+// `args`; the device's values as text, or the reader's error.
+std::string ReadAndRun(const std::string& text, const std::vector<Literal>& args) {
+  auto p = ReadStablehlo(text, /*with_checks=*/false);
+  if (!p.ok()) return p.status().ToString();
+  return RunAndCompareWith(*p->module, args).ValuesToString();
+}
+
+Literal F32Values(const std::vector<int64_t>& dims, const std::vector<double>& v) {
+  Literal l(Shape(ElementType::kF32, dims));
+  for (size_t i = 0; i < v.size(); ++i) l.Set(static_cast<int64_t>(i), Scalar::Float(ElementType::kF32, v[i]));
+  return l;
+}
+
+// What --mlir-print-debuginfo (JAX's as_text(debug_info=True)) writes:
+// #loc aliases before and after the module, and loc(...) after ops,
+// arguments, block arguments, regions, functions and the module, in every
+// form (unknown, file:line:col, named, fused, callsite). They change
+// nothing: the program runs as it does without them.
+TEST_F(StablehloReader, SourceLocationsAnywhere) {
+  const std::string text = R"(#loc = loc(unknown)
+#loc1 = loc("/home/u/model.py":3:4)
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x3xf32> {jax.arg_info = "x"} loc("x"), %arg1: tensor<3xf32> loc(#loc1)) -> (tensor<2xf32> {jax.result_info = ""}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32> loc(#loc)
+    %0 = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32> loc(#loc3)
+    %1 = stablehlo.multiply %arg0, %0 : tensor<2x3xf32> loc(#loc4)
+    %2 = stablehlo.reduce(%1 init: %cst) across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+     reducer(%a: tensor<f32> loc(unknown), %b: tensor<f32> loc(unknown))  {
+      %s = stablehlo.add %a, %b : tensor<f32> loc(#loc5)
+      stablehlo.return %s : tensor<f32> loc(#loc5)
+    } loc(#loc5)
+    %3 = "stablehlo.reduce"(%2, %cst) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%p: tensor<f32> loc(fused[#loc1, #loc2]), %q: tensor<f32> loc(callsite(#loc1 at #loc2))):
+      %m = stablehlo.maximum %p, %q : tensor<f32> loc("name"(#loc3))
+      stablehlo.return %m : tensor<f32> loc(#loc)
+    }) : (tensor<2xf32>, tensor<f32>) -> tensor<f32> loc(#loc6)
+    %4 = stablehlo.broadcast_in_dim %3, dims = [] : (tensor<f32>) -> tensor<2xf32> loc(#loc)
+    %5 = stablehlo.add %2, %4 : tensor<2xf32>loc(#loc)
+    return %5 : tensor<2xf32> loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc2 = loc("jit(f)/jit(main)/mul"(#loc1))
+#loc3 = loc(fused<"x">[#loc1, #loc2])
+#loc4 = loc(callsite("f"("a.py":1:2) at "g"("b.py":3:4)))
+#loc5 = loc("reduce")
+#loc6 = loc("a(b)\"c loc(":1:2))";
+  const std::vector<Literal> args = {F32Values({2, 3}, {1, 2, 3, 4, 5, 6}), F32Values({3}, {1, 10, 100})};
+  // Row sums of x * y: 321 and 654; plus their maximum.
+  EXPECT_EQ(ReadAndRun(text, args), "{975, 1308}");
+  // The same program with no location at all.
+  std::string bare;
+  for (size_t at = 0; at < text.size();) {
+    const size_t line_end = std::min(text.find('\n', at), text.size());
+    std::string line = text.substr(at, line_end - at);
+    at = line_end + 1;
+    if (line.rfind("#loc", 0) == 0) continue;
+    for (size_t l = line.find("loc("); l != std::string::npos; l = line.find("loc(")) {
+      int depth = 0;
+      size_t e = l + 3;
+      bool quoted = false;
+      for (; e < line.size(); ++e) {
+        if (line[e] == '\\' && quoted) ++e;
+        else if (line[e] == '"') quoted = !quoted;
+        else if (!quoted && line[e] == '(') ++depth;
+        else if (!quoted && line[e] == ')' && --depth == 0) break;
+      }
+      line.erase(l, e + 1 - l);
+    }
+    bare += line + "\n";
+  }
+  ASSERT_EQ(bare.find("loc"), std::string::npos) << bare;
+  EXPECT_EQ(ReadAndRun(bare, args), "{975, 1308}");
+  // Errors still point at the op, past the aliases at the top.
+  auto undefined = ReadStablehlo("#loc = loc(unknown)\nfunc.func @f() -> tensor<f32> {\n  %a = stablehlo.negate %nope : tensor<f32> loc(#loc)\n"
+                                 "  func.return %a : tensor<f32> loc(#loc)\n} loc(#loc)\n",
+                                 false);
+  ASSERT_FALSE(undefined.ok());
+  EXPECT_NE(undefined.status().message().find("3:3: use of undefined value %nope"), std::string::npos)
+      << undefined.status().message();
+  // A location that never closes is not skipped: an error (the function's
+  // braces no longer balance), not a hang.
+  auto open = ReadStablehlo("func.func @f() -> tensor<f32> {\n  %a = stablehlo.constant dense<1.0> : tensor<f32> loc(\"x\"\n"
+                            "  func.return %a : tensor<f32>\n}\n",
+                            false);
+  ASSERT_FALSE(open.ok());
+  EXPECT_NE(open.status().message().find("1:31: unbalanced brackets"), std::string::npos) << open.status().message();
+  auto alias = ReadStablehlo("#loc1 loc(unknown)\nfunc.func @f() {\n  func.return\n}\n", false);
+  ASSERT_FALSE(alias.ok());
+  EXPECT_NE(alias.status().message().find("2:1: expected '='"), std::string::npos) << alias.status().message();
+}
+
+// What JAX and Shardy write around a program meant for many devices: the
+// mesh, shardings on arguments, results and ops, sharding constraints, and
+// the mhlo./jax./tf. attributes of arguments, results and the module. One
+// device holds every shard, so the program runs as written.
+TEST_F(StablehloReader, ShardingAndFrameworkAttributes) {
+  const std::string text = R"(module @jit_step attributes {jax.uses_shape_polymorphism = false, mhlo.frontend_attributes = {xla.sdy.use_tuple_args = "t"}, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=1, "y"=1]>
+  sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>
+  func.func public @main(%arg0: tensor<2x3xf32> {jax.arg_info = "params['w']", mhlo.layout_mode = "default", mhlo.memory_kind = "device", mhlo.sharding = "{devices=[1,1]<=[1]}", sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<3xf32> {jax.buffer_donor = true, tf.aliasing_output = 1 : i32, mhlo.sharding = "{replicated}"}) -> (tensor<2x3xf32> {jax.result_info = "[0]", mhlo.layout_mode = "default", sdy.sharding = #sdy.sharding<@mesh, [{"x", ?}, {}]>}, tensor<3xf32> {jax.result_info = "[1]", mhlo.memory_kind = "pinned_host"}) {
+    %0 = stablehlo.broadcast_in_dim %arg1, dims = [1] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {"y"}]>]>} : (tensor<3xf32>) -> tensor<2x3xf32>
+    %1 = sdy.sharding_constraint %0 <@mesh, [{"x"}, {}]> : tensor<2x3xf32>
+    %2 = stablehlo.custom_call @Sharding(%1) {backend_config = "", mhlo.sharding = "{replicated}"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %3 = stablehlo.multiply %arg0, %2 {mhlo.frontend_attributes = {_xla_compute_type = "host", _xla_buffer_placement = "arg"}, mhlo.sharding = "{devices=[2,1]0,1}"} : tensor<2x3xf32>
+    %4 = sdy.reshard %3 <@mesh, [{}, {}]> : tensor<2x3xf32>
+    %5 = call @double(%arg1) {mhlo.sharding = "{replicated}"} : (tensor<3xf32>) -> tensor<3xf32>
+    return %4, %5 : tensor<2x3xf32>, tensor<3xf32>
+  }
+  func.func private @double(%x: tensor<3xf32> {mhlo.sharding = "{replicated}"}) -> tensor<3xf32> attributes {mhlo.frontend_attributes = {inlineable = "true"}} {
+    %y = stablehlo.add %x, %x : tensor<3xf32>
+    return %y : tensor<3xf32>
+  }
+})";
+  auto program = ReadStablehlo(text, false);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  EXPECT_EQ(program->function, "main");
+  EXPECT_EQ(program->module->entry()->parameters().size(), 2u);
+  const std::vector<Literal> args = {F32Values({2, 3}, {1, 2, 3, 4, 5, 6}), F32Values({3}, {1, -10, 0.5})};
+  EXPECT_EQ(RunAndCompareWith(*program->module, args).ValuesToString(), "({{1, -20, 1.5}, {4, -50, 3}}, {2, -20, 1})");
+  // A mesh without its <[...]> is a located error.
+  auto bad = ReadStablehlo("module {\n  sdy.mesh @mesh = [\"x\"=2]\n  func.func @f() {\n    func.return\n  }\n}\n", false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("2:20: expected the mesh <[...]> of sdy.mesh"), std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace vkxla
