@@ -199,6 +199,9 @@ class FusionPass {
         if (it == readers_.end() || it->second.size() != 1) break;
         const Instruction* u = it->second[0];
         if (!IsElementwise(u->opcode) || !u->shape.IsArray() || u->shape.dims() != h->shape.dims()) break;
+        // Where two heroes' results meet (sum(x) + sum(x * x)), the op
+        // finishes the first one's kernel; the second is written and read.
+        if (epilogue_of_.count(u)) break;
         epilogue_of_[u] = h;
         end = u;
       }

@@ -345,9 +345,11 @@ ENTRY main {
     EXPECT_EQ(p.program.groups[0].kind, KernelKind::kLoop);
     EXPECT_EQ(p.program.groups[1].kind, KernelKind::kMatmul);
     const int64_t input = int64_t{8} * 56 * 56 * 64 * 4;
-    for (const BufferDecl& b : p.program.buffers)
-      if (b.name != "%x" && b.name != "%w" && b.name != "%c.conv6" && b.name.find("staging") == std::string::npos)
+    for (const BufferDecl& b : p.program.buffers) {
+      if (b.name != "%x" && b.name != "%w" && b.name != "%c.conv6" && b.name.find("staging") == std::string::npos) {
         EXPECT_LT(b.bytes, input / 100) << b.name;
+      }
+    }
   }
 }
 

@@ -97,6 +97,22 @@ TEST_F(Reduction, VariadicArgMax) {
   RunText(text, {SmallIntegers(Shape(ElementType::kF32, {5, 3000}), rng)});
 }
 
+// Two reductions whose results meet in one op (a variance's sum(x) and
+// sum(x * x), two dots added): the op finishes one hero's kernel and reads
+// the other's result, which runs first.
+TEST_F(Reduction, TwoHeroesMeetingInOneOp) {
+  const std::string text =
+      "HloModule meet\n%add {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n  ROOT %r = f32[] add(%a, %b)\n}\n"
+      "ENTRY %e {\n  %x = f32[8,300] parameter(0)\n  %w = f32[300,8] parameter(1)\n  %z = f32[] constant(0)\n"
+      "  %s = f32[8] reduce(%x, %z), dimensions={1}, to_apply=%add\n  %x2 = f32[8,300] multiply(%x, %x)\n"
+      "  %q = f32[8] reduce(%x2, %z), dimensions={1}, to_apply=%add\n  %y = f32[8] add(%s, %q)\n"
+      "  %d1 = f32[8,8] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  %d2 = f32[8,8] dot(%x2, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  %dd = f32[8,8] subtract(%d1, %d2)\n  ROOT %t = (f32[8], f32[8,8]) tuple(%y, %dd)\n}\n";
+  std::mt19937_64 rng(8);
+  RunText(text, {SmallIntegers(Shape(ElementType::kF32, {8, 300}), rng), SmallIntegers(Shape(ElementType::kF32, {300, 8}), rng)});
+}
+
 // "The last non-zero element": associative but not commutative, so the
 // order of elements must survive the tree, along rows and along columns.
 TEST_F(Reduction, NonCommutativeComputationKeepsOrder) {
