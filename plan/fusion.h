@@ -13,7 +13,9 @@
 //    elementwise ops of its own shape, each the only user of the last, is
 //    finished in the hero's kernel; the chain's end is what it writes (layer
 //    norm's rsqrt(var + eps) is computed once per row, not once per
-//    element; relu(dot(x, w) + b) is one kernel).
+//    element; relu(dot(x, w) + b) is one kernel). An op where two heroes'
+//    results meet ends the first one's chain only; the group runs where
+//    its chain ends, after the kernels writing what the chain reads.
 // 4. A fused value is written to memory once instead of being recomputed
 //    where recomputing costs more than the memory traffic saved: with E the
 //    times each of its elements would be computed (summed over its users:
