@@ -104,10 +104,10 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<RunOptions>();
   command->add_option("module", o->module_path, "the module: .hlo (HLO text) or .mlir (StableHLO)")->required();
   command->add_option("--input,-i", o->inputs,
-                      "a parameter's value, in order: @x.npy, @args.npz (each array), 2x3xf32=1,2,3,4,5,6, f32=1.5, "
-                      "or a bare scalar of the parameter's type")
+                      "a parameter's value, in order, one per --input: @x.npy, @args.npz (each array), "
+                      "2x3xf32=1,2,3,4,5,6, f32=1.5, or a bare scalar of the parameter's type")
       ->allow_extra_args(false);
-  command->add_option("--output,-o", o->outputs, "a result's .npy file, in order of the result's leaves (@out.npy)")
+  command->add_option("--output,-o", o->outputs, "a result's .npy file, in order of the result's leaves, one per --output (@out.npy)")
       ->allow_extra_args(false);
   command->add_option("--output-dir", o->output_dir, "write every result as DIR/out0.npy, out1.npy, ...");
   command->add_option("--function", o->function, "StableHLO: the function to run (default @main, else the first)");
