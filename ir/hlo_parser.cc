@@ -21,7 +21,7 @@ std::string ElidedNote(const std::vector<std::string>& names) {
   std::string s = names.size() == 1 ? "constant " : "constants ";
   for (size_t i = 0; i < names.size() && i < kNamed; ++i) s += (i ? ", %" : "%") + names[i];
   if (names.size() > kNamed) s += " and " + std::to_string(names.size() - kNamed) + " more";
-  return s + " elided in the text ({...}); filled with zeros";
+  return s + " elided in the text ({...}); filled with zeros (vkxla run --constant NAME=@values.npy gives values)";
 }
 
 class Parser {

@@ -442,7 +442,7 @@ ENTRY %main (x: f32[2,3]) -> (f32[2,3], s32[]) {
   std::unique_ptr<Module> m = ParseOrFail(text);
   const std::string note = testing::internal::GetCapturedStderr();
   ASSERT_TRUE(m);
-  EXPECT_EQ(note, "vkxla: note: constants %weights.1, %bias.2 elided in the text ({...}); filled with zeros\n");
+  EXPECT_EQ(note, "vkxla: note: constants %weights.1, %bias.2 elided in the text ({...}); filled with zeros (vkxla run --constant NAME=@values.npy gives values)\n");
   ASSERT_TRUE(Named(*m, "weights.1")->literal.has_value());
   EXPECT_EQ(Named(*m, "weights.1")->literal->ValuesToString(), "{{0, 0, 0}, {0, 0, 0}}");
   EXPECT_EQ(RunAndCompareWith(*m, {Values("{{1, 2, 3}, {4, 5, 6}}", kF32x2x3)}).ValuesToString(), "({{1, 2, 3}, {4, 5, 6}}, 0)");

@@ -9,6 +9,7 @@
 #include "runtime/executable.h"
 #include "tools/bench/module_timing.h"
 #include "tools/cli_flags.h"
+#include "tools/constant_values.h"
 #include "tools/input_values.h"
 
 namespace vkxla {
@@ -16,13 +17,14 @@ namespace {
 
 struct BenchmarkOptions {
   std::string module_path, function;
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs, constants;
   int device = -1, warmup = 2, repetitions = 10;
   bool json = false;
 };
 
 Status Benchmark(const BenchmarkOptions& o) {
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(o.module_path, o.function));
+  VKXLA_RETURN_IF_ERROR(SetConstantValues(*module, o.constants));
   const std::vector<Shape> params = module->EntryProgramShape().parameters;
   VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> arguments, ReadInputs(o.inputs, params));
   if (arguments.size() > params.size())
@@ -98,6 +100,8 @@ void AddBenchmarkCommand(CLI::App& app, int& exit_code) {
   CLI::App* command = AddCommand(app, "benchmark", "Time a module's dispatches on a device");
   auto o = std::make_shared<BenchmarkOptions>();
   command->add_option("module", o->module_path, "the module: .hlo (HLO text) or .mlir (StableHLO)")->required();
+  command->add_option("--constant", o->constants, "NAME=VALUE: a constant's value, as `vkxla run --constant` takes it")
+      ->allow_extra_args(false);
   command->add_option("--input,-i", o->inputs, "a parameter's value as `vkxla run` takes it; the rest are random")
       ->allow_extra_args(false);
   command->add_option("--function", o->function, "StableHLO: the function to run (default @main, else the first)");

@@ -8,6 +8,7 @@
 #include "plan/planner.h"
 #include "runtime/executable.h"
 #include "tools/cli_flags.h"
+#include "tools/constant_values.h"
 #include "tools/input_values.h"
 #include "tools/layout_report.h"
 #include "tools/npy.h"
@@ -18,7 +19,7 @@ namespace {
 
 struct RunOptions {
   std::string module_path, function, output_dir, dump_dir;
-  std::vector<std::string> inputs, outputs, infeeds, outfeeds;
+  std::vector<std::string> inputs, outputs, infeeds, outfeeds, constants;
   int device = -1;
   bool print = false, layout_report = false, dump_plan = false, reference = false;
 };
@@ -56,6 +57,7 @@ StatusOr<Literal> RunOnDevice(const RunOptions& o, const Module& module, const s
 
 Status RunModule(const RunOptions& o) {
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(o.module_path, o.function));
+  VKXLA_RETURN_IF_ERROR(SetConstantValues(*module, o.constants));
   if (o.layout_report) {
     VKXLA_ASSIGN_OR_RETURN(std::string report, LayoutReport(module->EntryProgramShape()));
     std::cout << report;
@@ -108,6 +110,10 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
                       "2x3xf32=1,2,3,4,5,6, f32=1.5, or a bare scalar of the parameter's type")
       ->allow_extra_args(false);
   command->add_option("--output,-o", o->outputs, "a result's .npy file, in order of the result's leaves, one per --output (@out.npy)")
+      ->allow_extra_args(false);
+  command->add_option("--constant", o->constants,
+                      "NAME=VALUE: a constant's value (one a dump elides as {...} runs as zeros), as --input takes it; "
+                      "one per --constant")
       ->allow_extra_args(false);
   command->add_option("--output-dir", o->output_dir, "write every result as DIR/out0.npy, out1.npy, ...");
   command->add_option("--function", o->function, "StableHLO: the function to run (default @main, else the first)");
