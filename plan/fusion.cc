@@ -226,6 +226,30 @@ class FusionPass {
     }
   }
 
+  // Whether v only renames elements of values already in memory (slices,
+  // reshapes, transposes, broadcasts of them): reading it is one load at a
+  // computed address, as reading a copy of it would be, so writing it
+  // first saves nothing and costs a dispatch (a depthwise kernel's nine
+  // weight vectors).
+  bool IsViewOfMemory(const Instruction* v) const {
+    std::vector<const Instruction*> stack = {v};
+    std::set<const Instruction*> seen;
+    while (!stack.empty()) {
+      const Instruction* n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second || IsMaterialized(n)) continue;
+      switch (n->opcode) {
+        case Opcode::kSlice: case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kBroadcast:
+        case Opcode::kBitcast: case Opcode::kCopy: case Opcode::kReverse:
+          break;
+        default:
+          return false;
+      }
+      for (const Instruction* o : n->operands) stack.push_back(o);
+    }
+    return true;
+  }
+
   // Rule 4, users before producers so each user's own evaluations are known.
   void Evaluations() {
     for (size_t k = order_.size(); k-- > 0;) {
@@ -241,7 +265,7 @@ class FusionPass {
         }
       choice_.evaluations[v] = e;
       const double n = Elements(v->shape);
-      if (n > 1 && (e - 1) * cost_[v] * n > kMemoryRoundTripCost * n + kDispatchCost) {
+      if (n > 1 && (e - 1) * cost_[v] * n > kMemoryRoundTripCost * n + kDispatchCost && !IsViewOfMemory(v)) {
         char why[96];
         std::snprintf(why, sizeof why, "computed %.3g times per element at cost %.0f", e, cost_[v]);
         Materialize(ValueRef::Of(v), why);

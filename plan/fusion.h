@@ -26,6 +26,9 @@
 //    kDispatchCost. softmax's exp(x - max), read by the sum and by the
 //    division, is written once; x - mean in layer norm is recomputed, and
 //    so is a negated vector under a broadcast (a kernel launch costs more).
+//    A value that only views memory (slices, reshapes, transposes,
+//    broadcasts of values in buffers) is never written: each read is one
+//    load either way.
 // 5. Multi-output: such a value that is exactly a reduce's operand, with
 //    every other reader after the reduce, is written by the reduce's
 //    kernel as it reads it (one pass instead of two).

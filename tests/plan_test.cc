@@ -328,6 +328,24 @@ TEST(PlanConvolution, LoweringPerShape) {
   EXPECT_EQ(LoweringOf("f32[1,8,8,0]", "f32[3,3,0,4]", "window={size=3x3}, " + nhwc), ConvolutionLowering::kNone);
 }
 
+TEST(PlanConvolution, DepthwiseIsOneKernelReadingItsWeightsInPlace) {
+  // Each window position's weight vector is a slice of w: read where it
+  // lies (a copy would be one more dispatch and no fewer loads).
+  const std::string entry = R"(
+ENTRY main {
+  x = f32[1,112,112,32] parameter(0)
+  w = f32[3,3,1,32] parameter(1)
+  ROOT y = f32[1,112,112,32] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32
+})";
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    Planned p = PlanText("", entry, t);
+    ASSERT_EQ(p.program.groups.size(), 1u);
+    EXPECT_EQ(p.program.groups[0].kind, KernelKind::kLoop);
+    EXPECT_EQ(InputNames(p.program, p.program.groups[0]), (std::set<std::string>{"%x", "%w"}));
+  }
+}
+
 TEST(PlanConvolution, ImplicitGemmWritesNoIm2colBuffer) {
   // The windows are a gather fused into the matmul's loads: no buffer of
   // the window-expanded input (9x the input) is planned, only the
