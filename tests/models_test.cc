@@ -21,12 +21,12 @@ TEST(Models, MobileNetV2SampleMatchesTheReference) {
   auto got = CompileAndRun(**module, {});
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ASSERT_TRUE(got->shape().IsTuple() && got->tuple_elements().size() == 2);
-  // The five highest probabilities (they differ in the third digit) and
+  // The five highest logits (they differ in the third digit) and
   // their classes.
   const Literal& p = got->tuple_elements()[0];
   const Literal& p_want = want->tuple_elements()[0];
   for (int64_t i = 0; i < 5; ++i) {
-    EXPECT_NEAR(p.Get(i).re, p_want.Get(i).re, 1e-5) << "probability " << i;
+    EXPECT_NEAR(p.Get(i).re, p_want.Get(i).re, 1e-5) << "logit " << i;
     EXPECT_EQ(got->tuple_elements()[1].Get(i).s, want->tuple_elements()[1].Get(i).s) << "class " << i;
   }
   EXPECT_GT(p.Get(0).re, p.Get(4).re);
