@@ -294,11 +294,13 @@ class FusionPass {
   // Rule 6a: what a matmul kernel reads through fused producers (its
   // operands, and the side operands of its epilogue) is repeated in every
   // unrolled load of its tile. A costly op there (division, transcendental)
-  // or an operand whose fused cost passes kMatmulOperandCost is written once
-  // instead: a small kernel, and a matmul shader the driver compiles in
+  // or an operand whose fused elementwise arithmetic passes
+  // kMatmulOperandCost is written once instead: a small kernel, and a matmul shader the driver compiles in
   // seconds (lavapipe spent minutes per MobileNet layer with generated
   // weights and a depthwise sum fused into the loads).
   void BoundMatmulProducers() {
+    std::map<const Instruction*, std::vector<const Instruction*>> epilogue_ops;  // hero -> its chain
+    for (const auto& [u, hero] : epilogue_of_) epilogue_ops[hero].push_back(u);
     for (const Instruction* h : order_) {
       if (!IsDotFamily(h->opcode)) continue;
       std::vector<const Instruction*> stack;
@@ -312,10 +314,9 @@ class FusionPass {
           stack.push_back(o);
         }
       }
-      for (const auto& [u, hero] : epilogue_of_)
-        if (hero == h)
-          for (const Instruction* o : u->operands)
-            if (!epilogue_of_.count(o) && o != h) stack.push_back(o);
+      for (const Instruction* u : epilogue_ops[h])
+        for (const Instruction* o : u->operands)
+          if (!epilogue_of_.count(o) && o != h) stack.push_back(o);
       std::set<const Instruction*> seen;
       while (!stack.empty()) {
         const Instruction* v = stack.back();
