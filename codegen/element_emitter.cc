@@ -96,7 +96,13 @@ StatusOr<std::string> ElementEmitter::Value(const Instruction* n, const std::vec
   if (it != memo_.end()) return it->second;
   std::string v;
   auto bound = bound_.find(n);
-  if (bound != bound_.end()) {
+  if (n == address_value_) {
+    const ValueRef ref = ValueRef::Of(n);
+    std::optional<Layout> layout = materialized_(n);
+    if (!layout) return Internal(n->Describe() + ": an addressed value has no buffer");
+    VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(ref.shape(), *layout, idx));
+    v = Temp("uint", p);
+  } else if (bound != bound_.end()) {
     v = bound->second;
   } else if (std::optional<Layout> layout = n == root_ ? std::nullopt : materialized_(n);
              layout && !(n->opcode == Opcode::kConstant && n->shape.element_count() == 1)) {
@@ -435,6 +441,16 @@ Status ElementEmitter::Function(const std::string& name, const std::string& para
   VKXLA_RETURN_IF_ERROR(v.status());
   Helper(name, fn);
   return OkStatus();
+}
+
+Status ElementEmitter::AddressFunction(const std::string& name, const std::string& params, const Instruction* x,
+                                       const std::vector<std::string>& idx, const VectorSource& source) {
+  address_chain_ = std::set<const Instruction*>(source.chain.begin(), source.chain.end());
+  address_value_ = source.value;
+  Status s = Function(name, params, "uint", [&]() { return Value(x, idx); });
+  address_chain_.clear();
+  address_value_ = nullptr;
+  return s;
 }
 
 StatusOr<std::string> ElementEmitter::EmitFunction(const std::string& name, const Instruction* n) {

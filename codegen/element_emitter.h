@@ -22,6 +22,7 @@
 #include "ir/tiled_index.h"
 #include "ops/rng_bit_generator.h"
 #include "plan/program.h"
+#include "plan/vector_source.h"
 
 namespace vkxla {
 
@@ -75,6 +76,13 @@ class ElementEmitter {
   }
   // `n`'s value is `expr` wherever it is read (a hero's result in its epilogue).
   void Bind(const Instruction* n, const std::string& expr) { bound_[n] = expr; }
+
+  // `uint name(params)`: the physical index in `source.value`'s buffer of
+  // x's element at `idx` (built from the parameters), or 0xFFFFFFFFu where
+  // the source's pad covers it: the address of a vector's first element
+  // (plan/vector_source.h), computed through the index maps between.
+  Status AddressFunction(const std::string& name, const std::string& params, const Instruction* x,
+                         const std::vector<std::string>& idx, const VectorSource& source);
 
   // ---- buffers ----
   // The GLSL name of `buffer` in this kernel ("in0", "out1", ...), bound on
@@ -177,6 +185,10 @@ class ElementEmitter {
   int out_bits_ = 0;
   const Instruction* root_ = nullptr;  // the instruction whose layout is the output's (a bitcast root)
   std::optional<VectorContext> vector_context_;
+  // While an AddressFunction is emitted: the index maps whose values are
+  // addresses, and the value whose buffer they address.
+  std::set<const Instruction*> address_chain_;
+  const Instruction* address_value_ = nullptr;
   std::set<std::string> vector_loads_;  // buffers read as the invocation's whole uvec4
   std::string body_;
   // Statements a loop kernel runs once per invocation before its element

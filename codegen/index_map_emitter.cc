@@ -105,6 +105,8 @@ StatusOr<std::string> ElementEmitter::MoveElements(const Instruction* n, const s
         in[d] = Temp("uint", ok_d + " ? " + src + " : 0u");
       }
       VKXLA_ASSIGN_OR_RETURN(std::string v, Value(x, in));
+      // An address (see AddressFunction): none where the padding is.
+      if (address_chain_.count(n)) return Temp("uint", "(" + inside + " ? " + v + " : 0xFFFFFFFFu)");
       VKXLA_ASSIGN_OR_RETURN(std::string pad, Value(n->operands[1], {}));
       VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
       return Temp(g.compute, "(" + inside + " ? " + v + " : " + pad + ")");

@@ -145,30 +145,48 @@ class MatmulKernelBuilder : public ElementEmitter {
   }
 
   // Statements declaring `names`, operand `side`'s elements at (b, f, k)
-  // and the next ones along its unit-stride dim (VectorLanes of them), read
-  // as one 16-byte vector of its buffer and converted to the accumulator
-  // type.
+  // and the next ones along the dim it is read along (whole vectors of
+  // them), read from the buffer behind its index maps from one address
+  // (plan/vector_source.h) and converted to the accumulator type; padding
+  // gives the pad's value.
   StatusOr<std::string> LoadVector(int side, const std::string& b, const std::string& f, const std::string& k,
                                    const std::vector<std::string>& names) {
     const Instruction* x = dot_.operands[side];
     const ElementType t = x->shape.element_type();
-    // The operand's buffer, or the one its slices read (plan/matmul_config.h).
-    const std::optional<VectorSource> source = FindVectorSource(x, [&](const Instruction* n) { return Materialized(n); });
+    const int64_t lanes = VectorLanes(t), per_word = lanes / 4, count = static_cast<int64_t>(names.size());
+    const bool along_k = (side == 0 ? c_.lhs : c_.rhs) == MatmulConfig::Read::kAlongK;
+    const std::vector<int64_t>& dims = along_k ? (side == 0 ? plan_.dims.lhs_contracting : plan_.dims.rhs_contracting)
+                                               : (side == 0 ? plan_.lhs_free : plan_.rhs_free);
+    const std::optional<VectorSource> source =
+        FindVectorSource(x, dims.back(), count, [&](const Instruction* n) { return Materialized(n); });
     if (!source) return Internal(dot_.Describe() + ": operand " + std::to_string(side) + " has no buffer to read vectors from");
+    const std::string s = std::to_string(side);
+    if (!address_functions_[side]) {
+      VKXLA_RETURN_IF_ERROR(AddressFunction("address" + s, "uint b, uint f, uint k", x, OperandIndex(side, "b", "f", "k"), *source));
+      if (source->pad) {
+        VKXLA_RETURN_IF_ERROR(Function("padding" + s, "", acc_type_, [&]() -> StatusOr<std::string> {
+          VKXLA_ASSIGN_OR_RETURN(std::string v, Value(source->pad->operands[1], {}));
+          return Convert(v, t, acc_);
+        }));
+      }
+      address_functions_[side] = true;
+    }
     const int buffer = program_.value_buffer.at(ValueRef::Of(source->value));
-    const Layout layout = program_.buffers[buffer].shape.layout_or_default();
-    const std::string name = BindBuffer(buffer, Access::kRead, "in" + std::to_string(side));
-    std::vector<std::string> idx = OperandIndex(side, b, f, k);
-    for (size_t d = 0; d < idx.size(); ++d)
-      if (source->offset[d] != 0) idx[d] = "(" + idx[d] + " + " + U(source->offset[d]) + ")";
-    VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(source->value->shape, layout, idx));
-    const std::string v = "vec" + names[0];
-    const int64_t lanes = VectorLanes(t), per_word = lanes / 4;
-    std::string code = "    uvec4 " + v + " = " + ReadVector(name, "(" + p + ") / " + U(lanes)) + ";\n";
-    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, x->Describe()));
-    for (int64_t e = 0; e < lanes; ++e) {
-      const std::string word = v + "[" + std::to_string(e / per_word) + "]";
+    const std::string name = BindBuffer(buffer, Access::kRead, "vin" + s);
+    const std::string v = "vec" + names[0], p = "p" + names[0];
+    std::string code = "    uint " + p + " = address" + s + "(" + b + ", " + f + ", " + k + ");\n";
+    if (source->pad) {
+      code += "    bool ok" + names[0] + " = " + p + " != 0xFFFFFFFFu;\n";
+      code += "    " + p + " = ok" + names[0] + " ? " + p + " / " + U(lanes) + " : 0u;\n";
+    } else {
+      code += "    " + p + " /= " + U(lanes) + ";\n";
+    }
+    for (int64_t j = 0; j < count / lanes; ++j)
+      code += "    uvec4 " + v + "_" + std::to_string(j) + " = " + ReadVector(name, j ? p + " + " + U(j) : p) + ";\n";
+    for (int64_t e = 0; e < count; ++e) {
+      const std::string word = v + "_" + std::to_string(e / lanes) + "[" + std::to_string(e % lanes / per_word) + "]";
       VKXLA_ASSIGN_OR_RETURN(std::string converted, Convert(DecodeWords(t, {word}, U(e % per_word)), t, acc_));
+      if (source->pad) converted = "ok" + names[0] + " ? " + converted + " : padding" + s + "()";
       code += "    " + acc_type_ + " " + names[e] + " = " + converted + ";\n";
     }
     return code;
@@ -379,9 +397,9 @@ class MatmulKernelBuilder : public ElementEmitter {
     for (int side = 0; side < 2; ++side) {
       if ((side == 0 ? c_.lhs : c_.rhs) != Read::kAlongK) continue;
       for (int64_t f = 0; f < (side == 0 ? tm : tn); ++f)
-        for (int64_t k0 = 0; k0 < ks; k0 += lanes[side]) {
+        for (int64_t k0 = 0; k0 < ks; k0 += c_.k_block[side]) {
           std::vector<std::string> names;
-          for (int64_t e = 0; e < lanes[side]; ++e) names.push_back(side == 0 ? name("a", f, k0 + e) : name("b", k0 + e, f));
+          for (int64_t e = 0; e < c_.k_block[side]; ++e) names.push_back(side == 0 ? name("a", f, k0 + e) : name("b", k0 + e, f));
           VKXLA_ASSIGN_OR_RETURN(std::string load,
                            LoadVector(side, "b", (side == 0 ? "m" : "n") + std::to_string(f), at("k", k0), names));
           main += load;
@@ -443,6 +461,7 @@ class MatmulKernelBuilder : public ElementEmitter {
   DotPlan plan_;
   std::optional<RaggedDotPlan> ragged_;
   std::optional<ScaledDotPlan> scaled_;
+  bool address_functions_[2] = {false, false};
   ElementType acc_ = ElementType::kF32;
   std::string acc_type_;
 };

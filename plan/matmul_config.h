@@ -27,31 +27,25 @@
 #include "vkxla/status.h"
 #include "plan/materialized.h"
 #include "plan/target_features.h"
+#include "plan/vector_source.h"
 
 namespace vkxla {
 
-// Where an operand's whole-vector loads read (see MatmulConfig::Read): its
-// own buffer, or through stride-1 slices (a blocked algorithm's blocks) the
-// buffer of the value they slice, the slices' starts added to the index.
-struct VectorSource {
-  const Instruction* value = nullptr;
-  std::vector<int64_t> offset;  // per dim of the operand
-  Layout layout;                // of value's buffer
-};
-std::optional<VectorSource> FindVectorSource(const Instruction* x, const MaterializedLayoutFn& materialized);
-
 struct MatmulConfig {
   // How an operand is read: an element at a time through its load function
-  // (any fused producers), or, where it is an 8-, 16- or 32-bit array in a
-  // buffer (or a stride-1 slice of one, aligned to the vectors) whose
-  // unit-stride dim is the contraction or its one free dim, 16 bytes at a
-  // time as whole vectors (llvmpipe's loads cost a loop over the lanes
-  // each; vectors more than doubled f32 1024^3 there, and tripled a
-  // product of slices).
+  // (any fused producers), or, where it is an 8-, 16- or 32-bit array
+  // whose vectors along its innermost contraction dim or its one free dim
+  // lie whole in a buffer (plan/vector_source.h: the buffer itself, or
+  // slices, pads, gathers... of it), 16 bytes at a time as whole vectors
+  // (llvmpipe's loads cost a loop over the lanes each; vectors more than
+  // doubled f32 1024^3 there, and tripled a product of slices).
   enum class Read { kElements, kAlongK, kAlongFree };
   int64_t batch = 1, m = 1, n = 1, k = 1;
   Read lhs = Read::kElements, rhs = Read::kElements;
   int64_t k_step = 1;                    // contraction steps one iteration takes (a vector's lanes along k)
+  // Read::kAlongK: contraction steps one address covers (whole vectors read
+  // from it), per operand.
+  int64_t k_block[2] = {1, 1};
   int64_t thread_m = 1, thread_n = 1;    // the register block of one invocation
   int64_t threads_m = 1, threads_n = 1;  // invocations of a workgroup along m and n
   int64_t tile_m = 1, tile_n = 1;        // threads * thread

@@ -154,6 +154,32 @@ TEST_F(Convolution, TiledAndColumnMajorLayouts) {
   RunForm(Forms()[8], ElementType::kF16, ElementType::kF16, ElementType::kF32, 9, "{1,2,0,3}", "{3,1,2,0}");
 }
 
+TEST_F(Convolution, WindowsReadAsVectorsMatchTheReference) {
+  // Features in whole vectors: the matmul reads the windows a block of
+  // features at a time through the gather and the pad (one address and one
+  // padding test per block); padded edges, strides, dilations, negative
+  // padding and groups move the blocks; 6 features, a tiled input and NCHW
+  // fall back to element loads. Every type the matmul reads as vectors.
+  const std::string nhwc = "dim_labels=b01f_01io->b01f";
+  const std::vector<Form> forms = {
+      {{2, 9, 7, 16}, {3, 3, 16, 12}, "window={size=3x3 pad=1_1x1_1}, " + nhwc},
+      {{2, 9, 7, 8}, {3, 3, 8, 5}, "window={size=3x3 stride=2x1 pad=0_2x1_1}, " + nhwc},
+      {{1, 9, 7, 4}, {3, 2, 4, 3}, "window={size=3x2 pad=-1_1x2_0 rhs_dilate=2x1}, " + nhwc},
+      {{1, 4, 5, 32}, {3, 3, 32, 4}, "window={size=3x3 pad=2_2x1_2 lhs_dilate=2x1}, " + nhwc},
+      {{1, 6, 6, 32}, {3, 3, 16, 8}, "window={size=3x3 pad=1_1x1_1}, " + nhwc + ", feature_group_count=2"},
+      {{2, 5, 5, 6}, {3, 3, 6, 4}, "window={size=3x3 pad=1_1x1_1}, " + nhwc},
+  };
+  uint64_t seed = 300;
+  for (ElementType t : {ElementType::kF32, ElementType::kF16, ElementType::kBF16, ElementType::kS8, ElementType::kS32}) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;  // the phone mask checks the error
+    const ElementType out = t == ElementType::kS8 ? ElementType::kS32 : t;
+    for (size_t i = 0; i < forms.size(); ++i)
+      if (t == ElementType::kF32 || i == 0 || i == 4) RunForm(forms[i], t, t, out, ++seed);
+  }
+  RunForm(forms[0], ElementType::kF32, ElementType::kF32, ElementType::kF32, ++seed, "{3,2,1,0:T(2,8)}");
+  RunForm(forms[0], ElementType::kF32, ElementType::kF32, ElementType::kF32, ++seed, "{2,3,1,0}");
+}
+
 TEST_F(Convolution, RandomFloatsWithinTheRoundingOfTheirSums) {
   // 3x3 over 32 features: 288 products per element.
   const Form f = {{2, 12, 10, 32}, {3, 3, 32, 16}, "window={size=3x3 stride=2x1 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"};

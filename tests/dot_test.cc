@@ -287,7 +287,9 @@ TEST_F(Dot, SlicedOperandsReadAsVectorsWhereAligned) {
   const Case cases[] = {{"{[8:40], [32:96]}", "{[32:96], [16:80]}", 32, 64, 64, true},
                         {"{[0:33], [4:68]}", "{[4:68], [0:77]}", 33, 64, 77, true},
                         {"{[8:40], [30:94]}", "{[30:94], [16:80]}", 32, 64, 64, false},
-                        {"{[1:40:2], [32:96]}", "{[32:96], [16:80]}", 20, 64, 64, false}};
+                        // Strided rows keep whole vectors along k; strided k does not.
+                        {"{[1:40:2], [32:96]}", "{[32:96], [16:80]}", 20, 64, 64, true},
+                        {"{[8:40], [1:96:2]}", "{[32:80], [16:80]}", 32, 48, 64, false}};
   int seed = 0;
   for (const Case& c : cases)
     for (const char* y_layout : {"{1,0}", "{0,1}"}) {

@@ -371,6 +371,86 @@ ENTRY main {
   }
 }
 
+// How lavapipe's matmul reads a convolution's windows (plan/vector_source.h).
+const MatmulConfig* ConvolutionMatmul(const Planned& p) {
+  for (const FusionGroup& g : p.program.groups)
+    if (g.kind == KernelKind::kMatmul) return &std::get<MatmulConfig>(g.config);
+  return nullptr;
+}
+
+TEST(PlanConvolution, WindowsAreReadAsVectorsAlongTheFeatures) {
+  // Through the gather, the pad and the reshape of the input: blocks of
+  // features lie together in x's buffer, one address and padding test per
+  // block of up to 4 vectors; features along no unit stride (NCHW) or not
+  // whole vectors are read an element at a time.
+  struct Case {
+    std::string x, w, y, attributes;
+    MatmulConfig::Read lhs;
+    int64_t k_block;
+  };
+  const std::string nhwc = "dim_labels=b01f_01io->b01f";
+  const Case cases[] = {
+      {"f32[1,56,56,64]", "f32[3,3,64,64]", "f32[1,56,56,64]", "window={size=3x3 pad=1_1x1_1}, " + nhwc,
+       MatmulConfig::Read::kAlongK, 16},
+      {"f32[2,9,7,8]", "f32[3,3,8,12]", "f32[2,5,7,12]", "window={size=3x3 stride=2x1 pad=0_2x1_1}, " + nhwc,
+       MatmulConfig::Read::kAlongK, 8},
+      {"f32[2,9,7,4]", "f32[3,3,4,12]", "f32[2,5,7,12]", "window={size=3x3 pad=-1_1x1_1 rhs_dilate=2x1}, " + nhwc,
+       MatmulConfig::Read::kAlongK, 4},
+      {"f16[2,9,7,32]", "f16[3,3,32,8]", "f16[2,9,7,8]", "window={size=3x3 pad=1_1x1_1}, " + nhwc, MatmulConfig::Read::kAlongK, 32},
+      {"f32[1,8,8,16]", "f32[3,3,8,8]", "f32[1,8,8,8]", "window={size=3x3 pad=1_1x1_1}, " + nhwc + ", feature_group_count=2",
+       MatmulConfig::Read::kAlongK, 8},
+      {"f32[2,9,7,6]", "f32[3,3,6,12]", "f32[2,9,7,12]", "window={size=3x3 pad=1_1x1_1}, " + nhwc, MatmulConfig::Read::kElements, 1},
+      {"f32[1,64,56,56]", "f32[64,64,3,3]", "f32[1,64,56,56]", "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01",
+       MatmulConfig::Read::kElements, 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.x + " " + c.w + " " + c.attributes);
+    Planned p = PlanText("", "ENTRY main {\n  x = " + c.x + " parameter(0)\n  w = " + c.w + " parameter(1)\n  ROOT c = " + c.y +
+                                 " convolution(x, w), " + c.attributes + "\n}",
+                         LavapipeTarget());
+    const MatmulConfig* m = ConvolutionMatmul(p);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->lhs, c.lhs);
+    if (c.lhs == MatmulConfig::Read::kAlongK) EXPECT_EQ(m->k_block[0], c.k_block);
+  }
+}
+
+TEST(PlanVectorSource, IndexMapsWhoseSideOperandsReadTheChainAreReadByElements) {
+  // A gather whose start indices come from its own operand: code
+  // generation computes the chain's addresses, so the indices must not
+  // be computed through it.
+  auto module = Parse("", R"(
+ENTRY main {
+  x = s32[4,32] parameter(0)
+  j = s32[4,1] parameter(1)
+  own = s32[4,1] slice(x), slice={[0:4], [0:1]}
+  g_own = s32[4,32] gather(x, own), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,32}
+  g = s32[4,32] gather(x, j), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,32}
+  z = s32[] constant(0)
+  padded = s32[6,40] pad(g, z), padding=1_1x8_0
+  misaligned = s32[6,40] pad(g, z), padding=1_1x2_6
+  ROOT t = (s32[4,32], s32[4,32], s32[6,40], s32[6,40]) tuple(g_own, g, padded, misaligned)
+})");
+  ASSERT_TRUE(module);
+  const Computation& e = *module->entry();
+  const MaterializedLayoutFn in_memory = [](const Instruction* n) -> std::optional<Layout> {
+    if (n->opcode == Opcode::kParameter) return n->shape.layout_or_default();
+    return std::nullopt;
+  };
+  EXPECT_FALSE(FindVectorSource(e.Find("g_own"), 1, 4, in_memory));
+  std::optional<VectorSource> g = FindVectorSource(e.Find("g"), 1, 16, in_memory);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->value, e.Find("x"));
+  EXPECT_EQ(g->chain, std::vector<const Instruction*>{e.Find("g")});
+  EXPECT_FALSE(FindVectorSource(e.Find("g"), 0, 4, in_memory));  // the gathered dim
+  std::optional<VectorSource> padded = FindVectorSource(e.Find("padded"), 1, 8, in_memory);
+  ASSERT_TRUE(padded);
+  EXPECT_EQ(padded->pad, e.Find("padded"));
+  EXPECT_FALSE(FindVectorSource(e.Find("padded"), 1, 16, in_memory));  // a block across the low edge
+  EXPECT_FALSE(FindVectorSource(e.Find("misaligned"), 1, 4, in_memory));
+  EXPECT_TRUE(FindVectorSource(e.Find("misaligned"), 1, 2, in_memory));
+}
+
 TEST(PlanBuffers, ChainOfKernelsThatCannotFuseNeedsTwoTemporaries) {
   // Ten reduce-windows in a row: each value dies once the next is written.
   std::string entry = "ENTRY main {\n  x0 = f32[4096] parameter(0)\n  z = f32[] constant(0)\n";
