@@ -109,7 +109,16 @@ StatusOr<std::string> ElementEmitter::Value(const Instruction* n, const std::vec
     const ValueRef ref = ValueRef::Of(n);
     VKXLA_ASSIGN_OR_RETURN(v, LoadBuffer(program_.value_buffer.at(ref), ref.shape(), *layout, idx));
   } else {
-    VKXLA_ASSIGN_OR_RETURN(v, Compute(n, idx));
+    std::optional<std::string> whole;
+    if (vector_context_ && function_depth_ == 0 && idx == vector_context_->index && n->shape.IsArray() &&
+        n->shape.dims() == vector_context_->shape.dims()) {
+      VKXLA_ASSIGN_OR_RETURN(whole, LoadThroughIndexMaps(n));
+    }
+    if (whole) {
+      v = *whole;
+    } else {
+      VKXLA_ASSIGN_OR_RETURN(v, Compute(n, idx));
+    }
   }
   memo_[key] = v;
   return v;
@@ -434,7 +443,9 @@ Status ElementEmitter::Function(const std::string& name, const std::string& para
   const Memo saved = SaveMemo();
   body_.clear();
   ClearMemo();
+  ++function_depth_;
   StatusOr<std::string> v = value();
+  --function_depth_;
   const std::string fn = ret + " " + name + "(" + params + ") {\n" + body_ + "    return " + (v.ok() ? *v : "") + ";\n}\n";
   body_ = saved_body;
   RestoreMemo(saved);

@@ -174,6 +174,12 @@ class ElementEmitter {
                                                          const std::vector<std::string>& idx) {
     return std::optional<std::string>();
   }
+  // Lets a builder read `n` (not in a buffer, read at the vector
+  // context's own index) from whole vectors loaded once per invocation
+  // through its index maps: an expression, or nullopt to compute it.
+  virtual StatusOr<std::optional<std::string>> LoadThroughIndexMaps(const Instruction* n) {
+    return std::optional<std::string>();
+  }
 
   const Program& program_;
   const FusionGroup& group_;
@@ -189,6 +195,7 @@ class ElementEmitter {
   // addresses, and the value whose buffer they address.
   std::set<const Instruction*> address_chain_;
   const Instruction* address_value_ = nullptr;
+  int function_depth_ = 0;  // Functions being emitted (their values are local to them)
   std::set<std::string> vector_loads_;  // buffers read as the invocation's whole uvec4
   std::string body_;
   // Statements a loop kernel runs once per invocation before its element

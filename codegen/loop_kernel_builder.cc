@@ -1,7 +1,10 @@
 // Loop kernels: elementwise fusions, data movement, gathers, a sort's
 // results. Each invocation owns one uvec4 of the output (so sub-word types
-// never race) and computes its elements; operands placed like the output
-// load as one vector. In block mode (LoopConfig::block) each invocation
+// never race), or a strip of them (LoopConfig::strip), and computes its
+// elements; operands placed like the output load as one vector, and so do
+// values read through index maps whose vectors lie whole in a buffer
+// (shifted, padded windows; broadcast weights), once per invocation, shared
+// by the vectors of a strip that read the same one. In block mode (LoopConfig::block) each invocation
 // owns a square block of two dims, loads it as rows along the operand's
 // unit-stride dim, transposes in registers and stores rows along the
 // output's, so every access stays a whole vector.
@@ -100,25 +103,118 @@ class LoopKernelBuilder : public ElementEmitter {
       decompose += "      uint i" + std::to_string(d) + " = " + index[d] + ";\n";
       index[d] = "i" + std::to_string(d);
     }
-    vector_context_ = VectorContext{out_, out_layout_, out_bits_, index, per_vector, "e"};
-    VKXLA_ASSIGN_OR_RETURN(std::string v, RootValue(index));
     std::string guard = physical % per_vector == 0 ? "" : "p < " + U(physical);
     if (valid != "true") guard += (guard.empty() ? "" : " && ") + valid;
+    // The invocation's elements run along the output's unit-stride dim:
+    // index maps may be read as whole vectors (LoadThroughIndexMaps).
+    const bool along_unit = out_layout_.tiles.empty() && !out_layout_.minor_to_major.empty() && out_.is_static() &&
+                            !group_.relayout && out_.dim(out_layout_.minor_to_major[0]) % per_vector == 0 &&
+                            out_bits_ * per_vector == 128;
+    // Each of the invocation's vectors (a strip of them, LoopConfig::strip)
+    // in a block of its own; their index-map reads all come first, so the
+    // driver's compiler can merge the ones they share.
+    std::string blocks;
+    for (int j = 0; j < config_.strip; ++j) {
+      const std::string vector =
+          config_.strip == 1 ? "inv"
+                             : "((inv / " + U(config_.strip_stride) + ") * " + U(config_.strip_stride * config_.strip) + " + " +
+                                   U(j * config_.strip_stride) + " + inv % " + U(config_.strip_stride) + ")";
+      ClearMemo();
+      vector_loads_.clear();
+      strip_index_ = j;
+      vector_context_ = VectorContext{out_, out_layout_, out_bits_, index, per_vector, "e"};
+      if (along_unit) {
+        std::string first_valid;
+        first_index_ = out_map.FromPhysical<GlslIndexArithmetic>("(" + vector + " * " + U(per_vector) + ")", a, first_valid);
+      }
+      VKXLA_ASSIGN_OR_RETURN(std::string v, RootValue(index));
+      std::string block = "  {\n  uint vector = " + vector + ";\n";
+      for (const std::string& b : vector_loads_) block += "  uvec4 " + b + "_v = " + ReadVector(b, "vector") + ";\n";
+      block += "  uvec4 outv = uvec4(0u);\n  for (uint e = 0u; e < " + U(per_vector) + "; ++e) {\n";
+      block += "    uint p = vector * " + U(per_vector) + " + e;\n" + VectorSlot();
+      if (!guard.empty()) block += "    if (" + guard + ") {\n";
+      block += decompose + body_;
+      block += StoreElement(t, v);
+      if (!guard.empty()) block += "    }\n";
+      block += "  }\n  " + WriteVector(out, "vector", "outv") + "\n  }\n";
+      body_.clear();
+      blocks += block;
+    }
 
-    std::string body = "  for (uint e = 0u; e < " + U(per_vector) + "; ++e) {\n";
-    body += "    uint p = inv * " + U(per_vector) + " + e;\n" + VectorSlot();
-    if (!guard.empty()) body += "    if (" + guard + ") {\n";
-    body += decompose + body_;
-    body += StoreElement(t, v);
-    if (!guard.empty()) body += "    }\n";
-    body += "  }\n";
-
-    std::string src = "  if (inv >= " + U(config_.vectors) + ") return;\n";
-    for (const std::string& b : vector_loads_) src += "  uvec4 " + b + "_v = " + ReadVector(b, "inv") + ";\n";
+    std::string src = "  if (inv >= " + U(config_.vectors / config_.strip) + ") return;\n";
     src += prelude + invocation_prelude_;
     if (!write_sizes.empty()) src += "  if (inv == 0u) {\n" + write_sizes + "  }\n";
-    src += "  uvec4 outv = uvec4(0u);\n" + body + "  " + WriteVector(out, "inv", "outv") + "\n}\n";
-    return Finish(group_.kernels[0].name, 256, src);
+    return Finish(group_.kernels[0].name, 256, src + blocks + "}\n");
+  }
+
+  // `n` at the invocation's own index, where its vectors along the
+  // output's unit-stride dim lie whole in a buffer behind index maps
+  // (plan/vector_source.h: a window position's shifted, padded input in a
+  // depthwise convolution, a bias broadcast along the features): one
+  // address and one vector read per invocation, before the element loop,
+  // instead of an address and a load per element.
+  StatusOr<std::optional<std::string>> LoadThroughIndexMaps(const Instruction* n) override {
+    if (first_index_.empty() || group_.relayout) return std::optional<std::string>();
+    const ElementType t = n->shape.element_type();
+    const int64_t unit = out_layout_.minor_to_major[0];
+    const std::optional<VectorSource> source = FindVectorSource(
+        n, unit, config_.per_vector, [&](const Instruction* x) { return x == root_ ? std::nullopt : Materialized(x); });
+    if (!source || source->chain.empty() || BitWidth(t) != out_bits_) return std::optional<std::string>();
+    // Vectors of a strip that read the same one share it: a read that
+    // ignores the strip's dim (a weight broadcast over the positions), or
+    // a shifted read of the same value at the same shifted index (the
+    // overlapping windows of neighbouring positions).
+    std::string key = "own:" + std::to_string(hoisted_);
+    if (config_.strip > 1) {
+      if (ReadIgnoresDim(n, config_.strip_dim, [&](const Instruction* x) { return Materialized(x); })) {
+        key = "same:" + std::to_string(reinterpret_cast<uintptr_t>(n));
+      } else if (std::optional<std::vector<int64_t>> shift = ShiftOf(*source)) {
+        (*shift)[config_.strip_dim] += strip_index_;
+        key = "shift:" + std::to_string(reinterpret_cast<uintptr_t>(source->value)) + ":" +
+              std::to_string(reinterpret_cast<uintptr_t>(source->pad ? source->pad->operands[1] : nullptr));
+        for (int64_t o : *shift) key += "," + std::to_string(o);
+      }
+    }
+    auto shared = hoisted_reads_.find(key);
+    const std::string id = shared != hoisted_reads_.end() ? shared->second : std::to_string(hoisted_++);
+    const std::string p = "hoisted" + id + "_p", ok = "hoisted" + id + "_ok", vec = "hoisted" + id + "_v";
+    if (shared == hoisted_reads_.end()) {
+      hoisted_reads_[key] = id;
+      VKXLA_RETURN_IF_ERROR(HoistRead(n, *source, id));
+    }
+    std::vector<std::string> words;
+    for (int k = 0; k < WordsPerElement(t); ++k) words.push_back(vec + "[ew + " + U(k) + "]");
+    std::string lane = DecodeWords(t, words, "es", out_bits_);
+    if (source->pad) {
+      VKXLA_ASSIGN_OR_RETURN(std::string pad, Value(source->pad->operands[1], {}));
+      lane = "(" + ok + " ? " + lane + " : " + pad + ")";
+    }
+    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n->Describe()));
+    return std::optional<std::string>(Temp(g.compute, lane));
+  }
+
+  // Declares hoisted<id>_v (and _ok where padding may cover it) before the
+  // strip: n's vector at the current vector's first element.
+  Status HoistRead(const Instruction* n, const VectorSource& source, const std::string& id) {
+    std::string params;
+    std::vector<std::string> idx;
+    for (size_t d = 0; d < first_index_.size(); ++d) {
+      idx.push_back("i" + std::to_string(d));
+      params += (d ? ", uint i" : "uint i") + std::to_string(d);
+    }
+    VKXLA_RETURN_IF_ERROR(AddressFunction("vector_address" + id, params, n, idx, source));
+    std::string args;
+    for (const std::string& i : first_index_) args += (args.empty() ? "" : ", ") + i;
+    const std::string buffer = BindBuffer(program_.value_buffer.at(ValueRef::Of(source.value)), Access::kRead, "hoisted" + id);
+    const std::string p = "hoisted" + id + "_p", ok = "hoisted" + id + "_ok", vec = "hoisted" + id + "_v";
+    invocation_prelude_ += "  uint " + p + " = vector_address" + id + "(" + args + ");\n";
+    std::string at = p + " / " + U(config_.per_vector);
+    if (source.pad) {
+      invocation_prelude_ += "  bool " + ok + " = " + p + " != 0xFFFFFFFFu;\n";
+      at = ok + " ? " + at + " : 0u";
+    }
+    invocation_prelude_ += "  uvec4 " + vec + " = " + ReadVector(buffer, at) + ";\n";
+    return OkStatus();
   }
 
   StatusOr<KernelSource> BuildBlocked(const TiledIndexMap& out_map) {
@@ -254,6 +350,12 @@ class LoopKernelBuilder : public ElementEmitter {
   }
 
   const LoopConfig& config_;
+  // Vector mode: the logical index of the invocation's first element, where
+  // its elements run along the output's unit-stride dim (else empty).
+  std::vector<std::string> first_index_;
+  int hoisted_ = 0;
+  int strip_index_ = 0;                               // the vector of the strip being emitted
+  std::map<std::string, std::string> hoisted_reads_;  // what a read loads -> its hoisted id
   std::vector<std::string> block_base_;   // the block's first logical index
   std::vector<std::string> block_index_;  // the output index of element (ka, kb)
   std::map<std::string, BlockRows> block_rows_;

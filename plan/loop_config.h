@@ -22,7 +22,14 @@ struct BlockDigit {
 
 struct LoopConfig {
   int per_vector = 4;    // physical output elements one invocation owns (a uvec4)
-  uint64_t vectors = 0;  // invocations in vector mode
+  uint64_t vectors = 0;  // output vectors in vector mode
+  // Vector mode: each invocation owns `strip` vectors strip_stride apart
+  // (vectors * strip_stride * strip divides evenly), so reads through
+  // index maps that several share (a depthwise convolution's weights and
+  // overlapping windows) can be merged by the driver's compiler.
+  int strip = 1;
+  int64_t strip_stride = 1;
+  int64_t strip_dim = -1;  // the output dim consecutive vectors of a strip step along
   // Block mode: 0 off, else 4 (4x4 uvec4 words) or 8 (8x8 as u64vec4 words).
   int block = 0;
   int64_t block_a = -1;  // the output's unit-stride dim

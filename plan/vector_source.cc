@@ -1,5 +1,6 @@
 #include "plan/vector_source.h"
 
+#include <algorithm>
 #include <set>
 
 #include "ir/layout_index.h"
@@ -123,6 +124,54 @@ std::optional<VectorSource> FindVectorSource(const Instruction* x, int64_t dim, 
     dim = next;
   }
   return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> ShiftOf(const VectorSource& source) {
+  // A pad must lie on the value itself, so that padding is exactly the
+  // shifted index falling outside it (a slice under a pad would make
+  // padding of elements the value has).
+  if (source.chain.empty() || source.value->shape.rank() != source.chain.front()->shape.rank() ||
+      (source.pad && source.pad != source.chain.back()))
+    return std::nullopt;
+  std::vector<int64_t> shift(static_cast<size_t>(source.value->shape.rank()), 0);
+  for (const Instruction* n : source.chain) {
+    if (n->opcode == Opcode::kCopy) continue;
+    if (n->opcode == Opcode::kSlice) {
+      StatusOr<std::vector<SliceDimension>> s = SliceOf(*n);
+      if (!s.ok()) return std::nullopt;
+      for (size_t d = 0; d < shift.size(); ++d) {
+        if ((*s)[d].stride != 1) return std::nullopt;
+        shift[d] += (*s)[d].start;
+      }
+    } else if (n->opcode == Opcode::kPad) {
+      StatusOr<std::vector<PaddingDimension>> p = PaddingOf(*n);
+      if (!p.ok()) return std::nullopt;
+      for (size_t d = 0; d < shift.size(); ++d) {
+        if ((*p)[d].interior != 0) return std::nullopt;
+        shift[d] -= (*p)[d].low;
+      }
+    } else {
+      return std::nullopt;
+    }
+  }
+  return shift;
+}
+
+bool ReadIgnoresDim(const Instruction* x, int64_t dim, const MaterializedLayoutFn& materialized) {
+  for (int depth = 0; depth < kMaxChain; ++depth) {
+    if (!x->shape.IsArray() || dim < 0 || dim >= x->shape.rank() || materialized(x)) return false;
+    if (x->opcode == Opcode::kBroadcast) {
+      const std::vector<int64_t>& kept = *x->dimensions;
+      const auto it = std::find(kept.begin(), kept.end(), dim);
+      if (it == kept.end()) return true;
+      if (x->operands[0]->shape.dim(it - kept.begin()) == 1) return true;
+    }
+    const int64_t next = OperandDim(*x, dim, 1);
+    if (next < 0) return false;
+    x = x->operands[0];
+    dim = next;
+  }
+  return false;
 }
 
 }  // namespace vkxla

@@ -41,4 +41,15 @@ struct VectorSource {
 std::optional<VectorSource> FindVectorSource(const Instruction* x, int64_t dim, int64_t block,
                                              const MaterializedLayoutFn& materialized);
 
+// Where the chain only shifts (stride-1 slices, copies, and a pad without
+// interior on the value itself, all of its rank): the offset that reading
+// element i of the operand reads element i + shift of `value`, or padding.
+// Two such reads of the same value and padding at the same shifted index
+// read the same vector.
+std::optional<std::vector<int64_t>> ShiftOf(const VectorSource& source);
+
+// Whether reading `x` through its index maps ignores index `dim` (a
+// broadcast along it): every element along that dim reads the same one.
+bool ReadIgnoresDim(const Instruction* x, int64_t dim, const MaterializedLayoutFn& materialized);
+
 }  // namespace vkxla
