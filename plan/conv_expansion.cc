@@ -33,6 +33,21 @@ ConvolutionLowering ChooseConvolutionLowering(const ConvolutionParams& p, const 
   if (empty) return ConvolutionLowering::kNone;
   if (rhs.dim(d.kernel_input_feature) == 1 && p.batch_group_count == 1 && positions <= kMaxDirectWindow)
     return ConvolutionLowering::kDirect;
+  bool winograd = d.spatial_rank() == 2 && p.feature_group_count == 1 && p.batch_group_count == 1 &&
+                  lhs.element_type() == ElementType::kF32 && rhs.element_type() == ElementType::kF32 &&
+                  result.element_type() == ElementType::kF32 && rhs.dim(d.kernel_input_feature) >= kMinWinogradFeatures &&
+                  rhs.dim(d.kernel_output_feature) >= kMinWinogradFeatures;
+  int64_t tiles = lhs.dim(d.input_batch);
+  for (int64_t j = 0; winograd && j < 2; ++j) {
+    winograd = rhs.dim(d.kernel_spatial[j]) == 3 && p.window.stride[j] == 1 && p.window.window_dilation[j] == 1 &&
+               p.window.base_dilation[j] == 1 && p.output_spatial[j] >= 4;
+    tiles *= (p.output_spatial[j] + 1) / 2;
+  }
+  // Its transformed tiles (16 per 4 outputs) stay well inside a phone's
+  // storage-buffer range, where the implicit GEMM writes nothing.
+  const int64_t widest = std::max(rhs.dim(d.kernel_input_feature), rhs.dim(d.kernel_output_feature));
+  winograd = winograd && tiles <= kMaxWinogradBytes / (16 * 4 * widest);
+  if (winograd) return ConvolutionLowering::kWinograd;
   return positions == 1 ? ConvolutionLowering::kOneByOne : ConvolutionLowering::kImplicitGemm;
 }
 
@@ -64,6 +79,10 @@ class ConvolutionExpander {
       return zeros;
     }
     if (lowering == ConvolutionLowering::kDirect) return Direct(lhs, rhs);
+    const std::string* precision = FindAttribute(conv_, "operand_precision");
+    if (lowering == ConvolutionLowering::kWinograd && !FindAttribute(conv_, "algorithm") &&
+        (!precision || precision->find("high") == std::string::npos))
+      return Winograd(lhs, rhs);
     const int64_t groups = p_.batch_group_count > 1 ? p_.batch_group_count : p_.feature_group_count;
     const bool batch_grouped = p_.batch_group_count > 1, feature_grouped = p_.feature_group_count > 1;
 
@@ -223,6 +242,84 @@ class ConvolutionExpander {
     return InOutputOrder(Converted(sum, out_type));
   }
 
+  // Winograd's F(2x2, 3x3) (see conv_expansion.h), NHWC inside.
+  StatusOr<Instruction*> Winograd(Instruction* lhs, Instruction* rhs) {
+    const ConvolutionDimensions& d = p_.dims;
+    const ElementType f32 = ElementType::kF32;
+    std::vector<int64_t> perm = {d.input_batch, d.input_spatial[0], d.input_spatial[1], d.input_feature};
+    Instruction* x = Transposed(lhs, perm);
+    const int64_t n = x->shape.dim(0), c = x->shape.dim(3), co = rhs->shape.dim(d.kernel_output_feature);
+    const int64_t oh = p_.output_spatial[0], ow = p_.output_spatial[1];
+    const int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2, tiles = n * th * tw;
+    // Padded so that whole 4x4 tiles (2x2 outputs each) cover the output.
+    std::vector<PaddingDimension> pads(4);
+    std::vector<int64_t> padded = x->shape.dims();
+    for (int64_t j = 0; j < 2; ++j) {
+      pads[1 + j] = {p_.window.pad_low[j], p_.window.pad_high[j] + (j == 0 ? 2 * th - oh : 2 * tw - ow), 0};
+      padded[1 + j] += pads[1 + j].low + pads[1 + j].high;
+    }
+    Instruction* xp = w_.Add(Opcode::kPad, Shape(f32, padded), {x, w_.Constant(Zero(f32))});
+    xp->other_attributes.emplace_back("padding", PaddingText(pads));
+    // The tiles [N, TH, TW, 4, 4, C] as [16, tiles * C].
+    Instruction* tiles_in = WindowGather(xp, 1, {th, tw}, {2, 2}, {4, 4});
+    tiles_in = Reshaped(Transposed(tiles_in, {3, 4, 0, 1, 2, 5}), {16, tiles * c});
+    // The kernel [3, 3, C, Co] (reversed where asked) as [9, C * Co].
+    Instruction* k = Transposed(rhs, {d.kernel_spatial[0], d.kernel_spatial[1], d.kernel_input_feature, d.kernel_output_feature});
+    for (int64_t j = 0; j < 2; ++j)
+      if (p_.window.reversal[j]) k = w_.Reverse(k, j);
+    k = Reshaped(k, {9, c * co});
+    // B^T d B, G g G^T and A^T m A as products with constant matrices.
+    static const double bt[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+    static const double g[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+    static const double at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+    Literal input_transform(Shape(f32, {16, 16})), kernel_transform(Shape(f32, {16, 9})), output_transform(Shape(f32, {4, 16}));
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b) {
+        for (int i = 0; i < 4; ++i)
+          for (int j = 0; j < 4; ++j) input_transform.Set((a * 4 + b) * 16 + i * 4 + j, Scalar::Float(f32, bt[a][i] * bt[b][j]));
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) kernel_transform.Set((a * 4 + b) * 9 + i * 3 + j, Scalar::Float(f32, g[a][i] * g[b][j]));
+        for (int r = 0; r < 2; ++r)
+          for (int s = 0; s < 2; ++s) output_transform.Set((r * 2 + s) * 16 + a * 4 + b, Scalar::Float(f32, at[r][a] * at[s][b]));
+      }
+    Instruction* v = Product(ConstantArray(std::move(input_transform)), tiles_in, {16, tiles * c});
+    Instruction* u = Product(ConstantArray(std::move(kernel_transform)), k, {16, c * co});
+    // 16 products of [tiles, C] x [C, Co].
+    DotDimensions batched;
+    batched.lhs_batch = {0};
+    batched.rhs_batch = {0};
+    batched.lhs_contracting = {2};
+    batched.rhs_contracting = {1};
+    Instruction* m = w_.Add(Opcode::kDot, Shape(f32, {16, tiles, co}), {Reshaped(v, {16, tiles, c}), Reshaped(u, {16, c, co})});
+    SetDotDimensions(*m, batched);
+    Instruction* y = Product(ConstantArray(std::move(output_transform)), Reshaped(m, {16, tiles * co}), {4, tiles * co});
+    // [2, 2, N, TH, TW, Co] -> [N, TH, 2, TW, 2, Co] -> [N, 2 TH, 2 TW, Co], cut to the output.
+    y = Transposed(Reshaped(y, {2, 2, n, th, tw, co}), {2, 3, 0, 4, 1, 5});
+    y = Reshaped(y, {n, 2 * th, 2 * tw, co});
+    if (2 * th != oh || 2 * tw != ow) {
+      Instruction* cut = w_.Add(Opcode::kSlice, Shape(f32, {n, oh, ow, co}), {y});
+      cut->other_attributes.emplace_back("slice", SliceText({{0, n, 1}, {0, oh, 1}, {0, ow, 1}, {0, co, 1}}));
+      y = cut;
+    }
+    return InOutputOrder(y);
+  }
+
+  Instruction* ConstantArray(Literal value) {
+    Instruction* k = w_.Add(Opcode::kConstant, value.shape(), {});
+    k->literal = std::move(value);
+    return k;
+  }
+
+  // a [M, K] x b [K, N].
+  Instruction* Product(Instruction* a, Instruction* b, const std::vector<int64_t>& dims) {
+    DotDimensions dd;
+    dd.lhs_contracting = {1};
+    dd.rhs_contracting = {0};
+    Instruction* product = w_.Add(Opcode::kDot, Shape(ElementType::kF32, dims), {a, b});
+    SetDotDimensions(*product, dd);
+    return product;
+  }
+
   Instruction* Converted(Instruction* v, ElementType t) {
     if (v->shape.element_type() == t) return v;
     return w_.Add(Opcode::kConvert, Shape(t, v->shape.dims()), {v});
@@ -283,23 +380,24 @@ class ConvolutionExpander {
     return s;
   }
 
-  // The windows of the padded input as a gather: start indices
-  // out_position * stride per spatial dim (iotas, fused into the reads),
-  // each slice the dilated window; then every rhs_dilate-th element.
-  Instruction* Windows(Instruction* x, int64_t first, const Shape& kernel) {
-    const int64_t spatial = p_.dims.spatial_rank();
-    const Window& win = p_.window;
+  // The windows of the padded input: a gather of `extents` from every
+  // `strides`-th position along the spatial dims from `first` (`counts` of
+  // them), [lead..., counts..., extents..., trail...]; start indices are
+  // iotas times the strides (fused into the reads).
+  Instruction* WindowGather(Instruction* x, int64_t first, const std::vector<int64_t>& counts, const std::vector<int64_t>& strides,
+                            const std::vector<int64_t>& extents) {
+    const int64_t spatial = static_cast<int64_t>(counts.size());
     int64_t largest_start = 0;
-    for (int64_t j = 0; j < spatial; ++j) largest_start = std::max(largest_start, (p_.output_spatial[j] - 1) * win.stride[j]);
+    for (int64_t j = 0; j < spatial; ++j) largest_start = std::max(largest_start, (counts[j] - 1) * strides[j]);
     const ElementType index_type = largest_start < (int64_t{1} << 31) ? ElementType::kS32 : ElementType::kS64;
-    std::vector<int64_t> index_dims = p_.output_spatial;
+    std::vector<int64_t> index_dims = counts;
     index_dims.push_back(1);
     std::vector<Instruction*> starts;
     for (int64_t j = 0; j < spatial; ++j) {
       Instruction* iota = w_.Add(Opcode::kIota, Shape(index_type, index_dims), {});
       iota->iota_dimension = j;
-      if (win.stride[j] != 1)
-        iota = w_.Add(Opcode::kMultiply, iota->shape, {iota, w_.Filled(Scalar::Int(index_type, win.stride[j]), index_dims)});
+      if (strides[j] != 1)
+        iota = w_.Add(Opcode::kMultiply, iota->shape, {iota, w_.Filled(Scalar::Int(index_type, strides[j]), index_dims)});
       starts.push_back(iota);
     }
     Instruction* indices = w_.Concatenate(starts, spatial);
@@ -307,17 +405,12 @@ class ConvolutionExpander {
     const int64_t rank = x->shape.rank();
     std::vector<int64_t> dims;
     for (int64_t i = 0; i < first; ++i) dims.push_back(x->shape.dim(i));
-    for (int64_t j = 0; j < spatial; ++j) dims.push_back(p_.output_spatial[j]);
-    std::vector<int64_t> extents;
+    for (int64_t j = 0; j < spatial; ++j) dims.push_back(counts[j]);
     for (int64_t i = 0; i < rank; ++i) {
       const int64_t j = i - first;
       const bool is_spatial = j >= 0 && j < spatial;
-      const int64_t extent = is_spatial ? (kernel.dim(p_.dims.kernel_spatial[j]) - 1) * win.window_dilation[j] + 1 : x->shape.dim(i);
-      g.slice_sizes.push_back(extent);
-      if (is_spatial) {
-        g.start_index_map.push_back(i);
-        extents.push_back(extent);
-      }
+      g.slice_sizes.push_back(is_spatial ? extents[j] : x->shape.dim(i));
+      if (is_spatial) g.start_index_map.push_back(i);
       g.offset_dims.push_back(i < first ? i : i + spatial);
     }
     for (int64_t e : extents) dims.push_back(e);
@@ -326,7 +419,19 @@ class ConvolutionExpander {
     g.indices_are_sorted = true;
     Instruction* gathered = w_.Add(Opcode::kGather, Shape(x->shape.element_type(), dims), {x, indices});
     SetGatherDimensions(*gathered, g);
-    // Every rhs_dilate-th element of each window.
+    return gathered;
+  }
+
+  // The convolution's windows, [lead..., out spatial..., window
+  // spatial..., trail...]: each the dilated window, then every
+  // rhs_dilate-th element of it.
+  Instruction* Windows(Instruction* x, int64_t first, const Shape& kernel) {
+    const int64_t spatial = p_.dims.spatial_rank();
+    const Window& win = p_.window;
+    std::vector<int64_t> extents;
+    for (int64_t j = 0; j < spatial; ++j) extents.push_back((kernel.dim(p_.dims.kernel_spatial[j]) - 1) * win.window_dilation[j] + 1);
+    Instruction* gathered = WindowGather(x, first, p_.output_spatial, win.stride, extents);
+    std::vector<int64_t> dims = gathered->shape.dims();
     std::vector<SliceDimension> slice;
     bool dilated = false;
     for (int64_t i = 0; i < gathered->shape.rank(); ++i) {

@@ -20,6 +20,18 @@
 // position, the strided slice of the padded input times that position's
 // kernel vector broadcast, the products added in the accumulator type, all
 // one elementwise kernel (a dot per group would contract only the window).
+// A 2-D f32 3x3 convolution with stride 1, no dilation or groups, and at
+// least kMinWinogradFeatures input and output features (whose transformed
+// tiles fit in kMaxWinogradBytes) is Winograd's
+// F(2x2, 3x3) instead (Lavin and Gray): each 4x4 input tile (a gather with
+// stride 2 of the padded input) and each 3x3 kernel transformed by a dot
+// with a constant 16x16 or 16x9 matrix (entries 0, +-1, +-1/2, +-1/4, so
+// small integers stay exact), one dot batched over the 16 transformed
+// positions (2.25x fewer products than the implicit GEMM), and a dot with
+// the constant 4x16 matrix back to 2x2 output tiles, put in place by a
+// transpose. Its rounding differs from the direct sum's (sums of up to 16
+// transformed terms), so a high or highest precision_config or an
+// algorithm keeps the implicit GEMM.
 // A convolution with no work (an empty result or an empty contraction) is
 // a broadcast zero.
 #pragma once
@@ -34,8 +46,10 @@
 namespace vkxla {
 
 inline constexpr int64_t kMaxDirectWindow = 49;
+inline constexpr int64_t kMinWinogradFeatures = 16;
+inline constexpr int64_t kMaxWinogradBytes = int64_t{64} << 20;  // of transformed tiles
 
-enum class ConvolutionLowering { kNone, kImplicitGemm, kOneByOne, kDirect };
+enum class ConvolutionLowering { kNone, kImplicitGemm, kOneByOne, kDirect, kWinograd };
 // How a convolution of these operands runs (kNone: no work, zeros).
 ConvolutionLowering ChooseConvolutionLowering(const ConvolutionParams& p, const Shape& lhs, const Shape& rhs, const Shape& result);
 

@@ -10,6 +10,7 @@
 #include "frontends/xla_builder.h"
 #include "ops/convolution.h"
 #include "ops/evaluator.h"
+#include "plan/conv_expansion.h"
 #include "runtime/executable.h"
 #include "tests/dot_test_util.h"
 #include "tests/test_util.h"
@@ -180,9 +181,33 @@ TEST_F(Convolution, WindowsReadAsVectorsMatchTheReference) {
   RunForm(forms[0], ElementType::kF32, ElementType::kF32, ElementType::kF32, ++seed, "{2,3,1,0}");
 }
 
-TEST_F(Convolution, RandomFloatsWithinTheRoundingOfTheirSums) {
-  // 3x3 over 32 features: 288 products per element.
-  const Form f = {{2, 12, 10, 32}, {3, 3, 32, 16}, "window={size=3x3 stride=2x1 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"};
+TEST_F(Convolution, WinogradMatchesTheReference) {
+  // f32 3x3, stride 1, 16 features or more: Winograd's F(2x2, 3x3). Odd
+  // outputs (a part tile), valid, same, negative and uneven padding,
+  // reversal, NCHW; small integers stay exact through its transforms.
+  const std::vector<Form> forms = {
+      {{2, 8, 8, 16}, {3, 3, 16, 16}, "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"},
+      {{1, 7, 9, 16}, {3, 3, 16, 24}, "window={size=3x3}, dim_labels=b01f_01io->b01f"},
+      {{1, 16, 6, 5}, {16, 16, 3, 3}, "window={size=3x3 pad=2_0x1_1}, dim_labels=bf01_oi01->bf01"},
+      {{1, 6, 6, 16}, {3, 3, 16, 16}, "window={size=3x3 pad=1_1x1_1 rhs_reversal=1x1}, dim_labels=b01f_01io->b01f"},
+      {{1, 9, 8, 20}, {3, 3, 20, 16}, "window={size=3x3 pad=-1_1x0_0}, dim_labels=b01f_01io->0fb1"},
+  };
+  uint64_t seed = 400;
+  for (const Form& f : forms) {
+    const Shape lhs(ElementType::kF32, f.lhs), rhs(ElementType::kF32, f.rhs);
+    auto conv = Parse(ConvText(f, ElementType::kF32, ElementType::kF32, ElementType::kF32));
+    ASSERT_TRUE(conv);
+    const Instruction* root = conv->entry()->root();
+    auto params = ReadConvolution(*root);
+    ASSERT_TRUE(params.ok()) << params.status().ToString();
+    EXPECT_EQ(ChooseConvolutionLowering(*params, lhs, rhs, root->shape), ConvolutionLowering::kWinograd) << f.attributes;
+    RunForm(f, ElementType::kF32, ElementType::kF32, ElementType::kF32, ++seed);
+  }
+}
+
+// Random floats in [-1, 1) within `growth` times the rounding a direct
+// sum of the window's products may make.
+void ExpectRandomFloatsWithinRounding(const Form& f, uint64_t seed, int64_t growth) {
   const ElementType t = ElementType::kF32;
   auto module = Parse(ConvText(f, t, t, t));
   const Shape result = ResultShape(f, t, t, t);
@@ -190,7 +215,7 @@ TEST_F(Convolution, RandomFloatsWithinTheRoundingOfTheirSums) {
                           " parameter(1)\n  %ax = " + ShapeText(t, f.lhs) + " abs(%x)\n  %ak = " + ShapeText(t, f.rhs) +
                           " abs(%k)\n  ROOT %c = " + ShapeText(t, result.dims()) + " convolution(%ax, %ak), " + f.attributes + "\n}\n");
   ASSERT_TRUE(module && abs_module);
-  std::mt19937_64 rng(11);
+  std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1, 1);
   Literal x(Shape(t, f.lhs)), k(Shape(t, f.rhs));
   for (int64_t i = 0; i < x.element_count(); ++i) x.Set(i, Scalar::Float(t, u(rng)));
@@ -199,7 +224,23 @@ TEST_F(Convolution, RandomFloatsWithinTheRoundingOfTheirSums) {
   auto scale = EvaluateModule(*abs_module, {x, k});
   auto got = CompileAndRun(*module, {x, k});
   ASSERT_TRUE(want.ok() && scale.ok() && got.ok()) << got.status().ToString();
-  ExpectDotClose(*got, *want, *scale, 3 * 3 * 32, t);
+  int64_t window = f.rhs[f.rhs.size() - 2];  // input features (HWIO)
+  for (size_t d = 0; d + 2 < f.rhs.size(); ++d) window *= f.rhs[d];
+  ExpectDotClose(*got, *want, *scale, growth * window, t);
+}
+
+TEST_F(Convolution, RandomFloatsWithinTheRoundingOfTheirSums) {
+  // 3x3 over 32 features: 288 products per element.
+  ExpectRandomFloatsWithinRounding(
+      {{2, 12, 10, 32}, {3, 3, 32, 16}, "window={size=3x3 stride=2x1 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"}, 11, 1);
+}
+
+TEST_F(Convolution, WinogradRandomFloatsWithinItsRounding) {
+  // Its transforms scale the terms a product sums by up to 4 (input) times
+  // 2.25 (kernel) before the output's 9-term sums: within the direct sum's
+  // bound for 36x the contraction.
+  ExpectRandomFloatsWithinRounding(
+      {{2, 12, 10, 32}, {3, 3, 32, 16}, "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"}, 12, 36);
 }
 
 TEST_F(Convolution, BiasAndReluFuseIntoOneKernel) {

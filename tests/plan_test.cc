@@ -304,8 +304,22 @@ ConvolutionLowering LoweringOf(const std::string& lhs, const std::string& rhs, c
 
 TEST(PlanConvolution, LoweringPerShape) {
   const std::string nhwc = "dim_labels=b01f_01io->b01f";
-  // Dense 3x3: implicit GEMM; 1x1 (strided too): a plain matmul.
+  // Dense 3x3: Winograd in f32 with stride 1 and 16 features or more, an
+  // implicit GEMM otherwise; 1x1 (strided too): a plain matmul.
   EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[3,3,64,64]", "window={size=3x3 pad=1_1x1_1}, " + nhwc),
+            ConvolutionLowering::kWinograd);
+  EXPECT_EQ(LoweringOf("f16[1,56,56,64]", "f16[3,3,64,64]", "window={size=3x3 pad=1_1x1_1}, " + nhwc),
+            ConvolutionLowering::kImplicitGemm);
+  EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[3,3,64,64]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, " + nhwc),
+            ConvolutionLowering::kImplicitGemm);
+  EXPECT_EQ(LoweringOf("f32[1,56,56,8]", "f32[3,3,8,64]", "window={size=3x3 pad=1_1x1_1}, " + nhwc),
+            ConvolutionLowering::kImplicitGemm);
+  EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[3,3,64,64]", "window={size=3x3 pad=2_2x2_2 rhs_dilate=2x2}, " + nhwc),
+            ConvolutionLowering::kImplicitGemm);
+  EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[5,5,64,64]", "window={size=5x5 pad=2_2x2_2}, " + nhwc),
+            ConvolutionLowering::kImplicitGemm);
+  // 16 x 12544 tiles x 128 features: 100 MiB of transformed tiles.
+  EXPECT_EQ(LoweringOf("f32[1,224,224,128]", "f32[3,3,128,128]", "window={size=3x3 pad=1_1x1_1}, " + nhwc),
             ConvolutionLowering::kImplicitGemm);
   EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[1,1,64,128]", "window={size=1x1 stride=2x2}, " + nhwc),
             ConvolutionLowering::kOneByOne);
@@ -346,15 +360,39 @@ ENTRY main {
   }
 }
 
+TEST(PlanConvolution, DepthwiseTakesStripsAlongTheWidthOnACpuDriver) {
+  // Its window positions are shifted reads of one padded input: on
+  // lavapipe an invocation takes up to 16 vectors along the width (a
+  // divisor of it), which share their overlapping windows and weights; a
+  // plain elementwise kernel and a GPU keep one vector each.
+  auto depthwise = [](int64_t w) {
+    const std::string x = "f32[1,8," + std::to_string(w) + ",32]";
+    return "ENTRY main {\n  x = " + x + " parameter(0)\n  w = f32[3,3,1,32] parameter(1)\n  ROOT y = " + x +
+           " convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32\n}";
+  };
+  auto strip = [](const Planned& p) {
+    return p.program.groups.size() == 1 ? std::get<LoopConfig>(p.program.groups[0].config).strip : -1;
+  };
+  EXPECT_EQ(strip(PlanText("", depthwise(112), LavapipeTarget())), 16);
+  EXPECT_EQ(strip(PlanText("", depthwise(14), LavapipeTarget())), 2);
+  EXPECT_EQ(strip(PlanText("", depthwise(7), LavapipeTarget())), 1);
+  EXPECT_EQ(strip(PlanText("", depthwise(112), DesktopGpuTarget())), 1);
+  EXPECT_EQ(strip(PlanText("", "ENTRY main {\n  x = f32[8,64,32] parameter(0)\n  y = f32[8,64,32] parameter(1)\n"
+                               "  ROOT z = f32[8,64,32] add(x, y)\n}",
+                           LavapipeTarget())),
+            1);
+}
+
 TEST(PlanConvolution, ImplicitGemmWritesNoIm2colBuffer) {
   // The windows are a gather fused into the matmul's loads: no buffer of
   // the window-expanded input (9x the input) is planned, only the
-  // windows' start indices (read by every element, so written once).
+  // windows' start indices (read by every element, so written once). (The
+  // highest precision keeps Winograd's transforms out.)
   const std::string entry = R"(
 ENTRY main {
   x = f32[8,56,56,64] parameter(0)
   w = f32[3,3,64,64] parameter(1)
-  ROOT c = f32[8,56,56,64] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ROOT c = f32[8,56,56,64] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, operand_precision={highest,highest}
 })";
   for (const TargetFeatures& t : AllTargets()) {
     SCOPED_TRACE(t.device_name);
@@ -390,8 +428,8 @@ TEST(PlanConvolution, WindowsAreReadAsVectorsAlongTheFeatures) {
   };
   const std::string nhwc = "dim_labels=b01f_01io->b01f";
   const Case cases[] = {
-      {"f32[1,56,56,64]", "f32[3,3,64,64]", "f32[1,56,56,64]", "window={size=3x3 pad=1_1x1_1}, " + nhwc,
-       MatmulConfig::Read::kAlongK, 16},
+      {"f32[1,56,56,64]", "f32[3,3,64,64]", "f32[1,56,56,64]",
+       "window={size=3x3 pad=1_1x1_1}, " + nhwc + ", operand_precision={highest,highest}", MatmulConfig::Read::kAlongK, 16},
       {"f32[2,9,7,8]", "f32[3,3,8,12]", "f32[2,5,7,12]", "window={size=3x3 stride=2x1 pad=0_2x1_1}, " + nhwc,
        MatmulConfig::Read::kAlongK, 8},
       {"f32[2,9,7,4]", "f32[3,3,4,12]", "f32[2,5,7,12]", "window={size=3x3 pad=-1_1x1_1 rhs_dilate=2x1}, " + nhwc,
@@ -400,7 +438,8 @@ TEST(PlanConvolution, WindowsAreReadAsVectorsAlongTheFeatures) {
       {"f32[1,8,8,16]", "f32[3,3,8,8]", "f32[1,8,8,8]", "window={size=3x3 pad=1_1x1_1}, " + nhwc + ", feature_group_count=2",
        MatmulConfig::Read::kAlongK, 8},
       {"f32[2,9,7,6]", "f32[3,3,6,12]", "f32[2,9,7,12]", "window={size=3x3 pad=1_1x1_1}, " + nhwc, MatmulConfig::Read::kElements, 1},
-      {"f32[1,64,56,56]", "f32[64,64,3,3]", "f32[1,64,56,56]", "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01",
+      {"f32[1,64,56,56]", "f32[64,64,3,3]", "f32[1,64,56,56]",
+       "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, operand_precision={highest,highest}",
        MatmulConfig::Read::kElements, 1},
   };
   for (const Case& c : cases) {

@@ -14,12 +14,13 @@ std::string Nhwc(int64_t n, int64_t h, int64_t w, int64_t c) {
   return "f32[" + std::to_string(n) + "," + std::to_string(h) + "," + std::to_string(w) + "," + std::to_string(c) + "]";
 }
 
-// y = conv(x, w), NHWC input, HWIO kernel, 3x3 "same" padding.
-std::string ConvModule(int64_t n, int64_t hw, int64_t cin, int64_t cout, int64_t groups) {
+// y = conv(x, w), NHWC input, HWIO kernel, 3x3 "same" padding; `extra`
+// attributes (the highest precision keeps Winograd out).
+std::string ConvModule(int64_t n, int64_t hw, int64_t cin, int64_t cout, int64_t groups, const std::string& extra = "") {
   return "HloModule conv\n\nENTRY main {\n  x = " + Nhwc(n, hw, hw, cin) + " parameter(0)\n  w = " + Nhwc(3, 3, cin / groups, cout) +
          " parameter(1)\n  ROOT y = " + Nhwc(n, hw, hw, cout) +
          " convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f" +
-         (groups > 1 ? ", feature_group_count=" + std::to_string(groups) : "") + "\n}\n";
+         (groups > 1 ? ", feature_group_count=" + std::to_string(groups) : "") + extra + "\n}\n";
 }
 
 std::string MatmulModule(int64_t m, int64_t k, int64_t n) {
@@ -40,7 +41,9 @@ std::string KernelKindOfName(const std::string& name) {
 }  // namespace
 
 Status RunConvBenchmarks(Device& device, const std::string& samples, BenchReport& report) {
-  // Dense 3x3: implicit GEMM against the matmul of its flops.
+  // Dense 3x3: Winograd (what the plan picks) and the implicit GEMM (kept
+  // by the highest precision), each against the matmul of the direct
+  // flops, all timed alternately.
   for (int64_t n : {1, 8}) {
     const int64_t hw = 56, c = 64;
     const Literal x = RandomBenchLiteral(Shape(ElementType::kF32, {n, hw, hw, c}), 21);
@@ -48,16 +51,25 @@ Status RunConvBenchmarks(Device& device, const std::string& samples, BenchReport
     const int64_t m = n * hw * hw, k = 9 * c;
     const Literal a = RandomBenchLiteral(Shape(ElementType::kF32, {m, k}), 23);
     const Literal b = RandomBenchLiteral(Shape(ElementType::kF32, {k, c}), 24);
-    VKXLA_ASSIGN_OR_RETURN(std::vector<ModuleTiming> pair,
-                           TimeModulesInterleaved(device, {{ConvModule(n, hw, c, c, 1), {x, w}}, {MatmulModule(m, k, c), {a, b}}},
+    VKXLA_ASSIGN_OR_RETURN(std::vector<ModuleTiming> times,
+                           TimeModulesInterleaved(device,
+                                                  {{ConvModule(n, hw, c, c, 1), {x, w}},
+                                                   {ConvModule(n, hw, c, c, 1, ", operand_precision={highest,highest}"), {x, w}},
+                                                   {MatmulModule(m, k, c), {a, b}}},
                                                   n == 1 ? 6 : 4, 2));
     const double flops = 2.0 * static_cast<double>(m * k * c);
-    const double conv = flops / pair[0].kernels.seconds * 1e-9, matmul = flops / pair[1].kernels.seconds * 1e-9;
-    report.rows.push_back({"conv 3x3 56x56x64->64, N=" + std::to_string(n) + " (implicit GEMM)", Format("%.1f GFLOP/s", conv),
-                           "same-flop matmul " + std::to_string(m) + "x" + std::to_string(k) + "x64 " + Format("%.1f GFLOP/s", matmul),
-                           conv / matmul, 0.7,
-                           Format("%.2f ms", pair[0].kernels.seconds * 1e3) + ", " + std::to_string(pair[0].kernel_count) +
-                               " kernel(s), timed alternately with the matmul"});
+    const double matmul = flops / times[2].kernels.seconds * 1e-9;
+    const char* names[2] = {"Winograd F(2x2,3x3)", "implicit GEMM"};
+    for (int i = 0; i < 2; ++i) {
+      const double conv = flops / times[i].kernels.seconds * 1e-9;
+      report.rows.push_back({"conv 3x3 56x56x64->64, N=" + std::to_string(n) + " (" + names[i] + ")",
+                             Format("%.1f GFLOP/s", conv),
+                             "same-flop matmul " + std::to_string(m) + "x" + std::to_string(k) + "x64 " +
+                                 Format("%.1f GFLOP/s", matmul),
+                             conv / matmul, 0.7,
+                             Format("%.2f ms", times[i].kernels.seconds * 1e3) + ", " + std::to_string(times[i].kernel_count) +
+                                 " kernel(s), direct flops; timed alternately with the matmul"});
+    }
   }
   // Depthwise 3x3: the direct kernel, bytes of input and output.
   {
