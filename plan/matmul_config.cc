@@ -2,10 +2,8 @@
 
 #include <algorithm>
 
-#include "ir/layout_index.h"
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
-#include "ops/slice_and_padding.h"
 
 namespace vkxla {
 namespace {
