@@ -464,6 +464,21 @@ Status ElementEmitter::AddressFunction(const std::string& name, const std::strin
   return s;
 }
 
+std::string ElementEmitter::ReadAddressedVectors(const std::string& buffer, const std::string& address, const std::string& name,
+                                                 bool padded, int64_t lanes, int64_t count) {
+  const std::string p = name + "_p";
+  std::string code = "  uint " + p + " = " + address + ";\n";
+  if (padded) {
+    code += "  bool " + name + "_ok = " + p + " != 0xFFFFFFFFu;\n";
+    code += "  " + p + " = " + name + "_ok ? " + p + " / " + U(lanes) + " : 0u;\n";
+  } else {
+    code += "  " + p + " /= " + U(lanes) + ";\n";
+  }
+  for (int64_t j = 0; j < count; ++j)
+    code += "  uvec4 " + name + "_" + std::to_string(j) + " = " + ReadVector(buffer, j ? p + " + " + U(j) : p) + ";\n";
+  return code;
+}
+
 StatusOr<std::string> ElementEmitter::EmitFunction(const std::string& name, const Instruction* n) {
   if (!n->shape.IsArray()) return Unimplemented(n->Describe() + ": functions of tuple values");
   VKXLA_ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));

@@ -83,6 +83,13 @@ class ElementEmitter {
   // (plan/vector_source.h), computed through the index maps between.
   Status AddressFunction(const std::string& name, const std::string& params, const Instruction* x,
                          const std::vector<std::string>& idx, const VectorSource& source);
+  // Statements reading `count` consecutive uvec4s of `buffer` from the
+  // element address `address` (an AddressFunction call): `<name>_0`, ...,
+  // and, where `padded`, `<name>_ok` (false where padding covers them; the
+  // vectors then hold vector 0 of the buffer, in bounds). `lanes`:
+  // elements per vector.
+  std::string ReadAddressedVectors(const std::string& buffer, const std::string& address, const std::string& name, bool padded,
+                                   int64_t lanes, int64_t count);
 
   // ---- buffers ----
   // The GLSL name of `buffer` in this kernel ("in0", "out1", ...), bound on

@@ -156,10 +156,11 @@ class LoopKernelBuilder : public ElementEmitter {
   StatusOr<std::optional<std::string>> LoadThroughIndexMaps(const Instruction* n) override {
     if (first_index_.empty() || group_.relayout) return std::optional<std::string>();
     const ElementType t = n->shape.element_type();
+    if (BitWidth(t) != out_bits_) return std::optional<std::string>();
     const int64_t unit = out_layout_.minor_to_major[0];
     const std::optional<VectorSource> source = FindVectorSource(
         n, unit, config_.per_vector, [&](const Instruction* x) { return x == root_ ? std::nullopt : Materialized(x); });
-    if (!source || source->chain.empty() || BitWidth(t) != out_bits_) return std::optional<std::string>();
+    if (!source || source->chain.empty()) return std::optional<std::string>();
     // Vectors of a strip that read the same one share it: a read that
     // ignores the strip's dim (a weight broadcast over the positions), or
     // a shifted read of the same value at the same shifted index (the
@@ -177,7 +178,7 @@ class LoopKernelBuilder : public ElementEmitter {
     }
     auto shared = hoisted_reads_.find(key);
     const std::string id = shared != hoisted_reads_.end() ? shared->second : std::to_string(hoisted_++);
-    const std::string p = "hoisted" + id + "_p", ok = "hoisted" + id + "_ok", vec = "hoisted" + id + "_v";
+    const std::string ok = "hoisted" + id + "_ok", vec = "hoisted" + id + "_0";
     if (shared == hoisted_reads_.end()) {
       hoisted_reads_[key] = id;
       VKXLA_RETURN_IF_ERROR(HoistRead(n, *source, id));
@@ -193,7 +194,7 @@ class LoopKernelBuilder : public ElementEmitter {
     return std::optional<std::string>(Temp(g.compute, lane));
   }
 
-  // Declares hoisted<id>_v (and _ok where padding may cover it) before the
+  // Declares hoisted<id>_0 (and _ok where padding may cover it) before the
   // strip: n's vector at the current vector's first element.
   Status HoistRead(const Instruction* n, const VectorSource& source, const std::string& id) {
     std::string params;
@@ -206,14 +207,8 @@ class LoopKernelBuilder : public ElementEmitter {
     std::string args;
     for (const std::string& i : first_index_) args += (args.empty() ? "" : ", ") + i;
     const std::string buffer = BindBuffer(program_.value_buffer.at(ValueRef::Of(source.value)), Access::kRead, "hoisted" + id);
-    const std::string p = "hoisted" + id + "_p", ok = "hoisted" + id + "_ok", vec = "hoisted" + id + "_v";
-    invocation_prelude_ += "  uint " + p + " = vector_address" + id + "(" + args + ");\n";
-    std::string at = p + " / " + U(config_.per_vector);
-    if (source.pad) {
-      invocation_prelude_ += "  bool " + ok + " = " + p + " != 0xFFFFFFFFu;\n";
-      at = ok + " ? " + at + " : 0u";
-    }
-    invocation_prelude_ += "  uvec4 " + vec + " = " + ReadVector(buffer, at) + ";\n";
+    invocation_prelude_ += ReadAddressedVectors(buffer, "vector_address" + id + "(" + args + ")", "hoisted" + id, source.pad != nullptr,
+                                                config_.per_vector, 1);
     return OkStatus();
   }
 

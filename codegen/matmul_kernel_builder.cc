@@ -173,20 +173,13 @@ class MatmulKernelBuilder : public ElementEmitter {
     }
     const int buffer = program_.value_buffer.at(ValueRef::Of(source->value));
     const std::string name = BindBuffer(buffer, Access::kRead, "vin" + s);
-    const std::string v = "vec" + names[0], p = "p" + names[0];
-    std::string code = "    uint " + p + " = address" + s + "(" + b + ", " + f + ", " + k + ");\n";
-    if (source->pad) {
-      code += "    bool ok" + names[0] + " = " + p + " != 0xFFFFFFFFu;\n";
-      code += "    " + p + " = ok" + names[0] + " ? " + p + " / " + U(lanes) + " : 0u;\n";
-    } else {
-      code += "    " + p + " /= " + U(lanes) + ";\n";
-    }
-    for (int64_t j = 0; j < count / lanes; ++j)
-      code += "    uvec4 " + v + "_" + std::to_string(j) + " = " + ReadVector(name, j ? p + " + " + U(j) : p) + ";\n";
+    const std::string v = "vec" + names[0];
+    std::string code = ReadAddressedVectors(name, "address" + s + "(" + b + ", " + f + ", " + k + ")", v, source->pad != nullptr,
+                                            lanes, count / lanes);
     for (int64_t e = 0; e < count; ++e) {
       const std::string word = v + "_" + std::to_string(e / lanes) + "[" + std::to_string(e % lanes / per_word) + "]";
       VKXLA_ASSIGN_OR_RETURN(std::string converted, Convert(DecodeWords(t, {word}, U(e % per_word)), t, acc_));
-      if (source->pad) converted = "ok" + names[0] + " ? " + converted + " : padding" + s + "()";
+      if (source->pad) converted = v + "_ok ? " + converted + " : padding" + s + "()";
       code += "    " + acc_type_ + " " + names[e] + " = " + converted + ";\n";
     }
     return code;

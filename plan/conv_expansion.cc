@@ -43,10 +43,10 @@ ConvolutionLowering ChooseConvolutionLowering(const ConvolutionParams& p, const 
                p.window.base_dilation[j] == 1 && p.output_spatial[j] >= 4;
     tiles *= (p.output_spatial[j] + 1) / 2;
   }
-  // Its transformed tiles (16 per 4 outputs) stay well inside a phone's
-  // storage-buffer range, where the implicit GEMM writes nothing.
-  const int64_t widest = std::max(rhs.dim(d.kernel_input_feature), rhs.dim(d.kernel_output_feature));
-  winograd = winograd && tiles <= kMaxWinogradBytes / (16 * 4 * widest);
+  // Its transformed tiles (16 per 4 outputs) and kernels stay well inside
+  // a phone's storage-buffer range, where the implicit GEMM writes nothing.
+  const int64_t in = rhs.dim(d.kernel_input_feature), out = rhs.dim(d.kernel_output_feature);
+  winograd = winograd && tiles <= kMaxWinogradBytes / (16 * 4 * std::max(in, out)) && in <= kMaxWinogradBytes / (16 * 4 * out);
   if (winograd) return ConvolutionLowering::kWinograd;
   return positions == 1 ? ConvolutionLowering::kOneByOne : ConvolutionLowering::kImplicitGemm;
 }

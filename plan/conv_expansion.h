@@ -22,7 +22,7 @@
 // one elementwise kernel (a dot per group would contract only the window).
 // A 2-D f32 3x3 convolution with stride 1, no dilation or groups, and at
 // least kMinWinogradFeatures input and output features (whose transformed
-// tiles fit in kMaxWinogradBytes) is Winograd's
+// tiles and kernels each fit in kMaxWinogradBytes) is Winograd's
 // F(2x2, 3x3) instead (Lavin and Gray): each 4x4 input tile (a gather with
 // stride 2 of the padded input) and each 3x3 kernel transformed by a dot
 // with a constant 16x16 or 16x9 matrix (entries 0, +-1, +-1/2, +-1/4, so
@@ -47,7 +47,7 @@ namespace vkxla {
 
 inline constexpr int64_t kMaxDirectWindow = 49;
 inline constexpr int64_t kMinWinogradFeatures = 16;
-inline constexpr int64_t kMaxWinogradBytes = int64_t{64} << 20;  // of transformed tiles
+inline constexpr int64_t kMaxWinogradBytes = int64_t{64} << 20;  // of transformed tiles or kernels
 
 enum class ConvolutionLowering { kNone, kImplicitGemm, kOneByOne, kDirect, kWinograd };
 // How a convolution of these operands runs (kNone: no work, zeros).

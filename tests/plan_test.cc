@@ -303,43 +303,40 @@ ConvolutionLowering LoweringOf(const std::string& lhs, const std::string& rhs, c
 }
 
 TEST(PlanConvolution, LoweringPerShape) {
-  const std::string nhwc = "dim_labels=b01f_01io->b01f";
-  // Dense 3x3: Winograd in f32 with stride 1 and 16 features or more, an
-  // implicit GEMM otherwise; 1x1 (strided too): a plain matmul.
-  EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[3,3,64,64]", "window={size=3x3 pad=1_1x1_1}, " + nhwc),
-            ConvolutionLowering::kWinograd);
-  EXPECT_EQ(LoweringOf("f16[1,56,56,64]", "f16[3,3,64,64]", "window={size=3x3 pad=1_1x1_1}, " + nhwc),
-            ConvolutionLowering::kImplicitGemm);
-  EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[3,3,64,64]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, " + nhwc),
-            ConvolutionLowering::kImplicitGemm);
-  EXPECT_EQ(LoweringOf("f32[1,56,56,8]", "f32[3,3,8,64]", "window={size=3x3 pad=1_1x1_1}, " + nhwc),
-            ConvolutionLowering::kImplicitGemm);
-  EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[3,3,64,64]", "window={size=3x3 pad=2_2x2_2 rhs_dilate=2x2}, " + nhwc),
-            ConvolutionLowering::kImplicitGemm);
-  EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[5,5,64,64]", "window={size=5x5 pad=2_2x2_2}, " + nhwc),
-            ConvolutionLowering::kImplicitGemm);
-  // 16 x 12544 tiles x 128 features: 100 MiB of transformed tiles.
-  EXPECT_EQ(LoweringOf("f32[1,224,224,128]", "f32[3,3,128,128]", "window={size=3x3 pad=1_1x1_1}, " + nhwc),
-            ConvolutionLowering::kImplicitGemm);
-  EXPECT_EQ(LoweringOf("f32[1,56,56,64]", "f32[1,1,64,128]", "window={size=1x1 stride=2x2}, " + nhwc),
-            ConvolutionLowering::kOneByOne);
-  // Depthwise (one input feature per group) and a single-feature input:
-  // the direct sum over the window, up to 49 positions.
-  EXPECT_EQ(LoweringOf("f32[1,112,112,32]", "f32[3,3,1,32]",
-                       "window={size=3x3 pad=1_1x1_1}, " + nhwc + ", feature_group_count=32"),
-            ConvolutionLowering::kDirect);
-  EXPECT_EQ(LoweringOf("f32[1,28,28,1]", "f32[7,7,1,8]", "window={size=7x7}, " + nhwc), ConvolutionLowering::kDirect);
-  EXPECT_EQ(LoweringOf("f32[1,28,28,4]", "f32[9,9,1,4]", "window={size=9x9}, " + nhwc + ", feature_group_count=4"),
-            ConvolutionLowering::kImplicitGemm);
-  // Grouped, batch-grouped (a weight gradient) and transposed convolutions
-  // are GEMMs; a convolution with nothing to sum is zeros.
-  EXPECT_EQ(LoweringOf("f32[1,8,8,8]", "f32[3,3,4,8]", "window={size=3x3}, " + nhwc + ", feature_group_count=2"),
-            ConvolutionLowering::kImplicitGemm);
-  EXPECT_EQ(LoweringOf("f32[2,8,8,4]", "f32[3,3,4,8]", "window={size=3x3}, " + nhwc + ", batch_group_count=2"),
-            ConvolutionLowering::kImplicitGemm);
-  EXPECT_EQ(LoweringOf("f32[1,8,8,4]", "f32[3,3,4,4]", "window={size=3x3 pad=2_2x2_2 lhs_dilate=2x2}, " + nhwc),
-            ConvolutionLowering::kImplicitGemm);
-  EXPECT_EQ(LoweringOf("f32[1,8,8,0]", "f32[3,3,0,4]", "window={size=3x3}, " + nhwc), ConvolutionLowering::kNone);
+  using L = ConvolutionLowering;
+  const std::string nhwc = "dim_labels=b01f_01io->b01f", same = "window={size=3x3 pad=1_1x1_1}, " + nhwc;
+  struct Case {
+    std::string lhs, rhs, attributes;
+    L lowering;
+  };
+  const Case cases[] = {
+      // Dense 3x3: Winograd in f32 with stride 1 and 16 features or more, an
+      // implicit GEMM otherwise.
+      {"f32[1,56,56,64]", "f32[3,3,64,64]", same, L::kWinograd},
+      {"f16[1,56,56,64]", "f16[3,3,64,64]", same, L::kImplicitGemm},
+      {"f32[1,56,56,64]", "f32[3,3,64,64]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, " + nhwc, L::kImplicitGemm},
+      {"f32[1,56,56,8]", "f32[3,3,8,64]", same, L::kImplicitGemm},
+      {"f32[1,56,56,64]", "f32[3,3,64,64]", "window={size=3x3 pad=2_2x2_2 rhs_dilate=2x2}, " + nhwc, L::kImplicitGemm},
+      {"f32[1,56,56,64]", "f32[5,5,64,64]", "window={size=5x5 pad=2_2x2_2}, " + nhwc, L::kImplicitGemm},
+      // 16 x 12544 tiles x 128 features: 100 MiB of transformed tiles; a
+      // 2048 x 2048 kernel: 256 MiB transformed.
+      {"f32[1,224,224,128]", "f32[3,3,128,128]", same, L::kImplicitGemm},
+      {"f32[1,8,8,2048]", "f32[3,3,2048,2048]", same, L::kImplicitGemm},
+      // 1x1 (strided too): a plain matmul.
+      {"f32[1,56,56,64]", "f32[1,1,64,128]", "window={size=1x1 stride=2x2}, " + nhwc, L::kOneByOne},
+      // Depthwise (one input feature per group) and a single-feature input:
+      // the direct sum over the window, up to 49 positions.
+      {"f32[1,112,112,32]", "f32[3,3,1,32]", same + ", feature_group_count=32", L::kDirect},
+      {"f32[1,28,28,1]", "f32[7,7,1,8]", "window={size=7x7}, " + nhwc, L::kDirect},
+      {"f32[1,28,28,4]", "f32[9,9,1,4]", "window={size=9x9}, " + nhwc + ", feature_group_count=4", L::kImplicitGemm},
+      // Grouped, batch-grouped (a weight gradient) and transposed
+      // convolutions are GEMMs; a convolution with nothing to sum is zeros.
+      {"f32[1,8,8,8]", "f32[3,3,4,8]", "window={size=3x3}, " + nhwc + ", feature_group_count=2", L::kImplicitGemm},
+      {"f32[2,8,8,4]", "f32[3,3,4,8]", "window={size=3x3}, " + nhwc + ", batch_group_count=2", L::kImplicitGemm},
+      {"f32[1,8,8,4]", "f32[3,3,4,4]", "window={size=3x3 pad=2_2x2_2 lhs_dilate=2x2}, " + nhwc, L::kImplicitGemm},
+      {"f32[1,8,8,0]", "f32[3,3,0,4]", "window={size=3x3}, " + nhwc, L::kNone},
+  };
+  for (const Case& c : cases) EXPECT_EQ(LoweringOf(c.lhs, c.rhs, c.attributes), c.lowering) << c.lhs << " " << c.rhs << " " << c.attributes;
 }
 
 TEST(PlanConvolution, DepthwiseIsOneKernelReadingItsWeightsInPlace) {
