@@ -1,6 +1,7 @@
 // Loop kernels: elementwise fusions, data movement, gathers, a sort's
 // results. Each invocation owns one uvec4 of the output (so sub-word types
-// never race), or a strip of them (LoopConfig::strip), and computes its
+// never race), or a strip of them (LoopConfig::strip, in rows:
+// strip_rows), and computes its
 // elements; operands placed like the output load as one vector, and so do
 // values read through index maps whose vectors lie whole in a buffer
 // (shifted, padded windows; broadcast weights), once per invocation, shared
@@ -114,14 +115,12 @@ class LoopKernelBuilder : public ElementEmitter {
     // in a block of its own; their index-map reads all come first, so the
     // driver's compiler can merge the ones they share.
     std::string blocks;
-    for (int j = 0; j < config_.strip; ++j) {
-      const std::string vector =
-          config_.strip == 1 ? "inv"
-                             : "((inv / " + U(config_.strip_stride) + ") * " + U(config_.strip_stride * config_.strip) + " + " +
-                                   U(j * config_.strip_stride) + " + inv % " + U(config_.strip_stride) + ")";
+    for (int j = 0; j < config_.strip * config_.strip_rows; ++j) {
+      const std::string vector = StripVector(j % config_.strip, j / config_.strip);
       ClearMemo();
       vector_loads_.clear();
-      strip_index_ = j;
+      strip_index_ = j % config_.strip;
+      strip_row_index_ = j / config_.strip;
       vector_context_ = VectorContext{out_, out_layout_, out_bits_, index, per_vector, "e"};
       if (along_unit) {
         std::string first_valid;
@@ -141,10 +140,26 @@ class LoopKernelBuilder : public ElementEmitter {
       blocks += block;
     }
 
-    std::string src = "  if (inv >= " + U(config_.vectors / config_.strip) + ") return;\n";
+    std::string src = "  if (inv >= " + U(config_.vectors / (config_.strip * config_.strip_rows)) + ") return;\n";
     src += prelude + invocation_prelude_;
     if (!write_sizes.empty()) src += "  if (inv == 0u) {\n" + write_sizes + "  }\n";
-    return Finish(group_.kernels[0].name, 256, src + blocks + "}\n");
+    return Finish(group_.kernels[0].name, config_.local_size, src + blocks + "}\n");
+  }
+
+  // The output vector an invocation's strip holds at (column, row): its
+  // id's digits are the vector along the unit-stride dim, the strip along
+  // strip_dim, the rows' block along strip_row_dim, and the dims outside.
+  std::string StripVector(int column, int row) const {
+    if (config_.strip == 1) return "inv";
+    const uint64_t st = static_cast<uint64_t>(config_.strip_stride), s = static_cast<uint64_t>(config_.strip);
+    if (config_.strip_rows == 1)
+      return "((inv / " + U(st) + ") * " + U(st * s) + " + " + U(column * st) + " + inv % " + U(st) + ")";
+    const uint64_t rs = static_cast<uint64_t>(config_.strip_row_stride), r = static_cast<uint64_t>(config_.strip_rows);
+    const uint64_t across = rs / (st * s);                                                  // strips per row
+    const uint64_t down = static_cast<uint64_t>(out_.dim(config_.strip_row_dim)) / r;      // row blocks
+    return "(inv % " + U(st) + " + ((inv / " + U(st) + ") % " + U(across) + ") * " + U(st * s) + " + ((inv / " +
+           U(st * across) + ") % " + U(down) + ") * " + U(rs * r) + " + (inv / " + U(st * across * down) + ") * " +
+           U(rs * r * down) + " + " + U(column * st + row * rs) + ")";
   }
 
   // `n` at the invocation's own index, where its vectors along the
@@ -167,13 +182,21 @@ class LoopKernelBuilder : public ElementEmitter {
     // overlapping windows of neighbouring positions).
     std::string key = "own:" + std::to_string(hoisted_);
     if (config_.strip > 1) {
-      if (ReadIgnoresDim(n, config_.strip_dim, [&](const Instruction* x) { return Materialized(x); })) {
+      const MaterializedLayoutFn materialized = [&](const Instruction* x) { return Materialized(x); };
+      const bool same_column = ReadIgnoresDim(n, config_.strip_dim, materialized);
+      const bool same_row = config_.strip_rows == 1 || ReadIgnoresDim(n, config_.strip_row_dim, materialized);
+      std::optional<std::vector<int64_t>> shift;
+      if (same_column && same_row) {
         key = "same:" + std::to_string(reinterpret_cast<uintptr_t>(n));
-      } else if (std::optional<std::vector<int64_t>> shift = ShiftOf(*source)) {
+      } else if ((shift = ShiftOf(*source))) {
         (*shift)[config_.strip_dim] += strip_index_;
+        if (config_.strip_rows > 1) (*shift)[config_.strip_row_dim] += strip_row_index_;
         key = "shift:" + std::to_string(reinterpret_cast<uintptr_t>(source->value)) + ":" +
               std::to_string(reinterpret_cast<uintptr_t>(source->pad ? source->pad->operands[1] : nullptr));
         for (int64_t o : *shift) key += "," + std::to_string(o);
+      } else if (same_column || same_row) {
+        key = "same:" + std::to_string(reinterpret_cast<uintptr_t>(n)) + ":" +
+              std::to_string(same_column ? strip_row_index_ : strip_index_);
       }
     }
     auto shared = hoisted_reads_.find(key);
@@ -350,6 +373,7 @@ class LoopKernelBuilder : public ElementEmitter {
   std::vector<std::string> first_index_;
   int hoisted_ = 0;
   int strip_index_ = 0;                               // the vector of the strip being emitted
+  int strip_row_index_ = 0;                           // and its row (LoopConfig::strip_rows)
   std::map<std::string, std::string> hoisted_reads_;  // what a read loads -> its hoisted id
   std::vector<std::string> block_base_;   // the block's first logical index
   std::vector<std::string> block_index_;  // the output index of element (ka, kb)

@@ -30,6 +30,13 @@ struct LoopConfig {
   int strip = 1;
   int64_t strip_stride = 1;
   int64_t strip_dim = -1;  // the output dim consecutive vectors of a strip step along
+  // Where the stencil also spans the next dim out (a 2-D window), each
+  // invocation takes `strip_rows` such strips, strip_row_stride vectors
+  // apart along strip_row_dim, sharing windows down the rows as well.
+  int strip_rows = 1;
+  int64_t strip_row_stride = 1;
+  int64_t strip_row_dim = -1;
+  uint32_t local_size = 256;  // vector mode's workgroup size
   // Block mode: 0 off, else 4 (4x4 uvec4 words) or 8 (8x8 as u64vec4 words).
   int block = 0;
   int64_t block_a = -1;  // the output's unit-stride dim

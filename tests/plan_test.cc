@@ -360,23 +360,53 @@ ENTRY main {
 TEST(PlanConvolution, DepthwiseTakesStripsAlongTheWidthOnACpuDriver) {
   // Its window positions are shifted reads of one padded input: on
   // lavapipe an invocation takes up to 16 vectors along the width (a
-  // divisor of it), which share their overlapping windows and weights; a
-  // plain elementwise kernel and a GPU keep one vector each.
-  auto depthwise = [](int64_t w) {
-    const std::string x = "f32[1,8," + std::to_string(w) + ",32]";
-    return "ENTRY main {\n  x = " + x + " parameter(0)\n  w = f32[3,3,1,32] parameter(1)\n  ROOT y = " + x +
-           " convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32\n}";
+  // divisor of it), which share their overlapping windows and weights,
+  // or, where the window spans rows too, up to 8 vectors in 4 or 2 rows
+  // (divisors of the height) in workgroups of 64; a plain elementwise
+  // kernel and a GPU keep one vector each.
+  auto depthwise = [](int64_t h, int64_t w, const std::string& window = "size=3x3 pad=1_1x1_1") {
+    const std::string x = "f32[1," + std::to_string(h) + "," + std::to_string(w) + ",32]";
+    const std::string k = window.find("3x3") != std::string::npos ? "f32[3,3,1,32]" : "f32[1,3,1,32]";
+    return "ENTRY main {\n  x = " + x + " parameter(0)\n  w = " + k + " parameter(1)\n  ROOT y = " + x +
+           " convolution(x, w), window={" + window + "}, dim_labels=b01f_01io->b01f, feature_group_count=32\n}";
+  };
+  struct Strip {
+    int columns, rows;
+    int64_t row_stride, invocations;
+    uint32_t local_size;
   };
   auto strip = [](const Planned& p) {
-    return p.program.groups.size() == 1 ? std::get<LoopConfig>(p.program.groups[0].config).strip : -1;
+    if (p.program.groups.size() != 1) return Strip{-1, -1, -1, -1, 0};
+    const LoopConfig& c = std::get<LoopConfig>(p.program.groups[0].config);
+    const KernelLaunch& k = p.program.groups[0].kernels[0];
+    return Strip{c.strip, c.strip_rows, c.strip_row_stride, static_cast<int64_t>(k.invocations), k.local_size};
   };
-  EXPECT_EQ(strip(PlanText("", depthwise(112), LavapipeTarget())), 16);
-  EXPECT_EQ(strip(PlanText("", depthwise(14), LavapipeTarget())), 2);
-  EXPECT_EQ(strip(PlanText("", depthwise(7), LavapipeTarget())), 1);
-  EXPECT_EQ(strip(PlanText("", depthwise(112), DesktopGpuTarget())), 1);
+  const Strip big = strip(PlanText("", depthwise(8, 112), LavapipeTarget()));
+  EXPECT_EQ(big.columns, 8);
+  EXPECT_EQ(big.rows, 4);
+  EXPECT_EQ(big.row_stride, 112 * 8);  // vectors of one row of the output
+  EXPECT_EQ(big.invocations, 8 * 112 * 8 / 32);
+  EXPECT_EQ(big.local_size, 64u);
+  const Strip small = strip(PlanText("", depthwise(6, 14), LavapipeTarget()));
+  EXPECT_EQ(small.columns, 2);
+  EXPECT_EQ(small.rows, 2);
+  const Strip tall = strip(PlanText("", depthwise(7, 112), LavapipeTarget()));  // no rows: 16 along the width
+  EXPECT_EQ(tall.columns, 16);
+  EXPECT_EQ(tall.rows, 1);
+  const Strip odd = strip(PlanText("", depthwise(7, 14), LavapipeTarget()));
+  EXPECT_EQ(odd.columns, 2);
+  EXPECT_EQ(odd.rows, 1);
+  EXPECT_EQ(odd.local_size, 256u);
+  // A 1x3 window reads one row: strips along the width only.
+  const Strip flat = strip(PlanText("", depthwise(8, 112, "size=1x3 pad=0_0x1_1"), LavapipeTarget()));
+  EXPECT_EQ(flat.columns, 16);
+  EXPECT_EQ(flat.rows, 1);
+  EXPECT_EQ(strip(PlanText("", depthwise(8, 7), LavapipeTarget())).columns, 1);
+  EXPECT_EQ(strip(PlanText("", depthwise(8, 112), DesktopGpuTarget())).columns, 1);
   EXPECT_EQ(strip(PlanText("", "ENTRY main {\n  x = f32[8,64,32] parameter(0)\n  y = f32[8,64,32] parameter(1)\n"
                                "  ROOT z = f32[8,64,32] add(x, y)\n}",
-                           LavapipeTarget())),
+                           LavapipeTarget()))
+                .columns,
             1);
 }
 
