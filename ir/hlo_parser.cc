@@ -4,8 +4,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "ir/numbers.h"
 
@@ -60,6 +62,12 @@ class Parser {
     return p < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[p])) || text_[p] == '}' || text_[p] == ':');
   }
   Status ParseInstruction(Module& module, Computation& comp, bool& is_root);
+  // "{ instructions }": a computation's body, into comp.
+  Status ParseInstructionList(Module& module, Computation& comp);
+  // A computation an attribute names ("%name") or writes in line
+  // ("{ ... }", as XLA prints with full bodies): an inline one joins the
+  // module under a name of its own.
+  StatusOr<Computation*> ParseCalledComputation(Module& module, const Instruction& inst, const std::string& key);
   Status ParseAttribute(Module& module, const Computation& comp, Instruction& inst);
   StatusOr<std::string> ReadRawValue();
   StatusOr<Literal> ParseLiteral(const Shape& shape);
@@ -68,12 +76,20 @@ class Parser {
   Status ParseLiteralValues(const Shape& shape, int64_t dim, std::vector<Scalar>& values);
   StatusOr<Scalar> ParseScalar(ElementType t);
   StatusOr<double> ParseFloatValue();
+  // "nan(0x1)", "-nan(0x7fffff)": a NaN whose mantissa field XLA prints
+  // when it is not the plain quiet NaN. Its bits, where the cursor is at
+  // one (nullopt, cursor unmoved, where not).
+  StatusOr<std::optional<uint64_t>> ParseNanWithPayload(ElementType t);
   StatusOr<ResultAccuracy> ParseResultAccuracy();
 
   std::string_view text_;
   size_t pos_ = 0;
   int tuple_depth_ = 0;  // nesting of the tuple shape being read
+  int inline_depth_ = 0;  // computations written in line, one inside the other
   std::vector<std::string> elided_;  // constants written "{...}", filled with zeros
+  // Elements of the literal being read that are NaNs with a payload: their
+  // bits, written as they are (a double would quiet a signalling NaN).
+  std::vector<std::pair<size_t, uint64_t>> nan_bits_;
   mutable size_t loc_at_ = 0;  // Loc's last answer
   mutable SourceLocation loc_{1, 1};
 };
@@ -401,8 +417,60 @@ StatusOr<Scalar> Parser::ParseScalar(ElementType t) {
   return Scalar::Float(t, v);
 }
 
+StatusOr<std::optional<uint64_t>> Parser::ParseNanWithPayload(ElementType t) {
+  SkipSpace();
+  const size_t start = pos_;
+  const bool negative = ConsumeIf("-");
+  if (!ConsumeWord("nan") || !ConsumeIf("(")) {
+    pos_ = start;
+    return std::optional<uint64_t>();
+  }
+  // XLA's payload is the whole mantissa field (quiet bit included), for
+  // the types with infinities and NaNs of every mantissa.
+  int exponent_bits = 0, mantissa_bits = 0;
+  switch (t) {
+    case ElementType::kF16: exponent_bits = 5, mantissa_bits = 10; break;
+    case ElementType::kBF16: exponent_bits = 8, mantissa_bits = 7; break;
+    case ElementType::kF32: exponent_bits = 8, mantissa_bits = 23; break;
+    case ElementType::kF64: exponent_bits = 11, mantissa_bits = 52; break;
+    case ElementType::kF8E5M2: exponent_bits = 5, mantissa_bits = 2; break;
+    case ElementType::kF8E4M3: exponent_bits = 4, mantissa_bits = 3; break;
+    case ElementType::kF8E3M4: exponent_bits = 3, mantissa_bits = 4; break;
+    default: return Error(start, std::string(ElementTypeName(t)) + " has one NaN: it does not take a payload nan(0x..)");
+  }
+  const size_t digits_at = pos_;
+  if (!ConsumeIf("0x")) return Error(digits_at, "expected a hexadecimal NaN payload 0x...");
+  const size_t hex_begin = pos_;
+  while (pos_ < text_.size() && std::isxdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  const std::string hex(text_.substr(hex_begin, pos_ - hex_begin));
+  const uint64_t mask = (uint64_t{1} << mantissa_bits) - 1;
+  uint64_t payload = 0;
+  bool fits = !hex.empty() && hex.size() <= 16;
+  for (char c : hex) payload = payload * 16 + static_cast<uint64_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10);
+  fits = fits && payload != 0 && payload <= mask;
+  if (!fits)
+    return Error(digits_at, "NaN payload 0x" + hex + " is out of range for " + std::string(ElementTypeName(t)) + " (1 to 0x" +
+                                [&] {
+                                  char b[24];
+                                  std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(mask));
+                                  return std::string(b);
+                                }() + ")");
+  VKXLA_RETURN_IF_ERROR(Expect(")"));
+  const int width = 1 + exponent_bits + mantissa_bits;
+  const uint64_t exponent = ((uint64_t{1} << exponent_bits) - 1) << mantissa_bits;
+  return std::optional<uint64_t>((negative ? uint64_t{1} << (width - 1) : 0) | exponent | payload);
+}
+
 Status Parser::ParseLiteralValues(const Shape& shape, int64_t dim, std::vector<Scalar>& values) {
   if (dim == shape.rank()) {
+    if (IsFloat(shape.element_type())) {
+      VKXLA_ASSIGN_OR_RETURN(std::optional<uint64_t> nan, ParseNanWithPayload(shape.element_type()));
+      if (nan) {
+        nan_bits_.emplace_back(values.size(), *nan);
+        values.push_back(Scalar::FromBits(shape.element_type(), *nan));
+        return OkStatus();
+      }
+    }
     VKXLA_ASSIGN_OR_RETURN(Scalar v, ParseScalar(shape.element_type()));
     values.push_back(v);
     return OkStatus();
@@ -445,6 +513,8 @@ StatusOr<Literal> Parser::ParseLiteral(const Shape& shape) {
   if (!fits.ok()) return Error(start, fits.message());
   Literal lit(shape);
   for (size_t i = 0; i < values.size(); ++i) lit.Set(static_cast<int64_t>(i), values[i]);
+  for (const auto& [i, bits] : nan_bits_) std::memcpy(lit.bytes().data() + i * ByteWidth(shape.element_type()), &bits, ByteWidth(shape.element_type()));
+  nan_bits_.clear();
   return lit;
 }
 
@@ -549,23 +619,15 @@ Status Parser::ParseAttribute(Module& module, const Computation& comp, Instructi
     inst.result_accuracy = acc;
   } else if (key == "to_apply" || key == "calls" || key == "condition" || key == "body" || key == "comparator" ||
              key == "select" || key == "scatter" || key == "true_computation" || key == "false_computation") {
-    size_t vat = pos_;
-    std::string name = ReadName();
-    Computation* c = module.Find(name);
-    if (!c) return Error(vat, "undefined computation '%" + name + "' in " + key + "=");
+    VKXLA_ASSIGN_OR_RETURN(Computation * c, ParseCalledComputation(module, inst, key));
     inst.called_computations.emplace_back(key, c);
   } else if (key == "branch_computations") {
-    // {%a, %b, ...}: one entry per branch, in order.
+    // {%a, %b, ...}: one entry per branch, in order, each a name or a body.
     VKXLA_RETURN_IF_ERROR(Expect("{"));
     SkipSpace();
     while (!ConsumeIf("}")) {
       if (!inst.called_computations.empty() && inst.called_computations.back().first == key) VKXLA_RETURN_IF_ERROR(Expect(","));
-      SkipSpace();
-      size_t vat = pos_;
-      std::string name = ReadName();
-      if (name.empty()) return Error(vat, "expected a computation name in branch_computations={...}");
-      Computation* c = module.Find(name);
-      if (!c) return Error(vat, "undefined computation '%" + name + "' in branch_computations=");
+      VKXLA_ASSIGN_OR_RETURN(Computation * c, ParseCalledComputation(module, inst, key));
       inst.called_computations.emplace_back(key, c);
       SkipSpace();
     }
@@ -696,6 +758,45 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
   return OkStatus();
 }
 
+Status Parser::ParseInstructionList(Module& module, Computation& comp) {
+  SkipSpace();
+  const size_t open = pos_;
+  VKXLA_RETURN_IF_ERROR(Expect("{"));
+  while (Peek() != '}') {
+    if (AtEnd()) return Error("unexpected end of input in computation '" + comp.name() + "'; expected '}'");
+    bool is_root = false;
+    VKXLA_RETURN_IF_ERROR(ParseInstruction(module, comp, is_root));
+  }
+  VKXLA_RETURN_IF_ERROR(Expect("}"));
+  if (comp.instructions().empty()) return Error(open, "computation '" + comp.name() + "' is empty");
+  if (!comp.root()) comp.set_root(comp.instructions().back().get());
+  return OkStatus();
+}
+
+StatusOr<Computation*> Parser::ParseCalledComputation(Module& module, const Instruction& inst, const std::string& key) {
+  SkipSpace();
+  const size_t at = pos_;
+  if (Peek() != '{') {
+    std::string name = ReadName();
+    if (name.empty()) return Error(at, "expected a computation name or body in " + key + "=");
+    Computation* c = module.Find(name);
+    if (!c) return Error(at, "undefined computation '%" + name + "' in " + key + "=");
+    return c;
+  }
+  // Bounded: each level is a few frames of this parser's stack.
+  constexpr int kMaxInlineDepth = 64;
+  if (inline_depth_ >= kMaxInlineDepth)
+    return Error(at, "computations written in line nest deeper than " + std::to_string(kMaxInlineDepth) + " levels");
+  std::string name = inst.name + "." + key;
+  for (int k = 1; module.Find(name); ++k) name = inst.name + "." + key + "." + std::to_string(k);
+  auto comp = std::make_unique<Computation>(name);
+  ++inline_depth_;
+  Status parsed = ParseInstructionList(module, *comp);
+  --inline_depth_;
+  VKXLA_RETURN_IF_ERROR(parsed);
+  return module.AddComputation(std::move(comp));
+}
+
 Status Parser::ParseComputation(Module& module) {
   SkipSpace();
   bool is_entry = ConsumeWord("ENTRY");
@@ -721,13 +822,7 @@ Status Parser::ParseComputation(Module& module) {
     VKXLA_ASSIGN_OR_RETURN(Shape r, ParseShape());
     (void)r;
   }
-  VKXLA_RETURN_IF_ERROR(Expect("{"));
-  while (Peek() != '}') {
-    if (AtEnd()) return Error("unexpected end of input in computation '" + name + "'; expected '}'");
-    bool is_root = false;
-    VKXLA_RETURN_IF_ERROR(ParseInstruction(module, *comp, is_root));
-  }
-  VKXLA_RETURN_IF_ERROR(Expect("}"));
+  VKXLA_RETURN_IF_ERROR(ParseInstructionList(module, *comp));
   // "}, execution_thread=\"sparsecore\"": which thread XLA runs the
   // computation on; one device runs every computation in order, so such
   // attributes are read and dropped.
@@ -739,8 +834,6 @@ Status Parser::ParseComputation(Module& module) {
     VKXLA_RETURN_IF_ERROR(Expect("="));
     VKXLA_RETURN_IF_ERROR(ReadRawValue().status());
   }
-  if (comp->instructions().empty()) return Error(name_at, "computation '" + name + "' is empty");
-  if (!comp->root()) comp->set_root(comp->instructions().back().get());
   Computation* raw = module.AddComputation(std::move(comp));
   if (is_entry) {
     if (module.entry()) return Error(name_at, "more than one ENTRY computation");

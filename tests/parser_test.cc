@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 
 #include "frontends/hlo_text.h"
 #include "ir/hlo_parser.h"
@@ -465,6 +467,130 @@ ENTRY %main (x: f32[2,3]) -> (f32[2,3], s32[]) {
 // attributes that place bytes around the elements (L, M, SC) or describe
 // all-dense dimensions (D, #, *), computations with execution_thread,
 // instructions broken over lines.
+// Computations written in line where an attribute names one (XLA prints
+// them so with full bodies): calls=, to_apply=, condition=, body= and
+// each of branch_computations=, nested in one another too.
+TEST_F(HloDumps, InlineComputations) {
+  const std::string text = R"(HloModule inline
+
+%double (d: f32[3]) -> f32[3] {
+  %d = f32[3]{0} parameter(0)
+  ROOT %dd = f32[3]{0} add(%d, %d)
+}
+
+ENTRY %main (p0: f32[3], p1: s32[]) -> (f32[3], f32[], f32[3], s32[]) {
+  %p0 = f32[3]{0} parameter(0)
+  %p1 = s32[] parameter(1)
+  %fusion = f32[3]{0} fusion(f32[3]{0} %p0), kind=kLoop, calls=
+{
+  %param_0 = f32[3]{0} parameter(0)
+  %inner = f32[3]{0} fusion(%param_0), kind=kLoop, calls={
+    %q = f32[3]{0} parameter(0)
+    ROOT %n = f32[3]{0} negate(%q)
+  }
+  ROOT %m = f32[3]{0} multiply(%inner, %param_0)
+}
+  %zero = f32[] constant(0)
+  %sum = f32[] reduce(%p0, %zero), dimensions={0}, to_apply={
+    %a = f32[] parameter(0)
+    %b = f32[] parameter(1)
+    ROOT %c = f32[] add(%a, %b)
+  }
+  %branch = f32[3]{0} conditional(%p1, %p0, %p0), branch_computations={
+{
+  tmp_0 = f32[3]{0} parameter(0)
+  ROOT tmp_1 = f32[3]{0} ceil(tmp_0)
+},
+%double
+}
+  %i0 = s32[] constant(0)
+  %loop = s32[] while(%i0), condition={
+    %ci = s32[] parameter(0)
+    %limit = s32[] constant(5)
+    ROOT %lt = pred[] compare(%ci, %limit), direction=LT
+  }, body={
+    %bi = s32[] parameter(0)
+    %one = s32[] constant(1)
+    ROOT %next = s32[] add(%bi, %one)
+  }
+  ROOT %t = (f32[3]{0}, f32[], f32[3]{0}, s32[]) tuple(%fusion, %sum, %branch, %loop)
+}
+)";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  const Instruction* fusion = Named(*m, "fusion");
+  ASSERT_TRUE(fusion);
+  ASSERT_EQ(fusion->called_computations.size(), 1u);
+  EXPECT_EQ(fusion->called_computations[0].second->name(), "fusion.calls");
+  EXPECT_EQ(Named(*m, "inner")->called_computations[0].second->name(), "inner.calls");
+  const Instruction* branch = Named(*m, "branch");
+  ASSERT_EQ(branch->called_computations.size(), 2u);
+  EXPECT_EQ(branch->called_computations[0].second->name(), "branch.branch_computations");
+  EXPECT_EQ(branch->called_computations[1].second->name(), "double");
+  EXPECT_EQ(m->entry()->name(), "main");
+  const Literal x = Values("{1.5, -2, 3}", kF32x3);
+  EXPECT_EQ(RunDump(text, {x, Values("0", Shape(ElementType::kS32, {}))}), "({-2.25, -4, -9}, 2.5, {2, -2, 3}, 5)");
+  EXPECT_EQ(RunDump(text, {x, Values("1", Shape(ElementType::kS32, {}))}), "({-2.25, -4, -9}, 2.5, {3, -4, 6}, 5)");
+  // A body with no instructions, or one that never closes, is a located
+  // error, and so is nesting past the bound (no deep recursion).
+  struct Case {
+    std::string text, expect;
+  } cases[] = {
+      {"ENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %f = f32[2] fusion(%p), kind=kLoop, calls={ }\n}\n",
+       "3:50: computation 'f.calls' is empty"},
+      {"ENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %f = f32[2] fusion(%p), kind=kLoop, calls={\n  %q = f32[2] parameter(0)\n",
+       "5:1: unexpected end of input in computation 'f.calls'"},
+      {"ENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %f = f32[2] fusion(%p), kind=kLoop, calls=%nowhere\n}\n",
+       "3:50: undefined computation '%nowhere' in calls="},
+  };
+  std::string deep = "ENTRY %e {\n  %p = f32[2] parameter(0)\n";
+  for (int i = 0; i < 100; ++i) deep += "  ROOT %f" + std::to_string(i) + " = f32[2] fusion(%p), kind=kLoop, calls={\n  %p = f32[2] parameter(0)\n";
+  for (const Case& c : cases) {
+    auto bad = ParseHloText(c.text);
+    ASSERT_FALSE(bad.ok()) << c.text;
+    EXPECT_EQ(bad.status().message().rfind(c.expect, 0), 0u) << bad.status().message();
+  }
+  auto too_deep = ParseHloText(deep);
+  ASSERT_FALSE(too_deep.ok());
+  EXPECT_NE(too_deep.status().message().find("computations written in line nest deeper than 64 levels"), std::string::npos)
+      << too_deep.status().message();
+}
+
+// NaNs with a payload, as XLA prints every NaN but the plain quiet one:
+// the mantissa field's bits, kept exactly (a signalling NaN included).
+TEST_F(HloDumps, NanPayloads) {
+  auto bits = [](const std::string& text, ElementType t) -> std::string {
+    auto l = ParseLiteral(text, Shape(t, {}));
+    if (!l.ok()) return l.status().message().substr(0, l.status().message().find('\n'));  // without the caret
+    uint64_t b = 0;
+    std::memcpy(&b, l->bytes().data(), ByteWidth(t));
+    char out[24];
+    std::snprintf(out, sizeof out, "0x%llx", static_cast<unsigned long long>(b));
+    return out;
+  };
+  EXPECT_EQ(bits("nan", ElementType::kF32), "0x7fc00000");
+  EXPECT_EQ(bits("nan(0x1)", ElementType::kF32), "0x7f800001");
+  EXPECT_EQ(bits("-nan(0x7fffff)", ElementType::kF32), "0xffffffff");
+  EXPECT_EQ(bits("nan(0x400001)", ElementType::kF32), "0x7fc00001");
+  EXPECT_EQ(bits("nan(0x3ff)", ElementType::kF16), "0x7fff");
+  EXPECT_EQ(bits("-nan(0x1)", ElementType::kBF16), "0xff81");
+  EXPECT_EQ(bits("nan(0x8000000000001)", ElementType::kF64), "0x7ff8000000000001");
+  EXPECT_EQ(bits("nan(0x1)", ElementType::kF8E5M2), "0x7d");
+  EXPECT_EQ(bits("nan(0x0)", ElementType::kF32), "1:5: NaN payload 0x0 is out of range for f32 (1 to 0x7fffff)");
+  EXPECT_EQ(bits("nan(0x800000)", ElementType::kF32), "1:5: NaN payload 0x800000 is out of range for f32 (1 to 0x7fffff)");
+  EXPECT_EQ(bits("nan(0x10000000000000000)", ElementType::kF64),
+            "1:5: NaN payload 0x10000000000000000 is out of range for f64 (1 to 0xfffffffffffff)");
+  EXPECT_EQ(bits("nan(12)", ElementType::kF32), "1:5: expected a hexadecimal NaN payload 0x...");
+  EXPECT_EQ(bits("nan(0x1)", ElementType::kF8E4M3FN), "1:1: f8e4m3fn has one NaN: it does not take a payload nan(0x..)");
+  // On the device: a constant's NaNs reach the result bit for bit.
+  const std::string text = R"(HloModule nans
+ENTRY %e {
+  %c = f32[4]{0} constant({nan, nan(0x1), -nan(0x7fffff), 1})
+  ROOT %b = u32[4]{0} bitcast-convert(%c)
+})";
+  EXPECT_EQ(RunDump(text, {}), "{2143289344, 2139095041, 4294967295, 1065353216}");
+}
+
 TEST_F(HloDumps, DumpStyleNamesLayoutsAndComputationAttributes) {
   const std::string text = R"(HloModule jit_f.7, entry_computation_layout={(f32[8,128]{1,0:T(8,128)L(1024)}, s32[3]{0})->(f32[8]{0}, s32[])}
 
