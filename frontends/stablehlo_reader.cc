@@ -121,9 +121,18 @@ class Reader {
   // `inst` needs nothing special.
   StatusOr<Instruction*> LowerStablehloExtension(const Instruction& inst, size_t at);
 
+  // sdy.manual_computation: its body runs on each device's shard of the
+  // operands; on one device that is the whole array exactly when every
+  // manual axis has size 1, and then the body runs in line.
+  Status ParseManualComputationHeader(Statement& s);
+  StatusOr<std::vector<Instruction*>> TranslateManualComputation(const Statement& s, std::map<std::string, Instruction*>& values,
+                                                                 int depth);
+
   MlirCursor c_;
   bool with_checks_;
   std::vector<Function> functions_;
+  std::set<std::string> declarations_;  // "func.func private @f(...) -> ..." with no body
+  std::map<std::string, std::map<std::string, int64_t>> meshes_;  // sdy.mesh @name -> axis sizes
   std::unique_ptr<Computation> entry_;
   std::string entry_name_;  // the entry the caller asked for, or empty
   Computation* current_ = nullptr;  // where Add puts instructions
@@ -170,11 +179,14 @@ Status Reader::ScanFunctions() {
     }
     if (c_.Consume("sdy.mesh")) {
       // sdy.mesh @mesh = <["x"=2, "y"=4]>: the device mesh that shardings
-      // name; one device holds every shard, so it is read and dropped.
-      if (c_.SymbolName().empty()) return c_.Error("expected @name after sdy.mesh");
+      // name; one device holds every shard, so only its axes' sizes are
+      // kept (a manual computation needs them).
+      const std::string mesh = c_.SymbolName();
+      if (mesh.empty()) return c_.Error("expected @name after sdy.mesh");
       VKXLA_RETURN_IF_ERROR(c_.Expect("="));
       if (c_.Peek() != '<') return c_.Error("expected the mesh <[...]> of sdy.mesh");
-      VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
+      VKXLA_ASSIGN_OR_RETURN(const std::string axes, c_.Balanced());
+      meshes_[mesh] = MeshAxes(axes);
       continue;
     }
     if (!c_.Consume("func.func")) {
@@ -183,6 +195,7 @@ Status Reader::ScanFunctions() {
       return c_.Error(at, "expected func.func");
     }
     Function f;
+    size_t unnamed_at = 0;  // where an argument without a %name is
     for (int words = 0; words < 2 && c_.Peek() != '@'; ++words)  // public / private / nested
       f.is_private = c_.Identifier() == "private" || f.is_private;
     f.name = c_.SymbolName();
@@ -190,9 +203,15 @@ Status Reader::ScanFunctions() {
     VKXLA_RETURN_IF_ERROR(c_.Expect("("));
     if (!c_.Consume(")")) {
       do {
-        std::string arg = c_.ValueName();
-        if (arg.empty()) return c_.Error("expected an argument %name");
-        VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
+        // A declaration may list bare types: "@f(tensor<2xf32>) -> ...".
+        std::string arg;
+        if (c_.Peek() == '%') {
+          arg = c_.ValueName();
+          if (arg.empty()) return c_.Error("expected an argument %name");
+          VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
+        } else {
+          unnamed_at = unnamed_at ? unnamed_at : c_.position();
+        }
         VKXLA_ASSIGN_OR_RETURN(Shape s, ParseMlirType(c_));
         if (c_.Peek() == '{') VKXLA_RETURN_IF_ERROR(c_.Balanced().status());  // argument attributes
         f.arguments.emplace_back(arg, s);
@@ -208,7 +227,14 @@ Status Reader::ScanFunctions() {
     if (c_.Consume("attributes")) {
       VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
     }
-    if (c_.Peek() != '{') return c_.Error("expected the body of " + f.name);
+    if (c_.Peek() != '{') {
+      // A declaration: a symbol defined elsewhere, which MLIR allows only
+      // private; nothing here can run it, so only a call to it is an error.
+      if (!f.is_private) return c_.Error("expected the body of " + f.name + " (only a private func.func may be a declaration)");
+      declarations_.insert(f.name);
+      continue;
+    }
+    if (unnamed_at) return c_.Error(unnamed_at, "expected an argument %name (only a declaration lists bare types)");
     const size_t open = c_.position();
     VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
     f.body_begin = open + 1;
@@ -217,7 +243,8 @@ Status Reader::ScanFunctions() {
     f.holds_checks = body.find("check.") != std::string_view::npos;
     functions_.push_back(std::move(f));
   }
-  if (functions_.empty()) return c_.Error("no func.func in the input");
+  if (functions_.empty())
+    return c_.Error(declarations_.empty() ? "no func.func in the input" : "no func.func with a body in the input");
   return OkStatus();
 }
 
@@ -323,7 +350,7 @@ StatusOr<Statement> Reader::ParseStatement() {
   }
   if (s.name.empty()) return c_.Error(name_at, "expected an operation");
   if (s.name == "call") s.name = "func.call";
-  if (s.name == "return" || s.name == "stablehlo.return") s.name = "func.return";
+  if (s.name == "return" || s.name == "stablehlo.return" || s.name == "sdy.return") s.name = "func.return";
   if (generic) {
     VKXLA_RETURN_IF_ERROR(c_.Expect("("));
     if (!c_.Consume(")")) {
@@ -363,6 +390,10 @@ StatusOr<Statement> Reader::ParseStatement() {
   }
   if (s.name == "chlo.scan") {
     VKXLA_RETURN_IF_ERROR(ParseScanHeader(s));
+    return s;
+  }
+  if (s.name == "sdy.manual_computation") {
+    VKXLA_RETURN_IF_ERROR(ParseManualComputationHeader(s));
     return s;
   }
   if (s.name == "stablehlo.composite") {
@@ -1255,6 +1286,99 @@ StatusOr<std::vector<Instruction*>> Reader::LowerRegionOp(const Statement& s, st
   return Elements(made, s.result_types, s.at);
 }
 
+Status Reader::ParseManualComputationHeader(Statement& s) {
+  // (%operands) in_shardings=[...] out_shardings=[...] manual_axes={...}
+  // (%arg: type, ...) { body; sdy.return ... } {attributes} : (types) -> types
+  VKXLA_RETURN_IF_ERROR(c_.Expect("("));
+  if (!c_.Consume(")")) {
+    do {
+      std::string v = c_.ValueName();
+      if (v.empty()) return c_.Error("expected an operand of sdy.manual_computation");
+      s.operands.push_back(v);
+    } while (c_.Consume(","));
+    VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
+  }
+  for (const char* key : {"in_shardings", "out_shardings", "manual_axes"}) {
+    VKXLA_RETURN_IF_ERROR(c_.Expect(key));
+    VKXLA_RETURN_IF_ERROR(c_.Expect("="));
+    VKXLA_ASSIGN_OR_RETURN(s.attributes[key], c_.Balanced());
+  }
+  VKXLA_RETURN_IF_ERROR(c_.Expect("("));
+  if (!c_.Consume(")")) {
+    do {
+      std::string arg = c_.ValueName();
+      if (arg.empty()) return c_.Error("expected a block argument %name of sdy.manual_computation");
+      VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
+      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      s.region_parameters.emplace_back(arg, t);
+    } while (c_.Consume(","));
+    VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
+  }
+  c_.SkipSpace();
+  if (c_.Peek() != '{') return c_.Error("expected the body of sdy.manual_computation");
+  s.regions.push_back(c_.position());
+  VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
+  if (c_.Peek() == '{') VKXLA_RETURN_IF_ERROR(ParseAttributeDict(s));
+  return ParseSignature(s);
+}
+
+StatusOr<std::vector<Instruction*>> Reader::TranslateManualComputation(const Statement& s,
+                                                                       std::map<std::string, Instruction*>& values, int depth) {
+  // The manual axes' sizes, from the mesh the shardings name (@mesh) or
+  // write in line (mesh<[...]>).
+  const std::string& shardings = s.attributes.at("in_shardings") + s.attributes.at("out_shardings");
+  std::map<std::string, int64_t> axes;
+  if (const size_t inline_mesh = shardings.find("mesh<"); inline_mesh != std::string::npos) {
+    axes = MeshAxes(shardings.substr(inline_mesh + 4));
+  } else if (const size_t at = shardings.find('@'); at != std::string::npos) {
+    size_t end = at + 1;
+    while (end < shardings.size() && (std::isalnum(static_cast<unsigned char>(shardings[end])) || shardings[end] == '_' ||
+                                      shardings[end] == '.' || shardings[end] == '$'))
+      ++end;
+    const std::string mesh = shardings.substr(at, end - at);
+    auto found = meshes_.find(mesh);
+    if (found == meshes_.end()) return c_.Error(s.at, "sdy.manual_computation names " + mesh + ", which no sdy.mesh defines");
+    axes = found->second;
+  }
+  std::string sharded;
+  for (const std::string& axis : QuotedStrings(s.attributes.at("manual_axes"))) {
+    auto size = axes.find(axis);
+    if (size == axes.end()) return c_.Error(s.at, "sdy.manual_computation's manual axis \"" + axis + "\" is not an axis of its mesh");
+    if (size->second != 1) sharded += (sharded.empty() ? "\"" : ", \"") + axis + "\"=" + std::to_string(size->second);
+  }
+  if (!sharded.empty())
+    return Unimplemented(c_.Where(s.at) + ": sdy.manual_computation over manual axes {" + sharded +
+                         "} runs its body once per device, on that device's shard; vkxla runs one device, and "
+                         "partitions are not supported yet");
+  // Every manual axis has size 1: each device's shard is the whole array.
+  if (s.region_parameters.size() != s.operands.size() || s.operand_types.size() != s.operands.size())
+    return c_.Error(s.at, "sdy.manual_computation takes " + std::to_string(s.operands.size()) + " operands but its body " +
+                              std::to_string(s.region_parameters.size()) + " arguments");
+  std::map<std::string, Instruction*> inner;
+  for (size_t i = 0; i < s.operands.size(); ++i) {
+    VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, s.operands[i], values));
+    if (!s.region_parameters[i].second.Compatible(v->shape))
+      return c_.Error(s.at, "sdy.manual_computation's argument " + s.region_parameters[i].first + " is " +
+                                s.region_parameters[i].second.ToString() + " but its operand is " + v->shape.ToString());
+    inner[s.region_parameters[i].first] = v;
+  }
+  if (region_depth_ >= kMaxRegionDepth)
+    return c_.Error(s.regions[0], "regions nest deeper than " + std::to_string(kMaxRegionDepth) + " levels");
+  VKXLA_ASSIGN_OR_RETURN(const size_t end, EnterRegion(s.regions[0]));
+  ++region_depth_;
+  StatusOr<std::vector<Instruction*>> returned = TranslateBody(c_.position(), end, inner, depth + 1);
+  --region_depth_;
+  VKXLA_RETURN_IF_ERROR(returned.status());
+  if (returned->size() != s.result_types.size())
+    return c_.Error(s.at, "sdy.manual_computation's body returns " + std::to_string(returned->size()) + " values for " +
+                              std::to_string(s.result_types.size()) + " results");
+  for (size_t i = 0; i < returned->size(); ++i)
+    if (!(*returned)[i]->shape.Compatible(s.result_types[i]))
+      return c_.Error(s.at, "sdy.manual_computation's result " + std::to_string(i) + " is " + s.result_types[i].ToString() +
+                                " but its body returns " + (*returned)[i]->shape.ToString());
+  return *returned;
+}
+
 const Function* Reader::FindFunction(const std::string& name) const {
   for (const Function& g : functions_)
     if (g.name == name) return &g;
@@ -1581,6 +1705,8 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       const Function* callee = nullptr;
       for (const Function& g : functions_)
         if (g.name == name) callee = &g;
+      if (!callee && declarations_.count(name))
+        return c_.Error(s.at, "call to " + name + ", a declaration without a body: nothing here defines what it computes");
       if (!callee) return c_.Error(s.at, "call to undefined function " + name);
       std::vector<Instruction*> call_args;
       for (const std::string& o : s.operands) {
@@ -1593,6 +1719,13 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, Translate(*callee, call_args, depth + 1));
       c_.set_position(here);
       for (size_t i = 0; i < s.results.size() && i < r.size(); ++i) values[s.results[i]] = r[i];
+      continue;
+    }
+    if (s.name == "sdy.manual_computation") {
+      const size_t here = c_.position();
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, TranslateManualComputation(s, values, depth));
+      c_.set_position(here);
+      VKXLA_RETURN_IF_ERROR(BindResults(s, r, values));
       continue;
     }
     if (s.name == "stablehlo.while" || s.name == "stablehlo.if" || s.name == "stablehlo.case") {
@@ -1716,6 +1849,7 @@ StatusOr<StablehloProgram> Reader::Read() {
   const std::string wanted = entry_name_.empty() ? "@main" : "@" + entry_name_;
   for (const Function& f : functions_)
     if (f.name == wanted) entry = &f;
+  if (!entry && declarations_.count(wanted)) return NotFound(wanted + " is a declaration without a body: nothing to run");
   if (!entry && !entry_name_.empty()) return NotFound("no function " + wanted + " in the input");
   if (!entry) entry = &functions_.front();
   entry_ = std::make_unique<Computation>(entry->name.substr(1));

@@ -92,6 +92,39 @@ std::optional<std::string> FirstBadInteger(const std::string& raw) {
 }
 
 // The last word of "#stablehlo<comparison_direction EQ>" or "EQ".
+std::vector<std::string> QuotedStrings(const std::string& raw) {
+  std::vector<std::string> out;
+  for (size_t open = raw.find('"'); open != std::string::npos;) {
+    const size_t close = raw.find('"', open + 1);
+    if (close == std::string::npos) break;
+    out.push_back(raw.substr(open + 1, close - open - 1));
+    open = raw.find('"', close + 1);
+  }
+  return out;
+}
+
+std::map<std::string, int64_t> MeshAxes(const std::string& raw) {
+  std::map<std::string, int64_t> axes;
+  const size_t list_end = raw.find(']');  // the axes come first; device_ids after
+  for (size_t open = raw.find('"'); open != std::string::npos && open < list_end;) {
+    const size_t close = raw.find('"', open + 1);
+    if (close == std::string::npos) break;
+    size_t p = close + 1;
+    while (p < raw.size() && std::isspace(static_cast<unsigned char>(raw[p]))) ++p;
+    int64_t size = 0;
+    if (p < raw.size() && raw[p] == '=') {
+      size_t digits = ++p;
+      while (digits < raw.size() && std::isspace(static_cast<unsigned char>(raw[digits]))) ++digits;
+      size_t end = digits;
+      while (end < raw.size() && std::isdigit(static_cast<unsigned char>(raw[end]))) ++end;
+      size = ParseInt64(raw.substr(digits, end - digits)).value_or(0);
+    }
+    axes[raw.substr(open + 1, close - open - 1)] = size;
+    open = raw.find('"', close + 1);
+  }
+  return axes;
+}
+
 std::string LastWord(const std::string& raw) {
   std::string word, cur;
   for (char ch : raw) {

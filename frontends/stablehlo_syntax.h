@@ -56,5 +56,10 @@ std::optional<std::string> FirstBadInteger(const std::string& raw);
 std::string LastWord(const std::string& raw);
 // The fields of "#stablehlo.gather<offset_dims = [2, 3], index_vector_dim = 2>".
 std::map<std::string, std::string> StructFields(const std::string& raw);
+// The strings of '{"x", "y"}' (escapes are not read: axis names have none).
+std::vector<std::string> QuotedStrings(const std::string& raw);
+// The axes of a mesh '<["x"=2, "y"=4], device_ids=[...]>': name -> size (0
+// where the size is not a number that fits).
+std::map<std::string, int64_t> MeshAxes(const std::string& raw);
 
 }  // namespace vkxla

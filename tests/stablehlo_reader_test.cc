@@ -538,5 +538,68 @@ TEST_F(StablehloReader, ShardingAndFrameworkAttributes) {
       << bad.status().message();
 }
 
+// shard_map's sdy.manual_computation: its body runs on each device's
+// shard. Over manual axes of size 1 every shard is the whole array and the
+// body runs in line; over a larger axis it is a clear error (partitions),
+// never the body run once on the whole array.
+TEST_F(StablehloReader, ManualComputationOverAxesOfSizeOne) {
+  auto module = [](const std::string& mesh, const std::string& axes, const std::string& local) {
+    return "module @jit_f {\n  sdy.mesh @mesh = <[" + mesh + "]>\n"
+           "  func.func public @main(%arg0: tensor<4x2xf32>, %arg1: tensor<2xf32>) -> tensor<4x2xf32> {\n"
+           "    %0 = sdy.manual_computation(%arg0, %arg1) in_shardings=[<@mesh, [{\"x\"}, {}]>, <@mesh, [{}]>] "
+           "out_shardings=[<@mesh, [{\"x\"}, {}]>] manual_axes={" + axes + "} (%arg2: tensor<" + local +
+           "x2xf32>, %arg3: tensor<2xf32>) {\n"
+           "      %1 = stablehlo.broadcast_in_dim %arg3, dims = [1] : (tensor<2xf32>) -> tensor<" + local + "x2xf32>\n"
+           "      %2 = stablehlo.multiply %arg2, %1 : tensor<" + local + "x2xf32>\n"
+           "      sdy.return %2 : tensor<" + local + "x2xf32>\n"
+           "    } : (tensor<4x2xf32>, tensor<2xf32>) -> tensor<4x2xf32>\n"
+           "    return %0 : tensor<4x2xf32>\n  }\n}\n";
+  };
+  const std::vector<Literal> args = {F32Values({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), F32Values({2}, {10, -1})};
+  EXPECT_EQ(ReadAndRun(module("\"x\"=1", "\"x\"", "4"), args), "{{10, -2}, {30, -4}, {50, -6}, {70, -8}}");
+  EXPECT_EQ(ReadAndRun(module("\"x\"=1, \"y\"=4", "\"x\"", "4"), args), "{{10, -2}, {30, -4}, {50, -6}, {70, -8}}");
+  EXPECT_EQ(ReadAndRun(module("\"x\"=2", "", "4"), args), "{{10, -2}, {30, -4}, {50, -6}, {70, -8}}");
+  struct Case {
+    std::string text, expect;
+  } cases[] = {
+      {module("\"x\"=2", "\"x\"", "2"),
+       "4:5: sdy.manual_computation over manual axes {\"x\"=2} runs its body once per device, on that device's shard"},
+      {module("\"y\"=1", "\"x\"", "4"), "4:5: sdy.manual_computation's manual axis \"x\" is not an axis of its mesh"},
+      {module("\"x\"=1", "\"x\"", "2"), "4:5: sdy.manual_computation's argument %arg2 is f32[2,2] but its operand is f32[4,2]"},
+  };
+  for (const Case& c : cases) EXPECT_NE(ReadAndRun(c.text, args).find(c.expect), std::string::npos) << ReadAndRun(c.text, args);
+  std::string unnamed = module("\"x\"=1", "\"x\"", "4");
+  unnamed.replace(unnamed.find("sdy.mesh @mesh"), 14, "sdy.mesh @other");
+  EXPECT_NE(ReadAndRun(unnamed, args).find("sdy.manual_computation names @mesh, which no sdy.mesh defines"), std::string::npos)
+      << ReadAndRun(unnamed, args);
+}
+
+// A private func.func with no body declares a symbol defined elsewhere:
+// read and left alone; calling it, or one that is public, is an error.
+TEST_F(StablehloReader, FunctionDeclarationsWithoutABody) {
+  const std::string declared = "func.func private @external(tensor<2xf32>) -> tensor<2xf32>\n"
+                               "func.func private @hook(%arg0: tensor<2xf32>) -> tensor<2xf32> attributes {llvm.emit_c_interface}\n";
+  const std::string main = "func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
+                           "  %0 = stablehlo.abs %arg0 : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
+  EXPECT_EQ(ReadAndRun("module {\n" + declared + main + "}\n", {F32Values({2}, {-1.5, 2})}), "{1.5, 2}");
+  const std::string calls = "func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
+                            "  %0 = call @external(%arg0) : (tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
+  EXPECT_NE(ReadAndRun(declared + calls, {F32Values({2}, {-1.5, 2})})
+                .find("4:3: call to @external, a declaration without a body: nothing here defines what it computes"),
+            std::string::npos)
+      << ReadAndRun(declared + calls, {F32Values({2}, {-1.5, 2})});
+  auto only = ReadStablehlo(declared, false);
+  ASSERT_FALSE(only.ok());
+  EXPECT_NE(only.status().message().find("no func.func with a body in the input"), std::string::npos) << only.status().message();
+  auto entry = ReadStablehlo(declared + main, false, 1, "external");
+  ASSERT_FALSE(entry.ok());
+  EXPECT_NE(entry.status().message().find("@external is a declaration without a body: nothing to run"), std::string::npos)
+      << entry.status().message();
+  auto public_one = ReadStablehlo("func.func @external(tensor<2xf32>) -> tensor<2xf32>\n" + main, false);
+  ASSERT_FALSE(public_one.ok());
+  EXPECT_NE(public_one.status().message().find("only a private func.func may be a declaration"), std::string::npos)
+      << public_one.status().message();
+}
+
 }  // namespace
 }  // namespace vkxla
