@@ -6,12 +6,20 @@
 #include <sstream>
 
 #include "ir/hlo_parser.h"
+#include "ops/shape_inference.h"
 #include "ops/verifier.h"
 
 namespace vkxla {
 
 StatusOr<std::unique_ptr<Module>> ParseAndVerifyHlo(std::string_view text) {
-  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseHloText(text));
+  // Instructions written without a shape take the one their operands give.
+  auto infer = [](const Instruction& inst) -> StatusOr<Shape> {
+    if (!ShapeFollowsFromOperands(inst.opcode))
+      return InvalidArgument(std::string(OpcodeName(inst.opcode)) + " %" + inst.name +
+                             " needs its shape written: it does not follow from its operands");
+    return InferShape(inst);
+  };
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseHloText(text, infer));
   VKXLA_RETURN_IF_ERROR(VerifyModule(*module));
   return module;
 }

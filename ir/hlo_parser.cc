@@ -28,7 +28,7 @@ std::string ElidedNote(const std::vector<std::string>& names) {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) : text_(text) {}
+  explicit Parser(std::string_view text, InferShapeFn infer = nullptr) : text_(text), infer_(std::move(infer)) {}
 
   StatusOr<std::unique_ptr<Module>> ParseModule();
   StatusOr<Shape> ParseShapeOnly();
@@ -82,7 +82,18 @@ class Parser {
   StatusOr<std::optional<uint64_t>> ParseNanWithPayload(ElementType t);
   StatusOr<ResultAccuracy> ParseResultAccuracy();
 
+  // Whether a shape starts at the cursor ("f32[..", "(..", "token[]")
+  // rather than an opcode ("add(").
+  bool StartsShape() {
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == '(') return true;
+    size_t p = pos_;
+    while (p < text_.size() && IsNameChar(text_[p])) ++p;
+    return p < text_.size() && text_[p] == '[';
+  }
+
   std::string_view text_;
+  InferShapeFn infer_;
   size_t pos_ = 0;
   int tuple_depth_ = 0;  // nesting of the tuple shape being read
   int inline_depth_ = 0;  // computations written in line, one inside the other
@@ -674,7 +685,10 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
   if (comp.Find(inst->name)) return Error(name_at, "instruction '%" + inst->name + "' is defined twice");
   inst->location = Loc(name_at);
   VKXLA_RETURN_IF_ERROR(Expect("="));
-  VKXLA_ASSIGN_OR_RETURN(inst->shape, ParseShape());
+  const bool shape_written = StartsShape();
+  if (shape_written) {
+    VKXLA_ASSIGN_OR_RETURN(inst->shape, ParseShape());
+  }
   SkipSpace();
   size_t op_at = pos_;
   std::string op_name = ReadName();
@@ -749,6 +763,12 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
     bool one_callee = inst->called_computations.size() == 1 && inst->called_computations[0].first == "calls";
     if (!one_callee) return Error(op_at, "fusion %" + inst->name + " needs one calls=%computation (the fused computation)");
     inst->called_computations[0].first = "to_apply";
+  }
+  if (!shape_written) {
+    if (!infer_) return Error(op_at, "expected the shape of %" + inst->name + " before " + op_name);
+    StatusOr<Shape> inferred = infer_(*inst);
+    if (!inferred.ok()) return Error(op_at, inferred.status().message());
+    inst->shape = std::move(*inferred);
   }
   Instruction* raw = comp.AddInstruction(std::move(inst));
   if (is_root) {
@@ -914,7 +934,9 @@ StatusOr<Literal> Parser::ParseLiteralOnly(const Shape& shape) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Module>> ParseHloText(std::string_view text) { return Parser(text).ParseModule(); }
+StatusOr<std::unique_ptr<Module>> ParseHloText(std::string_view text, const InferShapeFn& infer) {
+  return Parser(text, infer).ParseModule();
+}
 StatusOr<Shape> ParseShape(std::string_view text) { return Parser(text).ParseShapeOnly(); }
 StatusOr<Literal> ParseLiteral(std::string_view text, const Shape& shape) {
   return Parser(text).ParseLiteralOnly(shape);

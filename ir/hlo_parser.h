@@ -3,6 +3,7 @@
 // (frontends/hlo_text.h runs both).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -11,7 +12,12 @@
 
 namespace vkxla {
 
-StatusOr<std::unique_ptr<Module>> ParseHloText(std::string_view text);
+// An instruction written without its shape ("s = add(a, b)"), as XLA's
+// parser allows for ops whose shape follows from their operands and
+// attributes, gets the shape `infer` gives (ops/shape_inference, a layer
+// above); without it such text is an error.
+using InferShapeFn = std::function<StatusOr<Shape>(const Instruction&)>;
+StatusOr<std::unique_ptr<Module>> ParseHloText(std::string_view text, const InferShapeFn& infer = nullptr);
 // "f32[3,5]{1,0:T(2,2)}", "(f32[], s32[2])".
 StatusOr<Shape> ParseShape(std::string_view text);
 // A literal in XLA syntax for `shape`: "{ {1, 2}, {3, 4} }", "5".

@@ -609,4 +609,34 @@ StatusOr<Shape> InferShape(const Instruction& inst) {
   return shape;
 }
 
+bool ShapeFollowsFromOperands(Opcode op) {
+  if (op == Opcode::kConvert || op == Opcode::kBitcastConvert) return false;
+  if (IsElementwise(op)) return true;
+  switch (op) {
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kConcatenate:
+    case Opcode::kDot:
+    case Opcode::kReduce:
+    case Opcode::kMap:
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kCall:
+    case Opcode::kSort:
+    case Opcode::kTranspose:
+    case Opcode::kPad:
+    case Opcode::kSlice:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kGather:
+    case Opcode::kScatter:
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
+    case Opcode::kCopy:
+    case Opcode::kReverse:
+    case Opcode::kConvolution: return true;
+    default: return false;
+  }
+}
+
 }  // namespace vkxla

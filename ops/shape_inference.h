@@ -12,4 +12,11 @@ namespace vkxla {
 // bitcast-convert) inst.shape supplies it. Layouts are not inferred.
 StatusOr<Shape> InferShape(const Instruction& inst);
 
+// Whether InferShape needs nothing of inst.shape for `op` (so text may
+// leave the shape out, as XLA's parser allows): elementwise ops but
+// convert and bitcast-convert, and the structural ops whose attributes say
+// the rest. Not parameter, constant, iota, the converts, broadcast,
+// reshape, bitcast, collectives, custom calls, random numbers.
+bool ShapeFollowsFromOperands(Opcode op);
+
 }  // namespace vkxla

@@ -556,6 +556,56 @@ ENTRY %main (p0: f32[3], p1: s32[]) -> (f32[3], f32[], f32[3], s32[]) {
       << too_deep.status().message();
 }
 
+// Shapes left out where they follow from the operands, as XLA's parser
+// infers them (its tests and hand-written HLO do this).
+TEST_F(HloDumps, ShapesLeftOutAreInferred) {
+  const std::string text = R"(HloModule inferred
+add_f {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = add(a, b)
+}
+
+ENTRY e {
+  x = f32[2,3] parameter(0)
+  y = f32[2,3] parameter(1)
+  m = multiply(x, y)
+  t = transpose(m), dimensions={1,0}
+  z = f32[] constant(0)
+  r = reduce(t, z), dimensions={1}, to_apply=add_f
+  c = compare(x, y), direction=LT
+  s = select(c, x, y)
+  tu = tuple(r, s)
+  ROOT g = get-tuple-element(tu), index=1
+})";
+  auto m = ParseAndVerifyHlo(text);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(Named(**m, "m")->shape.ToString(false), "f32[2,3]");
+  EXPECT_EQ(Named(**m, "t")->shape.ToString(false), "f32[3,2]");
+  EXPECT_EQ(Named(**m, "r")->shape.ToString(false), "f32[3]");
+  EXPECT_EQ(Named(**m, "c")->shape.ToString(false), "pred[2,3]");
+  EXPECT_EQ(Named(**m, "tu")->shape.ToString(false), "(f32[3], f32[2,3])");
+  EXPECT_EQ(RunDump(text, {Values("{{1, 5, 3}, {-4, 0, 6}}", kF32x2x3), Values("{{2, 4, 3}, {-5, 1, 7}}", kF32x2x3)}),
+            "{{1, 4, 3}, {-5, 0, 6}}");
+  struct Case {
+    std::string text, expect;
+  } cases[] = {
+      {"ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT b = broadcast(x), dimensions={0}\n}\n",
+       "3:12: broadcast %b needs its shape written: it does not follow from its operands"},
+      {"ENTRY e {\n  x = f32[2] parameter(0)\n  y = f32[3] parameter(1)\n  ROOT a = add(x, y)\n}\n", "4:12: "},
+      {"ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT p = parameter(1)\n}\n", "3:12: parameter %p needs its shape written"},
+  };
+  for (const Case& c : cases) {
+    auto bad = ParseAndVerifyHlo(c.text);
+    ASSERT_FALSE(bad.ok()) << c.text;
+    EXPECT_EQ(bad.status().message().rfind(c.expect, 0), 0u) << bad.status().message();
+  }
+  // The parser alone (no shape rules below the ops layer) says what is missing.
+  auto bare = ParseHloText("ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT n = negate(x)\n}\n");
+  ASSERT_FALSE(bare.ok());
+  EXPECT_EQ(bare.status().message().rfind("3:12: expected the shape of %n before negate", 0), 0u) << bare.status().message();
+}
+
 // NaNs with a payload, as XLA prints every NaN but the plain quiet one:
 // the mantissa field's bits, kept exactly (a signalling NaN included).
 TEST_F(HloDumps, NanPayloads) {
