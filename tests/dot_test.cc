@@ -212,6 +212,36 @@ TEST_F(Dot, BiasAndReluFuseIntoOneKernel) {
                               SmallIntegers(Shape(ElementType::kF32, {32}), rng)}, 1);
 }
 
+TEST_F(Dot, ResultsStoredAsVectorsOrElements) {
+  // Where 4 neighbouring columns lie together in the output (32-bit, the
+  // one rhs free dim innermost, its size a multiple of 4) they leave as one
+  // vector, through the epilogue; column-major outputs, widths 4 does not
+  // divide and 64-bit results store element by element. Batches, odd rows
+  // and a partial last block of columns.
+  struct Case {
+    std::string type, out_layout;
+    int64_t n;
+  };
+  for (const Case& c : {Case{"f32", "{2,1,0}", 20}, Case{"s32", "{2,1,0}", 36}, Case{"u32", "{2,1,0}", 8},
+                        Case{"f32", "{1,2,0}", 20}, Case{"f32", "{2,1,0}", 18}, Case{"s64", "{2,1,0}", 20}}) {
+    const std::string t = c.type, ns = std::to_string(c.n);
+    const std::string out = t + "[3,17," + ns + "]";
+    const std::string text = "HloModule stores\nENTRY %e {\n  %x = " + t + "[3,17,8] parameter(0)\n  %w = " + t + "[3,8," + ns +
+                             "] parameter(1)\n  %b = " + t + "[" + ns + "] parameter(2)\n  %d = " + out +
+                             " dot(%x, %w), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}\n"
+                             "  %bb = " + out + " broadcast(%b), dimensions={2}\n  %s = " + out + " add(%d, %bb)\n  %z = " + t +
+                             "[] constant(0)\n  %zb = " + out + " broadcast(%z), dimensions={}\n  ROOT %r = " + out +
+                             c.out_layout + " maximum(%s, %zb)\n}\n";
+    SCOPED_TRACE(text);
+    auto module = Parse(text);
+    ASSERT_TRUE(module);
+    std::mt19937_64 rng(7 + c.n);
+    const ElementType et = module->entry()->parameters()[0]->shape.element_type();
+    RunAndCompareWith(*module, {SmallIntegers(Shape(et, {3, 17, 8}), rng), SmallIntegers(Shape(et, {3, 8, c.n}), rng),
+                                SmallIntegers(Shape(et, {c.n}), rng)}, 1);
+  }
+}
+
 TEST_F(Dot, ContractionsPastTheLoopBudgetSplit) {
   // 200k contracting elements of ones: chunks summed in order, exact.
   const std::string text = "HloModule long\nENTRY %e {\n  %one = s32[] constant(1)\n  %x = s32[3,200000] broadcast(%one), dimensions={}\n"
