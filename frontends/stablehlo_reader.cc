@@ -37,6 +37,11 @@ constexpr int64_t kMaxResults = int64_t{1} << 16;
 // level is a few stack frames of the reader.
 constexpr int kMaxRegionDepth = 64;
 
+bool IsStaticFormOp(const std::string& name) {
+  return name == "stablehlo.dynamic_conv" || name == "stablehlo.dynamic_pad" || name == "stablehlo.dynamic_gather" ||
+         name == "stablehlo.dynamic_iota" || name == "stablehlo.dynamic_broadcast_in_dim" || name == "stablehlo.dynamic_reshape";
+}
+
 class Reader {
  public:
   Reader(std::string_view text, bool with_checks, int first_line, std::string_view entry = {})
@@ -127,6 +132,13 @@ class Reader {
   Status ParseManualComputationHeader(Statement& s);
   StatusOr<std::vector<Instruction*>> TranslateManualComputation(const Statement& s, std::map<std::string, Instruction*>& values,
                                                                  int depth);
+
+  // The dynamic_* ops whose size and padding operands are constants (or
+  // only restate a static result type): rewritten in place as their static
+  // ops (dynamic_conv as convolution, dynamic_pad as pad, ...).
+  Status StaticForm(Statement& s, std::map<std::string, Instruction*>& values);
+  // The integers of operand `i`, which must be a constant.
+  StatusOr<std::vector<int64_t>> ConstantOperand(const Statement& s, size_t i, std::map<std::string, Instruction*>& values);
 
   MlirCursor c_;
   bool with_checks_;
@@ -405,6 +417,7 @@ StatusOr<Statement> Reader::ParseStatement() {
                      (s.name.rfind("stablehlo.", 0) == 0 && IsLegacyStablehloOp(s.name.substr(10))) ||
                      s.name == "stablehlo.composite" || s.name == "stablehlo.optimization_barrier" ||
                      s.name == "stablehlo.after_all" || s.name == "sdy.sharding_constraint" || s.name == "sdy.reshard" ||
+                     IsStaticFormOp(s.name) ||
                      s.name.rfind("check.", 0) == 0 ||
                      (s.name.rfind("stablehlo.", 0) == 0 && DirectOpcode(s.name.substr(10)));
   if (!known) return Unimplemented(c_.Where(name_at) + ": " + s.name + " is not implemented yet");
@@ -1379,6 +1392,76 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateManualComputation(const Sta
   return *returned;
 }
 
+StatusOr<std::vector<int64_t>> Reader::ConstantOperand(const Statement& s, size_t i, std::map<std::string, Instruction*>& values) {
+  VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, s.operands[i], values));
+  const Shape& t = v->shape;
+  if (!t.IsArray() || t.rank() > 2 || !(IsSignedInt(t.element_type()) || IsUnsignedInt(t.element_type())))
+    return c_.Error(s.at, s.name + "'s operand " + s.operands[i] + " must be an integer vector, not " + t.ToString());
+  if (v->opcode != Opcode::kConstant || !v->literal)
+    return Unimplemented(c_.Where(s.at) + ": " + s.name + " with " + s.operands[i] +
+                         " computed at run time is not supported; only a constant");
+  std::vector<int64_t> out;
+  for (int64_t k = 0; k < t.element_count(); ++k) {
+    const Scalar x = v->literal->Get(k);
+    if (IsUnsignedInt(t.element_type()) && x.u > static_cast<uint64_t>(INT64_MAX))
+      return c_.Error(s.at, s.name + "'s operand " + s.operands[i] + " holds " + std::to_string(x.u) + ", past int64");
+    out.push_back(IsSignedInt(t.element_type()) ? x.s : static_cast<int64_t>(x.u));
+  }
+  return out;
+}
+
+Status Reader::StaticForm(Statement& s, std::map<std::string, Instruction*>& values) {
+  const std::string op = s.name.substr(10);
+  const size_t count = op == "dynamic_pad" ? 5 : op == "dynamic_conv" || op == "dynamic_gather" ? 3 : op == "dynamic_iota" ? 1 : 2;
+  if (s.operands.size() != count || s.operand_types.size() != count || s.result_types.size() != 1)
+    return c_.Error(s.at, s.name + " takes " + std::to_string(count) + " operands and gives one result");
+  auto array = [](const std::vector<int64_t>& v) {
+    std::string t = "array<i64: ";
+    for (size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]);
+    return t + ">";
+  };
+  size_t keep = 0;  // operands the static op takes, from the first
+  if (op == "dynamic_conv") {
+    VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ConstantOperand(s, 2, values));
+    std::string dense = "dense<[";
+    for (size_t i = 0; i + 1 < pads.size(); i += 2)
+      dense += (i ? ", [" : "[") + std::to_string(pads[i]) + ", " + std::to_string(pads[i + 1]) + "]";
+    if (pads.size() % 2) return c_.Error(s.at, "stablehlo.dynamic_conv's padding needs a (low, high) pair per spatial dim");
+    s.attributes["padding"] = dense + "]>";
+    keep = 2;
+  } else if (op == "dynamic_pad") {
+    const char* keys[3] = {"edge_padding_low", "edge_padding_high", "interior_padding"};
+    for (size_t k = 0; k < 3; ++k) {
+      VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> v, ConstantOperand(s, 2 + k, values));
+      s.attributes[keys[k]] = array(v);
+    }
+    keep = 2;
+  } else if (op == "dynamic_gather") {
+    VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ConstantOperand(s, 2, values));
+    s.attributes["slice_sizes"] = array(sizes);
+    keep = 2;
+  } else {
+    // dynamic_iota, dynamic_broadcast_in_dim, dynamic_reshape: the shape
+    // operand restates the result type, which must then be static; where it
+    // is a constant it must agree.
+    const size_t shape_operand = op == "dynamic_iota" ? 0 : 1;
+    const Shape& result = s.result_types[0];
+    if (!result.IsArray() || !result.is_static())
+      return Unimplemented(c_.Where(s.at) + ": " + s.name + " with a dynamic result type " + result.ToString() +
+                           " is not supported; only a static one");
+    StatusOr<std::vector<int64_t>> dims = ConstantOperand(s, shape_operand, values);
+    if (dims.ok() && *dims != result.dims())
+      return c_.Error(s.at, s.name + "'s shape operand " + s.operands[shape_operand] + " does not match its result type " +
+                                result.ToString());
+    if (!dims.ok() && dims.status().code() != StatusCode::kUnimplemented) return dims.status();
+    keep = op == "dynamic_iota" ? 0 : 1;
+  }
+  s.name = op == "dynamic_conv" ? "stablehlo.convolution" : "stablehlo." + op.substr(8);
+  s.operands.resize(keep);
+  s.operand_types.resize(keep);
+  return OkStatus();
+}
+
 const Function* Reader::FindFunction(const std::string& name) const {
   for (const Function& g : functions_)
     if (g.name == name) return &g;
@@ -1679,6 +1762,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
   std::vector<Instruction*> returned;
   while (c_.position() < body_end && !c_.AtEnd()) {
     VKXLA_ASSIGN_OR_RETURN(Statement s, ParseStatement());
+    if (IsStaticFormOp(s.name)) VKXLA_RETURN_IF_ERROR(StaticForm(s, values));
     if (s.name == "func.return") {
       for (const std::string& o : s.operands) {
         VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
