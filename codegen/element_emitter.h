@@ -141,6 +141,7 @@ class ElementEmitter {
   std::string Temp(const std::string& type, const std::string& expr);
   std::string Helper(const std::string& name, const std::string& definition);
   std::string Bits64(ElementType t, const std::string& x);
+  StatusOr<std::string> Bitcast128(const Instruction* n, const std::vector<std::string>& idx, const std::string& type);
   std::string FromBits64(ElementType t, const std::string& b);
   // "#version", extensions, bindings, libraries, helpers and shared
   // memory, then `void main() {` with `inv`, the linear invocation id.

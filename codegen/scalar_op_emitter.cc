@@ -304,7 +304,7 @@ StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::v
   VKXLA_RETURN_IF_ERROR(Use(to, *n));
   VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(to, target_, n->Describe()));
   const int fb = BitWidth(from), tb = BitWidth(to);
-  if (fb > 64 || tb > 64) return Unimplemented("bitcast-convert " + n->Describe() + ": 128-bit types are not supported on Vulkan yet");
+  if (fb == 128 || tb == 128) return Bitcast128(n, idx, g.compute);
   auto decode32 = [&](ElementType t, const std::string& bits) -> std::string {
     switch (t) {
       case ElementType::kPred: return "(" + bits + " != 0u)";
@@ -363,6 +363,56 @@ StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::v
   std::string word = Temp("uvec2", "uvec2(" + lo + ", " + hi + ")");
   if (tb == 64) return Temp(g.compute, FromBits64(to, word));
   return finish(word + ".x");
+}
+
+// c128 to and from narrower types: its four 32-bit words (the real part's
+// low word first, as XLA lays out the bytes), split into or gathered from
+// the other side's minor-most dimension.
+StatusOr<std::string> ElementEmitter::Bitcast128(const Instruction* n, const std::vector<std::string>& idx, const std::string& type) {
+  const Instruction* x = n->operands[0];
+  const ElementType from = x->shape.element_type(), to = n->shape.element_type();
+  const int fb = BitWidth(from), tb = BitWidth(to);
+  auto words_of_c128 = [](const std::string& v) {
+    return "uvec4(unpackDouble2x32(" + v + ".x), unpackDouble2x32(" + v + ".y))";
+  };
+  if (fb == tb) {
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(x, idx));
+    return v;
+  }
+  if (fb == 128) {
+    // Part idx.back() of the operand's words.
+    if (tb != 64 && tb != 32)
+      return Unimplemented("bitcast-convert " + n->Describe() + ": c128 to " + std::string(ElementTypeName(to)) +
+                           " is not supported on Vulkan yet");
+    std::vector<std::string> in_idx(idx.begin(), idx.end() - 1);
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(x, in_idx));
+    const std::string w = Temp("uvec4", words_of_c128(v));
+    const std::string part = idx.back();
+    if (tb == 64) return Temp(type, FromBits64(to, "(" + part + " == 0u ? " + w + ".xy : " + w + ".zw)"));
+    const std::string word = Temp("uint", w + "[" + part + "]");
+    if (to == ElementType::kF32) return Temp(type, "uintBitsToFloat(" + word + ")");
+    if (to == ElementType::kS32) return Temp(type, "int(" + word + ")");
+    return word;  // u32
+  }
+  // To c128: gather 128 / fb parts of 64 or 32 bits.
+  if (fb != 64 && fb != 32)
+    return Unimplemented("bitcast-convert " + n->Describe() + ": " + std::string(ElementTypeName(from)) +
+                         " to c128 is not supported on Vulkan yet");
+  std::vector<std::string> words;
+  for (int k = 0; k < 128 / fb; ++k) {
+    std::vector<std::string> in_idx = idx;
+    in_idx.push_back(U(k));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(x, in_idx));
+    if (fb == 64) {
+      const std::string b = Temp("uvec2", Bits64(from, v));
+      words.push_back(b + ".x");
+      words.push_back(b + ".y");
+    } else {
+      words.push_back(EncodeToBits(from, v));
+    }
+  }
+  return Temp(type, "dvec2(packDouble2x32(uvec2(" + words[0] + ", " + words[1] + ")), packDouble2x32(uvec2(" + words[2] + ", " +
+                        words[3] + ")))");
 }
 
 }  // namespace vkxla

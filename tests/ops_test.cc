@@ -230,6 +230,34 @@ TEST(BitcastConvert, SubByteWidthsSplitAndGather) {
   EXPECT_EQ(got.tuple_elements()[2].ValuesToString(), "{30, -128, -1}");
 }
 
+// c128 splits into its words as XLA lays out the bytes (the real part's
+// low word first): two c64, f64 or s64, four f32 or u32; and gathers back.
+TEST(BitcastConvert, C128SplitsAndGathers) {
+  auto m = ParseOrFail(
+      "HloModule c128\nENTRY %e {\n  %x = c128[2] parameter(0)\n"
+      "  %c = c64[2,2] bitcast-convert(%x)\n  %d = f64[2,2] bitcast-convert(%x)\n  %u = u32[2,4] bitcast-convert(%x)\n"
+      "  %s = s64[2,2] bitcast-convert(%x)\n  %f = f32[2,4] bitcast-convert(%x)\n"
+      "  %from_c = c128[2] bitcast-convert(%c)\n  %from_u = c128[2] bitcast-convert(%u)\n  %from_s = c128[2] bitcast-convert(%s)\n"
+      "  ROOT %t = (c64[2,2], f64[2,2], u32[2,4], s64[2,2], f32[2,4], c128[2], c128[2], c128[2]) tuple(%c, %d, %u, %s, %f, %from_c, %from_u, %from_s)\n}\n");
+  ASSERT_TRUE(m);
+  Literal x(Shape(ElementType::kC128, {2}));
+  x.Set(0, Scalar::Complex(ElementType::kC128, {1.0, -2.0}));
+  x.Set(1, Scalar::Complex(ElementType::kC128, {0.1, 3e300}));
+  if (!TestDevice().target().float64) {  // the masked run: a clear error naming the feature
+    auto exe = Executable::Compile(*m, TestDevice());
+    ASSERT_FALSE(exe.ok());
+    EXPECT_NE(exe.status().message().find("element type c128 needs the device feature shaderFloat64"), std::string::npos)
+        << exe.status().message();
+    return;
+  }
+  Literal got = RunAndCompareWith(*m, {x});
+  ASSERT_TRUE(got.shape().IsTuple());
+  // 1.0 is 0x3FF00000_00000000: words 0, 0x3FF00000; -2.0 is 0xC0000000_00000000.
+  EXPECT_EQ(got.tuple_elements()[1].ValuesToString(), "{{1, -2}, {0.1, 3e+300}}");
+  EXPECT_EQ(got.tuple_elements()[2].ValuesToString().substr(0, 33), "{{0, 1072693248, 0, 3221225472}, ");
+  for (int k = 5; k < 8; ++k) EXPECT_EQ(got.tuple_elements()[k].ValuesToString(), x.ValuesToString()) << k;
+}
+
 // The IEEE-like 8-bit floats (with infinities) encode as their formats
 // say: f8e4m3 (bias 7, largest 240), f8e3m4 (bias 3, largest 15.5);
 // overflow goes to infinity, the smallest subnormal survives.
