@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -28,7 +30,7 @@ StatusOr<ElementType> ParseMlirElementType(MlirCursor& c) {
       {"f32", ElementType::kF32},    {"f64", ElementType::kF64},   {"f8E4M3FN", ElementType::kF8E4M3FN},
       {"f8E5M2", ElementType::kF8E5M2}, {"f8E4M3", ElementType::kF8E4M3}, {"f8E3M4", ElementType::kF8E3M4}};
   if (c.rest().rfind("!quant.", 0) == 0)
-    return Unimplemented(c.Where(at) + ": quantized element types (!quant.uniform) are not supported");
+    return Unimplemented(c.Where(at) + ": quantized element types (!quant.uniform) are not supported here");
   const std::string name = c.Identifier();
   auto it = kTypes.find(name);
   if (it == kTypes.end())
@@ -36,7 +38,97 @@ StatusOr<ElementType> ParseMlirElementType(MlirCursor& c) {
   return it->second;
 }
 
-StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth) {
+std::string QuantizedType::ToString() const {
+  std::string s = "!quant.uniform<" + std::string(ElementTypeName(storage)) + "<" + std::to_string(storage_min) + ":" +
+                  std::to_string(storage_max) + ">:" + std::string(ElementTypeName(expressed));
+  if (axis >= 0) s += ":" + std::to_string(axis);
+  s += ", {";
+  for (size_t i = 0; i < scales.size(); ++i) s += (i ? "," : "") + std::to_string(scales[i]) + ":" + std::to_string(zero_points[i]);
+  return s + "}>";
+}
+
+namespace {
+
+// An integer, maybe negative, at the cursor.
+StatusOr<int64_t> SignedInteger(MlirCursor& c) {
+  const bool negative = c.Consume("-");
+  VKXLA_ASSIGN_OR_RETURN(int64_t v, c.Integer());
+  return negative ? -v : v;
+}
+
+// "scale[:zero_point]": a float, then an optional integer.
+Status ScaleAndZeroPoint(MlirCursor& c, QuantizedType& q) {
+  c.SkipSpace();
+  const size_t at = c.position();
+  size_t end = 0;
+  const std::string_view rest = c.rest();
+  while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) || rest[end] == '.' || rest[end] == '-' ||
+                               rest[end] == '+'))
+    ++end;
+  const std::optional<double> scale = ParseDouble(std::string(rest.substr(0, end)));
+  if (!scale || !(*scale > 0) || !std::isfinite(*scale))
+    return c.Error(at, "expected a positive finite scale in a quantized type, found '" + std::string(rest.substr(0, end)) + "'");
+  c.set_position(at + end);
+  int64_t zero_point = 0;
+  if (c.Consume(":")) {
+    VKXLA_ASSIGN_OR_RETURN(zero_point, SignedInteger(c));
+  }
+  q.scales.push_back(*scale);
+  q.zero_points.push_back(zero_point);
+  return OkStatus();
+}
+
+// After "!quant.uniform<": storage[<min:max>]:expressed[:axis], then one
+// scale[:zero_point] or {scale:zero_point, ...}, then '>'.
+StatusOr<QuantizedType> ParseQuantizedType(MlirCursor& c) {
+  const size_t at = c.position();
+  QuantizedType q;
+  VKXLA_ASSIGN_OR_RETURN(q.storage, ParseMlirElementType(c));
+  if (!IsSignedInt(q.storage) && !IsUnsignedInt(q.storage))
+    return c.Error(at, "a quantized type's storage must be an integer type, not " + std::string(ElementTypeName(q.storage)));
+  const int bits = BitWidth(q.storage);
+  q.storage_min = IsSignedInt(q.storage) ? -(int64_t{1} << (bits - 1)) : 0;
+  q.storage_max = IsSignedInt(q.storage) ? (int64_t{1} << (bits - 1)) - 1 : bits >= 63 ? INT64_MAX : (int64_t{1} << bits) - 1;
+  if (c.Consume("<")) {
+    const size_t range_at = c.position();
+    VKXLA_ASSIGN_OR_RETURN(const int64_t lo, SignedInteger(c));
+    VKXLA_RETURN_IF_ERROR(c.Expect(":"));
+    VKXLA_ASSIGN_OR_RETURN(const int64_t hi, SignedInteger(c));
+    VKXLA_RETURN_IF_ERROR(c.Expect(">"));
+    if (lo > hi || lo < q.storage_min || hi > q.storage_max)
+      return c.Error(range_at, "storage range <" + std::to_string(lo) + ":" + std::to_string(hi) + "> does not fit " + std::string(
+                                   ElementTypeName(q.storage)));
+    q.storage_min = lo;
+    q.storage_max = hi;
+  }
+  VKXLA_RETURN_IF_ERROR(c.Expect(":"));
+  const size_t expressed_at = c.position();
+  VKXLA_ASSIGN_OR_RETURN(q.expressed, ParseMlirElementType(c));
+  if (!IsFloat(q.expressed)) return c.Error(expressed_at, "a quantized type's expressed type must be a float type");
+  if (c.Consume(":")) {
+    VKXLA_ASSIGN_OR_RETURN(q.axis, c.Integer());
+  }
+  VKXLA_RETURN_IF_ERROR(c.Expect(","));
+  if (c.Consume("{")) {
+    do {
+      VKXLA_RETURN_IF_ERROR(ScaleAndZeroPoint(c, q));
+    } while (c.Consume(","));
+    VKXLA_RETURN_IF_ERROR(c.Expect("}"));
+  } else {
+    VKXLA_RETURN_IF_ERROR(ScaleAndZeroPoint(c, q));
+  }
+  VKXLA_RETURN_IF_ERROR(c.Expect(">"));
+  if (q.axis < 0 && q.scales.size() != 1)
+    return c.Error(at, "a per-tensor quantized type has one scale, not " + std::to_string(q.scales.size()));
+  for (int64_t z : q.zero_points)
+    if (z < q.storage_min || z > q.storage_max)
+      return c.Error(at, "zero point " + std::to_string(z) + " is outside the storage range");
+  return q;
+}
+
+}  // namespace
+
+StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth, std::optional<QuantizedType>* quantized) {
   const size_t at = c.position();
   if (c.Consume("!stablehlo.token")) return Shape::Token();
   if (c.Consume("tuple<")) {
@@ -73,8 +165,19 @@ StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth) {
     dims.push_back(*d);
     c.set_position(c.position() + n + 1);
   }
-  VKXLA_ASSIGN_OR_RETURN(ElementType t, ParseMlirElementType(c));
-  if (c.Peek() == ',') c.SkipUntil(">");  // an encoding (bounds, quantization): not supported
+  ElementType t;
+  c.SkipSpace();
+  if (quantized && c.Consume("!quant.uniform<")) {
+    VKXLA_ASSIGN_OR_RETURN(QuantizedType q, ParseQuantizedType(c));
+    if (q.axis >= static_cast<int64_t>(dims.size()) || (q.axis >= 0 && static_cast<int64_t>(q.scales.size()) != dims[q.axis]))
+      return c.Error(at, "quantized axis " + std::to_string(q.axis) + " with " + std::to_string(q.scales.size()) +
+                             " scales does not fit the tensor's dimensions");
+    t = q.storage;
+    *quantized = std::move(q);
+  } else {
+    VKXLA_ASSIGN_OR_RETURN(t, ParseMlirElementType(c));
+  }
+  if (c.Peek() == ',') c.SkipUntil(">");  // an encoding (bounds): not supported
   if (!c.Consume(">")) return c.Error(at, "malformed tensor type");
   Shape shape(t, dims);
   Status bounded = CheckShapeBounds(shape);

@@ -4,6 +4,9 @@
 // strings) turned into ir::Literal.
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include "frontends/mlir_cursor.h"
 #include "ir/literal.h"
 #include "ir/shape.h"
@@ -12,9 +15,24 @@ namespace vkxla {
 
 // An element type name ("i32", "ui8", "bf16", "complex<f64>", ...).
 StatusOr<ElementType> ParseMlirElementType(MlirCursor& c);
+// A quantized element type, !quant.uniform<i8<-127:127>:f32:1, {0.1:-3,
+// 0.2:4}>: values held in the storage type stand for (v - zero_point) *
+// scale in the expressed type, one scale and zero point for the tensor or
+// one per index along `axis`.
+struct QuantizedType {
+  ElementType storage = ElementType::kS8, expressed = ElementType::kF32;
+  int64_t storage_min = 0, storage_max = 0;
+  int64_t axis = -1;  // per-tensor
+  std::vector<double> scales;
+  std::vector<int64_t> zero_points;
+  std::string ToString() const;
+};
+
 // A tensor, tuple or token type; dynamic dimensions and element types the
-// project does not have are Unimplemented errors naming them.
-StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth = 0);
+// project does not have are Unimplemented errors naming them. A tensor of
+// a quantized element type is its storage type's shape, with the type in
+// *quantized (where the caller takes one; an error where it does not).
+StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth = 0, std::optional<QuantizedType>* quantized = nullptr);
 // `dense<...>` up to and including its closing '>', with `shape` the type
 // that follows it (read by the caller).
 struct DenseText {

@@ -2,6 +2,7 @@
 
 #include "frontends/module_file.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <map>
@@ -14,6 +15,7 @@
 #include "frontends/stablehlo_convolution.h"
 #include "frontends/stablehlo_dot.h"
 #include "frontends/stablehlo_legacy_ops.h"
+#include "frontends/stablehlo_quantized.h"
 #include "frontends/mlir_types.h"
 #include "frontends/stablehlo_syntax.h"
 #include "ir/numbers.h"
@@ -22,6 +24,7 @@
 #include "ops/window.h"
 #include "ops/control_flow.h"
 #include "ops/evaluator.h"
+#include "ops/op_traits.h"
 #include "ops/rng.h"
 #include "ops/rng_bit_generator.h"
 #include "ops/slice_and_padding.h"
@@ -137,6 +140,8 @@ class Reader {
   // only restate a static result type): rewritten in place as their static
   // ops (dynamic_conv as convolution, dynamic_pad as pad, ...).
   Status StaticForm(Statement& s, std::map<std::string, Instruction*>& values);
+  // An op with quantized operands or results (frontends/stablehlo_quantized.h).
+  StatusOr<std::vector<Instruction*>> LowerQuantized(const Statement& s, std::map<std::string, Instruction*>& values);
   // The integers of operand `i`, which must be a constant.
   StatusOr<std::vector<int64_t>> ConstantOperand(const Statement& s, size_t i, std::map<std::string, Instruction*>& values);
 
@@ -289,12 +294,19 @@ Status Reader::ParseAttributeDict(Statement& s) {
 
 Status Reader::ParseSignature(Statement& s) {
   VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
+  // Each type with its quantized element type, if it has one.
+  auto type = [&](std::vector<Shape>& shapes, std::vector<std::optional<QuantizedType>>& quantized) -> Status {
+    std::optional<QuantizedType> q;
+    VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_, 0, &q));
+    shapes.push_back(std::move(t));
+    quantized.push_back(std::move(q));
+    return OkStatus();
+  };
   if (c_.Peek() == '(') {
     c_.Consume("(");
     if (!c_.Consume(")")) {
       do {
-        VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
-        s.operand_types.push_back(t);
+        VKXLA_RETURN_IF_ERROR(type(s.operand_types, s.operand_quantized));
       } while (c_.Consume(","));
       VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
     }
@@ -302,30 +314,30 @@ Status Reader::ParseSignature(Statement& s) {
     if (c_.Consume("(")) {
       if (!c_.Consume(")")) {
         do {
-          VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
-          s.result_types.push_back(t);
+          VKXLA_RETURN_IF_ERROR(type(s.result_types, s.result_quantized));
         } while (c_.Consume(","));
         VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
       }
     } else {
-      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
-      s.result_types.push_back(t);
+      VKXLA_RETURN_IF_ERROR(type(s.result_types, s.result_quantized));
     }
     return OkStatus();
   }
   // One type for every operand and the result; or, for the operands of
   // check ops and returns, a comma-separated list.
   do {
-    VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
-    s.operand_types.push_back(t);
+    VKXLA_RETURN_IF_ERROR(type(s.operand_types, s.operand_quantized));
   } while (c_.Consume(","));
-  if (!s.results.empty()) s.result_types = {s.operand_types.back()};
+  if (!s.results.empty()) {
+    s.result_types = {s.operand_types.back()};
+    s.result_quantized = {s.operand_quantized.back()};
+  }
   if (c_.Consume("->")) {  // CHLO's "type -> type" and "type -> (types)"
     s.result_types.clear();
+    s.result_quantized.clear();
     const bool list = c_.Consume("(");
     do {
-      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
-      s.result_types.push_back(t);
+      VKXLA_RETURN_IF_ERROR(type(s.result_types, s.result_quantized));
     } while (list && c_.Consume(","));
     if (list) VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
   }
@@ -417,7 +429,7 @@ StatusOr<Statement> Reader::ParseStatement() {
                      (s.name.rfind("stablehlo.", 0) == 0 && IsLegacyStablehloOp(s.name.substr(10))) ||
                      s.name == "stablehlo.composite" || s.name == "stablehlo.optimization_barrier" ||
                      s.name == "stablehlo.after_all" || s.name == "sdy.sharding_constraint" || s.name == "sdy.reshard" ||
-                     IsStaticFormOp(s.name) ||
+                     IsStaticFormOp(s.name) || s.name == "stablehlo.uniform_quantize" || s.name == "stablehlo.uniform_dequantize" ||
                      s.name.rfind("check.", 0) == 0 ||
                      (s.name.rfind("stablehlo.", 0) == 0 && DirectOpcode(s.name.substr(10)));
   if (!known) return Unimplemented(c_.Where(name_at) + ": " + s.name + " is not implemented yet");
@@ -1392,6 +1404,67 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateManualComputation(const Sta
   return *returned;
 }
 
+StatusOr<std::vector<Instruction*>> Reader::LowerQuantized(const Statement& s, std::map<std::string, Instruction*>& values) {
+  if (s.results.size() != 1 || s.result_types.size() != 1 || s.operand_types.size() != s.operands.size())
+    return c_.Error(s.at, s.name + " on quantized values needs one result and a type for each operand");
+  std::vector<Instruction*> operands;
+  for (const std::string& o : s.operands) {
+    VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    operands.push_back(v);
+  }
+  const auto [make, constant] = Makers(s.at);
+  const std::optional<QuantizedType>& out = s.result_quantized[0];
+  auto located = [&](StatusOr<Instruction*> r) -> StatusOr<Instruction*> {
+    if (!r.ok()) return c_.Error(s.at, s.name + ": " + r.status().message());
+    return r;
+  };
+  // Each quantized operand as its expressed values.
+  auto expressed = [&](size_t i) -> StatusOr<Instruction*> {
+    if (!s.operand_quantized[i]) return operands[i];
+    return located(Dequantize(operands[i], *s.operand_quantized[i], make, constant));
+  };
+  const std::string op = s.name.rfind("stablehlo.", 0) == 0 ? s.name.substr(10) : s.name;
+  if (op == "bitcast_convert") {
+    // Between a quantized type and its storage type: the same bits.
+    if (operands.size() != 1 || operands[0]->shape.element_type() != s.result_types[0].element_type() ||
+        operands[0]->shape.dims() != s.result_types[0].dims())
+      return c_.Error(s.at, "stablehlo.bitcast_convert of a quantized value goes to or from its storage type, here " +
+                                operands[0]->shape.ToString() + " to " + s.result_types[0].ToString());
+    return std::vector<Instruction*>{operands[0]};
+  }
+  if (op == "uniform_quantize") {
+    if (operands.size() != 1 || !out) return c_.Error(s.at, "stablehlo.uniform_quantize takes one value to a quantized type");
+    VKXLA_ASSIGN_OR_RETURN(Instruction * x, expressed(0));
+    if (x->shape.element_type() != out->expressed) x = make(Opcode::kConvert, Shape(out->expressed, x->shape.dims()), {x});
+    VKXLA_ASSIGN_OR_RETURN(Instruction * q, located(Quantize(x, *out, make, constant)));
+    return std::vector<Instruction*>{q};
+  }
+  if (op == "uniform_dequantize") {
+    if (operands.size() != 1 || !s.operand_quantized[0] || out)
+      return c_.Error(s.at, "stablehlo.uniform_dequantize takes one quantized value to its expressed type");
+    VKXLA_ASSIGN_OR_RETURN(Instruction * x, expressed(0));
+    return std::vector<Instruction*>{x};
+  }
+  // dequantize -> op -> quantize, for the elementwise ops computed alone.
+  const std::optional<Opcode> opcode = DirectOpcode(op);
+  if (!opcode || !IsElementwise(*opcode) || *opcode == Opcode::kCompare || *opcode == Opcode::kSelect ||
+      *opcode == Opcode::kConvert || *opcode == Opcode::kBitcastConvert)
+    return Unimplemented(c_.Where(s.at) + ": " + s.name + " on quantized values is not supported yet "
+                         "(uniform_quantize, uniform_dequantize, bitcast_convert and elementwise arithmetic are)");
+  std::vector<Instruction*> floats;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    VKXLA_ASSIGN_OR_RETURN(Instruction * x, expressed(i));
+    floats.push_back(x);
+  }
+  const ElementType t = out ? out->expressed : s.result_types[0].element_type();
+  for (Instruction*& x : floats)
+    if (x->shape.element_type() != t) x = make(Opcode::kConvert, Shape(t, x->shape.dims()), {x});
+  Instruction* r = make(*opcode, Shape(t, s.result_types[0].dims()), floats);
+  if (!out) return std::vector<Instruction*>{r};
+  VKXLA_ASSIGN_OR_RETURN(Instruction * q, located(Quantize(r, *out, make, constant)));
+  return std::vector<Instruction*>{q};
+}
+
 StatusOr<std::vector<int64_t>> Reader::ConstantOperand(const Statement& s, size_t i, std::map<std::string, Instruction*>& values) {
   VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, s.operands[i], values));
   const Shape& t = v->shape;
@@ -1763,6 +1836,14 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
   while (c_.position() < body_end && !c_.AtEnd()) {
     VKXLA_ASSIGN_OR_RETURN(Statement s, ParseStatement());
     if (IsStaticFormOp(s.name)) VKXLA_RETURN_IF_ERROR(StaticForm(s, values));
+    const auto quantized = [](const std::optional<QuantizedType>& q) { return q.has_value(); };
+    if (std::any_of(s.operand_quantized.begin(), s.operand_quantized.end(), quantized) ||
+        std::any_of(s.result_quantized.begin(), s.result_quantized.end(), quantized) || s.name == "stablehlo.uniform_quantize" ||
+        s.name == "stablehlo.uniform_dequantize") {
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerQuantized(s, values));
+      VKXLA_RETURN_IF_ERROR(BindResults(s, r, values));
+      continue;
+    }
     if (s.name == "func.return") {
       for (const std::string& o : s.operands) {
         VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));

@@ -28,6 +28,9 @@ struct Statement {
   std::vector<std::string> brackets;  // [..] groups (slice ranges, tuple index)
   std::optional<DenseText> dense;
   std::vector<Shape> operand_types, result_types;
+  // The quantized element types of operand_types and result_types, where
+  // they are quantized (each holds its storage type's shape).
+  std::vector<std::optional<QuantizedType>> operand_quantized, result_quantized;
   std::vector<size_t> regions;  // where each "{ ^bb0(...): ... }" region opens
   // Block arguments named in the op's header: stablehlo.while(%arg0 = %init, ...).
   std::vector<std::string> region_arguments;

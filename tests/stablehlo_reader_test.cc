@@ -626,6 +626,57 @@ TEST_F(StablehloReader, DynamicOpsWithConstantSizes) {
       << ReadAndRun(wrong, {F32Values({2, 3}, {1, 2, 3, 4, 5, 6}), n});
 }
 
+// Quantized tensors as the spec defines them: held in the storage type,
+// quantize clamps to the storage range and rounds half to even,
+// dequantize subtracts the zero point and scales, per tensor or per axis;
+// elementwise ops run between a dequantize and a quantize.
+TEST_F(StablehloReader, QuantizedTypesAndOps) {
+  const std::string text = R"(func.func public @main(%x: tensor<4xf32>, %y: tensor<2x2xi8>) -> (tensor<4xui8>, tensor<2x2xf32>, tensor<4xi8>) {
+  %q = stablehlo.uniform_quantize %x : (tensor<4xf32>) -> tensor<4x!quant.uniform<ui8<0:100>:f32, 0.5:10>>
+  %qb = stablehlo.bitcast_convert %q : (tensor<4x!quant.uniform<ui8<0:100>:f32, 0.5:10>>) -> tensor<4xui8>
+  %yq = stablehlo.bitcast_convert %y : (tensor<2x2xi8>) -> tensor<2x2x!quant.uniform<i8:f32:1, {0.25:1, 2.0:-3}>>
+  %yd = stablehlo.uniform_dequantize %yq : (tensor<2x2x!quant.uniform<i8:f32:1, {0.25:1, 2.0:-3}>>) -> tensor<2x2xf32>
+  %a = stablehlo.uniform_quantize %x : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.1>>
+  %m = stablehlo.multiply %a, %a : (tensor<4x!quant.uniform<i8:f32, 0.1>>, tensor<4x!quant.uniform<i8:f32, 0.1>>) -> tensor<4x!quant.uniform<i8:f32, 0.1>>
+  %mb = stablehlo.bitcast_convert %m : (tensor<4x!quant.uniform<i8:f32, 0.1>>) -> tensor<4xi8>
+  return %qb, %yd, %mb : tensor<4xui8>, tensor<2x2xf32>, tensor<4xi8>
+})";
+  Literal y(Shape(ElementType::kS8, {2, 2}));
+  const int64_t ys[] = {5, -3, -128, 127};
+  for (int i = 0; i < 4; ++i) y.Set(i, Scalar::Int(ElementType::kS8, ys[i]));
+  // x / 0.5 + 10 clamped to [0, 100]: -5 -> 0, 0.25 -> 10.5 -> 10 (half to even), 3 -> 16, 200 -> 100.
+  // (y - zp) * scale per column: (5-1)/4, (-3+3)*2, (-128-1)/4, (127+3)*2, the subtraction in i8 as the
+  // spec's dequantize writes it (so -129 wraps to 127 and 130 to -126, as the interpreter computes).
+  // x quantized at 0.1 (clamped to i8), squared, quantized again: -5 -> -50 -> -5.0 -> 25 -> 127; 0.25 -> 2 (2.5 to
+  // even) -> 0.2 -> 0.04 -> 0; 3 -> 30 -> 9 -> 90; 200 -> 127 -> 12.7 -> 161.29 -> 127.
+  EXPECT_EQ(ReadAndRun(text, {F32Values({4}, {-5, 0.25, 3, 200}), y}), "({0, 10, 16, 100}, {{1, 0}, {31.75, -252}}, {127, 0, 90, 127})");
+  struct Case {
+    std::string type, expect;
+  } bad[] = {
+      {"!quant.uniform<i8:f32, -0.5:1>", "expected a positive finite scale in a quantized type, found '-0.5'"},
+      {"!quant.uniform<i8:f32, {0.5:1, 0.25:2}>", "a per-tensor quantized type has one scale, not 2"},
+      {"!quant.uniform<i8:f32, 0.5:300>", "zero point 300 is outside the storage range"},
+      {"!quant.uniform<i8<-5:200>:f32, 0.5>", "storage range <-5:200> does not fit s8"},
+      {"!quant.uniform<f32:f32, 0.5>", "a quantized type's storage must be an integer type, not f32"},
+  };
+  for (const Case& c : bad) {
+    const std::string t = "func.func @main(%x: tensor<4xf32>) -> tensor<4xi8> {\n  %q = stablehlo.uniform_quantize %x : (tensor<4xf32>) -> tensor<4x" +
+                          c.type + ">\n  %b = stablehlo.bitcast_convert %q : (tensor<4x" + c.type + ">) -> tensor<4xi8>\n  return %b : tensor<4xi8>\n}\n";
+    const std::string got = ReadAndRun(t, {F32Values({4}, {1, 2, 3, 4})});
+    EXPECT_NE(got.find(c.expect), std::string::npos) << got;
+    EXPECT_NE(got.find("2:"), std::string::npos) << got;  // located on the op's line
+  }
+  const std::string dot = "func.func @main(%x: tensor<2x2xi8>) -> tensor<2x2xi8> {\n"
+                          "  %q = stablehlo.bitcast_convert %x : (tensor<2x2xi8>) -> tensor<2x2x!quant.uniform<i8:f32, 0.5>>\n"
+                          "  %d = stablehlo.dot_general %q, %q, contracting_dims = [1] x [0] : (tensor<2x2x!quant.uniform<i8:f32, 0.5>>, "
+                          "tensor<2x2x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x2x!quant.uniform<i8:f32, 0.5>>\n"
+                          "  %b = stablehlo.bitcast_convert %d : (tensor<2x2x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x2xi8>\n"
+                          "  return %b : tensor<2x2xi8>\n}\n";
+  Literal z(Shape(ElementType::kS8, {2, 2}));
+  EXPECT_NE(ReadAndRun(dot, {z}).find("3:3: stablehlo.dot_general on quantized values is not supported yet"), std::string::npos)
+      << ReadAndRun(dot, {z});
+}
+
 // A private func.func with no body declares a symbol defined elsewhere:
 // read and left alone; calling it, or one that is public, is an error.
 TEST_F(StablehloReader, FunctionDeclarationsWithoutABody) {
