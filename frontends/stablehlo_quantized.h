@@ -3,8 +3,8 @@
 // type, `dequantize` maps it to the expressed type ((v - zero_point) *
 // scale, the subtraction in the storage type) and `quantize` back
 // (x / scale + zero_point, clamped to the storage range, rounded to
-// nearest even). Ops on quantized operands are dequantize -> op ->
-// quantize (the spec's dequantize_op_quantize), written as HLO ops.
+// nearest even), both written as HLO ops. The reader runs every other op
+// on quantized operands between them (the spec's dequantize_op_quantize).
 #pragma once
 
 #include "frontends/chlo_mulhi.h"

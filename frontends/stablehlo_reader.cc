@@ -140,8 +140,22 @@ class Reader {
   // only restate a static result type): rewritten in place as their static
   // ops (dynamic_conv as convolution, dynamic_pad as pad, ...).
   Status StaticForm(Statement& s, std::map<std::string, Instruction*>& values);
-  // An op with quantized operands or results (frontends/stablehlo_quantized.h).
-  StatusOr<std::vector<Instruction*>> LowerQuantized(const Statement& s, std::map<std::string, Instruction*>& values);
+  // An op with quantized operands or results (frontends/stablehlo_quantized.h):
+  // uniform_quantize, uniform_dequantize and bitcast_convert are lowered
+  // here (true, results in `out`); any other op is rewritten in place
+  // over dequantized operands with expressed-type results, which
+  // FlushQuantized quantizes once the op has run (the spec's
+  // dequantize_op_quantize).
+  StatusOr<bool> LowerQuantized(Statement& s, std::map<std::string, Instruction*>& values, std::vector<Instruction*>& out);
+  Status FlushQuantized(std::map<std::string, Instruction*>& values);
+  struct PendingQuantize {
+    std::string computed, name;  // the expressed-type result, the name it takes quantized
+    QuantizedType type;
+    size_t at = 0;
+    const std::map<std::string, Instruction*>* scope = nullptr;  // the body whose values it belongs to
+  };
+  std::vector<PendingQuantize> pending_quantize_;
+  int quantized_names_ = 0;
   // The integers of operand `i`, which must be a constant.
   StatusOr<std::vector<int64_t>> ConstantOperand(const Statement& s, size_t i, std::map<std::string, Instruction*>& values);
 
@@ -1404,65 +1418,86 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateManualComputation(const Sta
   return *returned;
 }
 
-StatusOr<std::vector<Instruction*>> Reader::LowerQuantized(const Statement& s, std::map<std::string, Instruction*>& values) {
-  if (s.results.size() != 1 || s.result_types.size() != 1 || s.operand_types.size() != s.operands.size())
-    return c_.Error(s.at, s.name + " on quantized values needs one result and a type for each operand");
+StatusOr<bool> Reader::LowerQuantized(Statement& s, std::map<std::string, Instruction*>& values, std::vector<Instruction*>& out) {
+  if (s.operand_types.size() != s.operands.size() || s.result_types.size() != s.results.size())
+    return c_.Error(s.at, s.name + " on quantized values needs a type for each operand and result");
+  const auto [make, constant] = Makers(s.at);
+  auto located = [&](StatusOr<Instruction*> r) -> StatusOr<Instruction*> {
+    if (!r.ok()) return c_.Error(s.at, s.name + ": " + r.status().message());
+    return r;
+  };
+  const std::string op = s.name.rfind("stablehlo.", 0) == 0 ? s.name.substr(10) : s.name;
+  if (op == "constant") return false;  // its values are the storage type's, as written
   std::vector<Instruction*> operands;
   for (const std::string& o : s.operands) {
     VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
     operands.push_back(v);
   }
-  const auto [make, constant] = Makers(s.at);
-  const std::optional<QuantizedType>& out = s.result_quantized[0];
-  auto located = [&](StatusOr<Instruction*> r) -> StatusOr<Instruction*> {
-    if (!r.ok()) return c_.Error(s.at, s.name + ": " + r.status().message());
-    return r;
-  };
-  // Each quantized operand as its expressed values.
-  auto expressed = [&](size_t i) -> StatusOr<Instruction*> {
-    if (!s.operand_quantized[i]) return operands[i];
-    return located(Dequantize(operands[i], *s.operand_quantized[i], make, constant));
-  };
-  const std::string op = s.name.rfind("stablehlo.", 0) == 0 ? s.name.substr(10) : s.name;
+  const std::optional<QuantizedType> result = s.result_quantized.size() == 1 ? s.result_quantized[0] : std::nullopt;
   if (op == "bitcast_convert") {
     // Between a quantized type and its storage type: the same bits.
-    if (operands.size() != 1 || operands[0]->shape.element_type() != s.result_types[0].element_type() ||
+    if (operands.size() != 1 || s.results.size() != 1 || operands[0]->shape.element_type() != s.result_types[0].element_type() ||
         operands[0]->shape.dims() != s.result_types[0].dims())
-      return c_.Error(s.at, "stablehlo.bitcast_convert of a quantized value goes to or from its storage type, here " +
-                                operands[0]->shape.ToString() + " to " + s.result_types[0].ToString());
-    return std::vector<Instruction*>{operands[0]};
+      return c_.Error(s.at, "stablehlo.bitcast_convert of a quantized value goes to or from its storage type");
+    out = {operands[0]};
+    return true;
   }
   if (op == "uniform_quantize") {
-    if (operands.size() != 1 || !out) return c_.Error(s.at, "stablehlo.uniform_quantize takes one value to a quantized type");
-    VKXLA_ASSIGN_OR_RETURN(Instruction * x, expressed(0));
-    if (x->shape.element_type() != out->expressed) x = make(Opcode::kConvert, Shape(out->expressed, x->shape.dims()), {x});
-    VKXLA_ASSIGN_OR_RETURN(Instruction * q, located(Quantize(x, *out, make, constant)));
-    return std::vector<Instruction*>{q};
+    if (operands.size() != 1 || s.results.size() != 1 || !result)
+      return c_.Error(s.at, "stablehlo.uniform_quantize takes one value to a quantized type");
+    Instruction* x = operands[0];
+    if (s.operand_quantized[0]) {
+      VKXLA_ASSIGN_OR_RETURN(x, located(Dequantize(x, *s.operand_quantized[0], make, constant)));
+    }
+    if (x->shape.element_type() != result->expressed) x = make(Opcode::kConvert, Shape(result->expressed, x->shape.dims()), {x});
+    VKXLA_ASSIGN_OR_RETURN(Instruction * q, located(Quantize(x, *result, make, constant)));
+    out = {q};
+    return true;
   }
   if (op == "uniform_dequantize") {
-    if (operands.size() != 1 || !s.operand_quantized[0] || out)
+    if (operands.size() != 1 || s.results.size() != 1 || !s.operand_quantized[0] || result)
       return c_.Error(s.at, "stablehlo.uniform_dequantize takes one quantized value to its expressed type");
-    VKXLA_ASSIGN_OR_RETURN(Instruction * x, expressed(0));
-    return std::vector<Instruction*>{x};
+    VKXLA_ASSIGN_OR_RETURN(Instruction * x, located(Dequantize(operands[0], *s.operand_quantized[0], make, constant)));
+    out = {x};
+    return true;
   }
-  // dequantize -> op -> quantize, for the elementwise ops computed alone.
-  const std::optional<Opcode> opcode = DirectOpcode(op);
-  if (!opcode || !IsElementwise(*opcode) || *opcode == Opcode::kCompare || *opcode == Opcode::kSelect ||
-      *opcode == Opcode::kConvert || *opcode == Opcode::kBitcastConvert)
-    return Unimplemented(c_.Where(s.at) + ": " + s.name + " on quantized values is not supported yet "
-                         "(uniform_quantize, uniform_dequantize, bitcast_convert and elementwise arithmetic are)");
-  std::vector<Instruction*> floats;
+  // Any other op: over the dequantized operands, its results in the
+  // expressed type, quantized after it runs.
   for (size_t i = 0; i < operands.size(); ++i) {
-    VKXLA_ASSIGN_OR_RETURN(Instruction * x, expressed(i));
-    floats.push_back(x);
+    if (!s.operand_quantized[i]) continue;
+    VKXLA_ASSIGN_OR_RETURN(Instruction * x, located(Dequantize(operands[i], *s.operand_quantized[i], make, constant)));
+    const std::string fresh = "%quantized." + std::to_string(quantized_names_++);
+    values[fresh] = x;
+    s.operands[i] = fresh;
+    s.operand_types[i] = x->shape;
+    s.operand_quantized[i].reset();
   }
-  const ElementType t = out ? out->expressed : s.result_types[0].element_type();
-  for (Instruction*& x : floats)
-    if (x->shape.element_type() != t) x = make(Opcode::kConvert, Shape(t, x->shape.dims()), {x});
-  Instruction* r = make(*opcode, Shape(t, s.result_types[0].dims()), floats);
-  if (!out) return std::vector<Instruction*>{r};
-  VKXLA_ASSIGN_OR_RETURN(Instruction * q, located(Quantize(r, *out, make, constant)));
-  return std::vector<Instruction*>{q};
+  for (size_t r = 0; r < s.results.size(); ++r) {
+    if (!s.result_quantized[r]) continue;
+    const QuantizedType& q = *s.result_quantized[r];
+    const std::string fresh = "%quantized." + std::to_string(quantized_names_++);
+    pending_quantize_.push_back({fresh, s.results[r], q, s.at, &values});
+    s.results[r] = fresh;
+    s.result_types[r] = Shape(q.expressed, s.result_types[r].dims());
+    s.result_quantized[r].reset();
+  }
+  return false;
+}
+
+Status Reader::FlushQuantized(std::map<std::string, Instruction*>& values) {
+  // Only this body's: a region read while its op runs has its own values.
+  std::vector<PendingQuantize> pending, others;
+  for (PendingQuantize& p : pending_quantize_) (p.scope == &values ? pending : others).push_back(std::move(p));
+  pending_quantize_ = std::move(others);
+  for (const PendingQuantize& p : pending) {
+    auto computed = values.find(p.computed);
+    if (computed == values.end()) return c_.Error(p.at, "the quantized op gave no value for " + p.name);
+    const auto [make, constant] = Makers(p.at);
+    StatusOr<Instruction*> q = Quantize(computed->second, p.type, make, constant);
+    if (!q.ok()) return c_.Error(p.at, q.status().message());
+    values[p.name] = *q;
+  }
+  return OkStatus();
 }
 
 StatusOr<std::vector<int64_t>> Reader::ConstantOperand(const Statement& s, size_t i, std::map<std::string, Instruction*>& values) {
@@ -1834,15 +1869,19 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
   const size_t body_end = end;
   std::vector<Instruction*> returned;
   while (c_.position() < body_end && !c_.AtEnd()) {
+    VKXLA_RETURN_IF_ERROR(FlushQuantized(values));  // the results of the op before, if it ran on quantized values
     VKXLA_ASSIGN_OR_RETURN(Statement s, ParseStatement());
     if (IsStaticFormOp(s.name)) VKXLA_RETURN_IF_ERROR(StaticForm(s, values));
     const auto quantized = [](const std::optional<QuantizedType>& q) { return q.has_value(); };
     if (std::any_of(s.operand_quantized.begin(), s.operand_quantized.end(), quantized) ||
         std::any_of(s.result_quantized.begin(), s.result_quantized.end(), quantized) || s.name == "stablehlo.uniform_quantize" ||
         s.name == "stablehlo.uniform_dequantize") {
-      VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerQuantized(s, values));
-      VKXLA_RETURN_IF_ERROR(BindResults(s, r, values));
-      continue;
+      std::vector<Instruction*> r;
+      VKXLA_ASSIGN_OR_RETURN(const bool lowered, LowerQuantized(s, values, r));
+      if (lowered) {
+        VKXLA_RETURN_IF_ERROR(BindResults(s, r, values));
+        continue;
+      }
     }
     if (s.name == "func.return") {
       for (const std::string& o : s.operands) {
@@ -2003,6 +2042,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       for (size_t i = 0; i < elements.size(); ++i) values[s.results[i]] = elements[i];
     }
   }
+  VKXLA_RETURN_IF_ERROR(FlushQuantized(values));  // none is left behind for a later body
   c_.set_position(saved);
   return returned;
 }

@@ -629,7 +629,7 @@ TEST_F(StablehloReader, DynamicOpsWithConstantSizes) {
 // Quantized tensors as the spec defines them: held in the storage type,
 // quantize clamps to the storage range and rounds half to even,
 // dequantize subtracts the zero point and scales, per tensor or per axis;
-// elementwise ops run between a dequantize and a quantize.
+// every other op runs between a dequantize and a quantize.
 TEST_F(StablehloReader, QuantizedTypesAndOps) {
   const std::string text = R"(func.func public @main(%x: tensor<4xf32>, %y: tensor<2x2xi8>) -> (tensor<4xui8>, tensor<2x2xf32>, tensor<4xi8>) {
   %q = stablehlo.uniform_quantize %x : (tensor<4xf32>) -> tensor<4x!quant.uniform<ui8<0:100>:f32, 0.5:10>>
@@ -666,15 +666,20 @@ TEST_F(StablehloReader, QuantizedTypesAndOps) {
     EXPECT_NE(got.find(c.expect), std::string::npos) << got;
     EXPECT_NE(got.find("2:"), std::string::npos) << got;  // located on the op's line
   }
-  const std::string dot = "func.func @main(%x: tensor<2x2xi8>) -> tensor<2x2xi8> {\n"
+  // Any other op runs between a dequantize and a quantize (a dot here), and
+  // one with a quantized float operand only dequantizes (hybrid).
+  const std::string dot = "func.func @main(%x: tensor<2x2xi8>, %f: tensor<2x2xf32>) -> (tensor<2x2xi8>, tensor<2x2xf32>) {\n"
                           "  %q = stablehlo.bitcast_convert %x : (tensor<2x2xi8>) -> tensor<2x2x!quant.uniform<i8:f32, 0.5>>\n"
                           "  %d = stablehlo.dot_general %q, %q, contracting_dims = [1] x [0] : (tensor<2x2x!quant.uniform<i8:f32, 0.5>>, "
                           "tensor<2x2x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x2x!quant.uniform<i8:f32, 0.5>>\n"
                           "  %b = stablehlo.bitcast_convert %d : (tensor<2x2x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x2xi8>\n"
-                          "  return %b : tensor<2x2xi8>\n}\n";
+                          "  %h = stablehlo.dot_general %f, %q, contracting_dims = [1] x [0] : (tensor<2x2xf32>, "
+                          "tensor<2x2x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x2xf32>\n"
+                          "  return %b, %h : tensor<2x2xi8>, tensor<2x2xf32>\n}\n";
   Literal z(Shape(ElementType::kS8, {2, 2}));
-  EXPECT_NE(ReadAndRun(dot, {z}).find("3:3: stablehlo.dot_general on quantized values is not supported yet"), std::string::npos)
-      << ReadAndRun(dot, {z});
+  const int64_t zs[] = {2, 4, -2, 6};  // 1, 2, -1, 3 at scale 0.5
+  for (int i = 0; i < 4; ++i) z.Set(i, Scalar::Int(ElementType::kS8, zs[i]));
+  EXPECT_EQ(ReadAndRun(dot, {z, F32Values({2, 2}, {1, 0, 0, 10})}), "({{-2, 16}, {-8, 14}}, {{1, 2}, {-10, 30}})");
 }
 
 // A private func.func with no body declares a symbol defined elsewhere:
