@@ -62,6 +62,11 @@ class Parser {
     return p < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[p])) || text_[p] == '}' || text_[p] == ':');
   }
   Status ParseInstruction(Module& module, Computation& comp, bool& is_root);
+  // "operand, ...)" after an instruction's '(' (each maybe with its shape,
+  // or itself an instruction written in place).
+  Status ParseOperands(Module& module, Computation& comp, Instruction& inst);
+  StatusOr<Instruction*> ParseNestedInstruction(Module& module, Computation& comp, const std::string& op_name,
+                                                const std::optional<Shape>& written, size_t at);
   // "{ instructions }": a computation's body, into comp.
   Status ParseInstructionList(Module& module, Computation& comp);
   // A computation an attribute names ("%name") or writes in line
@@ -97,6 +102,7 @@ class Parser {
   size_t pos_ = 0;
   int tuple_depth_ = 0;  // nesting of the tuple shape being read
   int inline_depth_ = 0;  // computations written in line, one inside the other
+  int nested_depth_ = 0;  // instructions written as operands, one inside the other
   std::vector<std::string> elided_;  // constants written "{...}", filled with zeros
   // Elements of the literal being read that are NaNs with a payload: their
   // bits, written as they are (a double would quiet a signalling NaN).
@@ -673,6 +679,68 @@ Status Parser::ParseAttribute(Module& module, const Computation& comp, Instructi
   return OkStatus();
 }
 
+Status Parser::ParseOperands(Module& module, Computation& comp, Instruction& inst) {
+  if (ConsumeIf(")")) return OkStatus();
+  do {
+    SkipSpace();
+    if (pos_ >= text_.size()) return Error("expected an operand, found end of input");
+    size_t operand_at = pos_;
+    std::optional<Shape> written;
+    // An operand may be written with its shape: "f32[2]{0} %x".
+    if (text_[pos_] == '(' || (text_[pos_] != '%' && [&] {
+          size_t p = pos_;
+          while (p < text_.size() && IsNameChar(text_[p])) ++p;
+          return p < text_.size() && text_[p] == '[';
+        }())) {
+      VKXLA_ASSIGN_OR_RETURN(Shape s, ParseShape());
+      written = std::move(s);
+      SkipSpace();
+      operand_at = pos_;
+    }
+    std::string name = ReadName();
+    if (name.empty()) return Error(operand_at, "expected an operand name");
+    Instruction* operand = comp.Find(name);
+    if (!operand && Peek() == '(' && ParseOpcode(name)) {
+      // An instruction written in place of its operand ("add(max(x, y),
+      // z)", as XLA's parser reads): it takes a name of its own.
+      VKXLA_ASSIGN_OR_RETURN(operand, ParseNestedInstruction(module, comp, name, written, operand_at));
+    }
+    if (!operand) return Error(operand_at, "use of undefined value '%" + name + "' in %" + inst.name);
+    if (written && !written->Compatible(operand->shape))
+      return Error(operand_at, "operand '%" + name + "' is written as " + written->ToString() + " but is " +
+                                   operand->shape.ToString());
+    inst.operands.push_back(operand);
+  } while (ConsumeIf(","));
+  return Expect(")");
+}
+
+StatusOr<Instruction*> Parser::ParseNestedInstruction(Module& module, Computation& comp, const std::string& op_name,
+                                                      const std::optional<Shape>& written, size_t at) {
+  constexpr int kMaxNesting = 64;  // each level is a few frames of this parser's stack
+  if (nested_depth_ >= kMaxNesting)
+    return Error(at, "instructions written as operands nest deeper than " + std::to_string(kMaxNesting) + " levels");
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = *ParseOpcode(op_name);
+  for (int k = 0; inst->name.empty() || comp.Find(inst->name); ++k) inst->name = op_name + ".anon" + (k ? "." + std::to_string(k) : "");
+  inst->location = Loc(at);
+  VKXLA_RETURN_IF_ERROR(Expect("("));
+  if (inst->opcode == Opcode::kParameter || inst->opcode == Opcode::kConstant)
+    return Error(at, op_name + " cannot be written as an operand; give it a line of its own");
+  ++nested_depth_;
+  Status operands = ParseOperands(module, comp, *inst);
+  --nested_depth_;
+  VKXLA_RETURN_IF_ERROR(operands);
+  if (written) {
+    inst->shape = *written;
+  } else {
+    if (!infer_) return Error(at, "expected the shape of " + op_name + " written as an operand");
+    StatusOr<Shape> inferred = infer_(*inst);
+    if (!inferred.ok()) return Error(at, inferred.status().message());
+    inst->shape = std::move(*inferred);
+  }
+  return comp.AddInstruction(std::move(inst));
+}
+
 Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root) {
   SkipSpace();
   size_t start = pos_;
@@ -719,33 +787,8 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
       inst->literal = std::move(lit);
     }
     VKXLA_RETURN_IF_ERROR(Expect(")"));
-  } else if (!ConsumeIf(")")) {
-    do {
-      SkipSpace();
-      if (pos_ >= text_.size()) return Error("expected an operand, found end of input");
-      size_t operand_at = pos_;
-      std::optional<Shape> written;
-      // An operand may be written with its shape: "f32[2]{0} %x".
-      if (text_[pos_] == '(' || (text_[pos_] != '%' && [&] {
-            size_t p = pos_;
-            while (p < text_.size() && IsNameChar(text_[p])) ++p;
-            return p < text_.size() && text_[p] == '[';
-          }())) {
-        VKXLA_ASSIGN_OR_RETURN(Shape s, ParseShape());
-        written = std::move(s);
-        SkipSpace();
-        operand_at = pos_;
-      }
-      std::string name = ReadName();
-      if (name.empty()) return Error(operand_at, "expected an operand name");
-      Instruction* operand = comp.Find(name);
-      if (!operand) return Error(operand_at, "use of undefined value '%" + name + "' in %" + inst->name);
-      if (written && !written->Compatible(operand->shape))
-        return Error(operand_at, "operand '%" + name + "' is written as " + written->ToString() + " but is " +
-                                     operand->shape.ToString());
-      inst->operands.push_back(operand);
-    } while (ConsumeIf(","));
-    VKXLA_RETURN_IF_ERROR(Expect(")"));
+  } else {
+    VKXLA_RETURN_IF_ERROR(ParseOperands(module, comp, *inst));
   }
   while (true) {
     // Attributes follow on the same line: ", name=value".

@@ -600,6 +600,26 @@ ENTRY e {
     ASSERT_FALSE(bad.ok()) << c.text;
     EXPECT_EQ(bad.status().message().rfind(c.expect, 0), 0u) << bad.status().message();
   }
+  // Instructions written in place of their operands, with or without a
+  // shape, nested; each gets a name of its own.
+  const std::string nested = R"(ENTRY e {
+  x = f32[2,3] parameter(0)
+  y = f32[2,3] parameter(1)
+  ROOT r = add(maximum(x, negate(y)), f32[2,3] multiply(x, y))
+})";
+  auto n = ParseAndVerifyHlo(nested);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(Named(**n, "maximum.anon")->shape.ToString(false), "f32[2,3]");
+  EXPECT_EQ(Named(**n, "negate.anon")->opcode, Opcode::kNegate);
+  EXPECT_EQ(RunDump(nested, {Values("{{1, 5, 3}, {-4, 0, 6}}", kF32x2x3), Values("{{2, 4, 3}, {-5, 1, 7}}", kF32x2x3)}),
+            "{{3, 25, 12}, {25, 0, 48}}");
+  std::string deep = "ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT r = ";
+  for (int i = 0; i < 80; ++i) deep += "negate(";
+  deep += "x" + std::string(80, ')') + "\n}\n";
+  auto too_deep = ParseAndVerifyHlo(deep);
+  ASSERT_FALSE(too_deep.ok());
+  EXPECT_NE(too_deep.status().message().find("instructions written as operands nest deeper than 64 levels"), std::string::npos)
+      << too_deep.status().message();
   // The parser alone (no shape rules below the ops layer) says what is missing.
   auto bare = ParseHloText("ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT n = negate(x)\n}\n");
   ASSERT_FALSE(bare.ok());
