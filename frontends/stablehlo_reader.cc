@@ -1419,6 +1419,10 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateManualComputation(const Sta
 }
 
 StatusOr<bool> Reader::LowerQuantized(Statement& s, std::map<std::string, Instruction*>& values, std::vector<Instruction*>& out) {
+  if (s.operand_types.size() == 1 && s.operands.size() > 1) {  // the pretty form's one type for all
+    s.operand_types.resize(s.operands.size(), s.operand_types[0]);
+    s.operand_quantized.resize(s.operands.size(), s.operand_quantized[0]);
+  }
   if (s.operand_types.size() != s.operands.size() || s.result_types.size() != s.results.size())
     return c_.Error(s.at, s.name + " on quantized values needs a type for each operand and result");
   const auto [make, constant] = Makers(s.at);

@@ -680,6 +680,15 @@ TEST_F(StablehloReader, QuantizedTypesAndOps) {
   const int64_t zs[] = {2, 4, -2, 6};  // 1, 2, -1, 3 at scale 0.5
   for (int i = 0; i < 4; ++i) z.Set(i, Scalar::Int(ElementType::kS8, zs[i]));
   EXPECT_EQ(ReadAndRun(dot, {z, F32Values({2, 2}, {1, 0, 0, 10})}), "({{-2, 16}, {-8, 14}}, {{1, 2}, {-10, 30}})");
+  // The pretty form's one type for every operand, per axis with a storage range.
+  const std::string pretty = "func.func @main(%x: tensor<2x2xi8>) -> tensor<2x2xi8> {\n"
+                             "  %q = stablehlo.bitcast_convert %x : (tensor<2x2xi8>) -> tensor<2x2x!quant.uniform<i8<-127:127>:f32:1, {0.5:1, 0.25:-2}>>\n"
+                             "  %d = stablehlo.add %q, %q : tensor<2x2x!quant.uniform<i8<-127:127>:f32:1, {0.5:1, 0.25:-2}>>\n"
+                             "  %b = stablehlo.bitcast_convert %d : (tensor<2x2x!quant.uniform<i8<-127:127>:f32:1, {0.5:1, 0.25:-2}>>) -> tensor<2x2xi8>\n"
+                             "  return %b : tensor<2x2xi8>\n}\n";
+  const int64_t ps[] = {3, 3, 100, 100};  // (3-1)*0.5 doubled -> 5; (3+2)*0.25 doubled -> 8; 100s clamp to 127
+  for (int i = 0; i < 4; ++i) z.Set(i, Scalar::Int(ElementType::kS8, ps[i]));
+  EXPECT_EQ(ReadAndRun(pretty, {z}), "{{5, 8}, {127, 127}}");
 }
 
 // A private func.func with no body declares a symbol defined elsewhere:
