@@ -1419,6 +1419,10 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateManualComputation(const Sta
 }
 
 StatusOr<bool> Reader::LowerQuantized(Statement& s, std::map<std::string, Instruction*>& values, std::vector<Instruction*>& out) {
+  const std::string op = s.name.rfind("stablehlo.", 0) == 0 ? s.name.substr(10) : s.name;
+  // A constant's values are the storage type's, as written; returns and
+  // checks pass the values as they are held.
+  if (op == "constant" || op == "func.return" || op.rfind("check.", 0) == 0) return false;
   if (s.operand_types.size() == 1 && s.operands.size() > 1) {  // the pretty form's one type for all
     s.operand_types.resize(s.operands.size(), s.operand_types[0]);
     s.operand_quantized.resize(s.operands.size(), s.operand_quantized[0]);
@@ -1430,8 +1434,7 @@ StatusOr<bool> Reader::LowerQuantized(Statement& s, std::map<std::string, Instru
     if (!r.ok()) return c_.Error(s.at, s.name + ": " + r.status().message());
     return r;
   };
-  const std::string op = s.name.rfind("stablehlo.", 0) == 0 ? s.name.substr(10) : s.name;
-  if (op == "constant") return false;  // its values are the storage type's, as written
+
   std::vector<Instruction*> operands;
   for (const std::string& o : s.operands) {
     VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));

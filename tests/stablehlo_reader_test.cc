@@ -689,6 +689,14 @@ TEST_F(StablehloReader, QuantizedTypesAndOps) {
   const int64_t ps[] = {3, 3, 100, 100};  // (3-1)*0.5 doubled -> 5; (3+2)*0.25 doubled -> 8; 100s clamp to 127
   for (int i = 0; i < 4; ++i) z.Set(i, Scalar::Int(ElementType::kS8, ps[i]));
   EXPECT_EQ(ReadAndRun(pretty, {z}), "{{5, 8}, {127, 127}}");
+  // A quantized constant is written in its storage values.
+  const std::string constant = "func.func @main(%x: tensor<2xf32>) -> tensor<2xi8> {\n"
+                               "  %q = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32, 0.5>>\n"
+                               "  %c = stablehlo.constant dense<[4, -6]> : tensor<2x!quant.uniform<i8:f32, 0.5>>\n"
+                               "  %a = stablehlo.add %q, %c : tensor<2x!quant.uniform<i8:f32, 0.5>>\n"
+                               "  %b = stablehlo.bitcast_convert %a : (tensor<2x!quant.uniform<i8:f32, 0.5>>) -> tensor<2xi8>\n"
+                               "  return %b : tensor<2xi8>\n}\n";
+  EXPECT_EQ(ReadAndRun(constant, {F32Values({2}, {1, 1})}), "{6, -4}");  // 1 + 2, 1 - 3, at 0.5
 }
 
 // A private func.func with no body declares a symbol defined elsewhere:
