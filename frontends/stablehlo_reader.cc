@@ -133,6 +133,8 @@ class Reader {
   // operands; on one device that is the whole array exactly when every
   // manual axis has size 1, and then the body runs in line.
   Status ParseManualComputationHeader(Statement& s);
+  // "(%a, %b, ...)" onto `out`; `what` names one in the error.
+  Status ValueList(std::vector<std::string>& out, const std::string& what);
   StatusOr<std::vector<Instruction*>> TranslateManualComputation(const Statement& s, std::map<std::string, Instruction*>& values,
                                                                  int depth);
 
@@ -390,15 +392,7 @@ StatusOr<Statement> Reader::ParseStatement() {
   if (s.name == "call") s.name = "func.call";
   if (s.name == "return" || s.name == "stablehlo.return" || s.name == "sdy.return") s.name = "func.return";
   if (generic) {
-    VKXLA_RETURN_IF_ERROR(c_.Expect("("));
-    if (!c_.Consume(")")) {
-      do {
-        std::string v = c_.ValueName();
-        if (v.empty()) return c_.Error("expected an operand");
-        s.operands.push_back(v);
-      } while (c_.Consume(","));
-      VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
-    }
+    VKXLA_RETURN_IF_ERROR(ValueList(s.operands, "an operand"));
     if (c_.Consume("<{")) {
       c_.set_position(c_.position() - 1);
       VKXLA_RETURN_IF_ERROR(ParseAttributeDict(s));
@@ -557,15 +551,7 @@ Status Reader::ParseScanHeader(Statement& s) {
   std::vector<std::string> inits;
   for (auto* list : {&s.operands, &inits}) {
     if (list == &inits) VKXLA_RETURN_IF_ERROR(c_.Expect("inits"));
-    VKXLA_RETURN_IF_ERROR(c_.Expect("("));
-    if (!c_.Consume(")")) {
-      do {
-        std::string v = c_.ValueName();
-        if (v.empty()) return c_.Error("expected a value in chlo.scan");
-        list->push_back(v);
-      } while (c_.Consume(","));
-      VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
-    }
+    VKXLA_RETURN_IF_ERROR(ValueList(*list, "a value in chlo.scan"));
   }
   s.operands.insert(s.operands.end(), inits.begin(), inits.end());
   VKXLA_RETURN_IF_ERROR(c_.Expect("dimension"));
@@ -1325,18 +1311,21 @@ StatusOr<std::vector<Instruction*>> Reader::LowerRegionOp(const Statement& s, st
   return Elements(made, s.result_types, s.at);
 }
 
+Status Reader::ValueList(std::vector<std::string>& out, const std::string& what) {
+  VKXLA_RETURN_IF_ERROR(c_.Expect("("));
+  if (c_.Consume(")")) return OkStatus();
+  do {
+    std::string v = c_.ValueName();
+    if (v.empty()) return c_.Error("expected " + what);
+    out.push_back(v);
+  } while (c_.Consume(","));
+  return c_.Expect(")");
+}
+
 Status Reader::ParseManualComputationHeader(Statement& s) {
   // (%operands) in_shardings=[...] out_shardings=[...] manual_axes={...}
   // (%arg: type, ...) { body; sdy.return ... } {attributes} : (types) -> types
-  VKXLA_RETURN_IF_ERROR(c_.Expect("("));
-  if (!c_.Consume(")")) {
-    do {
-      std::string v = c_.ValueName();
-      if (v.empty()) return c_.Error("expected an operand of sdy.manual_computation");
-      s.operands.push_back(v);
-    } while (c_.Consume(","));
-    VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
-  }
+  VKXLA_RETURN_IF_ERROR(ValueList(s.operands, "an operand of sdy.manual_computation"));
   for (const char* key : {"in_shardings", "out_shardings", "manual_axes"}) {
     VKXLA_RETURN_IF_ERROR(c_.Expect(key));
     VKXLA_RETURN_IF_ERROR(c_.Expect("="));
