@@ -86,9 +86,8 @@ StatusOr<QuantizedType> ParseQuantizedType(MlirCursor& c) {
   VKXLA_ASSIGN_OR_RETURN(q.storage, ParseMlirElementType(c));
   if (!IsSignedInt(q.storage) && !IsUnsignedInt(q.storage))
     return c.Error(at, "a quantized type's storage must be an integer type, not " + std::string(ElementTypeName(q.storage)));
-  const int bits = BitWidth(q.storage);
-  q.storage_min = IsSignedInt(q.storage) ? -(int64_t{1} << (bits - 1)) : 0;
-  q.storage_max = IsSignedInt(q.storage) ? (int64_t{1} << (bits - 1)) - 1 : bits >= 63 ? INT64_MAX : (int64_t{1} << bits) - 1;
+  q.storage_min = IntegerMin(q.storage);
+  q.storage_max = static_cast<int64_t>(std::min<uint64_t>(IntegerMax(q.storage), INT64_MAX));
   if (c.Consume("<")) {
     const size_t range_at = c.position();
     VKXLA_ASSIGN_OR_RETURN(const int64_t lo, SignedInteger(c));

@@ -658,6 +658,9 @@ TEST_F(StablehloReader, QuantizedTypesAndOps) {
       {"!quant.uniform<i8:f32, 0.5:300>", "zero point 300 is outside the storage range"},
       {"!quant.uniform<i8<-5:200>:f32, 0.5>", "storage range <-5:200> does not fit s8"},
       {"!quant.uniform<f32:f32, 0.5>", "a quantized type's storage must be an integer type, not f32"},
+      // 64-bit storage: its bounds are the int64 limits (the fuzzer found -2^63 computed by overflow).
+      {"!quant.uniform<i64<5:1>:f32, 0.5>", "storage range <5:1> does not fit s64"},
+      {"!quant.uniform<ui64<-1:1>:f32, 0.5>", "storage range <-1:1> does not fit u64"},
   };
   for (const Case& c : bad) {
     const std::string t = "func.func @main(%x: tensor<4xf32>) -> tensor<4xi8> {\n  %q = stablehlo.uniform_quantize %x : (tensor<4xf32>) -> tensor<4x" +
