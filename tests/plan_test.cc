@@ -477,7 +477,9 @@ TEST(PlanConvolution, WindowsAreReadAsVectorsAlongTheFeatures) {
     const MatmulConfig* m = ConvolutionMatmul(p);
     ASSERT_TRUE(m);
     EXPECT_EQ(m->lhs, c.lhs);
-    if (c.lhs == MatmulConfig::Read::kAlongK) EXPECT_EQ(m->k_block[0], c.k_block);
+    if (c.lhs == MatmulConfig::Read::kAlongK) {
+      EXPECT_EQ(m->k_block[0], c.k_block);
+    }
   }
 }
 
