@@ -49,13 +49,6 @@ std::string QuantizedType::ToString() const {
 
 namespace {
 
-// An integer, maybe negative, at the cursor.
-StatusOr<int64_t> SignedInteger(MlirCursor& c) {
-  const bool negative = c.Consume("-");
-  VKXLA_ASSIGN_OR_RETURN(int64_t v, c.Integer());
-  return negative ? -v : v;
-}
-
 // "scale[:zero_point]": a float, then an optional integer.
 Status ScaleAndZeroPoint(MlirCursor& c, QuantizedType& q) {
   c.SkipSpace();
@@ -71,7 +64,7 @@ Status ScaleAndZeroPoint(MlirCursor& c, QuantizedType& q) {
   c.set_position(at + end);
   int64_t zero_point = 0;
   if (c.Consume(":")) {
-    VKXLA_ASSIGN_OR_RETURN(zero_point, SignedInteger(c));
+    VKXLA_ASSIGN_OR_RETURN(zero_point, c.Integer());
   }
   q.scales.push_back(*scale);
   q.zero_points.push_back(zero_point);
@@ -90,9 +83,9 @@ StatusOr<QuantizedType> ParseQuantizedType(MlirCursor& c) {
   q.storage_max = static_cast<int64_t>(std::min<uint64_t>(IntegerMax(q.storage), INT64_MAX));
   if (c.Consume("<")) {
     const size_t range_at = c.position();
-    VKXLA_ASSIGN_OR_RETURN(const int64_t lo, SignedInteger(c));
+    VKXLA_ASSIGN_OR_RETURN(const int64_t lo, c.Integer());
     VKXLA_RETURN_IF_ERROR(c.Expect(":"));
-    VKXLA_ASSIGN_OR_RETURN(const int64_t hi, SignedInteger(c));
+    VKXLA_ASSIGN_OR_RETURN(const int64_t hi, c.Integer());
     VKXLA_RETURN_IF_ERROR(c.Expect(">"));
     if (lo > hi || lo < q.storage_min || hi > q.storage_max)
       return c.Error(range_at, "storage range <" + std::to_string(lo) + ":" + std::to_string(hi) + "> does not fit " + std::string(

@@ -661,6 +661,7 @@ TEST_F(StablehloReader, QuantizedTypesAndOps) {
       // 64-bit storage: its bounds are the int64 limits (the fuzzer found -2^63 computed by overflow).
       {"!quant.uniform<i64<5:1>:f32, 0.5>", "storage range <5:1> does not fit s64"},
       {"!quant.uniform<ui64<-1:1>:f32, 0.5>", "storage range <-1:1> does not fit u64"},
+      {"!quant.uniform<i64<-9223372036854775809:0>:f32, 0.5>", "integer -9223372036854775809 is out of range"},
   };
   for (const Case& c : bad) {
     const std::string t = "func.func @main(%x: tensor<4xf32>) -> tensor<4xi8> {\n  %q = stablehlo.uniform_quantize %x : (tensor<4xf32>) -> tensor<4x" +
@@ -669,6 +670,13 @@ TEST_F(StablehloReader, QuantizedTypesAndOps) {
     EXPECT_NE(got.find(c.expect), std::string::npos) << got;
     EXPECT_NE(got.find("2:"), std::string::npos) << got;  // located on the op's line
   }
+  // The whole range of 64-bit storage reads, -2^63 included.
+  EXPECT_TRUE(ReadStablehlo("func.func @main(%x: tensor<2xf32>) -> tensor<2xi64> {\n  %q = stablehlo.uniform_quantize %x : "
+                            "(tensor<2xf32>) -> tensor<2x!quant.uniform<i64<-9223372036854775808:9223372036854775807>:f32, 0.5:-3>>\n"
+                            "  %b = stablehlo.bitcast_convert %q : (tensor<2x!quant.uniform<i64:f32, 0.5:-3>>) -> tensor<2xi64>\n"
+                            "  return %b : tensor<2xi64>\n}\n",
+                            false)
+                  .ok());
   // Any other op runs between a dequantize and a quantize (a dot here), and
   // one with a quantized float operand only dequantizes (hybrid).
   const std::string dot = "func.func @main(%x: tensor<2x2xi8>, %f: tensor<2x2xf32>) -> (tensor<2x2xi8>, tensor<2x2xf32>) {\n"
