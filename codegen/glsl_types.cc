@@ -10,6 +10,7 @@ namespace {
 int StorageBits(ElementType t) {
   switch (t) {
     case ElementType::kPred: case ElementType::kS2: case ElementType::kU2: case ElementType::kS4: case ElementType::kU4:
+    case ElementType::kF4E2M1FN: case ElementType::kF6E2M3FN: case ElementType::kF6E3M2FN:
       return 8;
     default: return BitWidth(t);
   }
@@ -56,18 +57,28 @@ StatusOr<GlslType> GlslTypeFor(ElementType t, const TargetFeatures& target, cons
     case ElementType::kU2: case ElementType::kU4: case ElementType::kU8: case ElementType::kU16: case ElementType::kU32:
       g.compute = "uint";
       break;
-    case ElementType::kF16: case ElementType::kBF16: case ElementType::kF32: case ElementType::kF8E4M3FN:
-    case ElementType::kF8E5M2: case ElementType::kF8E4M3: case ElementType::kF8E3M4: g.compute = "float"; break;
+    case ElementType::kF32: g.compute = "float"; break;
     case ElementType::kC64: g.compute = "vec2"; break;
     case ElementType::kS64: VKXLA_RETURN_IF_ERROR(need(target.int64, "shaderInt64")); g.compute = "int64_t"; break;
     case ElementType::kU64: VKXLA_RETURN_IF_ERROR(need(target.int64, "shaderInt64")); g.compute = "uint64_t"; break;
     case ElementType::kF64: VKXLA_RETURN_IF_ERROR(need(target.float64, "shaderFloat64")); g.compute = "double"; break;
     case ElementType::kC128: VKXLA_RETURN_IF_ERROR(need(target.float64, "shaderFloat64")); g.compute = "dvec2"; break;
     default:
+      if (!NarrowFloatName(t).empty()) {
+        g.compute = "float";
+        break;
+      }
       return Unimplemented(op_context + ": element type " + std::string(ElementTypeName(t)) + " has no device form");
   }
   return g;
 }
+
+std::string NarrowFloatName(ElementType t) {
+  if (!IsFloat(t) || BitWidth(t) > 16) return "";
+  return std::string(ElementTypeName(t));
+}
+
+std::string DecodeNarrowFloatBits(ElementType t, const std::string& bits) { return NarrowFloatName(t) + "_to_f32(" + bits + ")"; }
 
 int ElementsPerWord(ElementType t) {
   int bits = StorageBits(t);
@@ -97,12 +108,6 @@ std::string DecodeWords(ElementType t, const std::vector<std::string>& words, co
     case ElementType::kU4: return bits == 4 ? sub(false) : "(" + sub(false) + " & 0xFu)";
     case ElementType::kS8: case ElementType::kS16: return sub(true);
     case ElementType::kU8: case ElementType::kU16: return sub(false);
-    case ElementType::kF16: return "f16_to_f32(" + sub(false) + ")";
-    case ElementType::kBF16: return "uintBitsToFloat(" + sub(false) + " << 16)";
-    case ElementType::kF8E4M3FN: return "f8e4m3fn_to_f32(" + sub(false) + ")";
-    case ElementType::kF8E5M2: return "f16_to_f32(" + sub(false) + " << 8)";
-    case ElementType::kF8E4M3: return "f8e4m3_to_f32(" + sub(false) + ")";
-    case ElementType::kF8E3M4: return "f8e3m4_to_f32(" + sub(false) + ")";
     case ElementType::kF32: return "uintBitsToFloat(" + words[0] + ")";
     case ElementType::kS32: return "int(" + words[0] + ")";
     case ElementType::kU32: return words[0];
@@ -113,7 +118,7 @@ std::string DecodeWords(ElementType t, const std::vector<std::string>& words, co
     case ElementType::kC128:
       return "dvec2(packDouble2x32(uvec2(" + words[0] + ", " + words[1] + ")), packDouble2x32(uvec2(" + words[2] +
              ", " + words[3] + ")))";
-    default: return "0";
+    default: return NarrowFloatName(t).empty() ? "0" : DecodeNarrowFloatBits(t, sub(false));
   }
 }
 
@@ -146,24 +151,12 @@ std::string EncodeToBits(ElementType t, const std::string& v) {
     case ElementType::kS32: return "uint(" + v + ")";
     case ElementType::kU32: return "(" + v + ")";
     case ElementType::kF32: return "floatBitsToUint(" + v + ")";
-    case ElementType::kF16: return "f32_to_f16(" + v + ")";
-    case ElementType::kBF16: return "f32_to_bf16(" + v + ")";
-    case ElementType::kF8E4M3FN: return "f32_to_f8e4m3fn(" + v + ")";
-    case ElementType::kF8E5M2: return "f32_to_f8e5m2(" + v + ")";
-    case ElementType::kF8E4M3: return "f32_to_f8e4m3(" + v + ")";
-    case ElementType::kF8E3M4: return "f32_to_f8e3m4(" + v + ")";
-    default: return "0u";
+    default: return NarrowFloatName(t).empty() ? "0u" : "f32_to_" + NarrowFloatName(t) + "(" + v + ")";
   }
 }
 
 std::string NormalizeExpression(ElementType t, const std::string& v) {
   switch (t) {
-    case ElementType::kF16: return "q_f16(" + v + ")";
-    case ElementType::kBF16: return "q_bf16(" + v + ")";
-    case ElementType::kF8E4M3FN: return "q_f8e4m3fn(" + v + ")";
-    case ElementType::kF8E5M2: return "q_f8e5m2(" + v + ")";
-    case ElementType::kF8E4M3: return "q_f8e4m3(" + v + ")";
-    case ElementType::kF8E3M4: return "q_f8e3m4(" + v + ")";
     case ElementType::kS2: return "bitfieldExtract(" + v + ", 0, 2)";
     case ElementType::kU2: return "((" + v + ") & 0x3u)";
     case ElementType::kS4: return "bitfieldExtract(" + v + ", 0, 4)";
@@ -172,7 +165,7 @@ std::string NormalizeExpression(ElementType t, const std::string& v) {
     case ElementType::kU4: return "((" + v + ") & 0xFu)";
     case ElementType::kU8: return "((" + v + ") & 0xFFu)";
     case ElementType::kU16: return "((" + v + ") & 0xFFFFu)";
-    default: return v;
+    default: return NarrowFloatName(t).empty() ? v : "q_" + NarrowFloatName(t) + "(" + v + ")";
   }
 }
 

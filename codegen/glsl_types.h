@@ -24,6 +24,14 @@ struct GlslType {
 // and the missing device feature.
 StatusOr<GlslType> GlslTypeFor(ElementType t, const TargetFeatures& target, const std::string& op_context);
 
+// The GLSL name of a float type narrower than f32 ("f16", "f8e4m3fn"), whose
+// storage.glsl functions are f32_to_<name>, <name>_to_f32 and q_<name>; empty
+// for every other type.
+std::string NarrowFloatName(ElementType t);
+
+// The f32 value of narrow float t whose storage bits are the uint `bits`.
+std::string DecodeNarrowFloatBits(ElementType t, const std::string& bits);
+
 // Elements one invocation writes so that it owns whole 32-bit words.
 int ElementsPerWord(ElementType t);
 

@@ -102,19 +102,15 @@ StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::str
         return "reduce_precision_f64(" + x + ", " + U(std::min<int64_t>(n.exponent_bits, 31)) + ", " +
                U(std::min<int64_t>(n.mantissa_bits, 63)) + ")";
       }
-      const std::string src_e = U(ExponentBits(it)), src_m = U(MantissaBits(it));
-      std::string bits_expr = EncodeToBits(it, x);
-      std::string reduced = "reduce_precision_bits(" + bits_expr + ", " + src_e + ", " + src_m + ", " +
-                            U(std::min<int64_t>(n.exponent_bits, 31)) + ", " + U(std::min<int64_t>(n.mantissa_bits, 31)) + ")";
-      switch (it) {
-        case ElementType::kF32: return "uintBitsToFloat(" + reduced + ")";
-        case ElementType::kF16: return "f16_to_f32(" + reduced + ")";
-        case ElementType::kBF16: return "uintBitsToFloat(" + reduced + " << 16)";
-        case ElementType::kF8E5M2: return "f16_to_f32(" + reduced + " << 8)";
-        case ElementType::kF8E4M3: return "f8e4m3_to_f32(" + reduced + ")";
-        case ElementType::kF8E3M4: return "f8e3m4_to_f32(" + reduced + ")";
-        default: return "f8e4m3fn_to_f32(" + reduced + ")";
-      }
+      // A type without IEEE specials is reduced as the f32 that holds it
+      // exactly, then stored (ir/float_formats.cc's ReducePrecisionValue).
+      const bool ieee = FloatEncodingOf(it) == FloatEncoding::kIeee;
+      const ElementType source = ieee ? it : ElementType::kF32;
+      std::string reduced = "reduce_precision_bits(" + EncodeToBits(source, x) + ", " + U(ExponentBits(source)) + ", " +
+                            U(MantissaBits(source)) + ", " + U(std::min<int64_t>(n.exponent_bits, 31)) + ", " +
+                            U(std::min<int64_t>(n.mantissa_bits, 31)) + ")";
+      if (!ieee) return NormalizeExpression(it, "uintBitsToFloat(" + reduced + ")");
+      return it == ElementType::kF32 ? "uintBitsToFloat(" + reduced + ")" : DecodeNarrowFloatBits(it, reduced);
     }
     default: break;
   }
@@ -317,13 +313,7 @@ StatusOr<std::string> ElementEmitter::Bitcast(const Instruction* n, const std::v
       case ElementType::kS32: return "int(" + bits + ")";
       case ElementType::kU8: case ElementType::kU16: case ElementType::kU32: return bits;
       case ElementType::kF32: return "uintBitsToFloat(" + bits + ")";
-      case ElementType::kF16: return "f16_to_f32(" + bits + ")";
-      case ElementType::kBF16: return "uintBitsToFloat((" + bits + ") << 16)";
-      case ElementType::kF8E5M2: return "f16_to_f32((" + bits + ") << 8)";
-      case ElementType::kF8E4M3: return "f8e4m3_to_f32(" + bits + ")";
-      case ElementType::kF8E3M4: return "f8e3m4_to_f32(" + bits + ")";
-      case ElementType::kF8E4M3FN: return "f8e4m3fn_to_f32(" + bits + ")";
-      default: return "";
+      default: return NarrowFloatName(t).empty() ? "" : DecodeNarrowFloatBits(t, bits);
     }
   };
   // The value of `to` whose bits are the low bits of the u32 `bits`.

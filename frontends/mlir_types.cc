@@ -28,7 +28,10 @@ StatusOr<ElementType> ParseMlirElementType(MlirCursor& c) {
       {"ui8", ElementType::kU8},     {"ui16", ElementType::kU16},  {"ui32", ElementType::kU32},
       {"ui64", ElementType::kU64},   {"f16", ElementType::kF16},   {"bf16", ElementType::kBF16},
       {"f32", ElementType::kF32},    {"f64", ElementType::kF64},   {"f8E4M3FN", ElementType::kF8E4M3FN},
-      {"f8E5M2", ElementType::kF8E5M2}, {"f8E4M3", ElementType::kF8E4M3}, {"f8E3M4", ElementType::kF8E3M4}};
+      {"f8E5M2", ElementType::kF8E5M2}, {"f8E4M3", ElementType::kF8E4M3}, {"f8E3M4", ElementType::kF8E3M4},
+      {"f8E4M3FNUZ", ElementType::kF8E4M3FNUZ}, {"f8E5M2FNUZ", ElementType::kF8E5M2FNUZ},
+      {"f8E4M3B11FNUZ", ElementType::kF8E4M3B11FNUZ}, {"f8E8M0FNU", ElementType::kF8E8M0FNU},
+      {"f4E2M1FN", ElementType::kF4E2M1FN}, {"f6E2M3FN", ElementType::kF6E2M3FN}, {"f6E3M2FN", ElementType::kF6E3M2FN}};
   if (c.rest().rfind("!quant.", 0) == 0)
     return Unimplemented(c.Where(at) + ": quantized element types (!quant.uniform) are not supported here");
   const std::string name = c.Identifier();

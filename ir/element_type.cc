@@ -11,7 +11,7 @@ struct TypeInfo {
   int bits;
 };
 
-constexpr std::array<TypeInfo, 25> kTypes = {{
+constexpr std::array<TypeInfo, 32> kTypes = {{
     {ElementType::kPred, "pred", 8},
     {ElementType::kS2, "s2", 2},
     {ElementType::kS4, "s4", 4},
@@ -33,6 +33,13 @@ constexpr std::array<TypeInfo, 25> kTypes = {{
     {ElementType::kF8E5M2, "f8e5m2", 8},
     {ElementType::kF8E4M3, "f8e4m3", 8},
     {ElementType::kF8E3M4, "f8e3m4", 8},
+    {ElementType::kF8E4M3FNUZ, "f8e4m3fnuz", 8},
+    {ElementType::kF8E5M2FNUZ, "f8e5m2fnuz", 8},
+    {ElementType::kF8E4M3B11FNUZ, "f8e4m3b11fnuz", 8},
+    {ElementType::kF8E8M0FNU, "f8e8m0fnu", 8},
+    {ElementType::kF4E2M1FN, "f4e2m1fn", 4},
+    {ElementType::kF6E2M3FN, "f6e2m3fn", 6},
+    {ElementType::kF6E3M2FN, "f6e3m2fn", 6},
     {ElementType::kC64, "c64", 64},
     {ElementType::kC128, "c128", 128},
     {ElementType::kToken, "token", 0},
@@ -68,6 +75,16 @@ int ByteWidth(ElementType t) {
   return bits == 0 ? 0 : (bits + 7) / 8;
 }
 
+const std::vector<ElementType>& ArrayElementTypes() {
+  static const std::vector<ElementType> types = [] {
+    std::vector<ElementType> v;
+    for (const TypeInfo& i : kTypes)
+      if (IsArrayType(i.type)) v.push_back(i.type);
+    return v;
+  }();
+  return types;
+}
+
 bool IsArrayType(ElementType t) {
   return t != ElementType::kInvalid && t != ElementType::kToken && t != ElementType::kTuple;
 }
@@ -82,11 +99,7 @@ bool IsUnsignedInt(ElementType t) {
          t == ElementType::kU32 || t == ElementType::kU64;
 }
 
-bool IsFloat(ElementType t) {
-  return t == ElementType::kF16 || t == ElementType::kBF16 || t == ElementType::kF32 ||
-         t == ElementType::kF64 || t == ElementType::kF8E4M3FN || t == ElementType::kF8E5M2 || t == ElementType::kF8E4M3 ||
-         t == ElementType::kF8E3M4;
-}
+bool IsFloat(ElementType t) { return ExponentBits(t) > 0; }
 
 bool IsComplex(ElementType t) { return t == ElementType::kC64 || t == ElementType::kC128; }
 
@@ -96,30 +109,58 @@ ElementType ComplexComponentType(ElementType t) {
   return t;
 }
 
+namespace {
+
+struct FloatInfo {
+  ElementType type;
+  int exponent_bits, mantissa_bits, bias;
+  FloatEncoding encoding;
+};
+
+constexpr FloatInfo kFloats[] = {
+    {ElementType::kF16, 5, 10, 15, FloatEncoding::kIeee},
+    {ElementType::kBF16, 8, 7, 127, FloatEncoding::kIeee},
+    {ElementType::kF32, 8, 23, 127, FloatEncoding::kIeee},
+    {ElementType::kF64, 11, 52, 1023, FloatEncoding::kIeee},
+    {ElementType::kF8E5M2, 5, 2, 15, FloatEncoding::kIeee},
+    {ElementType::kF8E4M3, 4, 3, 7, FloatEncoding::kIeee},
+    {ElementType::kF8E3M4, 3, 4, 3, FloatEncoding::kIeee},
+    {ElementType::kF8E4M3FN, 4, 3, 7, FloatEncoding::kFiniteNan},
+    {ElementType::kF8E4M3FNUZ, 4, 3, 8, FloatEncoding::kFiniteNanUnsignedZero},
+    {ElementType::kF8E5M2FNUZ, 5, 2, 16, FloatEncoding::kFiniteNanUnsignedZero},
+    {ElementType::kF8E4M3B11FNUZ, 4, 3, 11, FloatEncoding::kFiniteNanUnsignedZero},
+    {ElementType::kF8E8M0FNU, 8, 0, 127, FloatEncoding::kExponentOnly},
+    {ElementType::kF4E2M1FN, 2, 1, 1, FloatEncoding::kFinite},
+    {ElementType::kF6E2M3FN, 2, 3, 1, FloatEncoding::kFinite},
+    {ElementType::kF6E3M2FN, 3, 2, 3, FloatEncoding::kFinite},
+};
+
+const FloatInfo* FindFloat(ElementType t) {
+  for (const FloatInfo& f : kFloats)
+    if (f.type == t) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
 int ExponentBits(ElementType t) {
-  switch (t) {
-    case ElementType::kF16: return 5;
-    case ElementType::kBF16: return 8;
-    case ElementType::kF32: return 8;
-    case ElementType::kF64: return 11;
-    case ElementType::kF8E4M3FN: case ElementType::kF8E4M3: return 4;
-    case ElementType::kF8E3M4: return 3;
-    case ElementType::kF8E5M2: return 5;
-    default: return 0;
-  }
+  const FloatInfo* f = FindFloat(t);
+  return f ? f->exponent_bits : 0;
 }
 
 int MantissaBits(ElementType t) {
-  switch (t) {
-    case ElementType::kF16: return 10;
-    case ElementType::kBF16: return 7;
-    case ElementType::kF32: return 23;
-    case ElementType::kF64: return 52;
-    case ElementType::kF8E4M3FN: case ElementType::kF8E4M3: return 3;
-    case ElementType::kF8E3M4: return 4;
-    case ElementType::kF8E5M2: return 2;
-    default: return 0;
-  }
+  const FloatInfo* f = FindFloat(t);
+  return f ? f->mantissa_bits : 0;
+}
+
+int ExponentBias(ElementType t) {
+  const FloatInfo* f = FindFloat(t);
+  return f ? f->bias : 0;
+}
+
+FloatEncoding FloatEncodingOf(ElementType t) {
+  const FloatInfo* f = FindFloat(t);
+  return f ? f->encoding : FloatEncoding::kIeee;
 }
 
 int64_t IntegerMin(ElementType t) {

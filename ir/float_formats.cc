@@ -8,82 +8,99 @@ namespace vkxla {
 namespace {
 
 struct Format {
-  int ebits, mbits;
-  bool finite_only;  // f8e4m3fn: no infinities, one NaN pattern per sign
+  int ebits, mbits, bias;
+  FloatEncoding encoding;
+  uint32_t sign_bit() const { return 1u << (ebits + mbits); }
+  uint32_t all_ones() const { return sign_bit() - 1; }  // every bit but the sign
+  uint32_t mantissa_all() const { return (1u << mbits) - 1; }
+  uint32_t exponent_all() const { return (1u << ebits) - 1; }
 };
 
-Format FormatOf(ElementType t) {
-  switch (t) {
-    case ElementType::kF16: return {5, 10, false};
-    case ElementType::kBF16: return {8, 7, false};
-    case ElementType::kF8E5M2: return {5, 2, false};
-    case ElementType::kF8E4M3FN: return {4, 3, true};
-    case ElementType::kF8E4M3: return {4, 3, false};
-    case ElementType::kF8E3M4: return {3, 4, false};
-    default: return {0, 0, false};
+Format FormatOf(ElementType t) { return {ExponentBits(t), MantissaBits(t), ExponentBias(t), FloatEncodingOf(t)}; }
+
+// The encodings without the sign: the largest finite magnitude, and what a
+// NaN, an infinity and a finite overflow become (ml_dtypes' conversions:
+// non-saturating except where the type has neither NaN nor infinity).
+uint32_t MaxMagnitude(const Format& f) {
+  switch (f.encoding) {
+    case FloatEncoding::kIeee: return (f.exponent_all() << f.mbits) - 1;
+    case FloatEncoding::kFiniteNan: return f.all_ones() - 1;
+    default: return f.all_ones();
   }
 }
 
-uint32_t NanBits(const Format& f) {
-  uint32_t exp_all = (1u << f.ebits) - 1;
-  if (f.finite_only) return (exp_all << f.mbits) | ((1u << f.mbits) - 1);
-  return (exp_all << f.mbits) | (1u << (f.mbits - 1));
+uint32_t EncodeE8M0(double v) {
+  // Unsigned powers of two: zero becomes the smallest (2^-127), anything
+  // negative, infinite or too large is NaN; ties go to the even exponent.
+  if (std::isnan(v) || std::isinf(v) || (v < 0)) return 0xFF;
+  if (v == 0) return 0;
+  int e;
+  const double m = std::frexp(v, &e) * 2;  // v = m * 2^(e-1), m in [1, 2)
+  int64_t biased = int64_t{e} - 1 + 127;
+  if (biased < 0) return 0;
+  if (m > 1.5 || (m == 1.5 && (biased & 1))) ++biased;
+  return biased > 254 ? 0xFF : static_cast<uint32_t>(biased);
 }
 
 }  // namespace
 
 uint32_t EncodeNarrowFloat(double v, ElementType t) {
   const Format f = FormatOf(t);
-  const uint32_t sign = std::signbit(v) ? 1u << (f.ebits + f.mbits) : 0u;
-  if (std::isnan(v)) return sign | NanBits(f);
-  const int bias = (1 << (f.ebits - 1)) - 1;
-  const uint32_t exp_all = (1u << f.ebits) - 1;
-  // Largest finite value's encoding without the sign.
-  const uint32_t max_bits = f.finite_only ? ((exp_all << f.mbits) | ((1u << f.mbits) - 2))
-                                          : (((exp_all - 1) << f.mbits) | ((1u << f.mbits) - 1));
-  const uint32_t overflow_bits = f.finite_only ? NanBits(f) : (exp_all << f.mbits);
-  double a = std::fabs(v);
-  if (std::isinf(a)) return sign | overflow_bits;
-  if (a == 0) return sign;
-  int e;
-  std::frexp(a, &e);
-  e -= 1;  // a = m * 2^e with m in [1,2)
-  const int min_exp = 1 - bias;
-  uint32_t bits;
-  if (e < min_exp) {
-    double q = std::nearbyint(std::ldexp(a, f.mbits - min_exp));  // in units of the subnormal step
-    bits = static_cast<uint32_t>(q);                            // may carry into the smallest normal
-  } else {
-    double m = std::nearbyint(std::ldexp(a, f.mbits - e));
-    if (m >= std::ldexp(1.0, f.mbits + 1)) {
-      m /= 2;
-      e += 1;
-    }
-    int64_t biased = e + bias;
-    if (biased > static_cast<int64_t>(exp_all)) return sign | overflow_bits;
-    bits = (static_cast<uint32_t>(biased) << f.mbits) | (static_cast<uint32_t>(m) - (1u << f.mbits));
+  if (f.encoding == FloatEncoding::kExponentOnly) return EncodeE8M0(v);
+  const uint32_t sign = std::signbit(v) ? f.sign_bit() : 0u;
+  const uint32_t max_bits = MaxMagnitude(f);
+  uint32_t nan_bits = 0, overflow_bits = 0;
+  switch (f.encoding) {
+    case FloatEncoding::kIeee:
+      nan_bits = sign | (f.exponent_all() << f.mbits) | (1u << (f.mbits - 1));
+      overflow_bits = sign | (f.exponent_all() << f.mbits);
+      break;
+    case FloatEncoding::kFiniteNan: nan_bits = overflow_bits = sign | f.all_ones(); break;
+    case FloatEncoding::kFiniteNanUnsignedZero: nan_bits = overflow_bits = f.sign_bit(); break;
+    default:  // no NaN: ml_dtypes gives the sign-flipped -0, and saturates
+      nan_bits = sign ^ f.sign_bit();
+      overflow_bits = sign | max_bits;
+      break;
   }
-  if (bits > max_bits) return sign | overflow_bits;
+  if (std::isnan(v)) return nan_bits;
+  double a = std::fabs(v);
+  if (std::isinf(a)) return overflow_bits;
+  uint32_t bits = 0;
+  if (a != 0) {
+    int e;
+    std::frexp(a, &e);
+    e -= 1;  // a = m * 2^e with m in [1,2)
+    const int min_exp = 1 - f.bias;
+    if (e < min_exp) {
+      bits = static_cast<uint32_t>(std::nearbyint(std::ldexp(a, f.mbits - min_exp)));  // may carry into the smallest normal
+    } else {
+      double m = std::nearbyint(std::ldexp(a, f.mbits - e));
+      if (m >= std::ldexp(1.0, f.mbits + 1)) {
+        m /= 2;
+        e += 1;
+      }
+      const int64_t biased = int64_t{e} + f.bias;
+      if (biased > static_cast<int64_t>(f.exponent_all())) return overflow_bits;
+      bits = (static_cast<uint32_t>(biased) << f.mbits) | (static_cast<uint32_t>(m) - (1u << f.mbits));
+    }
+  }
+  if (bits > max_bits) return overflow_bits;
+  if (bits == 0 && f.encoding == FloatEncoding::kFiniteNanUnsignedZero) return 0;  // no -0
   return sign | bits;
 }
 
 double DecodeNarrowFloat(uint32_t bits, ElementType t) {
   const Format f = FormatOf(t);
-  const int bias = (1 << (f.ebits - 1)) - 1;
-  const uint32_t exp_all = (1u << f.ebits) - 1;
-  const bool neg = (bits >> (f.ebits + f.mbits)) & 1;
-  const uint32_t e = (bits >> f.mbits) & exp_all;
-  const uint32_t m = bits & ((1u << f.mbits) - 1);
-  double v;
-  if (f.finite_only && e == exp_all && m == (1u << f.mbits) - 1) {
-    v = std::numeric_limits<double>::quiet_NaN();
-  } else if (!f.finite_only && e == exp_all) {
-    v = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  } else if (e == 0) {
-    v = std::ldexp(static_cast<double>(m), 1 - bias - f.mbits);
-  } else {
-    v = std::ldexp(static_cast<double>(m | (1u << f.mbits)), static_cast<int>(e) - bias - f.mbits);
-  }
+  constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+  if (f.encoding == FloatEncoding::kExponentOnly) return (bits & 0xFF) == 0xFF ? kNan : std::ldexp(1.0, static_cast<int>(bits & 0xFF) - 127);
+  const bool neg = (bits & f.sign_bit()) != 0;
+  const uint32_t mag = bits & f.all_ones();
+  const uint32_t e = mag >> f.mbits, m = mag & f.mantissa_all();
+  if (f.encoding == FloatEncoding::kIeee && e == f.exponent_all()) return m ? kNan : neg ? -INFINITY : INFINITY;
+  if (f.encoding == FloatEncoding::kFiniteNan && mag == f.all_ones()) return kNan;
+  if (f.encoding == FloatEncoding::kFiniteNanUnsignedZero && neg && mag == 0) return kNan;
+  const double v = e == 0 ? std::ldexp(static_cast<double>(m), 1 - f.bias - f.mbits)
+                          : std::ldexp(static_cast<double>(m | (1u << f.mbits)), static_cast<int>(e) - f.bias - f.mbits);
   return neg ? -v : v;
 }
 
@@ -91,23 +108,21 @@ double RoundToFloatType(double v, ElementType t) {
   switch (t) {
     case ElementType::kF64: return v;
     case ElementType::kF32: return static_cast<double>(static_cast<float>(v));
-    case ElementType::kF16:
-    case ElementType::kBF16:
-    case ElementType::kF8E4M3FN:
-    case ElementType::kF8E5M2:
-    case ElementType::kF8E4M3:
-    case ElementType::kF8E3M4: return DecodeNarrowFloat(EncodeNarrowFloat(v, t), t);
-    default: return v;
+    default: return IsFloat(t) ? DecodeNarrowFloat(EncodeNarrowFloat(v, t), t) : v;
   }
 }
 
 double ReducePrecisionValue(double v, ElementType input, int exponent_bits, int mantissa_bits) {
+  // A type without IEEE specials has no all-ones exponent to overflow to:
+  // reduce its value as an f32 (which holds it exactly), then store it.
+  if (FloatEncodingOf(input) != FloatEncoding::kIeee)
+    return RoundToFloatType(ReducePrecisionValue(v, ElementType::kF32, exponent_bits, mantissa_bits), input);
   // With no mantissa bits a NaN cannot stay one: XLA lets it round to
   // infinity of the same sign.
   if (std::isnan(v)) return mantissa_bits == 0 ? std::copysign(std::numeric_limits<double>::infinity(), v) : v;
   if (std::isinf(v) || v == 0) return v;
   const int src_e = ExponentBits(input), src_m = MantissaBits(input);
-  const int src_min_exp = 2 - (1 << (src_e - 1));
+  const int src_min_exp = 1 - ExponentBias(input);
   double a = std::fabs(v);
   if (mantissa_bits < src_m) {
     // Round to nearest even at the reduced mantissa width, on the source's

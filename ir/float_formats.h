@@ -1,5 +1,5 @@
 // Host conversions between double and XLA's narrow float formats (f16, bf16,
-// f8e4m3fn, f8e5m2, f8e4m3, f8e3m4), rounding to nearest even like XLA's converts. Used by
+// and the f8, f6 and f4 types), rounding to nearest even like XLA's converts. Used by
 // literals, the reference evaluator and .npy I/O.
 #pragma once
 

@@ -444,17 +444,9 @@ StatusOr<std::optional<uint64_t>> Parser::ParseNanWithPayload(ElementType t) {
   }
   // XLA's payload is the whole mantissa field (quiet bit included), for
   // the types with infinities and NaNs of every mantissa.
-  int exponent_bits = 0, mantissa_bits = 0;
-  switch (t) {
-    case ElementType::kF16: exponent_bits = 5, mantissa_bits = 10; break;
-    case ElementType::kBF16: exponent_bits = 8, mantissa_bits = 7; break;
-    case ElementType::kF32: exponent_bits = 8, mantissa_bits = 23; break;
-    case ElementType::kF64: exponent_bits = 11, mantissa_bits = 52; break;
-    case ElementType::kF8E5M2: exponent_bits = 5, mantissa_bits = 2; break;
-    case ElementType::kF8E4M3: exponent_bits = 4, mantissa_bits = 3; break;
-    case ElementType::kF8E3M4: exponent_bits = 3, mantissa_bits = 4; break;
-    default: return Error(start, std::string(ElementTypeName(t)) + " has one NaN: it does not take a payload nan(0x..)");
-  }
+  if (!IsFloat(t) || FloatEncodingOf(t) != FloatEncoding::kIeee)
+    return Error(start, std::string(ElementTypeName(t)) + " has one NaN: it does not take a payload nan(0x..)");
+  const int exponent_bits = ExponentBits(t), mantissa_bits = MantissaBits(t);
   const size_t digits_at = pos_;
   if (!ConsumeIf("0x")) return Error(digits_at, "expected a hexadecimal NaN payload 0x...");
   const size_t hex_begin = pos_;

@@ -132,13 +132,9 @@ uint64_t Scalar::Bits() const {
       std::memcpy(&b, &re, 8);
       return b;
     }
-    case ElementType::kF16:
-    case ElementType::kBF16:
-    case ElementType::kF8E4M3FN:
-    case ElementType::kF8E5M2:
-    case ElementType::kF8E4M3:
-    case ElementType::kF8E3M4: return EncodeNarrowFloat(re, type);
-    default: break;
+    default:
+      if (IsFloat(type)) return EncodeNarrowFloat(re, type);  // the 16-bit and narrower floats
+      break;
   }
   if (IsSignedInt(type)) return WrapUnsigned(static_cast<uint64_t>(s), BitWidth(type));
   if (IsUnsignedInt(type)) return u;
@@ -158,17 +154,31 @@ Scalar Scalar::FromBits(ElementType t, uint64_t bits) {
       return x;
     }
     case ElementType::kF64: std::memcpy(&x.re, &bits, 8); return x;
-    case ElementType::kF16:
-    case ElementType::kBF16:
-    case ElementType::kF8E4M3FN:
-    case ElementType::kF8E5M2:
-    case ElementType::kF8E4M3:
-    case ElementType::kF8E3M4: x.re = DecodeNarrowFloat(static_cast<uint32_t>(bits), t); return x;
-    default: break;
+    default:
+      if (IsFloat(t)) {
+        x.re = DecodeNarrowFloat(static_cast<uint32_t>(bits), t);
+        return x;
+      }
+      break;
   }
   if (IsSignedInt(t)) x.s = WrapSigned(static_cast<int64_t>(bits), BitWidth(t));
   if (IsUnsignedInt(t)) x.u = WrapUnsigned(bits, BitWidth(t));
   return x;
+}
+
+int64_t FloatTotalOrderKey(const Scalar& x) {
+  const uint64_t b = x.Bits();
+  switch (FloatEncodingOf(x.type)) {
+    case FloatEncoding::kExponentOnly: return static_cast<int64_t>(b);
+    case FloatEncoding::kFiniteNanUnsignedZero:
+      if (std::isnan(x.re)) return INT64_MIN;
+      break;
+    default: break;
+  }
+  const int bits = BitWidth(x.type);
+  const uint64_t sign = uint64_t{1} << (bits - 1);
+  const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  return (b & sign) ? -static_cast<int64_t>((b & ~sign) & mask) - 1 : static_cast<int64_t>(b & mask);
 }
 
 std::string FormatFloat(double v, ElementType t) {

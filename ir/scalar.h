@@ -34,6 +34,11 @@ struct Scalar {
   std::string ToString() const;
 };
 
+// A key whose signed order is the total order of a real float's values:
+// -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN. The one NaN of the fnuz
+// types is the sign bit alone and comes first; f8e8m0fnu has no sign.
+int64_t FloatTotalOrderKey(const Scalar& x);
+
 // Shortest decimal text that reads back to the same value of float type t.
 std::string FormatFloat(double v, ElementType t);
 

@@ -89,16 +89,6 @@ double FMin(double a, double b) {
 
 double Logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
-// Total order key of a float's bits: -NaN < -Inf < ... < -0 < +0 < ... < NaN.
-int64_t TotalOrderKey(const Scalar& x) {
-  const int bits = BitWidth(x.type);
-  uint64_t b = x.Bits();
-  const uint64_t sign = uint64_t{1} << (bits - 1);
-  const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-  int64_t key = (b & sign) ? -static_cast<int64_t>((b & ~sign) & mask) - 1 : static_cast<int64_t>(b & mask);
-  return key;
-}
-
 C ComplexSign(C z) {
   double a = std::abs(z);
   if (std::isnan(z.real()) || std::isnan(z.imag())) return {std::nan(""), std::nan("")};
@@ -280,7 +270,7 @@ bool CompareScalars(ComparisonDirection dir, ComparisonType type, const Scalar& 
     return dir == ComparisonDirection::kEq ? eq : !eq;
   }
   if (IsFloat(t) && type == ComparisonType::kTotalOrder) {
-    int64_t x = TotalOrderKey(a), y = TotalOrderKey(b);
+    int64_t x = FloatTotalOrderKey(a), y = FloatTotalOrderKey(b);
     order = x < y ? -1 : x > y ? 1 : 0;
   } else if (IsFloat(t)) {
     if (std::isnan(a.re) || std::isnan(b.re)) order = 2;

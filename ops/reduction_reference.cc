@@ -41,12 +41,7 @@ Status ForEachIndex(const std::vector<int64_t>& dims, F&& visit) {
 // A key whose unsigned order is the total order of t's values.
 uint64_t TotalOrderKey(const Scalar& v) {
   const ElementType t = v.type;
-  const int bits = BitWidth(t);
-  if (IsFloat(t)) {
-    const uint64_t b = v.Bits(), sign = uint64_t{1} << (bits - 1);
-    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-    return (b & sign) ? (~b & mask) : (b | sign);
-  }
+  if (IsFloat(t)) return static_cast<uint64_t>(FloatTotalOrderKey(v)) ^ (uint64_t{1} << 63);
   if (IsSignedInt(t)) return static_cast<uint64_t>(v.s) ^ (uint64_t{1} << 63);
   return v.u;
 }

@@ -63,6 +63,13 @@ const char* MlDtypesName(ElementType t) {
     case ElementType::kF8E5M2: return "float8_e5m2";
     case ElementType::kF8E4M3: return "float8_e4m3";
     case ElementType::kF8E3M4: return "float8_e3m4";
+    case ElementType::kF8E4M3FNUZ: return "float8_e4m3fnuz";
+    case ElementType::kF8E5M2FNUZ: return "float8_e5m2fnuz";
+    case ElementType::kF8E4M3B11FNUZ: return "float8_e4m3b11fnuz";
+    case ElementType::kF8E8M0FNU: return "float8_e8m0fnu";
+    case ElementType::kF4E2M1FN: return "float4_e2m1fn";
+    case ElementType::kF6E2M3FN: return "float6_e2m3fn";
+    case ElementType::kF6E3M2FN: return "float6_e3m2fn";
     case ElementType::kS4: return "int4";
     case ElementType::kU4: return "uint4";
     case ElementType::kS2: return "int2";
@@ -129,9 +136,8 @@ py::array ToNumpy(const Array& array) {
 std::optional<ElementType> ElementTypeOfDtype(const py::dtype& dtype) {
   if (std::optional<ElementType> t = NumpyNativeType(dtype)) return t;
   const std::string name = py::str(dtype.attr("name"));
-  for (ElementType t : {ElementType::kBF16, ElementType::kF8E4M3FN, ElementType::kF8E5M2, ElementType::kF8E4M3,
-                        ElementType::kF8E3M4, ElementType::kS4, ElementType::kU4, ElementType::kS2, ElementType::kU2})
-    if (name == MlDtypesName(t)) return t;
+  for (ElementType t : ArrayElementTypes())
+    if (MlDtypesName(t) && name == MlDtypesName(t)) return t;
   return std::nullopt;
 }
 

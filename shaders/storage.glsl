@@ -11,19 +11,42 @@ float f16_to_f32(uint h) {
   return uintBitsToFloat(s | ((e + 112u) << 23) | (m << 13));
 }
 
-// Generic encoder for small IEEE-like formats with `eb` exponent and `mb`
-// mantissa bits. finite_only: no infinities, all-ones is NaN (f8e4m3fn).
-uint f32_to_small_float(float f, uint eb, uint mb, bool finite_only) {
+// How a narrow float spends its special encodings (ir/element_type.h's
+// FloatEncoding, in the same order).
+const uint FLOAT_IEEE = 0u;        // infinities and NaNs at the all-ones exponent
+const uint FLOAT_FN = 1u;          // no infinities; all ones is NaN
+const uint FLOAT_FNUZ = 2u;        // no infinities, no -0; NaN is the sign bit alone
+const uint FLOAT_FINITE = 3u;      // no infinities, no NaN: overflow saturates, NaN -> sign-flipped 0
+const uint FLOAT_EXPONENT = 4u;    // f8e8m0fnu: unsigned powers of two, 0xFF is NaN
+
+// f32 -> f8e8m0fnu: 0 -> 2^-127, negative/inf/NaN/too large -> NaN, ties to
+// the even exponent (ml_dtypes' rule).
+uint f32_to_e8m0(float f) {
   uint x = floatBitsToUint(f);
-  uint sign = (x >> 31) << (eb + mb);
+  if (x == 0x80000000u) x = 0u;            // -0 is zero
+  if (x >= 0x7F800000u) return 0xFFu;      // NaN, inf, negative
+  uint e = x >> 23, m = x & 0x7FFFFFu;
+  if (e == 0u) return m > 0x600000u ? 1u : 0u;  // below 2^-126: the nearer of 2^-127 and 2^-126
+  if (m > 0x400000u || (m == 0x400000u && (e & 1u) != 0u)) e += 1u;
+  return e > 254u ? 0xFFu : e;
+}
+
+// f32 -> a narrow float with `eb` exponent, `mb` mantissa bits and the given
+// bias, rounding to nearest even, exactly (integer operations only).
+uint f32_to_narrow_float(float f, uint eb, uint mb, int bias, uint kind) {
+  if (kind == FLOAT_EXPONENT) return f32_to_e8m0(f);
+  uint x = floatBitsToUint(f);
+  uint sign_bit = 1u << (eb + mb);
+  uint sign = (x >> 31) != 0u ? sign_bit : 0u;
   uint a = x & 0x7FFFFFFFu;
   uint exp_all = (1u << eb) - 1u;
-  uint nan_bits = finite_only ? ((exp_all << mb) | ((1u << mb) - 1u)) : ((exp_all << mb) | (1u << (mb - 1u)));
-  uint max_bits = finite_only ? ((exp_all << mb) | ((1u << mb) - 2u)) : (((exp_all - 1u) << mb) | ((1u << mb) - 1u));
-  uint overflow = finite_only ? nan_bits : (exp_all << mb);
-  if (a > 0x7F800000u) return sign | nan_bits;
-  if (a == 0x7F800000u) return sign | overflow;
-  int bias = int((1u << (eb - 1u)) - 1u);
+  uint all_ones = sign_bit - 1u;
+  uint max_bits = kind == FLOAT_IEEE ? (exp_all << mb) - 1u : kind == FLOAT_FN ? all_ones - 1u : all_ones;
+  uint nan_bits = kind == FLOAT_IEEE ? (sign | (exp_all << mb) | (1u << (mb - 1u)))
+                : kind == FLOAT_FN ? (sign | all_ones) : kind == FLOAT_FNUZ ? sign_bit : (sign ^ sign_bit);
+  uint overflow = kind == FLOAT_IEEE ? (sign | (exp_all << mb)) : kind == FLOAT_FINITE ? (sign | max_bits) : nan_bits;
+  if (a > 0x7F800000u) return nan_bits;
+  if (a == 0x7F800000u) return overflow;
   int e = int(a >> 23) - 127;
   uint bits;
   if (e < 1 - bias) {
@@ -37,51 +60,53 @@ uint f32_to_small_float(float f, uint eb, uint mb, bool finite_only) {
     r += ((1u << (shift - 1u)) - 1u) + lsb;
     bits = r >> shift;
   }
-  if (bits > max_bits) return sign | overflow;
+  if (bits > max_bits) return overflow;
+  if (bits == 0u && kind == FLOAT_FNUZ) return 0u;  // no -0
   return sign | bits;
 }
 
-uint f32_to_f16(float f) { return f32_to_small_float(f, 5u, 10u, false); }
-uint f32_to_f8e5m2(float f) { return f32_to_small_float(f, 5u, 2u, false); }
-uint f32_to_f8e4m3fn(float f) { return f32_to_small_float(f, 4u, 3u, true); }
-uint f32_to_f8e4m3(float f) { return f32_to_small_float(f, 4u, 3u, false); }
-uint f32_to_f8e3m4(float f) { return f32_to_small_float(f, 3u, 4u, false); }
+// A narrow float's bits -> f32, exactly (powers of two built from bits).
+float narrow_float_to_f32(uint b, uint eb, uint mb, int bias, uint kind) {
+  if (kind == FLOAT_EXPONENT) return b == 0xFFu ? uintBitsToFloat(0x7FC00000u) : uintBitsToFloat(b == 0u ? 0x400000u : b << 23);
+  uint sign_bit = 1u << (eb + mb);
+  uint s = (b & sign_bit) != 0u ? 0x80000000u : 0u;
+  uint mag = b & (sign_bit - 1u);
+  uint e = mag >> mb;
+  uint m = mag & ((1u << mb) - 1u);
+  if (kind == FLOAT_IEEE && e == (1u << eb) - 1u) return uintBitsToFloat(s | 0x7F800000u | (m != 0u ? 0x400000u : 0u));
+  if ((kind == FLOAT_FN && mag == sign_bit - 1u) || (kind == FLOAT_FNUZ && b == sign_bit)) return uintBitsToFloat(s | 0x7FC00000u);
+  if (e == 0u) return uintBitsToFloat(s) + (s != 0u ? -1.0 : 1.0) * float(m) * uintBitsToFloat(uint(127 + 1 - bias - int(mb)) << 23);
+  return uintBitsToFloat(s | (uint(int(e) - bias + 127) << 23) | (m << (23u - mb)));
+}
+
+uint f32_to_f16(float f) { return f32_to_narrow_float(f, 5u, 10u, 15, FLOAT_IEEE); }
 
 uint f32_to_bf16(float f) {
   uint x = floatBitsToUint(f);
   if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (x >> 16) | 0x40u;  // quiet NaN, sign kept
   return (x + 0x7FFFu + ((x >> 16) & 1u)) >> 16;
 }
-
-float f8e4m3fn_to_f32(uint b) {
-  uint s = (b & 0x80u) << 24;
-  uint e = (b >> 3) & 0xFu;
-  uint m = b & 0x7u;
-  if (e == 15u && m == 7u) return uintBitsToFloat(s | 0x7FC00000u);
-  if (e == 0u) return uintBitsToFloat(s) + (s != 0u ? -1.0 : 1.0) * float(m) * 0.001953125;
-  return uintBitsToFloat(s | ((e + 120u) << 23) | (m << 20));
-}
-
-// Decoder for small IEEE-like formats with infinities and NaNs (eb
-// exponent, mb mantissa bits); powers of two built from bits, exactly.
-float small_float_to_f32(uint b, uint eb, uint mb) {
-  uint s = (b >> (eb + mb)) << 31;
-  uint e = (b >> mb) & ((1u << eb) - 1u);
-  uint m = b & ((1u << mb) - 1u);
-  int bias = int((1u << (eb - 1u)) - 1u);
-  if (e == (1u << eb) - 1u) return uintBitsToFloat(s | 0x7F800000u | (m != 0u ? 0x400000u : 0u));
-  if (e == 0u) return uintBitsToFloat(s) + (s != 0u ? -1.0 : 1.0) * float(m) * uintBitsToFloat(uint(127 + 1 - bias - int(mb)) << 23);
-  return uintBitsToFloat(s | (uint(int(e) - bias + 127) << 23) | (m << (23u - mb)));
-}
-float f8e4m3_to_f32(uint b) { return small_float_to_f32(b, 4u, 3u); }
-float f8e3m4_to_f32(uint b) { return small_float_to_f32(b, 3u, 4u); }
-
+float bf16_to_f32(uint b) { return uintBitsToFloat(b << 16); }
 float q_f16(float x) { return f16_to_f32(f32_to_f16(x)); }
-float q_bf16(float x) { return uintBitsToFloat(f32_to_bf16(x) << 16); }
-float q_f8e5m2(float x) { return f16_to_f32(f32_to_f8e5m2(x) << 8); }
-float q_f8e4m3fn(float x) { return f8e4m3fn_to_f32(f32_to_f8e4m3fn(x)); }
-float q_f8e4m3(float x) { return f8e4m3_to_f32(f32_to_f8e4m3(x)); }
-float q_f8e3m4(float x) { return f8e3m4_to_f32(f32_to_f8e3m4(x)); }
+float q_bf16(float x) { return bf16_to_f32(f32_to_bf16(x)); }
+
+// The 8-, 6- and 4-bit floats: f32_to_<t>, <t>_to_f32 and q_<t> (round to t).
+#define NARROW_FLOAT(t, eb, mb, bias, kind) \
+  uint f32_to_##t(float f) { return f32_to_narrow_float(f, eb, mb, bias, kind); } \
+  float t##_to_f32(uint b) { return narrow_float_to_f32(b, eb, mb, bias, kind); } \
+  float q_##t(float x) { return t##_to_f32(f32_to_##t(x)); }
+NARROW_FLOAT(f8e5m2, 5u, 2u, 15, FLOAT_IEEE)
+NARROW_FLOAT(f8e4m3, 4u, 3u, 7, FLOAT_IEEE)
+NARROW_FLOAT(f8e3m4, 3u, 4u, 3, FLOAT_IEEE)
+NARROW_FLOAT(f8e4m3fn, 4u, 3u, 7, FLOAT_FN)
+NARROW_FLOAT(f8e4m3fnuz, 4u, 3u, 8, FLOAT_FNUZ)
+NARROW_FLOAT(f8e5m2fnuz, 5u, 2u, 16, FLOAT_FNUZ)
+NARROW_FLOAT(f8e4m3b11fnuz, 4u, 3u, 11, FLOAT_FNUZ)
+NARROW_FLOAT(f8e8m0fnu, 8u, 0u, 127, FLOAT_EXPONENT)
+NARROW_FLOAT(f4e2m1fn, 2u, 1u, 1, FLOAT_FINITE)
+NARROW_FLOAT(f6e2m3fn, 2u, 3u, 1, FLOAT_FINITE)
+NARROW_FLOAT(f6e3m2fn, 3u, 2u, 3, FLOAT_FINITE)
+#undef NARROW_FLOAT
 
 // XLA's ReducePrecision on the raw bits of a format with src_eb/src_mb bits:
 // round the mantissa to mb bits (nearest even), then overflow to infinity or

@@ -280,6 +280,80 @@ TEST(Convert, F8E4M3AndF8E3M4Encodings) {
   EXPECT_EQ(got.tuple_elements()[1].ValuesToString(), "{112, 112, 0, 32, 111, 240, 120}");
 }
 
+// The f8, f6 and f4 types without IEEE specials encode as ml_dtypes does:
+// fnuz has no -0 and one NaN (0x80) that overflow and infinities become;
+// f8e8m0fnu is unsigned powers of two (0 -> 2^-127, negative -> NaN, ties to
+// the even exponent); the MX f4/f6 types saturate and turn NaN into the
+// sign-flipped zero.
+TEST(Convert, NarrowFloatsWithoutIeeeSpecialsEncodeAsMlDtypes) {
+  struct Case {
+    ElementType type;
+    std::vector<double> in;
+    std::vector<uint64_t> bits;
+  } cases[] = {
+      {ElementType::kF8E4M3FNUZ, {240, 250, std::ldexp(1, -10), -0.0, -INFINITY, NAN, 0.5, -1e-9}, {0x7F, 0x80, 0x01, 0x00, 0x80, 0x80, 0x38, 0x00}},
+      {ElementType::kF8E5M2FNUZ, {57344, 65536, std::ldexp(1, -17), -0.0, INFINITY, NAN, 0.5, -3}, {0x7F, 0x80, 0x01, 0x00, 0x80, 0x80, 0x3C, 0xC6}},
+      {ElementType::kF8E4M3B11FNUZ, {30, 31, std::ldexp(1, -13), -0.0, -INFINITY, NAN, 0.5, -29}, {0x7F, 0x80, 0x01, 0x00, 0x80, 0x80, 0x50, 0xFE}},
+      {ElementType::kF8E8M0FNU, {1, 3, 0, -1, std::ldexp(1, 127), 3e38, 0.75, NAN}, {127, 128, 0, 0xFF, 254, 0xFF, 126, 0xFF}},
+      {ElementType::kF4E2M1FN, {6, 7, 100, -INFINITY, NAN, 0.25, 0.75, -1.5}, {0x7, 0x7, 0x7, 0xF, 0x8, 0x0, 0x2, 0xB}},
+      {ElementType::kF6E2M3FN, {7.5, 8, -100, -INFINITY, NAN, 0.0625, 0.1875, 1.125}, {0x1F, 0x1F, 0x3F, 0x3F, 0x20, 0x00, 0x02, 0x09}},
+      {ElementType::kF6E3M2FN, {28, 1000, 0.03125, -0.0, NAN, 0.09375, -28, 0.3}, {0x1F, 0x1F, 0x00, 0x20, 0x20, 0x02, 0x3F, 0x05}},
+  };
+  for (const Case& c : cases) {
+    const std::string name(ElementTypeName(c.type));
+    SCOPED_TRACE(name);
+    auto m = ParseOrFail("HloModule narrow\nENTRY %e {\n  %x = f32[8] parameter(0)\n  ROOT %y = " + name + "[8] convert(%x)\n}\n");
+    ASSERT_TRUE(m);
+    Literal x(Shape(ElementType::kF32, {8}));
+    for (int i = 0; i < 8; ++i) x.Set(i, Scalar::Float(ElementType::kF32, c.in[i]));
+    Literal got = RunAndCompareWith(*m, {x});
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(got.Get(i).Bits(), c.bits[i]) << "element " << i << " (" << c.in[i] << ")";
+  }
+}
+
+// Every bit pattern of each narrow float decodes on the device as on the
+// host, and converting the value back gives the same bits.
+TEST(Convert, EveryNarrowFloatBitPatternRoundTrips) {
+  for (ElementType t : ArrayElementTypes()) {
+    if (!IsFloat(t) || BitWidth(t) > 8) continue;
+    const std::string name(ElementTypeName(t));
+    SCOPED_TRACE(name);
+    const int64_t n = int64_t{1} << BitWidth(t);
+    const std::string shape = "[" + std::to_string(n) + "]";
+    auto m = ParseOrFail("HloModule patterns\nENTRY %e {\n  %x = " + name + shape + " parameter(0)\n  %f = f32" + shape +
+                         " convert(%x)\n  %back = " + name + shape + " convert(%f)\n  ROOT %t = (f32" + shape + ", " + name +
+                         shape + ") tuple(%f, %back)\n}\n");
+    ASSERT_TRUE(m);
+    Literal x(Shape(t, {n}));
+    for (int64_t i = 0; i < n; ++i) x.Set(i, Scalar::FromBits(t, static_cast<uint64_t>(i)));
+    Literal got = RunAndCompareWith(*m, {x});
+    ASSERT_TRUE(got.shape().IsTuple());
+    for (int64_t i = 0; i < n; ++i) {
+      const double want = DecodeNarrowFloat(static_cast<uint32_t>(i), t);
+      const double f = got.tuple_elements()[0].Get(i).re;
+      EXPECT_TRUE(f == want || (std::isnan(f) && std::isnan(want))) << "bits " << i << ": " << f << " vs " << want;
+      const uint64_t back = got.tuple_elements()[1].Get(i).Bits();
+      // NaN patterns other than the type's canonical one come back canonical.
+      if (!std::isnan(want)) {
+        EXPECT_EQ(back, static_cast<uint64_t>(i)) << "bits " << i;
+      }
+    }
+  }
+  // The formats' extremes, from ml_dtypes' tables.
+  EXPECT_EQ(DecodeNarrowFloat(0x7F, ElementType::kF8E4M3FNUZ), 240);
+  EXPECT_EQ(DecodeNarrowFloat(0x7F, ElementType::kF8E5M2FNUZ), 57344);
+  EXPECT_EQ(DecodeNarrowFloat(0x7F, ElementType::kF8E4M3B11FNUZ), 30);
+  EXPECT_EQ(DecodeNarrowFloat(0x01, ElementType::kF8E4M3B11FNUZ), std::ldexp(1, -13));
+  EXPECT_EQ(DecodeNarrowFloat(0xFE, ElementType::kF8E8M0FNU), std::ldexp(1, 127));
+  EXPECT_EQ(DecodeNarrowFloat(0x00, ElementType::kF8E8M0FNU), std::ldexp(1, -127));
+  EXPECT_EQ(DecodeNarrowFloat(0x7, ElementType::kF4E2M1FN), 6);
+  EXPECT_EQ(DecodeNarrowFloat(0x1F, ElementType::kF6E2M3FN), 7.5);
+  EXPECT_EQ(DecodeNarrowFloat(0x1F, ElementType::kF6E3M2FN), 28);
+  EXPECT_EQ(DecodeNarrowFloat(0x01, ElementType::kF6E3M2FN), 0.0625);
+  EXPECT_TRUE(std::isnan(DecodeNarrowFloat(0x80, ElementType::kF8E4M3FNUZ)));
+  EXPECT_TRUE(std::isnan(DecodeNarrowFloat(0xFF, ElementType::kF8E8M0FNU)));
+}
+
 // Worked examples from the spec pages.
 
 Literal F32Literal(const Shape& shape, const std::vector<double>& values) {

@@ -18,7 +18,7 @@
 namespace vkxla {
 
 Device& TestDevice();
-extern const std::vector<ElementType> kAllTypes;
+extern const std::vector<ElementType>& kAllTypes;
 
 Scalar RandomScalar(ElementType t, std::mt19937_64& rng, Opcode op);
 Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, Opcode op);

@@ -19,7 +19,10 @@ constexpr Dtype kDtypes[] = {
     {ElementType::kS64, "<i8"},  {ElementType::kU8, "|u1"},  {ElementType::kU16, "<u2"}, {ElementType::kU32, "<u4"},
     {ElementType::kU64, "<u8"},  {ElementType::kF16, "<f2"}, {ElementType::kF32, "<f4"}, {ElementType::kF64, "<f8"},
     {ElementType::kC64, "<c8"},  {ElementType::kC128, "<c16"}, {ElementType::kBF16, "<V2"},
-    {ElementType::kF8E4M3FN, "|V1"}, {ElementType::kF8E5M2, "|V1"}, {ElementType::kF8E4M3, "|V1"}, {ElementType::kF8E3M4, "|V1"}, {ElementType::kS4, "|i1"}, {ElementType::kU4, "|u1"}, {ElementType::kS2, "|i1"}, {ElementType::kU2, "|u1"},
+    {ElementType::kF8E4M3FN, "|V1"}, {ElementType::kF8E5M2, "|V1"}, {ElementType::kF8E4M3, "|V1"}, {ElementType::kF8E3M4, "|V1"},
+    {ElementType::kF8E4M3FNUZ, "|V1"}, {ElementType::kF8E5M2FNUZ, "|V1"}, {ElementType::kF8E4M3B11FNUZ, "|V1"}, {ElementType::kF8E8M0FNU, "|V1"},
+    {ElementType::kF4E2M1FN, "|V1"}, {ElementType::kF6E2M3FN, "|V1"}, {ElementType::kF6E3M2FN, "|V1"},
+    {ElementType::kS4, "|i1"}, {ElementType::kU4, "|u1"}, {ElementType::kS2, "|i1"}, {ElementType::kU2, "|u1"},
 };
 
 }  // namespace

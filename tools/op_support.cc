@@ -18,13 +18,7 @@ namespace {
 enum class Support { kNotTaken, kEverywhere, kWithFeature, kNotBuilt };
 
 const std::vector<ElementType>& Types() {
-  static const std::vector<ElementType> types = {
-      ElementType::kPred, ElementType::kS2,  ElementType::kS4,  ElementType::kS8,     ElementType::kS16,
-      ElementType::kS32,  ElementType::kS64, ElementType::kU2,  ElementType::kU4,     ElementType::kU8,
-      ElementType::kU16,  ElementType::kU32, ElementType::kU64, ElementType::kF16,    ElementType::kBF16,
-      ElementType::kF32,  ElementType::kF64, ElementType::kF8E4M3FN, ElementType::kF8E5M2, ElementType::kF8E4M3,
-      ElementType::kF8E3M4, ElementType::kC64, ElementType::kC128};
-  return types;
+  return ArrayElementTypes();
 }
 
 // Whether every kernel of the planned module generates for `target`.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace vkxla {
 
@@ -16,6 +17,7 @@ enum class ElementType : uint8_t {
   kU2, kU4, kU8, kU16, kU32, kU64,
   kF16, kBF16, kF32, kF64,
   kF8E4M3FN, kF8E5M2, kF8E4M3, kF8E3M4,
+  kF8E4M3FNUZ, kF8E5M2FNUZ, kF8E4M3B11FNUZ, kF8E8M0FNU, kF4E2M1FN, kF6E2M3FN, kF6E3M2FN,
   kC64, kC128,
   kToken,
   kTuple,  // only as a Shape's kind, never as an array's elements
@@ -25,8 +27,12 @@ enum class ElementType : uint8_t {
 std::string_view ElementTypeName(ElementType t);
 std::optional<ElementType> ParseElementType(std::string_view name);
 
-// Bytes one element takes in a host array (S2/U2 and S4/U4 take one byte
-// each, PRED one byte).
+// Every array element type (all but token and tuple): pred, the signed and
+// unsigned integers, the floats, the complex types.
+const std::vector<ElementType>& ArrayElementTypes();
+
+// Bytes one element takes in a host array (S2/U2, S4/U4, F4 and F6 take one
+// byte each, PRED one byte), as ml_dtypes stores them.
 int ByteWidth(ElementType t);
 
 }  // namespace vkxla

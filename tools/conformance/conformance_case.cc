@@ -23,7 +23,7 @@ double UlpDistance(double a, double b, ElementType t) {
   if (a == b) return 0;
   int e;
   std::frexp(std::max(std::fabs(a), std::fabs(b)), &e);
-  const int min_exp = 2 - (1 << (ExponentBits(t) - 1));
+  const int min_exp = 1 - ExponentBias(t);  // the smallest normal exponent
   return std::fabs(a - b) / std::ldexp(1.0, std::max(e - 1, min_exp) - MantissaBits(t));
 }
 
