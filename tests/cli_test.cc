@@ -310,7 +310,8 @@ TEST(Cli, ConstantGivesAnElidedConstantItsValues) {
 }
 
 // .npy edge cases: s4 travels as int8 with its sign, out-of-range s4 is an
-// error, bf16 as '|V2' or '<V2', and bytes after the data are an error.
+// error, bf16 as '|V2' or '<V2', the f4/f6/f8 types as '|V1', and bytes
+// after the data are an error.
 TEST(Cli, NpySubByteBf16AndTrailingBytes) {
   const std::string neg = Write("neg_s4.hlo", "HloModule m\nENTRY e {\n  x = s4[4] parameter(0)\n  ROOT n = s4[4] negate(x)\n}\n");
   const std::string in = Write("s4.npy", NpyOf("|i1", "4,", std::string("\xF8\xFF\x01\x07", 4)));
@@ -328,6 +329,25 @@ TEST(Cli, NpySubByteBf16AndTrailingBytes) {
     o = RunCli("run " + bf + " --input @" + Write("bf.npy", NpyOf(descr, "2,", std::string("\x80\x3F\x00\xC0", 4))));
     EXPECT_EQ(o.exit_code, 0) << descr << o.output;
     EXPECT_NE(o.output.find("{-1, 2}"), std::string::npos) << descr << o.output;
+  }
+  // The f4/f6/f8 types travel as ml_dtypes writes them: one byte each, '|V1'.
+  const struct {
+    const char* type;
+    std::string in, negated;
+  } narrow[] = {{"f4e2m1fn", std::string("\x07\x09", 2), std::string("\x0F\x01", 2)},  // 6, -0.5
+                {"f6e3m2fn", std::string("\x1F\x20", 2), std::string("\x3F\x00", 2)},  // 28, -0
+                {"f8e4m3fnuz", std::string("\x7F\x00", 2), std::string("\xFF\x00", 2)},  // 240, 0 (no -0)
+                {"f8e8m0fnu", std::string("\x7F\x80", 2), std::string("\xFF\xFF", 2)}};  // 1, 2: negative is NaN
+  for (const auto& n : narrow) {
+    const std::string hlo = Write(std::string(n.type) + ".hlo", "HloModule m\nENTRY e {\n  x = " + std::string(n.type) +
+                                                                  "[2] parameter(0)\n  ROOT n = " + n.type + "[2] negate(x)\n}\n");
+    const std::string result = TempPath(std::string(n.type) + "_out.npy");
+    o = RunCli("run " + hlo + " --input @" + Write(std::string(n.type) + ".npy", NpyOf("|V1", "2,", n.in)) + " --output @" + result);
+    EXPECT_EQ(o.exit_code, 0) << n.type << o.output;
+    const std::string got = ReadFile(result);
+    ASSERT_GE(got.size(), 2u) << n.type;
+    EXPECT_EQ(got.substr(got.size() - 2), n.negated) << n.type;
+    EXPECT_NE(got.find("'descr': '|V1'"), std::string::npos) << n.type;
   }
   ExpectCleanFailure("run " + Write("add2.hlo", kAddModule) + " --input @" +
                          Write("long.npy", NpyOf("<f4", "4,", Floats({1, 2, 3, 4, 5}))) + " --input 4xf32=0",
