@@ -1,5 +1,7 @@
 #include "runtime/capabilities.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <sstream>
 #include <vector>
@@ -100,7 +102,26 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
     else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup");
     info.masked += (info.masked.empty() ? "" : ",") + item;
   }
-  if (!info.masked.empty()) info.target.device_name = info.name + " (masked: " + info.masked + ")";
+  if (!info.masked.empty())
+    info.target.device_name = info.name + (info.profile.empty() ? "" : " (profile: " + info.profile + ")") + " (masked: " + info.masked + ")";
+  return OkStatus();
+}
+
+Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
+  if (profile.empty()) return OkStatus();
+  if (profile != "mobile") return InvalidArgument("VKXLA_PROFILE: unknown profile '" + profile + "'; known: mobile");
+  // A typical Mali/Adreno phone: no 64-bit or small-type arithmetic, a 128
+  // MiB binding, 16 KiB of shared memory, workgroups of at most 256. Its
+  // subgroups (often 16 wide) cannot be imitated on a device whose width
+  // differs, so subgroup operations are hidden as VKXLA_MASK=subgroup does.
+  VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup", info));
+  TargetFeatures& t = info.target;
+  t.max_storage_buffer_range = std::min<uint64_t>(t.max_storage_buffer_range, uint64_t{128} << 20);
+  t.max_shared_memory_bytes = std::min<uint32_t>(t.max_shared_memory_bytes, 16384);
+  t.max_workgroup_invocations = std::min<uint32_t>(t.max_workgroup_invocations, 256);
+  t.max_memory_allocation_size = std::min<uint64_t>(t.max_memory_allocation_size, uint64_t{1} << 30);
+  info.profile = profile;
+  t.device_name = info.name + " (profile: " + profile + ")";
   return OkStatus();
 }
 
@@ -115,8 +136,12 @@ std::string DeviceInfo::Table() const {
     << "  f64: " << yn(hardware.float64, target.float64) << "  i64: " << yn(hardware.int64, target.int64)
     << "  f16: " << yn(hardware.float16, target.float16) << "  i8: " << yn(hardware.int8, target.int8) << "\n"
     << "  16-bit storage: " << (storage_16bit ? "yes" : "no") << "  8-bit storage: " << (storage_8bit ? "yes" : "no") << "\n"
-    << "  max storage buffer range: " << hardware.max_storage_buffer_range << " bytes\n"
-    << "  max workgroup invocations: " << hardware.max_workgroup_invocations << "\n"
+    << "  max storage buffer range: " << target.max_storage_buffer_range << " bytes"
+    << (target.max_storage_buffer_range != hardware.max_storage_buffer_range ? " (profile " + profile + ")" : "") << "\n"
+    << "  max workgroup invocations: " << target.max_workgroup_invocations
+    << (target.max_workgroup_invocations != hardware.max_workgroup_invocations ? " (profile " + profile + ")" : "") << "\n"
+    << "  max shared memory: " << target.max_shared_memory_bytes << " bytes"
+    << (target.max_shared_memory_bytes != hardware.max_shared_memory_bytes ? " (profile " + profile + ")" : "") << "\n"
     << "  timeline semaphores: " << (timeline_semaphore ? "yes" : "no")
     << "  synchronization2: " << (synchronization2 ? "yes" : "no")
     << "  cooperative matrix: " << (cooperative_matrix ? "yes" : "no") << "\n";

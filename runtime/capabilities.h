@@ -1,6 +1,6 @@
-// The capability table of one Vulkan device, and VKXLA_MASK, which hides
-// features from the code generator so a capable device can stand in for a
-// phone (e.g. VKXLA_MASK=f64,i64,f16,int8,subgroup).
+// The capability table of one Vulkan device; VKXLA_MASK, which hides
+// features from the code generator, and VKXLA_PROFILE=mobile, which also
+// lowers the limits, so a capable device can stand in for a phone.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -27,6 +27,7 @@ struct DeviceInfo {
   bool timeline_semaphore = false, synchronization2 = false, cooperative_matrix = false;
   uint32_t subgroup_operations = 0;  // VkSubgroupFeatureFlags
   std::string masked;                // features VKXLA_MASK hid
+  std::string profile;               // VKXLA_PROFILE applied ("mobile"), if any
 
   std::string Table() const;         // human-readable, for `vkxla devices`
 };
@@ -35,5 +36,9 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index);
 // Applies a comma-separated mask ("f64,i64,f16,int8,subgroup"); an unknown
 // name is an error.
 Status ApplyMask(const std::string& mask, DeviceInfo& info);
+// Applies a device profile's features and limits on top of the hardware's:
+// "mobile" (VKXLA_PROFILE=mobile) is a typical phone; an unknown name is an
+// error.
+Status ApplyProfile(const std::string& profile, DeviceInfo& info);
 
 }  // namespace vkxla

@@ -1,6 +1,7 @@
 #include "runtime/pipeline.h"
 
 #include "codegen/kernel_cache.h"
+#include "codegen/spirv_demands.h"
 #include "runtime/live_objects.h"
 #include "runtime/vk_check.h"
 
@@ -41,6 +42,12 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(Device& devic
 StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::FromGlsl(Device& device, const std::string& glsl,
                                                                      uint32_t bindings) {
   VKXLA_ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, KernelCache::Global().GetOrCompile(glsl, device.target()));
+  // Kernels are sized from the target's limits; one that is not is a
+  // planning bug, reported here rather than left to the driver.
+  VKXLA_ASSIGN_OR_RETURN(KernelDemands demands, ReadKernelDemands(spirv));
+  const size_t name_at = glsl.find("// kernel ");
+  const std::string name = name_at == std::string::npos ? "kernel" : glsl.substr(name_at + 3, glsl.find('\n', name_at) - name_at - 3);
+  VKXLA_RETURN_IF_ERROR(CheckKernelFits(demands, device.target(), name));
   return Create(device, spirv, bindings);
 }
 

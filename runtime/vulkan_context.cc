@@ -101,14 +101,14 @@ StatusOr<VulkanContext*> VulkanContext::Get() {
       return;
     }
     const char* mask = std::getenv("VKXLA_MASK");
+    const char* profile = std::getenv("VKXLA_PROFILE");
     for (uint32_t i = 0; i < count; ++i) {
       DeviceInfo info = QueryDeviceInfo(ctx->devices_[i], i);
-      if (mask) {
-        Status s = ApplyMask(mask, info);
-        if (!s.ok()) {
-          error = s;
-          return;
-        }
+      Status s = ApplyProfile(profile ? profile : "", info);
+      if (s.ok() && mask) s = ApplyMask(mask, info);
+      if (!s.ok()) {
+        error = s;
+        return;
       }
       ctx->infos_.push_back(std::move(info));
     }

@@ -8,13 +8,81 @@
 #include <fstream>
 #include <thread>
 
+#include "codegen/spirv_compiler.h"
+#include "codegen/spirv_demands.h"
 #include "frontends/hlo_text.h"
+#include "runtime/capabilities.h"
 #include "runtime/executable.h"
 #include "runtime/live_objects.h"
 #include "tests/test_util.h"
 
 namespace vkxla {
 namespace {
+
+// A kernel's workgroup size and shared memory are read from its SPIR-V and
+// checked against the target before a pipeline exists: a kernel sized for a
+// desktop is a clear error on a phone, not a driver failure.
+TEST(KernelDemands, WorkgroupAndSharedMemoryReadFromSpirv) {
+  auto spirv = CompileGlslToSpirv(
+      "#version 450\nlayout(local_size_x = 64, local_size_y = 2) in;\n"
+      "layout(std430, binding = 0) buffer B { uint v[]; } b;\n"
+      "shared vec4 tile[256];\nshared uint counts[3];\nshared double wide[2];\n"
+      "void main() {\n  tile[gl_LocalInvocationIndex] = vec4(1.0);\n  counts[gl_LocalInvocationIndex % 3u] = 1u;\n"
+      "  wide[gl_LocalInvocationIndex % 2u] = 2.0lf;\n  barrier();\n"
+      "  b.v[gl_GlobalInvocationID.x] = counts[0] + uint(tile[1].x) + uint(wide[1]);\n}\n",
+      0, /*optimize=*/false);
+  ASSERT_TRUE(spirv.ok()) << spirv.status().ToString();
+  auto d = ReadKernelDemands(*spirv);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->local_size[0], 64u);
+  EXPECT_EQ(d->local_size[1], 2u);
+  EXPECT_EQ(d->invocations(), 128u);
+  EXPECT_EQ(d->shared_bytes, 256u * 16 + 3 * 4 + 2 * 8);
+  TargetFeatures phone;
+  phone.device_name = "phone";
+  phone.max_workgroup_invocations = 256;
+  phone.max_shared_memory_bytes = 16384;
+  EXPECT_TRUE(CheckKernelFits(*d, phone, "kernel k").ok());
+  phone.max_shared_memory_bytes = 4096;
+  Status s = CheckKernelFits(*d, phone, "kernel k");
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("kernel k: 4124 bytes of shared memory exceed phone's maxComputeSharedMemorySize (4096)"), std::string::npos)
+      << s.message();
+  phone.max_workgroup_invocations = 64;
+  s = CheckKernelFits(*d, phone, "kernel k");
+  EXPECT_NE(s.message().find("a workgroup of 64x2x1 invocations exceeds phone's maxComputeWorkGroupInvocations (64)"), std::string::npos)
+      << s.message();
+  // Not SPIR-V, or cut short: an error, not a read past the end.
+  EXPECT_FALSE(ReadKernelDemands({1, 2, 3}).ok());
+  std::vector<uint32_t> cut(spirv->begin(), spirv->begin() + 6);
+  cut[5] = (50u << 16) | 16u;  // an instruction claiming 50 words
+  EXPECT_FALSE(ReadKernelDemands(cut).ok());
+}
+
+// VKXLA_PROFILE=mobile lowers a desktop's limits to a phone's and hides what
+// phones lack; an unknown profile is an error naming the known ones.
+TEST(DeviceProfile, MobileLowersLimitsAndHidesFeatures) {
+  DeviceInfo info;
+  info.name = "desk";
+  info.target.device_name = "desk";
+  info.target.float64 = info.target.int64 = info.target.float16 = info.target.int8 = true;
+  info.target.subgroup_arithmetic = true;
+  info.target.subgroup_size = 32;
+  info.target.max_shared_memory_bytes = 49152;
+  info.target.max_workgroup_invocations = 1024;
+  info.target.max_storage_buffer_range = uint64_t{1} << 32;
+  info.hardware = info.target;
+  ASSERT_TRUE(ApplyProfile("mobile", info).ok());
+  EXPECT_FALSE(info.target.float64 || info.target.int64 || info.target.float16 || info.target.int8 || info.target.subgroup_arithmetic);
+  EXPECT_EQ(info.target.max_shared_memory_bytes, 16384u);
+  EXPECT_EQ(info.target.max_workgroup_invocations, 256u);
+  EXPECT_EQ(info.target.max_storage_buffer_range, uint64_t{128} << 20);
+  EXPECT_EQ(info.target.device_name, "desk (profile: mobile)");
+  EXPECT_NE(info.Table().find("max shared memory: 16384 bytes (profile mobile)"), std::string::npos) << info.Table();
+  Status bad = ApplyProfile("tablet", info);
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("unknown profile 'tablet'; known: mobile"), std::string::npos) << bad.message();
+}
 
 class RuntimeRobustness : public ::testing::Test {
  protected:
