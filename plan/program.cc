@@ -5,15 +5,16 @@
 #include <sstream>
 
 namespace vkxla {
-namespace {
 
-std::string Bytes(uint64_t b) {
+std::string ByteSizeText(uint64_t b) {
   char buf[32];
   if (b >= (uint64_t{1} << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1 << 20));
   else if (b >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024);
   else std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
   return buf;
 }
+
+namespace {
 
 std::string BufferList(const std::vector<int>& ids) {
   std::string s;
@@ -58,7 +59,7 @@ void PrintSteps(const Program& p, const StepList& steps, const std::string& inde
         o << "}";
       }
     } else if (const auto* c = std::get_if<CopyStep>(&s.op)) {
-      o << "copy b" << c->src << " -> b" << c->dst << " (" << Bytes(c->bytes) << ")";
+      o << "copy b" << c->src << " -> b" << c->dst << " (" << ByteSizeText(c->bytes) << ")";
     } else if (const auto* f = std::get_if<FillStep>(&s.op)) {
       o << "fill b" << f->buffer << " with " << f->word;
     } else if (const auto* e = std::get_if<ExternalStep>(&s.op)) {
@@ -154,7 +155,7 @@ int Program::BarrierCount() const { return CountBarriers(steps); }
 std::string Program::ToString() const {
   std::ostringstream o;
   o << "program " << module_name << " for " << target.device_name << "\n";
-  o << "memory: device " << Bytes(PeakBytes(MemoryKind::kDevice)) << ", host " << Bytes(PeakBytes(MemoryKind::kHost))
+  o << "memory: device " << ByteSizeText(PeakBytes(MemoryKind::kDevice)) << ", host " << ByteSizeText(PeakBytes(MemoryKind::kHost))
     << " (" << buffers.size() << " buffers in " << arenas.size() << " arenas)\n";
   o << "groups:\n";
   for (const FusionGroup& g : groups) {
@@ -174,7 +175,7 @@ std::string Program::ToString() const {
   for (size_t i = 0; i < buffers.size(); ++i) {
     const BufferDecl& b = buffers[i];
     o << "  b" << i << " " << b.name << " " << b.shape.ToString() << " " << BufferKindName(b.kind) << ", "
-      << Bytes(b.bytes) << " at " << (b.memory == MemoryKind::kDevice ? "device" : "host") << "+" << b.offset
+      << ByteSizeText(b.bytes) << " at " << (b.memory == MemoryKind::kDevice ? "device" : "host") << "+" << b.offset
       << ", live " << b.first_step << ".." << b.last_step << "\n";
   }
   o << "steps (" << DispatchCount() << " dispatches, " << BarrierCount() << " barriers):\n";

@@ -182,6 +182,9 @@ struct ResultLeaf {
   int device = -1, staging = -1, sizes = -1;
 };
 
+// "512 B", "4.0 KiB", "1.5 MiB": a size as people read it.
+std::string ByteSizeText(uint64_t bytes);
+
 struct Program {
   std::string module_name;
   TargetFeatures target;

@@ -239,4 +239,23 @@ FeedQueue& Device::from_device(int64_t channel) {
   return from_device_[channel];
 }
 
+std::string Device::HeapsDescription() const {
+  std::string out;
+  for (uint32_t i = 0; i < memory_props_.memoryHeapCount; ++i) {
+    const VkMemoryHeap& h = memory_props_.memoryHeaps[i];
+    out += "  heap " + std::to_string(i) + ": " + std::to_string(h.size >> 20) + " MiB" +
+           ((h.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) ? ", device-local" : "") + "\n";
+  }
+  return out;
+}
+
+uint64_t Device::LargestHeapBytes(bool device_local) const {
+  uint64_t largest = 0;
+  for (uint32_t i = 0; i < memory_props_.memoryHeapCount; ++i) {
+    const VkMemoryHeap& h = memory_props_.memoryHeaps[i];
+    if (((h.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0) == device_local) largest = std::max<uint64_t>(largest, h.size);
+  }
+  return largest;
+}
+
 }  // namespace vkxla

@@ -62,6 +62,10 @@ class Device {
   // send writes (the host pops).
   FeedQueue& to_device(int64_t channel);
   FeedQueue& from_device(int64_t channel);
+  // The device's memory heaps, one line each: size and whether device-local.
+  std::string HeapsDescription() const;
+  // Bytes of the largest heap that is (or is not) device-local; 0 if none.
+  uint64_t LargestHeapBytes(bool device_local) const;
   // Nanoseconds per timestamp tick; 0 when the compute queue has no timestamps.
   double timestamp_period_ns() const { return timestamp_period_ns_; }
 

@@ -9,6 +9,7 @@
 #include "ops/control_flow.h"
 #include "ops/evaluator.h"
 #include "ops/rng.h"
+#include "plan/memory_report.h"
 #include "plan/planner.h"
 #include "runtime/parallel_pipelines.h"
 #include "runtime/scheduler.h"
@@ -39,6 +40,10 @@ StatusOr<std::unique_ptr<Executable>> Executable::FromProgram(const Module& modu
 }
 
 Status Executable::Allocate() {
+  // A program larger than the device's memory is refused before anything
+  // is allocated, with what it needs by class (drivers often overcommit and
+  // fail later, or not at all until the device is lost).
+  VKXLA_RETURN_IF_ERROR(CheckFitsDeviceMemory(program_, device_.LargestHeapBytes(/*device_local=*/true), device_.info().name));
   for (const Arena& a : program_.arenas) {
     VKXLA_ASSIGN_OR_RETURN(Buffer b, device_.CreateBuffer(a.bytes, a.memory == MemoryKind::kDevice ? Device::Memory::kDeviceLocal
                                                                                             : Device::Memory::kHostVisible));

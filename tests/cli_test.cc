@@ -288,6 +288,19 @@ TEST(Cli, ReferenceRunsTheEvaluatorOnTheHost) {
   EXPECT_NE(reference.output.find("{0, 1, 0.4205"), std::string::npos) << reference.output;
   EXPECT_EQ(device.output, reference.output);
   ExpectCleanFailure("run " + module + " --reference --dump-plan --input 3xf32=0,1,2", "--reference runs on the host");
+  ExpectCleanFailure("run " + module + " --reference --memory-report --input 3xf32=0,1,2", "--memory-report");
+}
+
+// --memory-report: each buffer class's bytes, the peaks and the device's
+// heaps, printed before the run.
+TEST(Cli, MemoryReportBeforeRunning) {
+  const std::string module = Write("add_report.hlo", kAddModule);
+  const Outcome o = RunCli("run " + module + " --memory-report --input 4xf32=1 --input 4xf32=2");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  for (const char* line : {"arguments: 32 B in 2 buffers", "results: 16 B in 1 buffer", "temporaries: ",
+                           "constants: 0 B in 0 buffers", "peak device memory: ", "peak host memory: ", "heap 0: "})
+    EXPECT_NE(o.output.find(line), std::string::npos) << line << "\n" << o.output;
+  EXPECT_NE(o.output.find("{3, 3, 3, 3}"), std::string::npos) << o.output;  // and then it runs
 }
 
 // --constant: values for constants a dump elides as {...} (zeros

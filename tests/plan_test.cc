@@ -15,6 +15,7 @@
 #include "plan/conv_expansion.h"
 #include "plan/fusion.h"
 #include "plan/matmul_config.h"
+#include "plan/memory_report.h"
 #include "plan/planner.h"
 #include "plan/target_profiles.h"
 
@@ -481,6 +482,42 @@ TEST(PlanConvolution, WindowsAreReadAsVectorsAlongTheFeatures) {
       EXPECT_EQ(m->k_block[0], c.k_block);
     }
   }
+}
+
+// The memory report adds each class's buffers; the peak is the arenas, where
+// temporaries whose live ranges do not meet share bytes.
+TEST(PlanMemoryReport, ClassesAndPeakBeforeRunning) {
+  Planned p = PlanText("", R"(ENTRY main {
+  x = f32[1024] parameter(0)
+  c = f32[1024] constant({...})
+  a = f32[1024] add(x, c)
+  r = f32[1024] reduce-precision(a), exponent_bits=5, mantissa_bits=2
+  e = f32[1024] exponential(r)
+  ROOT s = f32[1024] sine(e)
+})", LavapipeTarget());
+  ASSERT_TRUE(p.module);
+  const MemoryReport r = ReportMemory(p.program);
+  ASSERT_EQ(r.classes.size(), 5u);
+  EXPECT_EQ(r.classes[0].name, "arguments");
+  EXPECT_EQ(r.classes[0].bytes, 4096u);
+  EXPECT_EQ(r.classes[1].bytes, 4096u);  // the result
+  EXPECT_EQ(r.classes[3].bytes, 4096u);  // the constant
+  EXPECT_EQ(r.classes[4].name, "staging");
+  EXPECT_EQ(r.classes[4].bytes, 8192u);  // the argument's and the result's host copies
+  EXPECT_EQ(r.classes[4].host_bytes, 8192u);
+  EXPECT_EQ(r.device_peak, p.program.PeakBytes(MemoryKind::kDevice));
+  EXPECT_EQ(r.device_peak + r.host_peak, 5u * 4096);  // nothing shares bytes here
+  const std::string text = r.ToString();
+  EXPECT_NE(text.find("arguments: 4.0 KiB in 1 buffer\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("peak device memory: "), std::string::npos) << text;
+  // Too large for the device: refused before allocating, naming the sizes.
+  EXPECT_TRUE(CheckFitsDeviceMemory(p.program, r.device_peak, "phone").ok());
+  Status s = CheckFitsDeviceMemory(p.program, 4096, "phone");
+  EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(s.message().find("needs 8.0 KiB of device memory at its peak (arguments 4.0 KiB, results 4.0 KiB), more than "
+                             "phone's largest device-local heap (4.0 KiB)"),
+            std::string::npos)
+      << s.message();
 }
 
 TEST(PlanVectorSource, IndexMapsWhoseSideOperandsReadTheChainAreReadByElements) {

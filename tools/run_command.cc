@@ -5,6 +5,7 @@
 
 #include "ops/evaluator.h"
 #include "frontends/module_file.h"
+#include "plan/memory_report.h"
 #include "plan/planner.h"
 #include "runtime/executable.h"
 #include "tools/cli_flags.h"
@@ -21,7 +22,7 @@ struct RunOptions {
   std::string module_path, function, output_dir, dump_dir;
   std::vector<std::string> inputs, outputs, infeeds, outfeeds, constants;
   int device = -1;
-  bool print = false, layout_report = false, dump_plan = false, reference = false;
+  bool print = false, layout_report = false, dump_plan = false, memory_report = false, reference = false;
 };
 
 std::string WithoutAt(const std::string& s) { return !s.empty() && s[0] == '@' ? s.substr(1) : s; }
@@ -32,6 +33,11 @@ StatusOr<Literal> RunOnDevice(const RunOptions& o, const Module& module, const s
     // Printed before compiling, so a plan whose kernels fail still shows.
     VKXLA_ASSIGN_OR_RETURN(Program program, PlanModule(module, device->target()));
     std::cout << program.ToString();
+  }
+  if (o.memory_report) {
+    // Before compiling or allocating: the report is what would be asked for.
+    VKXLA_ASSIGN_OR_RETURN(Program program, PlanModule(module, device->target()));
+    std::cout << ReportMemory(program).ToString() << device->info().name << " has:\n" << device->HeapsDescription();
   }
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(module, *device));
   if (!o.dump_dir.empty()) {
@@ -78,8 +84,9 @@ Status RunModule(const RunOptions& o) {
   if (o.reference) {
     // The reference evaluator on the host: what the device's answer is
     // checked against (infeed and outfeed have no queue here).
-    if (!o.infeeds.empty() || !o.outfeeds.empty() || o.dump_plan || !o.dump_dir.empty())
-      return InvalidArgument("--reference runs on the host: --infeed, --outfeed, --dump-plan and --dump-kernels need a device");
+    if (!o.infeeds.empty() || !o.outfeeds.empty() || o.dump_plan || o.memory_report || !o.dump_dir.empty())
+      return InvalidArgument(
+          "--reference runs on the host: --infeed, --outfeed, --dump-plan, --memory-report and --dump-kernels need a device");
     VKXLA_ASSIGN_OR_RETURN(result, EvaluateModule(*module, arguments));
   } else {
     VKXLA_ASSIGN_OR_RETURN(result, RunOnDevice(o, *module, arguments));
@@ -123,6 +130,9 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   command->add_flag("--print", o->print, "print the results (the default when no output file is given)");
   command->add_flag("--layout-report", o->layout_report, "print each parameter's and result's device placement");
   command->add_flag("--dump-plan", o->dump_plan, "print the program (fusion groups, buffers, steps) before running");
+  command->add_flag("--memory-report", o->memory_report,
+                    "print the peak device and host memory by buffer class (arguments, results, temporaries, constants) "
+                    "and the device's heaps, before running");
   command->add_option("--dump-kernels", o->dump_dir, "write the generated GLSL kernels into DIR");
   command->add_flag("--reference", o->reference,
                     "compute the results with the reference evaluator on the host (no device) instead");
