@@ -9,6 +9,7 @@
 #include "ops/gather_scatter_plan.h"
 #include "ops/reduction_shapes.h"
 #include "plan/barriers.h"
+#include "plan/submission_split.h"
 #include "plan/buffer_assignment.h"
 #include "plan/cost_model.h"
 #include "plan/fft_config.h"
@@ -924,6 +925,7 @@ Status FinishProgram(Program& p) {
   VKXLA_RETURN_IF_ERROR(AssignBuffers(p));
   VKXLA_RETURN_IF_ERROR(CheckExternalReach(p, p.steps));
   DeriveBarriers(p);
+  DeriveSubmissions(p);
   return OkStatus();
 }
 

@@ -171,6 +171,9 @@ struct Step {
   // it reads or overwrites bytes an earlier step wrote, or overwrites bytes
   // an earlier step read, since the last barrier.
   bool barrier_before = false;
+  // Derived (plan/submission_split.h): this step starts a new submission,
+  // so no submission's estimated time passes the target's watchdog budget.
+  bool submit_before = false;
   // Whether this step needs the host in the middle of a run (a loop's
   // predicate, a branch index): recording splits there.
   bool NeedsHost() const;

@@ -38,6 +38,14 @@ struct TargetFeatures {
   // in parts, so no single submission runs long enough to trip a driver's
   // watchdog.
   uint32_t max_dispatches_per_submission = 2048;
+  // Estimated device time one submission may take (plan/submission_split.h):
+  // under the watchdogs of desktop (2 s) and phone drivers.
+  // VKXLA_SUBMISSION_BUDGET_MS sets it.
+  double submission_budget_ms = 500;
+  // Conservative throughput for those estimates, per device type
+  // (runtime/capabilities.cc): memory traffic and simple operations.
+  double estimated_bytes_per_second = 5e9;
+  double estimated_ops_per_second = 2e10;
 
   // Stable text for cache keys: changes whenever generated code could.
   std::string CacheKey() const;

@@ -1,10 +1,13 @@
 #include "runtime/capabilities.h"
 
 #include <algorithm>
-
+#include <cmath>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <vector>
+
+#include "ir/numbers.h"
 
 namespace vkxla {
 
@@ -80,6 +83,15 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   hw.min_storage_buffer_offset_alignment = static_cast<uint32_t>(props.limits.minStorageBufferOffsetAlignment);
   hw.max_memory_allocation_size = maintenance3.maxMemoryAllocationSize;
   hw.vulkan_api_version = props.apiVersion;
+  // Throughput for the watchdog estimates (plan/submission_split.h):
+  // conservative for the device's kind, so submissions err short.
+  if (props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) {
+    hw.estimated_bytes_per_second = 2e11;
+    hw.estimated_ops_per_second = 5e12;
+  } else if (props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU) {
+    hw.estimated_bytes_per_second = 2e10;
+    hw.estimated_ops_per_second = 3e11;
+  }
   info.storage_16bit = s16.storageBuffer16BitAccess;
   info.storage_8bit = vk12 && s8.storageBuffer8BitAccess;
   info.timeline_semaphore = vk12 && timeline.timelineSemaphore;
@@ -122,6 +134,15 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
   t.max_memory_allocation_size = std::min<uint64_t>(t.max_memory_allocation_size, uint64_t{1} << 30);
   info.profile = profile;
   t.device_name = info.name + " (profile: " + profile + ")";
+  return OkStatus();
+}
+
+Status ApplySubmissionBudget(const std::string& milliseconds, DeviceInfo& info) {
+  if (milliseconds.empty()) return OkStatus();
+  const std::optional<double> ms = ParseDouble(milliseconds);
+  if (!ms || !(*ms > 0) || !std::isfinite(*ms))
+    return InvalidArgument("VKXLA_SUBMISSION_BUDGET_MS: expected a positive number of milliseconds, found '" + milliseconds + "'");
+  info.target.submission_budget_ms = *ms;
   return OkStatus();
 }
 

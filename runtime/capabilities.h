@@ -40,5 +40,9 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info);
 // "mobile" (VKXLA_PROFILE=mobile) is a typical phone; an unknown name is an
 // error.
 Status ApplyProfile(const std::string& profile, DeviceInfo& info);
+// Sets the watchdog budget of one submission (VKXLA_SUBMISSION_BUDGET_MS,
+// milliseconds); empty leaves the default, anything but a positive number
+// is an error.
+Status ApplySubmissionBudget(const std::string& milliseconds, DeviceInfo& info);
 
 }  // namespace vkxla

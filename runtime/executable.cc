@@ -11,6 +11,7 @@
 #include "ops/rng.h"
 #include "plan/memory_report.h"
 #include "plan/planner.h"
+#include "plan/submission_split.h"
 #include "runtime/parallel_pipelines.h"
 #include "runtime/scheduler.h"
 
@@ -291,6 +292,13 @@ int64_t Dispatches(const StepList& steps) {
 
 }  // namespace
 
+int64_t Executable::TripsWithinBudget(const StepList& body) const {
+  // Trips of a loop body one submission may hold under the watchdog budget.
+  const double per_trip = EstimateMicros(program_, body);
+  if (per_trip <= 0) return kMaxUnroll;
+  return std::max<int64_t>(1, static_cast<int64_t>(program_.target.submission_budget_ms * 1000 / per_trip));
+}
+
 Status Executable::RecordGated(const WhileStep& w, Node& n) {
   if (!gate_pipelines_) {
     VKXLA_ASSIGN_OR_RETURN(LoopGatePipelines p, LoopGatePipelines::Create(device_));
@@ -301,7 +309,7 @@ Status Executable::RecordGated(const WhileStep& w, Node& n) {
   // an even number of trips per submission.
   const int64_t limit = std::max<uint32_t>(1, program_.target.max_dispatches_per_submission);
   const int64_t per_trip = Dispatches(w.condition) + 1 + static_cast<int64_t>(w.body.size());
-  const int64_t most = std::max<int64_t>(1, std::min(kMaxUnroll, limit / per_trip));
+  const int64_t most = std::max<int64_t>(1, std::min({kMaxUnroll, limit / per_trip, TripsWithinBudget(w.body)}));
   VKXLA_ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(w, /*device_counted=*/true));
   if (most < 2) n.alternation.reset();
   const Alternation* alt = n.alternation.get();
@@ -395,6 +403,7 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
         const int64_t dispatches = Dispatches(w->body);
         n.unroll = std::min<int64_t>(n.trips, std::max<int64_t>(1, limit / std::max<int64_t>(1, dispatches)));
         n.unroll = std::min<int64_t>(n.unroll, kMaxUnroll);
+        n.unroll = std::min(n.unroll, TripsWithinBudget(w->body));
         VKXLA_ASSIGN_OR_RETURN(n.alternation, PrepareAlternation(*w, /*device_counted=*/false));
         if (n.unroll < 2) n.alternation.reset();
         if (n.alternation) n.unroll -= n.unroll % 2;
@@ -435,6 +444,7 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
       begin = i + 1;
       continue;
     }
+    if (step.submit_before) VKXLA_RETURN_IF_ERROR(flush(i));  // the plan's watchdog budget
     if (std::holds_alternative<DispatchStep>(step.op)) {
       if (dispatches == limit) VKXLA_RETURN_IF_ERROR(flush(i));
       ++dispatches;

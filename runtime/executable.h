@@ -125,6 +125,7 @@ class Executable {
   const BoundKernel* KernelFor(const DispatchStep& d, const Alternation* alt, bool swapped) const;
   // Records `w` as a gated loop into `n` (Gateable(w) holds).
   Status RecordGated(const WhileStep& w, Node& n);
+  int64_t TripsWithinBudget(const StepList& body) const;
   // Infeed, outfeed or a host custom call, between submissions.
   Status RunHostStep(const HostStep& step);
   Status Record(const StepList& steps, std::vector<Node>& out);

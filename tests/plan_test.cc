@@ -16,6 +16,7 @@
 #include "plan/fusion.h"
 #include "plan/matmul_config.h"
 #include "plan/memory_report.h"
+#include "plan/submission_split.h"
 #include "plan/planner.h"
 #include "plan/target_profiles.h"
 
@@ -486,6 +487,43 @@ TEST(PlanConvolution, WindowsAreReadAsVectorsAlongTheFeatures) {
 
 // The memory report adds each class's buffers; the peak is the arenas, where
 // temporaries whose live ranges do not meet share bytes.
+// The watchdog split: estimates grow with bytes and a matmul's work; a
+// program under the budget is one submission, one over it is cut where the
+// running total would pass it.
+TEST(PlanSubmissions, CutWhereTheEstimatePassesTheBudget) {
+  const std::string entry = R"(ENTRY main {
+  a = f32[512,512] parameter(0)
+  b = f32[512,512] parameter(1)
+  d = f32[512,512] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  e = f32[512,512] exponential(d)
+  ROOT f = f32[512,512] dot(e, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  TargetFeatures target = LavapipeTarget();
+  Planned p = PlanText("", entry, target);
+  ASSERT_TRUE(p.module);
+  double matmul = 0, loop = 0;
+  int cuts = 0;
+  for (const Step& s : p.program.steps) {
+    cuts += s.submit_before;
+    const auto* d = std::get_if<DispatchStep>(&s.op);
+    if (!d) continue;
+    const double t = EstimateStepMicros(p.program, s);
+    (p.program.groups[d->group].kind == KernelKind::kMatmul ? matmul : loop) = t;
+  }
+  EXPECT_EQ(cuts, 0);
+  // 2*512^3 operations at 2e10 per second: at least 13 ms.
+  EXPECT_GE(matmul, 2.0 * 512 * 512 * 512 / target.estimated_ops_per_second * 1e6);
+  EXPECT_GT(matmul, loop);
+  EXPECT_GE(EstimateMicros(p.program, p.program.steps), 2 * matmul + loop);
+  // A budget of one matmul and a bit: each matmul starts a submission.
+  target.submission_budget_ms = matmul * 1.5 / 1000;
+  Planned tight = PlanText("", entry, target);
+  int tight_cuts = 0;
+  for (const Step& s : tight.program.steps) tight_cuts += s.submit_before;
+  EXPECT_GE(tight_cuts, 1);
+  EXPECT_LE(tight_cuts, static_cast<int>(tight.program.steps.size()) - 1);
+}
+
 TEST(PlanMemoryReport, ClassesAndPeakBeforeRunning) {
   Planned p = PlanText("", R"(ENTRY main {
   x = f32[1024] parameter(0)

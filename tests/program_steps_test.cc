@@ -231,6 +231,61 @@ TEST_F(ProgramSteps, LongProgramsSplitIntoSubmissions) {
   auto whole = CompileAndRun(*m, {x});
   ASSERT_TRUE(whole.ok());
   ExpectClose(*got, *whole, Opcode::kAdd, "split program");
+  // The watchdog budget cuts by estimated time too: under a budget smaller
+  // than any step, each step is a submission of its own (the upload, ten
+  // dispatches, the download), with the same answer.
+  target = TestDevice().target();
+  target.submission_budget_ms = 1e-9;
+  auto cut = Executable::Compile(*m, TestDevice(), target);
+  ASSERT_TRUE(cut.ok()) << cut.status().ToString();
+  EXPECT_EQ((*cut)->command_buffer_count(), 12);
+  auto again = (*cut)->Run({x});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ExpectClose(*again, *whole, Opcode::kAdd, "program cut by the budget");
+}
+
+// A counted loop replays as many trips per submission as the budget holds:
+// all of them under the default, one per submission under a tiny budget.
+TEST_F(ProgramSteps, CountedLoopTripsPerSubmissionFollowTheBudget) {
+  auto m = Parse(R"(HloModule loop
+%cond (s: (s32[], f32[1024])) -> pred[] {
+  %s = (s32[], f32[1024]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] constant(40)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+%body (s: (s32[], f32[1024])) -> (s32[], f32[1024]) {
+  %s = (s32[], f32[1024]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %one = s32[] constant(1)
+  %j = s32[] add(%i, %one)
+  %x = f32[1024] get-tuple-element(%s), index=1
+  %y = f32[1024] sine(%x)
+  ROOT %t = (s32[], f32[1024]) tuple(%j, %y)
+}
+ENTRY %e {
+  %x0 = f32[1024] parameter(0)
+  %zero = s32[] constant(0)
+  %init = (s32[], f32[1024]) tuple(%zero, %x0)
+  %w = (s32[], f32[1024]) while(%init), condition=%cond, body=%body
+  ROOT %r = f32[1024] get-tuple-element(%w), index=1
+})");
+  ASSERT_TRUE(m);
+  std::mt19937_64 rng(5);
+  const Literal x = RandomLiteral(Shape(ElementType::kF32, {1024}), rng, Opcode::kSin);
+  auto whole = Executable::Compile(*m, TestDevice());
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  auto want = (*whole)->Run({x});
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  TargetFeatures target = TestDevice().target();
+  target.submission_budget_ms = 1e-9;
+  auto cut = Executable::Compile(*m, TestDevice(), target);
+  ASSERT_TRUE(cut.ok()) << cut.status().ToString();
+  auto got = (*cut)->Run({x});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ExpectClose(*got, *want, Opcode::kSin, "one trip per submission");
+  EXPECT_LT((*whole)->last_run_submissions(), 10);
+  EXPECT_GE((*cut)->last_run_submissions(), 40);
 }
 
 }  // namespace

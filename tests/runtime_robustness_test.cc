@@ -79,6 +79,15 @@ TEST(DeviceProfile, MobileLowersLimitsAndHidesFeatures) {
   EXPECT_EQ(info.target.max_storage_buffer_range, uint64_t{128} << 20);
   EXPECT_EQ(info.target.device_name, "desk (profile: mobile)");
   EXPECT_NE(info.Table().find("max shared memory: 16384 bytes (profile mobile)"), std::string::npos) << info.Table();
+  // The watchdog budget: milliseconds, positive.
+  ASSERT_TRUE(ApplySubmissionBudget("250", info).ok());
+  EXPECT_EQ(info.target.submission_budget_ms, 250);
+  for (const char* wrong : {"0", "-5", "fast", "inf"}) {
+    Status s = ApplySubmissionBudget(wrong, info);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << wrong;
+    EXPECT_NE(s.message().find("VKXLA_SUBMISSION_BUDGET_MS: expected a positive number of milliseconds"), std::string::npos) << s.message();
+  }
+  EXPECT_EQ(info.target.submission_budget_ms, 250);
   Status bad = ApplyProfile("tablet", info);
   EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.message().find("unknown profile 'tablet'; known: mobile"), std::string::npos) << bad.message();
