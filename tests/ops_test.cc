@@ -35,7 +35,7 @@ struct Placement {
 
 Placement Uniform(const Layout& l) { return {{l}, l}; }
 
-// s4/u4 operands and results are packed two to a byte (E(4)) in tiled
+// s4/u4/f4 operands and results are packed two to a byte (E(4)) in tiled
 // placements, so the packed path runs under every op too.
 Layout ForType(Layout l, ElementType t) {
   if (BitWidth(t) == 4 && !l.tiles.empty()) l.element_size_in_bits = 4;
