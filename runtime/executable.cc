@@ -295,8 +295,8 @@ int64_t Dispatches(const StepList& steps) {
 int64_t Executable::TripsWithinBudget(const StepList& body) const {
   // Trips of a loop body one submission may hold under the watchdog budget.
   const double per_trip = EstimateMicros(program_, body);
-  if (per_trip <= 0) return kMaxUnroll;
-  return std::max<int64_t>(1, static_cast<int64_t>(program_.target.submission_budget_ms * 1000 / per_trip));
+  const double trips = per_trip <= 0 ? kMaxUnroll : program_.target.submission_budget_ms * 1000 / per_trip;
+  return trips >= kMaxUnroll ? kMaxUnroll : std::max<int64_t>(1, static_cast<int64_t>(trips));  // no cast out of range
 }
 
 Status Executable::RecordGated(const WhileStep& w, Node& n) {
