@@ -20,7 +20,6 @@ StatusOr<KernelDemands> ReadKernelDemands(const std::vector<uint32_t>& spirv) {
   KernelDemands d;
   std::map<uint32_t, uint64_t> type_bytes;       // type id -> size
   std::map<uint32_t, uint32_t> pointee, constant; // pointer id -> type id; constant id -> low word
-  std::map<uint32_t, uint32_t> pointer_class;    // pointer type id -> storage class
   for (size_t at = 5; at < spirv.size();) {
     const uint32_t words = spirv[at] >> 16, op = spirv[at] & 0xFFFFu;
     if (words == 0 || at + words > spirv.size()) return InvalidArgument("SPIR-V instruction at word " + std::to_string(at) + " is cut short");
@@ -44,10 +43,7 @@ StatusOr<KernelDemands> ReadKernelDemands(const std::vector<uint32_t>& spirv) {
         break;
       }
       case kOpTypePointer:
-        if (words >= 4) {
-          pointer_class[w[1]] = w[2];
-          pointee[w[1]] = w[3];
-        }
+        if (words >= 4) pointee[w[1]] = w[3];
         break;
       case kOpConstant: if (words >= 4) constant[w[2]] = w[3]; break;
       case kOpVariable:
