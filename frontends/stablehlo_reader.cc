@@ -1,4 +1,5 @@
 #include "frontends/stablehlo_reader.h"
+#include "frontends/stablehlo_collectives.h"
 
 #include "frontends/module_file.h"
 
@@ -47,10 +48,13 @@ bool IsStaticFormOp(const std::string& name) {
 
 class Reader {
  public:
-  Reader(std::string_view text, bool with_checks, int first_line, std::string_view entry = {})
-      : c_(text, first_line), with_checks_(with_checks), entry_name_(entry) {}
+  Reader(std::string_view text, bool with_checks, int first_line, std::string_view entry = {},
+         std::optional<int64_t> process = std::nullopt)
+      : c_(text, first_line), with_checks_(with_checks), entry_name_(entry), first_line_(first_line), process_(process) {}
   StatusOr<StablehloProgram> Read();
   StatusOr<std::vector<StablehloFunctionInfo>> List();
+  // Process process_'s module, once its program is read.
+  StatusOr<StablehloProgram> ProcessModule();
 
  private:
   Status ScanFunctions();
@@ -74,6 +78,13 @@ class Reader {
   StatusOr<std::vector<Instruction*>> TranslateRunParallel(const Statement& s, std::map<std::string, Instruction*>& values,
                                                            int depth);
   const Function* FindFunction(const std::string& name) const;
+  // run_parallel of several programs (one per process): for the main
+  // program, their results become parameters of the entry; for process p
+  // (process_), its program runs on its arguments and reading stops there.
+  StatusOr<std::vector<Instruction*>> TranslateParallelPrograms(const Statement& s, const std::vector<std::string>& names,
+                                                                std::map<std::string, Instruction*>& values, int depth);
+  // all_reduce, all_gather, ..., replica_id: one HLO op and its results.
+  StatusOr<std::vector<Instruction*>> LowerCollective(const Statement& s, Opcode opcode, std::map<std::string, Instruction*>& values);
   // infeed, outfeed and custom_call: one HLO op and its results' elements.
   StatusOr<std::vector<Instruction*>> LowerHostOp(const Statement& s, std::map<std::string, Instruction*>& values);
   // The pretty form of stablehlo.reduce: (%x init: %c), ... applies op |
@@ -168,6 +179,11 @@ class Reader {
   std::map<std::string, std::map<std::string, int64_t>> meshes_;  // sdy.mesh @name -> axis sizes
   std::unique_ptr<Computation> entry_;
   std::string entry_name_;  // the entry the caller asked for, or empty
+  int first_line_ = 1;
+  std::optional<int64_t> process_;          // reading process p's module of a run_parallel
+  std::optional<ProcessGrid> parallel_;     // the run_parallel's grid, once read
+  std::vector<Instruction*> process_results_;  // process_'s program's results
+  bool stopped_ = false;                    // process_'s program was read: the entry ends there
   Computation* current_ = nullptr;  // where Add puts instructions
   std::vector<std::unique_ptr<Computation>> regions_;
   int next_id_ = 0;
@@ -432,14 +448,15 @@ StatusOr<Statement> Reader::ParseStatement() {
     VKXLA_ASSIGN_OR_RETURN(s.callee, c_.String());  // the composite's name; its decomposition is what runs
   }
   const bool known = s.name == "func.return" || s.name == "func.call" || s.name == "stablehlo.custom_call" ||
-                     s.name == "interpreter.probe" || s.name == "chlo.mulhi" ||
+                     s.name == "interpreter.probe" || s.name == "interpreter.print" || s.name == "chlo.mulhi" ||
                      (s.name.rfind("chlo.", 0) == 0 && IsChloDecomposition(s.name.substr(5))) ||
                      (s.name.rfind("stablehlo.", 0) == 0 && IsLegacyStablehloOp(s.name.substr(10))) ||
                      s.name == "stablehlo.composite" || s.name == "stablehlo.optimization_barrier" ||
                      s.name == "stablehlo.after_all" || s.name == "sdy.sharding_constraint" || s.name == "sdy.reshard" ||
                      IsStaticFormOp(s.name) || s.name == "stablehlo.uniform_quantize" || s.name == "stablehlo.uniform_dequantize" ||
                      s.name.rfind("check.", 0) == 0 ||
-                     (s.name.rfind("stablehlo.", 0) == 0 && DirectOpcode(s.name.substr(10)));
+                     (s.name.rfind("stablehlo.", 0) == 0 && DirectOpcode(s.name.substr(10))) ||
+                     (s.name.rfind("stablehlo.", 0) == 0 && StablehloCollectiveOpcode(s.name.substr(10)));
   if (!known) return Unimplemented(c_.Where(name_at) + ": " + s.name + " is not implemented yet");
   if (s.callee.empty()) s.callee = c_.SymbolName();
   c_.Consume("(");
@@ -1585,9 +1602,8 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateRunParallel(const Statement
   };
   auto programs = s.attributes.find("programs");
   const std::vector<std::string> names = programs == s.attributes.end() ? std::vector<std::string>{} : symbols(programs->second);
-  if (names.size() != 1)
-    return Unimplemented(c_.Where(s.at) + ": interpreter.run_parallel of " + std::to_string(names.size()) +
-                         " programs: multi-replica programs are not supported until replicas exist");
+  if (names.size() > 1) return TranslateParallelPrograms(s, names, values, depth);
+  if (names.empty()) return c_.Error(s.at, "interpreter.run_parallel needs programs=[[@f, ...], ...]");
   const Function* program = FindFunction(names[0]);
   if (!program) return c_.Error(s.at, "run_parallel of undefined function " + names[0]);
   if (auto infeed = s.attributes.find("infeed"); infeed != s.attributes.end()) {
@@ -1624,6 +1640,99 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateRunParallel(const Statement
   VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, Translate(*program, args, depth + 1));
   c_.set_position(here);
   return r;
+}
+
+StatusOr<std::vector<Instruction*>> Reader::TranslateParallelPrograms(const Statement& s, const std::vector<std::string>& names,
+                                                                    std::map<std::string, Instruction*>& values, int depth) {
+  if (depth != 0 || current_ != entry_.get())
+    return Unimplemented(c_.Where(s.at) + ": interpreter.run_parallel of several programs inside a called function");
+  if (parallel_) return Unimplemented(c_.Where(s.at) + ": a second interpreter.run_parallel of several programs in one entry");
+  // programs=[[@r0p0, @r0p1], [@r1p0, @r1p1]]: a list per replica of its partitions.
+  const std::string& raw = s.attributes.at("programs");
+  int64_t replicas = 0, nesting = 0;
+  for (char ch : raw) {
+    if (ch == '[' && ++nesting == 2) ++replicas;
+    if (ch == ']') --nesting;
+  }
+  const int64_t count = static_cast<int64_t>(names.size());
+  if (replicas == 0 || count % replicas != 0)
+    return c_.Error(s.at, "interpreter.run_parallel's programs must be a list of replicas with the same number of partitions each");
+  const ProcessGrid grid{replicas, count / replicas};
+  if (Status ok = CheckProcessGrid(grid); !ok.ok()) return c_.Error(s.at, ok.message());
+  // Each process's module is read from the text again: bound that work.
+  constexpr int64_t kMaxRunParallelProcesses = 64;
+  if (count > kMaxRunParallelProcesses)
+    return Unimplemented(c_.Where(s.at) + ": interpreter.run_parallel of " + std::to_string(count) + " programs (at most " +
+                         std::to_string(kMaxRunParallelProcesses) + ")");
+  parallel_ = grid;
+  std::vector<size_t> first_argument;
+  size_t arguments = 0;
+  for (const std::string& name : names) {
+    const Function* f = FindFunction(name);
+    if (!f) return c_.Error(s.at, "run_parallel of undefined function " + name);
+    first_argument.push_back(arguments);
+    arguments += f->arguments.size();
+  }
+  if (arguments != s.operands.size())
+    return c_.Error(s.at, "interpreter.run_parallel's programs take " + std::to_string(arguments) + " arguments, it passes " +
+                              std::to_string(s.operands.size()));
+  if (process_) {
+    if (*process_ < 0 || *process_ >= count) return Internal("run_parallel process out of range");
+    const Function* f = FindFunction(names[*process_]);
+    std::vector<Instruction*> args;
+    for (size_t i = 0; i < f->arguments.size(); ++i) {
+      VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, s.operands[first_argument[*process_] + i], values));
+      args.push_back(v);
+    }
+    VKXLA_ASSIGN_OR_RETURN(process_results_, Translate(*f, args, depth + 1));
+    stopped_ = true;
+    return Aborted("the process's program is read");  // Read() takes it from here
+  }
+  // The main program: the processes' array results come in as parameters.
+  std::vector<Instruction*> results;
+  int64_t next = static_cast<int64_t>(entry_->parameters().size());
+  for (const Shape& t : s.result_types) {
+    if (t.IsToken()) {
+      results.push_back(Make(Opcode::kAfterAll, Shape::Token(), {}, s.at));
+      continue;
+    }
+    auto p = std::make_unique<Instruction>();
+    p->opcode = Opcode::kParameter;
+    p->parameter_number = next++;
+    p->shape = t;
+    results.push_back(Add(std::move(p), s.at));
+  }
+  return results;
+}
+
+StatusOr<std::vector<Instruction*>> Reader::LowerCollective(const Statement& s, Opcode opcode,
+                                                            std::map<std::string, Instruction*>& values) {
+  std::vector<Instruction*> operands;
+  for (const std::string& o : s.operands) {
+    VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    operands.push_back(v);
+  }
+  if (s.result_types.empty() || s.result_types.size() > kMaxResults) return c_.Error(s.at, s.name + " needs result types");
+  StatusOr<CollectiveAttributes> a = TranslateCollectiveAttributes(opcode, s.attributes);
+  if (!a.ok()) return c_.Error(s.at, s.name + ": " + a.status().message());
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = opcode;
+  inst->operands = std::move(operands);
+  inst->shape = s.result_types.size() == 1 ? s.result_types[0] : Shape::Tuple(s.result_types);
+  inst->dimensions = a->dimensions;
+  inst->other_attributes = a->attributes;
+  // collective_reduce: an all-reduce whose value only the group's first
+  // process keeps (the others get zeros).
+  if (s.name == "stablehlo.collective_reduce") inst->other_attributes.emplace_back("vkxla_reduce_to_root", "true");
+  if (opcode == Opcode::kAllReduce || opcode == Opcode::kReduceScatter) {
+    if (s.regions.size() != 1) return c_.Error(s.at, s.name + " needs its reduction region");
+    VKXLA_ASSIGN_OR_RETURN(Computation * f, TranslateRegion(s, 0, 0));
+    inst->called_computations.emplace_back("to_apply", f);
+  }
+  const Shape shape = inst->shape;
+  Instruction* r = Add(std::move(inst), s.at);
+  if (!shape.IsTuple()) return std::vector<Instruction*>{r};
+  return Elements(r, shape.tuple_shapes(), s.at);
 }
 
 StatusOr<std::vector<Instruction*>> Reader::LowerHostOp(const Statement& s, std::map<std::string, Instruction*>& values) {
@@ -1886,6 +1995,11 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       }
       break;
     }
+    if (s.name == "interpreter.print") {
+      // The interpreter's debugging output: nothing to compute; its operand must exist.
+      for (const std::string& o : s.operands) VKXLA_RETURN_IF_ERROR(Value(s, o, values).status());
+      continue;
+    }
     if (s.name == "interpreter.run_parallel") {
       // The interpreter suite's harness: one program on one replica runs
       // in line like a call; its infeed functions fill the infeed queue.
@@ -1931,6 +2045,13 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
     if (s.name == "stablehlo.while" || s.name == "stablehlo.if" || s.name == "stablehlo.case") {
       const size_t here = c_.position();
       VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, TranslateControl(s, values, depth));
+      c_.set_position(here);
+      VKXLA_RETURN_IF_ERROR(BindResults(s, r, values));
+      continue;
+    }
+    if (std::optional<Opcode> collective = s.name.rfind("stablehlo.", 0) == 0 ? StablehloCollectiveOpcode(s.name.substr(10)) : std::nullopt) {
+      const size_t here = c_.position();
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerCollective(s, *collective, values));
       c_.set_position(here);
       VKXLA_RETURN_IF_ERROR(BindResults(s, r, values));
       continue;
@@ -2063,7 +2184,12 @@ StatusOr<StablehloProgram> Reader::Read() {
     p->shape = entry->arguments[i].second;
     args.push_back(Add(std::move(p), entry->body_begin));
   }
-  VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> returned, Translate(*entry, args, 0));
+  StatusOr<std::vector<Instruction*>> translated = Translate(*entry, args, 0);
+  if (process_) {
+    if (!stopped_) return translated.ok() ? Internal("no run_parallel of several programs in " + entry->name) : translated.status();
+    return ProcessModule();
+  }
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> returned, std::move(translated));
   StablehloProgram program;
   program.function = entry->name.substr(1);
   program.results = static_cast<int>(returned.size());
@@ -2093,6 +2219,44 @@ StatusOr<StablehloProgram> Reader::Read() {
   program.module = std::make_unique<Module>(program.function);
   for (auto& region : regions_) program.module->AddComputation(std::move(region));
   program.module->set_entry(program.module->AddComputation(std::move(entry_)));
+  VKXLA_ASSIGN_OR_RETURN(const auto grid, ModuleProcessGrid(c_.text()));
+  program.module->set_replica_count(grid.first);
+  program.module->set_num_partitions(grid.second);
+  VKXLA_RETURN_IF_ERROR(VerifyModule(*program.module));
+  if (parallel_) {
+    // Each process's module: the entry up to the run_parallel, then its program.
+    program.grid = *parallel_;
+    for (int64_t p = 0; p < parallel_->processes(); ++p) {
+      Reader reader(c_.text(), false, first_line_, entry_name_, p);
+      VKXLA_ASSIGN_OR_RETURN(StablehloProgram process, reader.Read());
+      program.processes.push_back(std::move(process.module));
+    }
+  }
+  return program;
+}
+
+StatusOr<StablehloProgram> Reader::ProcessModule() {
+  // Its root: the program's array results (tokens stay behind).
+  std::vector<Instruction*> leaves;
+  for (Instruction* r : process_results_)
+    if (!r->shape.IsToken()) leaves.push_back(r);
+  auto tuple = std::make_unique<Instruction>();
+  tuple->opcode = Opcode::kTuple;
+  std::vector<Shape> shapes;
+  for (Instruction* l : leaves) {
+    tuple->operands.push_back(l);
+    shapes.push_back(l->shape);
+  }
+  tuple->shape = Shape::Tuple(shapes);
+  entry_->set_root(Add(std::move(tuple), 0));
+  StablehloProgram program;
+  program.function = entry_->name() + ".process" + std::to_string(*process_);
+  program.results = static_cast<int>(leaves.size());
+  program.module = std::make_unique<Module>(program.function);
+  for (auto& region : regions_) program.module->AddComputation(std::move(region));
+  program.module->set_entry(program.module->AddComputation(std::move(entry_)));
+  program.module->set_replica_count(parallel_->replicas);
+  program.module->set_num_partitions(parallel_->partitions);
   VKXLA_RETURN_IF_ERROR(VerifyModule(*program.module));
   return program;
 }

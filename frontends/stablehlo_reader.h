@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "ops/collectives.h"
 #include "vkxla/status.h"
 
 namespace vkxla {
@@ -39,6 +40,14 @@ struct StablehloProgram {
   // What `interpreter.run_parallel`'s infeed=[@f, ...] puts in the infeed
   // queue before the program runs: each function's value, in order.
   std::vector<Literal> infeed;
+  // interpreter.run_parallel of several programs: process p (flat id
+  // replica * partitions + partition) runs processes[p], the entry's
+  // statements up to the run_parallel and then its program (no arguments;
+  // its root the tuple of the program's array results), and `module` takes
+  // all processes' array results, in process order, as its trailing
+  // parameters.
+  std::vector<std::unique_ptr<Module>> processes;
+  ProcessGrid grid;
 };
 
 // Reads `text` (one module or one `// -----` case). With `with_checks`, the

@@ -915,7 +915,8 @@ StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
     // is_scheduled, replica_count, num_partitions, input_output_alias,
     // frontend_attributes, allow_spmd_sharding_propagation_to_output, ...:
     // how XLA compiles and places the module, none of which changes what
-    // it computes on one device, so only entry_computation_layout is used.
+    // it computes on one device; entry_computation_layout, replica_count and
+    // num_partitions are kept.
     SkipSpace();
     size_t key_at = pos_;
     std::string key = ReadName();
@@ -927,6 +928,13 @@ StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
       VKXLA_ASSIGN_OR_RETURN(ProgramShape p, ParseProgramShape());
       VKXLA_RETURN_IF_ERROR(Expect("}"));
       entry_layout = std::move(p);
+    } else if (key == "replica_count" || key == "num_partitions") {
+      const size_t value_at = pos_;
+      VKXLA_ASSIGN_OR_RETURN(std::string raw, ReadRawValue());
+      std::optional<int64_t> n = ParseInt64(raw);
+      if (!n || *n < 1 || *n > 1024) return Error(value_at, key + " must be an integer from 1 to 1024, got \"" + raw + "\"");
+      if (key == "replica_count") module->set_replica_count(*n);
+      else module->set_num_partitions(*n);
     } else {
       VKXLA_RETURN_IF_ERROR(ReadRawValue().status());
     }

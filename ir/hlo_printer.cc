@@ -65,6 +65,8 @@ std::string PrintInstruction(const Instruction& inst) {
 std::string PrintHloModule(const Module& module) {
   std::string out = "HloModule " + module.name();
   if (module.entry_layout()) out += ", entry_computation_layout={" + module.entry_layout()->ToString() + "}";
+  if (module.replica_count() != 1) out += ", replica_count=" + std::to_string(module.replica_count());
+  if (module.num_partitions() != 1) out += ", num_partitions=" + std::to_string(module.num_partitions());
   out += "\n";
   for (const auto& c : module.computations()) {
     out += "\n";

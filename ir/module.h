@@ -59,11 +59,18 @@ class Module {
   // The entry's signature, with the entry_computation_layout applied.
   ProgramShape EntryProgramShape() const;
 
+  // The process grid it was written for (replica_count, num_partitions).
+  int64_t replica_count() const { return replica_count_; }
+  int64_t num_partitions() const { return num_partitions_; }
+  void set_replica_count(int64_t n) { replica_count_ = n; }
+  void set_num_partitions(int64_t n) { num_partitions_ = n; }
+
  private:
   std::string name_;
   std::vector<std::unique_ptr<Computation>> computations_;
   Computation* entry_ = nullptr;
   std::optional<ProgramShape> entry_layout_;
+  int64_t replica_count_ = 1, num_partitions_ = 1;
 };
 
 }  // namespace vkxla

@@ -12,6 +12,7 @@ static const char* CodeName(StatusCode c) {
     case StatusCode::kInternal: return "INTERNAL";
     case StatusCode::kNotFound: return "NOT_FOUND";
     case StatusCode::kUnavailable: return "UNAVAILABLE";
+    case StatusCode::kAborted: return "ABORTED";
   }
   return "UNKNOWN";
 }

@@ -299,10 +299,19 @@ std::optional<StatusOr<Literal>> EvaluateControlFlow(const Instruction& inst, co
     }
     case Opcode::kSend: {
       if (!feeds) return StatusOr<Literal>(FailedPrecondition("send " + inst.Describe() + ": no host channels"));
-      feeds->from_device[ChannelId(inst)].push_back(*operands[0]);
+      if (feeds->process.rendezvous) {
+        feeds->process.rendezvous->Send(ChannelId(inst), *operands[0]);
+      } else {
+        feeds->from_device[ChannelId(inst)].push_back(*operands[0]);
+      }
       return Literal::Tuple({*operands[0], Literal::ScalarOf(Scalar::UInt(ElementType::kU32, 0)), Literal(Shape::Token())});
     }
     case Opcode::kRecv: {
+      if (feeds && feeds->process.rendezvous) {
+        StatusOr<Literal> v = feeds->process.rendezvous->Receive(feeds->process.self, ChannelId(inst), inst);
+        if (!v.ok()) return StatusOr<Literal>(v.status());
+        return Literal::Tuple({std::move(*v), Literal::ScalarOf(Scalar::UInt(ElementType::kU32, 0)), Literal(Shape::Token())});
+      }
       std::deque<Literal>* q = feeds ? &feeds->to_device[ChannelId(inst)] : nullptr;
       if (!q || q->empty())
         return StatusOr<Literal>(FailedPrecondition("recv " + inst.Describe() + ": nothing was sent to channel " +

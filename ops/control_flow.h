@@ -16,6 +16,7 @@
 #include "ir/module.h"
 #include "vkxla/status.h"
 #include "ops/custom_call_registry.h"
+#include "ops/process_rendezvous.h"
 
 namespace vkxla {
 
@@ -65,6 +66,9 @@ struct EvaluationFeeds {
   // The 128-bit counter rng-get-and-update-state reads and advances (low
   // word first; ops/rng.h). An executable keeps its own.
   std::array<uint64_t, 2> rng_counter{};
+  // The process this run is (replicas and partitions); with a rendezvous,
+  // sends and receives go between processes instead of to the host.
+  ProcessContext process;
 };
 
 // channel_id of a send or recv (0 when absent).

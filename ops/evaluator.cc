@@ -11,6 +11,9 @@
 #include "ops/rng.h"
 #include "ops/rng_bit_generator.h"
 #include "ops/triangular_solve.h"
+#include "ops/collectives.h"
+
+#include <thread>
 #include "ops/scaled_dot.h"
 
 #include "ir/layout_index.h"
@@ -356,6 +359,14 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
         }
         case Opcode::kGetTupleElement: result = operands[0]->tuple_elements()[inst.tuple_index]; break;
         default: {
+          if (IsProcessOpcode(inst.opcode)) {
+            std::vector<Literal> leaves;
+            for (const Literal* o : operands) leaves.push_back(*o);
+            VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> r,
+                                   RunProcessOp(inst, std::move(leaves), current_feeds ? current_feeds->process : ProcessContext{}));
+            result = inst.shape.IsTuple() ? Literal::Tuple(std::move(r)) : std::move(r.at(0));
+            break;
+          }
           std::optional<StatusOr<Literal>> r = EvaluateControlFlow(inst, operands, EvaluateComputation, current_feeds);
           if (r) {
             VKXLA_ASSIGN_OR_RETURN(result, std::move(*r));
@@ -383,6 +394,42 @@ StatusOr<Literal> EvaluateModule(const Module& module, const std::vector<Literal
   StatusOr<Literal> r = EvaluateComputation(*module.entry(), arguments);
   current_feeds = saved;
   return r;
+}
+
+StatusOr<std::vector<Literal>> EvaluateProcesses(const std::vector<const Module*>& modules,
+                                                const std::vector<std::vector<Literal>>& arguments, ProcessGrid grid) {
+  VKXLA_RETURN_IF_ERROR(CheckProcessGrid(grid));
+  const size_t n = static_cast<size_t>(grid.processes());
+  if (modules.size() != n || arguments.size() != n)
+    return InvalidArgument("a run of " + grid.ToString() + " takes " + std::to_string(n) + " modules and argument lists, got " +
+                           std::to_string(modules.size()) + " and " + std::to_string(arguments.size()));
+  ProcessRendezvous rendezvous(grid);
+  std::vector<std::optional<StatusOr<Literal>>> results(n);
+  std::vector<std::thread> threads;
+  for (size_t p = 0; p < n; ++p)
+    threads.emplace_back([&, p] {
+      EvaluationFeeds feeds;
+      feeds.process = ProcessContext{grid, static_cast<int64_t>(p), &rendezvous};
+      results[p] = EvaluateModule(*modules[p], arguments[p], feeds);
+      rendezvous.Leave(static_cast<int64_t>(p), results[p]->status());
+    });
+  for (std::thread& t : threads) t.join();
+  return GatherProcessResults(std::move(results));
+}
+
+StatusOr<std::vector<Literal>> GatherProcessResults(std::vector<std::optional<StatusOr<Literal>>> results) {
+  // The first error that is not only another process's departure.
+  const Status* first = nullptr;
+  for (const auto& r : results)
+    if (r && !r->ok() && (!first || (first->code() == StatusCode::kAborted && r->status().code() != StatusCode::kAborted)))
+      first = &r->status();
+  if (first) {
+    for (size_t p = 0; p < results.size(); ++p)
+      if (&results[p]->status() == first) return Status(first->code(), "process " + std::to_string(p) + ": " + first->message());
+  }
+  std::vector<Literal> out;
+  for (auto& r : results) out.push_back(std::move(**r));
+  return out;
 }
 
 }  // namespace vkxla

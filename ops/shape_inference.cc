@@ -14,6 +14,7 @@
 #include "ops/ragged_dot.h"
 #include "ops/cholesky.h"
 #include "ops/fft.h"
+#include "ops/collectives.h"
 #include "ops/rng.h"
 #include "ops/rng_bit_generator.h"
 #include "ops/triangular_solve.h"
@@ -496,6 +497,9 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kRaggedDot: return InferRaggedDotShape(inst);
     case Opcode::kScaledDot: return InferScaledDotShape(inst);
     case Opcode::kFft: return InferFftShape(inst);
+    case Opcode::kAllReduce: case Opcode::kAllGather: case Opcode::kReduceScatter: case Opcode::kAllToAll:
+    case Opcode::kCollectivePermute: case Opcode::kCollectiveBroadcast: case Opcode::kReplicaId: case Opcode::kPartitionId:
+      return InferCollectiveShape(inst);
     case Opcode::kRngBitGenerator: return InferRngBitGeneratorShape(inst);
     case Opcode::kCholesky: return InferCholeskyShape(inst);
     case Opcode::kRng: return InferRngShape(inst);

@@ -1,5 +1,7 @@
 #include "plan/fusion.h"
 
+#include "ops/collectives.h"
+
 #include <algorithm>
 
 #include "ops/control_flow.h"
@@ -442,7 +444,7 @@ bool RunsAsSteps(const Instruction& inst) {
     case Opcode::kSend: case Opcode::kRecv: case Opcode::kFft: case Opcode::kRngGetAndUpdateState:
       return true;
     default:
-      return IsHostCustomCall(inst);
+      return IsHostCustomCall(inst) || IsProcessOpcode(inst.opcode);
   }
 }
 

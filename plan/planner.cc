@@ -1,5 +1,7 @@
 #include "plan/planner.h"
 
+#include "ops/collectives.h"
+
 #include <algorithm>
 #include <set>
 
@@ -426,7 +428,12 @@ class Planner {
       case Opcode::kOutfeed: host.kind = HostStep::Kind::kOutfeed, data_operands = 1; break;
       case Opcode::kSend: host.kind = HostStep::Kind::kSend, data_operands = 1; break;
       case Opcode::kRngGetAndUpdateState: host.kind = HostStep::Kind::kRngCounter; break;
-      default: host.kind = HostStep::Kind::kCallback, data_operands = h.operands.size(); break;
+      case Opcode::kReplicaId: case Opcode::kPartitionId: host.kind = HostStep::Kind::kProcess; break;
+      default:
+        if (IsCollectiveOpcode(h.opcode)) {
+          host.kind = HostStep::Kind::kProcess, data_operands = h.operands.size();
+          break;
+        } host.kind = HostStep::Kind::kCallback, data_operands = h.operands.size(); break;
     }
     host.op = &h;
     for (size_t i = 0; i < data_operands; ++i) {
@@ -556,7 +563,9 @@ class Planner {
         return OkStatus();
       }
       case Opcode::kInfeed: case Opcode::kOutfeed: case Opcode::kCustomCall: case Opcode::kSend: case Opcode::kRecv:
-      case Opcode::kRngGetAndUpdateState:
+      case Opcode::kRngGetAndUpdateState: case Opcode::kReplicaId: case Opcode::kPartitionId: case Opcode::kAllReduce:
+      case Opcode::kAllGather: case Opcode::kReduceScatter: case Opcode::kAllToAll: case Opcode::kCollectivePermute:
+      case Opcode::kCollectiveBroadcast:
         return PlanHostStep(h, results, out);
       case Opcode::kFft:
         return PlanFft(h, results.at(0), out);

@@ -84,10 +84,8 @@ void PrintSteps(const Program& p, const StepList& steps, const std::string& inde
         PrintSteps(p, c->branches[b], indent + "    ", o);
       }
       continue;
-    } else if (const auto* c = std::get_if<CollectiveStep>(&s.op)) {
-      o << "collective " << c->op;
     } else if (const auto* h = std::get_if<HostStep>(&s.op)) {
-      static const char* const kWhat[] = {"infeed", "outfeed", "custom call", "send", "recv", "rng counter"};
+      static const char* const kWhat[] = {"infeed", "outfeed", "custom call", "send", "recv", "rng counter", "process op"};
       const char* what = kWhat[static_cast<int>(h->kind)];
       o << "host " << what << " %" << h->op->name;
     }
@@ -133,8 +131,7 @@ int FusionGroup::OutputOf(const ValueRef& v) const {
 
 bool Step::NeedsHost() const {
   return std::holds_alternative<WhileStep>(op) || std::holds_alternative<ConditionalStep>(op) ||
-         std::holds_alternative<HostStep>(op) ||
-         std::holds_alternative<CollectiveStep>(op);
+         std::holds_alternative<HostStep>(op);
 }
 
 int Program::AddBuffer(BufferDecl b) {

@@ -154,18 +154,17 @@ struct ConditionalStep {
 // steps of their own around it.
 struct HostStep {
   // kRngCounter: rng-get-and-update-state on the executable's counter.
-  enum class Kind { kInfeed, kOutfeed, kCallback, kSend, kRecv, kRngCounter };
+  // kProcess: replica-id, partition-id or a collective (ops/collectives.h):
+  // the host hands `inputs` to the run's rendezvous and writes what the
+  // process gets; collectives are host-staged.
+  enum class Kind { kInfeed, kOutfeed, kCallback, kSend, kRecv, kRngCounter, kProcess };
   Kind kind = Kind::kInfeed;
   const Instruction* op = nullptr;  // the infeed, outfeed or custom-call
   std::vector<int> inputs, outputs;
 };
-// A collective across replicas over the named buffers.
-struct CollectiveStep {
-  std::string op;
-};
 
 struct Step {
-  std::variant<DispatchStep, CopyStep, FillStep, ExternalStep, WhileStep, ConditionalStep, CollectiveStep, HostStep> op;
+  std::variant<DispatchStep, CopyStep, FillStep, ExternalStep, WhileStep, ConditionalStep, HostStep> op;
   std::vector<int> reads, writes;  // buffers
   // Derived (plan/barriers.h): a memory barrier before this step, because
   // it reads or overwrites bytes an earlier step wrote, or overwrites bytes

@@ -516,6 +516,11 @@ void Executable::SeedRng(uint64_t seed) {
   rng_counter_ = {0, seed};
 }
 
+void Executable::SetProcess(const ProcessContext& process) {
+  std::lock_guard<std::mutex> lock(run_mu_);
+  process_ = process;
+}
+
 Status Executable::RunHostStep(const HostStep& step) {
   const Instruction& op = *step.op;
   auto read_inputs = [&]() -> StatusOr<std::vector<Literal>> {
@@ -560,7 +565,13 @@ Status Executable::RunHostStep(const HostStep& step) {
       if (step.kind == HostStep::Kind::kSend) {
         VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> leaves, read_inputs());
         data = std::move(leaves[0]);
-        device_.from_device(channel).Push(data);
+        if (process_.rendezvous) {
+          process_.rendezvous->Send(channel, data);
+        } else {
+          device_.from_device(channel).Push(data);
+        }
+      } else if (process_.rendezvous) {
+        VKXLA_ASSIGN_OR_RETURN(data, process_.rendezvous->Receive(process_.self, channel, op));
       } else {
         std::optional<Literal> v = device_.to_device(channel).Pop();
         if (!v)
@@ -576,6 +587,13 @@ Status Executable::RunHostStep(const HostStep& step) {
       VKXLA_ASSIGN_OR_RETURN(int64_t delta, ReadRngDelta(op));
       if (step.outputs.size() != 1) return Internal("rng-get-and-update-state writes one u64[2]");
       return write(step.outputs[0], TakeRngCounter(rng_counter_, static_cast<uint64_t>(delta)));
+    }
+    case HostStep::Kind::kProcess: {
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> operands, read_inputs());
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> results, RunProcessOp(op, std::move(operands), process_));
+      if (results.size() != step.outputs.size()) return Internal("a process op gives one value per output buffer");
+      for (size_t k = 0; k < results.size(); ++k) VKXLA_RETURN_IF_ERROR(write(step.outputs[k], results[k]));
+      return OkStatus();
     }
     case HostStep::Kind::kCallback: {
       VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> operands, read_inputs());

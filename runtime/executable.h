@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "ops/process_rendezvous.h"
 #include "plan/program.h"
 #include "runtime/bound_kernel.h"
 #include "runtime/device.h"
@@ -45,6 +46,11 @@ class Executable {
   // word is the seed, so seeds draw disjoint numbers and each seed the same
   // ones. Seed 0 is where a new executable starts.
   void SeedRng(uint64_t seed);
+
+  // The process this executable is in a replicated run (ops/process_rendezvous.h):
+  // replica-id and partition-id read it, collectives and sends and receives
+  // between processes go through its rendezvous. Alone by default.
+  void SetProcess(const ProcessContext& process);
 
   // Device time of the dispatches alone (no uploads or downloads), averaged
   // over `repeats` replays recorded back to back; for benchmarks.
@@ -160,6 +166,7 @@ class Executable {
   std::mutex run_mu_;  // one Run or TimeKernels at a time
   // rng-get-and-update-state's 128-bit counter (ops/rng.h): from 0, kept across runs.
   std::array<uint64_t, 2> rng_counter_{};
+  ProcessContext process_;
 };
 
 }  // namespace vkxla

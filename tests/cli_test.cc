@@ -106,6 +106,26 @@ TEST(Cli, InfeedAndOutfeedFiles) {
   ExpectCleanFailure("run " + module, "infeed queue is empty");
 }
 
+TEST(Cli, ReplicasTakeAndGiveStackedValues) {
+  // 4 replicas in two groups: every input and result holds the replicas'
+  // values on a leading axis, on the device, on two devices and on the host.
+  const std::string module = Write("psum.hlo",
+                                   "HloModule psum, replica_count=4\nsum { a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+                                   " ROOT s = f32[] add(a, b) }\nENTRY e { x = f32[3] parameter(0)\n"
+                                   " r = f32[3] all-reduce(x), to_apply=sum, replica_groups={{0,1},{2,3}}\n i = u32[] replica-id()\n"
+                                   " ROOT t = (f32[3], u32[]) tuple(r, i) }\n");
+  const std::string input = " --input 4x3xf32=1,2,3,4,5,6,7,8,9,10,11,12";
+  for (const char* where : {"", " --devices 0,0", " --reference"}) {
+    const Outcome o = RunCli("run " + module + input + where);
+    EXPECT_EQ(o.exit_code, 0) << where << "\n" << o.output;
+    EXPECT_NE(o.output.find("f32[4,3] {{5, 7, 9}, {5, 7, 9}, {17, 19, 21}, {17, 19, 21}}"), std::string::npos) << where << o.output;
+    EXPECT_NE(o.output.find("u32[4] {0, 1, 2, 3}"), std::string::npos) << where << o.output;
+  }
+  ExpectCleanFailure("run " + module + " --input 3xf32=1,2,3", "stacked on a leading axis of 4");
+  ExpectCleanFailure("run " + module + " --replicas 2 --input 2x3xf32=1,2,3,4,5,6", "replica id 2 in replica_groups {{0,1},{2,3}} is outside 0..1");
+  ExpectCleanFailure("run " + module + input + " --dump-plan", "take a run of one process");
+}
+
 }  // namespace
 }  // namespace vkxla
 

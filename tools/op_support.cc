@@ -127,6 +127,12 @@ std::vector<OpRow> Rows() {
       {"convolution", Hlo("HloModule m\nENTRY e {\n  x = $T[1,8,8,2] parameter(0)\n  w = $T[3,3,2,4] parameter(1)\n"
                           "  ROOT r = $T[1,6,6,4] convolution(x, w), window={size=3x3}, dim_labels=b01f_01io->b01f\n}")},
       {"all-reduce (add)", Hlo(add + "ENTRY e {\n  x = $T[4,8] parameter(0)\n  ROOT r = $T[4,8] all-reduce(x), to_apply=add\n}")},
+      {"all-gather", Hlo(p + "  ROOT r = $T[4,8] all-gather(x), dimensions={0}\n}")},
+      {"reduce-scatter (add)", Hlo(add + "ENTRY e {\n  x = $T[4,8] parameter(0)\n  ROOT r = $T[4,8] reduce-scatter(x), dimensions={1}, "
+                                         "to_apply=add\n}")},
+      {"all-to-all", Hlo(p + "  ROOT r = $T[4,8] all-to-all(x), dimensions={0}\n}")},
+      {"collective-permute", Hlo(p + "  ROOT r = $T[4,8] collective-permute(x), source_target_pairs={{0,0}}\n}")},
+      {"collective-broadcast", Hlo(p + "  ROOT r = $T[4,8] collective-broadcast(x), replica_groups={}\n}")},
   });
   return rows;
 }

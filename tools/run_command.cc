@@ -8,11 +8,13 @@
 #include "plan/memory_report.h"
 #include "plan/planner.h"
 #include "runtime/executable.h"
+#include "runtime/replicated_executable.h"
 #include "tools/cli_flags.h"
 #include "tools/constant_values.h"
 #include "tools/input_values.h"
 #include "tools/layout_report.h"
 #include "tools/npy.h"
+#include "tools/stacked_values.h"
 #include "tools/text_file.h"
 
 namespace vkxla {
@@ -22,10 +24,14 @@ struct RunOptions {
   std::string module_path, function, output_dir, dump_dir;
   std::vector<std::string> inputs, outputs, infeeds, outfeeds, constants;
   int device = -1;
+  std::vector<int> devices;  // a replicated run's devices, processes round-robin
+  int64_t replicas = 0;      // 0: the module's replica_count
   bool print = false, layout_report = false, dump_plan = false, memory_report = false, reference = false;
 };
 
 std::string WithoutAt(const std::string& s) { return !s.empty() && s[0] == '@' ? s.substr(1) : s; }
+
+Status WriteResults(const RunOptions& o, const Literal& result);
 
 StatusOr<Literal> RunOnDevice(const RunOptions& o, const Module& module, const std::vector<Literal>& arguments) {
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, Device::Open(o.device));
@@ -61,12 +67,74 @@ StatusOr<Literal> RunOnDevice(const RunOptions& o, const Module& module, const s
   return result;
 }
 
+// A run of several processes (replicas × partitions): inputs and results
+// stacked on a leading axis of one slice per process.
+StatusOr<Literal> RunProcesses(const RunOptions& o, const Module& module, ProcessGrid grid) {
+  VKXLA_RETURN_IF_ERROR(CheckProcessGrid(grid));
+  if (!o.infeeds.empty() || !o.outfeeds.empty() || o.dump_plan || o.memory_report || !o.dump_dir.empty())
+    return InvalidArgument("--infeed, --outfeed, --dump-plan, --memory-report and --dump-kernels take a run of one process; this one has " +
+                           grid.ToString());
+  const int64_t n = grid.processes();
+  const auto params = module.entry()->parameters();
+  std::vector<Shape> stacked;
+  for (const Instruction* p : params) {
+    std::vector<int64_t> dims{n};
+    dims.insert(dims.end(), p->shape.dims().begin(), p->shape.dims().end());
+    stacked.push_back(p->shape.IsArray() ? Shape(p->shape.element_type(), dims) : p->shape);
+  }
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> inputs, ReadInputs(o.inputs, stacked));
+  if (inputs.size() != params.size())
+    return InvalidArgument(o.module_path + ": the entry takes " + std::to_string(params.size()) + " parameters, " +
+                           std::to_string(inputs.size()) + " input values were given");
+  std::vector<std::vector<Literal>> arguments(static_cast<size_t>(n));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> slices, UnstackLiteral(inputs[i], n, "input " + std::to_string(i)));
+    for (int64_t p = 0; p < n; ++p) {
+      if (!FitsShape(slices[p].shape(), params[i]->shape))
+        return InvalidArgument("parameter " + std::to_string(i) + " (%" + params[i]->name + ") is " + params[i]->shape.ToString() +
+                               " but input " + std::to_string(i) + " holds " + slices[p].shape().ToString() + " per process");
+      arguments[p].push_back(std::move(slices[p]));
+    }
+  }
+  std::vector<Literal> results;
+  if (o.reference) {
+    VKXLA_ASSIGN_OR_RETURN(results, EvaluateProcesses(std::vector<const Module*>(static_cast<size_t>(n), &module), arguments, grid));
+  } else {
+    std::vector<std::unique_ptr<Device>> opened;
+    std::vector<Device*> devices;
+    for (int index : o.devices.empty() ? std::vector<int>{o.device} : o.devices) {
+      VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Device> d, Device::Open(index));
+      devices.push_back(d.get());
+      opened.push_back(std::move(d));
+    }
+    VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ReplicatedExecutable> exe, ReplicatedExecutable::Compile(module, devices, grid));
+    VKXLA_ASSIGN_OR_RETURN(results, exe->Run(arguments));
+  }
+  // Leaf k of the result: every process's leaf k, stacked.
+  std::vector<std::vector<const Literal*>> leaves;
+  for (const Literal& r : results) leaves.push_back(r.Leaves());
+  std::vector<Literal> stacked_results;
+  for (size_t k = 0; k < leaves[0].size(); ++k) {
+    std::vector<const Literal*> slices;
+    for (const auto& l : leaves) slices.push_back(l[k]);
+    VKXLA_ASSIGN_OR_RETURN(Literal s, StackLiterals(slices));
+    stacked_results.push_back(std::move(s));
+  }
+  if (!results[0].shape().IsTuple() && stacked_results.size() == 1) return std::move(stacked_results[0]);
+  return Literal::Tuple(std::move(stacked_results));
+}
+
 Status RunModule(const RunOptions& o) {
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(o.module_path, o.function));
   VKXLA_RETURN_IF_ERROR(SetConstantValues(*module, o.constants));
   if (o.layout_report) {
     VKXLA_ASSIGN_OR_RETURN(std::string report, LayoutReport(module->EntryProgramShape()));
     std::cout << report;
+  }
+  const ProcessGrid grid{o.replicas > 0 ? o.replicas : module->replica_count(), module->num_partitions()};
+  if (grid.processes() > 1 || !o.devices.empty()) {
+    VKXLA_ASSIGN_OR_RETURN(Literal result, RunProcesses(o, *module, grid));
+    return WriteResults(o, result);
   }
   const auto params = module->entry()->parameters();
   std::vector<Shape> shapes;
@@ -91,6 +159,10 @@ Status RunModule(const RunOptions& o) {
   } else {
     VKXLA_ASSIGN_OR_RETURN(result, RunOnDevice(o, *module, arguments));
   }
+  return WriteResults(o, result);
+}
+
+Status WriteResults(const RunOptions& o, const Literal& result) {
   const std::vector<const Literal*> leaves = result.Leaves();
   if (o.outputs.size() > leaves.size())
     return InvalidArgument(std::to_string(o.outputs.size()) + " --output files were given for " +
@@ -127,6 +199,13 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   command->add_option("--infeed", o->infeeds, "a .npy value for the infeed queue, in order")->allow_extra_args(false);
   command->add_option("--outfeed", o->outfeeds, "a .npy file for each outfeed value, in order")->allow_extra_args(false);
   AddDeviceOption(*command, o->device);
+  command->add_option("--replicas", o->replicas,
+                      "run N replicas (default: the module's replica_count); with its num_partitions each is a process, "
+                      "and every --input and result holds the processes' values stacked on a leading axis")
+      ->check(CLI::Range(1, 1024));
+  command->add_option("--devices", o->devices, "a replicated run's devices (0,1,...): processes take them in turn")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 1 << 20));
   command->add_flag("--print", o->print, "print the results (the default when no output file is given)");
   command->add_flag("--layout-report", o->layout_report, "print each parameter's and result's device placement");
   command->add_flag("--dump-plan", o->dump_plan, "print the program (fusion groups, buffers, steps) before running");

@@ -20,6 +20,7 @@ enum class StatusCode {
   kInternal,          // a bug or a driver failure
   kNotFound,
   kUnavailable,       // the device was lost (or stopped answering): make a new one
+  kAborted,           // a process of a replicated run stopped: another failed, or all deadlocked
 };
 
 class [[nodiscard]] Status {
@@ -51,6 +52,7 @@ inline Status ResourceExhausted(std::string m) { return Status(StatusCode::kReso
 inline Status FailedPrecondition(std::string m) { return Status(StatusCode::kFailedPrecondition, std::move(m)); }
 inline Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
 inline Status Unavailable(std::string m) { return Status(StatusCode::kUnavailable, std::move(m)); }
+inline Status Aborted(std::string m) { return Status(StatusCode::kAborted, std::move(m)); }
 
 template <typename T>
 class [[nodiscard]] StatusOr {

@@ -1,5 +1,7 @@
 #include "tools/conformance/conformance_case.h"
 
+#include "runtime/replicated_executable.h"
+
 #include <cmath>
 #include <filesystem>
 #include <mutex>
@@ -144,13 +146,31 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
   // interpreter's own meaning of such a test: no error).
   // An entry with arguments takes them from the file's RUN line.
   std::vector<Literal> arguments;
-  if (!program->module->EntryProgramShape().parameters.empty()) {
+  // run_parallel of several programs: the processes run first, on this
+  // device, and their results are the entry's trailing arguments.
+  std::vector<Literal> process_results;
+  if (!program->processes.empty()) {
+    std::vector<const Module*> modules;
+    for (const auto& m : program->processes) modules.push_back(m.get());
+    auto replicated = ReplicatedExecutable::Compile(modules, {&device}, program->grid);
+    if (!replicated.ok()) {
+      if (replicated.status().code() == StatusCode::kUnimplemented) return skipped(replicated.status());
+      return failed("compile: " + replicated.status().message());
+    }
+    auto ran = (*replicated)->Run(std::vector<std::vector<Literal>>(modules.size()));
+    if (!ran.ok()) return failed("run: " + ran.status().message());
+    for (Literal& r : *ran)
+      for (Literal& leaf : std::move(r).TakeLeaves()) process_results.push_back(std::move(leaf));
+  }
+  const size_t own_parameters = program->module->EntryProgramShape().parameters.size() - process_results.size();
+  if (own_parameters > 0) {
     if (c.run_arguments.empty())
       return {Outcome::kSkipped, "the entry function takes arguments and the RUN line gives none (--args)"};
     auto parsed = ParseRunArguments(c.run_arguments);
     if (!parsed.ok()) return failed("RUN line --args: " + parsed.status().message());
     arguments = std::move(*parsed);
   }
+  for (Literal& r : process_results) arguments.push_back(std::move(r));
   auto exe = Executable::Compile(*program->module, device);
   if (!exe.ok()) {
     if (exe.status().code() == StatusCode::kUnimplemented) return skipped(exe.status());
@@ -178,13 +198,13 @@ CaseResult RunCase(const ConformanceCase& c, Device& device) {
   std::vector<const Literal*> reference_leaves;
   for (const StablehloCheck& check : program->checks)
     if (check.kind == StablehloCheck::Kind::kReference && !reference) {
-      auto want = EvaluateModule(*program->module, {});
+      auto want = EvaluateModule(*program->module, arguments);
       if (!want.ok()) return failed("reference: " + want.status().message());
       reference = std::move(*want);
       reference_leaves = reference->Leaves();
     }
   // What FileCheck expects printed: the returned values, in order.
-  if (!c.printed.empty() && !arguments.empty()) {
+  if (!c.printed.empty() && own_parameters > 0) {
     auto want = ParsePrintedResults(c.printed);
     if (!want.ok()) return failed("CHECK lines: " + want.status().message());
     if (want->size() > static_cast<size_t>(program->results) || want->empty())

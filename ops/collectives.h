@@ -1,0 +1,69 @@
+// Collectives across the processes of a replicated run: StableHLO's process
+// grid of replica_count × num_partitions processes, each named by its flat
+// id replica * num_partitions + partition. This file holds what the ops
+// mean: their attributes (replica_groups in every form, channel_id,
+// use_global_device_ids, source_target_pairs), which processes meet in
+// each op (the spec's cross_replica, cross_partition,
+// cross_replica_and_partition and flattened_ids), their shape rules, and
+// what each member of a group gets from all members' operands. Where the
+// processes run and how they meet is ops/process_rendezvous.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/literal.h"
+#include "ir/module.h"
+#include "vkxla/status.h"
+
+namespace vkxla {
+
+struct ProcessGrid {
+  int64_t replicas = 1;
+  int64_t partitions = 1;
+  int64_t processes() const { return replicas * partitions; }
+  std::string ToString() const;  // "2 replicas × 1 partition"
+};
+
+// The largest grid a run accepts: a thread and an executable per process.
+constexpr int64_t kMaxProcesses = 1024;
+Status CheckProcessGrid(const ProcessGrid& grid);
+
+// Ops that exchange values between processes.
+bool IsCollectiveOpcode(Opcode op);
+// Those, replica-id and partition-id: ops whose value depends on the process.
+bool IsProcessOpcode(Opcode op);
+
+// replica_groups / source_target_pairs as HLO writes them: `{}`,
+// `{{0,1},{2,3}}`, or the iota form `[2,4]<=[8]` / `[2,4]<=[4,2]T(1,0)`.
+StatusOr<std::vector<std::vector<int64_t>>> ParseIdGroups(const std::string& text);
+std::string IdGroupsText(const std::vector<std::vector<int64_t>>& groups);  // "{{0,1},{2,3}}"
+
+enum class GroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedIds };
+std::string_view GroupModeName(GroupMode mode);
+StatusOr<GroupMode> GroupModeOf(const Instruction& op);
+
+// Every process group of `op` on `grid` as flat ids, each in the order its
+// members' values are combined; checks the groups (ids in range, none in
+// two groups, every id in one). For collective-permute: the lines of
+// processes its pairs index (all replicas of a partition, or all
+// partitions of a replica).
+StatusOr<std::vector<std::vector<int64_t>>> ProcessGroups(const Instruction& op, const ProcessGrid& grid);
+// The group holding process `self`.
+StatusOr<std::vector<int64_t>> ProcessGroupOf(const Instruction& op, const ProcessGrid& grid, int64_t self);
+
+// Shape rules; a rule that needs the group size reads it from explicit
+// replica_groups, and CombineCollective checks it against the grid's.
+StatusOr<Shape> InferCollectiveShape(const Instruction& op);
+
+// Zeros of each result leaf of `op`: what a process in none of a
+// collective-broadcast's groups gets.
+std::vector<Literal> ZerosFor(const Instruction& op);
+
+// What each member of `group` gets: `operands[m]` are member m's operand
+// leaves, the result is one list of result leaves per member.
+StatusOr<std::vector<std::vector<Literal>>> CombineCollective(const Instruction& op, const std::vector<int64_t>& group,
+                                                              const std::vector<std::vector<Literal>>& operands);
+
+}  // namespace vkxla

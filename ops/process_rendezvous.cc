@@ -1,0 +1,128 @@
+#include "ops/process_rendezvous.h"
+
+#include <algorithm>
+
+#include "ops/control_flow.h"
+
+namespace vkxla {
+
+ProcessRendezvous::ProcessRendezvous(ProcessGrid grid)
+    : grid_(grid),
+      left_(static_cast<size_t>(std::max<int64_t>(1, grid.processes()))),
+      waiting_at_(left_.size()),
+      waits_(left_.size(), nullptr) {}
+
+Status ProcessRendezvous::Wait(std::unique_lock<std::mutex>& lock, int64_t self, const std::string& where,
+                               const std::vector<int64_t>& needed, const std::function<bool()>& ready) {
+  waits_[self] = &ready;
+  waiting_at_[self] = where;
+  Status result = OkStatus();
+  while (!ready()) {
+    if (deadlock_) {
+      result = *deadlock_;
+      break;
+    }
+    bool gone = false;
+    for (int64_t p : needed)
+      if (left_[p]) {
+        result = Aborted("process " + std::to_string(self) + " waits at " + where + " for process " + std::to_string(p) +
+                         ", which ended " + (left_[p]->ok() ? "without reaching it" : "with an error: " + left_[p]->message()));
+        gone = true;
+        break;
+      }
+    if (gone) break;
+    // A deadlock: every process has ended or waits for something that has
+    // not come (a woken waiter whose wait is over still counts as running).
+    bool stuck = true;
+    for (size_t p = 0; p < waits_.size() && stuck; ++p) stuck = left_[p] || (waits_[p] && !(*waits_[p])());
+    if (stuck) {
+      std::string who;
+      for (size_t p = 0; p < waiting_at_.size(); ++p)
+        if (waits_[p]) who += (who.empty() ? "" : "; ") + ("process " + std::to_string(p) + " at " + waiting_at_[p]);
+      deadlock_ = Aborted("the processes deadlocked: every one still running waits for another (" + who + ")");
+      cv_.notify_all();
+      result = *deadlock_;
+      break;
+    }
+    cv_.wait(lock);
+  }
+  waits_[self] = nullptr;
+  waiting_at_[self].clear();
+  return result;
+}
+
+StatusOr<std::vector<Literal>> ProcessRendezvous::Collective(int64_t self, const Instruction& op, std::vector<Literal> operands) {
+  VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> group, ProcessGroupOf(op, grid_, self));
+  if (group.empty()) return ZerosFor(op);
+  const int64_t channel = ChannelId(op);
+  const int opcode = static_cast<int>(op.opcode);
+  std::unique_lock<std::mutex> lock(mu_);
+  const int64_t occurrence = passed_[{self, opcode, channel, group}]++;
+  const Key key{opcode, channel, group, occurrence};
+  Meeting& m = meetings_[key];
+  if (m.operands.empty()) m.operands.resize(group.size());
+  const size_t position = static_cast<size_t>(std::find(group.begin(), group.end(), self) - group.begin());
+  m.operands[position] = std::move(operands);
+  if (++m.arrived == group.size()) {
+    std::vector<std::vector<Literal>> all;
+    for (auto& o : m.operands) all.push_back(std::move(*o));
+    StatusOr<std::vector<std::vector<Literal>>> r = CombineCollective(op, group, all);
+    if (r.ok()) {
+      m.results = std::move(*r);
+    } else {
+      m.error = r.status();
+    }
+    m.done = true;
+    cv_.notify_all();
+  } else {
+    const std::string where = std::string(OpcodeName(op.opcode)) + " %" + op.name;
+    VKXLA_RETURN_IF_ERROR(Wait(lock, self, where, group, [&m] { return m.done; }));
+  }
+  Status error = m.error;
+  std::vector<Literal> mine = error.ok() ? std::move(m.results[position]) : std::vector<Literal>{};
+  if (++m.taken == group.size()) meetings_.erase(key);
+  if (!error.ok()) return error;
+  return mine;
+}
+
+void ProcessRendezvous::Send(int64_t channel, Literal value) {
+  std::lock_guard<std::mutex> lock(mu_);
+  mailboxes_[channel].push_back(std::move(value));
+  cv_.notify_all();
+}
+
+StatusOr<Literal> ProcessRendezvous::Receive(int64_t self, int64_t channel, const Instruction& op) {
+  std::unique_lock<std::mutex> lock(mu_);
+  std::deque<Literal>& box = mailboxes_[channel];
+  const std::string where = "recv %" + op.name + " (channel " + std::to_string(channel) + ")";
+  VKXLA_RETURN_IF_ERROR(Wait(lock, self, where, {}, [&box] { return !box.empty(); }));
+  StatusOr<Literal> v(std::move(box.front()));
+  box.pop_front();
+  return v;
+}
+
+void ProcessRendezvous::Leave(int64_t self, const Status& status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (self < 0 || static_cast<size_t>(self) >= left_.size() || left_[self]) return;
+  left_[self] = status;
+  cv_.notify_all();
+}
+
+StatusOr<std::vector<Literal>> RunProcessOp(const Instruction& op, std::vector<Literal> operands, const ProcessContext& context) {
+  if (op.opcode == Opcode::kReplicaId || op.opcode == Opcode::kPartitionId) {
+    const int64_t id = op.opcode == Opcode::kReplicaId ? context.replica() : context.partition();
+    return std::vector<Literal>{Literal::ScalarOf(Scalar::UInt(ElementType::kU32, static_cast<uint64_t>(id)))};
+  }
+  if (!IsCollectiveOpcode(op.opcode)) return Internal(std::string(OpcodeName(op.opcode)) + " is not a process op");
+  if (context.rendezvous) return context.rendezvous->Collective(context.self, op, std::move(operands));
+  // Alone: a group of one.
+  VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> group, ProcessGroupOf(op, context.grid, context.self));
+  if (group.empty()) return ZerosFor(op);
+  if (group.size() != 1)
+    return FailedPrecondition(std::string(OpcodeName(op.opcode)) + " " + op.Describe() + ": a group of " + std::to_string(group.size()) +
+                              " processes in a run of one (run the module with its replicas)");
+  VKXLA_ASSIGN_OR_RETURN(auto results, CombineCollective(op, group, {std::move(operands)}));
+  return std::move(results[0]);
+}
+
+}  // namespace vkxla

@@ -1,0 +1,83 @@
+// Where the processes of a replicated run meet: each process runs on its own
+// host thread (the reference evaluator's, or the one driving its Vulkan
+// executable); at a collective it hands in its operands and sleeps on a
+// condition variable until every member of its group has arrived, and the
+// last to arrive computes every member's result (ops/collectives.h).
+// Collectives match by (op, channel, group) and by how many such
+// collectives the process has passed, so loops pair up trip by trip. Sends
+// and receives between processes go through channel mailboxes. A process
+// that ends, or a state where every live process waits, fails the waiters
+// with an error naming who waits where: a bad program cannot hang the run.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ops/collectives.h"
+
+namespace vkxla {
+
+class ProcessRendezvous {
+ public:
+  explicit ProcessRendezvous(ProcessGrid grid);
+
+  const ProcessGrid& grid() const { return grid_; }
+
+  // Process `self` reaches collective `op` with its operand leaves; returns
+  // its result leaves once its whole group is there.
+  StatusOr<std::vector<Literal>> Collective(int64_t self, const Instruction& op, std::vector<Literal> operands);
+  // send and recv between processes on channel_id (FIFO per channel).
+  void Send(int64_t channel, Literal value);
+  StatusOr<Literal> Receive(int64_t self, int64_t channel, const Instruction& op);
+  // Process `self` is done (its status says how): nobody waits for it any more.
+  void Leave(int64_t self, const Status& status);
+
+ private:
+  using Key = std::tuple<int, int64_t, std::vector<int64_t>, int64_t>;  // opcode, channel, group, occurrence
+  struct Meeting {
+    std::vector<std::optional<std::vector<Literal>>> operands;  // by group position
+    std::vector<std::vector<Literal>> results;
+    size_t arrived = 0, taken = 0;
+    bool done = false;
+    Status error;
+  };
+  // Waits on `lock` until `ready()`; an error when a process it needs left or
+  // every live process waits.
+  Status Wait(std::unique_lock<std::mutex>& lock, int64_t self, const std::string& where,
+              const std::vector<int64_t>& needed, const std::function<bool()>& ready);
+
+  ProcessGrid grid_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<Key, Meeting> meetings_;
+  std::map<std::tuple<int64_t, int, int64_t, std::vector<int64_t>>, int64_t> passed_;  // per process
+  std::map<int64_t, std::deque<Literal>> mailboxes_;
+  std::vector<std::optional<Status>> left_;   // by process: how it ended
+  std::vector<std::string> waiting_at_;       // by process: where it waits ("" when running)
+  std::vector<const std::function<bool()>*> waits_;  // by process: what ends its wait (null when running)
+  std::optional<Status> deadlock_;
+};
+
+// Where a process stands in a run, for ops whose value depends on it. With
+// no rendezvous the process is alone (a 1×1 grid).
+struct ProcessContext {
+  ProcessGrid grid;
+  int64_t self = 0;
+  ProcessRendezvous* rendezvous = nullptr;
+  int64_t replica() const { return self / grid.partitions; }
+  int64_t partition() const { return self % grid.partitions; }
+};
+
+// replica-id, partition-id or a collective (IsProcessOpcode) for process
+// `context.self`: its result leaves from its operand leaves.
+StatusOr<std::vector<Literal>> RunProcessOp(const Instruction& op, std::vector<Literal> operands, const ProcessContext& context);
+
+}  // namespace vkxla
