@@ -14,7 +14,8 @@ packages=(cmake g++ ninja-build ccache pkg-config
   glslang-dev spirv-tools libvkfft-dev
   libgtest-dev
   libcli11-dev nlohmann-json3-dev libzip-dev
-  python3-dev pybind11-dev python3-numpy python3-pytest)
+  python3-dev pybind11-dev python3-numpy python3-pytest
+  libopenmpi-dev openmpi-bin)
 
 install_missing() {
   local missing=()
@@ -122,7 +123,8 @@ case "${1:-}" in
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     export LSAN_OPTIONS="suppressions=$PWD/tests/lsan_suppressions.txt" TSAN_OPTIONS="halt_on_error=1:suppressions=$PWD/tests/tsan_suppressions.txt"
     if [[ $kind == thread ]]; then
-      "$dir"/tests/vkxla_tests --gtest_filter='Concurrency*'
+      "$dir"/tests/vkxla_tests --gtest_filter='Concurrency*:Collectives*'
+      "$dir"/tests/vkxla_plan_tests --gtest_filter='Collectives*'
     else
       VKXLA_VALIDATION=1 ctest --test-dir "$dir" --output-on-failure -j 2 --timeout 3600
     fi

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <optional>
 #include <numeric>
 
 #include "ir/numbers.h"
@@ -144,14 +146,62 @@ StatusOr<Combiner> ScalarCombinerOf(const Instruction& op) {
   });
 }
 
+// The opcode of a reduction whose root is that one op of its two
+// parameters (in order), else nullopt.
+std::optional<Opcode> PlainRoot(const Instruction& op) {
+  StatusOr<const Computation*> c = CalledComputation(op, "to_apply", "the reduction computation");
+  if (!c.ok()) return std::nullopt;
+  const Instruction* root = (*c)->root();
+  const std::vector<Instruction*> params = (*c)->parameters();
+  if (!root || params.size() != 2 || root->operands.size() != 2 || root->operands[0] != params[0] || root->operands[1] != params[1])
+    return std::nullopt;
+  return root->opcode;
+}
+
+// acc op= x on the host's own numbers, for the common sums and products:
+// the same IEEE and wrapping results as the element-by-element evaluator,
+// hundreds of times faster (a 64 MiB all-reduce).
+template <typename T, typename Wide>
+bool FoldNative(Opcode opcode, Literal& acc, const Literal& x) {
+  if (opcode != Opcode::kAdd && opcode != Opcode::kMultiply) return false;
+  uint8_t* a = acc.bytes().data();
+  const uint8_t* b = x.bytes().data();
+  const int64_t n = acc.element_count();
+  for (int64_t i = 0; i < n; ++i) {
+    T u, v;
+    std::memcpy(&u, a + i * sizeof(T), sizeof(T));
+    std::memcpy(&v, b + i * sizeof(T), sizeof(T));
+    const T r = opcode == Opcode::kAdd ? static_cast<T>(static_cast<Wide>(u) + static_cast<Wide>(v))
+                                       : static_cast<T>(static_cast<Wide>(u) * static_cast<Wide>(v));
+    std::memcpy(a + i * sizeof(T), &r, sizeof(T));
+  }
+  return true;
+}
+
+bool FoldFast(Opcode opcode, Literal& acc, const Literal& x) {
+  if (acc.bytes().size() != x.bytes().size()) return false;
+  switch (acc.shape().element_type()) {
+    case ElementType::kF32: return FoldNative<float, float>(opcode, acc, x);
+    case ElementType::kF64: return FoldNative<double, double>(opcode, acc, x);
+    // Integers wrap: computed unsigned, stored back in the signed type.
+    case ElementType::kS32: return FoldNative<int32_t, uint32_t>(opcode, acc, x);
+    case ElementType::kU32: return FoldNative<uint32_t, uint32_t>(opcode, acc, x);
+    case ElementType::kS64: return FoldNative<int64_t, uint64_t>(opcode, acc, x);
+    case ElementType::kU64: return FoldNative<uint64_t, uint64_t>(opcode, acc, x);
+    default: return false;
+  }
+}
+
 // Each leaf folded over the members in group order: ((x0 op x1) op x2) ...
 StatusOr<std::vector<Literal>> Reduce(const Instruction& op, const std::vector<std::vector<Literal>>& operands) {
   VKXLA_ASSIGN_OR_RETURN(Combiner combine, ScalarCombinerOf(op));
+  const std::optional<Opcode> plain = PlainRoot(op);
   std::vector<Literal> out;
   for (size_t leaf = 0; leaf < operands[0].size(); ++leaf) {
     Literal acc = operands[0][leaf];
     for (size_t m = 1; m < operands.size(); ++m) {
       const Literal& x = operands[m][leaf];
+      if (plain && acc.shape().element_type() == x.shape().element_type() && FoldFast(*plain, acc, x)) continue;
       for (int64_t i = 0; i < acc.element_count(); ++i) {
         VKXLA_ASSIGN_OR_RETURN(Scalar v, combine(acc.Get(i), x.Get(i)));
         acc.Set(i, v);

@@ -299,16 +299,16 @@ std::optional<StatusOr<Literal>> EvaluateControlFlow(const Instruction& inst, co
     }
     case Opcode::kSend: {
       if (!feeds) return StatusOr<Literal>(FailedPrecondition("send " + inst.Describe() + ": no host channels"));
-      if (feeds->process.rendezvous) {
-        feeds->process.rendezvous->Send(ChannelId(inst), *operands[0]);
+      if (feeds->process.transport) {
+        if (Status sent = feeds->process.transport->Send(ChannelId(inst), *operands[0]); !sent.ok()) return StatusOr<Literal>(sent);
       } else {
         feeds->from_device[ChannelId(inst)].push_back(*operands[0]);
       }
       return Literal::Tuple({*operands[0], Literal::ScalarOf(Scalar::UInt(ElementType::kU32, 0)), Literal(Shape::Token())});
     }
     case Opcode::kRecv: {
-      if (feeds && feeds->process.rendezvous) {
-        StatusOr<Literal> v = feeds->process.rendezvous->Receive(feeds->process.self, ChannelId(inst), inst);
+      if (feeds && feeds->process.transport) {
+        StatusOr<Literal> v = feeds->process.transport->Receive(feeds->process.self, ChannelId(inst), inst);
         if (!v.ok()) return StatusOr<Literal>(v.status());
         return Literal::Tuple({std::move(*v), Literal::ScalarOf(Scalar::UInt(ElementType::kU32, 0)), Literal(Shape::Token())});
       }

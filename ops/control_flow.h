@@ -66,7 +66,7 @@ struct EvaluationFeeds {
   // The 128-bit counter rng-get-and-update-state reads and advances (low
   // word first; ops/rng.h). An executable keeps its own.
   std::array<uint64_t, 2> rng_counter{};
-  // The process this run is (replicas and partitions); with a rendezvous,
+  // The process this run is (replicas and partitions); with a transport,
   // sends and receives go between processes instead of to the host.
   ProcessContext process;
 };

@@ -85,10 +85,11 @@ StatusOr<std::vector<Literal>> ProcessRendezvous::Collective(int64_t self, const
   return mine;
 }
 
-void ProcessRendezvous::Send(int64_t channel, Literal value) {
+Status ProcessRendezvous::Send(int64_t channel, Literal value) {
   std::lock_guard<std::mutex> lock(mu_);
   mailboxes_[channel].push_back(std::move(value));
   cv_.notify_all();
+  return OkStatus();
 }
 
 StatusOr<Literal> ProcessRendezvous::Receive(int64_t self, int64_t channel, const Instruction& op) {
@@ -114,7 +115,7 @@ StatusOr<std::vector<Literal>> RunProcessOp(const Instruction& op, std::vector<L
     return std::vector<Literal>{Literal::ScalarOf(Scalar::UInt(ElementType::kU32, static_cast<uint64_t>(id)))};
   }
   if (!IsCollectiveOpcode(op.opcode)) return Internal(std::string(OpcodeName(op.opcode)) + " is not a process op");
-  if (context.rendezvous) return context.rendezvous->Collective(context.self, op, std::move(operands));
+  if (context.transport) return context.transport->Collective(context.self, op, std::move(operands));
   // Alone: a group of one.
   VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> group, ProcessGroupOf(op, context.grid, context.self));
   if (group.empty()) return ZerosFor(op);

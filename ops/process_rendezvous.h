@@ -25,18 +25,28 @@
 
 namespace vkxla {
 
-class ProcessRendezvous {
+// How the processes of a run meet: in one OS process (ProcessRendezvous),
+// or across MPI ranks (tools/mpi_run.h).
+class ProcessTransport {
+ public:
+  virtual ~ProcessTransport() = default;
+  // Process `self` reaches collective `op` with its operand leaves; returns
+  // its result leaves once its whole group is there.
+  virtual StatusOr<std::vector<Literal>> Collective(int64_t self, const Instruction& op, std::vector<Literal> operands) = 0;
+  // send and recv between processes on channel_id (FIFO per channel).
+  virtual Status Send(int64_t channel, Literal value) = 0;
+  virtual StatusOr<Literal> Receive(int64_t self, int64_t channel, const Instruction& op) = 0;
+};
+
+class ProcessRendezvous : public ProcessTransport {
  public:
   explicit ProcessRendezvous(ProcessGrid grid);
 
   const ProcessGrid& grid() const { return grid_; }
 
-  // Process `self` reaches collective `op` with its operand leaves; returns
-  // its result leaves once its whole group is there.
-  StatusOr<std::vector<Literal>> Collective(int64_t self, const Instruction& op, std::vector<Literal> operands);
-  // send and recv between processes on channel_id (FIFO per channel).
-  void Send(int64_t channel, Literal value);
-  StatusOr<Literal> Receive(int64_t self, int64_t channel, const Instruction& op);
+  StatusOr<std::vector<Literal>> Collective(int64_t self, const Instruction& op, std::vector<Literal> operands) override;
+  Status Send(int64_t channel, Literal value) override;
+  StatusOr<Literal> Receive(int64_t self, int64_t channel, const Instruction& op) override;
   // Process `self` is done (its status says how): nobody waits for it any more.
   void Leave(int64_t self, const Status& status);
 
@@ -67,11 +77,11 @@ class ProcessRendezvous {
 };
 
 // Where a process stands in a run, for ops whose value depends on it. With
-// no rendezvous the process is alone (a 1×1 grid).
+// no transport the process is alone (a 1×1 grid).
 struct ProcessContext {
   ProcessGrid grid;
   int64_t self = 0;
-  ProcessRendezvous* rendezvous = nullptr;
+  ProcessTransport* transport = nullptr;
   int64_t replica() const { return self / grid.partitions; }
   int64_t partition() const { return self % grid.partitions; }
 };

@@ -565,13 +565,13 @@ Status Executable::RunHostStep(const HostStep& step) {
       if (step.kind == HostStep::Kind::kSend) {
         VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> leaves, read_inputs());
         data = std::move(leaves[0]);
-        if (process_.rendezvous) {
-          process_.rendezvous->Send(channel, data);
+        if (process_.transport) {
+          VKXLA_RETURN_IF_ERROR(process_.transport->Send(channel, data));
         } else {
           device_.from_device(channel).Push(data);
         }
-      } else if (process_.rendezvous) {
-        VKXLA_ASSIGN_OR_RETURN(data, process_.rendezvous->Receive(process_.self, channel, op));
+      } else if (process_.transport) {
+        VKXLA_ASSIGN_OR_RETURN(data, process_.transport->Receive(process_.self, channel, op));
       } else {
         std::optional<Literal> v = device_.to_device(channel).Pop();
         if (!v)

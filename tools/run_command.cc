@@ -1,7 +1,9 @@
 #include "tools/run_command.h"
 
 #include <filesystem>
+#include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "ops/evaluator.h"
 #include "frontends/module_file.h"
@@ -13,6 +15,7 @@
 #include "tools/constant_values.h"
 #include "tools/input_values.h"
 #include "tools/layout_report.h"
+#include "tools/mpi_run.h"
 #include "tools/npy.h"
 #include "tools/stacked_values.h"
 #include "tools/text_file.h"
@@ -67,14 +70,9 @@ StatusOr<Literal> RunOnDevice(const RunOptions& o, const Module& module, const s
   return result;
 }
 
-// A run of several processes (replicas × partitions): inputs and results
-// stacked on a leading axis of one slice per process.
-StatusOr<Literal> RunProcesses(const RunOptions& o, const Module& module, ProcessGrid grid) {
-  VKXLA_RETURN_IF_ERROR(CheckProcessGrid(grid));
-  if (!o.infeeds.empty() || !o.outfeeds.empty() || o.dump_plan || o.memory_report || !o.dump_dir.empty())
-    return InvalidArgument("--infeed, --outfeed, --dump-plan, --memory-report and --dump-kernels take a run of one process; this one has " +
-                           grid.ToString());
-  const int64_t n = grid.processes();
+// Every process's arguments: each --input holds them stacked on a leading
+// axis of one slice per process.
+StatusOr<std::vector<std::vector<Literal>>> ReadProcessArguments(const RunOptions& o, const Module& module, int64_t n) {
   const auto params = module.entry()->parameters();
   std::vector<Shape> stacked;
   for (const Instruction* p : params) {
@@ -96,32 +94,78 @@ StatusOr<Literal> RunProcesses(const RunOptions& o, const Module& module, Proces
       arguments[p].push_back(std::move(slices[p]));
     }
   }
-  std::vector<Literal> results;
-  if (o.reference) {
-    VKXLA_ASSIGN_OR_RETURN(results, EvaluateProcesses(std::vector<const Module*>(static_cast<size_t>(n), &module), arguments, grid));
-  } else {
-    std::vector<std::unique_ptr<Device>> opened;
-    std::vector<Device*> devices;
-    for (int index : o.devices.empty() ? std::vector<int>{o.device} : o.devices) {
-      VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Device> d, Device::Open(index));
-      devices.push_back(d.get());
-      opened.push_back(std::move(d));
-    }
-    VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ReplicatedExecutable> exe, ReplicatedExecutable::Compile(module, devices, grid));
-    VKXLA_ASSIGN_OR_RETURN(results, exe->Run(arguments));
-  }
-  // Leaf k of the result: every process's leaf k, stacked.
+  return arguments;
+}
+
+// Leaf k of the result: every process's leaf k, stacked.
+StatusOr<Literal> StackResults(const std::vector<Literal>& results) {
   std::vector<std::vector<const Literal*>> leaves;
   for (const Literal& r : results) leaves.push_back(r.Leaves());
-  std::vector<Literal> stacked_results;
+  std::vector<Literal> stacked;
   for (size_t k = 0; k < leaves[0].size(); ++k) {
     std::vector<const Literal*> slices;
     for (const auto& l : leaves) slices.push_back(l[k]);
     VKXLA_ASSIGN_OR_RETURN(Literal s, StackLiterals(slices));
-    stacked_results.push_back(std::move(s));
+    stacked.push_back(std::move(s));
   }
-  if (!results[0].shape().IsTuple() && stacked_results.size() == 1) return std::move(stacked_results[0]);
-  return Literal::Tuple(std::move(stacked_results));
+  if (!results[0].shape().IsTuple() && stacked.size() == 1) return std::move(stacked[0]);
+  return Literal::Tuple(std::move(stacked));
+}
+
+StatusOr<std::vector<Device*>> OpenDevices(const RunOptions& o, std::vector<std::unique_ptr<Device>>& opened) {
+  std::vector<Device*> devices;
+  for (int index : o.devices.empty() ? std::vector<int>{o.device} : o.devices) {
+    VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Device> d, Device::Open(index));
+    devices.push_back(d.get());
+    opened.push_back(std::move(d));
+  }
+  return devices;
+}
+
+// A run of several processes (replicas × partitions) in this OS process,
+// or this rank's process under mpirun; the stacked results, or nullopt on
+// a rank other than 0.
+StatusOr<std::optional<Literal>> RunProcesses(const RunOptions& o, const Module& module, ProcessGrid grid) {
+  VKXLA_RETURN_IF_ERROR(CheckProcessGrid(grid));
+  if (!o.infeeds.empty() || !o.outfeeds.empty() || o.dump_plan || o.memory_report || !o.dump_dir.empty())
+    return InvalidArgument("--infeed, --outfeed, --dump-plan, --memory-report and --dump-kernels take a run of one process; this one has " +
+                           grid.ToString());
+  const int64_t n = grid.processes();
+  std::vector<Literal> results;
+  if (LaunchedByMpirun()) {
+    std::vector<ElementType> types;
+    for (const Instruction* p : module.entry()->parameters()) types.push_back(p->shape.element_type());
+    std::vector<std::unique_ptr<Device>> opened;
+    std::unique_ptr<Executable> exe;
+    auto run = [&](const std::vector<Literal>& arguments, const ProcessContext& context) -> StatusOr<Literal> {
+      if (o.reference) {
+        EvaluationFeeds feeds;
+        feeds.process = context;
+        return EvaluateModule(module, arguments, feeds);
+      }
+      // A rank takes its device from --devices by its process id.
+      RunOptions mine = o;
+      if (!o.devices.empty()) mine.devices = {o.devices[context.self % o.devices.size()]};
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Device*> devices, OpenDevices(mine, opened));
+      VKXLA_ASSIGN_OR_RETURN(exe, Executable::Compile(module, *devices[0]));
+      exe->SetProcess(context);
+      return exe->Run(arguments);
+    };
+    VKXLA_ASSIGN_OR_RETURN(results, RunMpiRanks(grid, types, [&] { return ReadProcessArguments(o, module, n); }, run));
+    if (MpiRank() != 0) return std::optional<Literal>();
+  } else {
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> arguments, ReadProcessArguments(o, module, n));
+    if (o.reference) {
+      VKXLA_ASSIGN_OR_RETURN(results, EvaluateProcesses(std::vector<const Module*>(static_cast<size_t>(n), &module), arguments, grid));
+    } else {
+      std::vector<std::unique_ptr<Device>> opened;
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Device*> devices, OpenDevices(o, opened));
+      VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ReplicatedExecutable> exe, ReplicatedExecutable::Compile(module, devices, grid));
+      VKXLA_ASSIGN_OR_RETURN(results, exe->Run(arguments));
+    }
+  }
+  VKXLA_ASSIGN_OR_RETURN(Literal stacked, StackResults(results));
+  return std::optional<Literal>(std::move(stacked));
 }
 
 Status RunModule(const RunOptions& o) {
@@ -132,9 +176,15 @@ Status RunModule(const RunOptions& o) {
     std::cout << report;
   }
   const ProcessGrid grid{o.replicas > 0 ? o.replicas : module->replica_count(), module->num_partitions()};
-  if (grid.processes() > 1 || !o.devices.empty()) {
-    VKXLA_ASSIGN_OR_RETURN(Literal result, RunProcesses(o, *module, grid));
-    return WriteResults(o, result);
+  if (grid.processes() > 1 || !o.devices.empty() || LaunchedByMpirun()) {
+    StatusOr<std::optional<Literal>> result = RunProcesses(o, *module, grid);
+    Status s = !result.ok() ? result.status() : *result ? WriteResults(o, **result) : OkStatus();
+    if (LaunchedByMpirun()) {
+      // A failed rank reports, then ends every rank (none may wait for it).
+      if (!s.ok()) std::fprintf(stderr, "vkxla: error: run (rank %d): %s\n", MpiRank(), s.message().c_str());
+      FinishMpi(!s.ok());
+    }
+    return s;
   }
   const auto params = module->entry()->parameters();
   std::vector<Shape> shapes;

@@ -13,6 +13,7 @@
 #include "tools/bench/fft_benchmarks.h"
 #include "tools/bench/rng_benchmarks.h"
 #include "tools/bench/conv_benchmarks.h"
+#include "tools/bench/collective_benchmarks.h"
 #include "tools/bench/linalg_benchmarks.h"
 #include "tools/bench/matmul_benchmarks.h"
 #include "tools/bench/reduction_benchmarks.h"
@@ -77,6 +78,7 @@ Status RunBench(const BenchOptions& o) {
       {"rng", [&] { return RunRngBenchmarks(d, before, report); }},
       {"linalg", [&] { return RunLinalgBenchmarks(d, report); }},
       {"conv", [&] { return RunConvBenchmarks(d, o.samples, report); }},
+      {"collective", [&] { return RunCollectiveBenchmarks(d, report); }},
   };
   const size_t selected = only.empty() ? groups.size() : 1;
   size_t done = 0;
@@ -147,7 +149,7 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
       ->needs(svg)
       ->excludes(markdown);
   command->add_option("--only", o->only, "one group of rows")
-      ->check(CLI::IsMember({"foundation", "layout", "reduction", "matmul", "control", "fft", "rng", "linalg", "conv"}))
+      ->check(CLI::IsMember({"foundation", "layout", "reduction", "matmul", "control", "fft", "rng", "linalg", "conv", "collective"}))
       ->excludes(markdown);
   command->add_option("--samples", o->samples, "the directory with samples/mobilenet_v2_224_parameters.hlo")
       ->capture_default_str();

@@ -1,0 +1,215 @@
+#include "tools/mpi_run.h"
+
+#include <cstdlib>
+
+#ifdef VKXLA_WITH_MPI
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#endif
+
+namespace vkxla {
+
+bool LaunchedByMpirun() { return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr; }
+
+#ifndef VKXLA_WITH_MPI
+
+StatusOr<std::vector<Literal>> RunMpiRanks(ProcessGrid, const std::vector<ElementType>&,
+                                           const std::function<StatusOr<std::vector<std::vector<Literal>>>()>&, const ProcessRunner&) {
+  return Unimplemented("this vkxla was built without Open MPI (install libopenmpi-dev and rebuild): mpirun cannot run its processes");
+}
+int MpiRank() { return 0; }
+void FinishMpi(bool) {}
+
+#else
+
+namespace {
+
+constexpr int kValueTag = 1;       // arguments and results
+constexpr int kCollectiveTag = 2;  // a collective's operands, in program order
+int rank_ = 0;
+
+// Sends `bytes` in pieces MPI's int counts can hold.
+void SendBytes(const std::vector<uint8_t>& bytes, int dest, int tag) {
+  const uint64_t size = bytes.size();
+  MPI_Send(&size, 1, MPI_UINT64_T, dest, tag, MPI_COMM_WORLD);
+  for (uint64_t at = 0; at < size; at += INT_MAX)
+    MPI_Send(bytes.data() + at, static_cast<int>(std::min<uint64_t>(INT_MAX, size - at)), MPI_BYTE, dest, tag, MPI_COMM_WORLD);
+}
+
+StatusOr<std::vector<uint8_t>> ReceiveBytes(int source, int tag, uint64_t limit) {
+  uint64_t size = 0;
+  MPI_Recv(&size, 1, MPI_UINT64_T, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (size > limit)
+    return InvalidArgument("rank " + std::to_string(source) + " sent " + std::to_string(size) + " bytes where at most " +
+                           std::to_string(limit) + " fit");
+  std::vector<uint8_t> bytes(size);
+  for (uint64_t at = 0; at < size; at += INT_MAX)
+    MPI_Recv(bytes.data() + at, static_cast<int>(std::min<uint64_t>(INT_MAX, size - at)), MPI_BYTE, source, tag, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+  return bytes;
+}
+
+// A literal as its dims, then its bytes (the receiver knows the type).
+void SendLiteral(const Literal& l, int dest) {
+  const std::vector<int64_t>& dims = l.shape().dims();
+  std::vector<uint8_t> header(sizeof(int64_t) * (dims.size() + 1));
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  std::memcpy(header.data(), &rank, sizeof rank);
+  if (!dims.empty()) std::memcpy(header.data() + sizeof rank, dims.data(), sizeof(int64_t) * dims.size());
+  SendBytes(header, dest, kValueTag);
+  SendBytes(l.bytes(), dest, kValueTag);
+}
+
+StatusOr<Literal> ReceiveLiteral(ElementType type, int source) {
+  VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> header, ReceiveBytes(source, kValueTag, sizeof(int64_t) * 65));
+  int64_t rank = 0;
+  if (header.size() < sizeof rank) return InvalidArgument("a malformed value from rank " + std::to_string(source));
+  std::memcpy(&rank, header.data(), sizeof rank);
+  if (rank < 0 || header.size() != sizeof(int64_t) * (rank + 1)) return InvalidArgument("a malformed value from rank " + std::to_string(source));
+  std::vector<int64_t> dims(static_cast<size_t>(rank));
+  if (rank) std::memcpy(dims.data(), header.data() + sizeof rank, sizeof(int64_t) * rank);
+  for (int64_t d : dims)
+    if (d < 0) return InvalidArgument("a malformed value from rank " + std::to_string(source));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReceiveBytes(source, kValueTag, uint64_t{1} << 40));
+  Literal l(Shape(type, dims));
+  if (bytes.size() != l.bytes().size())
+    return InvalidArgument("rank " + std::to_string(source) + " sent " + std::to_string(bytes.size()) + " bytes for " +
+                           l.shape().ToString());
+  l.bytes() = std::move(bytes);
+  return l;
+}
+
+// Collectives across ranks: each member sends its operands to every other
+// member and combines all of them itself. Messages between two ranks keep
+// their order, and every rank meets its collectives in program order, so
+// the n-th message from a rank is its operand of the n-th collective the
+// two share.
+class MpiTransport : public ProcessTransport {
+ public:
+  explicit MpiTransport(ProcessGrid grid) : grid_(grid) {}
+
+  StatusOr<std::vector<Literal>> Collective(int64_t self, const Instruction& op, std::vector<Literal> operands) override {
+    VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> group, ProcessGroupOf(op, grid_, self));
+    if (group.empty()) return ZerosFor(op);
+    std::vector<uint8_t> mine;
+    for (const Literal& l : operands) mine.insert(mine.end(), l.bytes().begin(), l.bytes().end());
+    const uint64_t size = mine.size();
+    std::vector<MPI_Request> requests;
+    for (int64_t q : group)
+      if (q != self) {
+        requests.emplace_back();
+        MPI_Isend(&size, 1, MPI_UINT64_T, static_cast<int>(q), kCollectiveTag, MPI_COMM_WORLD, &requests.back());
+        requests.emplace_back();
+        MPI_Isend(mine.data(), static_cast<int>(std::min<uint64_t>(size, INT_MAX)), MPI_BYTE, static_cast<int>(q), kCollectiveTag,
+                  MPI_COMM_WORLD, &requests.back());
+      }
+    if (size > INT_MAX) return Unimplemented(std::string(OpcodeName(op.opcode)) + " over MPI of more than 2 GiB per process");
+    std::vector<std::vector<Literal>> all;
+    Status status = OkStatus();
+    for (int64_t q : group) {
+      if (q == self) {
+        all.push_back(operands);
+        continue;
+      }
+      uint64_t theirs = 0;
+      MPI_Recv(&theirs, 1, MPI_UINT64_T, static_cast<int>(q), kCollectiveTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      std::vector<uint8_t> bytes(theirs <= size ? theirs : 0);
+      MPI_Recv(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, static_cast<int>(q), kCollectiveTag, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      if (theirs != size && status.ok())
+        status = InvalidArgument(std::string(OpcodeName(op.opcode)) + " " + op.Describe() + ": process " + std::to_string(q) + " gave " +
+                                 std::to_string(theirs) + " bytes of operands, process " + std::to_string(self) + " " +
+                                 std::to_string(size));
+      std::vector<Literal> leaves;
+      size_t at = 0;
+      for (const Literal& l : operands) {
+        Literal copy(l.shape());
+        if (theirs == size) std::memcpy(copy.bytes().data(), bytes.data() + at, copy.bytes().size());
+        at += copy.bytes().size();
+        leaves.push_back(std::move(copy));
+      }
+      all.push_back(std::move(leaves));
+    }
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    VKXLA_RETURN_IF_ERROR(status);
+    VKXLA_ASSIGN_OR_RETURN(auto results, CombineCollective(op, group, all));
+    const size_t position = static_cast<size_t>(std::find(group.begin(), group.end(), self) - group.begin());
+    return std::move(results[position]);
+  }
+
+  Status Send(int64_t channel, Literal) override {
+    return Unimplemented("send on channel " + std::to_string(channel) +
+                         " between MPI ranks: sends and receives between processes run in one vkxla process (--replicas)");
+  }
+  StatusOr<Literal> Receive(int64_t, int64_t channel, const Instruction& op) override {
+    return Unimplemented("recv %" + op.name + " on channel " + std::to_string(channel) +
+                         " between MPI ranks: sends and receives between processes run in one vkxla process (--replicas)");
+  }
+
+ private:
+  ProcessGrid grid_;
+};
+
+}  // namespace
+
+int MpiRank() { return rank_; }
+
+void FinishMpi(bool failed) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) return;
+  if (failed) MPI_Abort(MPI_COMM_WORLD, 1);
+  MPI_Finalize();
+}
+
+StatusOr<std::vector<Literal>> RunMpiRanks(ProcessGrid grid, const std::vector<ElementType>& parameter_types,
+                                           const std::function<StatusOr<std::vector<std::vector<Literal>>>()>& read_arguments,
+                                           const ProcessRunner& run) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) MPI_Init(nullptr, nullptr);
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  VKXLA_RETURN_IF_ERROR(CheckProcessGrid(grid));
+  if (size != grid.processes())
+    return InvalidArgument("mpirun started " + std::to_string(size) + " ranks for a run of " + grid.ToString() +
+                           ": one rank per process (mpirun -n " + std::to_string(grid.processes()) + ")");
+  std::vector<Literal> mine;
+  if (rank_ == 0) {
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> all, read_arguments());
+    for (int r = 1; r < size; ++r)
+      for (const Literal& l : all[r]) SendLiteral(l, r);
+    mine = std::move(all[0]);
+  }
+  if (rank_ != 0)
+    for (ElementType t : parameter_types) {
+      VKXLA_ASSIGN_OR_RETURN(Literal l, ReceiveLiteral(t, 0));
+      mine.push_back(std::move(l));
+    }
+  MpiTransport transport(grid);
+  VKXLA_ASSIGN_OR_RETURN(Literal result, run(mine, ProcessContext{grid, rank_, &transport}));
+  const std::vector<const Literal*> leaves = result.Leaves();
+  if (rank_ != 0) {
+    for (const Literal* l : leaves) SendLiteral(*l, 0);
+    return std::vector<Literal>{};
+  }
+  std::vector<Literal> results;
+  results.push_back(std::move(result));
+  for (int r = 1; r < size; ++r) {
+    std::vector<Literal> theirs;
+    for (const Literal* l : leaves) {
+      VKXLA_ASSIGN_OR_RETURN(Literal v, ReceiveLiteral(l->shape().element_type(), r));
+      theirs.push_back(std::move(v));
+    }
+    results.push_back(results[0].shape().IsTuple() ? Literal::Tuple(std::move(theirs)) : std::move(theirs[0]));
+  }
+  return results;
+}
+
+#endif
+
+}  // namespace vkxla
