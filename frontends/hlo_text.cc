@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "frontends/async_collectives.h"
 #include "ir/hlo_parser.h"
 #include "ops/shape_inference.h"
 #include "ops/verifier.h"
@@ -20,6 +21,7 @@ StatusOr<std::unique_ptr<Module>> ParseAndVerifyHlo(std::string_view text) {
     return InferShape(inst);
   };
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseHloText(text, infer));
+  VKXLA_RETURN_IF_ERROR(MakeAsyncCollectivesSynchronous(*module));
   VKXLA_RETURN_IF_ERROR(VerifyModule(*module));
   return module;
 }

@@ -58,7 +58,14 @@ namespace vkxla {
   X(kSelectAndScatter, "select-and-scatter") X(kSend, "send")                  \
   X(kScan, "scan") X(kSetDimensionSize, "set-dimension-size") X(kSlice, "slice")                \
   X(kSort, "sort") X(kTopK, "topk") X(kTranspose, "transpose")                 \
-  X(kTriangularSolve, "triangular-solve") X(kWhile, "while")
+  X(kTriangularSolve, "triangular-solve") X(kWhile, "while")                  \
+  /* Async pairs of scheduled dumps (frontends/async_collectives.h). */       \
+  X(kAllReduceStart, "all-reduce-start") X(kAllReduceDone, "all-reduce-done") \
+  X(kAllGatherStart, "all-gather-start") X(kAllGatherDone, "all-gather-done") \
+  X(kCollectivePermuteStart, "collective-permute-start")                      \
+  X(kCollectivePermuteDone, "collective-permute-done")                        \
+  X(kAsyncStart, "async-start") X(kAsyncUpdate, "async-update")               \
+  X(kAsyncDone, "async-done")
 
 enum class Opcode {
 #define VKXLA_OPCODE_ENUM(e, s) e,

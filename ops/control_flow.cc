@@ -105,6 +105,11 @@ bool ForwardsOperand(const Instruction& inst) {
   // recv-done's (data, token) is recv's (data, context, token) without the
   // context: element 0 is element 0; send-done's token orders nothing more.
   if (inst.opcode == Opcode::kRecvDone || inst.opcode == Opcode::kSendDone) return true;
+  // The done and update halves of async collectives, once their start is
+  // the collective itself (frontends/async_collectives.h).
+  if (inst.opcode == Opcode::kAllReduceDone || inst.opcode == Opcode::kAllGatherDone ||
+      inst.opcode == Opcode::kCollectivePermuteDone || inst.opcode == Opcode::kAsyncUpdate || inst.opcode == Opcode::kAsyncDone)
+    return true;
   if (inst.opcode != Opcode::kCustomCall) return false;
   // Placement and sharding annotations of JAX and PyTorch/XLA exports: one
   // device, one memory space, so each passes its operand through.
@@ -191,6 +196,8 @@ std::optional<StatusOr<Shape>> InferControlFlowShape(const Instruction& inst) {
         return StatusOr<Shape>(OpError(inst, "the second operand must be a token, got " + inst.operands[1]->shape.ToString()));
       return inst.operands[0]->shape;
     }
+    case Opcode::kAllReduceDone: case Opcode::kAllGatherDone: case Opcode::kCollectivePermuteDone: case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
     case Opcode::kOptimizationBarrier: {
       Status s = ExpectOperandCount(inst, 1);
       if (!s.ok()) return StatusOr<Shape>(s);

@@ -167,6 +167,52 @@ TEST_F(Collectives, ProcessesThatNeverMeetFailInsteadOfHanging) {
   EXPECT_FALSE((*exe)->Run({{x}}).ok());  // one argument list for two processes
 }
 
+TEST_F(Collectives, AsyncPairsOfScheduledDumpsRunAsTheirCollectives) {
+  // What XLA's scheduled dumps write: -start/-done pairs and async-start
+  // around a called reduce-scatter.
+  const std::string text =
+      "HloModule jit_step, is_scheduled=true, replica_count=2\n"
+      "%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n  ROOT %s = f32[] add(%x, %y)\n}\n"
+      "%wrapped (p: f32[8]) -> f32[4] {\n  %p = f32[8]{0} parameter(0)\n"
+      "  ROOT %rs = f32[4]{0} reduce-scatter(%p), replica_groups={{0,1}}, dimensions={0}, to_apply=%add\n}\n"
+      "ENTRY %main (a: f32[8]) -> (f32[8], f32[16], f32[8], f32[4]) {\n  %a = f32[8]{0} parameter(0)\n"
+      "  %ars = f32[8]{0} all-reduce-start(%a), replica_groups={{0,1}}, to_apply=%add\n"
+      "  %ard = f32[8]{0} all-reduce-done(%ars)\n"
+      "  %ags = (f32[8]{0}, f32[16]{0}) all-gather-start(%ard), replica_groups={{0,1}}, dimensions={0}\n"
+      "  %agd = f32[16]{0} all-gather-done(%ags)\n"
+      "  %cps = (f32[8]{0}, f32[8]{0}, u32[], u32[]) collective-permute-start(%a), source_target_pairs={{0,1},{1,0}}\n"
+      "  %cpd = f32[8]{0} collective-permute-done(%cps)\n"
+      "  %rss = ((f32[8]{0}), f32[4]{0}) async-start(%a), calls=%wrapped\n"
+      "  %rsd = f32[4]{0} async-done(%rss)\n"
+      "  ROOT %t = (f32[8]{0}, f32[16]{0}, f32[8]{0}, f32[4]{0}) tuple(%ard, %agd, %cpd, %rsd)\n}\n";
+  auto m = Parse(text);
+  ASSERT_NE(m, nullptr);
+  ExpectReplicatedMatchesReference(*m, ProcessGrid{2, 1}, {&TestDevice()}, 21, "async pairs");
+  auto exe = ReplicatedExecutable::Compile(*m, {&TestDevice()}, ProcessGrid{2, 1});
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  Literal a(Shape(ElementType::kF32, {8})), b(Shape(ElementType::kF32, {8}));
+  for (int64_t i = 0; i < 8; ++i) {
+    a.Set(i, Scalar::Float(ElementType::kF32, static_cast<double>(i + 1)));
+    b.Set(i, Scalar::Float(ElementType::kF32, 10.0 * (i + 1)));
+  }
+  auto got = (*exe)->Run({{a}, {b}});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  const auto& r0 = (*got)[0].tuple_elements();
+  const auto& r1 = (*got)[1].tuple_elements();
+  EXPECT_EQ(r0[0].Get(7).re, 88.0);   // all-reduce
+  EXPECT_EQ(r1[1].Get(15).re, 88.0);  // all-gather of it
+  EXPECT_EQ(r0[2].Get(0).re, 10.0);   // permuted from replica 1
+  EXPECT_EQ(r1[3].Get(0).re, 55.0);   // replica 1's quarter of the scattered sum
+  // A start may only be read by its done.
+  auto bad = ParseAndVerifyHlo(
+      "HloModule m\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+      "  ROOT %s = f32[] add(%x, %y)\n}\nENTRY %e {\n  %a = f32[8] parameter(0)\n"
+      "  %ars = f32[8] all-reduce-start(%a), to_apply=%add\n  ROOT %n = f32[8] negate(%ars)\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("negate %n"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("which only its done may read"), std::string::npos) << bad.status().message();
+}
+
 TEST_F(Collectives, StablehloRunParallelOnTheDevice) {
   // The interpreter's harness: two programs meet at an all_gather.
   const std::string text = R"(module @m {
