@@ -65,7 +65,7 @@ namespace vkxla {
   X(kCollectivePermuteStart, "collective-permute-start")                      \
   X(kCollectivePermuteDone, "collective-permute-done")                        \
   X(kAsyncStart, "async-start") X(kAsyncUpdate, "async-update")               \
-  X(kAsyncDone, "async-done")
+  X(kAsyncDone, "async-done") X(kRaggedAllToAll, "ragged-all-to-all")
 
 enum class Opcode {
 #define VKXLA_OPCODE_ENUM(e, s) e,

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cstring>
 #include <optional>
 #include <numeric>
 
+#include "ir/element_type.h"
 #include "ir/numbers.h"
 #include "ops/attributes.h"
 #include "ops/computation_signature.h"
@@ -248,7 +250,7 @@ Status CheckProcessGrid(const ProcessGrid& grid) {
 bool IsCollectiveOpcode(Opcode op) {
   switch (op) {
     case Opcode::kAllReduce: case Opcode::kAllGather: case Opcode::kReduceScatter: case Opcode::kAllToAll:
-    case Opcode::kCollectivePermute: case Opcode::kCollectiveBroadcast:
+    case Opcode::kCollectivePermute: case Opcode::kCollectiveBroadcast: case Opcode::kRaggedAllToAll:
       return true;
     default:
       return false;
@@ -522,6 +524,22 @@ StatusOr<Shape> InferCollectiveShape(const Instruction& op) {
       }
       return ShapeOfLeaves(out);
     }
+    case Opcode::kRaggedAllToAll: {
+      // (input, output, input_offsets, send_sizes, output_offsets, recv_sizes)
+      if (in.size() != 6) return OpError(op, "takes input, output, input_offsets, send_sizes, output_offsets and recv_sizes");
+      const Shape& input = in[0];
+      const Shape& output = in[1];
+      if (input.rank() < 1 || output.rank() != input.rank() || output.element_type() != input.element_type() ||
+          !std::equal(input.dims().begin() + 1, input.dims().end(), output.dims().begin() + 1))
+        return OpError(op, "input " + input.ToString() + " and output " + output.ToString() +
+                               " must be ragged along dimension 0 with the same element type and the same other dimensions");
+      for (size_t k = 2; k < 6; ++k)
+        if (!IsInteger(in[k].element_type()) || in[k].dims() != in[2].dims() || in[k].element_type() != in[2].element_type() ||
+            in[k].rank() < 1 || in[k].rank() > 2)
+          return OpError(op, "offsets and sizes must be integer arrays of one shape, [group] or [group, updates]; got " +
+                                 in[2].ToString() + " and " + in[k].ToString());
+      return output;
+    }
     case Opcode::kAllToAll: {
       std::vector<Shape> out;
       for (size_t k = 0; k < in.size(); ++k) {
@@ -625,6 +643,40 @@ StatusOr<std::vector<std::vector<Literal>>> CombineCollective(const Instruction&
           std::vector<const Literal*> parts;
           for (const Literal& p : pieces) parts.push_back(&p);
           results[j].push_back(Concatenate(parts, a->concat));
+        }
+      }
+      break;
+    }
+    case Opcode::kRaggedAllToAll: {
+      // Member i sends rows input_i[input_offsets_i[j][u] +: send_sizes_i[j][u]]
+      // to member j, which finds them at output_offsets_i[j][u] of its output.
+      const std::vector<int64_t>& dims = operands[0][0].shape().dims();
+      int64_t row = 1;
+      for (size_t d = 1; d < dims.size(); ++d) row *= dims[d];
+      const int64_t updates = operands[0][2].element_count() / size;
+      if (operands[0][2].shape().dim(0) != size)
+        return OpError(op, "offsets and sizes " + operands[0][2].shape().ToString() + " need one row per member of its group of " +
+                               std::to_string(size));
+      for (size_t j = 0; j < G; ++j) results[j].push_back(operands[j][1]);
+      for (size_t i = 0; i < G; ++i) {
+        const std::vector<Literal>& mine = operands[i];
+        const int64_t in_rows = mine[0].shape().dim(0);
+        for (size_t j = 0; j < G; ++j) {
+          Literal& out = results[j][0];
+          const int64_t out_rows = out.shape().dim(0);
+          for (int64_t u = 0; u < updates; ++u) {
+            const int64_t at = static_cast<int64_t>(j) * updates + u;
+            auto index = [&](int k) {
+              const Scalar v = mine[k].Get(at);
+              return IsUnsignedInt(v.type) ? static_cast<int64_t>(std::min<uint64_t>(v.u, INT64_MAX)) : v.s;
+            };
+            const int64_t from = index(2), count = index(3), to = index(4);
+            if (count < 0 || from < 0 || to < 0 || from > in_rows - count || to > out_rows - count)
+              return OpError(op, "process " + std::to_string(group[i]) + " sends rows [" + std::to_string(from) + ", " +
+                                     std::to_string(from) + "+" + std::to_string(count) + ") of " + mine[0].shape().ToString() +
+                                     " to rows from " + std::to_string(to) + " of " + out.shape().ToString() + ": out of range");
+            for (int64_t e = 0; e < count * row; ++e) out.Set(to * row + e, mine[0].Get(from * row + e));
+          }
         }
       }
       break;

@@ -499,6 +499,7 @@ StatusOr<Shape> InferStaticShape(const Instruction& inst) {
     case Opcode::kFft: return InferFftShape(inst);
     case Opcode::kAllReduce: case Opcode::kAllGather: case Opcode::kReduceScatter: case Opcode::kAllToAll:
     case Opcode::kCollectivePermute: case Opcode::kCollectiveBroadcast: case Opcode::kReplicaId: case Opcode::kPartitionId:
+    case Opcode::kRaggedAllToAll:
       return InferCollectiveShape(inst);
     case Opcode::kRngBitGenerator: return InferRngBitGeneratorShape(inst);
     case Opcode::kCholesky: return InferCholeskyShape(inst);

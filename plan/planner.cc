@@ -565,7 +565,7 @@ class Planner {
       case Opcode::kInfeed: case Opcode::kOutfeed: case Opcode::kCustomCall: case Opcode::kSend: case Opcode::kRecv:
       case Opcode::kRngGetAndUpdateState: case Opcode::kReplicaId: case Opcode::kPartitionId: case Opcode::kAllReduce:
       case Opcode::kAllGather: case Opcode::kReduceScatter: case Opcode::kAllToAll: case Opcode::kCollectivePermute:
-      case Opcode::kCollectiveBroadcast:
+      case Opcode::kCollectiveBroadcast: case Opcode::kRaggedAllToAll:
         return PlanHostStep(h, results, out);
       case Opcode::kFft:
         return PlanFft(h, results.at(0), out);

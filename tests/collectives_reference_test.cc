@@ -156,6 +156,63 @@ TEST(CollectivesReference, TheSpecsWorkedExamples) {
   }
 }
 
+Literal S32s(std::vector<int64_t> dims, std::vector<int64_t> values) {
+  Literal l(Shape(ElementType::kS32, std::move(dims)));
+  for (size_t i = 0; i < values.size(); ++i) l.Set(static_cast<int64_t>(i), Scalar::Int(ElementType::kS32, values[i]));
+  return l;
+}
+
+TEST(CollectivesReference, RaggedAllToAllAsTheSpecShowsIt) {
+  const std::string text =
+      "HloModule m, replica_count=2\nENTRY e { input = s64[3] parameter(0)\n output = s64[4] parameter(1)\n"
+      " io = s32[2] parameter(2)\n ss = s32[2] parameter(3)\n oo = s32[2] parameter(4)\n rs = s32[2] parameter(5)\n"
+      " ROOT r = s64[4] ragged-all-to-all(input, output, io, ss, oo, rs), replica_groups={{0,1}} }\n";
+  // The spec's example: replica 0 gets [1, 3, 0, 0], replica 1 [2, 2, 4, 0].
+  auto r = RunProcesses(text, {2, 1},
+                        {{S64s({3}, {1, 2, 2}), S64s({4}, {0, 0, 0, 0}), S32s({2}, {0, 1}), S32s({2}, {1, 2}), S32s({2}, {0, 0}),
+                          S32s({2}, {1, 1})},
+                         {S64s({3}, {3, 4, 0}), S64s({4}, {0, 0, 0, 0}), S32s({2}, {0, 1}), S32s({2}, {1, 1}), S32s({2}, {1, 2}),
+                          S32s({2}, {2, 1})}});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_TRUE(r[0].Equal(S64s({4}, {1, 3, 0, 0}))) << r[0].ToString();
+  EXPECT_TRUE(r[1].Equal(S64s({4}, {2, 2, 4, 0}))) << r[1].ToString();
+  // [group, updates] offsets: two updates to each member, rows of two; the
+  // output keeps what no update writes (9s).
+  const std::string two =
+      "HloModule m, replica_count=2\nENTRY e { input = s64[4,2] parameter(0)\n output = s64[4,2] parameter(1)\n"
+      " io = s32[2,2] parameter(2)\n ss = s32[2,2] parameter(3)\n oo = s32[2,2] parameter(4)\n rs = s32[2,2] parameter(5)\n"
+      " ROOT r = s64[4,2] ragged-all-to-all(input, output, io, ss, oo, rs), replica_groups={} }\n";
+  const Literal nines = S64s({4, 2}, {9, 9, 9, 9, 9, 9, 9, 9});
+  r = RunProcesses(two, {2, 1},
+                   {{S64s({4, 2}, {0, 1, 2, 3, 4, 5, 6, 7}), nines, S32s({2, 2}, {0, 1, 2, 3}), S32s({2, 2}, {1, 1, 1, 0}),
+                     S32s({2, 2}, {0, 2, 0, 0}), S32s({2, 2}, {1, 1, 1, 1})},
+                    {S64s({4, 2}, {10, 11, 12, 13, 14, 15, 16, 17}), nines, S32s({2, 2}, {0, 1, 2, 3}), S32s({2, 2}, {1, 0, 1, 1}),
+                     S32s({2, 2}, {1, 0, 1, 3}), S32s({2, 2}, {1, 1, 1, 1})}});
+  ASSERT_EQ(r.size(), 2u);
+  // Replica 0: its rows 0 and 1 at 0 and 2, replica 1's row 0 at 1.
+  EXPECT_TRUE(r[0].Equal(S64s({4, 2}, {0, 1, 10, 11, 2, 3, 9, 9}))) << r[0].ToString();
+  // Replica 1: replica 0's row 2 at 0, its own rows 2 and 3 at 1 and 3.
+  EXPECT_TRUE(r[1].Equal(S64s({4, 2}, {4, 5, 14, 15, 9, 9, 16, 17}))) << r[1].ToString();
+  // A send past the output's end.
+  auto m = Module1(text);
+  ASSERT_NE(m, nullptr);
+  auto bad = EvaluateProcesses(
+      {m.get(), m.get()},
+      {{S64s({3}, {1, 2, 2}), S64s({4}, {0, 0, 0, 0}), S32s({2}, {0, 1}), S32s({2}, {1, 2}), S32s({2}, {0, 3}), S32s({2}, {1, 1})},
+       {S64s({3}, {3, 4, 0}), S64s({4}, {0, 0, 0, 0}), S32s({2}, {0, 1}), S32s({2}, {1, 1}), S32s({2}, {1, 2}), S32s({2}, {2, 1})}},
+      {2, 1});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("process 0 sends rows [1, 1+2) of s64[3] to rows from 3 of s64[4]: out of range"),
+            std::string::npos)
+      << bad.status().message();
+  // Offsets that are not [group] or [group, updates] integers.
+  auto shape = ParseAndVerifyHlo(
+      "HloModule m\nENTRY e { i = f32[3] parameter(0)\n o = f32[4] parameter(1)\n a = f32[2] parameter(2)\n"
+      " ROOT r = f32[4] ragged-all-to-all(i, o, a, a, a, a) }\n");
+  ASSERT_FALSE(shape.ok());
+  EXPECT_NE(shape.status().message().find("offsets and sizes must be integer arrays"), std::string::npos) << shape.status().message();
+}
+
 TEST(CollectivesReference, LoopsMeetTripByTrip) {
   // Each trip all-reduces the counter's square: 3 trips over 2 replicas.
   const std::string text =

@@ -95,6 +95,25 @@ TEST_F(Collectives, EveryOpEveryTypeTwoLayoutsMatchTheReference) {
     }
 }
 
+TEST_F(Collectives, RaggedAllToAllEveryTypeTwoLayouts) {
+  // 3 replicas: sender i puts its row j at row i of member j's output (the
+  // offsets come from replica-id), over rows of 2x2 elements.
+  uint64_t seed = 100;
+  for (ElementType t : kAllTypes)
+    for (const char* layout : {"{2,1,0}", "{0,1,2}"}) {
+      const std::string ty = TypeName(t);
+      const std::string text =
+          "HloModule m, replica_count=3\nENTRY e { input = " + ty + "[3,2,2]" + layout + " parameter(0)\n output = " + ty +
+          "[4,2,2]" + layout + " parameter(1)\n io = s32[3] iota(), iota_dimension=0\n one = s32[] constant(1)\n"
+          " ss = s32[3] broadcast(one), dimensions={}\n r = u32[] replica-id()\n rs = s32[] convert(r)\n"
+          " oo = s32[3] broadcast(rs), dimensions={}\n"
+          " ROOT a = " + ty + "[4,2,2]" + layout + " ragged-all-to-all(input, output, io, ss, oo, ss), replica_groups={{0,1,2}} }\n";
+      auto m = Parse(text);
+      ASSERT_NE(m, nullptr) << ty;
+      ExpectReplicatedMatchesReference(*m, ProcessGrid{3, 1}, {&TestDevice()}, seed++, "ragged-all-to-all " + ty + layout);
+    }
+}
+
 TEST_F(Collectives, PartitionsAndTheirGroupStrategies) {
   // 2 replicas × 2 partitions: cross_replica, cross_replica_and_partition,
   // flattened ids and a cross-partition permute, with work before and after.

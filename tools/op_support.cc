@@ -133,6 +133,8 @@ std::vector<OpRow> Rows() {
       {"all-to-all", Hlo(p + "  ROOT r = $T[4,8] all-to-all(x), dimensions={0}\n}")},
       {"collective-permute", Hlo(p + "  ROOT r = $T[4,8] collective-permute(x), source_target_pairs={{0,0}}\n}")},
       {"collective-broadcast", Hlo(p + "  ROOT r = $T[4,8] collective-broadcast(x), replica_groups={}\n}")},
+      {"ragged-all-to-all", Hlo(p + "  o = $T[4,8] parameter(1)\n  i = s32[1] parameter(2)\n"
+                                    "  ROOT r = $T[4,8] ragged-all-to-all(x, o, i, i, i, i), replica_groups={}\n}")},
   });
   return rows;
 }
