@@ -9,6 +9,7 @@
 #include "ops/evaluator.h"
 #include "runtime/device.h"
 #include "runtime/executable.h"
+#include "runtime/replicated_executable.h"
 #include "runtime/vulkan_context.h"
 #include "vkxla/vkxla.h"
 
@@ -26,7 +27,8 @@ struct Runtime::State {
 struct CompiledModule::State {
   std::shared_ptr<Runtime::State> runtime;  // the device outlives the kernels
   std::shared_ptr<const Module> module;     // the executable points into it
-  std::unique_ptr<Executable> executable;
+  std::unique_ptr<Executable> executable;             // a module of one process
+  std::unique_ptr<ReplicatedExecutable> replicated;  // or of several
   std::vector<Shape> parameter_shapes;      // as declared (arrays: Executable takes no tuple parameters)
   std::vector<ArraySpec> parameters, results;
 };
@@ -121,7 +123,12 @@ StatusOr<CompiledModule> Runtime::Compile(std::shared_ptr<const Module> module) 
   auto state = std::make_shared<CompiledModule::State>();
   state->runtime = state_;
   state->module = std::move(module);
-  VKXLA_ASSIGN_OR_RETURN(state->executable, Executable::Compile(*state->module, *state_->device));
+  const ProcessGrid grid{state->module->replica_count(), state->module->num_partitions()};
+  if (grid.processes() > 1) {
+    VKXLA_ASSIGN_OR_RETURN(state->replicated, ReplicatedExecutable::Compile(*state->module, {state_->device.get()}, grid));
+  } else {
+    VKXLA_ASSIGN_OR_RETURN(state->executable, Executable::Compile(*state->module, *state_->device));
+  }
   const ProgramShape shape = state->module->EntryProgramShape();
   state->parameter_shapes = shape.parameters;
   for (const Shape& p : shape.parameters) state->parameters.push_back(ArraySpec{p.element_type(), p.dims()});
@@ -132,19 +139,61 @@ StatusOr<CompiledModule> Runtime::Compile(std::shared_ptr<const Module> module) 
 const std::vector<ArraySpec>& CompiledModule::parameters() const { return state_->parameters; }
 const std::vector<ArraySpec>& CompiledModule::results() const { return state_->results; }
 
-StatusOr<std::vector<Array>> CompiledModule::Run(std::span<const Array> arguments) const {
-  if (arguments.size() != state_->parameters.size())
-    return InvalidArgument("the module takes " + std::to_string(state_->parameters.size()) + " arguments, " +
+int64_t CompiledModule::processes() const { return state_->replicated ? state_->replicated->grid().processes() : 1; }
+
+namespace {
+
+StatusOr<std::vector<Literal>> ArgumentLiterals(const CompiledModule::State& state, std::span<const Array> arguments) {
+  if (arguments.size() != state.parameters.size())
+    return InvalidArgument("the module takes " + std::to_string(state.parameters.size()) + " arguments, " +
                            std::to_string(arguments.size()) + " were given");
   std::vector<Literal> literals;
   for (size_t i = 0; i < arguments.size(); ++i) {
-    VKXLA_ASSIGN_OR_RETURN(Literal l, ToLiteral(arguments[i], state_->parameter_shapes[i], i));
+    VKXLA_ASSIGN_OR_RETURN(Literal l, ToLiteral(arguments[i], state.parameter_shapes[i], i));
     literals.push_back(std::move(l));
   }
-  VKXLA_ASSIGN_OR_RETURN(Literal result, state_->executable->Run(literals));
+  return literals;
+}
+
+StatusOr<std::vector<Array>> ResultArrays(Literal result) {
   std::vector<Array> out;
   for (Literal& leaf : std::move(result).TakeLeaves()) {
     VKXLA_ASSIGN_OR_RETURN(Array a, FromLiteral(std::move(leaf)));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::vector<Array>> CompiledModule::Run(std::span<const Array> arguments) const {
+  if (state_->replicated)
+    return FailedPrecondition("the module runs as " + state_->replicated->grid().ToString() +
+                              " (its replica_count and num_partitions): call RunProcesses with each process's arguments");
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> literals, ArgumentLiterals(*state_, arguments));
+  VKXLA_ASSIGN_OR_RETURN(Literal result, state_->executable->Run(literals));
+  return ResultArrays(std::move(result));
+}
+
+StatusOr<std::vector<std::vector<Array>>> CompiledModule::RunProcesses(std::span<const std::vector<Array>> arguments) const {
+  if (static_cast<int64_t>(arguments.size()) != processes())
+    return InvalidArgument("the module runs as " + std::to_string(processes()) + " processes, " + std::to_string(arguments.size()) +
+                           " argument lists were given");
+  std::vector<std::vector<Literal>> literals;
+  for (const std::vector<Array>& a : arguments) {
+    VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> l, ArgumentLiterals(*state_, a));
+    literals.push_back(std::move(l));
+  }
+  std::vector<Literal> results;
+  if (state_->replicated) {
+    VKXLA_ASSIGN_OR_RETURN(results, state_->replicated->Run(literals));
+  } else {
+    VKXLA_ASSIGN_OR_RETURN(Literal r, state_->executable->Run(literals[0]));
+    results.push_back(std::move(r));
+  }
+  std::vector<std::vector<Array>> out;
+  for (Literal& r : results) {
+    VKXLA_ASSIGN_OR_RETURN(std::vector<Array> a, ResultArrays(std::move(r)));
     out.push_back(std::move(a));
   }
   return out;

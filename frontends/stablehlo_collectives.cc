@@ -105,8 +105,8 @@ StatusOr<std::pair<int64_t, int64_t>> ModuleProcessGrid(std::string_view text) {
     size_t end = pos;
     while (end < head.size() && std::isdigit(static_cast<unsigned char>(head[end]))) ++end;
     std::optional<int64_t> n = ParseInt64(head.substr(pos, end - pos));
-    if (!n || *n < 1 || *n > kMaxProcesses)
-      return InvalidArgument(key + " must be from 1 to " + std::to_string(kMaxProcesses) + ", got \"" +
+    if (!n || *n < 1 || *n > (int64_t{1} << 31))
+      return InvalidArgument(key + " must be a positive integer, got \"" +
                              std::string(head.substr(pos, std::min<size_t>(20, head.size() - pos))) + "\"");
     (k == 0 ? grid.first : grid.second) = *n;
   }

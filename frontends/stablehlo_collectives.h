@@ -28,7 +28,7 @@ struct CollectiveAttributes {
 StatusOr<CollectiveAttributes> TranslateCollectiveAttributes(Opcode op, const std::map<std::string, std::string>& attributes);
 
 // mhlo.num_replicas / mhlo.num_partitions of a module's attribute
-// dictionary (1 when absent).
+// dictionary (1 when absent). The reader keeps the replicas only.
 StatusOr<std::pair<int64_t, int64_t>> ModuleProcessGrid(std::string_view text);
 
 }  // namespace vkxla

@@ -2221,7 +2221,10 @@ StatusOr<StablehloProgram> Reader::Read() {
   program.module->set_entry(program.module->AddComputation(std::move(entry_)));
   VKXLA_ASSIGN_OR_RETURN(const auto grid, ModuleProcessGrid(c_.text()));
   program.module->set_replica_count(grid.first);
-  program.module->set_num_partitions(grid.second);
+  // mhlo.num_partitions of a JAX export says how XLA's SPMD partitioner
+  // would split the global program it holds: here it runs whole, one
+  // process per replica (partitioned programs come as HLO dumps).
+  (void)grid.second;
   VKXLA_RETURN_IF_ERROR(VerifyModule(*program.module));
   if (parallel_) {
     // Each process's module: the entry up to the run_parallel, then its program.

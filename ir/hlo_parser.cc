@@ -932,7 +932,9 @@ StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
       const size_t value_at = pos_;
       VKXLA_ASSIGN_OR_RETURN(std::string raw, ReadRawValue());
       std::optional<int64_t> n = ParseInt64(raw);
-      if (!n || *n < 1 || *n > 1024) return Error(value_at, key + " must be an integer from 1 to 1024, got \"" + raw + "\"");
+      // Any positive count parses; a run checks the grid it can hold.
+      if (!n || *n < 1 || *n > (int64_t{1} << 31))
+        return Error(value_at, key + " must be a positive integer, got \"" + raw + "\"");
       if (key == "replica_count") module->set_replica_count(*n);
       else module->set_num_partitions(*n);
     } else {

@@ -37,6 +37,7 @@ StatusOr<std::vector<Literal>> ReplicatedExecutable::Run(const std::vector<std::
   if (arguments.size() != n)
     return InvalidArgument("a run of " + grid_.ToString() + " takes " + std::to_string(n) + " argument lists, got " +
                            std::to_string(arguments.size()));
+  std::lock_guard<std::mutex> lock(run_mu_);
   // A fresh rendezvous per run: nothing waits on a previous run's state.
   ProcessRendezvous rendezvous(grid_);
   std::vector<std::optional<StatusOr<Literal>>> results(n);

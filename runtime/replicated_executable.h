@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "ops/collectives.h"
@@ -24,7 +25,7 @@ class ReplicatedExecutable {
                                                                  const std::vector<Device*>& devices, ProcessGrid grid);
 
   // arguments[p] are process p's (flat id replica * partitions + partition);
-  // the result is each process's.
+  // the result is each process's. Runs take turns.
   StatusOr<std::vector<Literal>> Run(const std::vector<std::vector<Literal>>& arguments);
 
   const ProcessGrid& grid() const { return grid_; }
@@ -33,6 +34,7 @@ class ReplicatedExecutable {
  private:
   ProcessGrid grid_;
   std::vector<std::unique_ptr<Executable>> processes_;
+  std::mutex run_mu_;
 };
 
 }  // namespace vkxla

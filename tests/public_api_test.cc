@@ -125,6 +125,37 @@ ENTRY e {
   EXPECT_EQ((*(*out)[1].values<int32_t>())[0], 3);
 }
 
+TEST_F(PublicRuntime, ReplicatedModulesRunEveryProcess) {
+  StatusOr<CompiledModule> m = runtime_->Compile(R"(HloModule psum, replica_count=2
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[2] parameter(0)
+  r = f32[2] all-reduce(x), to_apply=sum
+  i = u32[] replica-id()
+  ROOT t = (f32[2], u32[]) tuple(r, i)
+})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->processes(), 2);
+  const std::vector<std::vector<Array>> args{{*Array::FromValues(std::vector<float>{1, 2}, {2})},
+                                             {*Array::FromValues(std::vector<float>{10, 20}, {2})}};
+  StatusOr<std::vector<std::vector<Array>>> out = m->RunProcesses(args);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(out->size(), 2u);
+  for (uint32_t p = 0; p < 2; ++p) {
+    const std::span<const float> s = *(*out)[p][0].values<float>();
+    EXPECT_EQ(std::vector<float>(s.begin(), s.end()), (std::vector<float>{11, 22}));
+    EXPECT_EQ((*(*out)[p][1].values<uint32_t>())[0], p);
+  }
+  StatusOr<std::vector<Array>> one = m->Run({*Array::FromValues(std::vector<float>{1, 2}, {2})});
+  ASSERT_FALSE(one.ok());
+  EXPECT_NE(one.status().message().find("call RunProcesses"), std::string::npos) << one.status().message();
+  EXPECT_FALSE(m->RunProcesses(std::span<const std::vector<Array>>(args.data(), 1)).ok());
+}
+
 TEST_F(PublicRuntime, StablehloTextPicksTheNamedFunction) {
   const char* text = R"(
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {

@@ -97,16 +97,16 @@ class MpiTransport : public ProcessTransport {
     std::vector<uint8_t> mine;
     for (const Literal& l : operands) mine.insert(mine.end(), l.bytes().begin(), l.bytes().end());
     const uint64_t size = mine.size();
+    if (size > INT_MAX) return Unimplemented(std::string(OpcodeName(op.opcode)) + " over MPI of more than 2 GiB per process");
     std::vector<MPI_Request> requests;
     for (int64_t q : group)
       if (q != self) {
         requests.emplace_back();
         MPI_Isend(&size, 1, MPI_UINT64_T, static_cast<int>(q), kCollectiveTag, MPI_COMM_WORLD, &requests.back());
         requests.emplace_back();
-        MPI_Isend(mine.data(), static_cast<int>(std::min<uint64_t>(size, INT_MAX)), MPI_BYTE, static_cast<int>(q), kCollectiveTag,
-                  MPI_COMM_WORLD, &requests.back());
+        MPI_Isend(mine.data(), static_cast<int>(size), MPI_BYTE, static_cast<int>(q), kCollectiveTag, MPI_COMM_WORLD,
+                  &requests.back());
       }
-    if (size > INT_MAX) return Unimplemented(std::string(OpcodeName(op.opcode)) + " over MPI of more than 2 GiB per process");
     std::vector<std::vector<Literal>> all;
     Status status = OkStatus();
     for (int64_t q : group) {

@@ -73,6 +73,14 @@ class CompiledModule {
     return Run(std::span<const Array>(arguments.begin(), arguments.size()));
   }
 
+  // A replicated module (replica_count × num_partitions processes, as HLO's
+  // header or StableHLO's mhlo.num_replicas say) runs as that many
+  // processes meeting at their collectives: arguments[p] are process p's
+  // (p = replica * num_partitions + partition), and each process's results
+  // come back. Run is for modules of one process.
+  int64_t processes() const;
+  StatusOr<std::vector<std::vector<Array>>> RunProcesses(std::span<const std::vector<Array>> arguments) const;
+
   struct State;
 
  private:
