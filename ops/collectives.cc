@@ -229,6 +229,22 @@ Status CheckLeaves(const Instruction& op, const std::vector<std::vector<Literal>
 
 }  // namespace
 
+StatusOr<std::optional<std::vector<std::vector<int64_t>>>> SendRecvPairs(const Instruction& op) {
+  const std::string* attributes = FindAttribute(op, "frontend_attributes");
+  const std::string key = "_xla_send_recv_source_target_pairs=";
+  const size_t at = attributes ? attributes->find(key) : std::string::npos;
+  if (at == std::string::npos) return std::optional<std::vector<std::vector<int64_t>>>();
+  // The value is a quoted string: "{{0,1},{1,2}}".
+  const size_t open = attributes->find('"', at + key.size());
+  const size_t close = open == std::string::npos ? open : attributes->find('"', open + 1);
+  if (open == std::string::npos || close == std::string::npos)
+    return OpError(op, "_xla_send_recv_source_target_pairs needs a quoted value like \"{{0,1}}\"");
+  VKXLA_ASSIGN_OR_RETURN(auto pairs, ParseIdGroups(attributes->substr(open + 1, close - open - 1)));
+  for (const auto& p : pairs)
+    if (p.size() != 2 || p[0] < 0 || p[1] < 0) return OpError(op, "_xla_send_recv_source_target_pairs must be pairs of ids ≥ 0");
+  return std::optional<std::vector<std::vector<int64_t>>>(std::move(pairs));
+}
+
 std::vector<Literal> ZerosFor(const Instruction& op) {
   std::vector<Literal> out;
   for (const Shape& s : LeafShapes(op.shape)) out.emplace_back(Shape(s.element_type(), s.dims()));

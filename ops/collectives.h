@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,12 @@ StatusOr<std::vector<int64_t>> ProcessGroupOf(const Instruction& op, const Proce
 // Shape rules; a rule that needs the group size reads it from explicit
 // replica_groups, and CombineCollective checks it against the grid's.
 StatusOr<Shape> InferCollectiveShape(const Instruction& op);
+
+// A send's or recv's `_xla_send_recv_source_target_pairs` (its
+// frontend_attributes: which process sends to which, as XLA's pipelined
+// dumps write it), or nullopt when it names none: then any process that
+// receives on the channel takes what any sent, in order.
+StatusOr<std::optional<std::vector<std::vector<int64_t>>>> SendRecvPairs(const Instruction& op);
 
 // Zeros of each result leaf of `op`: what a process in none of a
 // collective-broadcast's groups gets.

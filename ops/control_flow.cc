@@ -307,7 +307,8 @@ std::optional<StatusOr<Literal>> EvaluateControlFlow(const Instruction& inst, co
     case Opcode::kSend: {
       if (!feeds) return StatusOr<Literal>(FailedPrecondition("send " + inst.Describe() + ": no host channels"));
       if (feeds->process.transport) {
-        if (Status sent = feeds->process.transport->Send(ChannelId(inst), *operands[0]); !sent.ok()) return StatusOr<Literal>(sent);
+        if (Status sent = feeds->process.transport->Send(feeds->process.self, inst, *operands[0]); !sent.ok())
+          return StatusOr<Literal>(sent);
       } else {
         feeds->from_device[ChannelId(inst)].push_back(*operands[0]);
       }
@@ -315,7 +316,7 @@ std::optional<StatusOr<Literal>> EvaluateControlFlow(const Instruction& inst, co
     }
     case Opcode::kRecv: {
       if (feeds && feeds->process.transport) {
-        StatusOr<Literal> v = feeds->process.transport->Receive(feeds->process.self, ChannelId(inst), inst);
+        StatusOr<Literal> v = feeds->process.transport->Receive(feeds->process.self, inst);
         if (!v.ok()) return StatusOr<Literal>(v.status());
         return Literal::Tuple({std::move(*v), Literal::ScalarOf(Scalar::UInt(ElementType::kU32, 0)), Literal(Shape::Token())});
       }

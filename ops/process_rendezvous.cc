@@ -85,21 +85,41 @@ StatusOr<std::vector<Literal>> ProcessRendezvous::Collective(int64_t self, const
   return mine;
 }
 
-Status ProcessRendezvous::Send(int64_t channel, Literal value) {
+Status ProcessRendezvous::Send(int64_t self, const Instruction& send, Literal value) {
+  VKXLA_ASSIGN_OR_RETURN(auto pairs, SendRecvPairs(send));
+  const int64_t channel = ChannelId(send);
   std::lock_guard<std::mutex> lock(mu_);
-  mailboxes_[channel].push_back(std::move(value));
+  if (!pairs) {
+    mailboxes_[{channel, -1}].push_back(std::move(value));
+  } else {
+    for (const auto& p : *pairs)
+      if (p[0] == self) mailboxes_[{channel, p[1]}].push_back(value);
+  }
   cv_.notify_all();
   return OkStatus();
 }
 
-StatusOr<Literal> ProcessRendezvous::Receive(int64_t self, int64_t channel, const Instruction& op) {
+StatusOr<Literal> ProcessRendezvous::Receive(int64_t self, const Instruction& recv) {
+  VKXLA_ASSIGN_OR_RETURN(auto pairs, SendRecvPairs(recv));
+  int64_t target = -1;
+  if (pairs) {
+    const bool named = std::any_of(pairs->begin(), pairs->end(), [&](const auto& p) { return p[1] == self; });
+    if (!named) return ZerosOfRecv(recv);
+    target = self;
+  }
+  const int64_t channel = ChannelId(recv);
   std::unique_lock<std::mutex> lock(mu_);
-  std::deque<Literal>& box = mailboxes_[channel];
-  const std::string where = "recv %" + op.name + " (channel " + std::to_string(channel) + ")";
+  std::deque<Literal>& box = mailboxes_[{channel, target}];
+  const std::string where = "recv %" + recv.name + " (channel " + std::to_string(channel) + ")";
   VKXLA_RETURN_IF_ERROR(Wait(lock, self, where, {}, [&box] { return !box.empty(); }));
   StatusOr<Literal> v(std::move(box.front()));
   box.pop_front();
   return v;
+}
+
+Literal ZerosOfRecv(const Instruction& recv) {
+  const Shape& data = recv.shape.IsTuple() ? recv.shape.tuple_shapes()[0] : recv.shape;
+  return Literal(Shape(data.element_type(), data.dims()));
 }
 
 void ProcessRendezvous::Leave(int64_t self, const Status& status) {

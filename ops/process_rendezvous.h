@@ -33,9 +33,11 @@ class ProcessTransport {
   // Process `self` reaches collective `op` with its operand leaves; returns
   // its result leaves once its whole group is there.
   virtual StatusOr<std::vector<Literal>> Collective(int64_t self, const Instruction& op, std::vector<Literal> operands) = 0;
-  // send and recv between processes on channel_id (FIFO per channel).
-  virtual Status Send(int64_t channel, Literal value) = 0;
-  virtual StatusOr<Literal> Receive(int64_t self, int64_t channel, const Instruction& op) = 0;
+  // send and recv between processes on their channel_id, FIFO; with
+  // source-target pairs (SendRecvPairs) from each source to its targets, and
+  // a process that is no target receives zeros.
+  virtual Status Send(int64_t self, const Instruction& send, Literal value) = 0;
+  virtual StatusOr<Literal> Receive(int64_t self, const Instruction& recv) = 0;
 };
 
 class ProcessRendezvous : public ProcessTransport {
@@ -45,8 +47,8 @@ class ProcessRendezvous : public ProcessTransport {
   const ProcessGrid& grid() const { return grid_; }
 
   StatusOr<std::vector<Literal>> Collective(int64_t self, const Instruction& op, std::vector<Literal> operands) override;
-  Status Send(int64_t channel, Literal value) override;
-  StatusOr<Literal> Receive(int64_t self, int64_t channel, const Instruction& op) override;
+  Status Send(int64_t self, const Instruction& send, Literal value) override;
+  StatusOr<Literal> Receive(int64_t self, const Instruction& recv) override;
   // Process `self` is done (its status says how): nobody waits for it any more.
   void Leave(int64_t self, const Status& status);
 
@@ -69,7 +71,7 @@ class ProcessRendezvous : public ProcessTransport {
   std::condition_variable cv_;
   std::map<Key, Meeting> meetings_;
   std::map<std::tuple<int64_t, int, int64_t, std::vector<int64_t>>, int64_t> passed_;  // per process
-  std::map<int64_t, std::deque<Literal>> mailboxes_;
+  std::map<std::pair<int64_t, int64_t>, std::deque<Literal>> mailboxes_;  // (channel, target or -1)
   std::vector<std::optional<Status>> left_;   // by process: how it ended
   std::vector<std::string> waiting_at_;       // by process: where it waits ("" when running)
   std::vector<const std::function<bool()>*> waits_;  // by process: what ends its wait (null when running)
@@ -85,6 +87,9 @@ struct ProcessContext {
   int64_t replica() const { return self / grid.partitions; }
   int64_t partition() const { return self % grid.partitions; }
 };
+
+// The data a recv gives: its result's first element.
+Literal ZerosOfRecv(const Instruction& recv);
 
 // replica-id, partition-id or a collective (IsProcessOpcode) for process
 // `context.self`: its result leaves from its operand leaves.

@@ -566,12 +566,12 @@ Status Executable::RunHostStep(const HostStep& step) {
         VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> leaves, read_inputs());
         data = std::move(leaves[0]);
         if (process_.transport) {
-          VKXLA_RETURN_IF_ERROR(process_.transport->Send(channel, data));
+          VKXLA_RETURN_IF_ERROR(process_.transport->Send(process_.self, op, data));
         } else {
           device_.from_device(channel).Push(data);
         }
       } else if (process_.transport) {
-        VKXLA_ASSIGN_OR_RETURN(data, process_.transport->Receive(process_.self, channel, op));
+        VKXLA_ASSIGN_OR_RETURN(data, process_.transport->Receive(process_.self, op));
       } else {
         std::optional<Literal> v = device_.to_device(channel).Pop();
         if (!v)

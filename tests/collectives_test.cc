@@ -232,6 +232,46 @@ TEST_F(Collectives, AsyncPairsOfScheduledDumpsRunAsTheirCollectives) {
   EXPECT_NE(bad.status().message().find("which only its done may read"), std::string::npos) << bad.status().message();
 }
 
+TEST_F(Collectives, SendsAndReceivesFollowTheirSourceTargetPairs) {
+  // A pipeline: replica i hands its value to i + 1 on one channel; replica
+  // 0 is no target and receives zeros. Without pairs, a channel is shared.
+  const std::string pairs = "frontend_attributes={_xla_send_recv_source_target_pairs=\"{{0,1},{1,2}}\"}";
+  const std::string text =
+      "HloModule pipeline, replica_count=3\nENTRY e {\n  x = f32[2] parameter(0)\n  t = token[] after-all()\n"
+      "  s = (f32[2], u32[], token[]) send(x, t), channel_id=5, " + pairs + "\n"
+      "  sd = token[] send-done(s), channel_id=5, " + pairs + "\n"
+      "  r = (f32[2], u32[], token[]) recv(t), channel_id=5, " + pairs + "\n"
+      "  rd = (f32[2], token[]) recv-done(r), channel_id=5, " + pairs + "\n"
+      "  ROOT v = f32[2] get-tuple-element(rd), index=0\n}\n";
+  auto m = Parse(text);
+  ASSERT_NE(m, nullptr);
+  ExpectReplicatedMatchesReference(*m, ProcessGrid{3, 1}, {&TestDevice()}, 31, "pipeline");
+  auto exe = ReplicatedExecutable::Compile(*m, {&TestDevice()}, ProcessGrid{3, 1});
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  std::vector<std::vector<Literal>> args;
+  for (int p = 0; p < 3; ++p) {
+    Literal x(Shape(ElementType::kF32, {2}));
+    x.Set(0, Scalar::Float(ElementType::kF32, 10.0 * (p + 1)));
+    x.Set(1, Scalar::Float(ElementType::kF32, -1.0 * (p + 1)));
+    args.push_back({std::move(x)});
+  }
+  auto got = (*exe)->Run(args);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*got)[0].Get(0).re, 0.0);
+  EXPECT_EQ((*got)[1].Get(0).re, 10.0);
+  EXPECT_EQ((*got)[2].Get(1).re, -2.0);
+  // Bad pairs are errors naming them.
+  auto bad = Parse("HloModule m, replica_count=2\nENTRY e {\n  t = token[] after-all()\n"
+                   "  r = (f32[2], u32[], token[]) recv(t), channel_id=5, frontend_attributes={_xla_send_recv_source_target_pairs=\"{{0}}\"}\n"
+                   "  rd = (f32[2], token[]) recv-done(r), channel_id=5\n  ROOT v = f32[2] get-tuple-element(rd), index=0\n}\n");
+  ASSERT_NE(bad, nullptr);
+  auto bad_exe = ReplicatedExecutable::Compile(*bad, {&TestDevice()}, ProcessGrid{2, 1});
+  ASSERT_TRUE(bad_exe.ok()) << bad_exe.status().ToString();
+  auto r = (*bad_exe)->Run({{}, {}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("_xla_send_recv_source_target_pairs must be pairs"), std::string::npos) << r.status().message();
+}
+
 TEST_F(Collectives, StablehloRunParallelOnTheDevice) {
   // The interpreter's harness: two programs meet at an all_gather.
   const std::string text = R"(module @m {

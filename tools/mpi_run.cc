@@ -1,5 +1,7 @@
 #include "tools/mpi_run.h"
 
+#include "ops/control_flow.h"
+
 #include <cstdlib>
 
 #ifdef VKXLA_WITH_MPI
@@ -8,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <memory>
 #endif
 
 namespace vkxla {
@@ -140,17 +143,73 @@ class MpiTransport : public ProcessTransport {
     return std::move(results[position]);
   }
 
-  Status Send(int64_t channel, Literal) override {
-    return Unimplemented("send on channel " + std::to_string(channel) +
-                         " between MPI ranks: sends and receives between processes run in one vkxla process (--replicas)");
+  // Sends go straight to the ranks the op's source-target pairs name
+  // (without pairs the receiver is unknown across ranks: an error); each is
+  // in flight until the run ends, so two ranks sending to each other first
+  // cannot block.
+  Status Send(int64_t self, const Instruction& send, Literal value) override {
+    VKXLA_ASSIGN_OR_RETURN(auto pairs, SendRecvPairs(send));
+    if (!pairs) return UnpairedError(send);
+    for (const auto& p : *pairs) {
+      if (p[0] != self) continue;
+      if (p[1] >= grid_.processes())
+        return InvalidArgument("send %" + send.name + " to process " + std::to_string(p[1]) + " of " + grid_.ToString());
+      pending_.push_back(std::make_unique<Message>());
+      Message& m = *pending_.back();
+      m.bytes = std::move(value.bytes());
+      m.size = m.bytes.size();
+      if (m.size > INT_MAX) return Unimplemented("send %" + send.name + " over MPI of more than 2 GiB");
+      const int tag = ChannelTag(send);
+      MPI_Isend(&m.size, 1, MPI_UINT64_T, static_cast<int>(p[1]), tag, MPI_COMM_WORLD, &m.requests[0]);
+      MPI_Isend(m.bytes.data(), static_cast<int>(m.size), MPI_BYTE, static_cast<int>(p[1]), tag, MPI_COMM_WORLD, &m.requests[1]);
+      break;  // a source sends once; the first pair naming it
+    }
+    return OkStatus();
   }
-  StatusOr<Literal> Receive(int64_t, int64_t channel, const Instruction& op) override {
-    return Unimplemented("recv %" + op.name + " on channel " + std::to_string(channel) +
-                         " between MPI ranks: sends and receives between processes run in one vkxla process (--replicas)");
+
+  StatusOr<Literal> Receive(int64_t self, const Instruction& recv) override {
+    VKXLA_ASSIGN_OR_RETURN(auto pairs, SendRecvPairs(recv));
+    if (!pairs) return UnpairedError(recv);
+    int64_t source = -1;
+    for (const auto& p : *pairs)
+      if (p[1] == self) source = p[0];
+    Literal out = ZerosOfRecv(recv);
+    if (source < 0) return out;
+    if (source >= grid_.processes())
+      return InvalidArgument("recv %" + recv.name + " from process " + std::to_string(source) + " of " + grid_.ToString());
+    const int tag = ChannelTag(recv);
+    uint64_t size = 0;
+    MPI_Recv(&size, 1, MPI_UINT64_T, static_cast<int>(source), tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (size != out.bytes().size()) {
+      std::vector<uint8_t> drain(std::min<uint64_t>(size, INT_MAX));
+      MPI_Recv(drain.data(), static_cast<int>(drain.size()), MPI_BYTE, static_cast<int>(source), tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      return InvalidArgument("recv %" + recv.name + " expects " + out.shape().ToString() + " (" + std::to_string(out.bytes().size()) +
+                             " bytes), process " + std::to_string(source) + " sent " + std::to_string(size));
+    }
+    MPI_Recv(out.bytes().data(), static_cast<int>(size), MPI_BYTE, static_cast<int>(source), tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return out;
+  }
+
+  ~MpiTransport() override {
+    for (auto& m : pending_) MPI_Waitall(2, m->requests, MPI_STATUSES_IGNORE);
   }
 
  private:
+  struct Message {
+    uint64_t size = 0;
+    std::vector<uint8_t> bytes;
+    MPI_Request requests[2];
+  };
+  static Status UnpairedError(const Instruction& op) {
+    return Unimplemented(std::string(OpcodeName(op.opcode)) + " %" + op.name + " on channel " + std::to_string(ChannelId(op)) +
+                         " between MPI ranks needs frontend_attributes={_xla_send_recv_source_target_pairs=\"{{source,target}}\"} "
+                         "(without them only processes of one vkxla run, --replicas, share channels)");
+  }
+  // Sends and receives of one channel match in order between two ranks.
+  static int ChannelTag(const Instruction& op) { return 3 + static_cast<int>(ChannelId(op) % 30000); }
+
   ProcessGrid grid_;
+  std::vector<std::unique_ptr<Message>> pending_;
 };
 
 }  // namespace
