@@ -52,11 +52,12 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
     }
   if (!found) return FailedPrecondition("device " + d->info_.name + " has no compute queue");
 
-  const float priority = 1.0f;
+  const uint32_t queues = std::clamp<uint32_t>(families[d->queue_family_].queueCount, 1, kMaxQueues);
+  const std::vector<float> priorities(queues, 1.0f);
   VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   qci.queueFamilyIndex = d->queue_family_;
-  qci.queueCount = 1;
-  qci.pQueuePriorities = &priority;
+  qci.queueCount = queues;
+  qci.pQueuePriorities = priorities.data();
   // Enable exactly what the hardware has; codegen decides what it uses.
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.features.shaderFloat64 = d->info_.hardware.float64;
@@ -75,6 +76,12 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
   VKXLA_VK_RETURN_IF_ERROR(vkCreateCommandPool(d->device_, &pci, nullptr, &d->pool_));
   VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VKXLA_VK_RETURN_IF_ERROR(vkCreateFence(d->device_, &fci, nullptr, &d->fence_));
+  for (uint32_t q = 1; q < queues; ++q) {
+    auto extra = std::make_unique<ExtraQueue>();
+    vkGetDeviceQueue(d->device_, d->queue_family_, q, &extra->queue);
+    VKXLA_VK_RETURN_IF_ERROR(vkCreateFence(d->device_, &fci, nullptr, &extra->fence));
+    d->extra_queues_.push_back(std::move(extra));
+  }
 
   // Reuse a saved pipeline cache only if its header matches this device.
   std::vector<char> initial;
@@ -103,6 +110,7 @@ Device::~Device() {
   (void)SavePipelineCache();
   vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
   vkDestroyFence(device_, fence_, nullptr);
+  for (const auto& q : extra_queues_) vkDestroyFence(device_, q->fence, nullptr);
   vkDestroyCommandPool(device_, pool_, nullptr);
   vkDestroyDevice(device_, nullptr);
 }
@@ -206,27 +214,35 @@ Status Device::CheckUsable() const {
   return Unavailable("device " + info_.name + " is lost (" + lost_reason_ + "); open a new Device to go on");
 }
 
-Status Device::SubmitAndWait(VkCommandBuffer cb) {
-  std::lock_guard<std::mutex> lock(queue_mu_);
+Status Device::SubmitAndWait(VkCommandBuffer cb, uint32_t queue_index) {
+  if (queue_index >= queue_count())
+    return Internal("queue " + std::to_string(queue_index) + " of a device with " + std::to_string(queue_count()));
+  ExtraQueue* extra = queue_index == 0 ? nullptr : extra_queues_[queue_index - 1].get();
+  std::lock_guard<std::mutex> lock(extra ? extra->mu : queue_mu_);
+  VkQueue queue = extra ? extra->queue : queue_;
+  VkFence fence = extra ? extra->fence : fence_;
   VKXLA_RETURN_IF_ERROR(CheckUsable());
   auto lose = [&](const std::string& why) {
-    lost_reason_ = why;
-    lost_.store(true);
+    {
+      std::lock_guard<std::mutex> l(lost_mu_);
+      if (!lost_.load()) lost_reason_ = why;
+      lost_.store(true);
+    }
     return CheckUsable();
   };
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb;
-  const VkResult submitted = vkQueueSubmit(queue_, 1, &si, fence_);
+  const VkResult submitted = vkQueueSubmit(queue, 1, &si, fence);
   if (submitted == VK_ERROR_DEVICE_LOST) return lose("VK_ERROR_DEVICE_LOST from vkQueueSubmit");
   VKXLA_VK_RETURN_IF_ERROR(submitted);
-  VkResult r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, 600ull * 1000 * 1000 * 1000);
+  VkResult r = vkWaitForFences(device_, 1, &fence, VK_TRUE, 600ull * 1000 * 1000 * 1000);
   if (const VkResult injected = injected_.exchange(VK_SUCCESS); injected != VK_SUCCESS && r == VK_SUCCESS) r = injected;
   if (r == VK_ERROR_DEVICE_LOST) return lose("VK_ERROR_DEVICE_LOST while waiting for a submission");
   // The submission may still run: its fence is neither reset nor reused.
   if (r == VK_TIMEOUT) return lose("a submission did not finish within 600 s (VK_TIMEOUT); its work may still be running");
   VKXLA_VK_RETURN_IF_ERROR(r);
-  return VkStatus(vkResetFences(device_, 1, &fence_), "vkResetFences");
+  return VkStatus(vkResetFences(device_, 1, &fence), "vkResetFences");
 }
 
 FeedQueue& Device::to_device(int64_t channel) {

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <vector>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -40,7 +42,13 @@ class Device {
   // Submits and waits; device loss and timeouts come back as errors, and
   // both leave the device lost: every later call fails with kUnavailable
   // naming what happened (a fence still in flight is never reset or reused).
-  Status SubmitAndWait(VkCommandBuffer cb);
+  // `queue` picks one of queue_count() queues of the compute family.
+  Status SubmitAndWait(VkCommandBuffer cb, uint32_t queue = 0);
+  // The compute family's queues this device opened (up to kMaxQueues): the
+  // processes of a replicated run spread over them; queue 0 is the one
+  // libraries and timers use.
+  static constexpr uint32_t kMaxQueues = 8;
+  uint32_t queue_count() const { return static_cast<uint32_t>(1 + extra_queues_.size()); }
   // OK, or why the device can no longer be used.
   Status CheckUsable() const;
   bool lost() const { return lost_.load(); }
@@ -84,9 +92,17 @@ class Device {
   VkPhysicalDeviceMemoryProperties memory_props_{};
   double timestamp_period_ns_ = 0;
   std::mutex queue_mu_;
+  // Queues 1.. of the family, each with its own fence and lock.
+  struct ExtraQueue {
+    VkQueue queue = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    std::mutex mu;
+  };
+  std::vector<std::unique_ptr<ExtraQueue>> extra_queues_;
   std::recursive_mutex pool_mu_;
   std::atomic<bool> lost_{false};
-  std::string lost_reason_;  // written once, under queue_mu_, before lost_ is set
+  std::mutex lost_mu_;
+  std::string lost_reason_;  // written once, under lost_mu_, before lost_ is set
   std::atomic<VkResult> injected_{VK_SUCCESS};
   FeedQueue infeed_, outfeed_;
   std::mutex channels_mu_;

@@ -508,7 +508,7 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
 
 Status Executable::Submit(VkCommandBuffer cb) {
   ++submissions_;
-  return device_.SubmitAndWait(cb);
+  return device_.SubmitAndWait(cb, queue_);
 }
 
 void Executable::SeedRng(uint64_t seed) {
@@ -519,6 +519,7 @@ void Executable::SeedRng(uint64_t seed) {
 void Executable::SetProcess(const ProcessContext& process) {
   std::lock_guard<std::mutex> lock(run_mu_);
   process_ = process;
+  queue_ = static_cast<uint32_t>(process.self % device_.queue_count());
 }
 
 Status Executable::RunHostStep(const HostStep& step) {

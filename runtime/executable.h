@@ -49,7 +49,8 @@ class Executable {
 
   // The process this executable is in a replicated run (ops/process_rendezvous.h):
   // replica-id and partition-id read it, collectives and sends and receives
-  // between processes go through its rendezvous. Alone by default.
+  // between processes go through its transport, and its submissions go to
+  // queue self % queue_count() of its device. Alone by default.
   void SetProcess(const ProcessContext& process);
 
   // Device time of the dispatches alone (no uploads or downloads), averaged
@@ -167,6 +168,7 @@ class Executable {
   // rng-get-and-update-state's 128-bit counter (ops/rng.h): from 0, kept across runs.
   std::array<uint64_t, 2> rng_counter_{};
   ProcessContext process_;
+  uint32_t queue_ = 0;  // the device queue its submissions go to (a process's own, where there are several)
 };
 
 }  // namespace vkxla

@@ -1,8 +1,9 @@
 // A module run as the processes of a replica_count × num_partitions grid
 // (StableHLO's process grid): one Executable per process, with its own
 // buffers, each driven by its own host thread, on the devices given (one
-// device may hold every process: they share its queue and take turns per
-// submission). The processes meet at their collectives through a
+// device may hold every process: process p submits to its queue
+// p % queue_count(), so a family of several queues runs processes side by
+// side, and on one queue they take turns per submission). The processes meet at their collectives through a
 // ProcessRendezvous; a waiting process sleeps, it does not spin.
 #pragma once
 
