@@ -55,6 +55,9 @@ class Reader {
   StatusOr<std::vector<StablehloFunctionInfo>> List();
   // Process process_'s module, once its program is read.
   StatusOr<StablehloProgram> ProcessModule();
+  // A tuple of `leaves` in the entry; the entry and the regions read, as a module.
+  Instruction* RootTuple(const std::vector<Instruction*>& leaves, size_t at);
+  std::unique_ptr<Module> TakeModule(const std::string& name);
 
  private:
   Status ScanFunctions();
@@ -2204,21 +2207,11 @@ StatusOr<StablehloProgram> Reader::Read() {
   if (leaves.size() == 1 && !with_checks_) {
     entry_->set_root(leaves[0]);
   } else {
-    auto tuple = std::make_unique<Instruction>();
-    tuple->opcode = Opcode::kTuple;
-    std::vector<Shape> shapes;
-    for (Instruction* l : leaves) {
-      tuple->operands.push_back(l);
-      shapes.push_back(l->shape);
-    }
-    tuple->shape = Shape::Tuple(shapes);
-    entry_->set_root(Add(std::move(tuple), entry->body_end));
+    entry_->set_root(RootTuple(leaves, entry->body_end));
   }
   program.checks = std::move(checks_);
   program.infeed = std::move(infeed_);
-  program.module = std::make_unique<Module>(program.function);
-  for (auto& region : regions_) program.module->AddComputation(std::move(region));
-  program.module->set_entry(program.module->AddComputation(std::move(entry_)));
+  program.module = TakeModule(program.function);
   VKXLA_ASSIGN_OR_RETURN(const auto grid, ModuleProcessGrid(c_.text()));
   program.module->set_replica_count(grid.first);
   // mhlo.num_partitions of a JAX export says how XLA's SPMD partitioner
@@ -2238,11 +2231,7 @@ StatusOr<StablehloProgram> Reader::Read() {
   return program;
 }
 
-StatusOr<StablehloProgram> Reader::ProcessModule() {
-  // Its root: the program's array results (tokens stay behind).
-  std::vector<Instruction*> leaves;
-  for (Instruction* r : process_results_)
-    if (!r->shape.IsToken()) leaves.push_back(r);
+Instruction* Reader::RootTuple(const std::vector<Instruction*>& leaves, size_t at) {
   auto tuple = std::make_unique<Instruction>();
   tuple->opcode = Opcode::kTuple;
   std::vector<Shape> shapes;
@@ -2251,13 +2240,26 @@ StatusOr<StablehloProgram> Reader::ProcessModule() {
     shapes.push_back(l->shape);
   }
   tuple->shape = Shape::Tuple(shapes);
-  entry_->set_root(Add(std::move(tuple), 0));
+  return Add(std::move(tuple), at);
+}
+
+std::unique_ptr<Module> Reader::TakeModule(const std::string& name) {
+  auto module = std::make_unique<Module>(name);
+  for (auto& region : regions_) module->AddComputation(std::move(region));
+  module->set_entry(module->AddComputation(std::move(entry_)));
+  return module;
+}
+
+StatusOr<StablehloProgram> Reader::ProcessModule() {
+  // Its root: the program's array results (tokens stay behind).
+  std::vector<Instruction*> leaves;
+  for (Instruction* r : process_results_)
+    if (!r->shape.IsToken()) leaves.push_back(r);
+  entry_->set_root(RootTuple(leaves, 0));
   StablehloProgram program;
   program.function = entry_->name() + ".process" + std::to_string(*process_);
   program.results = static_cast<int>(leaves.size());
-  program.module = std::make_unique<Module>(program.function);
-  for (auto& region : regions_) program.module->AddComputation(std::move(region));
-  program.module->set_entry(program.module->AddComputation(std::move(entry_)));
+  program.module = TakeModule(program.function);
   program.module->set_replica_count(parallel_->replicas);
   program.module->set_num_partitions(parallel_->partitions);
   VKXLA_RETURN_IF_ERROR(VerifyModule(*program.module));

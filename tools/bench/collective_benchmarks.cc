@@ -5,6 +5,7 @@
 
 #include "frontends/hlo_text.h"
 #include "runtime/replicated_executable.h"
+#include "tools/bench/module_timing.h"
 
 namespace vkxla {
 namespace {
@@ -25,14 +26,7 @@ StatusOr<double> BestRun(Device& device, const std::string& text, int64_t replic
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, ParseAndVerifyHlo(text));
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ReplicatedExecutable> exe, ReplicatedExecutable::Compile(*m, {&device}, {replicas, 1}));
   const std::vector<std::vector<Literal>> args(static_cast<size_t>(replicas));
-  VKXLA_RETURN_IF_ERROR(exe->Run(args).status());  // warm
-  double best = 1e30;
-  for (int r = 0; r < runs; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    VKXLA_RETURN_IF_ERROR(exe->Run(args).status());
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
+  return BestWallSeconds(runs, [&] { return exe->Run(args).status(); });
 }
 
 }  // namespace

@@ -72,14 +72,7 @@ const char* kScanOp =
 StatusOr<double> TimeRuns(Device& device, const std::string& text, const std::vector<Literal>& args, int runs) {
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, ParseAndVerifyHlo(text));
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*m, device));
-  VKXLA_RETURN_IF_ERROR((*exe).Run(args).status());  // warm
-  double best = 1e30;
-  for (int r = 0; r < runs; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    VKXLA_RETURN_IF_ERROR(exe->Run(args).status());
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
+  return BestWallSeconds(runs, [&] { return exe->Run(args).status(); });
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include "tools/bench/module_timing.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include <cstring>
 #include <random>
 
@@ -52,6 +55,17 @@ Literal RandomBenchLiteral(const Shape& shape, uint64_t seed) {
     for (uint8_t& b : l.bytes()) b = static_cast<uint8_t>(rng());
   }
   return l;
+}
+
+StatusOr<double> BestWallSeconds(int runs, const std::function<Status()>& run) {
+  VKXLA_RETURN_IF_ERROR(run());  // warm
+  double best = 1e30;
+  for (int r = 0; r < runs; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    VKXLA_RETURN_IF_ERROR(run());
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
 }
 
 }  // namespace vkxla

@@ -4,6 +4,7 @@
 // the uploads and downloads.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_
 // for comparing two variants of a kernel.
 StatusOr<std::vector<ModuleTiming>> TimeModulesInterleaved(
     Device& device, const std::vector<std::pair<std::string, std::vector<Literal>>>& modules, int rounds, int runs);
+
+// The best host wall time of `runs` calls of `run`, after one call that
+// warms it (whole runs: uploads, control flow and host steps included).
+StatusOr<double> BestWallSeconds(int runs, const std::function<Status()>& run);
 
 // A literal of `shape` filled with uniform random values in [-1, 1)
 // (floats) or over the type's range (integers); fixed seed.
