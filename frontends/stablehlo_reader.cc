@@ -1650,15 +1650,24 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateParallelPrograms(const Stat
   if (depth != 0 || current_ != entry_.get())
     return Unimplemented(c_.Where(s.at) + ": interpreter.run_parallel of several programs inside a called function");
   if (parallel_) return Unimplemented(c_.Where(s.at) + ": a second interpreter.run_parallel of several programs in one entry");
-  // programs=[[@r0p0, @r0p1], [@r1p0, @r1p1]]: a list per replica of its partitions.
+  // programs=[[@r0p0, @r0p1], [@r1p0, @r1p1]]: a list per replica of its
+  // partitions, all of one length.
   const std::string& raw = s.attributes.at("programs");
-  int64_t replicas = 0, nesting = 0;
+  std::vector<int64_t> per_replica;
+  int64_t nesting = 0;
   for (char ch : raw) {
-    if (ch == '[' && ++nesting == 2) ++replicas;
-    if (ch == ']') --nesting;
+    if (ch == '[') {
+      if (++nesting == 2) per_replica.push_back(0);
+    } else if (ch == ']') {
+      --nesting;
+    } else if (ch == '@' && nesting == 2) {
+      ++per_replica.back();
+    }
   }
   const int64_t count = static_cast<int64_t>(names.size());
-  if (replicas == 0 || count % replicas != 0)
+  const int64_t replicas = static_cast<int64_t>(per_replica.size());
+  if (replicas == 0 || per_replica[0] * replicas != count ||
+      std::any_of(per_replica.begin(), per_replica.end(), [&](int64_t n) { return n != per_replica[0]; }))
     return c_.Error(s.at, "interpreter.run_parallel's programs must be a list of replicas with the same number of partitions each");
   const ProcessGrid grid{replicas, count / replicas};
   if (Status ok = CheckProcessGrid(grid); !ok.ok()) return c_.Error(s.at, ok.message());

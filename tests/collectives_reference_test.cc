@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "frontends/hlo_text.h"
+#include "frontends/stablehlo_reader.h"
 #include "ops/collectives.h"
 #include "ops/evaluator.h"
 
@@ -281,6 +282,46 @@ TEST(CollectivesReference, ShapesThatDisagreeWithTheGroupAreErrors) {
   auto alone = EvaluateModule(*lone, {Literal(Shape(ElementType::kF32, {4}))});
   ASSERT_FALSE(alone.ok());
   EXPECT_NE(alone.status().message().find("replica id 1"), std::string::npos) << alone.status().message();
+}
+
+TEST(RunParallel, EachProcessGetsItsProgramAndBadListsAreErrors) {
+  const std::string head = R"(module @m {
+  func.func @id(%x: tensor<2xf32>) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+  func.func @neg(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %n = stablehlo.negate %x : tensor<2xf32>
+    return %n : tensor<2xf32>
+  }
+  func.func @main() {
+    %a = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+)";
+  const std::string good = head +
+                           "    %r:4 = \"interpreter.run_parallel\"(%a, %a, %a, %a) {programs = [[@id, @neg], [@neg, @id]]} : "
+                           "(tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> "
+                           "(tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)\n    func.return\n  }\n}\n";
+  auto program = ReadStablehlo(good, true);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  EXPECT_EQ(program->grid.replicas, 2);
+  EXPECT_EQ(program->grid.partitions, 2);
+  ASSERT_EQ(program->processes.size(), 4u);
+  std::vector<const Module*> modules;
+  for (const auto& m : program->processes) modules.push_back(m.get());
+  auto r = EvaluateProcesses(modules, {{}, {}, {}, {}}, program->grid);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // Processes (0,0) and (1,1) run @id, (0,1) and (1,0) @neg.
+  EXPECT_EQ((*r)[0].tuple_elements()[0].Get(1).re, 2.0);
+  EXPECT_EQ((*r)[1].tuple_elements()[0].Get(1).re, -2.0);
+  EXPECT_EQ((*r)[2].tuple_elements()[0].Get(0).re, -1.0);
+  EXPECT_EQ((*r)[3].tuple_elements()[0].Get(0).re, 1.0);
+  // Replicas with different numbers of partitions.
+  const std::string uneven = head +
+                             "    %r:4 = \"interpreter.run_parallel\"(%a, %a, %a, %a) {programs = [[@id], [@neg, @id, @id]]} : "
+                             "(tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> "
+                             "(tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)\n    func.return\n  }\n}\n";
+  auto bad = ReadStablehlo(uneven, true);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("the same number of partitions each"), std::string::npos) << bad.status().message();
 }
 
 }  // namespace
