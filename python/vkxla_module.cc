@@ -209,11 +209,41 @@ CompiledModule Compile(const std::string& source, std::optional<int> device, con
   return Check(std::move(compiled));
 }
 
+// A replicated module's call, as jax.pmap takes it: each argument holds
+// every process's value on a leading axis, and so does each result.
+py::list CallProcesses(const CompiledModule& module, const py::args& args) {
+  const std::vector<ArraySpec>& specs = module.parameters();
+  const int64_t n = module.processes();
+  py::module_ np = py::module_::import("numpy");
+  std::vector<std::vector<Array>> arrays(static_cast<size_t>(n));
+  for (size_t i = 0; i < args.size(); ++i) {
+    py::object stacked = np.attr("asarray")(args[i]);
+    const py::tuple shape = stacked.attr("shape");
+    if (shape.size() == 0 || shape[0].cast<int64_t>() != n)
+      Raise(InvalidArgument("argument " + std::to_string(i) + " must hold the values of the module's " + std::to_string(n) +
+                            " processes on its leading axis; its shape is " + std::string(py::str(py::object(shape)))));
+    for (int64_t p = 0; p < n; ++p) arrays[p].push_back(FromPython(stacked[py::int_(p)], specs[i], i));
+  }
+  StatusOr<std::vector<std::vector<Array>>> results = [&] {
+    py::gil_scoped_release release;
+    return module.RunProcesses(arrays);
+  }();
+  const std::vector<std::vector<Array>> per_process = Check(std::move(results));
+  py::list out;
+  for (size_t k = 0; k < per_process[0].size(); ++k) {
+    py::list slices;
+    for (const std::vector<Array>& r : per_process) slices.append(ToNumpy(r[k]));
+    out.append(np.attr("stack")(slices));
+  }
+  return out;
+}
+
 py::list Call(const CompiledModule& module, const py::args& args) {
   const std::vector<ArraySpec>& specs = module.parameters();
   if (args.size() != specs.size())
     Raise(InvalidArgument("the module takes " + std::to_string(specs.size()) + " arguments, " +
                           std::to_string(args.size()) + " were given"));
+  if (module.processes() > 1) return CallProcesses(module, args);
   std::vector<Array> arrays;
   for (size_t i = 0; i < args.size(); ++i) arrays.push_back(FromPython(args[i], specs[i], i));
   StatusOr<std::vector<Array>> results = [&] {
@@ -255,8 +285,11 @@ PYBIND11_MODULE(vkxla, m) {
     return out;
   }, "The Vulkan devices: index, name, type, driver, api_version.");
 
-  py::class_<CompiledModule>(m, "Executable", "A module compiled for one device; call it with the arguments.")
+  py::class_<CompiledModule>(m, "Executable",
+                             "A module compiled for one device; call it with the arguments. A replicated module "
+                             "(replica_count > 1) takes and gives every process's values stacked on a leading axis.")
       .def("__call__", &Call)
+      .def_property_readonly("processes", &CompiledModule::processes)
       .def_property_readonly("parameters", [](const CompiledModule& c) { return Specs(c.parameters()); })
       .def_property_readonly("results", [](const CompiledModule& c) { return Specs(c.results()); });
 

@@ -145,3 +145,16 @@ def test_bad_sources_and_options_raise_with_the_position():
         vkxla.compile(unary_module("f32"), device=1000)
     with pytest.raises(vkxla.Error, match="cannot open"):
         vkxla.compile(os.path.join(SAMPLES, "missing.hlo"))
+
+
+def test_replicated_modules_take_and_give_stacked_values_as_pmap_does():
+    exe = vkxla.compile(os.path.join(SAMPLES, "psum.hlo"))
+    assert exe.processes == 4
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    total, ids = exe(x)
+    # Replicas {0,1} and {2,3} sum their rows.
+    np.testing.assert_array_equal(total, np.stack([x[0] + x[1]] * 2 + [x[2] + x[3]] * 2))
+    np.testing.assert_array_equal(ids, np.arange(4, dtype=np.uint32))
+    assert vkxla.compile(unary_module("f32")).processes == 1
+    with pytest.raises(vkxla.Error, match="leading axis"):
+        exe(np.zeros(3, np.float32))
