@@ -195,12 +195,12 @@ bool FoldFast(Opcode opcode, Literal& acc, const Literal& x) {
 }
 
 // Each leaf folded over the members in group order: ((x0 op x1) op x2) ...
-StatusOr<std::vector<Literal>> Reduce(const Instruction& op, const std::vector<std::vector<Literal>>& operands) {
+StatusOr<std::vector<Literal>> Reduce(const Instruction& op, std::vector<std::vector<Literal>>& operands) {
   VKXLA_ASSIGN_OR_RETURN(Combiner combine, ScalarCombinerOf(op));
   const std::optional<Opcode> plain = PlainRoot(op);
   std::vector<Literal> out;
   for (size_t leaf = 0; leaf < operands[0].size(); ++leaf) {
-    Literal acc = operands[0][leaf];
+    Literal acc = std::move(operands[0][leaf]);  // folded in place: member 0's operand is not read again
     for (size_t m = 1; m < operands.size(); ++m) {
       const Literal& x = operands[m][leaf];
       if (plain && acc.shape().element_type() == x.shape().element_type() && FoldFast(*plain, acc, x)) continue;
@@ -581,7 +581,7 @@ StatusOr<Shape> InferCollectiveShape(const Instruction& op) {
 }
 
 StatusOr<std::vector<std::vector<Literal>>> CombineCollective(const Instruction& op, const std::vector<int64_t>& group,
-                                                              const std::vector<std::vector<Literal>>& operands) {
+                                                              std::vector<std::vector<Literal>> operands) {
   const size_t G = group.size();
   if (G == 0 || operands.size() != G) return Internal("a collective combines one operand list per group member");
   for (size_t m = 1; m < G; ++m) {
@@ -597,7 +597,8 @@ StatusOr<std::vector<std::vector<Literal>>> CombineCollective(const Instruction&
     case Opcode::kAllReduce: {
       VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> reduced, Reduce(op, operands));
       VKXLA_ASSIGN_OR_RETURN(bool to_root, BoolAttribute(op, "vkxla_reduce_to_root"));
-      for (size_t m = 0; m < G; ++m) results[m] = m == 0 || !to_root ? reduced : ZerosFor(op);
+      for (size_t m = 1; m < G; ++m) results[m] = to_root ? ZerosFor(op) : reduced;
+      results[0] = std::move(reduced);
       break;
     }
     case Opcode::kCollectiveBroadcast: {

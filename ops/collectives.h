@@ -69,8 +69,9 @@ StatusOr<std::optional<std::vector<std::vector<int64_t>>>> SendRecvPairs(const I
 std::vector<Literal> ZerosFor(const Instruction& op);
 
 // What each member of `group` gets: `operands[m]` are member m's operand
-// leaves, the result is one list of result leaves per member.
+// leaves (taken: a reduction folds into member 0's), the result is one
+// list of result leaves per member.
 StatusOr<std::vector<std::vector<Literal>>> CombineCollective(const Instruction& op, const std::vector<int64_t>& group,
-                                                              const std::vector<std::vector<Literal>>& operands);
+                                                              std::vector<std::vector<Literal>> operands);
 
 }  // namespace vkxla

@@ -66,7 +66,7 @@ StatusOr<std::vector<Literal>> ProcessRendezvous::Collective(int64_t self, const
   if (++m.arrived == group.size()) {
     std::vector<std::vector<Literal>> all;
     for (auto& o : m.operands) all.push_back(std::move(*o));
-    StatusOr<std::vector<std::vector<Literal>>> r = CombineCollective(op, group, all);
+    StatusOr<std::vector<std::vector<Literal>>> r = CombineCollective(op, group, std::move(all));
     if (r.ok()) {
       m.results = std::move(*r);
     } else {

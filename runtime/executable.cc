@@ -537,7 +537,14 @@ Status Executable::RunHostStep(const HostStep& step) {
     if (!value.shape().Compatible(Shape(declared.element_type(), declared.dims())))
       return InvalidArgument(std::string(OpcodeName(op.opcode)) + " " + op.Describe() + ": got " + value.shape().ToString() +
                              ", expected " + declared.ToString());
-    VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(value, declared.layout_or_default()));
+    const Layout layout = declared.layout_or_default();
+    StatusOr<int> bits = ElementStorageBits(declared.element_type(), layout);
+    if (layout.IsDescending() && bits.ok() && *bits >= 8) {
+      // Row-major bytes are the placement already: no staging copy (64 MiB collectives).
+      if (!value.bytes().empty()) std::memcpy(Mapped(b), value.bytes().data(), value.bytes().size());
+      return OkStatus();
+    }
+    VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(value, layout));
     if (!bytes.empty()) std::memcpy(Mapped(b), bytes.data(), bytes.size());
     return OkStatus();
   };

@@ -138,7 +138,7 @@ class MpiTransport : public ProcessTransport {
     }
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     VKXLA_RETURN_IF_ERROR(status);
-    VKXLA_ASSIGN_OR_RETURN(auto results, CombineCollective(op, group, all));
+    VKXLA_ASSIGN_OR_RETURN(auto results, CombineCollective(op, group, std::move(all)));
     const size_t position = static_cast<size_t>(std::find(group.begin(), group.end(), self) - group.begin());
     return std::move(results[position]);
   }
