@@ -2224,9 +2224,13 @@ StatusOr<StablehloProgram> Reader::Read() {
   VKXLA_ASSIGN_OR_RETURN(const auto grid, ModuleProcessGrid(c_.text()));
   program.module->set_replica_count(grid.first);
   // mhlo.num_partitions of a JAX export says how XLA's SPMD partitioner
-  // would split the global program it holds: here it runs whole, one
-  // process per replica (partitioned programs come as HLO dumps).
-  (void)grid.second;
+  // would split the global program it holds, which runs whole here, one
+  // process per replica; only a program whose ops meet across partitions
+  // (collectives, partition-id) runs as its partitions.
+  bool meets = false;
+  for (const auto& c : program.module->computations())
+    for (const auto& inst : c->instructions()) meets = meets || IsProcessOpcode(inst->opcode);
+  if (meets) program.module->set_num_partitions(grid.second);
   VKXLA_RETURN_IF_ERROR(VerifyModule(*program.module));
   if (parallel_) {
     // Each process's module: the entry up to the run_parallel, then its program.

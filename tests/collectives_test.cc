@@ -272,6 +272,46 @@ TEST_F(Collectives, SendsAndReceivesFollowTheirSourceTargetPairs) {
   EXPECT_NE(r.status().message().find("_xla_send_recv_source_target_pairs must be pairs"), std::string::npos) << r.status().message();
 }
 
+TEST_F(Collectives, JaxPmapAndPartitionedExportsRunAsTheirProcesses) {
+  // What jax.jit of a pmap'd psum writes (4 replicas), and an all_reduce
+  // over 4 partitions with flattened ids; a global program that only
+  // carries mhlo.num_partitions (no op meets across partitions) runs whole.
+  const std::string all_reduce =
+      R"(    %0 = "stablehlo.all_reduce"(%arg0) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>EXTRA}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %1 = stablehlo.add %arg1, %arg2 : tensor<f32>
+      stablehlo.return %1 : tensor<f32>
+    }) : (tensor<3xf32>) -> tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}
+)";
+  auto module_text = [&](const std::string& grid, const std::string& extra, bool collective) {
+    std::string body = collective ? all_reduce : "    %0 = stablehlo.negate %arg0 : tensor<3xf32>\n    return %0 : tensor<3xf32>\n  }\n}\n";
+    const size_t at = body.find("EXTRA");
+    if (at != std::string::npos) body.replace(at, 5, extra);
+    return "module @jit_f attributes {" + grid +
+           "} {\n  func.func public @main(%arg0: tensor<3xf32> {mhlo.layout_mode = \"default\"}) -> (tensor<3xf32> "
+           "{jax.result_info = \"\"}) {\n" + body;
+  };
+  struct Case {
+    std::string text;
+    int64_t replicas, partitions;
+  } cases[] = {
+      {module_text("mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 4 : i32", "", true), 4, 1},
+      {module_text("mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32", ", use_global_device_ids", true), 1, 4},
+      {module_text("mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32", "", false), 1, 1},
+  };
+  for (const Case& c : cases) {
+    auto program = ReadStablehlo(c.text, false);
+    ASSERT_TRUE(program.ok()) << program.status().ToString();
+    EXPECT_EQ(program->module->replica_count(), c.replicas);
+    EXPECT_EQ(program->module->num_partitions(), c.partitions);
+    const ProcessGrid grid{c.replicas, c.partitions};
+    ExpectReplicatedMatchesReference(*program->module, grid, {&TestDevice()}, 41, "JAX export " + grid.ToString());
+  }
+}
+
 TEST_F(Collectives, StablehloRunParallelOnTheDevice) {
   // The interpreter's harness: two programs meet at an all_gather.
   const std::string text = R"(module @m {
