@@ -66,23 +66,36 @@ int NibbleShift(int64_t physical) { return physical % 2 == 0 ? 4 : 0; }
 
 }  // namespace
 
-StatusOr<std::vector<uint8_t>> ToPhysical(const Literal& literal, const Layout& layout) {
+Status ToPhysicalInto(const Literal& literal, const Layout& layout, uint8_t* out, int64_t size) {
   Shape shape = literal.shape();
   shape.set_layout(layout);
   VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(shape));
   VKXLA_ASSIGN_OR_RETURN(int bits, ElementStorageBits(shape.element_type(), layout));
-  VKXLA_ASSIGN_OR_RETURN(int64_t size, PhysicalByteSize(shape));
-  std::vector<uint8_t> out(size, 0);
+  VKXLA_ASSIGN_OR_RETURN(int64_t needed, PhysicalByteSize(shape));
+  if (size < needed)
+    return Internal("placing " + shape.ToString() + " needs " + std::to_string(needed) + " bytes, the buffer holds " + std::to_string(size));
   const uint8_t* src = literal.bytes().data();
-  if (layout.IsDescending() && bits >= 8) {
-    if (!literal.bytes().empty()) std::memcpy(out.data(), src, literal.bytes().size());  // data() may be null
-    return out;
+  const int64_t logical = static_cast<int64_t>(literal.bytes().size());
+  if (layout.IsDescending() && bits >= 8 && logical <= needed) {
+    if (logical > 0) std::memcpy(out, src, static_cast<size_t>(logical));  // data() may be null
+    std::memset(out + logical, 0, static_cast<size_t>(needed - logical));  // the word padding
+    return OkStatus();
   }
+  std::memset(out, 0, static_cast<size_t>(needed));
   const int w = bits / 8;
   ForEachPlacement(shape, map, [&](int64_t logical, int64_t physical) {
     if (bits == 4) out[physical / 2] |= static_cast<uint8_t>((src[logical] & 0xF) << NibbleShift(physical));
-    else std::memcpy(out.data() + physical * w, src + logical * w, w);
+    else std::memcpy(out + physical * w, src + logical * w, w);
   });
+  return OkStatus();
+}
+
+StatusOr<std::vector<uint8_t>> ToPhysical(const Literal& literal, const Layout& layout) {
+  Shape shape = literal.shape();
+  shape.set_layout(layout);
+  VKXLA_ASSIGN_OR_RETURN(int64_t size, PhysicalByteSize(shape));
+  std::vector<uint8_t> out(size, 0);
+  VKXLA_RETURN_IF_ERROR(ToPhysicalInto(literal, layout, out.data(), size));
   return out;
 }
 

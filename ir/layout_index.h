@@ -24,6 +24,9 @@ StatusOr<int64_t> PhysicalByteSize(const Shape& shape);
 
 // The literal's logical data placed by `layout`; padding bytes are zero.
 StatusOr<std::vector<uint8_t>> ToPhysical(const Literal& literal, const Layout& layout);
+// The same written into `out`, which holds `size` bytes (a mapped buffer:
+// no staging copy); fewer than the placement needs is an error.
+Status ToPhysicalInto(const Literal& literal, const Layout& layout, uint8_t* out, int64_t size);
 // The inverse: physical bytes of `shape` (with its layout) as a logical literal.
 StatusOr<Literal> FromPhysical(const uint8_t* data, const Shape& shape);
 

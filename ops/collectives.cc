@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <numeric>
 
 #include "ir/element_type.h"
@@ -504,13 +505,11 @@ StatusOr<Shape> InferCollectiveShape(const Instruction& op) {
       const std::string* pairs = FindAttribute(op, "source_target_pairs");
       if (!pairs) return OpError(op, "needs source_target_pairs={{source,target},...}");
       VKXLA_ASSIGN_OR_RETURN(auto parsed, ParseIdGroups(*pairs));
-      std::vector<int64_t> sources, targets;
+      std::set<int64_t> sources, targets;  // a million pairs check in n log n
       for (const auto& p : parsed) {
         if (p.size() != 2 || p[0] < 0 || p[1] < 0) return OpError(op, "source_target_pairs " + *pairs + " must be pairs of ids ≥ 0");
-        if (std::count(sources.begin(), sources.end(), p[0]) || std::count(targets.begin(), targets.end(), p[1]))
+        if (!sources.insert(p[0]).second || !targets.insert(p[1]).second)
           return OpError(op, "source_target_pairs " + *pairs + " name a source or a target twice");
-        sources.push_back(p[0]);
-        targets.push_back(p[1]);
       }
       return in[0];
     }

@@ -537,15 +537,9 @@ Status Executable::RunHostStep(const HostStep& step) {
     if (!value.shape().Compatible(Shape(declared.element_type(), declared.dims())))
       return InvalidArgument(std::string(OpcodeName(op.opcode)) + " " + op.Describe() + ": got " + value.shape().ToString() +
                              ", expected " + declared.ToString());
-    const Layout layout = declared.layout_or_default();
-    StatusOr<int> bits = ElementStorageBits(declared.element_type(), layout);
-    if (layout.IsDescending() && bits.ok() && *bits >= 8) {
-      // Row-major bytes are the placement already: no staging copy (64 MiB collectives).
-      if (!value.bytes().empty()) std::memcpy(Mapped(b), value.bytes().data(), value.bytes().size());
-      return OkStatus();
-    }
-    VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(value, layout));
-    if (!bytes.empty()) std::memcpy(Mapped(b), bytes.data(), bytes.size());
+    // Placed straight into the mapped buffer: no staging copy (64 MiB collectives).
+    VKXLA_RETURN_IF_ERROR(ToPhysicalInto(value, declared.layout_or_default(), static_cast<uint8_t*>(Mapped(b)),
+                                         static_cast<int64_t>(program_.buffers[b].bytes)));
     return OkStatus();
   };
   switch (step.kind) {

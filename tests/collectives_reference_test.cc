@@ -46,6 +46,18 @@ std::string AllReduce(const std::string& attributes) {
          attributes + " }\n";
 }
 
+TEST(ReplicaGroups, HugeListsAreCheckedInLinearishTime) {
+  // 200,000 permute pairs: read and checked at once (a quadratic duplicate
+  // check would take minutes); one repeated target is an error.
+  std::string pairs = "{";
+  for (int i = 0; i < 200000; ++i) pairs += (i ? ",{" : "{") + std::to_string(i) + "," + std::to_string(i + 1) + "}";
+  const std::string text = "HloModule m\nENTRY e { x = f32[2] parameter(0)\n ROOT p = f32[2] collective-permute(x), source_target_pairs=";
+  EXPECT_TRUE(ParseAndVerifyHlo(text + pairs + "} }\n").ok());
+  auto repeated = ParseAndVerifyHlo(text + pairs + ",{200001,5}} }\n");
+  ASSERT_FALSE(repeated.ok());
+  EXPECT_NE(repeated.status().message().find("name a source or a target twice"), std::string::npos);
+}
+
 TEST(ReplicaGroups, TheSpecsStrategies) {
   // cross_replica, replica_groups [[0,1],[2,3]] on 4 replicas × 2 partitions.
   auto m = Module1(AllReduce(", replica_groups={{0,1},{2,3}}"));

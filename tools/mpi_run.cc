@@ -119,7 +119,9 @@ class MpiTransport : public ProcessTransport {
       }
       uint64_t theirs = 0;
       MPI_Recv(&theirs, 1, MPI_UINT64_T, static_cast<int>(q), kCollectiveTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      std::vector<uint8_t> bytes(theirs <= size ? theirs : 0);
+      // Received whole even when it differs (a sender refuses over INT_MAX),
+      // so a mismatch is our error below, not MPI's truncation abort.
+      std::vector<uint8_t> bytes(std::min<uint64_t>(theirs, INT_MAX));
       MPI_Recv(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, static_cast<int>(q), kCollectiveTag, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
       if (theirs != size && status.ok())
