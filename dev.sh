@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 
 packages=(cmake g++ ninja-build ccache pkg-config
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
-  glslang-dev spirv-tools libvkfft-dev
+  glslang-dev glslang-tools spirv-tools libvkfft-dev
   libgtest-dev
   libcli11-dev nlohmann-json3-dev libzip-dev
   python3-dev pybind11-dev python3-numpy python3-pytest
