@@ -12,6 +12,7 @@ StatusOr<KernelSource> BuildKernel(const Program& program, const FusionGroup& gr
     case KernelKind::kScatter: return BuildScatterKernel(program, group, kernel);
     case KernelKind::kMatmul: return BuildMatmulKernel(program, group, kernel);
     case KernelKind::kTriangular: return BuildTriangularKernel(program, group, kernel);
+    case KernelKind::kRow: return BuildRowKernel(program, group, kernel);
   }
   return Internal("unknown kernel kind");
 }

@@ -21,5 +21,6 @@ StatusOr<KernelSource> BuildWindowKernel(const Program& program, const FusionGro
 StatusOr<KernelSource> BuildScatterKernel(const Program& program, const FusionGroup& group, int kernel);
 StatusOr<KernelSource> BuildMatmulKernel(const Program& program, const FusionGroup& group, int kernel);
 StatusOr<KernelSource> BuildTriangularKernel(const Program& program, const FusionGroup& group, int kernel);
+StatusOr<KernelSource> BuildRowKernel(const Program& program, const FusionGroup& group, int kernel);
 
 }  // namespace vkxla

@@ -4,6 +4,7 @@
 
 #include "ir/module.h"
 #include "ops/attributes.h"
+#include "ops/op_traits.h"
 #include "ops/computation_signature.h"
 #include "ops/window.h"
 
@@ -158,6 +159,14 @@ StatusOr<Shape> InferMap(const Instruction& inst) {
 }
 
 }  // namespace
+
+bool IsOneCommutativeOp(const Computation& c) {
+  const Instruction* r = c.root();
+  const auto params = c.parameters();
+  if (params.size() != 2 || r->operands.size() != 2 || !IsAssociativeAndCommutative(r->opcode)) return false;
+  return (r->operands[0] == params[0] && r->operands[1] == params[1]) ||
+         (r->operands[0] == params[1] && r->operands[1] == params[0]);
+}
 
 StatusOr<ReducePlan> PlanReduce(const Instruction& inst) {
   ReducePlan plan;

@@ -20,6 +20,9 @@ struct ReducePlan {
   std::vector<int64_t> kept;     // the others, ascending (result dim i is operand dim kept[i])
 };
 StatusOr<ReducePlan> PlanReduce(const Instruction& inst);
+// Whether `c` is one associative and commutative op (add, maximum, ...) of
+// its two parameters: a fold that may take the elements in any order.
+bool IsOneCommutativeOp(const Computation& c);
 
 // Scan: `inputs` arrays then `carries` init values; to_apply gives
 // `outputs` arrays and the new carries.

@@ -10,6 +10,7 @@
 #include "ops/reduction_shapes.h"
 #include "ops/window.h"
 #include "plan/cost_model.h"
+#include "plan/row_config.h"
 #include "plan/sort_config.h"
 
 namespace vkxla {
@@ -52,6 +53,16 @@ bool IsFusible(const Instruction& i) {
       return false;
   }
 }
+
+// A row kernel's members (plan/row_config.h): its reduces in definition
+// order, the values it writes, and where in the computation it runs (after
+// its last member: everything a member reads is defined by then).
+struct RowFusion {
+  std::vector<const Instruction*> reduces, members;
+  std::vector<ValueRef> outputs;
+  int position = 0;
+};
+constexpr size_t kMaxRowMembers = 256;
 
 double Elements(const Shape& s) { return s.IsArray() ? std::max<double>(1.0, static_cast<double>(s.element_count())) : 1.0; }
 
@@ -104,6 +115,7 @@ class FusionPass {
     Index();
     VKXLA_RETURN_IF_ERROR(CheckOps());
     VKXLA_RETURN_IF_ERROR(MandatoryBuffers());
+    ChooseRowFusions();
     ChooseEpilogues();
     Costs();
     Evaluations();
@@ -190,10 +202,140 @@ class FusionPass {
     return OkStatus();
   }
 
+  // Rule 0 (plan/row_config.h): reduces over the rows of one shape, the
+  // elementwise work between and after them and the broadcasts of their
+  // results along the rows become one row kernel. Chosen first: its
+  // members are computed in that kernel, not written (rules 3 to 6 skip them).
+  void ChooseRowFusions() {
+    for (const Instruction* h : order_) {
+      if (h->opcode != Opcode::kReduce || row_of_.count(h)) continue;
+      std::optional<RowFusion> f = GrowRowFusion(h);
+      if (!f) continue;
+      for (const Instruction* m : f->members) row_of_[m] = h;
+      for (const Instruction* r : f->reduces) choice_.materialized.erase(ValueRef{r, -1});
+      for (const ValueRef& o : f->outputs) Materialize(o, "written by the row kernel of %" + h->name);
+      row_fusions_[h] = std::move(*f);
+    }
+  }
+
+  // Whether reduce r can be a stage of a row kernel over rows of `row`
+  // (the operand's dims) along `reduced` (empty: r starts the group).
+  bool IsRowStage(const Instruction* r, const std::vector<int64_t>& row, const std::vector<int64_t>& reduced) const {
+    if (r->opcode != Opcode::kReduce || r->operands.size() != 2 || !r->shape.IsArray() || !r->shape.is_static()) return false;
+    const Shape& x = r->operands[0]->shape;
+    if (!x.is_static() || x.rank() == 0 || !r->operands[1]->shape.is_static()) return false;
+    StatusOr<ReducePlan> plan = PlanReduce(*r);
+    if (!plan.ok() || plan->reduced.empty() || r->called_computations.empty() ||
+        !IsOneCommutativeOp(*r->called_computations[0].second))
+      return false;
+    if (!reduced.empty()) return plan->reduced == reduced && x.dims() == row;
+    // Rows along the operand's unit-stride dim, short enough for one workgroup.
+    const Layout layout = x.layout_or_default();
+    const int64_t unit = layout.minor_to_major.empty() ? x.rank() - 1 : layout.minor_to_major[0];
+    if (std::find(plan->reduced.begin(), plan->reduced.end(), unit) == plan->reduced.end()) return false;
+    int64_t length = 1;
+    for (int64_t d : plan->reduced) length *= x.dim(d);
+    return length >= 1 && length <= kMaxRowLength;
+  }
+
+  // Grows h's row fusion along its readers: row values (elementwise ops
+  // of the row shape, broadcasts of row results along the rows) and row
+  // results (reduces of row values over the same dims, elementwise ops of
+  // their shape). A row value read by anything else is an output; a row
+  // result read by anything else ends the attempt, as does a member whose
+  // other operands depend on a member (they would read another row, or a
+  // value written after this kernel).
+  std::optional<RowFusion> GrowRowFusion(const Instruction* h) const {
+    if (!IsRowStage(h, {}, {})) return std::nullopt;
+    const std::vector<int64_t> row = h->operands[0]->shape.dims();
+    const ReducePlan plan = *PlanReduce(*h);
+    RowFusion f;
+    std::set<const Instruction*> members = {h}, results = {h};
+    std::set<ValueRef> outputs;
+    f.reduces.push_back(h);
+    std::vector<const Instruction*> work = {h};
+    while (!work.empty()) {
+      const Instruction* v = work.back();
+      work.pop_back();
+      const bool result = results.count(v) > 0;
+      if (result_values_.count(ValueRef{v, -1})) {
+        if (result) return std::nullopt;
+        outputs.insert(ValueRef{v, -1});
+      }
+      // Readers, and users that only name v (a tuple, a step's operand): exits.
+      std::vector<const Instruction*> readers;
+      if (auto it = readers_.find(v); it != readers_.end()) readers = it->second;
+      if (auto it = users_.find(v); it != users_.end())
+        for (const Instruction* u : it->second)
+          if (IsFree(*u)) readers.push_back(u);
+      for (const Instruction* u : readers) {
+        if (members.count(u)) continue;
+        bool joins = false, is_result = false;
+        if (!IsFree(*u) && u->shape.IsArray() && u->shape.is_static()) {
+          if (u->opcode == Opcode::kBroadcast) {
+            joins = result && u->shape.dims() == row && u->dimensions && *u->dimensions == plan.kept;
+          } else if (IsElementwise(u->opcode)) {
+            joins = u->shape.dims() == row || (result && u->shape.dims() == h->shape.dims());
+            is_result = u->shape.dims() != row;
+          } else if (u->opcode == Opcode::kReduce) {
+            joins = !result && u->operands[0] == v && IsRowStage(u, row, plan.reduced);
+            is_result = true;
+          }
+        }
+        if (!joins) {
+          if (result) return std::nullopt;
+          outputs.insert(ValueRef{v, -1});
+          continue;
+        }
+        members.insert(u);
+        if (is_result) results.insert(u);
+        if (u->opcode == Opcode::kReduce) f.reduces.push_back(u);
+        if (members.size() > kMaxRowMembers || static_cast<int64_t>(f.reduces.size()) > kMaxRowStages) return std::nullopt;
+        work.push_back(u);
+      }
+    }
+    if (outputs.empty()) return std::nullopt;
+    // Other operands must not depend on a member; count the inline loops
+    // the kernel repeats per element.
+    int64_t element_trips = 0;
+    std::set<const Instruction*> seen;
+    std::vector<const Instruction*> stack;
+    for (const Instruction* m : members) {
+      element_trips += ElementLoopTrips(*m);
+      for (const Instruction* o : m->operands)
+        if (!members.count(o)) stack.push_back(o);
+    }
+    std::set<const Instruction*> inline_values;  // reached through fusible values only
+    for (const Instruction* o : stack)
+      if (IsFusible(*o)) inline_values.insert(o);
+    while (!stack.empty()) {
+      const Instruction* n = stack.back();
+      stack.pop_back();
+      if (members.count(n)) return std::nullopt;
+      if (!seen.insert(n).second) continue;
+      const bool inline_value = inline_values.count(n) > 0 && !IsMaterialized(n);
+      if (inline_value) element_trips += ElementLoopTrips(*n);
+      for (const Instruction* o : n->operands) {
+        if (inline_value && IsFusible(*o)) inline_values.insert(o);
+        stack.push_back(o);
+      }
+    }
+    int64_t length = 1;
+    for (int64_t d : plan.reduced) length *= row[d];
+    if (RowKernelTrips(length, static_cast<int64_t>(f.reduces.size()), element_trips, target_) > target_.max_loop_trips)
+      return std::nullopt;
+    std::sort(f.reduces.begin(), f.reduces.end(),
+              [&](const Instruction* a, const Instruction* b) { return position_.at(a) < position_.at(b); });
+    f.members.assign(members.begin(), members.end());
+    f.outputs.assign(outputs.begin(), outputs.end());
+    for (const Instruction* m : members) f.position = std::max(f.position, position_.at(m));
+    return f;
+  }
+
   // Rule 3: a non-variadic reduce's or a dot's single-user elementwise chain.
   void ChooseEpilogues() {
     for (const Instruction* h : order_) {
-      if ((h->opcode != Opcode::kReduce && !IsDotFamily(h->opcode)) || h->shape.IsTuple()) continue;
+      if ((h->opcode != Opcode::kReduce && !IsDotFamily(h->opcode)) || h->shape.IsTuple() || row_of_.count(h)) continue;
       const Instruction* end = h;
       int length = 0;
       while (!result_values_.count(ValueRef{end, -1}) && ++length < kMaxFusionDepth) {
@@ -203,7 +345,7 @@ class FusionPass {
         if (!IsElementwise(u->opcode) || !u->shape.IsArray() || u->shape.dims() != h->shape.dims()) break;
         // Where two heroes' results meet (sum(x) + sum(x * x)), the op
         // finishes the first one's kernel; the second is written and read.
-        if (epilogue_of_.count(u)) break;
+        if (epilogue_of_.count(u) || row_of_.count(u)) break;
         epilogue_of_[u] = h;
         end = u;
       }
@@ -256,13 +398,14 @@ class FusionPass {
   void Evaluations() {
     for (size_t k = order_.size(); k-- > 0;) {
       const Instruction* v = order_[k];
-      if (!IsFusible(*v) || IsMaterialized(v) || epilogue_of_.count(v)) continue;
+      if (!IsFusible(*v) || IsMaterialized(v) || epilogue_of_.count(v) || row_of_.count(v)) continue;
       double e = 0;
       auto it = readers_.find(v);
       if (it != readers_.end())
         for (const Instruction* u : it->second) {
           const double reads = ReadsPerElement(*u, *v, target_);
-          const bool own_kernel = HeroKind(*u).has_value() || RunsAsSteps(*u) || IsMaterialized(u) || epilogue_of_.count(u);
+          const bool own_kernel =
+              HeroKind(*u).has_value() || RunsAsSteps(*u) || IsMaterialized(u) || epilogue_of_.count(u) || row_of_.count(u);
           e += own_kernel ? reads : choice_.evaluations[u] * reads;
         }
       choice_.evaluations[v] = e;
@@ -342,7 +485,7 @@ class FusionPass {
     for (const Instruction* i : order_) {
       int d = 1;
       for (const Instruction* o : i->operands) d = std::max(d, 1 + depth[o]);
-      if (d >= kMaxFusionDepth && IsFusible(*i) && !IsMaterialized(i) && !epilogue_of_.count(i)) {
+      if (d >= kMaxFusionDepth && IsFusible(*i) && !IsMaterialized(i) && !epilogue_of_.count(i) && !row_of_.count(i)) {
         Materialize(ValueRef::Of(i), "a fused chain reaches depth " + std::to_string(kMaxFusionDepth));
         decided_.push_back(i);
       }
@@ -356,7 +499,7 @@ class FusionPass {
       if (result_values_.count(ValueRef::Of(v)) || !v->shape.IsArray() || v->opcode == Opcode::kGetTupleElement) continue;
       if (BitWidth(v->shape.element_type()) < 32) continue;  // elements must own whole words
       for (const Instruction* u : readers_[v]) {
-        if (u->opcode != Opcode::kReduce) continue;
+        if (u->opcode != Opcode::kReduce || row_of_.count(u)) continue;
         const int64_t arity = static_cast<int64_t>(u->operands.size() / 2);
         bool operand = false;
         for (int64_t i = 0; i < arity; ++i) operand = operand || u->operands[i] == v;
@@ -386,6 +529,12 @@ class FusionPass {
       }
       const std::optional<KernelKind> kind = HeroKind(*h);
       if (!kind) continue;
+      if (auto row = row_of_.find(h); row != row_of_.end()) {
+        if (row->second != h) continue;  // a later stage of h's row kernel
+        const RowFusion& f = row_fusions_.at(h);
+        groups.push_back({static_cast<double>(f.position), GroupChoice{KernelKind::kRow, h, f.outputs}});
+        continue;
+      }
       GroupChoice g{*kind, h, {}};
       // An epilogue reads values defined between the hero and the chain's
       // end (a batch norm's rsqrt(var + eps), written by a kernel of its
@@ -433,6 +582,8 @@ class FusionPass {
   std::map<const Instruction*, double> cost_;
   std::vector<const Instruction*> decided_;  // materialized by rule 4
   std::map<const Instruction*, const Instruction*> written_by_reduce_;
+  std::map<const Instruction*, const Instruction*> row_of_;  // row-fusion member -> its first reduce
+  std::map<const Instruction*, RowFusion> row_fusions_;      // first reduce -> its row fusion
   FusionChoice choice_;
 };
 

@@ -2,6 +2,14 @@
 // live in memory and which kernels compute them.
 //
 // Rules, in order:
+// 0. Row kernels (plan/row_config.h): reduces over the same unit-stride
+//    dims of operands of one shape, each a single commutative op, the
+//    elementwise work of that shape and of their result shape between and
+//    after them, and the broadcasts of their results back along the rows,
+//    become one kernel (softmax, layer norm) where no other op reads a row
+//    result, no member's other operands depend on a member, and rows are at
+//    most kMaxRowLength long. Its members are computed in it, never written
+//    (rules 3 to 6 skip them); row values read elsewhere are its outputs.
 // 1. Heroes get a kernel of their own: reduce, sort/topk (its permutation),
 //    scan, reduce-window, select-and-scatter, scatter, dot. Everything else
 //    (elementwise ops, data movement, gathers, dynamic slices, a sort's

@@ -9,6 +9,7 @@
 #include "plan/loop_config.h"
 #include "plan/matmul_config.h"
 #include "plan/reduce_config.h"
+#include "plan/row_config.h"
 #include "plan/scan_config.h"
 #include "plan/scatter_config.h"
 #include "plan/sort_config.h"
@@ -26,9 +27,10 @@ enum class KernelKind {
   kScatter,
   kMatmul,   // dot: tiles of the product, operands' producers in its loads, the epilogue in its stores
   kTriangular,  // cholesky and triangular-solve blocks: one invocation per system
+  kRow,      // reduces over rows with the work between and after them (softmax, layer norm): a workgroup per row
 };
 std::string_view KernelKindName(KernelKind k);
 
-using KernelConfig = std::variant<LoopConfig, ReduceConfig, SortConfig, ScanConfig, WindowConfig, ScatterConfig, MatmulConfig, TriangularConfig>;
+using KernelConfig = std::variant<LoopConfig, ReduceConfig, SortConfig, ScanConfig, WindowConfig, ScatterConfig, MatmulConfig, TriangularConfig, RowConfig>;
 
 }  // namespace vkxla

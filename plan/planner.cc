@@ -766,6 +766,19 @@ class Planner {
         g.config = std::move(c);
         return OkStatus();
       }
+      case KernelKind::kRow: {
+        // The reduces among what the outputs compute inline are the stages.
+        std::vector<const Instruction*> starts;
+        for (const GroupOutput& o : g.outputs) starts.push_back(o.value.inst);
+        CollectReads(g, starts, nullptr);
+        std::vector<const Instruction*> reduces;
+        for (const Instruction* f : g.fused)
+          if (f->opcode == Opcode::kReduce) reduces.push_back(f);
+        VKXLA_ASSIGN_OR_RETURN(RowConfig c, ChooseRowConfig(reduces, g.fused, StepTrips(g, starts, h), materialized, p_.target));
+        g.kernels.push_back({"row_" + name, c.Invocations(), static_cast<uint32_t>(c.local_size)});
+        g.config = std::move(c);
+        return OkStatus();
+      }
       case KernelKind::kMatmul: {
         VKXLA_ASSIGN_OR_RETURN(MatmulConfig c, ChooseMatmulConfig(
                                           h, StepTrips(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), h),

@@ -119,6 +119,7 @@ std::string_view KernelKindName(KernelKind k) {
     case KernelKind::kScatter: return "scatter";
     case KernelKind::kMatmul: return "matmul";
     case KernelKind::kTriangular: return "triangular";
+    case KernelKind::kRow: return "row";
   }
   return "?";
 }

@@ -25,15 +25,6 @@ int64_t Log2(int64_t x) {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Whether `c` is one commutative op of its two parameters.
-bool IsCommutativeBinary(const Computation& c) {
-  const Instruction* r = c.root();
-  const auto params = c.parameters();
-  if (params.size() != 2 || r->operands.size() != 2 || !IsAssociativeAndCommutative(r->opcode)) return false;
-  return (r->operands[0] == params[0] && r->operands[1] == params[1]) ||
-         (r->operands[0] == params[1] && r->operands[1] == params[0]);
-}
-
 }  // namespace
 
 uint64_t ReduceConfig::FirstPassInvocations() const {
@@ -86,7 +77,7 @@ StatusOr<ReduceConfig> ChooseReduceConfig(const Instruction& reduce, const Shape
   c.steps = c.row_vectors ? c.K / 4 : c.K;
   c.slots = c.column_vectors ? c.vectors : c.physical;
   const Computation* f = reduce.called_computations[0].second;
-  c.strided = rows && plan.arity == 1 && IsCommutativeBinary(*f);
+  c.strided = rows && plan.arity == 1 && IsOneCommutativeOp(*f);
   c.fold_vectors = c.physical % 4 == 0;
   for (int64_t i = 0; i < plan.arity; ++i)
     c.fold_vectors = c.fold_vectors && BitWidth(reduce.operands[i]->shape.element_type()) <= 32 &&

@@ -119,13 +119,50 @@ std::set<std::string> InputNames(const Program& p, const FusionGroup& g) {
   return names;
 }
 
-TEST(PlanFusion, SoftmaxWritesTheExponentialOnceFromTheSumsKernel) {
+// Softmax over rows of `cols` elements, as kSoftmax.
+std::string SoftmaxEntry(int64_t rows, int64_t cols) {
+  std::string text = kSoftmax;
+  for (const std::string from : {"256,512", "[256]"}) {
+    const std::string to = from[0] == '[' ? "[" + std::to_string(rows) + "]" : std::to_string(rows) + "," + std::to_string(cols);
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+TEST(PlanFusion, SoftmaxIsOneRowKernel) {
   for (const TargetFeatures& t : AllTargets()) {
     SCOPED_TRACE(t.device_name);
     Planned p = PlanText(std::string(kAdd) + kMax, kSoftmax, t);
-    ASSERT_FALSE(p.program.groups.empty());
-    // The max, the sum that also writes exp(x - max) as it reads it, the division.
-    EXPECT_EQ(Groups(p.program), (std::vector<std::string>{"reduce %mx -> %mx", "reduce %s -> %s %e", "loop %y -> %y"}));
+    ASSERT_EQ(Groups(p.program), (std::vector<std::string>{"row %mx -> %y"}));
+    const FusionGroup& g = p.program.groups[0];
+    for (const char* name : {"mb", "d", "e", "s", "sb"}) EXPECT_TRUE(Fuses(g, name)) << name;
+    EXPECT_EQ(InputNames(p.program, g), (std::set<std::string>{"%x"}));
+    const RowConfig& c = std::get<RowConfig>(g.config);
+    ASSERT_EQ(c.reduces.size(), 2u);
+    EXPECT_EQ(c.reduces[0]->name, "mx");
+    EXPECT_EQ(c.reduces[1]->name, "s");
+    EXPECT_EQ(c.rows, 256);
+    EXPECT_EQ(c.length, 512);
+    // Rows are unit-stride: 4 elements a trip. A CPU driver takes the
+    // fewest invocations per row its loop budget allows; a GPU enough for the row.
+    EXPECT_EQ(c.per_trip, 4);
+    EXPECT_EQ(c.local_size, t.cpu ? 8 : 128);
+    EXPECT_EQ(c.trips, t.cpu ? 16 : 1);
+    EXPECT_EQ(g.kernels[0].invocations, 256u * static_cast<uint64_t>(c.local_size));
+    // exp(x - max) is kept from the sum's walk for the division's.
+    ASSERT_NE(c.cached, nullptr);
+    EXPECT_EQ(c.cached->name, "e");
+    EXPECT_EQ(p.program.DispatchCount(), 1);
+  }
+}
+
+TEST(PlanFusion, SoftmaxOverLongRowsWritesTheExponentialOnceFromTheSumsKernel) {
+  // Rows past kMaxRowLength: the max, the sum that also writes exp(x - max)
+  // as it reads it, the division.
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    Planned p = PlanText(std::string(kAdd) + kMax, SoftmaxEntry(64, kMaxRowLength + 1), t);
+    ASSERT_EQ(Groups(p.program), (std::vector<std::string>{"reduce %mx -> %mx", "reduce %s -> %s %e", "loop %y -> %y"}));
     const FusionGroup& sum = p.program.groups[1];
     EXPECT_TRUE(Fuses(sum, "e") && Fuses(sum, "d") && Fuses(sum, "mb"));
     const FusionGroup& div = p.program.groups[2];
@@ -133,21 +170,70 @@ TEST(PlanFusion, SoftmaxWritesTheExponentialOnceFromTheSumsKernel) {
     EXPECT_EQ(InputNames(p.program, div), (std::set<std::string>{"%e", "%s"}));
     EXPECT_EQ(p.program.DispatchCount(), 3);
   }
+  // At the limit, one row kernel whose invocations' loops stay in budget.
+  for (const TargetFeatures& t : AllTargets()) {
+    Planned p = PlanText(std::string(kAdd) + kMax, SoftmaxEntry(4, kMaxRowLength), t);
+    ASSERT_EQ(Groups(p.program), (std::vector<std::string>{"row %mx -> %y"}));
+    const RowConfig& c = std::get<RowConfig>(p.program.groups[0].config);
+    EXPECT_EQ(c.trips * c.local_size * c.per_trip, kMaxRowLength);
+    EXPECT_LE(RowKernelTrips(kMaxRowLength, 2, 16, t), static_cast<int64_t>(t.max_loop_trips));
+  }
 }
 
-TEST(PlanFusion, LayerNormFinishesEachRowInItsReduction) {
+TEST(PlanFusion, LayerNormIsOneRowKernel) {
   for (const TargetFeatures& t : AllTargets()) {
     SCOPED_TRACE(t.device_name);
     Planned p = PlanText(kAdd, kLayerNorm, t);
-    ASSERT_FALSE(p.program.groups.empty());
-    // mean = s / n and rsqrt(var + eps) are epilogues of their reductions;
-    // x - mean is cheap and recomputed where it is read.
-    EXPECT_EQ(Groups(p.program), (std::vector<std::string>{"reduce %s -> %mean", "reduce %ss -> %r", "loop %y -> %y"}));
-    EXPECT_TRUE(Fuses(p.program.groups[1], "r") && Fuses(p.program.groups[1], "ve") && Fuses(p.program.groups[1], "c"));
-    const FusionGroup& out = p.program.groups[2];
-    EXPECT_FALSE(Fuses(out, "r"));
-    EXPECT_TRUE(Fuses(out, "c") && Fuses(out, "rb"));
-    EXPECT_EQ(InputNames(p.program, out), (std::set<std::string>{"%x", "%g", "%b", "%mean", "%r"}));
+    ASSERT_EQ(Groups(p.program), (std::vector<std::string>{"row %s -> %y"}));
+    const FusionGroup& g = p.program.groups[0];
+    for (const char* name : {"mean", "c", "ss", "var", "r", "rb", "gb"}) EXPECT_TRUE(Fuses(g, name)) << name;
+    EXPECT_EQ(InputNames(p.program, g), (std::set<std::string>{"%x", "%g", "%b"}));
+    const RowConfig& c = std::get<RowConfig>(g.config);
+    ASSERT_EQ(c.reduces.size(), 2u);
+    EXPECT_EQ(c.reduces[1]->name, "ss");
+    EXPECT_EQ(c.cached, nullptr);  // (x - mean)^2 costs less than keeping it
+  }
+}
+
+// What keeps reduces out of a row kernel: each module below would read a
+// row result outside the kernel, another row's values, a value written
+// after it, or needs an order the stages do not keep.
+TEST(PlanFusion, RowKernelsOnlyWhereEveryReadStaysInTheRow) {
+  const std::string concat = "cat {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] subtract(a, b)\n}\n";
+  const std::string head = "ENTRY main {\n  x = f32[64,128] parameter(0)\n  z = f32[] constant(0)\n";
+  const std::string tail = "  rb = f32[64,128] broadcast(r), dimensions={0}\n";
+  struct Case {
+    const char* why;
+    std::string entry;
+    std::vector<std::string> groups;
+  };
+  const std::vector<Case> cases = {
+      {"the row result is also a result",
+       head + "  r = f32[64] reduce(x, z), dimensions={1}, to_apply=add\n" + tail +
+           "  y = f32[64,128] subtract(x, rb)\n  ROOT t = (f32[64,128], f32[64]) tuple(y, r)\n}\n",
+       {"reduce %r -> %r", "loop %y -> %y"}},
+      {"rows across the unit-stride dim",
+       head + "  r = f32[128] reduce(x, z), dimensions={0}, to_apply=add\n"
+              "  rb = f32[64,128] broadcast(r), dimensions={1}\n  ROOT y = f32[64,128] subtract(x, rb)\n}\n",
+       {"reduce %r -> %r", "loop %y -> %y"}},
+      {"a fold that is not one commutative op",
+       head + "  r = f32[64] reduce(x, z), dimensions={1}, to_apply=cat\n" + tail + "  ROOT y = f32[64,128] subtract(x, rb)\n}\n",
+       {"reduce %r -> %r", "loop %y -> %y"}},
+      {"a member reads another row through a reverse of a member",
+       head + "  r = f32[64] reduce(x, z), dimensions={1}, to_apply=add\n" + tail +
+           "  y = f32[64,128] subtract(x, rb)\n  v = f32[64,128] reverse(y), dimensions={0}\n"
+           "  ROOT w = f32[64,128] add(y, v)\n}\n",
+       {"reduce %r -> %r", "loop %w -> %w"}},
+      {"a row value read elsewhere is an output",
+       head + "  r = f32[64] reduce(x, z), dimensions={1}, to_apply=add\n" + tail +
+           "  y = f32[64,128] subtract(x, rb)\n  v = f32[128,64] transpose(y), dimensions={1,0}\n"
+           "  ROOT t = (f32[64,128], f32[128,64]) tuple(y, v)\n}\n",
+       {"row %r -> %y", "loop %v -> %v"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.why);
+    Planned p = PlanText(std::string(kAdd) + concat, c.entry, LavapipeTarget());
+    EXPECT_EQ(Groups(p.program), c.groups);
   }
 }
 
@@ -172,9 +258,10 @@ ENTRY main {
   rb = f32[64,128] broadcast(r), dimensions={0}
   ROOT y = f32[64,128] subtract(x, rb)
 })";
+  // Broadcast back along its rows, it is one row kernel with the subtraction.
   Planned q = PlanText(kAdd, bcast, LavapipeTarget());
-  EXPECT_EQ(Groups(q.program), (std::vector<std::string>{"reduce %r -> %r", "loop %y -> %y"}));
-  EXPECT_EQ(InputNames(q.program, q.program.groups[1]), (std::set<std::string>{"%x", "%r"}));
+  EXPECT_EQ(Groups(q.program), (std::vector<std::string>{"row %r -> %y"}));
+  EXPECT_EQ(InputNames(q.program, q.program.groups[0]), (std::set<std::string>{"%x"}));
 }
 
 TEST(PlanFusion, TransposeFeedingAReductionReadsThroughIt) {
@@ -832,7 +919,7 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
 }
 
 TEST(PlanProgram, PrintsGroupsBuffersAndSteps) {
-  Planned p = PlanText(std::string(kAdd) + kMax, kSoftmax, LavapipeTarget());
+  Planned p = PlanText(std::string(kAdd) + kMax, SoftmaxEntry(64, kMaxRowLength + 1), LavapipeTarget());
   const std::string text = p.program.ToString();
   for (const char* want : {"groups:", "g1 reduce %s -> %s (b", "%e (b", "buffers:", "steps (3 dispatches",
                            "barrier", "memory: device"})

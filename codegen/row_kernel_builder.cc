@@ -1,0 +1,350 @@
+// Row kernels (plan/row_config.h): workgroup `wg` owns row `wg`, the
+// kept dims' index in row-major order. On trip t of a walk, invocation
+// `lid` owns the per_trip consecutive row elements from (lid + t * L) *
+// per_trip: consecutive invocations read consecutive elements, a vector of
+// each buffer placed like the row's operand at a time where rows are
+// unit-stride. Each reduce is a stage: every invocation folds its elements
+// of the reduce's operand (computed inline, reading the stages before
+// through their bound results), the partial folds meet in shared memory in
+// log2(L) steps, and the init value joins on the left; the result is then a
+// variable every invocation holds. The stages' ops are commutative (the
+// fusion pass checks), so the order is free. Row values that read only
+// row results are computed once, after their stage. A last walk computes
+// and stores every output, reading the last stage's costly operand from
+// the private array that stage filled where the config says so.
+#include <functional>
+
+#include "codegen/element_emitter.h"
+#include "codegen/glsl_index_arithmetic.h"
+#include "codegen/glsl_types.h"
+#include "codegen/kernel_builder.h"
+#include "ops/op_traits.h"
+#include "plan/vector_source.h"
+
+namespace vkxla {
+namespace {
+
+class RowKernelBuilder : public ElementEmitter {
+ public:
+  RowKernelBuilder(const Program& program, const FusionGroup& group)
+      : ElementEmitter(program, group), c_(std::get<RowConfig>(group.config)) {}
+
+  StatusOr<KernelSource> Build() {
+    out_ = program_.buffers[group_.outputs[0].buffer].shape;
+    out_layout_ = out_.layout_or_default();
+    for (const GroupOutput& o : group_.outputs)
+      VKXLA_RETURN_IF_ERROR(Use(program_.buffers[o.buffer].shape.element_type(), *o.value.inst));
+    std::string main = "  uint lid = gl_LocalInvocationID.x;\n  uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
+    main += "  if (wg >= " + U(c_.rows) + ") return;\n";  // whole workgroups: the barriers stay uniform
+    GlslIndexArithmetic a;
+    int64_t stride = 1;
+    row_index_.assign(c_.row_shape.size(), "0u");
+    for (size_t k = c_.batch_dims.size(); k-- > 0;) {
+      const int64_t d = c_.batch_dims[k];
+      std::string q = a.DivConstant("wg", stride);
+      if (k > 0) q = a.ModConstant(q, c_.row_shape[d]);
+      main += "  uint r" + std::to_string(d) + " = " + q + ";\n";
+      row_index_[d] = "r" + std::to_string(d);
+      stride *= c_.row_shape[d];
+    }
+    FindRowValues();
+    if (c_.cached) {
+      VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(c_.cached->shape.element_type(), target_, c_.cached->Describe()));
+      cached_type_ = g.compute;
+      main += "  " + cached_type_ + " cache[" + U(c_.trips * c_.per_trip) + "];\n";
+    }
+    for (size_t s = 0; s < c_.reduces.size(); ++s) {
+      VKXLA_ASSIGN_OR_RETURN(std::string stage, Stage(s));
+      main += stage;
+      VKXLA_ASSIGN_OR_RETURN(std::string values, HoistRowValues());
+      main += values;
+    }
+    // The outputs, each element computed once for all of them.
+    std::vector<int> whole(group_.outputs.size(), 0);  // outputs stored a vector at a time
+    for (size_t k = 0; k < group_.outputs.size(); ++k) {
+      const Shape& b = program_.buffers[group_.outputs[k].buffer].shape;
+      whole[k] = c_.per_trip == 4 && b.dims() == c_.row_shape && b.layout_or_default() == c_.x_layout &&
+                 BitWidth(b.element_type()) == 32;
+    }
+    auto store = [&](const std::vector<std::string>& idx, int64_t e) -> Status {
+      if (c_.cached) Bind(c_.cached, Temp(cached_type_, CacheSlot(e)));
+      for (size_t k = 0; k < group_.outputs.size(); ++k) {
+        VKXLA_ASSIGN_OR_RETURN(std::string v, ValueOf(group_.outputs[k].value, idx));
+        const ElementType t = program_.buffers[group_.outputs[k].buffer].shape.element_type();
+        if (whole[k]) {
+          body_ += "        outv" + std::to_string(k) + "[" + U(e) + "] = " + EncodeToBits(t, v) + ";\n";
+        } else {
+          VKXLA_ASSIGN_OR_RETURN(std::string s, StoreOutputElement(k, idx, v));
+          body_ += s;
+        }
+      }
+      return OkStatus();
+    };
+    std::string declare, write;
+    for (size_t k = 0; k < group_.outputs.size(); ++k)
+      if (whole[k]) {
+        declare += "        uvec4 outv" + std::to_string(k) + ";\n";
+        write += "        " + WriteVector(BindOutput(k), "vec", "outv" + std::to_string(k)) + "\n";
+      }
+    VKXLA_ASSIGN_OR_RETURN(std::string trip, Trip(store, declare, write));
+    main += "  for (uint t = 0u; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n}\n";
+    return Finish(group_.kernels[0].name, static_cast<uint32_t>(c_.local_size), main);
+  }
+
+ private:
+  // One trip of a walk at trip `t` (a GLSL variable): the invocation's
+  // per_trip consecutive elements from jb, `each` emitting each element's
+  // statements into body_ at its logical index. Buffers placed like the
+  // row's operand are read a vector at a time (`vec`, their vector's index,
+  // for `write`). Past the row's end (only where trips are not uniform),
+  // nothing runs.
+  StatusOr<std::string> Trip(const std::function<Status(const std::vector<std::string>&, int64_t)>& each,
+                             const std::string& declare = "", const std::string& write = "") {
+    body_.clear();
+    ClearMemo();
+    vector_loads_.clear();
+    const int64_t per = c_.per_trip;
+    std::string code = "    uint jb = (lid + t * " + U(c_.local_size) + ")" + (per > 1 ? " * " + U(per) : "") + ";\n";
+    if (!c_.uniform()) code += "    if (jb < " + U(c_.length) + ") {\n";
+    std::vector<std::vector<std::string>> idx;
+    for (int64_t e = 0; e < per; ++e) idx.push_back(ElementIndex(e == 0 ? std::string("jb") : "jb + " + U(e)));
+    trip_first_ = idx[0];
+    trip_prelude_.clear();
+    trip_hoisted_.clear();
+    if (per > 1) {
+      VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(Shape(ElementType::kF32, c_.row_shape), c_.x_layout, idx[0]));
+      body_ += "    uint vec = (" + p + ") >> 2u;\n";
+    }
+    const std::string prelude = body_;
+    body_.clear();
+    for (int64_t e = 0; e < per; ++e) {
+      if (per > 1) {
+        vector_context_ = VectorContext{Shape(ElementType::kF32, c_.row_shape), c_.x_layout, 32, idx[e]};
+        body_ += "        ew = " + U(e) + ";\n";
+      }
+      VKXLA_RETURN_IF_ERROR(each(idx[e], e));
+    }
+    vector_context_.reset();
+    std::string loads = trip_prelude_;
+    trip_first_.clear();
+    for (const std::string& b : vector_loads_) loads += "        uvec4 " + b + "_v = " + ReadVector(b, "vec") + ";\n";
+    vector_loads_.clear();
+    code += prelude + "      {\n" + loads + declare + "        uint ew = 0u, es = 0u;\n" + body_ + write + "      }\n";
+    if (!c_.uniform()) code += "    }\n";
+    body_.clear();
+    ClearMemo();
+    return code;
+  }
+
+  // The row results that are not reduces (layer norm's mean and
+  // rsqrt(var + eps)): elementwise ops of the reduces' result shape that
+  // read a row result. Computed once per row (HoistRowValues), not per element.
+  void FindRowValues() {
+    std::set<const Instruction*> results(c_.reduces.begin(), c_.reduces.end());
+    const std::vector<int64_t> dims = c_.reduces[0]->shape.dims();
+    for (const Instruction* n : group_.fused) {
+      if (results.count(n) || !IsElementwise(n->opcode) || !n->shape.IsArray() || n->shape.dims() != dims) continue;
+      bool reads_result = false;
+      for (const Instruction* o : n->operands) reads_result = reads_result || results.count(o) > 0;
+      if (!reads_result) continue;
+      results.insert(n);
+      row_values_.push_back(n);
+    }
+    row_results_ = std::move(results);
+  }
+
+  // Declares and binds every row value whose row results are all known.
+  StatusOr<std::string> HoistRowValues() {
+    std::vector<std::string> at;
+    for (int64_t d : c_.batch_dims) at.push_back(row_index_[d]);
+    std::string code;
+    for (const Instruction* n : row_values_) {
+      if (hoisted_values_.count(n)) continue;
+      bool ready = true;
+      for (const Instruction* o : n->operands)
+        ready = ready && (!row_results_.count(o) || hoisted_values_.count(o) || IsStageDone(o));
+      if (!ready) continue;
+      VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+      body_.clear();
+      ClearMemo();
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Value(n, at));
+      const std::string name = "rowv" + std::to_string(hoisted_values_.size());
+      code += body_ + "  " + g.compute + " " + name + " = " + v + ";\n";
+      body_.clear();
+      ClearMemo();
+      Bind(n, name);
+      hoisted_values_.insert(n);
+    }
+    return code;
+  }
+  bool IsStageDone(const Instruction* n) const { return stages_done_.count(n) > 0; }
+  // Element e of trip t's slot in the cache (the same in every walk).
+  std::string CacheSlot(int64_t e) const { return "cache[t * " + U(c_.per_trip) + " + " + U(e) + "]"; }
+
+  // Reads a value that is not in a buffer but whose index maps land 4
+  // consecutive row elements in one aligned vector of a buffer (layer
+  // norm's scale and offset broadcast along the rows): one vector read per
+  // trip, before the trip's elements.
+  StatusOr<std::optional<std::string>> LoadThroughIndexMaps(const Instruction* n) override {
+    if (c_.per_trip != 4 || trip_first_.empty()) return std::optional<std::string>();
+    const ElementType t = n->shape.element_type();
+    if (BitWidth(t) != 32) return std::optional<std::string>();
+    const std::optional<VectorSource> source = FindVectorSource(
+        n, c_.row_dims.back(), 4, [&](const Instruction* x) { return Materialized(x); });
+    if (!source || source->chain.empty()) return std::optional<std::string>();
+    std::string id;
+    if (auto it = trip_hoisted_.find(n); it != trip_hoisted_.end()) {
+      id = it->second;
+    } else {
+      id = std::to_string(hoisted_++);
+      trip_hoisted_[n] = id;
+      auto f = address_functions_.find(n);
+      if (f == address_functions_.end()) {
+        std::string params;
+        std::vector<std::string> idx;
+        for (size_t d = 0; d < trip_first_.size(); ++d) {
+          idx.push_back("i" + std::to_string(d));
+          params += (d ? ", uint i" : "uint i") + std::to_string(d);
+        }
+        const std::string fn = "vector_address" + id;
+        VKXLA_RETURN_IF_ERROR(AddressFunction(fn, params, n, idx, *source));
+        f = address_functions_.emplace(n, fn).first;
+      }
+      std::string args;
+      for (const std::string& i : trip_first_) args += (args.empty() ? "" : ", ") + i;
+      const std::string buffer =
+          BindBuffer(program_.value_buffer.at(ValueRef::Of(source->value)), Access::kRead, "hoisted" + id);
+      trip_prelude_ += ReadAddressedVectors(buffer, f->second + "(" + args + ")", "hoisted" + id, source->pad != nullptr, 4, 1);
+    }
+    std::string lane = DecodeWords(t, {"hoisted" + id + "_0[ew]"}, "es", 32);
+    if (source->pad) {
+      VKXLA_ASSIGN_OR_RETURN(std::string pad, Value(source->pad->operands[1], {}));
+      lane = "(hoisted" + id + "_ok ? " + lane + " : " + pad + ")";
+    }
+    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n->Describe()));
+    return std::optional<std::string>(Temp(g.compute, lane));
+  }
+
+  // The logical index of row element `j` (an expression): the row's kept
+  // index and j unflattened over the reduced dims (the last fastest).
+  std::vector<std::string> ElementIndex(const std::string& j) {
+    GlslIndexArithmetic a;
+    std::vector<std::string> idx = row_index_;
+    const std::string at = Temp("uint", j);
+    int64_t stride = 1;
+    for (size_t k = c_.row_dims.size(); k-- > 0;) {
+      const int64_t d = c_.row_dims[k];
+      std::string q = a.DivConstant(at, stride);
+      if (k > 0) q = a.ModConstant(q, c_.row_shape[d]);
+      idx[d] = Temp("uint", q);
+      stride *= c_.row_shape[d];
+    }
+    return idx;
+  }
+
+  // Stage s: red<s>, reduce s's result for this row, in every invocation.
+  StatusOr<std::string> Stage(size_t s) {
+    const Instruction& r = *c_.reduces[s];
+    const Computation& f = *r.called_computations[0].second;
+    const ElementType t = r.shape.element_type();
+    VKXLA_RETURN_IF_ERROR(Use(t, r));
+    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, r.Describe()));
+    // One shared array per compute type serves every stage (a phone's 16
+    // KiB would not hold 8 stages' own); a barrier before each later
+    // stage's writes keeps the last stage's result readable until all read it.
+    const std::string red = "red" + std::to_string(s), has = "part_has";
+    auto [slot, fresh] = part_arrays_.emplace(g.compute, "part" + std::to_string(part_arrays_.size()));
+    const std::string part = slot->second;
+    if (fresh) shared_ += "shared " + g.compute + " " + part + "[" + U(c_.local_size) + "];\n";
+    if (s == 0) shared_ += "shared bool " + has + "[" + U(c_.local_size) + "];\n";
+    // Each invocation's fold; uniform trips take the first element as it is.
+    bool first = c_.uniform();
+    const bool keep = c_.cached == r.operands[0] && s + 1 == c_.reduces.size();
+    auto fold = [&](const std::vector<std::string>& idx, int64_t e) -> Status {
+      VKXLA_ASSIGN_OR_RETURN(std::string x, Value(r.operands[0], idx));
+      if (keep) body_ += "        " + CacheSlot(e) + " = " + x + ";\n";
+      if (first && e == 0) {
+        body_ += "        acc = " + x + ";\n";
+        return OkStatus();
+      }
+      if (first) {
+        VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> folded, Apply(f, {"acc", x}));
+        return Assign(&r, {"acc"}, folded);
+      }
+      body_ += "        if (has) {\n";
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> folded, Apply(f, {"acc", x}));
+      VKXLA_RETURN_IF_ERROR(Assign(&r, {"acc"}, folded));
+      body_ += "        } else {\n          acc = " + x + ";\n        }\n        has = true;\n";
+      return OkStatus();
+    };
+    std::string code = "  " + g.compute + " " + red + ";\n  {\n    " + g.compute + " acc;\n    bool has = " +
+                       (c_.uniform() ? "true" : "false") + ";\n";
+    if (c_.uniform()) {
+      VKXLA_ASSIGN_OR_RETURN(std::string peeled, Trip(fold));
+      code += "  {\n    uint t = 0u;\n" + peeled + "  }\n";
+      first = false;
+      // Later trips fold every element.
+      auto fold_all = [&](const std::vector<std::string>& idx, int64_t e) -> Status {
+        VKXLA_ASSIGN_OR_RETURN(std::string x, Value(r.operands[0], idx));
+        if (keep) body_ += "        " + CacheSlot(e) + " = " + x + ";\n";
+        VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> folded, Apply(f, {"acc", x}));
+        return Assign(&r, {"acc"}, folded);
+      };
+      VKXLA_ASSIGN_OR_RETURN(std::string trip, Trip(fold_all));
+      code += "  for (uint t = 1u; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n";
+    } else {
+      VKXLA_ASSIGN_OR_RETURN(std::string trip, Trip(fold));
+      code += "  for (uint t = 0u; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n";
+    }
+    // The tree: at step h, invocation lid < h takes in lid + h.
+    code += std::string(s > 0 ? "    barrier();\n" : "") + "    " + part + "[lid] = acc;\n    " + has + "[lid] = has;\n";
+    code += "    for (uint h = " + U(c_.local_size / 2) + "; h > 0u; h >>= 1u) {\n      barrier();\n";
+    code += "      if (lid < h && " + has + "[lid + h]) {\n        if (" + has + "[lid]) {\n";
+    body_.clear();
+    ClearMemo();
+    {
+      const std::string mine = Temp(g.compute, part + "[lid]"), other = Temp(g.compute, part + "[lid + h]");
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, Apply(f, {mine, other}));
+      VKXLA_RETURN_IF_ERROR(Assign(&r, {part + "[lid]"}, joined));
+    }
+    code += body_ + "        } else {\n          " + part + "[lid] = " + part + "[lid + h];\n        }\n        " + has +
+            "[lid] = true;\n      }\n    }\n    barrier();\n";
+    // The init value on the left, once.
+    body_.clear();
+    ClearMemo();
+    VKXLA_ASSIGN_OR_RETURN(std::string init, Value(r.operands[1], {}));
+    code += body_ + "    " + red + " = " + init + ";\n    if (" + has + "[0]) {\n";
+    body_.clear();
+    {
+      const std::string total = Temp(g.compute, part + "[0]");
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, Apply(f, {red, total}));
+      VKXLA_RETURN_IF_ERROR(Assign(&r, {red}, joined));
+    }
+    code += body_ + "    }\n  }\n";
+    body_.clear();
+    ClearMemo();
+    Bind(&r, red);
+    stages_done_.insert(&r);
+    return code;
+  }
+
+  const RowConfig& c_;
+  std::vector<std::string> row_index_;
+  std::vector<const Instruction*> row_values_;
+  std::set<const Instruction*> row_results_, hoisted_values_, stages_done_;
+  // The current trip's first element, its hoisted vector reads.
+  std::vector<std::string> trip_first_;
+  std::string trip_prelude_;
+  std::map<const Instruction*, std::string> trip_hoisted_, address_functions_;
+  int hoisted_ = 0;
+  std::string cached_type_;
+  std::map<std::string, std::string> part_arrays_;  // compute type -> its shared array
+};
+
+}  // namespace
+
+StatusOr<KernelSource> BuildRowKernel(const Program& program, const FusionGroup& group, int kernel) {
+  return RowKernelBuilder(program, group).Build();
+}
+
+}  // namespace vkxla
