@@ -70,9 +70,24 @@ void* Executable::Mapped(int buffer) const {
   return static_cast<uint8_t*>(arenas_[b.arena].mapped()) + b.offset;
 }
 
+namespace {
+
+// A kernel's source less the comment naming it: kernels that differ only
+// in the instruction they compute (a network's repeated layers, a chain of
+// like ops) share one pipeline.
+std::string WithoutKernelName(const std::string& glsl) {
+  const size_t at = glsl.find("// kernel ");
+  if (at == std::string::npos) return glsl;
+  const size_t end = glsl.find('\n', at);
+  return glsl.substr(0, at) + (end == std::string::npos ? "" : glsl.substr(end + 1));
+}
+
+}  // namespace
+
 Status Executable::BuildKernels() {
   // Every kernel's source first; each distinct source (passes of one
-  // network share theirs) becomes one pipeline, all made in parallel.
+  // network share theirs, and so do like ops under other names) becomes
+  // one pipeline, all made in parallel.
   std::vector<std::vector<std::optional<KernelSource>>> sources(program_.groups.size());
   std::map<std::string, size_t> index;
   std::vector<PipelineRequest> requests;
@@ -84,7 +99,7 @@ Status Executable::BuildKernels() {
         continue;
       }
       VKXLA_ASSIGN_OR_RETURN(KernelSource src, BuildKernel(program_, g, static_cast<int>(k)));
-      if (index.emplace(src.glsl, requests.size()).second)
+      if (index.emplace(WithoutKernelName(src.glsl), requests.size()).second)
         requests.push_back({src.glsl, static_cast<uint32_t>(src.bindings.size())});
       sources[gi].push_back(std::move(src));
     }
@@ -104,7 +119,7 @@ Status Executable::BuildKernels() {
         kernel_bindings_.back().emplace_back();
         continue;
       }
-      const std::shared_ptr<ComputePipeline>& pipeline = pipelines[index.at(src->glsl)];
+      const std::shared_ptr<ComputePipeline>& pipeline = pipelines[index.at(WithoutKernelName(src->glsl))];
       std::vector<BufferSlice> bindings;
       for (int b : src->bindings) bindings.push_back(SliceOf(b));
       VKXLA_ASSIGN_OR_RETURN(BoundKernel bound, BoundKernel::Create(device_, pipeline, std::move(bindings), launch.invocations,

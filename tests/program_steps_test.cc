@@ -69,6 +69,24 @@ Literal Iota(int64_t n) {
   return l;
 }
 
+// Kernels that differ only in the instruction they compute (a chain of
+// like products, a network's repeated layers) share one pipeline; each
+// still reads and writes its own buffers.
+TEST_F(ProgramSteps, LikeKernelsShareOnePipeline) {
+  std::string text = "HloModule chain\nENTRY %e {\n  %x0 = f32[8,8] parameter(0)\n  %w = f32[8,8] parameter(1)\n";
+  for (int i = 0; i < 5; ++i)
+    text += "  %x" + std::to_string(i + 1) + " = f32[8,8] dot(%x" + std::to_string(i) +
+            ", %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n";
+  text += "  %t = f32[8,8] transpose(%x5), dimensions={1,0}\n  ROOT %r = f32[8,8] exponential(%t)\n}\n";
+  std::unique_ptr<Module> m = Parse(text);
+  ASSERT_TRUE(m);
+  auto exe = Executable::Compile(*m, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  EXPECT_EQ((*exe)->kernel_count(), 6);
+  EXPECT_EQ((*exe)->kernel_sources().size(), 2u);  // the products' and the last one's
+  RunAndCompare(*m, 3, 6);
+}
+
 TEST_F(ProgramSteps, FillsAndGridsDecidedOnTheDevice) {
   auto m = Parse(kAddOne);
   ASSERT_TRUE(m);

@@ -14,6 +14,7 @@
 #include "tools/bench/rng_benchmarks.h"
 #include "tools/bench/conv_benchmarks.h"
 #include "tools/bench/collective_benchmarks.h"
+#include "tools/bench/dispatch_benchmarks.h"
 #include "tools/bench/linalg_benchmarks.h"
 #include "tools/bench/matmul_benchmarks.h"
 #include "tools/bench/reduction_benchmarks.h"
@@ -79,6 +80,7 @@ Status RunBench(const BenchOptions& o) {
       {"linalg", [&] { return RunLinalgBenchmarks(d, report); }},
       {"conv", [&] { return RunConvBenchmarks(d, o.samples, report); }},
       {"collective", [&] { return RunCollectiveBenchmarks(d, report); }},
+      {"dispatch", [&] { return RunDispatchBenchmarks(d, report); }},
   };
   const size_t selected = only.empty() ? groups.size() : 1;
   size_t done = 0;
@@ -149,7 +151,7 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
       ->needs(svg)
       ->excludes(markdown);
   command->add_option("--only", o->only, "one group of rows")
-      ->check(CLI::IsMember({"foundation", "layout", "reduction", "matmul", "control", "fft", "rng", "linalg", "conv", "collective"}))
+      ->check(CLI::IsMember({"foundation", "layout", "reduction", "matmul", "control", "fft", "rng", "linalg", "conv", "collective", "dispatch"}))
       ->excludes(markdown);
   command->add_option("--samples", o->samples, "the directory with samples/mobilenet_v2_224_parameters.hlo")
       ->capture_default_str();
