@@ -26,6 +26,15 @@ std::string Fold(const std::string& name, const std::string& ty, const std::stri
          "(%a, %b)\n}\n";
 }
 
+const TargetFeatures& GpuConfiguration() {
+  static const TargetFeatures gpu = [] {
+    TargetFeatures t = TestDevice().target();
+    t.cpu = false;
+    return t;
+  }();
+  return gpu;
+}
+
 // The plan's groups and kinds: one row kernel is what these tests are about.
 void ExpectOneRowKernel(const Executable& exe) {
   const Program& p = exe.program();
@@ -85,6 +94,9 @@ TEST_F(RowFusion, EveryTypeAndLayoutMatchesTheReferenceExactly) {
       ASSERT_TRUE(exe.ok()) << exe.status().ToString();
       ExpectOneRowKernel(**exe);
       RunAndCompareWith(*m, {x, init}, 1);
+      // A GPU's configuration (up to 256 invocations a row, trees over
+      // shared memory between barriers) runs here too.
+      RunAndCompareWith(*m, {x, init}, 1, &GpuConfiguration());
     }
   }
 }
@@ -231,6 +243,22 @@ TEST_F(RowFusion, RowsOverSeveralDimsAndRowResultArithmetic) {
   RunAndCompare(*m, 5, 1);
 }
 
+// More rows than one grid dimension holds (65535 workgroups): the grid
+// folds into a second dimension and every row is still computed once.
+TEST_F(RowFusion, MoreRowsThanOneGridDimension) {
+  const std::string text = "HloModule many\n" + Fold("add", "s32", "add") +
+                           "ENTRY %e {\n  %x = s32[70001,4] parameter(0)\n  %z = s32[] constant(0)\n"
+                           "  %s = s32[70001] reduce(%x, %z), dimensions={1}, to_apply=%add\n"
+                           "  %sb = s32[70001,4] broadcast(%s), dimensions={0}\n"
+                           "  ROOT %y = s32[70001,4] subtract(%x, %sb)\n}\n";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  auto exe = Executable::Compile(*m, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  ExpectOneRowKernel(**exe);
+  RunAndCompare(*m, 9, 1);
+}
+
 // The most stages a row kernel chains, alternating folds, and s64 beside
 // s32 (two compute types, two shared arrays every stage reuses): exact.
 TEST_F(RowFusion, EightStagesShareTheirSharedArrays) {
@@ -265,6 +293,7 @@ TEST_F(RowFusion, EightStagesShareTheirSharedArrays) {
   Literal x(Shape(ElementType::kS32, {9, 300}));
   for (int64_t i = 0; i < x.element_count(); ++i) x.Set(i, Scalar::Int(ElementType::kS32, static_cast<int64_t>(rng() % 7) - 3));
   RunAndCompareWith(*m, {x}, 1);
+  RunAndCompareWith(*m, {x}, 1, &GpuConfiguration());
 }
 
 }  // namespace
