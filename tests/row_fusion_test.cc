@@ -35,12 +35,19 @@ const TargetFeatures& GpuConfiguration() {
   return gpu;
 }
 
-// The plan's groups and kinds: one row kernel is what these tests are about.
-void ExpectOneRowKernel(const Executable& exe) {
-  const Program& p = exe.program();
-  ASSERT_EQ(p.groups.size(), 1u) << p.ToString();
-  EXPECT_EQ(p.groups[0].kind, KernelKind::kRow) << p.ToString();
-  EXPECT_EQ(exe.kernel_count(), 1);
+// Compiles `m` and expects what these tests are about: one group, a row
+// kernel, one dispatch. Null (a test failure) where it does not compile.
+std::unique_ptr<Executable> CompileOneRowKernel(const Module& m) {
+  auto exe = Executable::Compile(m, TestDevice());
+  if (!exe.ok()) {
+    ADD_FAILURE() << exe.status().ToString();
+    return nullptr;
+  }
+  const Program& p = (*exe)->program();
+  EXPECT_EQ(p.groups.size(), 1u) << p.ToString();
+  if (!p.groups.empty()) EXPECT_EQ(p.groups[0].kind, KernelKind::kRow) << p.ToString();
+  EXPECT_EQ((*exe)->kernel_count(), 1);
+  return std::move(*exe);
 }
 
 // x - max(x) per row, plus the sum of that per row (with a random init,
@@ -90,9 +97,8 @@ TEST_F(RowFusion, EveryTypeAndLayoutMatchesTheReferenceExactly) {
       Literal init(Shape(t, {}));
       init.Set(0, pred ? Scalar::Pred(false) : IsFloat(t) || complex ? Scalar::Convert(Scalar::Float(ElementType::kF64, 1.0), t)
                                                                    : Scalar::Convert(Scalar::Int(ElementType::kS64, 1), t));
-      auto exe = Executable::Compile(*m, TestDevice());
-      ASSERT_TRUE(exe.ok()) << exe.status().ToString();
-      ExpectOneRowKernel(**exe);
+      std::unique_ptr<Executable> exe = CompileOneRowKernel(*m);
+      ASSERT_TRUE(exe);
       RunAndCompareWith(*m, {x, init}, 1);
       // A GPU's configuration (up to 256 invocations a row, trees over
       // shared memory between barriers) runs here too.
@@ -200,10 +206,9 @@ TEST_F(RowFusion, SoftmaxAndLayerNormMatchTheReference) {
           args.push_back(random({size.n}));
           args.push_back(random({size.n}));
         }
-        auto exe = Executable::Compile(*m, TestDevice());
-        ASSERT_TRUE(exe.ok()) << exe.status().ToString();
-        ExpectOneRowKernel(**exe);
-        auto got = (*exe)->Run(args);
+        std::unique_ptr<Executable> exe = CompileOneRowKernel(*m);
+        ASSERT_TRUE(exe);
+        auto got = exe->Run(args);
         ASSERT_TRUE(got.ok()) << got.status().ToString();
         auto want = EvaluateModule(*m, args);
         ASSERT_TRUE(want.ok()) << want.status().ToString();
@@ -234,10 +239,9 @@ TEST_F(RowFusion, RowsOverSeveralDimsAndRowResultArithmetic) {
                            "  ROOT %y = s32[4,6,7,5]{0,1,2,3} multiply(%d, %mb)\n}\n";
   std::unique_ptr<Module> m = ParseOrFail(text);
   ASSERT_TRUE(m);
-  auto exe = Executable::Compile(*m, TestDevice());
-  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
-  ExpectOneRowKernel(**exe);
-  const RowConfig& c = std::get<RowConfig>((*exe)->program().groups[0].config);
+  std::unique_ptr<Executable> exe = CompileOneRowKernel(*m);
+  ASSERT_TRUE(exe);
+  const RowConfig& c = std::get<RowConfig>(exe->program().groups[0].config);
   EXPECT_EQ(c.length, 30);
   EXPECT_EQ(c.rows, 28);
   RunAndCompare(*m, 5, 1);
@@ -253,9 +257,8 @@ TEST_F(RowFusion, MoreRowsThanOneGridDimension) {
                            "  ROOT %y = s32[70001,4] subtract(%x, %sb)\n}\n";
   std::unique_ptr<Module> m = ParseOrFail(text);
   ASSERT_TRUE(m);
-  auto exe = Executable::Compile(*m, TestDevice());
-  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
-  ExpectOneRowKernel(**exe);
+  std::unique_ptr<Executable> exe = CompileOneRowKernel(*m);
+  ASSERT_TRUE(exe);
   RunAndCompare(*m, 9, 1);
 }
 
@@ -285,10 +288,9 @@ TEST_F(RowFusion, EightStagesShareTheirSharedArrays) {
   SCOPED_TRACE(text);
   std::unique_ptr<Module> m = ParseOrFail(text);
   ASSERT_TRUE(m);
-  auto exe = Executable::Compile(*m, TestDevice());
-  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
-  ExpectOneRowKernel(**exe);
-  EXPECT_EQ(std::get<RowConfig>((*exe)->program().groups[0].config).reduces.size(), static_cast<size_t>(kMaxRowStages));
+  std::unique_ptr<Executable> exe = CompileOneRowKernel(*m);
+  ASSERT_TRUE(exe);
+  EXPECT_EQ(std::get<RowConfig>(exe->program().groups[0].config).reduces.size(), static_cast<size_t>(kMaxRowStages));
   std::mt19937_64 rng(11);
   Literal x(Shape(ElementType::kS32, {9, 300}));
   for (int64_t i = 0; i < x.element_count(); ++i) x.Set(i, Scalar::Int(ElementType::kS32, static_cast<int64_t>(rng() % 7) - 3));
