@@ -236,11 +236,17 @@ Status Device::SubmitAndWait(VkCommandBuffer cb, uint32_t queue_index) {
   const VkResult submitted = vkQueueSubmit(queue, 1, &si, fence);
   if (submitted == VK_ERROR_DEVICE_LOST) return lose("VK_ERROR_DEVICE_LOST from vkQueueSubmit");
   VKXLA_VK_RETURN_IF_ERROR(submitted);
-  VkResult r = vkWaitForFences(device_, 1, &fence, VK_TRUE, 600ull * 1000 * 1000 * 1000);
+  // A CPU driver (llvmpipe) compiles a kernel's machine code the first time
+  // a submission dispatches it, inside that submission: a model's first run
+  // on a busy machine may take many minutes of compiling, not a hang.
+  const uint64_t limit_s = info_.hardware.cpu ? 1800 : 600;
+  VkResult r = vkWaitForFences(device_, 1, &fence, VK_TRUE, limit_s * 1000 * 1000 * 1000);
   if (const VkResult injected = injected_.exchange(VK_SUCCESS); injected != VK_SUCCESS && r == VK_SUCCESS) r = injected;
   if (r == VK_ERROR_DEVICE_LOST) return lose("VK_ERROR_DEVICE_LOST while waiting for a submission");
   // The submission may still run: its fence is neither reset nor reused.
-  if (r == VK_TIMEOUT) return lose("a submission did not finish within 600 s (VK_TIMEOUT); its work may still be running");
+  if (r == VK_TIMEOUT)
+    return lose("a submission did not finish within " + std::to_string(limit_s) +
+                " s (VK_TIMEOUT); its work may still be running");
   VKXLA_VK_RETURN_IF_ERROR(r);
   return VkStatus(vkResetFences(device_, 1, &fence), "vkResetFences");
 }
