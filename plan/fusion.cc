@@ -63,6 +63,9 @@ struct RowFusion {
   int position = 0;
 };
 constexpr size_t kMaxRowMembers = 256;
+// Values a row fusion's dependency check visits at most (between its first
+// reduce and its last member) before it gives up on the group.
+constexpr size_t kMaxRowDependencyWalk = 100000;
 
 double Elements(const Shape& s) { return s.IsArray() ? std::max<double>(1.0, static_cast<double>(s.element_count())) : 1.0; }
 
@@ -207,6 +210,16 @@ class FusionPass {
   // results along the rows become one row kernel. Chosen first: its
   // members are computed in that kernel, not written (rules 3 to 6 skip them).
   void ChooseRowFusions() {
+    // Inline loop trips of computing one element of each value, with what
+    // it computes inline (shared values counted once per reader: an upper
+    // bound), in one pass so that every group's count is a lookup.
+    for (const Instruction* i : order_) {
+      int64_t trips = ElementLoopTrips(*i);
+      std::set<const Instruction*> distinct(i->operands.begin(), i->operands.end());
+      for (const Instruction* o : distinct)
+        if (IsInline(o)) trips = std::min<int64_t>(trips + inline_trips_[o], int64_t{1} << 40);
+      inline_trips_[i] = trips;
+    }
     for (const Instruction* h : order_) {
       if (h->opcode != Opcode::kReduce || row_of_.count(h)) continue;
       std::optional<RowFusion> f = GrowRowFusion(h);
@@ -217,6 +230,11 @@ class FusionPass {
       row_fusions_[h] = std::move(*f);
     }
   }
+
+  // Whether a kernel reading v computes it inline (as far as is decided
+  // before rule 0: parameters, constants, heroes' and steps' results and
+  // the entry's results live in memory).
+  bool IsInline(const Instruction* v) const { return IsFusible(*v) && !IsMaterialized(v) && !HeroKind(*v); }
 
   // Whether reduce r can be a stage of a row kernel over rows of `row`
   // (the operand's dims) along `reduced` (empty: r starts the group).
@@ -295,30 +313,28 @@ class FusionPass {
       }
     }
     if (outputs.empty()) return std::nullopt;
-    // Other operands must not depend on a member; count the inline loops
-    // the kernel repeats per element.
+    // The inline loops the kernel repeats per element: the members' own and
+    // what their other operands compute inline.
     int64_t element_trips = 0;
-    std::set<const Instruction*> seen;
-    std::vector<const Instruction*> stack;
+    std::set<const Instruction*> operands;
     for (const Instruction* m : members) {
       element_trips += ElementLoopTrips(*m);
       for (const Instruction* o : m->operands)
-        if (!members.count(o)) stack.push_back(o);
+        if (!members.count(o)) operands.insert(o);
     }
-    std::set<const Instruction*> inline_values;  // reached through fusible values only
-    for (const Instruction* o : stack)
-      if (IsFusible(*o)) inline_values.insert(o);
+    for (const Instruction* o : operands)
+      if (IsInline(o)) element_trips = std::min<int64_t>(element_trips + inline_trips_.at(o), int64_t{1} << 40);
+    // Other operands must not depend on a member. Only what is defined
+    // after h can (every member reads h), and a walk too long to tell gives up.
+    std::set<const Instruction*> seen;
+    std::vector<const Instruction*> stack(operands.begin(), operands.end());
     while (!stack.empty()) {
       const Instruction* n = stack.back();
       stack.pop_back();
       if (members.count(n)) return std::nullopt;
-      if (!seen.insert(n).second) continue;
-      const bool inline_value = inline_values.count(n) > 0 && !IsMaterialized(n);
-      if (inline_value) element_trips += ElementLoopTrips(*n);
-      for (const Instruction* o : n->operands) {
-        if (inline_value && IsFusible(*o)) inline_values.insert(o);
-        stack.push_back(o);
-      }
+      if (position_.at(n) < position_.at(h) || !seen.insert(n).second) continue;
+      if (seen.size() > kMaxRowDependencyWalk) return std::nullopt;
+      for (const Instruction* o : n->operands) stack.push_back(o);
     }
     int64_t length = 1;
     for (int64_t d : plan.reduced) length *= row[d];
@@ -584,6 +600,7 @@ class FusionPass {
   std::map<const Instruction*, const Instruction*> written_by_reduce_;
   std::map<const Instruction*, const Instruction*> row_of_;  // row-fusion member -> its first reduce
   std::map<const Instruction*, RowFusion> row_fusions_;      // first reduce -> its row fusion
+  std::map<const Instruction*, int64_t> inline_trips_;       // rule 0's per-element loop trips
   FusionChoice choice_;
 };
 

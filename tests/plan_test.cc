@@ -180,6 +180,22 @@ TEST(PlanFusion, SoftmaxOverLongRowsWritesTheExponentialOnceFromTheSumsKernel) {
   }
 }
 
+// The loop budget counts what members read inline from before the first
+// reduce too: softmax of erf(p) over 16384-element rows (100 trips an erf)
+// would pass it, so it keeps the unfused plan; of exp(p), it fits.
+TEST(PlanFusion, RowKernelsCountTheLoopsOfWhatTheyReadInline) {
+  for (const char* f : {"erf", "exponential"}) {
+    SCOPED_TRACE(f);
+    std::string entry = SoftmaxEntry(4, kMaxRowLength);
+    const std::string param = "x = f32[4,16384] parameter(0)\n";
+    entry.replace(entry.find(param), param.size(),
+                  "p = f32[4,16384] parameter(0)\n  x = f32[4,16384] " + std::string(f) + "(p)\n");
+    Planned p = PlanText(std::string(kAdd) + kMax, entry, LavapipeTarget());
+    ASSERT_FALSE(p.program.groups.empty());
+    EXPECT_EQ(p.program.groups[0].kind == KernelKind::kRow, std::string(f) == "exponential");
+  }
+}
+
 TEST(PlanFusion, LayerNormIsOneRowKernel) {
   for (const TargetFeatures& t : AllTargets()) {
     SCOPED_TRACE(t.device_name);
