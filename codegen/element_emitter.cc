@@ -479,6 +479,40 @@ std::string ElementEmitter::ReadAddressedVectors(const std::string& buffer, cons
   return code;
 }
 
+StatusOr<std::string> ElementEmitter::ReadHoistedVector(const Instruction* n, const VectorSource& source, const std::string& id,
+                                                        const std::vector<std::string>& first, int64_t lanes) {
+  auto f = vector_address_functions_.find(n);
+  if (f == vector_address_functions_.end()) {
+    std::string params;
+    std::vector<std::string> idx;
+    for (size_t d = 0; d < first.size(); ++d) {
+      idx.push_back("i" + std::to_string(d));
+      params += (d ? ", uint i" : "uint i") + std::to_string(d);
+    }
+    const std::string name = "vector_address" + std::to_string(vector_address_functions_.size());
+    VKXLA_RETURN_IF_ERROR(AddressFunction(name, params, n, idx, source));
+    f = vector_address_functions_.emplace(n, name).first;
+  }
+  std::string args;
+  for (const std::string& i : first) args += (args.empty() ? "" : ", ") + i;
+  const std::string buffer = BindBuffer(program_.value_buffer.at(ValueRef::Of(source.value)), Access::kRead, "hoisted" + id);
+  return ReadAddressedVectors(buffer, f->second + "(" + args + ")", "hoisted" + id, source.pad != nullptr, lanes, 1);
+}
+
+StatusOr<std::string> ElementEmitter::HoistedLane(const Instruction* n, const VectorSource& source, const std::string& id,
+                                                  int bits) {
+  const ElementType t = n->shape.element_type();
+  std::vector<std::string> words;
+  for (int k = 0; k < WordsPerElement(t); ++k) words.push_back("hoisted" + id + "_0[ew + " + U(k) + "]");
+  std::string lane = DecodeWords(t, words, "es", bits);
+  if (source.pad) {
+    VKXLA_ASSIGN_OR_RETURN(std::string pad, Value(source.pad->operands[1], {}));
+    lane = "(hoisted" + id + "_ok ? " + lane + " : " + pad + ")";
+  }
+  VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n->Describe()));
+  return Temp(g.compute, lane);
+}
+
 StatusOr<std::string> ElementEmitter::EmitFunction(const std::string& name, const Instruction* n) {
   if (!n->shape.IsArray()) return Unimplemented(n->Describe() + ": functions of tuple values");
   VKXLA_ASSIGN_OR_RETURN(GlslType gt, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));

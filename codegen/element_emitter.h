@@ -90,6 +90,15 @@ class ElementEmitter {
   // elements per vector.
   std::string ReadAddressedVectors(const std::string& buffer, const std::string& address, const std::string& name, bool padded,
                                    int64_t lanes, int64_t count);
+  // Statements reading into hoisted<id>_0 (and hoisted<id>_ok where padding
+  // may cover it) the vector of `lanes` of n's elements from the logical
+  // index `first`, which `source` proves lie in one aligned vector of its
+  // buffer (or wholly in padding): one address function per instruction.
+  StatusOr<std::string> ReadHoistedVector(const Instruction* n, const VectorSource& source, const std::string& id,
+                                          const std::vector<std::string>& first, int64_t lanes);
+  // n's element at slot (ew, es) of hoisted<id>_0 (elements of `bits`), or
+  // the padding value where padding covers the vector.
+  StatusOr<std::string> HoistedLane(const Instruction* n, const VectorSource& source, const std::string& id, int bits);
 
   // ---- buffers ----
   // The GLSL name of `buffer` in this kernel ("in0", "out1", ...), bound on
@@ -205,6 +214,7 @@ class ElementEmitter {
   const Instruction* address_value_ = nullptr;
   int function_depth_ = 0;  // Functions being emitted (their values are local to them)
   std::set<std::string> vector_loads_;  // buffers read as the invocation's whole uvec4
+  std::map<const Instruction*, std::string> vector_address_functions_;  // ReadHoistedVector's, per instruction
   std::string body_;
   // Statements a loop kernel runs once per invocation before its element
   // loop (values all of its elements share, such as their random blocks).

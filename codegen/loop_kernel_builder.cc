@@ -201,38 +201,14 @@ class LoopKernelBuilder : public ElementEmitter {
     }
     auto shared = hoisted_reads_.find(key);
     const std::string id = shared != hoisted_reads_.end() ? shared->second : std::to_string(hoisted_++);
-    const std::string ok = "hoisted" + id + "_ok", vec = "hoisted" + id + "_0";
     if (shared == hoisted_reads_.end()) {
+      // Declared before the strip: n's vector at the current vector's first element.
       hoisted_reads_[key] = id;
-      VKXLA_RETURN_IF_ERROR(HoistRead(n, *source, id));
+      VKXLA_ASSIGN_OR_RETURN(std::string read, ReadHoistedVector(n, *source, id, first_index_, config_.per_vector));
+      invocation_prelude_ += read;
     }
-    std::vector<std::string> words;
-    for (int k = 0; k < WordsPerElement(t); ++k) words.push_back(vec + "[ew + " + U(k) + "]");
-    std::string lane = DecodeWords(t, words, "es", out_bits_);
-    if (source->pad) {
-      VKXLA_ASSIGN_OR_RETURN(std::string pad, Value(source->pad->operands[1], {}));
-      lane = "(" + ok + " ? " + lane + " : " + pad + ")";
-    }
-    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n->Describe()));
-    return std::optional<std::string>(Temp(g.compute, lane));
-  }
-
-  // Declares hoisted<id>_0 (and _ok where padding may cover it) before the
-  // strip: n's vector at the current vector's first element.
-  Status HoistRead(const Instruction* n, const VectorSource& source, const std::string& id) {
-    std::string params;
-    std::vector<std::string> idx;
-    for (size_t d = 0; d < first_index_.size(); ++d) {
-      idx.push_back("i" + std::to_string(d));
-      params += (d ? ", uint i" : "uint i") + std::to_string(d);
-    }
-    VKXLA_RETURN_IF_ERROR(AddressFunction("vector_address" + id, params, n, idx, source));
-    std::string args;
-    for (const std::string& i : first_index_) args += (args.empty() ? "" : ", ") + i;
-    const std::string buffer = BindBuffer(program_.value_buffer.at(ValueRef::Of(source.value)), Access::kRead, "hoisted" + id);
-    invocation_prelude_ += ReadAddressedVectors(buffer, "vector_address" + id + "(" + args + ")", "hoisted" + id, source.pad != nullptr,
-                                                config_.per_vector, 1);
-    return OkStatus();
+    VKXLA_ASSIGN_OR_RETURN(std::string lane, HoistedLane(n, *source, id, out_bits_));
+    return std::optional<std::string>(lane);
   }
 
   StatusOr<KernelSource> BuildBlocked(const TiledIndexMap& out_map) {

@@ -192,37 +192,14 @@ class RowKernelBuilder : public ElementEmitter {
     const std::optional<VectorSource> source = FindVectorSource(
         n, c_.row_dims.back(), 4, [&](const Instruction* x) { return Materialized(x); });
     if (!source || source->chain.empty()) return std::optional<std::string>();
-    std::string id;
-    if (auto it = trip_hoisted_.find(n); it != trip_hoisted_.end()) {
-      id = it->second;
-    } else {
-      id = std::to_string(hoisted_++);
-      trip_hoisted_[n] = id;
-      auto f = address_functions_.find(n);
-      if (f == address_functions_.end()) {
-        std::string params;
-        std::vector<std::string> idx;
-        for (size_t d = 0; d < trip_first_.size(); ++d) {
-          idx.push_back("i" + std::to_string(d));
-          params += (d ? ", uint i" : "uint i") + std::to_string(d);
-        }
-        const std::string fn = "vector_address" + id;
-        VKXLA_RETURN_IF_ERROR(AddressFunction(fn, params, n, idx, *source));
-        f = address_functions_.emplace(n, fn).first;
-      }
-      std::string args;
-      for (const std::string& i : trip_first_) args += (args.empty() ? "" : ", ") + i;
-      const std::string buffer =
-          BindBuffer(program_.value_buffer.at(ValueRef::Of(source->value)), Access::kRead, "hoisted" + id);
-      trip_prelude_ += ReadAddressedVectors(buffer, f->second + "(" + args + ")", "hoisted" + id, source->pad != nullptr, 4, 1);
+    auto it = trip_hoisted_.find(n);
+    if (it == trip_hoisted_.end()) {
+      it = trip_hoisted_.emplace(n, std::to_string(hoisted_++)).first;
+      VKXLA_ASSIGN_OR_RETURN(std::string read, ReadHoistedVector(n, *source, it->second, trip_first_, 4));
+      trip_prelude_ += read;
     }
-    std::string lane = DecodeWords(t, {"hoisted" + id + "_0[ew]"}, "es", 32);
-    if (source->pad) {
-      VKXLA_ASSIGN_OR_RETURN(std::string pad, Value(source->pad->operands[1], {}));
-      lane = "(hoisted" + id + "_ok ? " + lane + " : " + pad + ")";
-    }
-    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n->Describe()));
-    return std::optional<std::string>(Temp(g.compute, lane));
+    VKXLA_ASSIGN_OR_RETURN(std::string lane, HoistedLane(n, *source, it->second, 32));
+    return std::optional<std::string>(lane);
   }
 
   // The logical index of row element `j` (an expression): the row's kept
@@ -335,7 +312,7 @@ class RowKernelBuilder : public ElementEmitter {
   // The current trip's first element, its hoisted vector reads.
   std::vector<std::string> trip_first_;
   std::string trip_prelude_;
-  std::map<const Instruction*, std::string> trip_hoisted_, address_functions_;
+  std::map<const Instruction*, std::string> trip_hoisted_;
   int hoisted_ = 0;
   std::string cached_type_;
   std::map<std::string, std::string> part_arrays_;  // compute type -> its shared array
