@@ -610,10 +610,16 @@ std::string ElementEmitter::WriteVector(const std::string& buffer, const std::st
   return buffer + "w.v[" + index + "] = narrow(" + value + ");";
 }
 
+std::string ElementEmitter::ScalarAlias(const std::string& buffer, const std::string& type) {
+  scalar_aliases_.insert({buffer, type});
+  return buffer + "_" + type;
+}
+
 std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& name) const {
   std::string src = "#version 450\n";
   const bool wide = !wide_buffers_.empty() || !quad_buffers_.empty();
   if (int64_ || wide) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
+  if (atomic_float_) src += "#extension GL_EXT_shader_atomic_float : require\n";
   src += "// kernel " + name + ": " + out_.ToString() + "\n";
   src += "layout(local_size_x = " + std::to_string(local_size) + ") in;\n";
   src += "#define W(b, i) b.v[(i) >> 2u][(i) & 3u]\n";
@@ -625,6 +631,8 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
     src += decl + " { uvec4 v[]; } " + b.name + ";\n";
     if (wide_buffers_.count(b.name)) src += decl + "W { u64vec2 v[]; } " + b.name + "w;\n";
     if (quad_buffers_.count(b.name)) src += decl + "Q { u64vec4 v[]; } " + b.name + "q;\n";
+    for (const auto& [buffer, type] : scalar_aliases_)
+      if (buffer == b.name) src += decl + "_" + type + " { " + type + " v[]; } " + b.name + "_" + type + ";\n";
   }
   if (wide)
     src += "uvec4 widen(u64vec2 w) { return uvec4(unpackUint2x32(w.x), unpackUint2x32(w.y)); }\n"

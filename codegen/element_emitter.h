@@ -117,6 +117,11 @@ class ElementEmitter {
   std::string ReadVector(const std::string& buffer, const std::string& index);
   std::string WriteVector(const std::string& buffer, const std::string& index, const std::string& value);
   void UseQuadWords(const std::string& buffer) { quad_buffers_.insert(buffer); }
+  // `buffer` as an array of 32-bit `type` ("uint", "int" or "float"): the
+  // element an atomic function takes ("out0_int.v[p]").
+  std::string ScalarAlias(const std::string& buffer, const std::string& type);
+  // Declares GL_EXT_shader_atomic_float (atomicAdd on floats).
+  void UseAtomicFloat() { atomic_float_ = true; }
   void UseWideWords(const std::string& buffer) { wide_buffers_.insert(buffer); }
   // Statements storing compute value `v` of type t as element `p` (a
   // physical index) of `buffer` laid out with `bits` per element, when
@@ -267,6 +272,8 @@ class ElementEmitter {
   bool reads_parameter_sizes_ = false;
   std::set<std::string> wide_buffers_;  // buffers accessed through their u64vec2 alias
   std::set<std::string> quad_buffers_;  // buffers accessed through their u64vec4 alias
+  std::set<std::pair<std::string, std::string>> scalar_aliases_;  // (buffer, type) from ScalarAlias
+  bool atomic_float_ = false;
 };
 
 }  // namespace vkxla

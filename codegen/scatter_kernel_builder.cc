@@ -1,10 +1,13 @@
-// Scatter (plan/scatter_config.h): each invocation owns one result element,
-// starts from the operand's value and combines in every update whose window
-// covers it, in row-major order of the update scatter index. No two
-// invocations write one element, so any update computation and any
+// Scatter (plan/scatter_config.h). kOwner: each invocation owns one result
+// element, starts from the operand's value and combines in every update
+// whose window covers it, in row-major order of the update scatter index.
+// No two invocations write one element, so any update computation and any
 // collisions give the same, deterministic answer, without atomics. The
 // updates run in passes of a bounded count (push constant `pass`), the
-// partial result kept in the results between them.
+// partial result kept in the results between them. kAtomic and kUnique:
+// kernel 0 copies the operand into the result, kernel 1 runs one invocation
+// per update element and combines it into its result element, atomically
+// or (unique indices) with a plain read and write.
 #include "codegen/element_emitter.h"
 #include "codegen/glsl_index_arithmetic.h"
 #include "codegen/glsl_types.h"
@@ -19,15 +22,14 @@ class ScatterKernelBuilder : public ElementEmitter {
   ScatterKernelBuilder(const Program& program, const FusionGroup& group)
       : ElementEmitter(program, group), c_(std::get<ScatterConfig>(group.config)), op_(*group.hero) {}
 
-  StatusOr<KernelSource> Build() {
+  StatusOr<KernelSource> Build(int kernel) {
     VKXLA_ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(op_));
+    if (c_.one_pass() && kernel == 1) return BuildUpdates(plan);
     const int64_t arity = plan.arity;
     const Shape& operand = op_.operands[0]->shape;
     const Instruction* indices = op_.operands[arity];
     const Shape& updates = op_.operands[arity + 1]->shape;
-    const Computation* combine = nullptr;
-    for (const auto& [key, c] : op_.called_computations)
-      if (key == "to_apply") combine = c;
+    const Computation* combine = Combiner();
     const OperandIndexWiring& w = plan.operand;
     out_ = program_.buffers[group_.outputs[0].buffer].shape;
     out_layout_ = out_.layout_or_default();
@@ -50,9 +52,12 @@ class ScatterKernelBuilder : public ElementEmitter {
         VKXLA_ASSIGN_OR_RETURN(std::string previous, LoadOutputElement(out, idx));
         value = "(pc.pass == 0u ? " + v + " : " + previous + ")";
       }
+      // Ordered-integer atomics for f32 min and max need one NaN, of the
+      // sign that wins (see AtomicCombine).
+      if (FloatMinMaxAtomics()) value = "(isnan(" + value + ") ? " + CanonicalNan() + " : " + value + ")";
       acc.push_back(Temp(g.compute, value));
     }
-    if (c_.updates > 0) {
+    if (c_.updates > 0 && !c_.one_pass()) {
       body_ += "    uint s0 = pc.pass * " + U(c_.chunk) + ", s1 = min(" + U(c_.updates) + ", s0 + " + U(c_.chunk) + ");\n";
       body_ += "    for (uint s = s0; s < s1; ++s) {\n";
       const Memo outside = SaveMemo();
@@ -109,6 +114,107 @@ class ScatterKernelBuilder : public ElementEmitter {
   }
 
  private:
+  const Computation* Combiner() const {
+    for (const auto& [key, c] : op_.called_computations)
+      if (key == "to_apply") return c;
+    return nullptr;
+  }
+
+  bool FloatMinMaxAtomics() const {
+    return c_.mode == ScatterConfig::Mode::kAtomic && op_.shape.element_type() == ElementType::kF32 &&
+           (c_.atomic_op == Opcode::kMaximum || c_.atomic_op == Opcode::kMinimum);
+  }
+
+  // max keeps a positive NaN, min a negative one: each sorts past every
+  // number in the integer order AtomicCombine uses for that sign.
+  std::string CanonicalNan() const {
+    return c_.atomic_op == Opcode::kMaximum ? "uintBitsToFloat(0x7fc00000u)" : "uintBitsToFloat(0xffc00000u)";
+  }
+
+  // One invocation per update element: where it lands, whether its window
+  // fits, and the combine into the result.
+  StatusOr<KernelSource> BuildUpdates(const ScatterPlan& plan) {
+    const Shape& operand = op_.operands[0]->shape;
+    const Instruction* indices = op_.operands[1];
+    const Instruction* updates = op_.operands[2];
+    const OperandIndexWiring& w = plan.operand;
+    if (group_.outputs.size() != 1) return Internal(op_.Describe() + ": a one-pass scatter writes one result");
+    out_ = program_.buffers[group_.outputs[0].buffer].shape;
+    out_layout_ = out_.layout_or_default();
+    push_constants_ = "layout(push_constant) uniform Push { uint pass; } pc;\n";
+    std::string main = "  if (inv >= " + U(c_.update_invocations) + ") return;\n";
+    GlslIndexArithmetic a;
+    std::vector<std::string> u(updates->shape.rank());
+    int64_t stride = 1;
+    for (int64_t d = updates->shape.rank(); d-- > 0;) {
+      std::string c = a.DivConstant("inv", stride);
+      if (d > 0) c = a.ModConstant(c, updates->shape.dim(d));
+      main += "  uint u" + std::to_string(d) + " = " + c + ";\n";
+      u[d] = "u" + std::to_string(d);
+      stride *= updates->shape.dim(d);
+    }
+    std::string fits = "true";
+    std::vector<std::string> idx(operand.rank());
+    for (int64_t d = 0; d < operand.rank(); ++d) {
+      std::string start = "0";
+      if (w.start_component[d] >= 0) {
+        std::vector<std::string> at;
+        for (int64_t from : plan.indices.from_outer) at.push_back(from < 0 ? U(w.start_component[d]) : u[from]);
+        VKXLA_ASSIGN_OR_RETURN(start, IndexAsInt(indices, at));
+        fits += " && " + start + " >= 0 && " + start + " <= " + std::to_string(operand.dim(d) - w.window_size[d]);
+      } else if (w.batch_from[d] >= 0) {
+        start = "int(" + u[w.batch_from[d]] + ")";
+      }
+      if (w.window_from[d] >= 0) start = "(" + start + " + int(" + u[w.window_from[d]] + "))";
+      idx[d] = Temp("uint", "uint(" + start + ")");
+    }
+    body_ += "  if (!(" + fits + ")) return;\n";
+    const ElementType t = op_.shape.element_type();
+    VKXLA_RETURN_IF_ERROR(Use(t, op_));
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(updates, u));
+    std::string combine;
+    if (c_.mode == ScatterConfig::Mode::kUnique) {
+      VKXLA_ASSIGN_OR_RETURN(std::string current, LoadOutputElement(0, idx));
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*Combiner(), {current, v}));
+      VKXLA_ASSIGN_OR_RETURN(combine, StoreOutputElement(0, idx, next[0]));
+    } else {
+      VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(out_, out_layout_, idx));
+      VKXLA_ASSIGN_OR_RETURN(combine, AtomicCombine(BindOutput(0, Access::kReadWrite), t, Temp("uint", p), v));
+    }
+    return Finish(group_.kernels[1].name, 256, main + body_ + combine + "}\n");
+  }
+
+  // Statements combining `v` into 32-bit element `p` of `buffer` with one
+  // atomic. f32 min and max use integer atomics on the bits: non-negative
+  // floats order as signed ints, negative ones in reverse as uints, and
+  // each sign's atomic leaves the other sign's values in place the right
+  // way round (see CanonicalNan for NaN).
+  StatusOr<std::string> AtomicCombine(const std::string& buffer, ElementType t, const std::string& p, const std::string& v) {
+    const Opcode op = c_.atomic_op;
+    std::string fn;
+    switch (op) {
+      case Opcode::kAdd: fn = "atomicAdd"; break;
+      case Opcode::kMinimum: fn = "atomicMin"; break;
+      case Opcode::kMaximum: fn = "atomicMax"; break;
+      case Opcode::kAnd: fn = "atomicAnd"; break;
+      case Opcode::kOr: fn = "atomicOr"; break;
+      case Opcode::kXor: fn = "atomicXor"; break;
+      default: return Internal(op_.Describe() + ": no atomic for " + std::string(OpcodeName(op)));
+    }
+    if (t == ElementType::kS32) return "  " + fn + "(" + ScalarAlias(buffer, "int") + ".v[" + p + "], " + v + ");\n";
+    if (t == ElementType::kU32) return "  " + fn + "(" + ScalarAlias(buffer, "uint") + ".v[" + p + "], " + v + ");\n";
+    if (t != ElementType::kF32) return Internal(op_.Describe() + ": no atomic for " + std::string(ElementTypeName(t)));
+    if (op == Opcode::kAdd) {
+      UseAtomicFloat();
+      return "  atomicAdd(" + ScalarAlias(buffer, "float") + ".v[" + p + "], " + v + ");\n";
+    }
+    const std::string x = Temp("float", "isnan(" + v + ") ? " + CanonicalNan() + " : " + v);
+    const bool max = op == Opcode::kMaximum;
+    return "  if ((floatBitsToUint(" + x + ") >> 31u) == 0u) " + std::string(max ? "atomicMax(" : "atomicMin(") +
+           ScalarAlias(buffer, "int") + ".v[" + p + "], floatBitsToInt(" + x + "));\n" + "  else " +
+           (max ? "atomicMin(" : "atomicMax(") + ScalarAlias(buffer, "uint") + ".v[" + p + "], floatBitsToUint(" + x + "));\n";
+  }
+
   const ScatterConfig& c_;
   const Instruction& op_;
 };
@@ -116,7 +222,7 @@ class ScatterKernelBuilder : public ElementEmitter {
 }  // namespace
 
 StatusOr<KernelSource> BuildScatterKernel(const Program& program, const FusionGroup& group, int kernel) {
-  return ScatterKernelBuilder(program, group).Build();
+  return ScatterKernelBuilder(program, group).Build(kernel);
 }
 
 }  // namespace vkxla

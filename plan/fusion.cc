@@ -11,6 +11,7 @@
 #include "ops/window.h"
 #include "plan/cost_model.h"
 #include "plan/row_config.h"
+#include "plan/scatter_config.h"
 #include "plan/sort_config.h"
 
 namespace vkxla {
@@ -90,8 +91,10 @@ double ReadsPerElement(const Instruction& user, const Instruction& v, const Targ
     case Opcode::kSelectAndScatter:
       return 2.0 * static_cast<double>(WindowPositions(user));
     case Opcode::kScatter:
-      // Every result element walks all updates and their indices.
-      return user.operands[0] == &v ? 1 : Elements(user.operands[0]->shape);
+      // Owned result elements walk all updates and their indices; one pass
+      // over the updates reads each once.
+      if (user.operands[0] == &v || ChooseScatterMode(user, user.shape, target) != ScatterConfig::Mode::kOwner) return 1;
+      return Elements(user.operands[0]->shape);
     case Opcode::kDot: case Opcode::kRaggedDot: case Opcode::kScaledDot: {
       // Each element is read once per tile along the other operand's free dims.
       StatusOr<DotPlan> p = PlanDot(user);

@@ -753,7 +753,12 @@ class Planner {
         std::vector<const Instruction*> values(h.operands.begin() + plan.arity, h.operands.end());
         VKXLA_ASSIGN_OR_RETURN(ScatterConfig c, ChooseScatterConfig(h, p_.buffers[g.outputs[0].buffer].shape,
                                                               StepTrips(g, values, h), p_.target));
-        g.kernels.push_back({"scatter_" + name, c.invocations, 256});
+        if (c.one_pass()) {
+          g.kernels.push_back({"scatter_init_" + name, c.invocations, 256});
+          g.kernels.push_back({"scatter_updates_" + name, c.update_invocations, 256});
+        } else {
+          g.kernels.push_back({"scatter_" + name, c.invocations, 256});
+        }
         CollectReads(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), &h);
         g.config = std::move(c);
         return OkStatus();
@@ -847,7 +852,12 @@ class Planner {
       if (g.kernels.size() > 1)
         for (int64_t pass = 0; pass < c->containing_passes; ++pass) dispatch(1, {static_cast<uint32_t>(pass)}, pass > 0);
     } else if (const auto* c = std::get_if<ScatterConfig>(&g.config)) {
-      for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
+      if (c->one_pass()) {
+        dispatch(0, {0});
+        dispatch(1, {0}, true);  // combines into what the first kernel wrote
+      } else {
+        for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
+      }
     } else {
       for (size_t k = 0; k < g.kernels.size(); ++k) dispatch(static_cast<int>(k));
     }

@@ -1,12 +1,47 @@
 #include "plan/scatter_config.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "ir/instruction.h"
+#include "ir/layout_index.h"
+#include "ir/module.h"
 #include "ir/tiled_index.h"
 #include "ops/gather_scatter_plan.h"
+#include "ops/reduction_shapes.h"
 
 namespace vkxla {
+namespace {
+
+// Whether `target` combines `op` into a 32-bit element of type t atomically.
+bool AtomicOn(Opcode op, ElementType t, const TargetFeatures& target) {
+  const bool integer = t == ElementType::kS32 || t == ElementType::kU32;
+  switch (op) {
+    case Opcode::kAdd: return integer || (t == ElementType::kF32 && target.float32_atomic_add);
+    case Opcode::kMinimum: case Opcode::kMaximum: return integer || t == ElementType::kF32;
+    case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor: return integer;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+ScatterConfig::Mode ChooseScatterMode(const Instruction& scatter, const Shape& result, const TargetFeatures& target) {
+  StatusOr<ScatterPlan> plan = PlanScatter(scatter);
+  if (!plan.ok() || plan->arity != 1 || !result.IsArray()) return ScatterConfig::Mode::kOwner;
+  // One invocation per update element, counted in a uint.
+  const Shape& updates = scatter.operands[2]->shape;
+  if (updates.element_count() >= int64_t{std::numeric_limits<uint32_t>::max()}) return ScatterConfig::Mode::kOwner;
+  if (plan->dims.unique_indices) return ScatterConfig::Mode::kUnique;
+  const Computation* combine = nullptr;
+  for (const auto& [key, c] : scatter.called_computations)
+    if (key == "to_apply") combine = c;
+  if (!combine || !IsOneCommutativeOp(*combine)) return ScatterConfig::Mode::kOwner;
+  StatusOr<int> bits = ElementStorageBits(result.element_type(), result.layout_or_default());
+  if (!bits.ok() || *bits != 32 || !AtomicOn(combine->root()->opcode, result.element_type(), target))
+    return ScatterConfig::Mode::kOwner;
+  return ScatterConfig::Mode::kAtomic;
+}
 
 StatusOr<ScatterConfig> ChooseScatterConfig(const Instruction& scatter, const Shape& first_result, int64_t update_trips,
                                             const TargetFeatures& target) {
@@ -16,11 +51,18 @@ StatusOr<ScatterConfig> ChooseScatterConfig(const Instruction& scatter, const Sh
   c.updates = 1;
   for (int64_t u : plan.update_scatter_dims) c.updates *= updates.dim(u);
   if (updates.element_count() == 0) c.updates = 0;
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(first_result));
+  c.invocations = static_cast<uint64_t>(map.physical_element_count());
+  c.mode = ChooseScatterMode(scatter, first_result, target);
+  if (c.one_pass()) {
+    for (const auto& [key, comb] : scatter.called_computations)
+      if (key == "to_apply") c.atomic_op = comb->root()->opcode;
+    c.update_invocations = static_cast<uint64_t>(updates.element_count());
+    return c;
+  }
   const int64_t budget = std::max<int64_t>(1, (static_cast<int64_t>(target.max_loop_trips) - 16) / (1 + update_trips));
   c.chunk = std::max<int64_t>(1, std::min(c.updates, budget));
   c.passes = std::max<int64_t>(1, (c.updates + c.chunk - 1) / c.chunk);
-  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(first_result));
-  c.invocations = static_cast<uint64_t>(map.physical_element_count());
   return c;
 }
 

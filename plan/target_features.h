@@ -19,6 +19,9 @@ struct TargetFeatures {
   bool float16 = false;          // shaderFloat16 arithmetic (we compute f16 in f32 regardless)
   bool int8 = false;             // shaderInt8
   bool subgroup_arithmetic = false;
+  // VK_EXT_shader_atomic_float's shaderBufferFloat32AtomicAdd: scatter-add
+  // of f32 runs as one pass of atomics over the updates.
+  bool float32_atomic_add = false;
   uint32_t subgroup_size = 1;
   uint32_t max_workgroup_invocations = 128;
   uint32_t max_workgroup_count_x = 65535;

@@ -9,12 +9,12 @@
 namespace vkxla {
 
 // Mesa's lavapipe on x86-64 (llvmpipe, 256-bit vectors): a CPU driver with
-// every type, subgroups of 8, 128 MiB per binding.
+// every type, subgroups of 8, f32 atomic add, 128 MiB per binding.
 TargetFeatures LavapipeTarget();
 // A desktop GPU (NVIDIA-like): subgroups of 32, 48 KiB of shared memory,
-// f64 and i64.
+// f64, i64 and f32 atomic add.
 TargetFeatures DesktopGpuTarget();
-// A phone GPU (Mali/Adreno-like): no f64 or i64, subgroups of 16, 256
+// A phone GPU (Mali/Adreno-like): no f64, i64 or float atomics, subgroups of 16, 256
 // invocations per workgroup, 16 KiB of shared memory, 128 MiB per binding,
 // 64-byte offset alignment.
 TargetFeatures PhoneTarget();

@@ -64,6 +64,13 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   VkPhysicalDevice8BitStorageFeatures s8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, &s16};
   VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, &s8};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, vk12 ? static_cast<void*>(&timeline) : static_cast<void*>(&s16)};
+  // Float atomics come from an extension; chained only where it is offered.
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  const bool has_atomic_float = HasExtension(device, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  if (has_atomic_float) {
+    atomic_float.pNext = features.pNext;
+    features.pNext = &atomic_float;
+  }
   vkGetPhysicalDeviceFeatures2(device, &features);
 
   TargetFeatures& hw = info.hardware;
@@ -74,6 +81,7 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   hw.float16 = vk12 && f16i8.shaderFloat16;
   hw.int8 = vk12 && f16i8.shaderInt8;
   hw.subgroup_size = subgroup.subgroupSize;
+  hw.float32_atomic_add = has_atomic_float && atomic_float.shaderBufferFloat32AtomicAdd;
   hw.subgroup_arithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
                            (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
   hw.max_workgroup_invocations = props.limits.maxComputeWorkGroupInvocations;
@@ -111,7 +119,8 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
     else if (item == "f16") info.target.float16 = false;
     else if (item == "int8") info.target.int8 = false;
     else if (item == "subgroup") { info.target.subgroup_arithmetic = false; info.target.subgroup_size = 1; }
-    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup");
+    else if (item == "atomicf32") info.target.float32_atomic_add = false;
+    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32");
     info.masked += (info.masked.empty() ? "" : ",") + item;
   }
   if (!info.masked.empty())
@@ -126,7 +135,7 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
   // MiB binding, 16 KiB of shared memory, workgroups of at most 256. Its
   // subgroups (often 16 wide) cannot be imitated on a device whose width
   // differs, so subgroup operations are hidden as VKXLA_MASK=subgroup does.
-  VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup", info));
+  VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup,atomicf32", info));
   TargetFeatures& t = info.target;
   t.max_storage_buffer_range = std::min<uint64_t>(t.max_storage_buffer_range, uint64_t{128} << 20);
   t.max_shared_memory_bytes = std::min<uint32_t>(t.max_shared_memory_bytes, 16384);
@@ -153,7 +162,8 @@ std::string DeviceInfo::Table() const {
     << "  driver: " << driver_name << " " << driver_info << "\n"
     << "  Vulkan API: " << VulkanVersionString(api_version) << "\n"
     << "  subgroup size: " << hardware.subgroup_size << ", subgroup arithmetic: "
-    << yn(hardware.subgroup_arithmetic, target.subgroup_arithmetic) << "\n"
+    << yn(hardware.subgroup_arithmetic, target.subgroup_arithmetic)
+    << ", f32 atomic add: " << yn(hardware.float32_atomic_add, target.float32_atomic_add) << "\n"
     << "  f64: " << yn(hardware.float64, target.float64) << "  i64: " << yn(hardware.int64, target.int64)
     << "  f16: " << yn(hardware.float16, target.float16) << "  i8: " << yn(hardware.int8, target.int8) << "\n"
     << "  16-bit storage: " << (storage_16bit ? "yes" : "no") << "  8-bit storage: " << (storage_8bit ? "yes" : "no") << "\n"

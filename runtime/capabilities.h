@@ -33,7 +33,7 @@ struct DeviceInfo {
 };
 
 DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index);
-// Applies a comma-separated mask ("f64,i64,f16,int8,subgroup"); an unknown
+// Applies a comma-separated mask ("f64,i64,f16,int8,subgroup,atomicf32"); an unknown
 // name is an error.
 Status ApplyMask(const std::string& mask, DeviceInfo& info);
 // Applies a device profile's features and limits on top of the hardware's:

@@ -63,7 +63,15 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
   features.features.shaderFloat64 = d->info_.hardware.float64;
   features.features.shaderInt64 = d->info_.hardware.int64;
   features.features.shaderInt16 = VK_FALSE;
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  const char* atomic_float_extension = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
   VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  if (d->info_.hardware.float32_atomic_add) {
+    atomic_float.shaderBufferFloat32AtomicAdd = VK_TRUE;
+    features.pNext = &atomic_float;
+    dci.enabledExtensionCount = 1;
+    dci.ppEnabledExtensionNames = &atomic_float_extension;
+  }
   dci.pNext = &features;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;

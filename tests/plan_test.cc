@@ -851,15 +851,53 @@ TEST(PlanLoops, LongWindowsScansAndScattersRunInPasses) {
     EXPECT_LE(c.parallel ? c.segment / c.L * 10 : c.segment, static_cast<int64_t>(t.max_loop_trips));
     EXPECT_EQ(scan.program.DispatchCount(), c.passes);
   }
-  // 100k updates into 10 elements.
-  Planned scatter = PlanText(kAdd, "ENTRY main {\n  x = f32[10] parameter(0)\n  i = s32[100000,1] parameter(1)\n"
-                                   "  u = f32[100000] parameter(2)\n  ROOT s = f32[10] scatter(x, i, u), update_window_dims={},"
-                                   " inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,"
-                                   " to_apply=add\n}\n", t);
+  // 100k updates into 10 elements, with a combiner no atomic does.
+  const char* first = "first {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] subtract(a, b)\n}\n";
+  Planned scatter = PlanText(first, "ENTRY main {\n  x = f32[10] parameter(0)\n  i = s32[100000,1] parameter(1)\n"
+                                    "  u = f32[100000] parameter(2)\n  ROOT s = f32[10] scatter(x, i, u), update_window_dims={},"
+                                    " inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,"
+                                    " to_apply=first\n}\n", t);
   const auto& sc = std::get<ScatterConfig>(scatter.program.groups[0].config);
+  EXPECT_EQ(sc.mode, ScatterConfig::Mode::kOwner);
   EXPECT_EQ(sc.updates, 100000);
   EXPECT_GE(sc.passes, 7);
   EXPECT_LE(sc.chunk, static_cast<int64_t>(t.max_loop_trips));
+}
+
+// Scatter runs in one pass over the updates where the device combines
+// atomically or the indices are unique; elsewhere each result element
+// walks the updates.
+TEST(PlanConfigs, ScatterModesPerCombinerTypeAndTarget) {
+  auto mode = [](const std::string& type, const std::string& op, const TargetFeatures& t, const std::string& extra = "") {
+    const std::string text = "comb {\n  a = " + type + "[] parameter(0)\n  b = " + type + "[] parameter(1)\n  ROOT r = " + type +
+                             "[] " + op + "(a, b)\n}\n";
+    Planned p = PlanText(text, "ENTRY main {\n  x = " + type + "[1000] parameter(0)\n  i = s32[16000,1] parameter(1)\n"
+                               "  u = " + type + "[16000] parameter(2)\n  ROOT s = " + type + "[1000] scatter(x, i, u),"
+                               " update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0},"
+                               " index_vector_dim=1" + extra + ", to_apply=comb\n}\n", t);
+    const auto& c = std::get<ScatterConfig>(p.program.groups[0].config);
+    if (c.mode != ScatterConfig::Mode::kOwner) {
+      EXPECT_EQ(c.update_invocations, 16000u);
+      EXPECT_EQ(p.program.DispatchCount(), 2);  // copy the operand, then the updates
+    }
+    return c.mode;
+  };
+  using M = ScatterConfig::Mode;
+  const TargetFeatures lavapipe = LavapipeTarget(), phone = PhoneTarget(), gpu = DesktopGpuTarget();
+  for (const TargetFeatures* t : {&lavapipe, &phone, &gpu}) {
+    EXPECT_EQ(mode("s32", "add", *t), M::kAtomic);
+    EXPECT_EQ(mode("u32", "maximum", *t), M::kAtomic);
+    EXPECT_EQ(mode("s32", "xor", *t), M::kAtomic);
+    EXPECT_EQ(mode("f32", "minimum", *t), M::kAtomic);  // ordered integer atomics on the bits
+    EXPECT_EQ(mode("s32", "multiply", *t), M::kOwner);
+    EXPECT_EQ(mode("f16", "add", *t), M::kOwner);       // elements share words
+    EXPECT_EQ(mode("s32", "subtract", *t), M::kOwner);  // not commutative
+    EXPECT_EQ(mode("f16", "subtract", *t, ", unique_indices=true"), M::kUnique);
+  }
+  // f32 add needs VK_EXT_shader_atomic_float, which the phone lacks.
+  EXPECT_EQ(mode("f32", "add", lavapipe), M::kAtomic);
+  EXPECT_EQ(mode("f32", "add", gpu), M::kAtomic);
+  EXPECT_EQ(mode("f32", "add", phone), M::kOwner);
 }
 
 TEST(PlanConfigs, RowAndColumnSumsPerTarget) {

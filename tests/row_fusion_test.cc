@@ -45,7 +45,9 @@ std::unique_ptr<Executable> CompileOneRowKernel(const Module& m) {
   }
   const Program& p = (*exe)->program();
   EXPECT_EQ(p.groups.size(), 1u) << p.ToString();
-  if (!p.groups.empty()) EXPECT_EQ(p.groups[0].kind, KernelKind::kRow) << p.ToString();
+  if (!p.groups.empty()) {
+    EXPECT_EQ(p.groups[0].kind, KernelKind::kRow) << p.ToString();
+  }
   EXPECT_EQ((*exe)->kernel_count(), 1);
   return std::move(*exe);
 }

@@ -131,6 +131,26 @@ Literal RunAndCompare(const Module& module, uint64_t seed, int expected_kernels)
   return RunAndCompareWith(module, args, expected_kernels);
 }
 
+// Random values whose sums are exact in any order (quarters up to 50,
+// with the random specials), so a sum the device takes in its own order
+// still matches the reference bit for bit.
+Literal ExactSumLiteral(const Shape& shape, std::mt19937_64& rng) {
+  Literal l = RandomLiteral(shape, rng, Opcode::kAdd);
+  if (shape.element_type() != ElementType::kF32) return l;  // the one float type with atomic adds
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    const double v = l.Get(i).re;
+    if (std::isfinite(v)) l.Set(i, Scalar::Float(shape.element_type(), std::round(v * 4) / 4));
+  }
+  return l;
+}
+
+Literal RandomIndices(const Shape& shape, int64_t lo, int64_t hi, std::mt19937_64& rng) {
+  Literal l(shape);
+  std::uniform_int_distribution<int64_t> d(lo, hi);
+  for (int64_t i = 0; i < l.element_count(); ++i) l.Set(i, Scalar::Int(ElementType::kS64, d(rng)));
+  return l;
+}
+
 Literal RunAndCompareWith(const Module& module, const std::vector<Literal>& args, int expected_kernels,
                           const TargetFeatures* target) {
   auto want = EvaluateModule(module, args);

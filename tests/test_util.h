@@ -22,6 +22,11 @@ extern const std::vector<ElementType>& kAllTypes;
 
 Scalar RandomScalar(ElementType t, std::mt19937_64& rng, Opcode op);
 Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, Opcode op);
+// RandomLiteral(.., kAdd) with f32 rounded to quarters: sums of them are
+// exact in any order (atomic adds land in the device's order).
+Literal ExactSumLiteral(const Shape& shape, std::mt19937_64& rng);
+// Integer arrays whose values are start indices from `lo` to `hi`.
+Literal RandomIndices(const Shape& shape, int64_t lo, int64_t hi, std::mt19937_64& rng);
 double UlpDistance(double a, double b, ElementType t);
 bool IsTranscendental(Opcode op);
 // Tolerated error in ULP of the result type.

@@ -1,0 +1,153 @@
+// Scatter in one pass over the updates (plan/scatter_config.h): combiners
+// the device applies atomically (add, min, max, and, or, xor on s32 and
+// u32; add, min and max on f32), and any combiner under unique_indices.
+// Against the reference evaluator with heavy collisions and windows that
+// fall outside, in two result layouts; NaN and signed zeros for f32 min and
+// max; the fallback where the device lacks f32 atomics; empty and size-1
+// inputs; a million colliding updates counted exactly.
+#include <gtest/gtest.h>
+
+#include "frontends/hlo_text.h"
+#include "plan/scatter_config.h"
+#include "runtime/executable.h"
+#include "tests/test_util.h"
+
+namespace vkxla {
+namespace {
+
+class ScatterOnePass : public ::testing::Test {
+ protected:
+  void TearDown() override { ExpectNoValidationMessages(); }
+};
+
+std::string CombinerText(const std::string& type, const std::string& op) {
+  return "%comb (a: " + type + "[], b: " + type + "[]) -> " + type + "[] {\n  %a = " + type + "[] parameter(0)\n  %b = " +
+         type + "[] parameter(1)\n  ROOT %r = " + type + "[] " + op + "\n}\n";
+}
+
+// Windows of 2x3 updates at 40 random starts in a 6x8 result: most
+// elements take several updates, and starts of -1 or 7 fall outside.
+std::string WindowScatter(const std::string& type, const std::string& op, const std::string& layout,
+                          const std::string& extra = "") {
+  return "HloModule scatter_" + type + "\n" + CombinerText(type, op) +
+         "ENTRY %e {\n"
+         "  %x = " + type + "[6,8]{1,0} parameter(0)\n"
+         "  %i = s32[40,2] parameter(1)\n"
+         "  %u = " + type + "[40,2,3] parameter(2)\n"
+         "  ROOT %s = " + type + "[6,8]" + layout + " scatter(%x, %i, %u), update_window_dims={1,2},"
+         " inserted_window_dims={}, scatter_dims_to_operand_dims={1,0}, index_vector_dim=1, to_apply=%comb" + extra +
+         "\n}\n";
+}
+
+int KernelsFor(const Module& m, const TargetFeatures& target) {
+  const Instruction* s = m.entry()->root();
+  return ChooseScatterMode(*s, s->shape, target) == ScatterConfig::Mode::kOwner ? 1 : 2;
+}
+
+TEST_F(ScatterOnePass, EveryAtomicCombinerMatchesReference) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"add(%a, %b)", {"s32", "u32", "f32"}}, {"maximum(%a, %b)", {"s32", "u32", "f32"}},
+      {"minimum(%b, %a)", {"s32", "u32", "f32"}}, {"and(%a, %b)", {"s32", "u32"}},
+      {"or(%a, %b)", {"s32", "u32"}}, {"xor(%b, %a)", {"s32", "u32"}}};
+  int trial = 0;
+  for (const auto& [op, types] : cases)
+    for (const std::string& type : types)
+      for (const std::string layout : {"{1,0}", "{0,1:T(2,4)}"}) {
+        const std::string text = WindowScatter(type, op, layout);
+        SCOPED_TRACE(text);
+        auto m = ParseAndVerifyHlo(text);
+        ASSERT_TRUE(m.ok()) << m.status().ToString();
+        const int kernels = KernelsFor(**m, TestDevice().target());
+        // Only f32 add depends on the device (VK_EXT_shader_atomic_float).
+        if (op != "add(%a, %b)" || type != "f32" || TestDevice().target().float32_atomic_add) EXPECT_EQ(kernels, 2);
+        std::mt19937_64 rng(++trial);
+        const auto shapes = (*m)->EntryProgramShape().parameters;
+        RunAndCompareWith(**m, {ExactSumLiteral(shapes[0], rng), RandomIndices(shapes[1], -1, 7, rng),
+                                ExactSumLiteral(shapes[2], rng)},
+                          kernels);
+      }
+}
+
+// f32 max keeps NaN whichever order the updates land in, and +0 over -0;
+// min likewise with -0. The operand's own NaN (of either sign) counts.
+TEST_F(ScatterOnePass, FloatMinMaxOrderNanAndSignedZeros) {
+  const std::string entry = "  %x = f32[4] constant({-nan, 0, -0, 1})\n  %i = s32[8,1] constant({{1}, {2}, {3}, {1}, {2}, {3}, {0}, {3}})\n"
+                            "  %u = f32[8] constant({-0, 0, -5, 2, -3, nan, 7, -inf})\n";
+  const std::string scatter = " scatter(%x, %i, %u), update_window_dims={}, inserted_window_dims={0},"
+                              " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%comb\n";
+  EXPECT_EQ(RunHloText(CombinerText("f32", "maximum(%a, %b)"), entry + "  ROOT %s = f32[4]" + scatter),
+            "{nan, 2, 0, nan}");
+  EXPECT_EQ(RunHloText(CombinerText("f32", "minimum(%a, %b)"), entry + "  ROOT %s = f32[4]" + scatter),
+            "{-nan, -0, -3, -nan}");  // min's NaN is the negative one (the sign of a NaN is not specified)
+}
+
+// A device without VK_EXT_shader_atomic_float adds f32 in the owner-computes
+// kernel: one kernel, the same values.
+TEST_F(ScatterOnePass, FloatAddWithoutFloatAtomicsOwnsElements) {
+  TargetFeatures masked = TestDevice().target();
+  masked.float32_atomic_add = false;
+  auto m = ParseAndVerifyHlo(WindowScatter("f32", "add(%a, %b)", "{0,1}"));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  std::mt19937_64 rng(7);
+  const auto shapes = (*m)->EntryProgramShape().parameters;
+  RunAndCompareWith(**m, {ExactSumLiteral(shapes[0], rng), RandomIndices(shapes[1], -1, 7, rng),
+                          ExactSumLiteral(shapes[2], rng)},
+                    1, &masked);
+}
+
+// unique_indices=true: any combiner (here not commutative) on any type,
+// sub-word ones included, in one pass without atomics on the values.
+TEST_F(ScatterOnePass, UniqueIndicesAnyCombinerAndType) {
+  int trial = 50;
+  for (ElementType t : kAllTypes) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    const std::string type(ElementTypeName(t));
+    const bool arithmetic = t != ElementType::kPred;
+    const std::string text =
+        "HloModule unique_" + type + "\n" +
+        CombinerText(type, arithmetic ? "subtract(%b, %a)" : "xor(%a, %b)") +
+        "ENTRY %e {\n  %x = " + type + "[5,7]{0,1} parameter(0)\n  %i = s32[4,1] constant({{3}, {0}, {6}, {2}})\n"
+        "  %u = " + type + "[5,4]{1,0} parameter(1)\n"
+        "  ROOT %s = " + type + "[5,7]{1,0} scatter(%x, %i, %u), update_window_dims={0}, inserted_window_dims={1},"
+        " scatter_dims_to_operand_dims={1}, index_vector_dim=1, unique_indices=true, to_apply=%comb\n}\n";
+    SCOPED_TRACE(text);
+    auto m = ParseAndVerifyHlo(text);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    std::mt19937_64 rng(++trial);
+    const auto shapes = (*m)->EntryProgramShape().parameters;
+    RunAndCompareWith(**m, {RandomLiteral(shapes[0], rng, Opcode::kAdd), RandomLiteral(shapes[1], rng, Opcode::kAdd)}, 2);
+  }
+}
+
+TEST_F(ScatterOnePass, EmptyAndSizeOneInputs) {
+  const std::string add = CombinerText("s32", "add(%a, %b)");
+  const std::string dims = " update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0},"
+                           " index_vector_dim=1, to_apply=%comb\n";
+  // No updates: the operand comes back.
+  EXPECT_EQ(RunHloText(add, "  %x = s32[3] constant({1, 2, 3})\n  %i = s32[0,1] constant({})\n  %u = s32[0] constant({})\n"
+                            "  ROOT %s = s32[3] scatter(%x, %i, %u)," + dims),
+            "{1, 2, 3}");
+  // One element, one update, and one that falls outside.
+  EXPECT_EQ(RunHloText(add, "  %x = s32[1] constant({5})\n  %i = s32[2,1] constant({{0}, {1}})\n  %u = s32[2] constant({4, 100})\n"
+                            "  ROOT %s = s32[1] scatter(%x, %i, %u)," + dims),
+            "{9}");
+}
+
+// A million updates of 1 into 1000 counters: every atomic lands.
+TEST_F(ScatterOnePass, MillionCollidingUpdatesCountExactly) {
+  const std::string text = "HloModule count\n" + CombinerText("u32", "add(%a, %b)") +
+                           "ENTRY %e {\n  %z = u32[] constant(0)\n  %x = u32[1000] broadcast(%z), dimensions={}\n"
+                           "  %n = s32[1000000,1] iota(), iota_dimension=0\n  %k = s32[] constant(1000)\n"
+                           "  %kb = s32[1000000,1] broadcast(%k), dimensions={}\n  %i = s32[1000000,1] remainder(%n, %kb)\n"
+                           "  %one = u32[] constant(1)\n  %u = u32[1000000] broadcast(%one), dimensions={}\n"
+                           "  ROOT %s = u32[1000] scatter(%x, %i, %u), update_window_dims={}, inserted_window_dims={0},"
+                           " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%comb\n}\n";
+  auto m = ParseAndVerifyHlo(text);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto got = CompileAndRun(**m, {});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  for (int64_t k = 0; k < 1000; ++k) ASSERT_EQ(got->Get(k).u, 1000u) << k;
+}
+
+}  // namespace
+}  // namespace vkxla
