@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <random>
 
 #include "tools/bench/module_timing.h"
 
@@ -54,6 +55,17 @@ std::string LayerNormModule(int64_t n) {
          "  sc = " + m + " multiply(nrm, gb)\n  ROOT y = " + m + " add(sc, bb)\n}\n";
 }
 
+// Scatter-add of `updates` f32 values at random indices into f32[n]: the
+// one-pass atomic path (plan/scatter_config.h) where the device has it.
+std::string ScatterAddModule(int64_t n, int64_t updates) {
+  const std::string u = std::to_string(updates);
+  return "HloModule scatter_add\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
+         "ENTRY main {\n  x = f32[" + std::to_string(n) + "] parameter(0)\n  i = s32[" + u + ",1] parameter(1)\n"
+         "  u = f32[" + u + "] parameter(2)\n  ROOT s = f32[" + std::to_string(n) + "] scatter(x, i, u),"
+         " update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,"
+         " to_apply=add\n}\n";
+}
+
 }  // namespace
 
 Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
@@ -82,6 +94,26 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
                            Format("%.3f ms; bytes: one read of x, one write", m.kernels.seconds * 1e3), BenchLimit::kStream, gbps});
   }
 
+  // Scatter-add: 16M updates into 1M (fewer with a small --elements). The
+  // least traffic is the updates and their indices read once, the
+  // operand read and the result written.
+  {
+    const int64_t updates = static_cast<int64_t>(elements), size = std::max<int64_t>(1, updates / 16);
+    Literal indices(Shape(ElementType::kS32, {updates, 1}));
+    std::mt19937_64 rng(8);
+    for (int64_t i = 0; i < updates; ++i) indices.Set(i, Scalar::Int(ElementType::kS32, static_cast<int64_t>(rng() % size)));
+    VKXLA_ASSIGN_OR_RETURN(ModuleTiming m,
+                           TimeModuleKernels(device, ScatterAddModule(size, updates),
+                                             {RandomBenchLiteral(Shape(ElementType::kF32, {size}), 9), indices,
+                                              RandomBenchLiteral(Shape(ElementType::kF32, {updates}), 10)}));
+    const double gbps = (8.0 * updates + 8.0 * size) / m.kernels.seconds * 1e-9;
+    const std::string label = updates == (int64_t{1} << 24) ? "16M into 1M" : std::to_string(updates) + " into " + std::to_string(size);
+    report.rows.push_back({"scatter-add f32, " + label + " at random indices (" + std::to_string(m.kernel_count) + " kernels)",
+                           Format("%.1f GB/s", gbps), "", 0, 0.5,
+                           Format("%.3f ms; bytes: updates and indices once, operand read, result written", m.kernels.seconds * 1e3),
+                           BenchLimit::kStream, gbps});
+  }
+
   // Sort: 1M keys (fewer when --elements asks for a small run).
   const int64_t count = std::min<int64_t>(int64_t{1} << 20, static_cast<int64_t>(elements));
   Literal keys = RandomBenchLiteral(Shape(ElementType::kF32, {count}), 5);
@@ -98,6 +130,25 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
     host = std::min(host, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   const std::string label = count == (int64_t{1} << 20) ? "1M" : std::to_string(count);
+  // Top-k of the same keys, k = 64, against std::partial_sort on the host.
+  {
+    const int64_t k64 = std::min<int64_t>(64, count);
+    const std::string text = "HloModule topk\n\nENTRY main {\n  x = f32[" + std::to_string(count) + "] parameter(0)\n"
+                             "  ROOT t = (f32[" + std::to_string(k64) + "], s32[" + std::to_string(k64) + "]) topk(x), k=" +
+                             std::to_string(k64) + ", largest=true\n}\n";
+    VKXLA_ASSIGN_OR_RETURN(ModuleTiming t, TimeModuleKernels(device, text, {keys}));
+    double partial = 1e30;
+    for (int run = 0; run < 3; ++run) {
+      for (int64_t i = 0; i < count; ++i) pairs[i] = {k[i], static_cast<int32_t>(i)};
+      const auto start = std::chrono::steady_clock::now();
+      std::partial_sort(pairs.begin(), pairs.begin() + k64, pairs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      partial = std::min(partial, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    report.rows.push_back({"top-k " + label + " f32, k=" + std::to_string(k64) + " (" + std::to_string(t.kernel_count) + " dispatches)",
+                           Format("%.2f ms", t.kernels.seconds * 1e3),
+                           Format("std::partial_sort on the host %.2f ms", partial * 1e3), partial / t.kernels.seconds, 0,
+                           "ratio > 1: the device is faster"});
+  }
   report.rows.push_back({"sort " + label + " f32 keys + s32 payload (stable, " + std::to_string(m.kernel_count) + " dispatches)",
                          Format("%.2f ms", m.kernels.seconds * 1e3) + Format(", %.1f Mkeys/s", count / m.kernels.seconds * 1e-6),
                          Format("std::stable_sort on the host %.2f ms", host * 1e3) + Format(" (%.1f Mkeys/s)", count / host * 1e-6),
