@@ -27,7 +27,6 @@ class ScatterKernelBuilder : public ElementEmitter {
     if (c_.one_pass() && kernel == 1) return BuildUpdates(plan);
     const int64_t arity = plan.arity;
     const Shape& operand = op_.operands[0]->shape;
-    const Instruction* indices = op_.operands[arity];
     const Shape& updates = op_.operands[arity + 1]->shape;
     const Computation* combine = Combiner();
     const OperandIndexWiring& w = plan.operand;
@@ -76,15 +75,7 @@ class ScatterKernelBuilder : public ElementEmitter {
       // covers this element, and where in the window.
       std::string fits = "true", covers = "true";
       for (int64_t d = 0; d < operand.rank(); ++d) {
-        std::string start = "0";
-        if (w.start_component[d] >= 0) {
-          std::vector<std::string> at;
-          for (int64_t from : plan.indices.from_outer) at.push_back(from < 0 ? U(w.start_component[d]) : u[from]);
-          VKXLA_ASSIGN_OR_RETURN(start, IndexAsInt(indices, at));
-          fits += " && " + start + " >= 0 && " + start + " <= " + std::to_string(operand.dim(d) - w.window_size[d]);
-        } else if (w.batch_from[d] >= 0) {
-          start = "int(" + u[w.batch_from[d]] + ")";
-        }
+        VKXLA_ASSIGN_OR_RETURN(const std::string start, WindowStart(plan, u, d, fits));
         const std::string offset = Temp("int", "int(" + idx[d] + ") - " + start);
         if (w.window_from[d] >= 0) {
           covers += " && " + offset + " >= 0 && " + offset + " < " + std::to_string(w.window_size[d]);
@@ -131,11 +122,27 @@ class ScatterKernelBuilder : public ElementEmitter {
     return c_.atomic_op == Opcode::kMaximum ? "uintBitsToFloat(0x7fc00000u)" : "uintBitsToFloat(0xffc00000u)";
   }
 
+  // Where the window of update index `u` starts in operand dim d: its
+  // scatter index component, its batch position, or 0. Adds to `fits` the
+  // check that the whole window fits from a scatter index.
+  StatusOr<std::string> WindowStart(const ScatterPlan& plan, const std::vector<std::string>& u, int64_t d, std::string& fits) {
+    const OperandIndexWiring& w = plan.operand;
+    if (w.start_component[d] >= 0) {
+      std::vector<std::string> at;
+      for (int64_t from : plan.indices.from_outer) at.push_back(from < 0 ? U(w.start_component[d]) : u[from]);
+      VKXLA_ASSIGN_OR_RETURN(std::string start, IndexAsInt(op_.operands[plan.arity], at));
+      fits += " && " + start + " >= 0 && " + start + " <= " +
+              std::to_string(op_.operands[0]->shape.dim(d) - w.window_size[d]);
+      return start;
+    }
+    if (w.batch_from[d] >= 0) return "int(" + u[w.batch_from[d]] + ")";
+    return std::string("0");
+  }
+
   // One invocation per update element: where it lands, whether its window
   // fits, and the combine into the result.
   StatusOr<KernelSource> BuildUpdates(const ScatterPlan& plan) {
     const Shape& operand = op_.operands[0]->shape;
-    const Instruction* indices = op_.operands[1];
     const Instruction* updates = op_.operands[2];
     const OperandIndexWiring& w = plan.operand;
     if (group_.outputs.size() != 1) return Internal(op_.Describe() + ": a one-pass scatter writes one result");
@@ -156,15 +163,7 @@ class ScatterKernelBuilder : public ElementEmitter {
     std::string fits = "true";
     std::vector<std::string> idx(operand.rank());
     for (int64_t d = 0; d < operand.rank(); ++d) {
-      std::string start = "0";
-      if (w.start_component[d] >= 0) {
-        std::vector<std::string> at;
-        for (int64_t from : plan.indices.from_outer) at.push_back(from < 0 ? U(w.start_component[d]) : u[from]);
-        VKXLA_ASSIGN_OR_RETURN(start, IndexAsInt(indices, at));
-        fits += " && " + start + " >= 0 && " + start + " <= " + std::to_string(operand.dim(d) - w.window_size[d]);
-      } else if (w.batch_from[d] >= 0) {
-        start = "int(" + u[w.batch_from[d]] + ")";
-      }
+      VKXLA_ASSIGN_OR_RETURN(std::string start, WindowStart(plan, u, d, fits));
       if (w.window_from[d] >= 0) start = "(" + start + " + int(" + u[w.window_from[d]] + "))";
       idx[d] = Temp("uint", "uint(" + start + ")");
     }

@@ -20,6 +20,7 @@
 #include "plan/linalg_expansion.h"
 #include "plan/conv_expansion.h"
 #include "plan/batch_norm_expansion.h"
+#include "plan/topk_expansion.h"
 #include "plan/fusion.h"
 #include "plan/in_place_update.h"
 #include "plan/trip_count.h"
@@ -975,6 +976,8 @@ StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target)
   if (convs) expanded = convs;
   VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> norms, ExpandBatchNorms(expanded ? *expanded : module));
   if (norms) expanded = norms;
+  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> topks, ExpandLongTopKs(expanded ? *expanded : module));
+  if (topks) expanded = topks;
   if (!expanded) return Planner(module, target).Run();
   VKXLA_ASSIGN_OR_RETURN(Program p, Planner(*expanded, target).Run());
   p.expanded_module = std::move(expanded);  // the groups point into it

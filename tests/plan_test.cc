@@ -900,6 +900,29 @@ TEST(PlanConfigs, ScatterModesPerCombinerTypeAndTarget) {
   EXPECT_EQ(mode("f32", "add", phone), M::kOwner);
 }
 
+// topk over a line of 1M runs as rounds over blocks of 1024 (every sort
+// line at most 4096 long), not as one sort of the line; short lines keep
+// their one sort.
+TEST(PlanConfigs, TopKOfLongLinesRunsInRounds) {
+  for (const TargetFeatures& t : {LavapipeTarget(), DesktopGpuTarget(), PhoneTarget()}) {
+    Planned p = PlanText("", "ENTRY main {\n  x = f32[1048576] parameter(0)\n"
+                             "  ROOT t = (f32[64], s32[64]) topk(x), k=64, largest=true\n}\n", t);
+    int sorts = 0;
+    for (const FusionGroup& g : p.program.groups)
+      if (const auto* c = std::get_if<SortConfig>(&g.config)) {
+        ++sorts;
+        EXPECT_LE(c->length, 4096);
+      }
+    EXPECT_EQ(sorts, 4);  // 1M -> 65536 -> 4096 -> 256 candidates -> the 64
+    Planned short_line = PlanText("", "ENTRY main {\n  x = f32[2048] parameter(0)\n"
+                                      "  ROOT t = (f32[64], s32[64]) topk(x), k=64, largest=true\n}\n", t);
+    std::vector<int64_t> lengths;
+    for (const FusionGroup& g : short_line.program.groups)
+      if (const auto* c = std::get_if<SortConfig>(&g.config)) lengths.push_back(c->length);
+    EXPECT_EQ(lengths, std::vector<int64_t>{2048});
+  }
+}
+
 TEST(PlanConfigs, RowAndColumnSumsPerTarget) {
   const std::string rows = "ENTRY main {\n  x = f32[4096,4096] parameter(0)\n  z = f32[] constant(0)\n"
                            "  ROOT r = f32[4096] reduce(x, z), dimensions={1}, to_apply=add\n}\n";

@@ -449,6 +449,43 @@ TEST_F(Reduction, TopK) {
   }
 }
 
+// Lines of 4 blocks of 1024 or more run as a tournament of per-block topk
+// rounds (plan/topk_expansion.h): one and two rounds, batched rows, both
+// directions, NaN and infinities among random floats, and small integers
+// so that many values tie and the lowest index must win.
+TEST_F(Reduction, TopKOverLongLinesAsRounds) {
+  struct Case {
+    ElementType t;
+    std::vector<int64_t> dims;
+    int64_t k;
+    bool largest, ties;
+  };
+  const std::vector<Case> cases = {{ElementType::kF32, {8192}, 64, true, false},
+                                   {ElementType::kF32, {3, 5120}, 7, false, false},
+                                   {ElementType::kS32, {2, 262144}, 16, true, true},  // 262144 -> 4096 -> 64
+                                   {ElementType::kBF16, {4096}, 256, false, true},
+                                   {ElementType::kU8, {2, 2, 4096}, 3, true, true}};
+  int trial = 0;
+  for (const Case& c : cases) {
+    const std::string ty = TypeName(c.t);
+    std::vector<int64_t> out = c.dims;
+    out.back() = c.k;
+    const std::string x = Shape(c.t, c.dims).ToString(false), v = Shape(c.t, out).ToString(false),
+                      i = Shape(ElementType::kS32, out).ToString(false);
+    const std::string text = "HloModule long_topk_" + ty + "\nENTRY %e {\n  %x = " + x + " parameter(0)\n  ROOT %t = (" + v +
+                             ", " + i + ") topk(%x), k=" + std::to_string(c.k) + ", largest=" + (c.largest ? "true" : "false") +
+                             "\n}\n";
+    SCOPED_TRACE(text);
+    std::mt19937_64 rng(++trial);
+    auto m = ParseAndVerifyHlo(text);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    auto exe = Executable::Compile(**m, TestDevice());
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    EXPECT_GT((*exe)->program().groups.size(), 1u) << "expected rounds, not one topk";
+    RunText(text, {c.ties ? SmallIntegers(Shape(c.t, c.dims), rng) : RandomLiteral(Shape(c.t, c.dims), rng, Opcode::kAdd)});
+  }
+}
+
 TEST_F(Reduction, MapEveryTypeMatchesReference) {
   int trial = 0;
   for (ElementType t : kAllTypes) {
