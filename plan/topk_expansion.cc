@@ -24,7 +24,11 @@ bool IsLongTopK(const Instruction& i) {
   if (i.opcode != Opcode::kTopK || i.operands.size() != 1 || !InferShape(i).ok()) return false;
   const Shape& x = i.operands[0]->shape;
   StatusOr<TopKPlan> plan = PlanTopK(i);
-  return plan.ok() && x.IsArray() && x.rank() >= 1 && AfterRound(x.dims().back(), plan->k) > 0;
+  if (!plan.ok() || !x.IsArray() || x.rank() < 1) return false;
+  // A bounded dynamic line keeps its one sort, which knows the run-time size.
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (x.is_dynamic_dim(d)) return false;
+  return AfterRound(x.dims().back(), plan->k) > 0;
 }
 
 class TopKExpander {
