@@ -148,7 +148,6 @@ class ScatterKernelBuilder : public ElementEmitter {
     if (group_.outputs.size() != 1) return Internal(op_.Describe() + ": a one-pass scatter writes one result");
     out_ = program_.buffers[group_.outputs[0].buffer].shape;
     out_layout_ = out_.layout_or_default();
-    push_constants_ = "layout(push_constant) uniform Push { uint pass; } pc;\n";
     std::string main = "  if (inv >= " + U(c_.update_invocations) + ") return;\n";
     GlslIndexArithmetic a;
     std::vector<std::string> u(updates->shape.rank());

@@ -854,8 +854,8 @@ class Planner {
         for (int64_t pass = 0; pass < c->containing_passes; ++pass) dispatch(1, {static_cast<uint32_t>(pass)}, pass > 0);
     } else if (const auto* c = std::get_if<ScatterConfig>(&g.config)) {
       if (c->one_pass()) {
-        dispatch(0, {0});
-        dispatch(1, {0}, true);  // combines into what the first kernel wrote
+        dispatch(0, {0});        // the owner kernel's pass 0: a copy of the operand
+        dispatch(1, {}, true);   // combines into what the first kernel wrote
       } else {
         for (int64_t pass = 0; pass < c->passes; ++pass) dispatch(0, {static_cast<uint32_t>(pass)}, pass > 0);
       }

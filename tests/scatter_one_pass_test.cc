@@ -4,7 +4,7 @@
 // Against the reference evaluator with heavy collisions and windows that
 // fall outside, in two result layouts; NaN and signed zeros for f32 min and
 // max; the fallback where the device lacks f32 atomics; empty and size-1
-// inputs; a million colliding updates counted exactly.
+// inputs; 17M colliding updates counted exactly.
 #include <gtest/gtest.h>
 
 #include "frontends/hlo_text.h"
@@ -135,20 +135,21 @@ TEST_F(ScatterOnePass, EmptyAndSizeOneInputs) {
             "{9}");
 }
 
-// A million updates of 1 into 1000 counters: every atomic lands.
-TEST_F(ScatterOnePass, MillionCollidingUpdatesCountExactly) {
+// 17M updates of 1 into 1000 counters: more invocations than one grid
+// dimension holds (65535 workgroups of 256), and every atomic lands.
+TEST_F(ScatterOnePass, SeventeenMillionCollidingUpdatesCountExactly) {
   const std::string text = "HloModule count\n" + CombinerText("u32", "add(%a, %b)") +
                            "ENTRY %e {\n  %z = u32[] constant(0)\n  %x = u32[1000] broadcast(%z), dimensions={}\n"
-                           "  %n = s32[1000000,1] iota(), iota_dimension=0\n  %k = s32[] constant(1000)\n"
-                           "  %kb = s32[1000000,1] broadcast(%k), dimensions={}\n  %i = s32[1000000,1] remainder(%n, %kb)\n"
-                           "  %one = u32[] constant(1)\n  %u = u32[1000000] broadcast(%one), dimensions={}\n"
+                           "  %n = s32[17000000,1] iota(), iota_dimension=0\n  %k = s32[] constant(1000)\n"
+                           "  %kb = s32[17000000,1] broadcast(%k), dimensions={}\n  %i = s32[17000000,1] remainder(%n, %kb)\n"
+                           "  %one = u32[] constant(1)\n  %u = u32[17000000] broadcast(%one), dimensions={}\n"
                            "  ROOT %s = u32[1000] scatter(%x, %i, %u), update_window_dims={}, inserted_window_dims={0},"
                            " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%comb\n}\n";
   std::unique_ptr<Module> m = ParseOrFail(text);
   ASSERT_TRUE(m);
   auto got = CompileAndRun(*m, {});
   ASSERT_TRUE(got.ok()) << got.status().ToString();
-  for (int64_t k = 0; k < 1000; ++k) ASSERT_EQ(got->Get(k).u, 1000u) << k;
+  for (int64_t k = 0; k < 1000; ++k) ASSERT_EQ(got->Get(k).u, 17000u) << k;
 }
 
 }  // namespace
