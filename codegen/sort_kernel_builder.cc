@@ -44,6 +44,13 @@ class SortKernelBuilder : public ElementEmitter {
       types_.push_back(gt);
     }
     perm_ = BindBuffer(group_.scratch[0], Access::kReadWrite, "perm");
+    if (c_.algorithm == SortConfig::Algorithm::kRadix) {
+      push_constants_ = "layout(push_constant) uniform Push { uint word, shift, first, flags; } pc;\n";
+      counts_ = BindBuffer(group_.scratch[1], Access::kReadWrite, "counts");
+      images_ = BindBuffer(group_.scratch[2], Access::kReadWrite, "images");
+      if (kernel == 1) return RadixScan();
+      return RadixTile(kernel == 2);
+    }
     push_constants_ = "layout(push_constant) uniform Push { uint k0, k1, j0, initial; } pc;\n";
     return kernel == 0 ? Local() : Wide();
   }
@@ -171,11 +178,183 @@ class SortKernelBuilder : public ElementEmitter {
     return Finish(group_.kernels[1].name, 256, main);
   }
 
+  // Radix: the unsigned image of key k's value `v` whose order is the
+  // comparator's (radix_sort_keys.h): a uint, or a uvec2 (low, high) for
+  // 64-bit keys.
+  std::string RadixImage(const RadixKey& key, const std::string& v) {
+    const ElementType t = sort_.operands[key.operand]->shape.element_type();
+    const std::string total = key.total_order ? "true" : "false";
+    std::string image;
+    if (t == ElementType::kF64) {
+      Helper("radix_double", "uvec2 radix_double(double v, bool total) {\n  uvec2 w = unpackDouble2x32(v);\n"
+                             "  if (!total && ((w.y & 0x7fffffffu) | w.x) == 0u) w = uvec2(0u);\n"
+                             "  return (w.y >> 31u) != 0u ? ~w : uvec2(w.x, w.y ^ 0x80000000u);\n}\n");
+      image = "radix_double(" + v + ", " + total + ")";
+    } else if (t == ElementType::kS64 || t == ElementType::kU64) {
+      const std::string u = t == ElementType::kS64 ? "(uint64_t(" + v + ") ^ 0x8000000000000000ul)" : "uint64_t(" + v + ")";
+      image = "unpackUint2x32(" + u + ")";
+    } else if (IsFloat(t)) {
+      // -0 is +0 unless the order is total; the half floats' f32 images
+      // end in zero bits.
+      Helper("radix_float", "uint radix_float(float v, bool total) {\n  uint b = floatBitsToUint(v);\n"
+                            "  if (!total && (b & 0x7fffffffu) == 0u) b = 0u;\n"
+                            "  return b ^ ((b >> 31u) != 0u ? 0xffffffffu : 0x80000000u);\n}\n");
+      image = "(radix_float(" + v + ", " + total + ") >> " + std::to_string(32 - key.bits) + "u)";
+    } else if (IsSignedInt(t)) {
+      image = "(uint(" + v + ") ^ " + U(int64_t{1} << (key.bits - 1)) + ")";
+    } else {
+      image = "uint(" + v + ")";
+    }
+    if (key.bits > 32) return key.descending ? "~" + image : image;
+    if (key.descending) image = "~" + image;
+    return key.bits < 32 ? "(" + image + " & " + U((int64_t{1} << key.bits) - 1) + ")" : image;
+  }
+
+  // Radix, the first pass: code that sets img0.. (the keys' images,
+  // radix_keys' order, 64-bit keys low word first) of element `j` of the
+  // line from the operands.
+  StatusOr<std::string> ImagesFromOperands(const std::string& j) {
+    std::vector<std::string> at = LineIndex(sort_.operands[0]->shape, c_.dim, "line");
+    at[c_.dim] = j;
+    body_.clear();
+    ClearMemo();
+    std::string set;
+    int w = 0;
+    for (const RadixKey& key : c_.radix_keys) {
+      VKXLA_ASSIGN_OR_RETURN(std::string v, Value(sort_.operands[key.operand], at));
+      const std::string image = RadixImage(key, v);
+      if (key.bits > 32) {
+        set += "      { uvec2 w = " + image + "; img" + std::to_string(w) + " = w.x; img" + std::to_string(w + 1) + " = w.y; }\n";
+        w += 2;
+      } else {
+        set += "      img" + std::to_string(w++) + " = " + image + ";\n";
+      }
+    }
+    return body_ + set;
+  }
+
+  // Radix: the loop over this invocation's run of the tile, setting `j`
+  // (the element), `idx` (its index in the line), `digit` and, with
+  // `all_images`, img0..; `body` follows.
+  StatusOr<std::string> RadixRun(const std::string& body, bool all_images) {
+    const int64_t words = c_.RadixWords();
+    const std::string n = U(c_.length), plane = U(c_.RadixPlane());
+    std::string declare = "    uint word";
+    for (int64_t w = 0; w < words; ++w) declare += ", img" + std::to_string(w);
+    declare += ";\n";
+    VKXLA_ASSIGN_OR_RETURN(const std::string images, ImagesFromOperands("j"));
+    std::string chosen = "img" + std::to_string(words - 1);
+    for (int64_t w = words - 1; w-- > 0;) chosen = "(pc.word == " + U(w) + " ? img" + std::to_string(w) + " : " + chosen + ")";
+    auto image_at = [&](const std::string& w) { return "W(" + images_ + ", images_src + " + w + " * " + plane + " + line * " + n + " + j)"; };
+    std::string loop = "  for (uint e = 0u; e < " + U(c_.radix_per_lane) + "; ++e) {\n    uint j = first + e;\n    if (j >= " + n +
+                       ") break;\n    uint idx;\n" + declare + "    if (pc.first != 0u) {\n      idx = j;\n" + images + "      word = " +
+                       chosen + ";\n    } else {\n      idx = W(" + perm_ + ", src + line * " + n + " + j);\n";
+    if (all_images) {
+      for (int64_t w = 0; w < words; ++w) loop += "      img" + std::to_string(w) + " = " + image_at(U(w)) + ";\n";
+      loop += "      word = " + chosen + ";\n";
+    } else {
+      loop += "      word = " + image_at("pc.word") + ";\n";
+    }
+    loop += "    }\n    uint digit = (word >> pc.shift) & " + U(c_.RadixDigitValues() - 1) + ";\n" + body + "  }\n";
+    return loop;
+  }
+
+  // Radix kernels 0 (count) and 2 (place): a tile of the line, each lane
+  // its run of elements in order. Both find each element's digit, count
+  // them per (digit, lane) and scan the counts digit-major, so that an
+  // element's place in its tile keeps the line's order among equal digits
+  // (the sort is stable). The keys' images travel with the indices (the
+  // first pass computes them), so that every read after the first pass's
+  // fused operands is in order.
+  StatusOr<KernelSource> RadixTile(bool place) {
+    const int64_t lanes = c_.radix_lanes, tiles = c_.RadixTiles(), values = c_.RadixDigitValues();
+    const std::string L = U(lanes), n = U(c_.length), T = U(tiles), V = U(values), plane = U(c_.RadixPlane());
+    shared_ = "shared uint cnt[" + std::to_string(values * lanes) + "];\nshared uint part[" + std::to_string(lanes) +
+              "];\nshared uint base[" + std::to_string(values) + "];\n";
+    std::string main = "  uint lid = gl_LocalInvocationID.x;\n  uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
+    main += "  if (wg >= " + U(c_.RadixWorkgroups()) + ") return;\n";
+    if (c_.radix_lane_per_line) {
+      // Each lane its own line, start to end; no lane waits for another.
+      main += "  uint line = wg * " + L + " + lid, first = 0u;\n  if (line >= " + U(c_.lines) + ") return;\n";
+    } else {
+      main += "  uint line = wg / " + T + ", tile = wg % " + T + ", first = tile * " + U(c_.RadixTile()) + " + lid * " +
+              U(c_.radix_per_lane) + ";\n";
+    }
+    // Planes: this pass reads the one the last pass wrote.
+    main += "  uint dst = (pc.flags & 1u) != 0u ? " + plane + " : 0u, src = " + plane + " - dst;\n";
+    main += "  uint images_dst = dst * " + U(c_.RadixWords()) + ", images_src = src * " + U(c_.RadixWords()) + ";\n";
+    main += "  for (uint d = 0u; d < " + V + "; ++d) cnt[d * " + L + " + lid] = 0u;\n";
+    VKXLA_ASSIGN_OR_RETURN(std::string count, RadixRun("    cnt[digit * " + L + " + lid] += 1u;\n", false));
+    main += count;
+    if (c_.radix_lane_per_line) {
+      // Its digits' offsets in its line; then place (kernel 2 alone runs).
+      main += "  uint run = 0u;\n  for (uint d = 0u; d < " + V + "; ++d) {\n    uint c = cnt[d * " + L + " + lid];\n    cnt[d * " + L +
+              " + lid] = run;\n    run += c;\n  }\n";
+    } else {
+      main += "  barrier();\n";
+    }
+    if (!c_.radix_lane_per_line) {
+      // Exclusive scan of cnt in (digit, lane) order: each invocation sums
+      // its `values` consecutive counts, the sums are scanned, and each
+      // writes its counts' offsets.
+      main += "  uint own = 0u;\n  for (uint q = 0u; q < " + V + "; ++q) own += cnt[lid * " + V + " + q];\n  part[lid] = own;\n  barrier();\n";
+      main += "  for (uint off = 1u; off < " + L + "; off <<= 1u) {\n    uint a = lid >= off ? part[lid - off] : 0u;\n    barrier();\n"
+              "    part[lid] += a;\n    barrier();\n  }\n";
+      main += "  uint run = part[lid] - own;\n  for (uint q = 0u; q < " + V + "; ++q) {\n    uint c = cnt[lid * " + V + " + q];\n"
+              "    cnt[lid * " + V + " + q] = run;\n    run += c;\n  }\n  barrier();\n";
+    }
+    const std::string count_at = "(line * " + V + " + d) * " + T + " + tile";
+    if (!place) {
+      // The tile's count of each digit.
+      main += "  for (uint d = lid; d < " + V + "; d += " + L + ") {\n    uint end = d == " + U(values - 1) + " ? min(" + n + " - tile * " +
+              U(c_.RadixTile()) + ", " + U(c_.RadixTile()) + ") : cnt[(d + 1u) * " + L + "];\n    W(" + counts_ + ", " + count_at +
+              ") = end - cnt[d * " + L + "];\n  }\n}\n";
+      return Finish(group_.kernels[0].name, static_cast<uint32_t>(lanes), main);
+    }
+    // Where each digit's elements of this tile start in the line: the
+    // digits before it, then the tiles before this one (kernel 1's scan).
+    const std::string totals = U(c_.lines * values * tiles) + " + line * " + V;
+    // (A line of one tile: its tile's offsets are the places.)
+    const bool one_tile = tiles == 1;
+    if (!one_tile)
+      main += "  if (lid == 0u) {\n    uint before = 0u;\n    for (uint d = 0u; d < " + V + "; ++d) {\n      base[d] = before + W(" + counts_ +
+              ", " + count_at + ") - cnt[d * " + L + "];\n      before += W(" + counts_ + ", " + totals + " + d);\n    }\n  }\n  barrier();\n";
+    std::string body = "    uint slot = digit * " + L + " + lid, at = line * " + n + (one_tile ? "" : " + base[digit]") +
+                       " + cnt[slot];\n    cnt[slot] = cnt[slot] + 1u;\n";
+    body += "    W(" + perm_ + ", dst + at) = idx;\n";
+    // The images go along, but for the last pass.
+    body += "    if ((pc.flags & 2u) == 0u) {\n";
+    for (int64_t w = 0; w < c_.RadixWords(); ++w)
+      body += "      W(" + images_ + ", images_dst + " + U(w) + " * " + plane + " + at) = img" + std::to_string(w) + ";\n";
+    body += "    }\n";
+    VKXLA_ASSIGN_OR_RETURN(std::string write, RadixRun(body, true));
+    main += write + "}\n";
+    return Finish(group_.kernels[2].name, static_cast<uint32_t>(lanes), main);
+  }
+
+  // Radix kernel 1: a workgroup per (line, digit) scans that digit's tile
+  // counts across the line in place (exclusive) and writes their total.
+  StatusOr<KernelSource> RadixScan() {
+    const int64_t tiles = c_.RadixTiles();
+    const std::string T = U(tiles);
+    shared_ = "shared uint part[256];\n";
+    std::string main = "  uint lid = gl_LocalInvocationID.x;\n  uint row = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
+    main += "  if (row >= " + U(c_.lines * c_.RadixDigitValues()) + ") return;\n  uint carry = 0u;\n";
+    main += "  for (uint c0 = 0u; c0 < " + T + "; c0 += 256u) {\n    uint i = c0 + lid;\n";
+    main += "    uint v = i < " + T + " ? W(" + counts_ + ", row * " + T + " + i) : 0u;\n    part[lid] = v;\n    barrier();\n";
+    main += "    for (uint off = 1u; off < 256u; off <<= 1u) {\n      uint a = lid >= off ? part[lid - off] : 0u;\n      barrier();\n"
+            "      part[lid] += a;\n      barrier();\n    }\n";
+    main += "    if (i < " + T + ") W(" + counts_ + ", row * " + T + " + i) = carry + part[lid] - v;\n";
+    main += "    carry += part[255];\n    barrier();\n  }\n";
+    main += "  if (lid == 0u) W(" + counts_ + ", " + U(c_.lines * c_.RadixDigitValues() * tiles) + " + row) = carry;\n}\n";
+    return Finish(group_.kernels[1].name, 256, main);
+  }
+
   const SortConfig& c_;
   const Instruction& sort_;
   size_t key_count_ = 1;
   std::vector<GlslType> types_;
-  std::string perm_;
+  std::string perm_, counts_, images_;
 };
 
 }  // namespace

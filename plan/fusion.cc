@@ -103,6 +103,14 @@ double ReadsPerElement(const Instruction& user, const Instruction& v, const Targ
     }
     case Opcode::kSort: case Opcode::kTopK: {
       StatusOr<SortConfig> c = ChooseSortConfig(user, target);
+      if (c.ok() && c->algorithm == SortConfig::Algorithm::kRadix) {
+        // Each digit's count and place read the keys; other operands are
+        // read once, by the results.
+        double reads = 1.0;
+        for (const RadixKey& k : c->radix_keys)
+          if (user.operands[k.operand] == &v) reads += 2.0 * c->RadixDigitsOf(k);
+        return reads;
+      }
       return 1.0 + 2.0 * (c.ok() ? static_cast<double>(c->passes.size()) : 1.0);
     }
     default:

@@ -176,6 +176,14 @@ class Planner {
                                PermutationShape(c));
       g.scratch.push_back(perm);
       p_.permutation_buffer[choice.hero] = perm;
+      if (c.algorithm == SortConfig::Algorithm::kRadix) {
+        const std::string name = "%" + choice.hero->name;
+        // Counts, and the keys' images in two planes beside the permutation's.
+        g.scratch.push_back(Declare(name + ".radix_counts", BufferKind::kScratch, MemoryKind::kDevice,
+                                    Shape(ElementType::kU32, {c.RadixCountWords()})));
+        g.scratch.push_back(Declare(name + ".radix_images", BufferKind::kScratch, MemoryKind::kDevice,
+                                    Shape(ElementType::kU32, {2 * c.RadixWords() * c.RadixPlane()})));
+      }
       g.config = std::move(c);
       return OkStatus();
     }
@@ -715,8 +723,17 @@ class Planner {
       }
       case KernelKind::kSort: {
         const SortConfig& c = std::get<SortConfig>(g.config);
-        g.kernels.push_back({"sort_local_" + name, c.LocalInvocations(), 256});
-        g.kernels.push_back({"sort_step_" + name, c.StepInvocations(), 256});
+        if (c.algorithm == SortConfig::Algorithm::kRadix) {
+          const uint32_t lanes = static_cast<uint32_t>(c.radix_lanes);
+          // Lines of one tile place without counts from other tiles.
+          const bool one_tile = c.RadixTiles() == 1;
+          g.kernels.push_back({"sort_radix_count_" + name, one_tile ? 0 : c.RadixTileInvocations(), lanes});
+          g.kernels.push_back({"sort_radix_scan_" + name, one_tile ? 0 : c.RadixScanInvocations(), 256});
+          g.kernels.push_back({"sort_radix_place_" + name, c.RadixTileInvocations(), lanes});
+        } else {
+          g.kernels.push_back({"sort_local_" + name, c.LocalInvocations(), 256});
+          g.kernels.push_back({"sort_step_" + name, c.StepInvocations(), 256});
+        }
         CollectReads(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), &h);
         return OkStatus();
       }

@@ -13,6 +13,58 @@ int SharedBytesOf(ElementType t) {
   return 4;  // narrower types compute as 32-bit values (bool, int, float)
 }
 
+namespace {
+
+// The radix tile and the passes; false where shared memory cannot hold a
+// tile's counts (the network then sorts).
+bool ChooseRadixShape(SortConfig& c, const TargetFeatures& target) {
+  // A CPU runs few invocations of long loops well and pays per pass; a GPU
+  // wants many invocations of short ones. (llvmpipe, 1M f32 keys: tiles of
+  // 8 x 1024 sort in 83 ms, 16 x 256 in 102 ms, 32 x 128 in 113 ms.)
+  if (target.cpu) {
+    c.radix_bits = c.length >= 256 ? 8 : 4;  // zeroing and scanning 256 counts pays off on long lines only
+    c.radix_lanes = 8;
+    c.radix_per_lane = 1024;
+    c.radix_lane_per_line = c.length <= 1024;
+  } else {
+    c.radix_bits = 4;
+    c.radix_lanes = 256;
+    c.radix_per_lane = 16;
+    c.radix_lane_per_line = c.length <= 64;
+  }
+  // Shared memory: a count per (digit, lane), a word per lane for the
+  // scan, a base per digit.
+  auto shared_bytes = [&] { return ((c.RadixDigitValues() + 1) * c.radix_lanes + c.RadixDigitValues()) * 4; };
+  while (c.radix_lanes > 8 && (shared_bytes() > target.max_shared_memory_bytes || c.radix_lanes > target.max_workgroup_invocations)) {
+    c.radix_lanes /= 2;
+    c.radix_per_lane *= 2;
+  }
+  if (shared_bytes() > target.max_shared_memory_bytes || c.radix_lanes > target.max_workgroup_invocations) return false;
+  c.algorithm = SortConfig::Algorithm::kRadix;
+  c.padded = c.length;
+  // Short lines (batched rows) take one tile each, of runs no longer than
+  // needed, or one lane each.
+  c.radix_per_lane = c.radix_lane_per_line ? c.length : std::min(c.radix_per_lane, (c.length + c.radix_lanes - 1) / c.radix_lanes);
+  int digits = 0;
+  for (const RadixKey& k : c.radix_keys) digits += c.RadixDigitsOf(k);
+  // Least significant key first; the last pass writes plane 0.
+  int pass = 0;
+  for (size_t k = c.radix_keys.size(); k-- > 0;) {
+    uint32_t word = 0;
+    for (size_t m = 0; m < k; ++m) word += c.radix_keys[m].bits > 32 ? 2 : 1;
+    for (int d = 0; d < c.RadixDigitsOf(c.radix_keys[k]); ++d, ++pass) {
+      const uint32_t bit = static_cast<uint32_t>(c.radix_bits * d);
+      const uint32_t flags = static_cast<uint32_t>((digits - 1 - pass) % 2) | (pass == digits - 1 ? 2u : 0u);
+      const std::vector<uint32_t> push = {word + bit / 32, bit % 32, pass == 0 ? 1u : 0u, flags};
+      // A line of one tile needs no counts from other tiles: placing is all.
+      for (int kernel = c.RadixTiles() == 1 ? 2 : 0; kernel < 3; ++kernel) c.passes.push_back({kernel, push});
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 StatusOr<SortConfig> ChooseSortConfig(const Instruction& sort, const TargetFeatures& target) {
   SortConfig c;
   const Shape& x = sort.operands[0]->shape;
@@ -34,6 +86,14 @@ StatusOr<SortConfig> ChooseSortConfig(const Instruction& sort, const TargetFeatu
   c.block = std::min<int64_t>(c.padded, 2048);
   while (c.block > 1 && c.block * record_bytes > shared) c.block >>= 1;
   if (c.lines == 0 || c.length == 0) return c;
+  // Radix wherever it applies: on llvmpipe it beats the network 10-20x
+  // from rows of 16 (262144 x 16: 0.41 s, the network 8.5 s) to 16M.
+  if (c.length > 1) {
+    if (std::optional<std::vector<RadixKey>> keys = RadixKeysOf(sort)) {
+      c.radix_keys = *keys;
+      if (ChooseRadixShape(c, target)) return c;
+    }
+  }
   const uint32_t block = static_cast<uint32_t>(c.block);
   // The whole network up to the block size in one pass, from the identity.
   c.passes.push_back({0, {2, block, 1, 1}});
@@ -46,7 +106,8 @@ StatusOr<SortConfig> ChooseSortConfig(const Instruction& sort, const TargetFeatu
 }
 
 Shape PermutationShape(const SortConfig& c) {
-  Shape s(ElementType::kU32, {std::max<int64_t>(c.lines * c.padded, 1)});
+  const int64_t planes = c.algorithm == SortConfig::Algorithm::kRadix ? 2 : 1;
+  Shape s(ElementType::kU32, {std::max<int64_t>(planes * c.lines * c.padded, 1)});
   s.set_layout(s.layout_or_default());
   return s;
 }

@@ -923,6 +923,80 @@ TEST(PlanConfigs, TopKOfLongLinesRunsInRounds) {
   }
 }
 
+// Comparators that order keys run as a radix sort, a digit a pass (8 bits
+// on a CPU, 4 on GPUs), with three kernels a pass (one for lines of one
+// tile) and the last pass writing plane 0; anything else keeps the
+// bitonic network.
+TEST(PlanConfigs, SortRunsAsRadixWhereTheComparatorOrdersKeys) {
+  auto cmp = [](const std::string& ty, const std::string& root) {
+    return "less {\n  a = " + ty + "[] parameter(0)\n  b = " + ty + "[] parameter(1)\n  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n" +
+           root + "}\n";
+  };
+  auto sort = [](const std::string& ty, int64_t n) {
+    const std::string k = ty + "[" + std::to_string(n) + "]", v = "s32[" + std::to_string(n) + "]";
+    return "ENTRY main {\n  k = " + k + " parameter(0)\n  v = " + v + " iota(), iota_dimension=0\n  ROOT s = (" + k + ", " + v +
+           ") sort(k, v), dimensions={0}, to_apply=less\n}\n";
+  };
+  auto configs = [](const Planned& p) {
+    std::vector<SortConfig> c;
+    for (const FusionGroup& g : p.program.groups)
+      if (const auto* s = std::get_if<SortConfig>(&g.config)) c.push_back(*s);
+    return c;
+  };
+  using A = SortConfig::Algorithm;
+  const std::string total_lt = "  ROOT r = pred[] compare(a, b), direction=LT, type=TOTALORDER\n";
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    std::vector<SortConfig> c = configs(PlanText(cmp("f32", total_lt), sort("f32", 1 << 20), t));
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].algorithm, A::kRadix);
+    ASSERT_EQ(c[0].radix_keys.size(), 1u);
+    EXPECT_TRUE(c[0].radix_keys[0].total_order);
+    EXPECT_FALSE(c[0].radix_keys[0].descending);
+    EXPECT_EQ(c[0].radix_bits, t.cpu ? 8 : 4);
+    EXPECT_EQ(c[0].passes.size(), t.cpu ? 12u : 24u);  // count, scan, place per digit
+    EXPECT_EQ(c[0].passes.back().push_constants[3] & 1u, 0u);  // the last pass writes the permutation
+    const uint64_t shared = ((c[0].RadixDigitValues() + 1) * c[0].radix_lanes + c[0].RadixDigitValues()) * 4;
+    EXPECT_LE(shared, t.max_shared_memory_bytes);
+    // b > a is a < b; half floats and small integers take fewer digits.
+    c = configs(PlanText(cmp("f16", "  ROOT r = pred[] compare(b, a), direction=GT\n"), sort("f16", 100000), t));
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].algorithm, A::kRadix);
+    EXPECT_FALSE(c[0].radix_keys[0].descending);
+    EXPECT_EQ(c[0].radix_keys[0].bits, 19);
+    c = configs(PlanText(cmp("s8", "  ROOT r = pred[] compare(a, b), direction=GT\n"), sort("s8", 100000), t));
+    EXPECT_TRUE(c[0].radix_keys[0].descending);
+    EXPECT_EQ(c[0].passes.size(), t.cpu ? 3u : 6u);
+    // The payload as the key.
+    c = configs(PlanText(cmp("f32", "  ROOT r = pred[] compare(c, d), direction=LT\n"), sort("f32", 100000), t));
+    EXPECT_EQ(c[0].radix_keys[0].operand, 1);
+    // Not a key order: a computed key, a non-strict comparison, f8 keys,
+    // a key compared with another operand's value. (A complex operand
+    // rides along with an s32 key.)
+    for (const auto& [ty, root] : std::vector<std::pair<std::string, std::string>>{
+             {"f32", "  x = f32[] abs(a)\n  y = f32[] abs(b)\n  ROOT r = pred[] compare(x, y), direction=LT\n"},
+             {"f32", "  ROOT r = pred[] compare(a, b), direction=LE\n"},
+             {"f8e4m3fn", "  ROOT r = pred[] compare(a, b), direction=LT\n"},
+             {"c64", "  ROOT r = pred[] compare(c, d), direction=LT\n"},
+             {"s32", "  ROOT r = pred[] compare(a, d), direction=LT\n"}}) {
+      c = configs(PlanText(cmp(ty, root), sort(ty, 100000), t));
+      ASSERT_EQ(c.size(), 1u) << root;
+      EXPECT_EQ(c[0].algorithm, ty == "c64" ? A::kRadix : A::kBitonic) << root;
+    }
+    // Short lines: a lane a line (no barriers), or a tile a line; either
+    // way only the placing kernel runs.
+    for (int64_t n : {16, 1000, 3000}) {
+      Planned p = PlanText(cmp("f32", total_lt), sort("f32", n), t);
+      c = configs(p);
+      EXPECT_EQ(c[0].algorithm, A::kRadix);
+      EXPECT_EQ(c[0].radix_lane_per_line, n <= (t.cpu ? 1024 : 64)) << n;
+      EXPECT_EQ(c[0].RadixTiles(), 1) << n;
+      for (const SortConfig::Pass& pass : c[0].passes) EXPECT_EQ(pass.kernel, 2);
+      EXPECT_EQ(c[0].radix_bits, t.cpu && n < 256 ? 4 : t.cpu ? 8 : 4);
+    }
+  }
+}
+
 TEST(PlanConfigs, RowAndColumnSumsPerTarget) {
   const std::string rows = "ENTRY main {\n  x = f32[4096,4096] parameter(0)\n  z = f32[] constant(0)\n"
                            "  ROOT r = f32[4096] reduce(x, z), dimensions={1}, to_apply=add\n}\n";
