@@ -1,6 +1,6 @@
 // TopK over long lines as a tournament, written into a copy of the module
 // before planning: the line is cut into blocks of 1024, each block's top k
-// found (a sort of 1024 in shared memory, one workgroup per block), the
+// found (a radix sort of each block, batched rows: plan/sort_config.h), the
 // block offsets added to their indices, and the top k of those candidates
 // found the same way until few remain; a last topk picks the k, and a
 // gather maps its picks back to the line's indices. Every element a topk
