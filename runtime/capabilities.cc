@@ -132,7 +132,7 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
   if (profile.empty()) return OkStatus();
   if (profile != "mobile") return InvalidArgument("VKXLA_PROFILE: unknown profile '" + profile + "'; known: mobile");
   // A typical Mali/Adreno phone: no 64-bit or small-type arithmetic, a 128
-  // MiB binding, 16 KiB of shared memory, workgroups of at most 256. Its
+  // MiB binding, 16 KiB of shared memory, workgroups of at most 256, a GPU. Its
   // subgroups (often 16 wide) cannot be imitated on a device whose width
   // differs, so subgroup operations are hidden as VKXLA_MASK=subgroup does.
   VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup,atomicf32", info));
@@ -141,6 +141,9 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
   t.max_shared_memory_bytes = std::min<uint32_t>(t.max_shared_memory_bytes, 16384);
   t.max_workgroup_invocations = std::min<uint32_t>(t.max_workgroup_invocations, 256);
   t.max_memory_allocation_size = std::min<uint64_t>(t.max_memory_allocation_size, uint64_t{1} << 30);
+  // A phone is a GPU: plan its kernel shapes (many short invocations), so
+  // that this profile runs the GPU configurations on lavapipe too.
+  t.cpu = false;
   info.profile = profile;
   t.device_name = info.name + " (profile: " + profile + ")";
   return OkStatus();
@@ -161,6 +164,7 @@ std::string DeviceInfo::Table() const {
   o << "device " << index << ": " << name << " (" << type << ")\n"
     << "  driver: " << driver_name << " " << driver_info << "\n"
     << "  Vulkan API: " << VulkanVersionString(api_version) << "\n"
+    << "  kernels shaped for: " << (target.cpu ? "a CPU" : "a GPU") << (target.cpu != hardware.cpu ? " (profile " + profile + ")" : "") << "\n"
     << "  subgroup size: " << hardware.subgroup_size << ", subgroup arithmetic: "
     << yn(hardware.subgroup_arithmetic, target.subgroup_arithmetic)
     << ", f32 atomic add: " << yn(hardware.float32_atomic_add, target.float32_atomic_add) << "\n"

@@ -23,6 +23,7 @@ nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
       {"api_version", VulkanVersionString(d.api_version)},
       {"vendor_id", d.vendor_id},
       {"device_id", d.device_id},
+      {"kernels_shaped_for", used.cpu ? "cpu" : "gpu"},
       {"subgroup_size", hw.subgroup_size},
       {"max_storage_buffer_range", hw.max_storage_buffer_range},
       {"max_workgroup_invocations", hw.max_workgroup_invocations},
