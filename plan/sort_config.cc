@@ -16,7 +16,7 @@ int SharedBytesOf(ElementType t) {
 namespace {
 
 // The radix tile and the passes; false where shared memory cannot hold a
-// tile's counts (the network then sorts).
+// tile's counts or a binding the keys' images (the network then sorts).
 bool ChooseRadixShape(SortConfig& c, const TargetFeatures& target) {
   // A CPU runs few invocations of long loops well and pays per pass; a GPU
   // wants many invocations of short ones. (llvmpipe, 1M f32 keys: tiles of
@@ -40,6 +40,9 @@ bool ChooseRadixShape(SortConfig& c, const TargetFeatures& target) {
     c.radix_per_lane *= 2;
   }
   if (shared_bytes() > target.max_shared_memory_bytes || c.radix_lanes > target.max_workgroup_invocations) return false;
+  // The images' two planes are one binding: past the binding limit the
+  // network (one plane of indices) still sorts.
+  if (static_cast<uint64_t>(2 * c.RadixWords() * c.lines * c.length) * 4 > target.max_storage_buffer_range) return false;
   c.algorithm = SortConfig::Algorithm::kRadix;
   c.padded = c.length;
   // Short lines (batched rows) take one tile each, of runs no longer than

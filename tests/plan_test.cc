@@ -983,6 +983,10 @@ TEST(PlanConfigs, SortRunsAsRadixWhereTheComparatorOrdersKeys) {
       ASSERT_EQ(c.size(), 1u) << root;
       EXPECT_EQ(c[0].algorithm, ty == "c64" ? A::kRadix : A::kBitonic) << root;
     }
+    // Images past the binding limit (2 planes of 20M words > 128 MiB): the
+    // network, whose indices (one plane) fit.
+    c = configs(PlanText(cmp("u32", "  ROOT r = pred[] compare(a, b), direction=LT\n"), sort("u32", 20000000), t));
+    EXPECT_EQ(c[0].algorithm, t.max_storage_buffer_range >= (uint64_t{20000000} * 8) ? A::kRadix : A::kBitonic);
     // Short lines: a lane a line (no barriers), or a tile a line; either
     // way only the placing kernel runs.
     for (int64_t n : {16, 1000, 3000}) {
