@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "frontends/hlo_text.h"
@@ -41,6 +42,15 @@ std::vector<SortConfig> SortConfigs(const Module& module, const TargetFeatures& 
     for (const FusionGroup& g : p->groups)
       if (const auto* c = std::get_if<SortConfig>(&g.config)) configs.push_back(*c);
   return configs;
+}
+
+// The one sort's configuration on this device (nullopt, and a failure, if
+// the plan has not exactly one).
+std::optional<SortConfig> OnlySortConfig(const Module& module) {
+  std::vector<SortConfig> configs = SortConfigs(module, TestDevice().target());
+  EXPECT_EQ(configs.size(), 1u);
+  if (configs.size() != 1) return std::nullopt;
+  return configs[0];
 }
 
 // Runs `text` on every tile target, expecting one radix sort in each plan.
@@ -123,12 +133,11 @@ TEST_F(RadixSort, LexicographicKeysAsJaxWritesThem) {
                            "is_stable=true, to_apply=%lex\n}\n";
   std::unique_ptr<Module> m = ParseOrFail(text);
   ASSERT_TRUE(m);
-  std::vector<SortConfig> configs = SortConfigs(*m, TestDevice().target());
-  ASSERT_EQ(configs.size(), 1u);
-  ASSERT_EQ(configs[0].radix_keys.size(), 3u);
-  EXPECT_EQ(configs[0].radix_keys[1].operand, 1);
-  EXPECT_TRUE(configs[0].radix_keys[1].descending);
-  EXPECT_TRUE(configs[0].radix_keys[1].total_order);
+  std::optional<SortConfig> config = OnlySortConfig(*m);
+  ASSERT_TRUE(config && config->radix_keys.size() == 3u);
+  EXPECT_EQ(config->radix_keys[1].operand, 1);
+  EXPECT_TRUE(config->radix_keys[1].descending);
+  EXPECT_TRUE(config->radix_keys[1].total_order);
   std::mt19937_64 rng(11);
   // Few distinct values in the leading keys, so that the later ones decide.
   Literal k0(Shape(ElementType::kS32, {3000, 4})), k2(Shape(ElementType::kU8, {3000, 4}));
@@ -174,9 +183,9 @@ TEST_F(RadixSort, OtherComparatorsKeepTheNetwork) {
                            "  ROOT %s = (f32[2,5000], s32[2,5000]) sort(%x, %i), dimensions={1}, to_apply=%abs_lt\n}\n";
   std::unique_ptr<Module> m = ParseOrFail(text);
   ASSERT_TRUE(m);
-  std::vector<SortConfig> configs = SortConfigs(*m, TestDevice().target());
-  ASSERT_EQ(configs.size(), 1u);
-  EXPECT_EQ(configs[0].algorithm, SortConfig::Algorithm::kBitonic);
+  std::optional<SortConfig> config = OnlySortConfig(*m);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->algorithm, SortConfig::Algorithm::kBitonic);
   std::mt19937_64 rng(17);
   Literal x(Shape(ElementType::kF32, {2, 5000}));
   for (int64_t i = 0; i < x.element_count(); ++i) x.Set(i, Scalar::Float(ElementType::kF32, static_cast<double>(static_cast<int64_t>(rng() % 41) - 20)));
