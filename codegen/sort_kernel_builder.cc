@@ -115,18 +115,22 @@ class SortKernelBuilder : public ElementEmitter {
   // Stages k0..k1 of the network on blocks in shared memory, each from its
   // first step j (j0 for the first); `initial` starts from the identity.
   StatusOr<KernelSource> Local() {
-    const int64_t block = c_.block, blocks_per_line = c_.padded / block, groups = c_.lines * blocks_per_line;
+    // A workgroup holds `rows` whole lines (short ones) or one block of a line.
+    const int64_t block = c_.block, blocks_per_line = c_.padded / block, rows = c_.lines_per_group, span = rows * block;
+    const int64_t groups = (c_.lines + rows - 1) / rows * blocks_per_line;
     const Shape& x = sort_.operands[0]->shape;
-    const std::string n_pad = U(c_.padded);
-    shared_ = "shared uint sidx[" + std::to_string(block) + "];\n";
+    const std::string n_pad = U(c_.padded), B = U(block);
+    shared_ = "shared uint sidx[" + std::to_string(span) + "];\n";
     for (size_t i = 0; i < key_count_; ++i)
-      shared_ += "shared " + types_[i].compute + " skey" + std::to_string(i) + "[" + std::to_string(block) + "];\n";
+      shared_ += "shared " + types_[i].compute + " skey" + std::to_string(i) + "[" + std::to_string(span) + "];\n";
     std::string main = "  uint lid = gl_LocalInvocationID.x;\n  uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
     main += "  if (wg >= " + U(groups) + ") return;\n";
-    main += "  uint line = wg / " + U(blocks_per_line) + ", base = (wg % " + U(blocks_per_line) + ") * " + U(block) + ";\n";
-    // Load the block: indices, and the keys at them.
-    main += "  for (uint e = lid; e < " + U(block) + "; e += 256u) {\n";
-    main += "    uint j = pc.initial != 0u ? base + e : W(" + perm_ + ", line * " + n_pad + " + base + e);\n    sidx[e] = j;\n";
+    main += "  uint line0 = wg / " + U(blocks_per_line) + " * " + U(rows) + ", base = (wg % " + U(blocks_per_line) + ") * " + B + ";\n";
+    // Load the block(s): indices, and the keys at them. Rows past the last
+    // line sort a copy of it and are not written.
+    main += "  for (uint e = lid; e < " + U(span) + "; e += 256u) {\n";
+    main += "    uint line = min(line0 + e / " + B + ", " + U(c_.lines - 1) + "), pos = e % " + B + ";\n";
+    main += "    uint j = pc.initial != 0u ? base + pos : W(" + perm_ + ", line * " + n_pad + " + base + pos);\n    sidx[e] = j;\n";
     body_.clear();
     ClearMemo();
     VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> keys, Keys(LineIndex(x, c_.dim, "line"), "j"));
@@ -135,9 +139,10 @@ class SortKernelBuilder : public ElementEmitter {
     main += "  }\n  barrier();\n";
     main += "  for (uint k = pc.k0; k <= pc.k1; k <<= 1u) {\n";
     main += "  for (uint jj = k == pc.k0 ? pc.j0 : k >> 1u; jj > 0u; jj >>= 1u) {\n";
-    main += "  for (uint q = lid; q < " + U(block / 2) + "; q += 256u) {\n";
-    main += "    uint i = ((q & ~(jj - 1u)) << 1u) | (q & (jj - 1u)), m = i + jj;\n";
-    main += "    bool up = ((base + i) & k) == 0u;\n";
+    main += "  for (uint q = lid; q < " + U(span / 2) + "; q += 256u) {\n";
+    main += "    uint r = q / " + U(block / 2) + ", p = q % " + U(block / 2) + ";\n";
+    main += "    uint i = r * " + B + " + (((p & ~(jj - 1u)) << 1u) | (p & (jj - 1u))), m = i + jj;\n";
+    main += "    bool up = ((base + i % " + B + ") & k) == 0u;\n";
     body_.clear();
     ClearMemo();
     std::vector<std::string> a, b;
@@ -152,7 +157,8 @@ class SortKernelBuilder : public ElementEmitter {
     for (size_t i = 0; i < key_count_; ++i)
       main += "      skey" + std::to_string(i) + "[i] = " + b[i] + "; skey" + std::to_string(i) + "[m] = " + a[i] + ";\n";
     main += "    }\n  }\n  barrier();\n  }\n  }\n";
-    main += "  for (uint e = lid; e < " + U(block) + "; e += 256u) W(" + perm_ + ", line * " + n_pad + " + base + e) = sidx[e];\n}\n";
+    main += "  for (uint e = lid; e < " + U(span) + "; e += 256u) {\n    uint line = line0 + e / " + B + ";\n    if (line < " +
+            U(c_.lines) + ") W(" + perm_ + ", line * " + n_pad + " + base + e % " + B + ") = sidx[e];\n  }\n}\n";
     return Finish(group_.kernels[0].name, 256, main);
   }
 

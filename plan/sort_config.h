@@ -3,8 +3,8 @@
 // reads through it.
 // - Bitonic (any comparator): each line padded to a power of two with
 //   sentinels that sort last. Blocks of up to 2048 sort and merge in shared
-//   memory (kernel 0); each step wider than a block is one dispatch of
-//   kernel 1.
+//   memory (kernel 0), short lines several to a workgroup; each step wider
+//   than a block is one dispatch of kernel 1.
 // - Radix (plan/radix_sort_keys.h, lines longer than a block): an LSD sort
 //   of the keys' order-preserving unsigned images, a digit a pass, stable.
 //   Per pass, kernel 0 counts each tile's digits, kernel 1 scans the counts
@@ -35,6 +35,7 @@ struct SortConfig {
   int64_t padded = 1;  // length rounded up to a power of two
   int64_t lines = 1;
   int64_t block = 1;   // elements a shared-memory block holds
+  int64_t lines_per_group = 1;  // bitonic: whole short lines a workgroup sorts together
   // The dispatches in order: kernel and push constants. Bitonic: kernel 0
   // (local) {k0, k1, j0, initial} or 1 (wide step) {k, 0, j, 0}. Radix:
   // kernels 0, 1, 2 for each digit with {word, shift, first, flags}: the
@@ -71,7 +72,9 @@ struct SortConfig {
   uint64_t RadixTileInvocations() const { return static_cast<uint64_t>(RadixWorkgroups() * radix_lanes); }
   uint64_t RadixScanInvocations() const { return static_cast<uint64_t>(lines * RadixDigitValues()) * 256; }
 
-  uint64_t LocalInvocations() const { return static_cast<uint64_t>(lines * (padded / block)) * 256; }
+  uint64_t LocalInvocations() const {
+    return static_cast<uint64_t>((lines + lines_per_group - 1) / lines_per_group * (padded / block)) * 256;
+  }
   uint64_t StepInvocations() const { return static_cast<uint64_t>(lines * padded / 2); }
 };
 

@@ -173,23 +173,31 @@ TEST_F(RadixSort, BatchedShortRows) {
 }
 
 // A comparator that is not a key order keeps the bitonic network (blocks
-// in shared memory and steps through memory): |a| < |b|, stable.
+// in shared memory and steps through memory; short rows several to a
+// workgroup, the last group part full): |a| < |b|, stable.
 TEST_F(RadixSort, OtherComparatorsKeepTheNetwork) {
   const std::string cmp = "%abs_lt (a: f32[], b: f32[], c: s32[], d: s32[]) -> pred[] {\n  %a = f32[] parameter(0)\n"
                           "  %b = f32[] parameter(1)\n  %c = s32[] parameter(2)\n  %d = s32[] parameter(3)\n"
                           "  %x = f32[] abs(%a)\n  %y = f32[] abs(%b)\n  ROOT %r = pred[] compare(%x, %y), direction=LT\n}\n";
-  const std::string text = "HloModule network\n" + cmp +
-                           "ENTRY %e {\n  %x = f32[2,5000] parameter(0)\n  %i = s32[2,5000] iota(), iota_dimension=1\n"
-                           "  ROOT %s = (f32[2,5000], s32[2,5000]) sort(%x, %i), dimensions={1}, to_apply=%abs_lt\n}\n";
-  std::unique_ptr<Module> m = ParseOrFail(text);
-  ASSERT_TRUE(m);
-  std::optional<SortConfig> config = OnlySortConfig(*m);
-  ASSERT_TRUE(config);
-  EXPECT_EQ(config->algorithm, SortConfig::Algorithm::kBitonic);
-  std::mt19937_64 rng(17);
-  Literal x(Shape(ElementType::kF32, {2, 5000}));
-  for (int64_t i = 0; i < x.element_count(); ++i) x.Set(i, Scalar::Float(ElementType::kF32, static_cast<double>(static_cast<int64_t>(rng() % 41) - 20)));
-  RunAndCompareWith(*m, {x});
+  int trial = 0;
+  for (const auto& [rows, n] : std::vector<std::pair<int64_t, int64_t>>{{2, 5000}, {300, 50}, {37, 3}}) {
+    const std::string shape = std::to_string(rows) + "," + std::to_string(n);
+    const std::string text = "HloModule network\n" + cmp + "ENTRY %e {\n  %x = f32[" + shape + "] parameter(0)\n  %i = s32[" + shape +
+                             "] iota(), iota_dimension=1\n  ROOT %s = (f32[" + shape + "], s32[" + shape +
+                             "]) sort(%x, %i), dimensions={1}, to_apply=%abs_lt\n}\n";
+    SCOPED_TRACE(text);
+    std::unique_ptr<Module> m = ParseOrFail(text);
+    ASSERT_TRUE(m);
+    std::optional<SortConfig> config = OnlySortConfig(*m);
+    ASSERT_TRUE(config);
+    EXPECT_EQ(config->algorithm, SortConfig::Algorithm::kBitonic);
+    EXPECT_EQ(config->lines_per_group > 1, n < 100);
+    std::mt19937_64 rng(17 + ++trial);
+    Literal x(Shape(ElementType::kF32, {rows, n}));
+    for (int64_t i = 0; i < x.element_count(); ++i)
+      x.Set(i, Scalar::Float(ElementType::kF32, static_cast<double>(static_cast<int64_t>(rng() % 41) - 20)));
+    RunAndCompareWith(*m, {x});
+  }
 }
 
 // 64-bit keys: two image words, digits from both.
