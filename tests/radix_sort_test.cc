@@ -172,6 +172,22 @@ TEST_F(RadixSort, BatchedShortRows) {
   }
 }
 
+// Empty arrays and lines of one element: nothing to order (no radix
+// passes), the values come back as they were.
+TEST_F(RadixSort, EmptyAndSingleElementLines) {
+  for (const std::string shape : {"0", "1", "2,0", "0,3", "3,1"}) {
+    const std::string dim = shape.find(',') == std::string::npos ? "0" : "1";
+    const std::string text = "HloModule tiny\n" + KeyAndIndexComparator("f32", "LT", ", type=TOTALORDER") + "ENTRY %e {\n  %x = f32[" +
+                             shape + "] parameter(0)\n  %i = s32[" + shape + "] iota(), iota_dimension=" + dim + "\n  ROOT %s = (f32[" +
+                             shape + "], s32[" + shape + "]) sort(%x, %i), dimensions={" + dim + "}, to_apply=%cmp\n}\n";
+    SCOPED_TRACE(text);
+    std::unique_ptr<Module> m = ParseOrFail(text);
+    ASSERT_TRUE(m);
+    std::mt19937_64 rng(3);
+    RunAndCompareWith(*m, {RandomLiteral(m->entry()->parameters()[0]->shape, rng, Opcode::kAdd)});
+  }
+}
+
 // A comparator that is not a key order keeps the bitonic network (blocks
 // in shared memory and steps through memory; short rows several to a
 // workgroup, the last group part full): |a| < |b|, stable.
