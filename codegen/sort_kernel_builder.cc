@@ -211,7 +211,7 @@ class SortKernelBuilder : public ElementEmitter {
     } else {
       image = "uint(" + v + ")";
     }
-    if (key.bits > 32) return key.descending ? "~" + image : image;
+    if (key.Words() == 2) return key.descending ? "~" + image : image;
     if (key.descending) image = "~" + image;
     return key.bits < 32 ? "(" + image + " & " + U((int64_t{1} << key.bits) - 1) + ")" : image;
   }
@@ -229,7 +229,7 @@ class SortKernelBuilder : public ElementEmitter {
     for (const RadixKey& key : c_.radix_keys) {
       VKXLA_ASSIGN_OR_RETURN(std::string v, Value(sort_.operands[key.operand], at));
       const std::string image = RadixImage(key, v);
-      if (key.bits > 32) {
+      if (key.Words() == 2) {
         set += "      { uvec2 w = " + image + "; img" + std::to_string(w) + " = w.x; img" + std::to_string(w + 1) + " = w.y; }\n";
         w += 2;
       } else {

@@ -21,6 +21,7 @@ struct RadixKey {
   // order: NaNs go to the ends as in the total order).
   bool total_order = false;
   int bits = 32;  // order-preserving bits of the key's image
+  int Words() const { return bits > 32 ? 2 : 1; }  // u32 words of the image
 };
 
 // The sort's keys from the most significant, or nullopt where the

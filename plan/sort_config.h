@@ -5,7 +5,7 @@
 //   sentinels that sort last. Blocks of up to 2048 sort and merge in shared
 //   memory (kernel 0), short lines several to a workgroup; each step wider
 //   than a block is one dispatch of kernel 1.
-// - Radix (plan/radix_sort_keys.h, lines longer than a block): an LSD sort
+// - Radix (where plan/radix_sort_keys.h finds key order): an LSD sort
 //   of the keys' order-preserving unsigned images, a digit a pass, stable.
 //   Per pass, kernel 0 counts each tile's digits, kernel 1 scans the counts
 //   across the tiles of a line, and kernel 2 writes each index and its
@@ -60,15 +60,16 @@ struct SortConfig {
   // u32 words of the keys' images per element: radix_keys in order, 64-bit keys low word first.
   int64_t RadixWords() const {
     int64_t w = 0;
-    for (const RadixKey& k : radix_keys) w += k.bits > 32 ? 2 : 1;
+    for (const RadixKey& k : radix_keys) w += k.Words();
     return w;
   }
   int64_t RadixTile() const { return radix_lanes * radix_per_lane; }
   int64_t RadixTiles() const { return radix_lane_per_line ? 1 : (length + RadixTile() - 1) / RadixTile(); }  // per line
   int64_t RadixWorkgroups() const { return radix_lane_per_line ? (lines + radix_lanes - 1) / radix_lanes : lines * RadixTiles(); }
   int64_t RadixPlane() const { return lines * length; }
-  // u32 words of the counts buffer: [line][digit][tile], then [line][digit] totals.
-  int64_t RadixCountWords() const { return lines * RadixDigitValues() * (RadixTiles() + 1); }
+  // u32 words of the counts buffer: [line][digit][tile], then [line][digit]
+  // totals (a word where lines are one tile: no kernel reads it).
+  int64_t RadixCountWords() const { return RadixTiles() == 1 ? 1 : lines * RadixDigitValues() * (RadixTiles() + 1); }
   uint64_t RadixTileInvocations() const { return static_cast<uint64_t>(RadixWorkgroups() * radix_lanes); }
   uint64_t RadixScanInvocations() const { return static_cast<uint64_t>(lines * RadixDigitValues()) * 256; }
 
