@@ -1,5 +1,6 @@
 #include "plan/cost_model.h"
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -76,9 +77,13 @@ int64_t ElementLoopTrips(const Instruction& inst) {
     case Opcode::kErf: trips = wide ? 200 : 100; break;
     case Opcode::kRemainder: trips = IsFloat(t) ? (wide ? 2100 : 280) : 0; break;
     case Opcode::kPower: trips = 32; break;
-    case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic:
-    case Opcode::kTanh: case Opcode::kSin: case Opcode::kCos: case Opcode::kTan: case Opcode::kAtan2:
-    case Opcode::kCosh: case Opcode::kCbrt:
+    // Real exp and its kin are straight-line code (shaders/real_math.glsl);
+    // a complex one takes sin and cos too.
+    case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLogistic: case Opcode::kTanh: case Opcode::kCosh:
+      trips = IsComplex(t) ? 16 : 0;
+      break;
+    case Opcode::kLog: case Opcode::kLog1p: case Opcode::kSin: case Opcode::kCos: case Opcode::kTan: case Opcode::kAtan2:
+    case Opcode::kCbrt:
       trips = 16;
       break;
     case Opcode::kMap:
@@ -94,8 +99,12 @@ int64_t ElementLoopTrips(const Instruction& inst) {
 
 namespace vkxla {
 
-int64_t InlineLoopTrips(const Instruction* v, const MaterializedLayoutFn& materialized) {
-  int64_t trips = 0;
+namespace {
+
+// The sum of `per_element` over `v` and everything computed inline under it.
+template <typename PerElement>
+int64_t SumInline(const Instruction* v, const MaterializedLayoutFn& materialized, PerElement per_element) {
+  int64_t sum = 0;
   std::set<const Instruction*> seen;
   std::vector<const Instruction*> stack = {v};
   while (!stack.empty()) {
@@ -103,10 +112,20 @@ int64_t InlineLoopTrips(const Instruction* v, const MaterializedLayoutFn& materi
     stack.pop_back();
     if (!seen.insert(n).second) continue;
     if (n != v && materialized(n)) continue;
-    trips += ElementLoopTrips(*n);
+    sum = std::min<int64_t>(sum + per_element(*n), int64_t{1} << 40);
     for (const Instruction* o : n->operands) stack.push_back(o);
   }
-  return trips;
+  return sum;
+}
+
+}  // namespace
+
+int64_t InlineLoopTrips(const Instruction* v, const MaterializedLayoutFn& materialized) {
+  return SumInline(v, materialized, [](const Instruction& n) { return ElementLoopTrips(n); });
+}
+
+int64_t InlineElementCost(const Instruction* v, const MaterializedLayoutFn& materialized) {
+  return SumInline(v, materialized, [](const Instruction& n) { return ElementCost(n); });
 }
 
 int64_t ComputationLoopTrips(const Computation& c) {

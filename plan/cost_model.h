@@ -33,6 +33,9 @@ int64_t ElementLoopTrips(const Instruction& inst);
 // Loop trips of one element of `v` with everything the kernel computes
 // inline under it (stopping at values read from buffers).
 int64_t InlineLoopTrips(const Instruction* v, const MaterializedLayoutFn& materialized);
+// Cost of one element of `v` with everything the kernel computes inline
+// under it.
+int64_t InlineElementCost(const Instruction* v, const MaterializedLayoutFn& materialized);
 // Loop trips of one application of a called computation.
 int64_t ComputationLoopTrips(const Computation& c);
 

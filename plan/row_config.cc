@@ -46,7 +46,9 @@ StatusOr<RowConfig> ChooseRowConfig(const std::vector<const Instruction*>& reduc
   for (const Instruction* u : fused)
     if (u != reduces.back())
       for (const Instruction* o : u->operands) reread = reread || o == v;
-  if (reread && !materialized(v) && c.trips * c.per_trip <= limit && InlineLoopTrips(v, materialized) > 0) c.cached = v;
+  if (reread && !materialized(v) && c.trips * c.per_trip <= limit &&
+      (InlineLoopTrips(v, materialized) > 0 || InlineElementCost(v, materialized) >= kCostlyRowElement))
+    c.cached = v;
   return c;
 }
 

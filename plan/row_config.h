@@ -29,6 +29,9 @@ inline constexpr int64_t kMaxRowStages = 8;
 // private arrays live in its stack (in cache); a GPU's must stay in registers.
 inline constexpr int64_t kMaxCachedRowElementsCpu = 1024;
 inline constexpr int64_t kMaxCachedRowElementsGpu = 16;
+// Inline cost (plan/cost_model.h) of an element worth keeping rather than
+// computing twice: a transcendental's.
+inline constexpr int64_t kCostlyRowElement = 32;
 
 struct RowConfig {
   std::vector<const Instruction*> reduces;  // the stages, in definition order
@@ -45,7 +48,7 @@ struct RowConfig {
   int64_t per_trip = 1;
   Layout x_layout;
   int64_t trips = 0;  // iterations of one walk: ceil(length / (local_size * per_trip))
-  // The last stage's operand where it costs a math-library loop and the
+  // The last stage's operand where it costs a transcendental and the
   // outputs read it too (softmax's exp(x - max)): the last stage keeps each
   // of an invocation's elements of it in a private array (trips * per_trip
   // of them, at most kMaxCachedRowElements) that the outputs' walk reads
