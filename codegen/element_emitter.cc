@@ -618,8 +618,9 @@ std::string ElementEmitter::ScalarAlias(const std::string& buffer, const std::st
 std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& name) const {
   std::string src = "#version 450\n";
   const bool wide = !wide_buffers_.empty() || !quad_buffers_.empty();
-  if (int64_ || wide) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
+  if (int64_ || wide || atomic_int64_) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
   if (atomic_float_) src += "#extension GL_EXT_shader_atomic_float : require\n";
+  if (atomic_int64_) src += "#extension GL_EXT_shader_atomic_int64 : require\n";
   src += "// kernel " + name + ": " + out_.ToString() + "\n";
   src += "layout(local_size_x = " + std::to_string(local_size) + ") in;\n";
   src += "#define W(b, i) b.v[(i) >> 2u][(i) & 3u]\n";

@@ -122,6 +122,8 @@ class ElementEmitter {
   std::string ScalarAlias(const std::string& buffer, const std::string& type);
   // Declares GL_EXT_shader_atomic_float (atomicAdd on floats).
   void UseAtomicFloat() { atomic_float_ = true; }
+  // Declares GL_EXT_shader_atomic_int64 (atomics on uint64_t).
+  void UseAtomicInt64() { atomic_int64_ = true; }
   void UseWideWords(const std::string& buffer) { wide_buffers_.insert(buffer); }
   // Statements storing compute value `v` of type t as element `p` (a
   // physical index) of `buffer` laid out with `bits` per element, when
@@ -274,6 +276,7 @@ class ElementEmitter {
   std::set<std::string> quad_buffers_;  // buffers accessed through their u64vec4 alias
   std::set<std::pair<std::string, std::string>> scalar_aliases_;  // (buffer, type) from ScalarAlias
   bool atomic_float_ = false;
+  bool atomic_int64_ = false;
 };
 
 }  // namespace vkxla

@@ -6,12 +6,14 @@
 // updates run in passes of a bounded count (push constant `pass`), the
 // partial result kept in the results between them. kAtomic and kUnique:
 // kernel 0 copies the operand into the result, kernel 1 runs one invocation
-// per update element and combines it into its result element, atomically
-// or (unique indices) with a plain read and write.
+// per update element and combines it into its result element, with one
+// atomic, in a compare-and-swap loop on its word, or (unique indices) with
+// a plain read and write.
 #include "codegen/element_emitter.h"
 #include "codegen/glsl_index_arithmetic.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernel_builder.h"
+#include "ir/layout_index.h"
 #include "ops/gather_scatter_plan.h"
 
 namespace vkxla {
@@ -175,11 +177,53 @@ class ScatterKernelBuilder : public ElementEmitter {
       VKXLA_ASSIGN_OR_RETURN(std::string current, LoadOutputElement(0, idx));
       VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*Combiner(), {current, v}));
       VKXLA_ASSIGN_OR_RETURN(combine, StoreOutputElement(0, idx, next[0]));
+    } else if (c_.mode == ScatterConfig::Mode::kCompareSwap) {
+      VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(out_, out_layout_, idx));
+      VKXLA_RETURN_IF_ERROR(CompareSwapCombine(BindOutput(0, Access::kReadWrite), t, Temp("uint", p), v));
     } else {
       VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(out_, out_layout_, idx));
       VKXLA_ASSIGN_OR_RETURN(combine, AtomicCombine(BindOutput(0, Access::kReadWrite), t, Temp("uint", p), v));
     }
     return Finish(group_.kernels[1].name, 256, main + body_ + combine + "}\n");
+  }
+
+  // Combines `v` into element `p` of `buffer` by compare-and-swap on the
+  // 32-bit word holding it (64-bit elements: their own word): decode the
+  // element from the word last seen, apply the combiner, swap the word if
+  // no one changed it meanwhile, else go again with what was there. Each
+  // failed swap is another update of the word landing, so the loop runs at
+  // most once per update of the scatter.
+  Status CompareSwapCombine(const std::string& buffer, ElementType t, const std::string& p, const std::string& v) {
+    VKXLA_ASSIGN_OR_RETURN(const int bits, ElementStorageBits(t, out_layout_));
+    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, op_.Describe()));
+    const bool wide = bits == 64;
+    if (bits > 64 || (!wide && WordsPerElement(t) != 1))
+      return Internal(op_.Describe() + ": compare-and-swap takes words of 32 or 64 bits");
+    if (wide) UseAtomicInt64();
+    const std::string word_type = wide ? "uint64_t" : "uint";
+    const int per_word = wide ? 1 : 32 / bits;
+    const std::string word = Temp("uint", per_word == 1 ? p : "(" + p + ") / " + U(per_word));
+    const std::string slot = per_word == 1 ? "0u" : Temp("uint", "(" + p + ") % " + U(per_word));
+    const std::string at = ScalarAlias(buffer, word_type) + ".v[" + word + "]";
+    body_ += "  " + word_type + " seen = " + at + ";\n";
+    body_ += "  for (uint tries = 0u; tries < " + U(static_cast<int64_t>(std::max<uint64_t>(1, c_.update_invocations))) +
+             "; ++tries) {\n";
+    body_ += "    " + word_type + " old = seen;\n";
+    const Memo outside = SaveMemo();
+    const std::string current =
+        Temp(g.compute, wide ? FromBits64(t, "unpackUint2x32(old)") : DecodeWords(t, {"old"}, slot, bits));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*Combiner(), {current, v}));
+    std::string replaced = wide ? "packUint2x32(" + Bits64(t, next[0]) + ")" : EncodeToBits(t, next[0]);
+    if (per_word > 1) {
+      const std::string mask = U((int64_t{1} << bits) - 1), shift = Temp("uint", SlotBitOffset(bits, slot));
+      replaced = "(old & ~(" + mask + " << " + shift + ")) | (((" + replaced + ") & " + mask + ") << " + shift + ")";
+    }
+    body_ += "    " + word_type + " desired = " + replaced + ";\n";
+    body_ += "    if (desired == old) break;\n";
+    body_ += "    seen = atomicCompSwap(" + at + ", old, desired);\n";
+    body_ += "    if (seen == old) break;\n  }\n";
+    RestoreMemo(outside);
+    return OkStatus();
   }
 
   // Statements combining `v` into 32-bit element `p` of `buffer` with one

@@ -38,9 +38,12 @@ ScatterConfig::Mode ChooseScatterMode(const Instruction& scatter, const Shape& r
     if (key == "to_apply") combine = c;
   if (!combine || !IsOneCommutativeOp(*combine)) return ScatterConfig::Mode::kOwner;
   StatusOr<int> bits = ElementStorageBits(result.element_type(), result.layout_or_default());
-  if (!bits.ok() || *bits != 32 || !AtomicOn(combine->root()->opcode, result.element_type(), target))
+  if (!bits.ok()) return ScatterConfig::Mode::kOwner;
+  if (*bits == 32 && AtomicOn(combine->root()->opcode, result.element_type(), target)) return ScatterConfig::Mode::kAtomic;
+  // Words of 32 bits, or 64 where the device swaps those.
+  if (*bits > 64 || (*bits == 64 && !target.int64_atomics) || (*bits < 64 && IsComplex(result.element_type())))
     return ScatterConfig::Mode::kOwner;
-  return ScatterConfig::Mode::kAtomic;
+  return ScatterConfig::Mode::kCompareSwap;
 }
 
 StatusOr<ScatterConfig> ChooseScatterConfig(const Instruction& scatter, const Shape& first_result, int64_t update_trips,

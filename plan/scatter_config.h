@@ -1,4 +1,4 @@
-// How scatter runs. Three ways, chosen per op and device:
+// How scatter runs. Four ways, chosen per op and device:
 // - kOwner: each invocation owns one result element, starts from the
 //   operand's value and combines in every update whose window covers it, in
 //   order of the update's scatter index. No two invocations write one
@@ -13,6 +13,16 @@
 //   Integer results are exact whatever the order; an f32 sum's rounding
 //   follows the order the device applies the updates in, which the spec
 //   leaves to the implementation.
+// - kCompareSwap: the combiner is one commutative op (add, multiply, min,
+//   max, and, or, xor) on a type of at most 32 bits that no atomic above
+//   covers (f16, bf16, the 8-bit floats, 8- and 16-bit integers, pred,
+//   multiply, f32 add without the float extension), or of 64 bits (f64,
+//   s64, u64, c64) on a device with 64-bit atomics: the same two kernels,
+//   the second computing the combined element in a compare-and-swap loop
+//   on the 32- or 64-bit word that holds it (sub-word elements share words
+//   with their neighbours). Every failed swap means another update of that word
+//   landed, so an invocation retries at most once per update: bounded.
+//   Float sums round in the order the device lands them, as with kAtomic.
 // - kUnique: the op says unique_indices=true, so no two updates meet: the
 //   same two kernels, the second combining with a plain read and write, for
 //   any combiner and type.
@@ -27,14 +37,14 @@
 namespace vkxla {
 
 struct ScatterConfig {
-  enum class Mode { kOwner, kAtomic, kUnique };
+  enum class Mode { kOwner, kAtomic, kCompareSwap, kUnique };
   Mode mode = Mode::kOwner;
-  Opcode atomic_op = Opcode::kAdd;  // kAtomic: the combiner's one op
+  Opcode atomic_op = Opcode::kAdd;  // kAtomic, kCompareSwap: the combiner's one op
   int64_t updates = 0;  // scatter indices (kOwner: the loop's length)
   int64_t chunk = 1;    // kOwner: scatter indices one pass takes
   int64_t passes = 1;
   uint64_t invocations = 0;         // one per physical element of the first result
-  uint64_t update_invocations = 0;  // kAtomic, kUnique: one per update element
+  uint64_t update_invocations = 0;  // kAtomic, kCompareSwap, kUnique: one per update element
   bool one_pass() const { return mode != Mode::kOwner; }
 };
 

@@ -22,6 +22,9 @@ struct TargetFeatures {
   // VK_EXT_shader_atomic_float's shaderBufferFloat32AtomicAdd: scatter-add
   // of f32 runs as one pass of atomics over the updates.
   bool float32_atomic_add = false;
+  // shaderBufferInt64Atomics (with shaderInt64): scatter combiners on 64-bit
+  // elements (f64, s64, u64, c64) swap whole words in one pass.
+  bool int64_atomics = false;
   uint32_t subgroup_size = 1;
   uint32_t max_workgroup_invocations = 128;
   uint32_t max_workgroup_count_x = 65535;

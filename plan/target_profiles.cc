@@ -9,6 +9,7 @@ TargetFeatures LavapipeTarget() {
   t.float64 = t.int64 = t.float16 = t.int8 = true;
   t.subgroup_arithmetic = true;
   t.float32_atomic_add = true;
+  t.int64_atomics = true;
   t.subgroup_size = 8;
   t.max_workgroup_invocations = 1024;
   t.max_workgroup_count_x = 65535;
@@ -26,6 +27,7 @@ TargetFeatures DesktopGpuTarget() {
   t.float64 = t.int64 = t.float16 = t.int8 = true;
   t.subgroup_arithmetic = true;
   t.float32_atomic_add = true;
+  t.int64_atomics = true;
   t.subgroup_size = 32;
   t.max_workgroup_invocations = 1024;
   t.max_workgroup_count_x = 2147483647u;

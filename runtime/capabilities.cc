@@ -62,7 +62,8 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   VkPhysicalDeviceShaderFloat16Int8Features f16i8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
   VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES, &f16i8};
   VkPhysicalDevice8BitStorageFeatures s8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, &s16};
-  VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, &s8};
+  VkPhysicalDeviceShaderAtomicInt64Features atomic64{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES, &s8};
+  VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, &atomic64};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, vk12 ? static_cast<void*>(&timeline) : static_cast<void*>(&s16)};
   // Float atomics come from an extension; chained only where it is offered.
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
@@ -82,6 +83,7 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   hw.int8 = vk12 && f16i8.shaderInt8;
   hw.subgroup_size = subgroup.subgroupSize;
   hw.float32_atomic_add = has_atomic_float && atomic_float.shaderBufferFloat32AtomicAdd;
+  hw.int64_atomics = vk12 && hw.int64 && atomic64.shaderBufferInt64Atomics;
   hw.subgroup_arithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
                            (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
   hw.max_workgroup_invocations = props.limits.maxComputeWorkGroupInvocations;
@@ -115,12 +117,13 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
   while (std::getline(ss, item, ',')) {
     if (item.empty()) continue;
     if (item == "f64") info.target.float64 = false;
-    else if (item == "i64") info.target.int64 = false;
+    else if (item == "i64") { info.target.int64 = false; info.target.int64_atomics = false; }
     else if (item == "f16") info.target.float16 = false;
     else if (item == "int8") info.target.int8 = false;
     else if (item == "subgroup") { info.target.subgroup_arithmetic = false; info.target.subgroup_size = 1; }
     else if (item == "atomicf32") info.target.float32_atomic_add = false;
-    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32");
+    else if (item == "atomici64") info.target.int64_atomics = false;
+    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32, atomici64");
     info.masked += (info.masked.empty() ? "" : ",") + item;
   }
   if (!info.masked.empty())
@@ -167,7 +170,8 @@ std::string DeviceInfo::Table() const {
     << "  kernels shaped for: " << (target.cpu ? "a CPU" : "a GPU") << (target.cpu != hardware.cpu ? " (profile " + profile + ")" : "") << "\n"
     << "  subgroup size: " << hardware.subgroup_size << ", subgroup arithmetic: "
     << yn(hardware.subgroup_arithmetic, target.subgroup_arithmetic)
-    << ", f32 atomic add: " << yn(hardware.float32_atomic_add, target.float32_atomic_add) << "\n"
+    << ", f32 atomic add: " << yn(hardware.float32_atomic_add, target.float32_atomic_add)
+    << ", 64-bit atomics: " << yn(hardware.int64_atomics, target.int64_atomics) << "\n"
     << "  f64: " << yn(hardware.float64, target.float64) << "  i64: " << yn(hardware.int64, target.int64)
     << "  f16: " << yn(hardware.float16, target.float16) << "  i8: " << yn(hardware.int8, target.int8) << "\n"
     << "  16-bit storage: " << (storage_16bit ? "yes" : "no") << "  8-bit storage: " << (storage_8bit ? "yes" : "no") << "\n"

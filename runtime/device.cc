@@ -72,6 +72,13 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
     dci.enabledExtensionCount = 1;
     dci.ppEnabledExtensionNames = &atomic_float_extension;
   }
+  // 64-bit atomics are core in Vulkan 1.2; chained only where offered.
+  VkPhysicalDeviceShaderAtomicInt64Features atomic64{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
+  if (d->info_.hardware.int64_atomics) {
+    atomic64.shaderBufferInt64Atomics = VK_TRUE;
+    atomic64.pNext = features.pNext;
+    features.pNext = &atomic64;
+  }
   dci.pNext = &features;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;

@@ -8,6 +8,7 @@
 #include "frontends/hlo_text.h"
 #include "frontends/xla_builder.h"
 #include "runtime/executable.h"
+#include "plan/scatter_config.h"
 #include "tests/test_util.h"
 
 namespace vkxla {
@@ -224,11 +225,13 @@ TEST_F(Indexing, ScatterEveryTypeAndLayoutMatchesReference) {
       const auto shapes = (*m)->EntryProgramShape().parameters;
       std::vector<Literal> args = {ExactSumLiteral(shapes[0], rng), RandomIndices(shapes[1], -1, 7, rng),
                                    ExactSumLiteral(shapes[2], rng)};
-      // Add runs as one pass of atomics where the device has them for the
-      // type (plan/scatter_config.h): a copy kernel and an update kernel.
-      const bool atomic = t == ElementType::kS32 || t == ElementType::kU32 ||
-                          (t == ElementType::kF32 && TestDevice().target().float32_atomic_add);
-      RunAndCompareWith(**m, args, atomic ? 2 : 1);
+      // Add runs as one pass over the updates (an atomic, or a
+      // compare-and-swap loop) wherever the type fits a word the device
+      // swaps (plan/scatter_config.h): a copy kernel and an update kernel.
+      const Instruction* s = (*m)->entry()->root();
+      const bool one_pass = ChooseScatterMode(*s, s->shape, TestDevice().target()) != ScatterConfig::Mode::kOwner;
+      EXPECT_EQ(one_pass, t != ElementType::kC128 && (BitWidth(t) < 64 || TestDevice().target().int64_atomics)) << ty;
+      RunAndCompareWith(**m, args, one_pass ? 2 : 1);
     }
   }
 }

@@ -864,9 +864,10 @@ TEST(PlanLoops, LongWindowsScansAndScattersRunInPasses) {
   EXPECT_LE(sc.chunk, static_cast<int64_t>(t.max_loop_trips));
 }
 
-// Scatter runs in one pass over the updates where the device combines
-// atomically or the indices are unique; elsewhere each result element
-// walks the updates.
+// Scatter runs in one pass over the updates where the combiner is one
+// commutative op on a type of at most 32 bits (an atomic, or a
+// compare-and-swap loop) or the indices are unique; elsewhere each result
+// element walks the updates.
 TEST(PlanConfigs, ScatterModesPerCombinerTypeAndTarget) {
   auto mode = [](const std::string& type, const std::string& op, const TargetFeatures& t, const std::string& extra = "") {
     const std::string text = "comb {\n  a = " + type + "[] parameter(0)\n  b = " + type + "[] parameter(1)\n  ROOT r = " + type +
@@ -889,15 +890,27 @@ TEST(PlanConfigs, ScatterModesPerCombinerTypeAndTarget) {
     EXPECT_EQ(mode("u32", "maximum", *t), M::kAtomic);
     EXPECT_EQ(mode("s32", "xor", *t), M::kAtomic);
     EXPECT_EQ(mode("f32", "minimum", *t), M::kAtomic);  // ordered integer atomics on the bits
-    EXPECT_EQ(mode("s32", "multiply", *t), M::kOwner);
-    EXPECT_EQ(mode("f16", "add", *t), M::kOwner);       // elements share words
+    EXPECT_EQ(mode("s32", "multiply", *t), M::kCompareSwap);  // no atomic multiply
+    EXPECT_EQ(mode("f16", "add", *t), M::kCompareSwap);       // elements share words
+    EXPECT_EQ(mode("bf16", "maximum", *t), M::kCompareSwap);
+    EXPECT_EQ(mode("u8", "or", *t), M::kCompareSwap);
     EXPECT_EQ(mode("s32", "subtract", *t), M::kOwner);  // not commutative
     EXPECT_EQ(mode("f16", "subtract", *t, ", unique_indices=true"), M::kUnique);
   }
-  // f32 add needs VK_EXT_shader_atomic_float, which the phone lacks.
+  // f32 add is one atomic with VK_EXT_shader_atomic_float; the phone lacks
+  // it and swaps words.
   EXPECT_EQ(mode("f32", "add", lavapipe), M::kAtomic);
   EXPECT_EQ(mode("f32", "add", gpu), M::kAtomic);
-  EXPECT_EQ(mode("f32", "add", phone), M::kOwner);
+  EXPECT_EQ(mode("f32", "add", phone), M::kCompareSwap);
+  // 64-bit elements swap 64-bit words where the device has 64-bit atomics.
+  TargetFeatures no_atomic64 = lavapipe;
+  no_atomic64.int64_atomics = false;
+  for (const std::string type : {"f64", "s64", "u64", "c64"}) {
+    EXPECT_EQ(mode(type, "add", lavapipe), M::kCompareSwap) << type;
+    EXPECT_EQ(mode(type, "add", gpu), M::kCompareSwap) << type;
+    EXPECT_EQ(mode(type, "add", no_atomic64), M::kOwner) << type;
+  }
+  EXPECT_EQ(mode("c128", "add", gpu), M::kOwner);  // 128-bit elements
 }
 
 // topk over a line of 1M runs as rounds over blocks of 1024 (every sort

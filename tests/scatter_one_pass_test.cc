@@ -1,9 +1,11 @@
 // Scatter in one pass over the updates (plan/scatter_config.h): combiners
 // the device applies atomically (add, min, max, and, or, xor on s32 and
-// u32; add, min and max on f32), and any combiner under unique_indices.
+// u32; add, min and max on f32), every other commutative combiner on types
+// of at most 32 bits by compare-and-swap, and any combiner under
+// unique_indices.
 // Against the reference evaluator with heavy collisions and windows that
 // fall outside, in two result layouts; NaN and signed zeros for f32 min and
-// max; the fallback where the device lacks f32 atomics; empty and size-1
+// max; f32 add where the device lacks f32 atomics; empty and size-1
 // inputs; 17M colliding updates counted exactly.
 #include <gtest/gtest.h>
 
@@ -83,18 +85,94 @@ TEST_F(ScatterOnePass, FloatMinMaxOrderNanAndSignedZeros) {
             "{-nan, -0, -3, -nan}");  // min's NaN is the negative one (the sign of a NaN is not specified)
 }
 
-// A device without VK_EXT_shader_atomic_float adds f32 in the owner-computes
-// kernel: one kernel, the same values.
-TEST_F(ScatterOnePass, FloatAddWithoutFloatAtomicsOwnsElements) {
+// A device without VK_EXT_shader_atomic_float adds f32 by compare-and-swap:
+// the same two kernels, the same values.
+TEST_F(ScatterOnePass, FloatAddWithoutFloatAtomicsSwapsWords) {
   TargetFeatures masked = TestDevice().target();
   masked.float32_atomic_add = false;
   auto m = ParseAndVerifyHlo(WindowScatter("f32", "add(%a, %b)", "{0,1}"));
   ASSERT_TRUE(m.ok()) << m.status().ToString();
+  const Instruction* s = (*m)->entry()->root();
+  EXPECT_EQ(ChooseScatterMode(*s, s->shape, masked), ScatterConfig::Mode::kCompareSwap);
   std::mt19937_64 rng(7);
   const auto shapes = (*m)->EntryProgramShape().parameters;
   RunAndCompareWith(**m, {ExactSumLiteral(shapes[0], rng), RandomIndices(shapes[1], -1, 7, rng),
                           ExactSumLiteral(shapes[2], rng)},
-                    1, &masked);
+                    2, &masked);
+}
+
+// Values whose combinations are exact in t whatever the order, for `op`
+// applied at most three times (an operand element and two updates):
+// floats from {-1, 0, 1} ({0.5, 1, 2} for the unsigned f8e8m0fnu, NaN
+// among them for min and max), complex parts likewise, integers anywhere
+// (wrapping is exact).
+Literal OrderFreeLiteral(const Shape& shape, const std::string& op, std::mt19937_64& rng) {
+  const ElementType t = shape.element_type();
+  if (IsComplex(t)) {
+    Literal l(shape);
+    for (int64_t i = 0; i < l.element_count(); ++i)
+      l.Set(i, Scalar::Complex(t, {double(int(rng() % 3) - 1), double(int(rng() % 3) - 1)}));
+    return l;
+  }
+  if (!IsFloat(t)) return RandomLiteral(shape, rng, Opcode::kAdd);
+  const bool exponent_only = t == ElementType::kF8E8M0FNU;
+  const bool min_max = op.rfind("maximum", 0) == 0 || op.rfind("minimum", 0) == 0;
+  Literal l(shape);
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    const int k = static_cast<int>(rng() % 4);
+    double v = exponent_only ? std::ldexp(1.0, k % 3 - 1) : k == 3 ? 0.0 : k - 1.0;
+    if (min_max && rng() % 8 == 0 && t != ElementType::kF4E2M1FN && t != ElementType::kF6E2M3FN &&
+        t != ElementType::kF6E3M2FN)
+      v = NAN;
+    l.Set(i, Scalar::Float(t, v));
+  }
+  return l;
+}
+
+// Every commutative combiner on every element type that no atomic
+// instruction covers runs as a compare-and-swap loop on the word holding
+// the element, sub-word neighbours included (64-bit types where the device
+// has 64-bit atomics): 96 updates into an 8x8 result, updates k and k + 72
+// meeting, some falling outside, in two layouts, against the reference
+// evaluator.
+TEST_F(ScatterOnePass, CompareSwapCombinesEveryType) {
+  int trial = 200;
+  const TargetFeatures& target = TestDevice().target();
+  for (ElementType t : kAllTypes) {
+    if (NeedsMissingFeature(t, target) || t == ElementType::kC128) continue;
+    if (BitWidth(t) == 64 && !target.int64_atomics) continue;
+    const std::string type(ElementTypeName(t));
+    std::vector<std::string> ops;
+    if (t == ElementType::kPred) ops = {"or(%a, %b)", "and(%b, %a)", "xor(%a, %b)"};
+    else if (IsComplex(t)) ops = {"add(%a, %b)", "multiply(%b, %a)"};
+    else if (t == ElementType::kF8E8M0FNU) ops = {"maximum(%a, %b)", "minimum(%b, %a)"};
+    else if (IsFloat(t)) ops = {"add(%a, %b)", "multiply(%b, %a)", "maximum(%a, %b)", "minimum(%a, %b)"};
+    else ops = {"add(%a, %b)", "multiply(%a, %b)", "maximum(%b, %a)", "minimum(%a, %b)", "xor(%a, %b)"};
+    for (const std::string& op : ops)
+      for (const std::string layout : {"{1,0}", "{0,1}"}) {
+        const std::string text = "HloModule cas_" + type + "\n" + CombinerText(type, op) +
+                                 "ENTRY %e {\n  %x = " + type + "[8,8]" + layout + " parameter(0)\n"
+                                 "  %i = s32[96,2] parameter(1)\n  %u = " + type + "[96] parameter(2)\n"
+                                 "  ROOT %s = " + type + "[8,8]" + layout + " scatter(%x, %i, %u), update_window_dims={},"
+                                 " inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1,"
+                                 " to_apply=%comb\n}\n";
+        SCOPED_TRACE(text);
+        auto m = ParseAndVerifyHlo(text);
+        ASSERT_TRUE(m.ok()) << m.status().ToString();
+        const Instruction* s = (*m)->entry()->root();
+        const ScatterConfig::Mode mode = ChooseScatterMode(*s, s->shape, TestDevice().target());
+        EXPECT_NE(mode, ScatterConfig::Mode::kOwner);
+        if (BitWidth(t) != 32 || op.rfind("multiply", 0) == 0) EXPECT_EQ(mode, ScatterConfig::Mode::kCompareSwap);
+        Literal indices(Shape(ElementType::kS32, {96, 2}));
+        for (int64_t k = 0; k < 96; ++k) {
+          indices.Set(2 * k, Scalar::Int(ElementType::kS32, (k * 5) % 9));  // row 8 falls outside
+          indices.Set(2 * k + 1, Scalar::Int(ElementType::kS32, (k * 3) % 8));
+        }
+        std::mt19937_64 rng(++trial);
+        const auto shapes = (*m)->EntryProgramShape().parameters;
+        RunAndCompareWith(**m, {OrderFreeLiteral(shapes[0], op, rng), indices, OrderFreeLiteral(shapes[2], op, rng)}, 2);
+      }
+  }
 }
 
 // unique_indices=true: any combiner (here not commutative) on any type,
@@ -150,6 +228,26 @@ TEST_F(ScatterOnePass, SeventeenMillionCollidingUpdatesCountExactly) {
   auto got = CompileAndRun(*m, {});
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   for (int64_t k = 0; k < 1000; ++k) ASSERT_EQ(got->Get(k).u, 17000u) << k;
+}
+
+// 4M updates of 1 into 1000 u16 counters, two to a 32-bit word: the
+// compare-and-swap loop retries until every update lands, neighbours'
+// included.
+TEST_F(ScatterOnePass, FourMillionCollidingSubWordUpdatesCountExactly) {
+  const std::string text = "HloModule count16\n" + CombinerText("u16", "add(%a, %b)") +
+                           "ENTRY %e {\n  %z = u16[] constant(0)\n  %x = u16[1000] broadcast(%z), dimensions={}\n"
+                           "  %n = s32[4000000,1] iota(), iota_dimension=0\n  %k = s32[] constant(1000)\n"
+                           "  %kb = s32[4000000,1] broadcast(%k), dimensions={}\n  %i = s32[4000000,1] remainder(%n, %kb)\n"
+                           "  %one = u16[] constant(1)\n  %u = u16[4000000] broadcast(%one), dimensions={}\n"
+                           "  ROOT %s = u16[1000] scatter(%x, %i, %u), update_window_dims={}, inserted_window_dims={0},"
+                           " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%comb\n}\n";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  const Instruction* s = m->entry()->root();
+  EXPECT_EQ(ChooseScatterMode(*s, s->shape, TestDevice().target()), ScatterConfig::Mode::kCompareSwap);
+  auto got = CompileAndRun(*m, {});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  for (int64_t k = 0; k < 1000; ++k) ASSERT_EQ(got->Get(k).u, 4000u) << k;
 }
 
 }  // namespace

@@ -135,11 +135,17 @@ Literal RunAndCompare(const Module& module, uint64_t seed, int expected_kernels)
 // with the random specials), so a sum the device takes in its own order
 // still matches the reference bit for bit.
 Literal ExactSumLiteral(const Shape& shape, std::mt19937_64& rng) {
+  const ElementType t = shape.element_type();
   Literal l = RandomLiteral(shape, rng, Opcode::kAdd);
-  if (shape.element_type() != ElementType::kF32) return l;  // the one float type with atomic adds
-  for (int64_t i = 0; i < l.element_count(); ++i) {
-    const double v = l.Get(i).re;
-    if (std::isfinite(v)) l.Set(i, Scalar::Float(shape.element_type(), std::round(v * 4) / 4));
+  if (t == ElementType::kF32) {
+    for (int64_t i = 0; i < l.element_count(); ++i) {
+      const double v = l.Get(i).re;
+      if (std::isfinite(v)) l.Set(i, Scalar::Float(t, std::round(v * 4) / 4));
+    }
+  } else if (IsComplex(t)) {
+    for (int64_t i = 0; i < l.element_count(); ++i) l.Set(i, Scalar::Complex(t, {double(rng() % 2), double(rng() % 2)}));
+  } else if (IsFloat(t)) {
+    for (int64_t i = 0; i < l.element_count(); ++i) l.Set(i, Scalar::Float(t, double(rng() % 2)));
   }
   return l;
 }

@@ -22,8 +22,11 @@ extern const std::vector<ElementType>& kAllTypes;
 
 Scalar RandomScalar(ElementType t, std::mt19937_64& rng, Opcode op);
 Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, Opcode op);
-// RandomLiteral(.., kAdd) with f32 rounded to quarters: sums of them are
-// exact in any order (atomic adds land in the device's order).
+// Values whose sums come out the same in any order (atomic and
+// compare-and-swap adds land in the device's order): integers anywhere
+// (wrapping is exact), f32 random quarters (exact sums), other floats 0 or
+// 1 (one non-zero value: every order adds the same sequence, rounding
+// included), complex parts likewise.
 Literal ExactSumLiteral(const Shape& shape, std::mt19937_64& rng);
 // Integer arrays whose values are start indices from `lo` to `hi`.
 Literal RandomIndices(const Shape& shape, int64_t lo, int64_t hi, std::mt19937_64& rng);

@@ -33,6 +33,8 @@ nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
         {"float16", feature(hw.float16, used.float16)},
         {"int8", feature(hw.int8, used.int8)},
         {"subgroup_arithmetic", feature(hw.subgroup_arithmetic, used.subgroup_arithmetic)},
+        {"float32_atomic_add", feature(hw.float32_atomic_add, used.float32_atomic_add)},
+        {"int64_atomics", feature(hw.int64_atomics, used.int64_atomics)},
         {"storage_16bit", d.storage_16bit},
         {"storage_8bit", d.storage_8bit},
         {"timeline_semaphore", d.timeline_semaphore},
