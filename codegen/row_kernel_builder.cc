@@ -3,15 +3,18 @@
 // `lid` owns the per_trip consecutive row elements from (lid + t * L) *
 // per_trip: consecutive invocations read consecutive elements, a vector of
 // each buffer placed like the row's operand at a time where rows are
-// unit-stride. Each reduce is a stage: every invocation folds its elements
-// of the reduce's operand (computed inline, reading the stages before
-// through their bound results), the partial folds meet in shared memory in
-// log2(L) steps, and the init value joins on the left; the result is then a
-// variable every invocation holds. The stages' ops are commutative (the
-// fusion pass checks), so the order is free. Row values that read only
-// row results are computed once, after their stage. A last walk computes
-// and stores every output, reading the last stage's costly operand from
-// the private array that stage filled where the config says so.
+// unit-stride. Reduces fold in stages: a stage is a walk over the row in
+// which every invocation folds its elements of each of the stage's
+// reduces' operands (computed inline, reading the stages before through
+// their bound results); the partial folds meet in shared memory in log2(L)
+// steps, and the init value joins on the left; each result is then a
+// variable every invocation holds. Consecutive reduces that do not read
+// one another share a stage (mean and mean of squares: one walk). The
+// folds are commutative (the fusion pass checks), so the order is free.
+// Row values that read only row results are computed once, after their
+// stage. A last walk computes and stores every output, reading the last
+// reduce's costly operand from the private array its stage filled where
+// the config says so.
 #include <functional>
 
 #include "codegen/element_emitter.h"
@@ -53,8 +56,8 @@ class RowKernelBuilder : public ElementEmitter {
       cached_type_ = g.compute;
       main += "  " + cached_type_ + " cache[" + U(c_.trips * c_.per_trip) + "];\n";
     }
-    for (size_t s = 0; s < c_.reduces.size(); ++s) {
-      VKXLA_ASSIGN_OR_RETURN(std::string stage, Stage(s));
+    for (const std::vector<size_t>& members : StageMembers()) {
+      VKXLA_ASSIGN_OR_RETURN(std::string stage, Stage(members));
       main += stage;
       VKXLA_ASSIGN_OR_RETURN(std::string values, HoistRowValues());
       main += values;
@@ -219,53 +222,114 @@ class RowKernelBuilder : public ElementEmitter {
     return idx;
   }
 
-  // Stage s: red<s>, reduce s's result for this row, in every invocation.
-  StatusOr<std::string> Stage(size_t s) {
-    const Instruction& r = *c_.reduces[s];
-    const Computation& f = *r.called_computations[0].second;
-    const ElementType t = r.shape.element_type();
-    VKXLA_RETURN_IF_ERROR(Use(t, r));
-    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, r.Describe()));
-    // One shared array per compute type serves every stage (a phone's 16
-    // KiB would not hold 8 stages' own); a barrier before each later
-    // stage's writes keeps the last stage's result readable until all read it.
-    const std::string red = "red" + std::to_string(s), has = "part_has";
-    auto [slot, fresh] = part_arrays_.emplace(g.compute, "part" + std::to_string(part_arrays_.size()));
-    const std::string part = slot->second;
-    if (fresh) shared_ += "shared " + g.compute + " " + part + "[" + U(c_.local_size) + "];\n";
-    if (s == 0) shared_ += "shared bool " + has + "[" + U(c_.local_size) + "];\n";
-    // Each invocation's fold; uniform trips take the first element as it is.
+  // The reduces in stages: consecutive reduces join a stage while their
+  // operands read no row result of it (through the values computed inline).
+  std::vector<std::vector<size_t>> StageMembers() const {
+    std::vector<std::vector<size_t>> stages;
+    std::set<const Instruction*> open;  // the current stage's reduces and the row values reading them
+    for (size_t s = 0; s < c_.reduces.size(); ++s) {
+      if (stages.empty() || ReadsAny(c_.reduces[s]->operands[0], open)) {
+        stages.emplace_back();
+        open.clear();
+      }
+      stages.back().push_back(s);
+      open.insert(c_.reduces[s]);
+      for (const Instruction* v : row_values_) {
+        bool reads = false;
+        for (const Instruction* o : v->operands) reads = reads || open.count(o) > 0;
+        if (reads) open.insert(v);
+      }
+    }
+    return stages;
+  }
+
+  // Whether computing `v` inline reads any of `results` (iteratively; a
+  // value in a buffer is read, not computed).
+  bool ReadsAny(const Instruction* v, const std::set<const Instruction*>& results) const {
+    std::set<const Instruction*> seen;
+    std::vector<const Instruction*> stack = {v};
+    while (!stack.empty()) {
+      const Instruction* n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second) continue;
+      if (results.count(n)) return true;
+      if (Materialized(n)) continue;
+      for (const Instruction* o : n->operands) stack.push_back(o);
+    }
+    return false;
+  }
+
+  // A stage: red<s>, reduce s's result for this row, for each member s, in
+  // every invocation.
+  StatusOr<std::string> Stage(const std::vector<size_t>& members) {
+    struct Fold {
+      const Instruction* r;
+      const Computation* f;
+      std::string type, red, acc, part;
+      bool keep;  // stores its operand in the private array for the outputs' walk
+    };
+    std::vector<Fold> folds;
+    // One shared array per compute type and place in the stage serves every
+    // stage (a phone's 16 KiB would not hold 8 stages' own); a barrier
+    // before each later stage's writes keeps the last stage's results
+    // readable until all read them.
+    std::map<std::string, int> of_type;
+    for (size_t s : members) {
+      const Instruction& r = *c_.reduces[s];
+      VKXLA_RETURN_IF_ERROR(Use(r.shape.element_type(), r));
+      VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(r.shape.element_type(), target_, r.Describe()));
+      const std::string key = g.compute + "#" + std::to_string(of_type[g.compute]++);
+      auto [slot, fresh] = part_arrays_.emplace(key, "part" + std::to_string(part_arrays_.size()));
+      if (fresh) shared_ += "shared " + g.compute + " " + slot->second + "[" + U(c_.local_size) + "];\n";
+      folds.push_back({&r, r.called_computations[0].second, g.compute, "red" + std::to_string(s), "acc" + std::to_string(s),
+                       slot->second, c_.cached == r.operands[0] && s + 1 == c_.reduces.size()});
+    }
+    const std::string has = "part_has";
+    const bool first_stage = members.front() == 0;
+    if (first_stage) shared_ += "shared bool " + has + "[" + U(c_.local_size) + "];\n";
+    // Each invocation's folds; uniform trips take the first element as it is.
     bool first = c_.uniform();
-    const bool keep = c_.cached == r.operands[0] && s + 1 == c_.reduces.size();
     auto fold = [&](const std::vector<std::string>& idx, int64_t e) -> Status {
-      VKXLA_ASSIGN_OR_RETURN(std::string x, Value(r.operands[0], idx));
-      if (keep) body_ += "        " + CacheSlot(e) + " = " + x + ";\n";
+      std::vector<std::string> xs;
+      for (const Fold& k : folds) {
+        VKXLA_ASSIGN_OR_RETURN(std::string x, Value(k.r->operands[0], idx));
+        if (k.keep) body_ += "        " + CacheSlot(e) + " = " + x + ";\n";
+        xs.push_back(x);
+      }
       if (first && e == 0) {
-        body_ += "        acc = " + x + ";\n";
+        for (size_t i = 0; i < folds.size(); ++i) body_ += "        " + folds[i].acc + " = " + xs[i] + ";\n";
         return OkStatus();
       }
-      if (first) {
-        VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> folded, Apply(f, {"acc", x}));
-        return Assign(&r, {"acc"}, folded);
+      if (!first) body_ += "        if (has) {\n";
+      for (size_t i = 0; i < folds.size(); ++i) {
+        VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> folded, Apply(*folds[i].f, {folds[i].acc, xs[i]}));
+        VKXLA_RETURN_IF_ERROR(Assign(folds[i].r, {folds[i].acc}, folded));
       }
-      body_ += "        if (has) {\n";
-      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> folded, Apply(f, {"acc", x}));
-      VKXLA_RETURN_IF_ERROR(Assign(&r, {"acc"}, folded));
-      body_ += "        } else {\n          acc = " + x + ";\n        }\n        has = true;\n";
+      if (!first) {
+        body_ += "        } else {\n";
+        for (size_t i = 0; i < folds.size(); ++i) body_ += "          " + folds[i].acc + " = " + xs[i] + ";\n";
+        body_ += "        }\n        has = true;\n";
+      }
       return OkStatus();
     };
-    std::string code = "  " + g.compute + " " + red + ";\n  {\n    " + g.compute + " acc;\n    bool has = " +
-                       (c_.uniform() ? "true" : "false") + ";\n";
+    std::string code;
+    for (const Fold& k : folds) code += "  " + k.type + " " + k.red + ";\n";
+    code += "  {\n";
+    for (const Fold& k : folds) code += "    " + k.type + " " + k.acc + ";\n";
+    code += "    bool has = " + std::string(c_.uniform() ? "true" : "false") + ";\n";
     if (c_.uniform()) {
       VKXLA_ASSIGN_OR_RETURN(std::string peeled, Trip(fold));
       code += "  {\n    uint t = 0u;\n" + peeled + "  }\n";
       first = false;
       // Later trips fold every element.
       auto fold_all = [&](const std::vector<std::string>& idx, int64_t e) -> Status {
-        VKXLA_ASSIGN_OR_RETURN(std::string x, Value(r.operands[0], idx));
-        if (keep) body_ += "        " + CacheSlot(e) + " = " + x + ";\n";
-        VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> folded, Apply(f, {"acc", x}));
-        return Assign(&r, {"acc"}, folded);
+        for (const Fold& k : folds) {
+          VKXLA_ASSIGN_OR_RETURN(std::string x, Value(k.r->operands[0], idx));
+          if (k.keep) body_ += "        " + CacheSlot(e) + " = " + x + ";\n";
+          VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> folded, Apply(*k.f, {k.acc, x}));
+          VKXLA_RETURN_IF_ERROR(Assign(k.r, {k.acc}, folded));
+        }
+        return OkStatus();
       };
       VKXLA_ASSIGN_OR_RETURN(std::string trip, Trip(fold_all));
       code += "  for (uint t = 1u; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n";
@@ -274,34 +338,40 @@ class RowKernelBuilder : public ElementEmitter {
       code += "  for (uint t = 0u; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n";
     }
     // The tree: at step h, invocation lid < h takes in lid + h.
-    code += std::string(s > 0 ? "    barrier();\n" : "") + "    " + part + "[lid] = acc;\n    " + has + "[lid] = has;\n";
+    code += std::string(first_stage ? "" : "    barrier();\n");
+    for (const Fold& k : folds) code += "    " + k.part + "[lid] = " + k.acc + ";\n";
+    code += "    " + has + "[lid] = has;\n";
     code += "    for (uint h = " + U(c_.local_size / 2) + "; h > 0u; h >>= 1u) {\n      barrier();\n";
     code += "      if (lid < h && " + has + "[lid + h]) {\n        if (" + has + "[lid]) {\n";
     body_.clear();
     ClearMemo();
-    {
-      const std::string mine = Temp(g.compute, part + "[lid]"), other = Temp(g.compute, part + "[lid + h]");
-      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, Apply(f, {mine, other}));
-      VKXLA_RETURN_IF_ERROR(Assign(&r, {part + "[lid]"}, joined));
+    for (const Fold& k : folds) {
+      const std::string mine = Temp(k.type, k.part + "[lid]"), other = Temp(k.type, k.part + "[lid + h]");
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, Apply(*k.f, {mine, other}));
+      VKXLA_RETURN_IF_ERROR(Assign(k.r, {k.part + "[lid]"}, joined));
     }
-    code += body_ + "        } else {\n          " + part + "[lid] = " + part + "[lid + h];\n        }\n        " + has +
-            "[lid] = true;\n      }\n    }\n    barrier();\n";
-    // The init value on the left, once.
+    code += body_ + "        } else {\n";
+    for (const Fold& k : folds) code += "          " + k.part + "[lid] = " + k.part + "[lid + h];\n";
+    code += "        }\n        " + has + "[lid] = true;\n      }\n    }\n    barrier();\n";
+    // The init values on the left, once.
+    for (const Fold& k : folds) {
+      body_.clear();
+      ClearMemo();
+      VKXLA_ASSIGN_OR_RETURN(std::string init, Value(k.r->operands[1], {}));
+      code += body_ + "    " + k.red + " = " + init + ";\n    if (" + has + "[0]) {\n";
+      body_.clear();
+      const std::string total = Temp(k.type, k.part + "[0]");
+      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, Apply(*k.f, {k.red, total}));
+      VKXLA_RETURN_IF_ERROR(Assign(k.r, {k.red}, joined));
+      code += body_ + "    }\n";
+    }
+    code += "  }\n";
     body_.clear();
     ClearMemo();
-    VKXLA_ASSIGN_OR_RETURN(std::string init, Value(r.operands[1], {}));
-    code += body_ + "    " + red + " = " + init + ";\n    if (" + has + "[0]) {\n";
-    body_.clear();
-    {
-      const std::string total = Temp(g.compute, part + "[0]");
-      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, Apply(f, {red, total}));
-      VKXLA_RETURN_IF_ERROR(Assign(&r, {red}, joined));
+    for (const Fold& k : folds) {
+      Bind(k.r, k.red);
+      stages_done_.insert(k.r);
     }
-    code += body_ + "    }\n  }\n";
-    body_.clear();
-    ClearMemo();
-    Bind(&r, red);
-    stages_done_.insert(&r);
     return code;
   }
 
@@ -315,7 +385,7 @@ class RowKernelBuilder : public ElementEmitter {
   std::map<const Instruction*, std::string> trip_hoisted_;
   int hoisted_ = 0;
   std::string cached_type_;
-  std::map<std::string, std::string> part_arrays_;  // compute type -> its shared array
+  std::map<std::string, std::string> part_arrays_;  // compute type and place in a stage -> its shared array
 };
 
 }  // namespace

@@ -267,10 +267,33 @@ class FusionPass {
     return length >= 1 && length <= kMaxRowLength;
   }
 
+  // Reduces of the same rows as h, defined after it and in no row group,
+  // that row result u reads directly or through elementwise ops of the
+  // result shape outside `members` (mean2 = sum(x * x) / n in var = mean2 -
+  // mean^2): they can join h's kernel as stages.
+  std::vector<const Instruction*> SiblingReduces(const Instruction* u, const Instruction* h, const std::vector<int64_t>& row,
+                                                 const std::vector<int64_t>& reduced,
+                                                 const std::set<const Instruction*>& members) const {
+    std::vector<const Instruction*> found;
+    std::set<const Instruction*> seen;
+    std::vector<const Instruction*> stack(u->operands.begin(), u->operands.end());
+    while (!stack.empty() && seen.size() < kMaxRowDependencyWalk) {
+      const Instruction* o = stack.back();
+      stack.pop_back();
+      if (members.count(o) || !seen.insert(o).second || position_.at(o) < position_.at(h)) continue;
+      if (o->opcode == Opcode::kReduce) {
+        if (!row_of_.count(o) && IsRowStage(o, row, reduced)) found.push_back(o);
+      } else if (IsElementwise(o->opcode) && IsInline(o) && o->shape.IsArray() && o->shape.dims() == h->shape.dims()) {
+        stack.insert(stack.end(), o->operands.begin(), o->operands.end());
+      }
+    }
+    return found;
+  }
+
   // Grows h's row fusion along its readers: row values (elementwise ops
   // of the row shape, broadcasts of row results along the rows) and row
   // results (reduces of row values over the same dims, elementwise ops of
-  // their shape). A row value read by anything else is an output; a row
+  // their shape, and reduces of the same rows those ops read). A row value read by anything else is an output; a row
   // result read by anything else ends the attempt, as does a member whose
   // other operands depend on a member (they would read another row, or a
   // value written after this kernel).
@@ -319,8 +342,20 @@ class FusionPass {
         members.insert(u);
         if (is_result) results.insert(u);
         if (u->opcode == Opcode::kReduce) f.reduces.push_back(u);
-        if (members.size() > kMaxRowMembers || static_cast<int64_t>(f.reduces.size()) > kMaxRowStages) return std::nullopt;
         work.push_back(u);
+        // A row result that meets another reduce of the same rows which
+        // reads no member (flax's mean and mean of squares) takes it in as
+        // a stage too; else that reduce would be computed inline for every
+        // element. Only one defined after h: the dependency walk below
+        // relies on every member coming after h.
+        if (is_result && u->opcode != Opcode::kReduce)
+          for (const Instruction* o : SiblingReduces(u, h, row, plan.reduced, members)) {
+            members.insert(o);
+            results.insert(o);
+            f.reduces.push_back(o);
+            work.push_back(o);
+          }
+        if (members.size() > kMaxRowMembers || static_cast<int64_t>(f.reduces.size()) > kMaxRowStages) return std::nullopt;
       }
     }
     if (outputs.empty()) return std::nullopt;

@@ -211,6 +211,30 @@ TEST(PlanFusion, LayerNormIsOneRowKernel) {
   }
 }
 
+// Layer norm as flax writes it (use_fast_variance): the mean and the mean
+// of squares are two reduces of x that read no member of each other; the
+// second joins the first one's row kernel as a stage rather than starting
+// a row kernel of its own (each would have computed the other inline).
+TEST(PlanFusion, FastVarianceLayerNormIsOneRowKernelOfTwoReduces) {
+  const std::string entry =
+      "ENTRY main {\n  x = f32[8,256] parameter(0)\n  z = f32[] constant(0)\n  inv = f32[] constant(0.00390625)\n"
+      "  invb = f32[8] broadcast(inv), dimensions={}\n  s = f32[8] reduce(x, z), dimensions={1}, to_apply=add\n"
+      "  mean = f32[8] multiply(s, invb)\n  x2 = f32[8,256] multiply(x, x)\n"
+      "  s2 = f32[8] reduce(x2, z), dimensions={1}, to_apply=add\n  mean2 = f32[8] multiply(s2, invb)\n"
+      "  msq = f32[8] multiply(mean, mean)\n  var = f32[8] subtract(mean2, msq)\n  r = f32[8] rsqrt(var)\n"
+      "  mb = f32[8,256] broadcast(mean), dimensions={0}\n  rb = f32[8,256] broadcast(r), dimensions={0}\n"
+      "  c = f32[8,256] subtract(x, mb)\n  ROOT y = f32[8,256] multiply(c, rb)\n}\n";
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    Planned p = PlanText(kAdd, entry, t);
+    ASSERT_EQ(Groups(p.program), (std::vector<std::string>{"row %s -> %y"}));
+    const RowConfig& c = std::get<RowConfig>(p.program.groups[0].config);
+    ASSERT_EQ(c.reduces.size(), 2u);
+    EXPECT_EQ(c.reduces[1]->name, "s2");
+    EXPECT_EQ(p.program.DispatchCount(), 1);
+  }
+}
+
 // What keeps reduces out of a row kernel: each module below would read a
 // row result outside the kernel, another row's values, a value written
 // after it, or needs an order the stages do not keep.

@@ -10,6 +10,7 @@
 
 #include "frontends/hlo_text.h"
 #include "ops/evaluator.h"
+#include "codegen/kernel_builder.h"
 #include "runtime/executable.h"
 #include "tests/test_util.h"
 
@@ -221,6 +222,114 @@ TEST_F(RowFusion, SoftmaxAndLayerNormMatchTheReference) {
         ExpectNear(*got, *want, tolerance, softmax ? 1e-2 / double(size.n) : 4.0, text);
       }
     }
+  }
+}
+
+// The stages a row kernel's source folds in: one walk each.
+int StagesOf(const Executable& exe) {
+  auto k = BuildKernel(exe.program(), exe.program().groups[0], 0);
+  if (!k.ok()) {
+    ADD_FAILURE() << k.status().ToString();
+    return -1;
+  }
+  int stages = 0;
+  for (size_t at = k->glsl.find("part_has[lid] = has;"); at != std::string::npos; at = k->glsl.find("part_has[lid] = has;", at + 1))
+    ++stages;
+  return stages;
+}
+
+// Reduces that do not read one another share a walk: a sum, a sum of
+// squares and a max of x fold in one stage; a min of x minus the sum
+// needs the sum and takes a second. Exact on small integers, with the
+// kernel shaped for this device and for a GPU.
+TEST_F(RowFusion, IndependentReducesShareOneWalk) {
+  const std::string text = "HloModule shared_walk\n" + Fold("add", "s32", "add") + Fold("max", "s32", "maximum") +
+                           Fold("min", "s32", "minimum") +
+                           "ENTRY %e {\n  %x = s32[7,300] parameter(0)\n  %z = s32[] constant(0)\n"
+                           "  %lo = s32[] constant(-1000)\n  %hi = s32[] constant(1000)\n"
+                           "  %s = s32[7] reduce(%x, %z), dimensions={1}, to_apply=%add\n"
+                           "  %x2 = s32[7,300] multiply(%x, %x)\n"
+                           "  %q = s32[7] reduce(%x2, %z), dimensions={1}, to_apply=%add\n"
+                           "  %mx = s32[7] reduce(%x, %lo), dimensions={1}, to_apply=%max\n"
+                           "  %sb = s32[7,300] broadcast(%s), dimensions={0}\n"
+                           "  %d = s32[7,300] subtract(%x, %sb)\n"
+                           "  %mn = s32[7] reduce(%d, %hi), dimensions={1}, to_apply=%min\n"
+                           "  %qm = s32[7] add(%q, %mx)\n  %qmn = s32[7] add(%qm, %mn)\n"
+                           "  %qb = s32[7,300] broadcast(%qmn), dimensions={0}\n"
+                           "  ROOT %y = s32[7,300]{0,1} multiply(%d, %qb)\n}\n";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  std::unique_ptr<Executable> exe = CompileOneRowKernel(*m);
+  ASSERT_TRUE(exe);
+  EXPECT_EQ(std::get<RowConfig>(exe->program().groups[0].config).reduces.size(), 4u);
+  EXPECT_EQ(StagesOf(*exe), 2);
+  std::mt19937_64 rng(21);
+  Literal x(Shape(ElementType::kS32, {7, 300}));
+  for (int64_t i = 0; i < x.element_count(); ++i) x.Set(i, Scalar::Int(ElementType::kS32, static_cast<int64_t>(rng() % 9) - 4));
+  RunAndCompareWith(*m, {x}, 1);
+  RunAndCompareWith(*m, {x}, 1, &GpuConfiguration());
+}
+
+// Layer norm as flax writes it by default (use_fast_variance: the mean and
+// the mean of squares, var = mean2 - mean^2): both statistics in one walk,
+// then the outputs; f32 within the rounding of sums in another order.
+TEST_F(RowFusion, FastVarianceLayerNormFoldsBothStatisticsInOneWalk) {
+  const char* body = R"(
+  %g = f32[N] parameter(1)
+  %b = f32[N] parameter(2)
+  %z = f32[] constant(0)
+  %inv = f32[] constant(INV)
+  %invb = f32[R] broadcast(%inv), dimensions={}
+  %s = f32[R] reduce(%x, %z), dimensions={1}, to_apply=%add
+  %mean = f32[R] multiply(%s, %invb)
+  %x2 = f32[R,N] multiply(%x, %x)
+  %s2 = f32[R] reduce(%x2, %z), dimensions={1}, to_apply=%add
+  %mean2 = f32[R] multiply(%s2, %invb)
+  %msq = f32[R] multiply(%mean, %mean)
+  %diff = f32[R] subtract(%mean2, %msq)
+  %zr = f32[R] broadcast(%z), dimensions={}
+  %var = f32[R] maximum(%diff, %zr)
+  %eps = f32[] constant(1e-05)
+  %epsb = f32[R] broadcast(%eps), dimensions={}
+  %ve = f32[R] add(%var, %epsb)
+  %r = f32[R] rsqrt(%ve)
+  %mb = f32[R,N] broadcast(%mean), dimensions={0}
+  %c = f32[R,N] subtract(%x, %mb)
+  %rb = f32[R,N] broadcast(%r), dimensions={0}
+  %nrm = f32[R,N] multiply(%c, %rb)
+  %gb = f32[R,N] broadcast(%g), dimensions={1}
+  %bb = f32[R,N] broadcast(%b), dimensions={1}
+  %sc = f32[R,N] multiply(%nrm, %gb)
+  ROOT %y = f32[R,N] add(%sc, %bb)
+)";
+  int trial = 100;
+  for (const std::pair<int64_t, int64_t> size : {std::pair<int64_t, int64_t>{3, 17}, {5, 1000}, {2, 16384}}) {
+    const auto [rows, n] = size;
+    const std::string text = "HloModule fast_variance\n" + Fold("add", "f32", "add") + "ENTRY %e {\n  %x = f32[" +
+                             std::to_string(rows) + "," + std::to_string(n) + "] parameter(0)\n" +
+                             Instantiate(body, {{"R,N", std::to_string(rows) + "," + std::to_string(n)},
+                                                {"[R]", "[" + std::to_string(rows) + "]"}, {"[N]", "[" + std::to_string(n) + "]"},
+                                                {"INV", std::to_string(1.0 / double(n))}}) +
+                             "}\n";
+    SCOPED_TRACE(text);
+    std::unique_ptr<Module> m = ParseOrFail(text);
+    ASSERT_TRUE(m);
+    std::unique_ptr<Executable> exe = CompileOneRowKernel(*m);
+    ASSERT_TRUE(exe);
+    EXPECT_EQ(StagesOf(*exe), 1);
+    std::mt19937_64 rng(++trial);
+    std::normal_distribution<double> normal(0.0, 3.0);
+    auto random = [&](std::vector<int64_t> dims) {
+      Literal l(Shape(ElementType::kF32, dims));
+      for (int64_t i = 0; i < l.element_count(); ++i) l.Set(i, Scalar::Float(ElementType::kF32, normal(rng)));
+      return l;
+    };
+    const std::vector<Literal> args = {random({rows, n}), random({n}), random({n})};
+    auto got = exe->Run(args);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    auto want = EvaluateModule(*m, args);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    ExpectNear(*got, *want, 2e-5, 4.0, text);
   }
 }
 
