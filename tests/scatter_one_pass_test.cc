@@ -199,18 +199,22 @@ TEST_F(ScatterOnePass, UniqueIndicesAnyCombinerAndType) {
   }
 }
 
+// For an atomic (s32 add) and a compare-and-swap combiner (bf16 multiply).
 TEST_F(ScatterOnePass, EmptyAndSizeOneInputs) {
-  const std::string add = CombinerText("s32", "add(%a, %b)");
   const std::string dims = " update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0},"
                            " index_vector_dim=1, to_apply=%comb\n";
-  // No updates: the operand comes back.
-  EXPECT_EQ(RunHloText(add, "  %x = s32[3] constant({1, 2, 3})\n  %i = s32[0,1] constant({})\n  %u = s32[0] constant({})\n"
-                            "  ROOT %s = s32[3] scatter(%x, %i, %u)," + dims),
-            "{1, 2, 3}");
-  // One element, one update, and one that falls outside.
-  EXPECT_EQ(RunHloText(add, "  %x = s32[1] constant({5})\n  %i = s32[2,1] constant({{0}, {1}})\n  %u = s32[2] constant({4, 100})\n"
-                            "  ROOT %s = s32[1] scatter(%x, %i, %u)," + dims),
-            "{9}");
+  for (const auto& [type, op] : {std::pair<std::string, std::string>{"s32", "add"}, {"bf16", "multiply"}}) {
+    SCOPED_TRACE(type);
+    const std::string comb = CombinerText(type, op + "(%a, %b)");
+    // No updates: the operand comes back.
+    EXPECT_EQ(RunHloText(comb, "  %x = " + type + "[3] constant({1, 2, 3})\n  %i = s32[0,1] constant({})\n  %u = " + type +
+                                   "[0] constant({})\n  ROOT %s = " + type + "[3] scatter(%x, %i, %u)," + dims),
+              "{1, 2, 3}");
+    // One element, one update, and one that falls outside.
+    EXPECT_EQ(RunHloText(comb, "  %x = " + type + "[1] constant({5})\n  %i = s32[2,1] constant({{0}, {1}})\n  %u = " + type +
+                                   "[2] constant({4, 100})\n  ROOT %s = " + type + "[1] scatter(%x, %i, %u)," + dims),
+              op == "add" ? "{9}" : "{20}");
+  }
 }
 
 // 17M updates of 1 into 1000 counters: more invocations than one grid
