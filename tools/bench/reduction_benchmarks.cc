@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
+#include <utility>
 
 #include "tools/bench/module_timing.h"
 
@@ -85,13 +87,32 @@ std::string LayerNormModule(int64_t n) {
          "  sc = " + m + " multiply(nrm, gb)\n  ROOT y = " + m + " add(sc, bb)\n}\n";
 }
 
-// Scatter-add of `updates` f32 values at random indices into f32[n]: the
-// one-pass atomic path (plan/scatter_config.h) where the device has it.
-std::string ScatterAddModule(int64_t n, int64_t updates) {
+// Layer norm as flax writes it by default (use_fast_variance): the mean
+// and the mean of squares, var = mean2 - mean^2, then as above.
+std::string FastVarianceLayerNormModule(int64_t n) {
+  const std::string m = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]", v = "f32[" + std::to_string(n) + "]";
+  return "HloModule layer_norm_fast_variance\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
+         "ENTRY main {\n  x = " + m + " parameter(0)\n  g = " + v + " parameter(1)\n  b = " + v + " parameter(2)\n"
+         "  z = f32[] constant(0)\n  inv = f32[] constant(" + Format("%.9g", 1.0 / double(n)) + ")\n  invb = " + v +
+         " broadcast(inv), dimensions={}\n  s = " + v + " reduce(x, z), dimensions={1}, to_apply=add\n"
+         "  mean = " + v + " multiply(s, invb)\n  x2 = " + m + " multiply(x, x)\n"
+         "  s2 = " + v + " reduce(x2, z), dimensions={1}, to_apply=add\n  mean2 = " + v + " multiply(s2, invb)\n"
+         "  msq = " + v + " multiply(mean, mean)\n  var = " + v + " subtract(mean2, msq)\n"
+         "  eps = f32[] constant(1e-05)\n  epsb = " + v + " broadcast(eps), dimensions={}\n  ve = " + v + " add(var, epsb)\n"
+         "  r = " + v + " rsqrt(ve)\n  rb = " + m + " broadcast(r), dimensions={0}\n  mb = " + m + " broadcast(mean), dimensions={0}\n"
+         "  c = " + m + " subtract(x, mb)\n  nrm = " + m + " multiply(c, rb)\n"
+         "  gb = " + m + " broadcast(g), dimensions={1}\n  bb = " + m + " broadcast(b), dimensions={1}\n"
+         "  sc = " + m + " multiply(nrm, gb)\n  ROOT y = " + m + " add(sc, bb)\n}\n";
+}
+
+// Scatter-add of `updates` values of type t at random indices into t[n]:
+// the one-pass paths (plan/scatter_config.h).
+std::string ScatterAddModule(const std::string& t, int64_t n, int64_t updates) {
   const std::string u = std::to_string(updates);
-  return "HloModule scatter_add\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
-         "ENTRY main {\n  x = f32[" + std::to_string(n) + "] parameter(0)\n  i = s32[" + u + ",1] parameter(1)\n"
-         "  u = f32[" + u + "] parameter(2)\n  ROOT s = f32[" + std::to_string(n) + "] scatter(x, i, u),"
+  return "HloModule scatter_add\n\nadd {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n  ROOT r = " + t +
+         "[] add(a, b)\n}\n\n"
+         "ENTRY main {\n  x = " + t + "[" + std::to_string(n) + "] parameter(0)\n  i = s32[" + u + ",1] parameter(1)\n"
+         "  u = " + t + "[" + u + "] parameter(2)\n  ROOT s = " + t + "[" + std::to_string(n) + "] scatter(x, i, u),"
          " update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,"
          " to_apply=add\n}\n";
 }
@@ -114,11 +135,14 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
   // write of the result, which is what the ratio counts.
   std::vector<Literal> norm_args = {args[0], RandomBenchLiteral(Shape(ElementType::kF32, {n}), 6),
                                     RandomBenchLiteral(Shape(ElementType::kF32, {n}), 7)};
-  for (const bool softmax : {true, false}) {
-    const std::string text = softmax ? SoftmaxModule(n) : LayerNormModule(n);
+  const std::pair<std::string, std::string> norms[] = {
+      {"softmax", SoftmaxModule(n)}, {"layer norm", LayerNormModule(n)},
+      {"layer norm, flax's fast variance (mean and mean of squares in one walk),", FastVarianceLayerNormModule(n)}};
+  for (const auto& [name, text] : norms) {
+    const bool softmax = name == "softmax";
     VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, text, softmax ? args : norm_args));
     const double gbps = 2.0 * double(n) * n * 4 / m.kernels.seconds * 1e-9;
-    report.rows.push_back({std::string(softmax ? "softmax" : "layer norm") + " over rows of f32[" + std::to_string(n) + "," +
+    report.rows.push_back({name + " over rows of f32[" + std::to_string(n) + "," +
                                std::to_string(n) + "] (" + std::to_string(m.kernel_count) + " kernels)",
                            Format("%.1f GB/s", gbps), "", 0, 0,
                            Format("%.3f ms; bytes: one read of x, one write", m.kernels.seconds * 1e3), BenchLimit::kStream, gbps});
@@ -126,22 +150,29 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
 
   // Scatter-add: 16M updates into 1M (fewer with a small --elements). The
   // least traffic is the updates and their indices read once, the
-  // operand read and the result written.
+  // operand read and the result written. f32 adds with one atomic where
+  // the device has float atomics; bf16 swaps the 32-bit word it shares
+  // with a neighbour (compare-and-swap).
   {
     const int64_t updates = static_cast<int64_t>(elements), size = std::max<int64_t>(1, updates / 16);
     Literal indices(Shape(ElementType::kS32, {updates, 1}));
     std::mt19937_64 rng(8);
     for (int64_t i = 0; i < updates; ++i) indices.Set(i, Scalar::Int(ElementType::kS32, static_cast<int64_t>(rng() % size)));
-    VKXLA_ASSIGN_OR_RETURN(ModuleTiming m,
-                           TimeModuleKernels(device, ScatterAddModule(size, updates),
-                                             {RandomBenchLiteral(Shape(ElementType::kF32, {size}), 9), indices,
-                                              RandomBenchLiteral(Shape(ElementType::kF32, {updates}), 10)}));
-    const double gbps = (8.0 * updates + 8.0 * size) / m.kernels.seconds * 1e-9;
-    const std::string label = updates == (int64_t{1} << 24) ? "16M into 1M" : std::to_string(updates) + " into " + std::to_string(size);
-    report.rows.push_back({"scatter-add f32, " + label + " at random indices (" + std::to_string(m.kernel_count) + " kernels)",
-                           Format("%.1f GB/s", gbps), "", 0, 0.5,
-                           Format("%.3f ms; bytes: updates and indices once, operand read, result written", m.kernels.seconds * 1e3),
-                           BenchLimit::kStream, gbps});
+    for (const ElementType t : {ElementType::kF32, ElementType::kBF16}) {
+      const std::string type(ElementTypeName(t));
+      VKXLA_ASSIGN_OR_RETURN(ModuleTiming m,
+                             TimeModuleKernels(device, ScatterAddModule(type, size, updates),
+                                               {RandomBenchLiteral(Shape(t, {size}), 9), indices,
+                                                RandomBenchLiteral(Shape(t, {updates}), 10)}));
+      const double bytes = t == ElementType::kF32 ? 4 : 2;
+      const double gbps = ((4 + bytes) * updates + 2 * bytes * size) / m.kernels.seconds * 1e-9;
+      const std::string label = updates == (int64_t{1} << 24) ? "16M into 1M" : std::to_string(updates) + " into " + std::to_string(size);
+      report.rows.push_back({"scatter-add " + type + ", " + label + " at random indices (" + std::to_string(m.kernel_count) +
+                                 " kernels)",
+                             Format("%.1f GB/s", gbps), "", 0, t == ElementType::kF32 ? 0.5 : 0,
+                             Format("%.3f ms; bytes: updates and indices once, operand read, result written", m.kernels.seconds * 1e3),
+                             BenchLimit::kStream, gbps});
+    }
   }
 
   // Sort: 1M keys (fewer when --elements asks for a small run), then 16M
