@@ -243,20 +243,11 @@ class RowKernelBuilder : public ElementEmitter {
     return stages;
   }
 
-  // Whether computing `v` inline reads any of `results` (iteratively; a
-  // value in a buffer is read, not computed).
+  // Whether computing `v` inline reads any of `results` (a value in a
+  // buffer is read, not computed).
   bool ReadsAny(const Instruction* v, const std::set<const Instruction*>& results) const {
-    std::set<const Instruction*> seen;
-    std::vector<const Instruction*> stack = {v};
-    while (!stack.empty()) {
-      const Instruction* n = stack.back();
-      stack.pop_back();
-      if (!seen.insert(n).second) continue;
-      if (results.count(n)) return true;
-      if (Materialized(n)) continue;
-      for (const Instruction* o : n->operands) stack.push_back(o);
-    }
-    return false;
+    if (Materialized(v)) return results.count(v) > 0;
+    return !VisitInline(v, materialized_, [&](const Instruction* n) { return !results.count(n); });
   }
 
   // A stage: red<s>, reduce s's result for this row, for each member s, in

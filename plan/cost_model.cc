@@ -105,16 +105,10 @@ namespace {
 template <typename PerElement>
 int64_t SumInline(const Instruction* v, const MaterializedLayoutFn& materialized, PerElement per_element) {
   int64_t sum = 0;
-  std::set<const Instruction*> seen;
-  std::vector<const Instruction*> stack = {v};
-  while (!stack.empty()) {
-    const Instruction* n = stack.back();
-    stack.pop_back();
-    if (!seen.insert(n).second) continue;
-    if (n != v && materialized(n)) continue;
+  VisitInline(v, materialized, [&](const Instruction* n) {
     sum = std::min<int64_t>(sum + per_element(*n), int64_t{1} << 40);
-    for (const Instruction* o : n->operands) stack.push_back(o);
-  }
+    return true;
+  });
   return sum;
 }
 

@@ -1,5 +1,8 @@
 #include "plan/materialized.h"
 
+#include <set>
+#include <vector>
+
 #include "ops/op_traits.h"
 
 namespace vkxla {
@@ -26,6 +29,20 @@ Layout LeafLayout(const Instruction* n, const Instruction* root, const Layout& r
   // only its dim order matters to the readers.
   for (int64_t& d : layout.minor_to_major) d = perm[d];
   return layout;
+}
+
+bool VisitInline(const Instruction* v, const MaterializedLayoutFn& materialized,
+                 const std::function<bool(const Instruction*)>& visit) {
+  std::set<const Instruction*> seen;
+  std::vector<const Instruction*> stack = {v};
+  while (!stack.empty()) {
+    const Instruction* n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second || (n != v && materialized(n))) continue;
+    if (!visit(n)) return false;
+    for (const Instruction* o : n->operands) stack.push_back(o);
+  }
+  return true;
 }
 
 }  // namespace vkxla

@@ -22,4 +22,11 @@ using MaterializedLayoutFn = std::function<std::optional<Layout>(const Instructi
 Layout LeafLayout(const Instruction* n, const Instruction* root, const Layout& root_layout,
                   const MaterializedLayoutFn& materialized);
 
+// Visits `v` and everything a kernel computes inline under it, each once,
+// stopping below values read from buffers (iteratively: no recursion on
+// deep graphs). `visit` returns false to stop the walk; the result says
+// whether it ran to the end.
+bool VisitInline(const Instruction* v, const MaterializedLayoutFn& materialized,
+                 const std::function<bool(const Instruction*)>& visit);
+
 }  // namespace vkxla
