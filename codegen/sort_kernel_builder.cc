@@ -5,7 +5,9 @@
 // and the result is the same on every device. Kernel 0 sorts or merges
 // blocks in shared memory; kernel 1 is one step wider than a block. Both
 // read k and j from push constants. The results are then index maps
-// through the permutation (ElementEmitter::SortResults).
+// through the permutation (ElementEmitter::SortResults). Radix sorts and
+// selects (the Radix* and Select* kernels) are described in
+// plan/sort_config.h.
 #include "codegen/element_emitter.h"
 #include "codegen/glsl_index_arithmetic.h"
 #include "codegen/glsl_types.h"
@@ -44,6 +46,17 @@ class SortKernelBuilder : public ElementEmitter {
       types_.push_back(gt);
     }
     perm_ = BindBuffer(group_.scratch[0], Access::kReadWrite, "perm");
+    if (c_.algorithm == SortConfig::Algorithm::kRadixSelect) {
+      push_constants_ = "layout(push_constant) uniform Push { uint word, shift, first, flags; } pc;\n";
+      counts_ = BindBuffer(group_.scratch[1], Access::kReadWrite, "counts");
+      switch (kernel) {
+        case 0: return SelectTile(false);
+        case 1: return SelectPick();
+        case 2: return SelectTile(true);
+        case 3: return SelectRank();
+        default: return SelectClear();
+      }
+    }
     if (c_.algorithm == SortConfig::Algorithm::kRadix) {
       push_constants_ = "layout(push_constant) uniform Push { uint word, shift, first, flags; } pc;\n";
       counts_ = BindBuffer(group_.scratch[1], Access::kReadWrite, "counts");
@@ -354,6 +367,141 @@ class SortKernelBuilder : public ElementEmitter {
     main += "    carry += part[255];\n    barrier();\n  }\n";
     main += "  if (lid == 0u) W(" + counts_ + ", " + U(c_.lines * c_.RadixDigitValues() * tiles) + " + row) = carry;\n}\n";
     return Finish(group_.kernels[1].name, 256, main);
+  }
+
+  // Radix select: code setting <p>0, <p>1, ... to the composite key of
+  // element `j` of the line (the key's image words, most significant
+  // first, then j).
+  StatusOr<std::string> Composite(const std::string& j, const std::string& p) {
+    std::vector<std::string> at = LineIndex(sort_.operands[0]->shape, c_.dim, "line");
+    at[c_.dim] = j;
+    body_.clear();
+    ClearMemo();
+    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(sort_.operands[0], at));
+    const RadixKey& key = c_.radix_keys[0];
+    const std::string image = RadixImage(key, v);
+    std::string code = body_;
+    if (key.Words() == 2)
+      code += "    uvec2 " + p + "_image = " + image + ";\n    uint " + p + "0 = " + p + "_image.y, " + p + "1 = " + p + "_image.x, " + p +
+              "2 = " + j + ";\n";
+    else
+      code += "    uint " + p + "0 = " + image + ", " + p + "1 = " + j + ";\n";
+    body_.clear();
+    ClearMemo();
+    return code;
+  }
+
+  // Whether composite a sorts before composite b (word by word).
+  std::string CompositeLess(const std::string& a, const std::string& b) const {
+    std::string less;
+    for (int w = c_.SelectWords(); w-- > 0;) {
+      const std::string x = a + std::to_string(w), y = b + std::to_string(w);
+      less = less.empty() ? "(" + x + " < " + y + ")" : "(" + x + " < " + y + " || (" + x + " == " + y + " && " + less + "))";
+    }
+    return less;
+  }
+
+  // The chosen composite's words so far, p0.. (zero before the first pass).
+  std::string ChosenWords(bool first_may_be_unset) const {
+    std::string code;
+    for (int w = 0; w < c_.SelectWords(); ++w) {
+      const std::string read = "W(" + counts_ + ", state + " + U(w) + ")";
+      code += "  uint p" + std::to_string(w) + " = " + (first_may_be_unset ? "pc.first != 0u ? 0u : " + read : read) + ";\n";
+    }
+    return code;
+  }
+
+  // Select kernels 0 (count) and 2 (gather): a tile of the line, each lane
+  // its run of elements. Count: the current digit of the elements whose
+  // composite matches the chosen digits above it, a tile's counts meeting
+  // in shared memory, then in the line's histogram. Gather: the elements
+  // at or below the chosen composite (exactly k) into the candidates.
+  StatusOr<KernelSource> SelectTile(bool gather) {
+    const int64_t lanes = c_.radix_lanes, tiles = c_.RadixTiles(), words = c_.SelectWords();
+    const std::string L = U(lanes), n = U(c_.length), T = U(tiles);
+    const std::string counts_uint = ScalarAlias(counts_, "uint");
+    std::string main = "  uint lid = gl_LocalInvocationID.x;\n  uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
+    main += "  if (wg >= " + U(c_.RadixWorkgroups()) + ") return;\n";
+    main += "  uint line = wg / " + T + ", tile = wg % " + T + ", first = tile * " + U(c_.RadixTile()) + " + lid * " +
+            U(c_.radix_per_lane) + ";\n";
+    main += "  uint state = " + U(c_.SelectState(0)) + " + line * " + U(SortConfig::kSelectStateWords) + ";\n";
+    if (!gather) {
+      // A line whose k are known already (every workgroup of it alike).
+      main += "  if (pc.first == 0u && W(" + counts_ + ", state + 5u) != 0u) return;\n";
+      shared_ = "shared uint hist[256];\n";
+      main += "  for (uint d = lid; d < 256u; d += " + L + ") hist[d] = 0u;\n  barrier();\n";
+    }
+    main += ChosenWords(!gather);
+    VKXLA_ASSIGN_OR_RETURN(const std::string composite, Composite("j", "c"));
+    main += "  for (uint e = 0u; e < " + U(c_.radix_per_lane) + "; ++e) {\n    uint j = first + e;\n    if (j >= " + n + ") break;\n" +
+            composite;
+    if (gather) {
+      main += "    if (!" + CompositeLess("p", "c") + ") {\n      uint slot = atomicAdd(" + counts_uint + ".v[state + 4u], 1u);\n" +
+              "      if (slot < " + U(c_.select_k) + ") W(" + counts_ + ", " + U(c_.SelectCandidates(0)) + " + line * " +
+              U(c_.select_k) + " + slot) = j;\n    }\n  }\n}\n";
+      return Finish(group_.kernels[2].name, static_cast<uint32_t>(lanes), main);
+    }
+    // The word being chosen, the words above it equal to the chosen ones,
+    // and its bits above the digit too.
+    std::string word = "c" + std::to_string(words - 1), chosen = "p" + std::to_string(words - 1), above = "true";
+    for (int64_t w = words - 1; w-- > 0;) {
+      word = "(pc.word == " + U(w) + " ? c" + std::to_string(w) + " : " + word + ")";
+      chosen = "(pc.word == " + U(w) + " ? p" + std::to_string(w) + " : " + chosen + ")";
+      above += " && (pc.word <= " + U(w) + " || c" + std::to_string(w) + " == p" + std::to_string(w) + ")";
+    }
+    main += "    uint cw = " + word + ", pw = " + chosen + ";\n";
+    main += "    bool match = " + above + " && (pc.shift + 8u >= 32u || (cw >> (pc.shift + 8u)) == (pw >> (pc.shift + 8u)));\n";
+    main += "    if (match) atomicAdd(hist[(cw >> pc.shift) & 255u], 1u);\n  }\n  barrier();\n";
+    main += "  for (uint d = lid; d < 256u; d += " + L + ") {\n    uint h = hist[d];\n    if (h != 0u) atomicAdd(" + counts_uint +
+            ".v[line * 256u + d], h);\n  }\n}\n";
+    return Finish(group_.kernels[0].name, static_cast<uint32_t>(lanes), main);
+  }
+
+  // Select kernel 1: a line per invocation walks its histogram up to the
+  // digit that holds the rank still to find, keeps the digit and the rank
+  // within it, and clears the histogram for the next digit. Where the
+  // rank is the digit's last element, all of the digit's elements are in:
+  // the chosen composite's lower bits become ones and the line is done
+  // (later counts skip it).
+  StatusOr<KernelSource> SelectPick() {
+    std::string main = "  if (inv >= " + U(c_.lines) + ") return;\n  uint line = inv;\n";
+    main += "  uint state = " + U(c_.SelectState(0)) + " + line * " + U(SortConfig::kSelectStateWords) + ";\n";
+    main += "  if (pc.first != 0u) {\n";
+    for (int w = 0; w < c_.SelectWords(); ++w) main += "    W(" + counts_ + ", state + " + U(w) + ") = 0u;\n";
+    main += "    W(" + counts_ + ", state + 3u) = " + U(c_.select_k) + ";\n    W(" + counts_ + ", state + 5u) = 0u;\n  }\n";
+    main += "  if (W(" + counts_ + ", state + 5u) != 0u) return;\n";
+    main += "  uint rank = W(" + counts_ + ", state + 3u), below = 0u, digit = 255u, held = 0u;\n  bool found = false;\n";
+    main += "  for (uint d = 0u; d < 256u; ++d) {\n    uint h = W(" + counts_ + ", line * 256u + d);\n    W(" + counts_ +
+            ", line * 256u + d) = 0u;\n    if (!found) {\n      if (below + h >= rank) {\n        digit = d;\n        held = h;\n"
+            "        found = true;\n      } else {\n        below += h;\n      }\n    }\n  }\n";
+    main += "  uint chosen = W(" + counts_ + ", state + pc.word) | (digit << pc.shift);\n";
+    main += "  if (below + held == rank) {\n    chosen |= pc.shift == 0u ? 0u : (1u << pc.shift) - 1u;\n";
+    for (int w = 1; w < c_.SelectWords(); ++w)
+      main += "    if (pc.word < " + U(w) + ") W(" + counts_ + ", state + " + U(w) + ") = 0xffffffffu;\n";
+    main += "    W(" + counts_ + ", state + 5u) = 1u;\n  }\n";
+    main += "  W(" + counts_ + ", state + pc.word) = chosen;\n";
+    main += "  W(" + counts_ + ", state + 3u) = rank - below;\n  W(" + counts_ + ", state + 4u) = 0u;\n}\n";
+    return Finish(group_.kernels[1].name, 64, main);
+  }
+
+  // Select kernel 3: each of a line's k candidates counts those that sort
+  // before it: its place in the permutation.
+  StatusOr<KernelSource> SelectRank() {
+    const std::string K = U(c_.select_k), cand = U(c_.SelectCandidates(0)) + " + line * " + K;
+    std::string main = "  if (inv >= " + U(c_.lines * c_.select_k) + ") return;\n";
+    main += "  uint line = inv / " + K + ", i = inv % " + K + ";\n  uint own = W(" + counts_ + ", " + cand + " + i);\n";
+    VKXLA_ASSIGN_OR_RETURN(const std::string mine, Composite("own", "a"));
+    VKXLA_ASSIGN_OR_RETURN(const std::string other, Composite("o", "b"));
+    main += mine + "  uint place = 0u;\n  for (uint q = 0u; q < " + K + "; ++q) {\n    uint o = W(" + counts_ + ", " + cand + " + q);\n" +
+            other + "    if (" + CompositeLess("b", "a") + ") ++place;\n  }\n";
+    main += "  W(" + perm_ + ", line * " + K + " + place) = own;\n}\n";
+    return Finish(group_.kernels[3].name, 64, main);
+  }
+
+  // Select kernel 4: the histograms start at zero.
+  StatusOr<KernelSource> SelectClear() {
+    const std::string main = "  if (inv < " + U(c_.lines * 256) + ") W(" + counts_ + ", inv) = 0u;\n}\n";
+    return Finish(group_.kernels[4].name, 256, main);
   }
 
   const SortConfig& c_;

@@ -103,6 +103,11 @@ double ReadsPerElement(const Instruction& user, const Instruction& v, const Targ
     }
     case Opcode::kSort: case Opcode::kTopK: {
       StatusOr<SortConfig> c = ChooseSortConfig(user, target);
+      // A radix select reads the keys once a digit pass, once to gather and
+      // k times for each of the k to rank them.
+      if (c.ok() && c->algorithm == SortConfig::Algorithm::kRadixSelect)
+        return 2.0 + static_cast<double>(c->passes.size() - 3) / 2 +
+               static_cast<double>(c->select_k * c->select_k) / static_cast<double>(c->length);
       if (c.ok() && c->algorithm == SortConfig::Algorithm::kRadix) {
         // Each digit's count and place read the keys; other operands are
         // read once, by the results.

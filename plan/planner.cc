@@ -184,6 +184,9 @@ class Planner {
         g.scratch.push_back(Declare(name + ".radix_images", BufferKind::kScratch, MemoryKind::kDevice,
                                     Shape(ElementType::kU32, {2 * c.RadixWords() * c.RadixPlane()})));
       }
+      if (c.algorithm == SortConfig::Algorithm::kRadixSelect)
+        g.scratch.push_back(Declare("%" + choice.hero->name + ".select_counts", BufferKind::kScratch, MemoryKind::kDevice,
+                                    Shape(ElementType::kU32, {c.SelectCountWords()})));
       g.config = std::move(c);
       return OkStatus();
     }
@@ -723,7 +726,14 @@ class Planner {
       }
       case KernelKind::kSort: {
         const SortConfig& c = std::get<SortConfig>(g.config);
-        if (c.algorithm == SortConfig::Algorithm::kRadix) {
+        if (c.algorithm == SortConfig::Algorithm::kRadixSelect) {
+          const uint32_t lanes = static_cast<uint32_t>(c.radix_lanes);
+          g.kernels.push_back({"topk_select_count_" + name, c.RadixTileInvocations(), lanes});
+          g.kernels.push_back({"topk_select_pick_" + name, static_cast<uint64_t>(c.lines), 64});
+          g.kernels.push_back({"topk_select_gather_" + name, c.RadixTileInvocations(), lanes});
+          g.kernels.push_back({"topk_select_rank_" + name, static_cast<uint64_t>(c.lines * c.select_k), 64});
+          g.kernels.push_back({"topk_select_clear_" + name, static_cast<uint64_t>(c.lines * 256), 256});
+        } else if (c.algorithm == SortConfig::Algorithm::kRadix) {
           const uint32_t lanes = static_cast<uint32_t>(c.radix_lanes);
           // Lines of one tile place without counts from other tiles.
           const bool one_tile = c.RadixTiles() == 1;

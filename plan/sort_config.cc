@@ -66,7 +66,50 @@ bool ChooseRadixShape(SortConfig& c, const TargetFeatures& target) {
   return true;
 }
 
+// Radix select: tiles as the radix sort's, 8-bit digits of the composite
+// (the key's image bits, then the index's), the passes.
+void ChooseRadixSelect(SortConfig& c, const TargetFeatures& target) {
+  c.algorithm = SortConfig::Algorithm::kRadixSelect;
+  c.radix_bits = 8;
+  c.radix_lanes = target.cpu ? 8 : 256;
+  c.radix_per_lane = target.cpu ? 1024 : 16;
+  while (c.radix_lanes > 8 && c.radix_lanes > target.max_workgroup_invocations) {
+    c.radix_lanes /= 2;
+    c.radix_per_lane *= 2;
+  }
+  c.radix_per_lane = std::min(c.radix_per_lane, (c.length + c.radix_lanes - 1) / c.radix_lanes);
+  c.padded = c.select_k;  // the permutation holds the k
+  const RadixKey& key = c.radix_keys[0];
+  int index_bits = 1;
+  while ((int64_t{1} << index_bits) < c.length) ++index_bits;
+  c.passes.push_back({4, {0, 0, 0, 0}});
+  bool first = true;
+  for (int w = 0; w < c.SelectWords(); ++w) {
+    // Bits of this word that can differ: the key's (its high word's past 32
+    // for a 64-bit key), the index's.
+    const bool index = w + 1 == c.SelectWords();
+    const int bits = index ? index_bits : key.Words() == 2 ? (w == 0 ? key.bits - 32 : 32) : key.bits;
+    for (int shift = (bits - 1) / 8 * 8; shift >= 0; shift -= 8) {
+      const std::vector<uint32_t> push = {static_cast<uint32_t>(w), static_cast<uint32_t>(shift), first ? 1u : 0u, 0u};
+      c.passes.push_back({0, push});
+      c.passes.push_back({1, push});
+      first = false;
+    }
+  }
+  c.passes.push_back({2, {0, 0, 0, 0}});
+  c.passes.push_back({3, {0, 0, 0, 0}});
+}
+
 }  // namespace
+
+bool UsesRadixSelect(const Instruction& topk) {
+  if (topk.opcode != Opcode::kTopK || topk.operands.size() != 1 || !topk.operands[0]->shape.IsArray()) return false;
+  const Shape& x = topk.operands[0]->shape;
+  if (x.rank() < 1 || !x.is_static()) return false;
+  StatusOr<TopKPlan> plan = PlanTopK(topk);
+  if (!plan.ok() || plan->k < 1 || plan->k > kMaxSelectK || x.dims().back() < kMinSelectLength) return false;
+  return RadixKeysOf(topk).has_value();
+}
 
 StatusOr<SortConfig> ChooseSortConfig(const Instruction& sort, const TargetFeatures& target) {
   SortConfig c;
@@ -89,6 +132,13 @@ StatusOr<SortConfig> ChooseSortConfig(const Instruction& sort, const TargetFeatu
   c.block = std::min<int64_t>(c.padded, 2048);
   while (c.block > 1 && c.block * record_bytes > shared) c.block >>= 1;
   if (c.lines == 0 || c.length == 0) return c;
+  if (UsesRadixSelect(sort)) {
+    VKXLA_ASSIGN_OR_RETURN(TopKPlan plan, PlanTopK(sort));
+    c.select_k = plan.k;
+    c.radix_keys = *RadixKeysOf(sort);
+    ChooseRadixSelect(c, target);
+    return c;
+  }
   // Radix wherever it applies. llvmpipe, whole runs over 4M f32 in rows:
   // rows of 1024 0.33 s (the network, rows packed, with |a| < |b|: 1.94 s),
   // of 64 0.56 s (0.94 s), of 16 about even (0.62 s, 0.55 s); 1M in one
@@ -119,7 +169,7 @@ StatusOr<SortConfig> ChooseSortConfig(const Instruction& sort, const TargetFeatu
 }
 
 Shape PermutationShape(const SortConfig& c) {
-  const int64_t planes = c.algorithm == SortConfig::Algorithm::kRadix ? 2 : 1;
+  const int64_t planes = c.algorithm == SortConfig::Algorithm::kRadix ? 2 : 1;  // a radix select's holds k a line
   Shape s(ElementType::kU32, {std::max<int64_t>(planes * c.lines * c.padded, 1)});
   s.set_layout(s.layout_or_default());
   return s;

@@ -15,6 +15,17 @@
 //   ones a line per invocation.
 //   GPUs take 4-bit digits and wide tiles of short runs; a CPU device
 //   (llvmpipe) 8-bit digits, half the passes, and a few long runs.
+// - Radix select (topk of a long line, k at most kMaxSelectK): no sort of
+//   the line. Each element's composite key is its key's image, then its
+//   index (so ties go to the lowest index and the k-th composite is
+//   unique). Kernel 4 clears the histograms; then per 8-bit digit, most
+//   significant first, kernel 0 counts the digit among the elements whose
+//   composite matches the digits chosen so far (a tile's counts meet in
+//   shared memory, then in the line's histogram) and kernel 1 picks the
+//   digit holding the k-th; after the last digit every element at or
+//   below the chosen composite is one of the k (kernel 2 gathers their
+//   indices), and kernel 3 ranks the k among themselves into the
+//   permutation, which then holds k entries a line.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +39,7 @@
 namespace vkxla {
 
 struct SortConfig {
-  enum class Algorithm { kBitonic, kRadix };
+  enum class Algorithm { kBitonic, kRadix, kRadixSelect };
   Algorithm algorithm = Algorithm::kBitonic;
   int64_t dim = 0;     // the sorted dim (topk: the last)
   int64_t length = 0;  // elements per line
@@ -73,11 +84,33 @@ struct SortConfig {
   uint64_t RadixTileInvocations() const { return static_cast<uint64_t>(RadixWorkgroups() * radix_lanes); }
   uint64_t RadixScanInvocations() const { return static_cast<uint64_t>(lines * RadixDigitValues()) * 256; }
 
+  // Radix select: k, and the counts buffer's regions: a 256-bin histogram
+  // per line, then 8 state words per line (the chosen composite's words,
+  // the rank still to find, the gathered count), then k candidates a line.
+  int64_t select_k = 0;
+  static constexpr int64_t kSelectStateWords = 8;
+  int64_t SelectHistogram(int64_t line) const { return line * 256; }
+  int64_t SelectState(int64_t line) const { return lines * 256 + line * kSelectStateWords; }
+  int64_t SelectCandidates(int64_t line) const { return lines * (256 + kSelectStateWords) + line * select_k; }
+  int64_t SelectCountWords() const { return lines * (256 + kSelectStateWords + select_k); }
+  // The composite's u32 words, most significant first: the key's image, then the index.
+  int SelectWords() const { return radix_keys.empty() ? 1 : radix_keys[0].Words() + 1; }
+
   uint64_t LocalInvocations() const {
     return static_cast<uint64_t>((lines + lines_per_group - 1) / lines_per_group * (padded / block)) * 256;
   }
   uint64_t StepInvocations() const { return static_cast<uint64_t>(lines * padded / 2); }
 };
+
+// The most a radix select keeps (kernel 3 ranks each among the others).
+inline constexpr int64_t kMaxSelectK = 256;
+// Lines shorter than this sort (a radix select's passes read the whole line each).
+inline constexpr int64_t kMinSelectLength = 4096;
+
+// Whether `topk` runs as a radix select on every device (its key maps to
+// radix images, its line is long, k small): the topk expansion into
+// rounds (plan/topk_expansion.h) leaves it whole.
+bool UsesRadixSelect(const Instruction& topk);
 
 // Bytes one element of `t` takes in shared memory as its compute type.
 int SharedBytesOf(ElementType t);

@@ -7,6 +7,7 @@
 #include "ops/reduction_shapes.h"
 #include "ops/shape_inference.h"
 #include "plan/module_rewrite.h"
+#include "plan/sort_config.h"
 
 namespace vkxla {
 namespace {
@@ -22,6 +23,7 @@ int64_t AfterRound(int64_t n, int64_t k) {
 
 bool IsLongTopK(const Instruction& i) {
   if (i.opcode != Opcode::kTopK || i.operands.size() != 1 || !InferShape(i).ok()) return false;
+  if (UsesRadixSelect(i)) return false;  // selected whole (plan/sort_config.h)
   const Shape& x = i.operands[0]->shape;
   StatusOr<TopKPlan> plan = PlanTopK(i);
   if (!plan.ok() || !x.IsArray() || x.rank() < 1) return false;

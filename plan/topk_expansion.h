@@ -17,8 +17,9 @@
 namespace vkxla {
 
 // A copy of `module` with every topk over lines longer than 4 blocks (a
-// multiple of the block, k at most a quarter of it) expanded, or null when
-// it has none.
+// multiple of the block, k at most a quarter of it) that no radix select
+// takes (plan/sort_config.h: UsesRadixSelect) expanded, or null when it
+// has none.
 StatusOr<std::shared_ptr<const Module>> ExpandLongTopKs(const Module& module);
 
 }  // namespace vkxla

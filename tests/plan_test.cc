@@ -937,25 +937,43 @@ TEST(PlanConfigs, ScatterModesPerCombinerTypeAndTarget) {
   EXPECT_EQ(mode("c128", "add", gpu), M::kOwner);  // 128-bit elements
 }
 
-// topk over a line of 1M runs as rounds over blocks of 1024 (every sort
-// line at most 4096 long), not as one sort of the line; short lines keep
-// their one sort.
-TEST(PlanConfigs, TopKOfLongLinesRunsInRounds) {
+// topk over a line of 1M runs as a radix select where its key has radix
+// images and k is at most kMaxSelectK: one clear, a count and a pick per
+// 8-bit digit of the composite (the key's 32 bits, then the index's 20),
+// a gather and a rank; the permutation holds k a line. Keys without images
+// (f8) take rounds over blocks of 1024 (every sort line at most 4096
+// long); short lines keep their one sort.
+TEST(PlanConfigs, TopKOfLongLinesSelectsOrRunsInRounds) {
+  auto topk = [](const std::string& type, int64_t n) {
+    return "ENTRY main {\n  x = " + type + "[" + std::to_string(n) + "] parameter(0)\n  ROOT t = (" + type + "[64], s32[64]) topk(x), k=64, largest=true\n}\n";
+  };
   for (const TargetFeatures& t : {LavapipeTarget(), DesktopGpuTarget(), PhoneTarget()}) {
-    Planned p = PlanText("", "ENTRY main {\n  x = f32[1048576] parameter(0)\n"
-                             "  ROOT t = (f32[64], s32[64]) topk(x), k=64, largest=true\n}\n", t);
-    int sorts = 0;
+    SCOPED_TRACE(t.device_name);
+    Planned p = PlanText("", topk("f32", 1048576), t);
+    std::vector<const SortConfig*> sorts;
     for (const FusionGroup& g : p.program.groups)
+      if (const auto* c = std::get_if<SortConfig>(&g.config)) sorts.push_back(c);
+    ASSERT_EQ(sorts.size(), 1u);
+    EXPECT_EQ(sorts[0]->algorithm, SortConfig::Algorithm::kRadixSelect);
+    EXPECT_EQ(sorts[0]->select_k, 64);
+    EXPECT_EQ(sorts[0]->passes.size(), 1u + 2 * (4 + 3) + 2);
+    EXPECT_EQ(PermutationShape(*sorts[0]).element_count(), 64);
+    Planned f8 = PlanText("", topk("f8e4m3fn", 1048576), t);
+    int rounds = 0;
+    for (const FusionGroup& g : f8.program.groups)
       if (const auto* c = std::get_if<SortConfig>(&g.config)) {
-        ++sorts;
+        ++rounds;
         EXPECT_LE(c->length, 4096);
+        EXPECT_NE(c->algorithm, SortConfig::Algorithm::kRadixSelect);
       }
-    EXPECT_EQ(sorts, 4);  // 1M -> 65536 -> 4096 -> 256 candidates -> the 64
-    Planned short_line = PlanText("", "ENTRY main {\n  x = f32[2048] parameter(0)\n"
-                                      "  ROOT t = (f32[64], s32[64]) topk(x), k=64, largest=true\n}\n", t);
+    EXPECT_EQ(rounds, 4);  // 1M -> 65536 -> 4096 -> 256 candidates -> the 64
+    Planned short_line = PlanText("", topk("f32", 2048), t);
     std::vector<int64_t> lengths;
     for (const FusionGroup& g : short_line.program.groups)
-      if (const auto* c = std::get_if<SortConfig>(&g.config)) lengths.push_back(c->length);
+      if (const auto* c = std::get_if<SortConfig>(&g.config)) {
+        lengths.push_back(c->length);
+        EXPECT_EQ(c->algorithm, SortConfig::Algorithm::kRadix);
+      }
     EXPECT_EQ(lengths, std::vector<int64_t>{2048});
   }
 }
