@@ -71,36 +71,26 @@ std::string SoftmaxModule(int64_t n) {
          "  sb = " + m + " broadcast(s), dimensions={0}\n  ROOT y = " + m + " divide(e, sb)\n}\n";
 }
 
-// Layer norm over the rows of f32[n,n] with a scale and an offset per column.
-std::string LayerNormModule(int64_t n) {
+// Layer norm over the rows of f32[n,n] with a scale and an offset per
+// column: the mean, then the variance as the mean of (x - mean)^2, or as
+// flax writes it by default (use_fast_variance) the mean of squares less
+// the mean's square.
+std::string LayerNormModule(int64_t n, bool fast_variance) {
   const std::string m = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]", v = "f32[" + std::to_string(n) + "]";
+  const std::string variance =
+      fast_variance ? "  x2 = " + m + " multiply(x, x)\n  s2 = " + v + " reduce(x2, z), dimensions={1}, to_apply=add\n"
+                      "  mean2 = " + v + " multiply(s2, invb)\n  msq = " + v + " multiply(mean, mean)\n  var = " + v +
+                      " subtract(mean2, msq)\n"
+                    : "  c2 = " + m + " multiply(c, c)\n  ss = " + v + " reduce(c2, z), dimensions={1}, to_apply=add\n  var = " + v +
+                      " multiply(ss, invb)\n";
   return "HloModule layer_norm\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
          "ENTRY main {\n  x = " + m + " parameter(0)\n  g = " + v + " parameter(1)\n  b = " + v + " parameter(2)\n"
          "  z = f32[] constant(0)\n  inv = f32[] constant(" + Format("%.9g", 1.0 / double(n)) + ")\n  invb = " + v +
          " broadcast(inv), dimensions={}\n  s = " + v + " reduce(x, z), dimensions={1}, to_apply=add\n"
          "  mean = " + v + " multiply(s, invb)\n  mb = " + m + " broadcast(mean), dimensions={0}\n"
-         "  c = " + m + " subtract(x, mb)\n  c2 = " + m + " multiply(c, c)\n"
-         "  ss = " + v + " reduce(c2, z), dimensions={1}, to_apply=add\n  var = " + v + " multiply(ss, invb)\n"
+         "  c = " + m + " subtract(x, mb)\n" + variance +
          "  eps = f32[] constant(1e-05)\n  epsb = " + v + " broadcast(eps), dimensions={}\n  ve = " + v + " add(var, epsb)\n"
          "  r = " + v + " rsqrt(ve)\n  rb = " + m + " broadcast(r), dimensions={0}\n  nrm = " + m + " multiply(c, rb)\n"
-         "  gb = " + m + " broadcast(g), dimensions={1}\n  bb = " + m + " broadcast(b), dimensions={1}\n"
-         "  sc = " + m + " multiply(nrm, gb)\n  ROOT y = " + m + " add(sc, bb)\n}\n";
-}
-
-// Layer norm as flax writes it by default (use_fast_variance): the mean
-// and the mean of squares, var = mean2 - mean^2, then as above.
-std::string FastVarianceLayerNormModule(int64_t n) {
-  const std::string m = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]", v = "f32[" + std::to_string(n) + "]";
-  return "HloModule layer_norm_fast_variance\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n\n"
-         "ENTRY main {\n  x = " + m + " parameter(0)\n  g = " + v + " parameter(1)\n  b = " + v + " parameter(2)\n"
-         "  z = f32[] constant(0)\n  inv = f32[] constant(" + Format("%.9g", 1.0 / double(n)) + ")\n  invb = " + v +
-         " broadcast(inv), dimensions={}\n  s = " + v + " reduce(x, z), dimensions={1}, to_apply=add\n"
-         "  mean = " + v + " multiply(s, invb)\n  x2 = " + m + " multiply(x, x)\n"
-         "  s2 = " + v + " reduce(x2, z), dimensions={1}, to_apply=add\n  mean2 = " + v + " multiply(s2, invb)\n"
-         "  msq = " + v + " multiply(mean, mean)\n  var = " + v + " subtract(mean2, msq)\n"
-         "  eps = f32[] constant(1e-05)\n  epsb = " + v + " broadcast(eps), dimensions={}\n  ve = " + v + " add(var, epsb)\n"
-         "  r = " + v + " rsqrt(ve)\n  rb = " + m + " broadcast(r), dimensions={0}\n  mb = " + m + " broadcast(mean), dimensions={0}\n"
-         "  c = " + m + " subtract(x, mb)\n  nrm = " + m + " multiply(c, rb)\n"
          "  gb = " + m + " broadcast(g), dimensions={1}\n  bb = " + m + " broadcast(b), dimensions={1}\n"
          "  sc = " + m + " multiply(nrm, gb)\n  ROOT y = " + m + " add(sc, bb)\n}\n";
 }
@@ -136,8 +126,8 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
   std::vector<Literal> norm_args = {args[0], RandomBenchLiteral(Shape(ElementType::kF32, {n}), 6),
                                     RandomBenchLiteral(Shape(ElementType::kF32, {n}), 7)};
   const std::pair<std::string, std::string> norms[] = {
-      {"softmax", SoftmaxModule(n)}, {"layer norm", LayerNormModule(n)},
-      {"layer norm, flax's fast variance (mean and mean of squares in one walk),", FastVarianceLayerNormModule(n)}};
+      {"softmax", SoftmaxModule(n)}, {"layer norm", LayerNormModule(n, false)},
+      {"layer norm, flax's fast variance (mean and mean of squares in one walk),", LayerNormModule(n, true)}};
   for (const auto& [name, text] : norms) {
     const bool softmax = name == "softmax";
     VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, text, softmax ? args : norm_args));
