@@ -238,7 +238,10 @@ class FusionPass {
     }
     for (const Instruction* h : order_) {
       if (h->opcode != Opcode::kReduce || row_of_.count(h)) continue;
-      std::optional<RowFusion> f = GrowRowFusion(h);
+      // With sibling reduces where they can join (one read by anything else
+      // ends that attempt), else without.
+      std::optional<RowFusion> f = GrowRowFusion(h, true);
+      if (!f) f = GrowRowFusion(h, false);
       if (!f) continue;
       for (const Instruction* m : f->members) row_of_[m] = h;
       for (const Instruction* r : f->reduces) choice_.materialized.erase(ValueRef{r, -1});
@@ -298,11 +301,12 @@ class FusionPass {
   // Grows h's row fusion along its readers: row values (elementwise ops
   // of the row shape, broadcasts of row results along the rows) and row
   // results (reduces of row values over the same dims, elementwise ops of
-  // their shape, and reduces of the same rows those ops read). A row value read by anything else is an output; a row
-  // result read by anything else ends the attempt, as does a member whose
-  // other operands depend on a member (they would read another row, or a
-  // value written after this kernel).
-  std::optional<RowFusion> GrowRowFusion(const Instruction* h) const {
+  // their shape, and with `siblings` reduces of the same rows those ops
+  // read). A row value read by anything else is an output; a row result
+  // read by anything else ends the attempt, as does a member whose other
+  // operands depend on a member (they would read another row, or a value
+  // written after this kernel).
+  std::optional<RowFusion> GrowRowFusion(const Instruction* h, bool siblings) const {
     if (!IsRowStage(h, {}, {})) return std::nullopt;
     const std::vector<int64_t> row = h->operands[0]->shape.dims();
     const ReducePlan plan = *PlanReduce(*h);
@@ -353,7 +357,7 @@ class FusionPass {
         // a stage too; else that reduce would be computed inline for every
         // element. Only one defined after h: the dependency walk below
         // relies on every member coming after h.
-        if (is_result && u->opcode != Opcode::kReduce)
+        if (siblings && is_result && u->opcode != Opcode::kReduce)
           for (const Instruction* o : SiblingReduces(u, h, row, plan.reduced, members)) {
             members.insert(o);
             results.insert(o);

@@ -232,6 +232,15 @@ TEST(PlanFusion, FastVarianceLayerNormIsOneRowKernelOfTwoReduces) {
     ASSERT_EQ(c.reduces.size(), 2u);
     EXPECT_EQ(c.reduces[1]->name, "s2");
     EXPECT_EQ(p.program.DispatchCount(), 1);
+    // The mean of squares also a result of its own: it cannot join (a row
+    // result read outside the kernel), and the row kernel still forms
+    // without it, reading it from its own reduce.
+    std::string also = entry;
+    also.replace(also.find("  ROOT y = f32[8,256] multiply(c, rb)"), std::string("  ROOT y = f32[8,256] multiply(c, rb)").size(),
+                 "  y = f32[8,256] multiply(c, rb)\n  ROOT t = (f32[8,256], f32[8]) tuple(y, s2)");
+    Planned q = PlanText(kAdd, also, t);
+    ASSERT_EQ(Groups(q.program), (std::vector<std::string>{"reduce %s2 -> %s2", "row %s -> %y"}));
+    EXPECT_EQ(std::get<RowConfig>(q.program.groups[1].config).reduces.size(), 1u);
   }
 }
 
