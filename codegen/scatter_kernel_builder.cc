@@ -8,7 +8,9 @@
 // kernel 0 copies the operand into the result, kernel 1 runs one invocation
 // per update element and combines it into its result element, with one
 // atomic, in a compare-and-swap loop on its word, or (unique indices) with
-// a plain read and write.
+// a plain read and write. kLastWins: kernel 1 clears a winner word per
+// result element, kernel 2 claims each update's elements for its scatter
+// index, kernel 3 stores the updates that won.
 #include "codegen/element_emitter.h"
 #include "codegen/glsl_index_arithmetic.h"
 #include "codegen/glsl_types.h"
@@ -26,7 +28,8 @@ class ScatterKernelBuilder : public ElementEmitter {
 
   StatusOr<KernelSource> Build(int kernel) {
     VKXLA_ASSIGN_OR_RETURN(ScatterPlan plan, PlanScatter(op_));
-    if (c_.one_pass() && kernel == 1) return BuildUpdates(plan);
+    if (c_.mode == ScatterConfig::Mode::kLastWins && kernel == 1) return ClearWinners();
+    if (c_.one_pass() && kernel >= 1) return BuildUpdates(plan, kernel);
     const int64_t arity = plan.arity;
     const Shape& operand = op_.operands[0]->shape;
     const Shape& updates = op_.operands[arity + 1]->shape;
@@ -141,9 +144,17 @@ class ScatterKernelBuilder : public ElementEmitter {
     return std::string("0");
   }
 
+  // kLastWins kernel 1: every winner word starts at 0 (no update).
+  StatusOr<KernelSource> ClearWinners() {
+    const std::string winners = BindBuffer(group_.scratch[0], Access::kWrite, "winners");
+    const std::string main = "  if (inv < " + U(static_cast<int64_t>(c_.invocations)) + ") W(" + winners + ", inv) = 0u;\n}\n";
+    return Finish(group_.kernels[1].name, 256, main);
+  }
+
   // One invocation per update element: where it lands, whether its window
-  // fits, and the combine into the result.
-  StatusOr<KernelSource> BuildUpdates(const ScatterPlan& plan) {
+  // fits, and the combine into the result (kLastWins: kernel 2 claims the
+  // element for the highest scatter index, kernel 3 stores the winners).
+  StatusOr<KernelSource> BuildUpdates(const ScatterPlan& plan, int kernel) {
     const Shape& operand = op_.operands[0]->shape;
     const Instruction* updates = op_.operands[2];
     const OperandIndexWiring& w = plan.operand;
@@ -171,9 +182,28 @@ class ScatterKernelBuilder : public ElementEmitter {
     body_ += "  if (!(" + fits + ")) return;\n";
     const ElementType t = op_.shape.element_type();
     VKXLA_RETURN_IF_ERROR(Use(t, op_));
-    VKXLA_ASSIGN_OR_RETURN(std::string v, Value(updates, u));
+    // (A claim needs where the update lands, not its value.)
+    std::string v;
+    if (c_.mode != ScatterConfig::Mode::kLastWins || kernel != 2) {
+      VKXLA_ASSIGN_OR_RETURN(v, Value(updates, u));
+    }
     std::string combine;
-    if (c_.mode == ScatterConfig::Mode::kUnique) {
+    if (c_.mode == ScatterConfig::Mode::kLastWins) {
+      // The scatter index, row-major over the update scatter dims (the
+      // owner kernel's order), plus one: 0 is "no update".
+      std::string s = "0u";
+      for (int64_t d : plan.update_scatter_dims) s = "(" + s + ") * " + U(updates->shape.dim(d)) + " + " + u[d];
+      const std::string claim = Temp("uint", s + " + 1u");
+      VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(out_, out_layout_, idx));
+      const std::string at = Temp("uint", p);
+      const std::string winners = BindBuffer(group_.scratch[0], Access::kReadWrite, "winners");
+      if (kernel == 2) {
+        combine = "  atomicMax(" + ScalarAlias(winners, "uint") + ".v[" + at + "], " + claim + ");\n";
+      } else {
+        VKXLA_ASSIGN_OR_RETURN(std::string store, StoreOutputElement(0, idx, v));
+        combine = "  if (W(" + winners + ", " + at + ") == " + claim + ") {\n" + store + "  }\n";
+      }
+    } else if (c_.mode == ScatterConfig::Mode::kUnique) {
       VKXLA_ASSIGN_OR_RETURN(std::string current, LoadOutputElement(0, idx));
       VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> next, Apply(*Combiner(), {current, v}));
       VKXLA_ASSIGN_OR_RETURN(combine, StoreOutputElement(0, idx, next[0]));
@@ -184,7 +214,7 @@ class ScatterKernelBuilder : public ElementEmitter {
       VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(out_, out_layout_, idx));
       VKXLA_ASSIGN_OR_RETURN(combine, AtomicCombine(BindOutput(0, Access::kReadWrite), t, Temp("uint", p), v));
     }
-    return Finish(group_.kernels[1].name, 256, main + body_ + combine + "}\n");
+    return Finish(group_.kernels[kernel].name, 256, main + body_ + combine + "}\n");
   }
 
   // Combines `v` into element `p` of `buffer` by compare-and-swap on the

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/layout_index.h"
+#include "ir/tiled_index.h"
 #include "ops/computation_signature.h"
 #include "ops/control_flow.h"
 #include "ops/gather_scatter_plan.h"
@@ -201,6 +202,15 @@ class Planner {
           if (std::find(outputs.begin(), outputs.end(), v) == outputs.end()) outputs.push_back(v);
         }
       for (const ValueRef& v : outputs) DeclareOutput(g, v, OutputShape(v));
+      if (choice.kind == KernelKind::kScatter && !g.outputs.empty()) {
+        // A last-update-wins scatter's winner words, one per result element.
+        const Shape& out = p_.buffers[g.outputs[0].buffer].shape;
+        if (ChooseScatterMode(*choice.hero, out, p_.target) == ScatterConfig::Mode::kLastWins) {
+          VKXLA_ASSIGN_OR_RETURN(TiledIndexMap map, TiledIndexMap::Create(out));
+          g.scratch.push_back(Declare("%" + choice.hero->name + ".winners", BufferKind::kScratch, MemoryKind::kDevice,
+                                      Shape(ElementType::kU32, {std::max<int64_t>(1, map.physical_element_count())})));
+        }
+      }
       return OkStatus();
     }
     // A reduce's results share one kernel where they sit alike in memory;
@@ -781,7 +791,12 @@ class Planner {
         std::vector<const Instruction*> values(h.operands.begin() + plan.arity, h.operands.end());
         VKXLA_ASSIGN_OR_RETURN(ScatterConfig c, ChooseScatterConfig(h, p_.buffers[g.outputs[0].buffer].shape,
                                                               StepTrips(g, values, h), p_.target));
-        if (c.one_pass()) {
+        if (c.mode == ScatterConfig::Mode::kLastWins) {
+          g.kernels.push_back({"scatter_init_" + name, c.invocations, 256});
+          g.kernels.push_back({"scatter_clear_winners_" + name, c.invocations, 256});
+          g.kernels.push_back({"scatter_claim_" + name, c.update_invocations, 256});
+          g.kernels.push_back({"scatter_store_winners_" + name, c.update_invocations, 256});
+        } else if (c.one_pass()) {
           g.kernels.push_back({"scatter_init_" + name, c.invocations, 256});
           g.kernels.push_back({"scatter_updates_" + name, c.update_invocations, 256});
         } else {
@@ -880,7 +895,12 @@ class Planner {
       if (g.kernels.size() > 1)
         for (int64_t pass = 0; pass < c->containing_passes; ++pass) dispatch(1, {static_cast<uint32_t>(pass)}, pass > 0);
     } else if (const auto* c = std::get_if<ScatterConfig>(&g.config)) {
-      if (c->one_pass()) {
+      if (c->mode == ScatterConfig::Mode::kLastWins) {
+        dispatch(0, {0});        // the operand copied
+        dispatch(1);             // the winners cleared
+        dispatch(2);             // each update claims its elements
+        dispatch(3, {}, true);   // the winners store
+      } else if (c->one_pass()) {
         dispatch(0, {0});        // the owner kernel's pass 0: a copy of the operand
         dispatch(1, {}, true);   // combines into what the first kernel wrote
       } else {

@@ -36,7 +36,13 @@ ScatterConfig::Mode ChooseScatterMode(const Instruction& scatter, const Shape& r
   const Computation* combine = nullptr;
   for (const auto& [key, c] : scatter.called_computations)
     if (key == "to_apply") combine = c;
-  if (!combine || !IsOneCommutativeOp(*combine)) return ScatterConfig::Mode::kOwner;
+  if (!combine) return ScatterConfig::Mode::kOwner;
+  // The update replaces the element: the last update (in scatter index
+  // order) wins, found with an atomic max on a u32 per element.
+  const auto params = combine->parameters();
+  if (params.size() == 2 && combine->root() == params[1] && result.element_count() < int64_t{1} << 32)
+    return ScatterConfig::Mode::kLastWins;
+  if (!IsOneCommutativeOp(*combine)) return ScatterConfig::Mode::kOwner;
   StatusOr<int> bits = ElementStorageBits(result.element_type(), result.layout_or_default());
   if (!bits.ok()) return ScatterConfig::Mode::kOwner;
   if (*bits == 32 && AtomicOn(combine->root()->opcode, result.element_type(), target)) return ScatterConfig::Mode::kAtomic;

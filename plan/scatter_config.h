@@ -1,4 +1,4 @@
-// How scatter runs. Four ways, chosen per op and device:
+// How scatter runs. Five ways, chosen per op and device:
 // - kOwner: each invocation owns one result element, starts from the
 //   operand's value and combines in every update whose window covers it, in
 //   order of the update's scatter index. No two invocations write one
@@ -23,6 +23,13 @@
 //   with their neighbours). Every failed swap means another update of that word
 //   landed, so an invocation retries at most once per update: bounded.
 //   Float sums round in the order the device lands them, as with kAtomic.
+// - kLastWins: the combiner returns the update (JAX's .at[].set()), so an
+//   element ends as the update with the highest scatter index among those
+//   covering it, as the owner kernel's row-major order would leave it.
+//   Kernel 0 copies the operand, kernel 1 zeroes a winner word per result
+//   element, kernel 2 (one invocation per update element) raises its
+//   element's winner to its scatter index + 1 with atomicMax, and kernel 3
+//   stores the updates whose index won. Deterministic, any type.
 // - kUnique: the op says unique_indices=true, so no two updates meet: the
 //   same two kernels, the second combining with a plain read and write, for
 //   any combiner and type.
@@ -37,14 +44,14 @@
 namespace vkxla {
 
 struct ScatterConfig {
-  enum class Mode { kOwner, kAtomic, kCompareSwap, kUnique };
+  enum class Mode { kOwner, kAtomic, kCompareSwap, kLastWins, kUnique };
   Mode mode = Mode::kOwner;
   Opcode atomic_op = Opcode::kAdd;  // kAtomic, kCompareSwap: the combiner's one op
   int64_t updates = 0;  // scatter indices (kOwner: the loop's length)
   int64_t chunk = 1;    // kOwner: scatter indices one pass takes
   int64_t passes = 1;
   uint64_t invocations = 0;         // one per physical element of the first result
-  uint64_t update_invocations = 0;  // kAtomic, kCompareSwap, kUnique: one per update element
+  uint64_t update_invocations = 0;  // kAtomic, kCompareSwap, kLastWins, kUnique: one per update element
   bool one_pass() const { return mode != Mode::kOwner; }
 };
 

@@ -902,9 +902,11 @@ TEST(PlanLoops, LongWindowsScansAndScattersRunInPasses) {
 // compare-and-swap loop) or the indices are unique; elsewhere each result
 // element walks the updates.
 TEST(PlanConfigs, ScatterModesPerCombinerTypeAndTarget) {
+  // op "replace": the combiner returns the update.
   auto mode = [](const std::string& type, const std::string& op, const TargetFeatures& t, const std::string& extra = "") {
-    const std::string text = "comb {\n  a = " + type + "[] parameter(0)\n  b = " + type + "[] parameter(1)\n  ROOT r = " + type +
-                             "[] " + op + "(a, b)\n}\n";
+    const std::string text = op == "replace" ? "comb {\n  a = " + type + "[] parameter(0)\n  ROOT b = " + type + "[] parameter(1)\n}\n"
+                                             : "comb {\n  a = " + type + "[] parameter(0)\n  b = " + type +
+                                                   "[] parameter(1)\n  ROOT r = " + type + "[] " + op + "(a, b)\n}\n";
     Planned p = PlanText(text, "ENTRY main {\n  x = " + type + "[1000] parameter(0)\n  i = s32[16000,1] parameter(1)\n"
                                "  u = " + type + "[16000] parameter(2)\n  ROOT s = " + type + "[1000] scatter(x, i, u),"
                                " update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0},"
@@ -912,7 +914,9 @@ TEST(PlanConfigs, ScatterModesPerCombinerTypeAndTarget) {
     const auto& c = std::get<ScatterConfig>(p.program.groups[0].config);
     if (c.mode != ScatterConfig::Mode::kOwner) {
       EXPECT_EQ(c.update_invocations, 16000u);
-      EXPECT_EQ(p.program.DispatchCount(), 2);  // copy the operand, then the updates
+      // Copy the operand, then the updates (last-update-wins: clear the
+      // winners too, claim, store).
+      EXPECT_EQ(p.program.DispatchCount(), c.mode == ScatterConfig::Mode::kLastWins ? 4 : 2);
     }
     return c.mode;
   };
@@ -928,6 +932,8 @@ TEST(PlanConfigs, ScatterModesPerCombinerTypeAndTarget) {
     EXPECT_EQ(mode("bf16", "maximum", *t), M::kCompareSwap);
     EXPECT_EQ(mode("u8", "or", *t), M::kCompareSwap);
     EXPECT_EQ(mode("s32", "subtract", *t), M::kOwner);  // not commutative
+    EXPECT_EQ(mode("bf16", "replace", *t), M::kLastWins);
+    EXPECT_EQ(mode("c128", "replace", *t), M::kLastWins);  // any type: a plain store
     EXPECT_EQ(mode("f16", "subtract", *t, ", unique_indices=true"), M::kUnique);
   }
   // f32 add is one atomic with VK_EXT_shader_atomic_float; the phone lacks

@@ -1,8 +1,8 @@
 // Scatter in one pass over the updates (plan/scatter_config.h): combiners
 // the device applies atomically (add, min, max, and, or, xor on s32 and
 // u32; add, min and max on f32), every other commutative combiner on types
-// of at most 32 bits by compare-and-swap, and any combiner under
-// unique_indices.
+// of at most 32 bits by compare-and-swap, a combiner that returns the
+// update by last-update-wins, and any combiner under unique_indices.
 // Against the reference evaluator with heavy collisions and windows that
 // fall outside, in two result layouts; NaN and signed zeros for f32 min and
 // max; f32 add where the device lacks f32 atomics; empty and size-1
@@ -197,6 +197,51 @@ TEST_F(ScatterOnePass, UniqueIndicesAnyCombinerAndType) {
     const auto shapes = (*m)->EntryProgramShape().parameters;
     RunAndCompareWith(**m, {RandomLiteral(shapes[0], rng, Opcode::kAdd), RandomLiteral(shapes[1], rng, Opcode::kAdd)}, 2);
   }
+}
+
+// A combiner that returns the update (JAX's .at[].set()) on every type:
+// each element ends as the update with the highest scatter index covering
+// it, as the owner kernel would leave it; windows of 2x3 at 40 random
+// starts collide, some fall outside, in two layouts.
+TEST_F(ScatterOnePass, ReplaceLastUpdateWinsOnEveryType) {
+  int trial = 300;
+  for (ElementType t : kAllTypes) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    const std::string type(ElementTypeName(t));
+    for (const std::string layout : {"{1,0}", "{0,1}"}) {
+      std::string text = WindowScatter(type, "add(%a, %b)", layout);
+      // The combiner: its root is the update parameter itself.
+      const std::string root = "  %b = " + type + "[] parameter(1)\n  ROOT %r = " + type + "[] add(%a, %b)\n";
+      text.replace(text.find(root), root.size(), "  ROOT %b = " + type + "[] parameter(1)\n");
+      SCOPED_TRACE(text);
+      auto m = ParseAndVerifyHlo(text);
+      ASSERT_TRUE(m.ok()) << m.status().ToString();
+      const Instruction* s = (*m)->entry()->root();
+      EXPECT_EQ(ChooseScatterMode(*s, s->shape, TestDevice().target()), ScatterConfig::Mode::kLastWins);
+      std::mt19937_64 rng(++trial);
+      const auto shapes = (*m)->EntryProgramShape().parameters;
+      RunAndCompareWith(**m, {RandomLiteral(shapes[0], rng, Opcode::kAdd), RandomIndices(shapes[1], -1, 7, rng),
+                              RandomLiteral(shapes[2], rng, Opcode::kAdd)},
+                        4);
+    }
+  }
+}
+
+// 1M updates of their own position into 1000 elements: element e ends as
+// the last update aimed at it, 999000 + e.
+TEST_F(ScatterOnePass, ReplaceWithAMillionCollidingUpdates) {
+  const std::string text = "HloModule set\n%rep (a: s32[], b: s32[]) -> s32[] {\n  %a = s32[] parameter(0)\n  ROOT %b = s32[] parameter(1)\n}\n"
+                           "ENTRY %e {\n  %z = s32[] constant(-1)\n  %x = s32[1000] broadcast(%z), dimensions={}\n"
+                           "  %n = s32[1000000,1] iota(), iota_dimension=0\n  %k = s32[] constant(1000)\n"
+                           "  %kb = s32[1000000,1] broadcast(%k), dimensions={}\n  %i = s32[1000000,1] remainder(%n, %kb)\n"
+                           "  %u = s32[1000000] iota(), iota_dimension=0\n"
+                           "  ROOT %s = s32[1000] scatter(%x, %i, %u), update_window_dims={}, inserted_window_dims={0},"
+                           " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%rep\n}\n";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  auto got = CompileAndRun(*m, {});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  for (int64_t e = 0; e < 1000; ++e) ASSERT_EQ(got->Get(e).s, 999000 + e) << e;
 }
 
 // For an atomic (s32 add) and a compare-and-swap combiner (bf16 multiply).

@@ -95,12 +95,14 @@ std::string LayerNormModule(int64_t n, bool fast_variance) {
          "  sc = " + m + " multiply(nrm, gb)\n  ROOT y = " + m + " add(sc, bb)\n}\n";
 }
 
-// Scatter-add of `updates` values of type t at random indices into t[n]:
-// the one-pass paths (plan/scatter_config.h).
-std::string ScatterAddModule(const std::string& t, int64_t n, int64_t updates) {
+// Scatter of `updates` values of type t at random indices into t[n], op
+// "add" or "set" (the update replaces): the one-pass paths
+// (plan/scatter_config.h).
+std::string ScatterModule(const std::string& t, const std::string& op, int64_t n, int64_t updates) {
   const std::string u = std::to_string(updates);
-  return "HloModule scatter_add\n\nadd {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n  ROOT r = " + t +
-         "[] add(a, b)\n}\n\n"
+  const std::string combine = op == "add" ? "  b = " + t + "[] parameter(1)\n  ROOT r = " + t + "[] add(a, b)\n"
+                                          : "  ROOT b = " + t + "[] parameter(1)\n";  // .at[].set(): the update replaces
+  return "HloModule scatter\n\nadd {\n  a = " + t + "[] parameter(0)\n" + combine + "}\n\n"
          "ENTRY main {\n  x = " + t + "[" + std::to_string(n) + "] parameter(0)\n  i = s32[" + u + ",1] parameter(1)\n"
          "  u = " + t + "[" + u + "] parameter(2)\n  ROOT s = " + t + "[" + std::to_string(n) + "] scatter(x, i, u),"
          " update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1,"
@@ -142,24 +144,26 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
   // least traffic is the updates and their indices read once, the
   // operand read and the result written. f32 adds with one atomic where
   // the device has float atomics; bf16 swaps the 32-bit word it shares
-  // with a neighbour (compare-and-swap).
+  // with a neighbour (compare-and-swap); set claims each element for the
+  // last update (atomicMax), then stores the winners.
   {
     const int64_t updates = static_cast<int64_t>(elements), size = std::max<int64_t>(1, updates / 16);
     Literal indices(Shape(ElementType::kS32, {updates, 1}));
     std::mt19937_64 rng(8);
     for (int64_t i = 0; i < updates; ++i) indices.Set(i, Scalar::Int(ElementType::kS32, static_cast<int64_t>(rng() % size)));
-    for (const ElementType t : {ElementType::kF32, ElementType::kBF16}) {
+    for (const auto& [t, op] : {std::pair<ElementType, std::string>{ElementType::kF32, "add"}, {ElementType::kBF16, "add"},
+                                {ElementType::kF32, "set"}}) {
       const std::string type(ElementTypeName(t));
       VKXLA_ASSIGN_OR_RETURN(ModuleTiming m,
-                             TimeModuleKernels(device, ScatterAddModule(type, size, updates),
+                             TimeModuleKernels(device, ScatterModule(type, op, size, updates),
                                                {RandomBenchLiteral(Shape(t, {size}), 9), indices,
                                                 RandomBenchLiteral(Shape(t, {updates}), 10)}));
       const double bytes = t == ElementType::kF32 ? 4 : 2;
       const double gbps = ((4 + bytes) * updates + 2 * bytes * size) / m.kernels.seconds * 1e-9;
       const std::string label = updates == (int64_t{1} << 24) ? "16M into 1M" : std::to_string(updates) + " into " + std::to_string(size);
-      report.rows.push_back({"scatter-add " + type + ", " + label + " at random indices (" + std::to_string(m.kernel_count) +
+      report.rows.push_back({(op == "add" ? "scatter-add " : "scatter-set (last update wins) ") + type + ", " + label + " at random indices (" + std::to_string(m.kernel_count) +
                                  " kernels)",
-                             Format("%.1f GB/s", gbps), "", 0, t == ElementType::kF32 ? 0.5 : 0,
+                             Format("%.1f GB/s", gbps), "", 0, t == ElementType::kF32 && op == "add" ? 0.5 : 0,
                              Format("%.3f ms; bytes: updates and indices once, operand read, result written", m.kernels.seconds * 1e3),
                              BenchLimit::kStream, gbps});
     }
