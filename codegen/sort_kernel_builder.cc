@@ -1,13 +1,12 @@
-// Sort and topk through a permutation (plan/sort_config.h): a bitonic
-// network sorts each line's element indices (padded to a power of two with
+// Sort and topk through a permutation (plan/sort_config.h). A block
+// merge sorts each line's element indices (padded to whole blocks with
 // sentinels that sort last), comparing the operands' values at those
-// indices. Ties are broken by the original index, so every sort is stable,
-// and the result is the same on every device. Kernel 0 sorts or merges
-// blocks in shared memory; kernel 1 is one step wider than a block. Both
-// read k and j from push constants. The results are then index maps
-// through the permutation (ElementEmitter::SortResults). Radix sorts and
-// selects (the Radix* and Select* kernels) are described in
-// plan/sort_config.h.
+// indices: kernel 0 sorts blocks in shared memory by a bitonic network,
+// kernels 1 and 2 merge runs pairwise between two planes. Ties are broken
+// by the original index, so every sort is stable, and the result is the
+// same on every device. The results are then index maps through the
+// permutation (ElementEmitter::SortResults). Radix sorts and selects (the
+// Radix* and Select* kernels) are described in plan/sort_config.h.
 #include "codegen/element_emitter.h"
 #include "codegen/glsl_index_arithmetic.h"
 #include "codegen/glsl_types.h"
@@ -65,7 +64,9 @@ class SortKernelBuilder : public ElementEmitter {
       return RadixTile(kernel == 2);
     }
     push_constants_ = "layout(push_constant) uniform Push { uint k0, k1, j0, initial; } pc;\n";
-    return kernel == 0 ? Local() : Wide();
+    if (c_.merges > 0) plane_ = BindBuffer(group_.scratch[1], Access::kReadWrite, "runs");
+    if (kernel == 0) return c_.run_sort ? RunSort(c_.merges % 2 == 1 ? plane_ : perm_) : Local(c_.merges % 2 == 1 ? plane_ : perm_);
+    return kernel == 1 ? Merge(perm_, plane_) : Merge(plane_, perm_);
   }
 
  private:
@@ -126,8 +127,9 @@ class SortKernelBuilder : public ElementEmitter {
   }
 
   // Stages k0..k1 of the network on blocks in shared memory, each from its
-  // first step j (j0 for the first); `initial` starts from the identity.
-  StatusOr<KernelSource> Local() {
+  // first step j (j0 for the first), from the identity; every block ends
+  // ascending in `out`.
+  StatusOr<KernelSource> Local(const std::string& out) {
     // A workgroup holds `rows` whole lines (short ones) or one block of a line.
     const int64_t block = c_.block, blocks_per_line = c_.padded / block, rows = c_.lines_per_group, span = rows * block;
     const int64_t groups = (c_.lines + rows - 1) / rows * blocks_per_line;
@@ -143,7 +145,7 @@ class SortKernelBuilder : public ElementEmitter {
     // line sort a copy of it and are not written.
     main += "  for (uint e = lid; e < " + U(span) + "; e += 256u) {\n";
     main += "    uint line = min(line0 + e / " + B + ", " + U(c_.lines - 1) + "), pos = e % " + B + ";\n";
-    main += "    uint j = pc.initial != 0u ? base + pos : W(" + perm_ + ", line * " + n_pad + " + base + pos);\n    sidx[e] = j;\n";
+    main += "    uint j = base + pos;\n    sidx[e] = j;\n";
     body_.clear();
     ClearMemo();
     VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> keys, Keys(LineIndex(x, c_.dim, "line"), "j"));
@@ -155,7 +157,7 @@ class SortKernelBuilder : public ElementEmitter {
     main += "  for (uint q = lid; q < " + U(span / 2) + "; q += 256u) {\n";
     main += "    uint r = q / " + U(block / 2) + ", p = q % " + U(block / 2) + ";\n";
     main += "    uint i = r * " + B + " + (((p & ~(jj - 1u)) << 1u) | (p & (jj - 1u))), m = i + jj;\n";
-    main += "    bool up = ((base + i % " + B + ") & k) == 0u;\n";
+    main += "    bool up = ((i % " + B + ") & k) == 0u;\n";
     body_.clear();
     ClearMemo();
     std::vector<std::string> a, b;
@@ -171,30 +173,105 @@ class SortKernelBuilder : public ElementEmitter {
       main += "      skey" + std::to_string(i) + "[i] = " + b[i] + "; skey" + std::to_string(i) + "[m] = " + a[i] + ";\n";
     main += "    }\n  }\n  barrier();\n  }\n  }\n";
     main += "  for (uint e = lid; e < " + U(span) + "; e += 256u) {\n    uint line = line0 + e / " + B + ";\n    if (line < " +
-            U(c_.lines) + ") W(" + perm_ + ", line * " + n_pad + " + base + e % " + B + ") = sidx[e];\n  }\n}\n";
+            U(c_.lines) + ") W(" + out + ", line * " + n_pad + " + base + e % " + B + ") = sidx[e];\n  }\n}\n";
     return Finish(group_.kernels[0].name, 256, main);
   }
 
-  // One step (k, j) wider than a block: an invocation per pair.
-  StatusOr<KernelSource> Wide() {
-    const int64_t pairs = c_.lines * c_.padded / 2;
-    const Shape& x = sort_.operands[0]->shape;
-    const std::string n_pad = U(c_.padded);
-    std::string main = "  if (inv >= " + U(pairs) + ") return;\n";
-    main += "  uint line = inv / " + U(c_.padded / 2) + ", q = inv % " + U(c_.padded / 2) + ", jj = pc.j0, k = pc.k0;\n";
-    main += "  uint i = ((q & ~(jj - 1u)) << 1u) | (q & (jj - 1u)), m = i + jj;\n";
-    main += "  bool up = (i & k) == 0u;\n";
-    main += "  uint wi = line * " + n_pad + " + i, wm = line * " + n_pad + " + m;\n";
-    main += "  uint ia = W(" + perm_ + ", wi), ib = W(" + perm_ + ", wm);\n";
+  // The keys of element `index` of `line` into the variables `vars`: code.
+  StatusOr<std::string> LoadKeys(const std::vector<std::string>& line, const std::string& index, const std::vector<std::string>& vars) {
     body_.clear();
     ClearMemo();
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> keys, Keys(line, index));
+    std::string code = body_;
+    for (size_t k = 0; k < key_count_; ++k) code += vars[k] + " = " + keys[k] + ";\n";
+    return code;
+  }
+
+  // Code setting `result` to whether record (a, ia) sorts before (b, ib).
+  StatusOr<std::string> Compare(const std::vector<std::string>& a, const std::vector<std::string>& b, const std::string& ia,
+                                const std::string& ib, const std::string& result) {
+    body_.clear();
+    ClearMemo();
+    VKXLA_ASSIGN_OR_RETURN(std::string ab, Before(a, b, ia, ib));
+    return body_ + result + " = " + ab + ";\n";
+  }
+
+  // Names `prefix`0, 1, ... for the keys, declared (as arrays of `count`
+  // where count > 0) in `decl`.
+  std::vector<std::string> KeyVariables(const std::string& prefix, int64_t count, std::string& decl) {
+    std::vector<std::string> vars;
+    for (size_t k = 0; k < key_count_; ++k) {
+      vars.push_back(prefix + std::to_string(k));
+      decl += "  " + types_[k].compute + " " + vars.back() + (count > 0 ? "[" + std::to_string(count) + "]" : "") + ";\n";
+    }
+    return vars;
+  }
+
+  // CPU devices' kernel 0: each invocation sorts a block of its line by
+  // insertion in private arrays, at most `block` shifts an element.
+  StatusOr<KernelSource> RunSort(const std::string& out) {
+    const Shape& x = sort_.operands[0]->shape;
+    const int64_t blocks = c_.padded / c_.block;
+    const std::string B = U(c_.block);
+    std::string main = "  if (inv >= " + U(static_cast<int64_t>(c_.LocalInvocations())) + ") return;\n";
+    main += "  uint line = inv / " + U(blocks) + ", base = inv % " + U(blocks) + " * " + B + ", j, p;\n  uint sidx[" +
+            std::to_string(c_.block) + "];\n  bool earlier;\n";
+    const std::vector<std::string> run = KeyVariables("run", c_.block, main), key = KeyVariables("key", 0, main);
+    VKXLA_ASSIGN_OR_RETURN(std::string load, LoadKeys(LineIndex(x, c_.dim, "line"), "j", key));
+    std::vector<std::string> prev;
+    for (const std::string& r : run) prev.push_back(r + "[p - 1u]");
+    VKXLA_ASSIGN_OR_RETURN(std::string compare, Compare(key, prev, "j", "sidx[p - 1u]", "earlier"));
+    main += "  for (uint e = 0u; e < " + B + "; ++e) {\n    j = base + e;\n    {\n" + load + "    }\n";
+    main += "    for (p = e; p > 0u; --p) {\n      {\n" + compare + "      }\n      if (!earlier) break;\n      sidx[p] = sidx[p - 1u];\n";
+    for (const std::string& r : run) main += "      " + r + "[p] = " + r + "[p - 1u];\n";
+    main += "    }\n    sidx[p] = j;\n";
+    for (size_t k = 0; k < key_count_; ++k) main += "    " + run[k] + "[p] = " + key[k] + ";\n";
+    main += "  }\n  for (uint e = 0u; e < " + B + "; ++e) W(" + out + ", line * " + U(c_.padded) + " + base + e) = sidx[e];\n}\n";
+    return Finish(group_.kernels[0].name, 256, main);
+  }
+
+  // One merge pass: runs of pc.k0 in `in` merge pairwise into `out`. An
+  // invocation writes merge_chunk consecutive outputs: segments of the
+  // pair that holds them (a whole pair each where pairs are shorter than
+  // the chunk). For each, a binary search along the merge path finds how
+  // many of the first run precede the segment, then it takes the lesser
+  // head once per output. Records are distinct (ties go by index), so the
+  // merge is exact.
+  StatusOr<KernelSource> Merge(const std::string& in, const std::string& out) {
+    const Shape& x = sort_.operands[0]->shape;
+    const std::string n_pad = U(c_.padded), chunk = U(c_.merge_chunk);
     const std::vector<std::string> line = LineIndex(x, c_.dim, "line");
-    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> a, Keys(line, "ia"));
-    VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> b, Keys(line, "ib"));
-    VKXLA_ASSIGN_OR_RETURN(std::string ab, Before(a, b, "ia", "ib"));
-    VKXLA_ASSIGN_OR_RETURN(std::string ba, Before(b, a, "ib", "ia"));
-    main += body_ + "  if (up ? " + ba + " : " + ab + ") {\n    W(" + perm_ + ", wi) = ib;\n    W(" + perm_ + ", wm) = ia;\n  }\n}\n";
-    return Finish(group_.kernels[1].name, 256, main);
+    const int64_t chunks = c_.padded / c_.merge_chunk;
+    std::string main = "  if (inv >= " + U(static_cast<int64_t>(c_.MergeInvocations())) + ") return;\n";
+    main += "  uint line = inv / " + U(chunks) + ", row = line * " + n_pad + ", run = pc.k0, seg = min(" + chunk + ", 2u * run), ia, ib;\n";
+    main += "  bool a_first;\n";
+    const std::vector<std::string> ka = KeyVariables("ka", 0, main), kb = KeyVariables("kb", 0, main);
+    VKXLA_ASSIGN_OR_RETURN(std::string load_a, LoadKeys(line, "ia", ka));
+    VKXLA_ASSIGN_OR_RETURN(std::string load_b, LoadKeys(line, "ib", kb));
+    VKXLA_ASSIGN_OR_RETURN(std::string compare, Compare(ka, kb, "ia", "ib", "a_first"));
+    main += "  for (uint o = inv % " + U(chunks) + " * " + chunk + ", end = o + " + chunk + "; o < end; o += seg) {\n";
+    main += "  uint a0 = o / (2u * run) * (2u * run), d = o - a0;\n";
+    main += "  uint alen = min(run, " + n_pad + " - a0), b0 = a0 + alen, blen = min(run, " + n_pad + " - b0);\n";
+    // Binary search: lo records of the first run precede output d. At most
+    // 32 halvings of a range below 2^32.
+    main += "  uint lo = d > blen ? d - blen : 0u, hi = min(d, alen);\n";
+    main += "  for (uint t = 0u; t < 32u && lo < hi; ++t) {\n    uint mid = (lo + hi) >> 1u;\n";
+    main += "    ia = W(" + in + ", row + a0 + mid);\n    ib = W(" + in + ", row + b0 + d - 1u - mid);\n";
+    main += "    {\n" + load_a + "}\n    {\n" + load_b + "}\n    {\n" + compare + "}\n";
+    main += "    if (a_first) lo = mid + 1u; else hi = mid;\n  }\n";
+    // The merge: heads past their run read their run's last record and
+    // never win (a run without a partner reads its own as the other head).
+    main += "  uint i = lo, j = d - lo;\n";
+    const std::string read_a = "ia = W(" + in + ", row + a0 + min(i, alen - 1u));\n";
+    const std::string read_b = "ib = W(" + in + ", row + (blen == 0u ? a0 : b0 + min(j, blen - 1u)));\n";
+    main += "  " + read_a + "  {\n" + load_a + "  }\n  " + read_b + "  {\n" + load_b + "  }\n";
+    main += "  for (uint t = 0u; t < seg; ++t) {\n";
+    main += "    {\n" + compare + "    }\n";
+    main += "    bool take_a = i < alen && (j >= blen || a_first);\n";
+    main += "    W(" + out + ", row + o + t) = take_a ? ia : ib;\n";
+    main += "    if (take_a) {\n      ++i;\n      " + read_a + "      {\n" + load_a + "      }\n    } else {\n      ++j;\n      " +
+            read_b + "      {\n" + load_b + "      }\n    }\n  }\n  }\n}\n";
+    return Finish(group_.kernels[out == perm_ ? 2 : 1].name, 256, main);
   }
 
   // Radix: the unsigned image of key k's value `v` whose order is the
@@ -508,7 +585,7 @@ class SortKernelBuilder : public ElementEmitter {
   const Instruction& sort_;
   size_t key_count_ = 1;
   std::vector<GlslType> types_;
-  std::string perm_, counts_, images_;
+  std::string perm_, plane_, counts_, images_;
 };
 
 }  // namespace

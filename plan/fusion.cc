@@ -116,7 +116,10 @@ double ReadsPerElement(const Instruction& user, const Instruction& v, const Targ
           if (user.operands[k.operand] == &v) reads += 2.0 * c->RadixDigitsOf(k);
         return reads;
       }
-      return 1.0 + 2.0 * (c.ok() ? static_cast<double>(c->passes.size()) : 1.0);
+      // A block merge: the block sort, then per merge pass a read an
+      // output and a binary search (at most 32 steps of two) a chunk.
+      if (c.ok()) return 1.0 + c->merges * (1.0 + 64.0 / static_cast<double>(c->merge_chunk));
+      return 1.0;
     }
     default:
       break;

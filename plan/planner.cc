@@ -185,6 +185,9 @@ class Planner {
         g.scratch.push_back(Declare(name + ".radix_images", BufferKind::kScratch, MemoryKind::kDevice,
                                     Shape(ElementType::kU32, {2 * c.RadixWords() * c.RadixPlane()})));
       }
+      if (c.algorithm == SortConfig::Algorithm::kBlockMerge && c.merges > 0)
+        g.scratch.push_back(Declare("%" + choice.hero->name + ".merge_runs", BufferKind::kScratch, MemoryKind::kDevice,
+                                    PermutationShape(c)));
       if (c.algorithm == SortConfig::Algorithm::kRadixSelect)
         g.scratch.push_back(Declare("%" + choice.hero->name + ".select_counts", BufferKind::kScratch, MemoryKind::kDevice,
                                     Shape(ElementType::kU32, {c.SelectCountWords()})));
@@ -752,7 +755,9 @@ class Planner {
           g.kernels.push_back({"sort_radix_place_" + name, c.RadixTileInvocations(), lanes});
         } else {
           g.kernels.push_back({"sort_local_" + name, c.LocalInvocations(), 256});
-          g.kernels.push_back({"sort_step_" + name, c.StepInvocations(), 256});
+          // Merge passes into the second plane, and back into the permutation.
+          g.kernels.push_back({"sort_merge_" + name, c.MergesInto(1) ? c.MergeInvocations() : 0, 256});
+          g.kernels.push_back({"sort_merge_back_" + name, c.MergesInto(2) ? c.MergeInvocations() : 0, 256});
         }
         CollectReads(g, std::vector<const Instruction*>(h.operands.begin(), h.operands.end()), &h);
         return OkStatus();

@@ -149,22 +149,33 @@ StatusOr<SortConfig> ChooseSortConfig(const Instruction& sort, const TargetFeatu
       if (ChooseRadixShape(c, target)) return c;
     }
   }
-  // Lines that one block holds share a workgroup, as many as fit where a
-  // block of 2048 would (llvmpipe, 262144 rows of 16 by |a| < |b|: a whole
-  // run 0.37 s, one row a workgroup 8.5 s).
-  if (c.block == c.padded) {
-    int64_t span = 2048;
-    while (span > c.block && span * record_bytes > shared) span >>= 1;
-    c.lines_per_group = std::min<int64_t>(span / c.block, std::max<int64_t>(c.lines, 1));
+  if (target.cpu) {
+    // llvmpipe: barriers and shared memory cost more than the merge passes
+    // they save (1M f32 by |a| < |b|: blocks of 2048 sorted in shared
+    // memory took 432 ms, a merge pass 8 ms), so each invocation sorts a
+    // short run on its own.
+    c.run_sort = true;
+    c.block = std::min<int64_t>(c.padded, kCpuRunSort);
+    c.merge_chunk = std::min<int64_t>(c.padded, kCpuMergeChunk);
+  } else {
+    // Lines that one block holds share a workgroup, as many as fit where a
+    // block of 2048 would (llvmpipe, 262144 rows of 16 by |a| < |b|: a whole
+    // run 0.37 s, one row a workgroup 8.5 s).
+    if (c.block == c.padded) {
+      int64_t span = 2048;
+      while (span > c.block && span * record_bytes > shared) span >>= 1;
+      c.lines_per_group = std::min<int64_t>(span / c.block, std::max<int64_t>(c.lines, 1));
+    }
+    c.merge_chunk = std::min<int64_t>(c.block, kGpuMergeChunk);
   }
-  const uint32_t block = static_cast<uint32_t>(c.block);
-  // The whole network up to the block size in one pass, from the identity.
-  c.passes.push_back({0, {2, block, 1, 1}});
-  for (uint64_t k = 2ull * block; k <= static_cast<uint64_t>(c.padded); k <<= 1) {
-    // Steps wider than a block go through memory; the rest of the stage in shared memory.
-    for (uint64_t j = k / 2; j >= block; j >>= 1) c.passes.push_back({1, {static_cast<uint32_t>(k), 0, static_cast<uint32_t>(j), 0}});
-    c.passes.push_back({0, {static_cast<uint32_t>(k), static_cast<uint32_t>(k), block / 2, 0}});
-  }
+  // Whole blocks and merge chunks; merge passes double the runs from a block.
+  const int64_t unit = std::max(c.block, c.merge_chunk);
+  c.padded = (c.length + unit - 1) / unit * unit;
+  c.passes.push_back({0, {2, static_cast<uint32_t>(c.block), 1, 1}});
+  for (int64_t run = c.block; run < c.padded; run <<= 1) ++c.merges;
+  int pass = 0;
+  for (int64_t run = c.block; run < c.padded; run <<= 1, ++pass)
+    c.passes.push_back({(c.merges - 1 - pass) % 2 == 0 ? 2 : 1, {static_cast<uint32_t>(run), 0, 0, 0}});
   return c;
 }
 

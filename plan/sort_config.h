@@ -1,10 +1,17 @@
 // How a sort or topk runs: its lines' element indices are sorted into a
 // permutation buffer, and the results then fuse into their consumers as
 // reads through it.
-// - Bitonic (any comparator): each line padded to a power of two with
-//   sentinels that sort last. Blocks of up to 2048 sort and merge in shared
-//   memory (kernel 0), short lines several to a workgroup; each step wider
-//   than a block is one dispatch of kernel 1.
+// - Block merge (any comparator): each line padded to a whole number of
+//   blocks with sentinels that sort last. Kernel 0 sorts the blocks: on a
+//   GPU a workgroup's bitonic network in shared memory, blocks of up to
+//   2048 (short lines several to a workgroup); on a CPU device (llvmpipe,
+//   where barriers cost most) each invocation's insertion sort of 16.
+//   Then each merge pass doubles the sorted runs: an invocation
+//   finds where its `merge_chunk` outputs start by a binary search along
+//   the merge path of its two runs, then merges them sequentially. Runs
+//   ping-pong between the permutation (kernel 2 writes it) and a second
+//   plane (kernel 1 writes it); kernel 0 writes whichever makes the last
+//   pass land in the permutation.
 // - Radix (where plan/radix_sort_keys.h finds key order): an LSD sort
 //   of the keys' order-preserving unsigned images, a digit a pass, stable.
 //   Per pass, kernel 0 counts each tile's digits, kernel 1 scans the counts
@@ -39,16 +46,24 @@
 namespace vkxla {
 
 struct SortConfig {
-  enum class Algorithm { kBitonic, kRadix, kRadixSelect };
-  Algorithm algorithm = Algorithm::kBitonic;
+  enum class Algorithm { kBlockMerge, kRadix, kRadixSelect };
+  Algorithm algorithm = Algorithm::kBlockMerge;
   int64_t dim = 0;     // the sorted dim (topk: the last)
   int64_t length = 0;  // elements per line
-  int64_t padded = 1;  // length rounded up to a power of two
+  int64_t padded = 1;  // the permutation's line stride: length rounded up to a power of two (radix: length; block merge: whole blocks)
   int64_t lines = 1;
   int64_t block = 1;   // elements a shared-memory block holds
-  int64_t lines_per_group = 1;  // bitonic: whole short lines a workgroup sorts together
-  // The dispatches in order: kernel and push constants. Bitonic: kernel 0
-  // (local) {k0, k1, j0, initial} or 1 (wide step) {k, 0, j, 0}. Radix:
+  int64_t lines_per_group = 1;  // block merge: whole short lines a workgroup sorts together
+  // Block merge: whether kernel 0 is an insertion sort of a block by each
+  // invocation (CPU devices) rather than a workgroup's network in shared
+  // memory; the outputs an invocation of a merge pass writes (runs shorter
+  // than half of it merge a pair after another); the merge passes.
+  bool run_sort = false;
+  int64_t merge_chunk = 1;
+  int merges = 0;
+  // The dispatches in order: kernel and push constants. Block merge:
+  // kernel 0 {2, block, 1, 1} (the stages of the network from the
+  // identity), then kernels 1 or 2 {run, 0, 0, 0} (merge runs of `run`). Radix:
   // kernels 0, 1, 2 for each digit with {word, shift, first, flags}: the
   // digit is the radix_bits at `shift` of image word `word` (RadixWords);
   // `first` computes the images from the operands and starts from the
@@ -97,10 +112,23 @@ struct SortConfig {
   int SelectWords() const { return radix_keys.empty() ? 1 : radix_keys[0].Words() + 1; }
 
   uint64_t LocalInvocations() const {
+    if (run_sort) return static_cast<uint64_t>(lines * padded / block);
     return static_cast<uint64_t>((lines + lines_per_group - 1) / lines_per_group * (padded / block)) * 256;
   }
-  uint64_t StepInvocations() const { return static_cast<uint64_t>(lines * padded / 2); }
+  uint64_t MergeInvocations() const { return static_cast<uint64_t>(lines * padded / merge_chunk); }
+  // Whether a merge pass with kernel 1 or 2 runs.
+  bool MergesInto(int kernel) const {
+    for (const Pass& p : passes)
+      if (p.kernel == kernel) return true;
+    return false;
+  }
 };
+
+// Outputs a merge invocation writes after its binary search.
+inline constexpr int64_t kCpuMergeChunk = 256;
+// The run an invocation sorts on a CPU device before the merges.
+inline constexpr int64_t kCpuRunSort = 16;
+inline constexpr int64_t kGpuMergeChunk = 16;
 
 // The most a radix select keeps (kernel 3 ranks each among the others).
 inline constexpr int64_t kMaxSelectK = 256;
@@ -116,7 +144,8 @@ bool UsesRadixSelect(const Instruction& topk);
 int SharedBytesOf(ElementType t);
 StatusOr<SortConfig> ChooseSortConfig(const Instruction& sort, const TargetFeatures& target);
 // u32[lines * padded]: the permutation a sort writes (radix: two planes of
-// lines * length, the permutation first).
+// lines * length, the permutation first; a block merge's second plane is a
+// buffer of its own, so each stays within a binding).
 Shape PermutationShape(const SortConfig& c);
 
 }  // namespace vkxla

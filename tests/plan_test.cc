@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <set>
 
 #include "frontends/hlo_text.h"
@@ -995,8 +996,7 @@ TEST(PlanConfigs, TopKOfLongLinesSelectsOrRunsInRounds) {
 
 // Comparators that order keys run as a radix sort, a digit a pass (8 bits
 // on a CPU, 4 on GPUs), with three kernels a pass (one for lines of one
-// tile) and the last pass writing plane 0; anything else keeps the
-// bitonic network.
+// tile) and the last pass writing plane 0; anything else is a block merge.
 TEST(PlanConfigs, SortRunsAsRadixWhereTheComparatorOrdersKeys) {
   auto cmp = [](const std::string& ty, const std::string& root) {
     return "less {\n  a = " + ty + "[] parameter(0)\n  b = " + ty + "[] parameter(1)\n  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n" +
@@ -1051,12 +1051,32 @@ TEST(PlanConfigs, SortRunsAsRadixWhereTheComparatorOrdersKeys) {
              {"s32", "  ROOT r = pred[] compare(a, d), direction=LT\n"}}) {
       c = configs(PlanText(cmp(ty, root), sort(ty, 100000), t));
       ASSERT_EQ(c.size(), 1u) << root;
-      EXPECT_EQ(c[0].algorithm, ty == "c64" ? A::kRadix : A::kBitonic) << root;
+      EXPECT_EQ(c[0].algorithm, ty == "c64" ? A::kRadix : A::kBlockMerge) << root;
     }
-    // Images past the binding limit (2 planes of 20M words > 128 MiB): the
-    // network, whose indices (one plane) fit.
-    c = configs(PlanText(cmp("u32", "  ROOT r = pred[] compare(a, b), direction=LT\n"), sort("u32", 20000000), t));
-    EXPECT_EQ(c[0].algorithm, t.max_storage_buffer_range >= (uint64_t{20000000} * 8) ? A::kRadix : A::kBitonic);
+    // Images past the binding limit (2 planes of 20M words > 128 MiB): a
+    // block merge, whose two planes of indices are buffers of their own
+    // and each fits.
+    Planned big = PlanText(cmp("u32", "  ROOT r = pred[] compare(a, b), direction=LT\n"), sort("u32", 20000000), t);
+    c = configs(big);
+    EXPECT_EQ(c[0].algorithm, t.max_storage_buffer_range >= (uint64_t{20000000} * 8) ? A::kRadix : A::kBlockMerge);
+    for (const BufferDecl& b : big.program.buffers) EXPECT_LE(b.bytes, t.max_storage_buffer_range) << b.name;
+    // A block merge of 1M: blocks of 16 an invocation sorts on a CPU, of
+    // what shared memory holds a workgroup sorts on a GPU, then a
+    // merge pass per doubling, alternating planes, the last into the
+    // permutation.
+    c = configs(PlanText(cmp("f32", "  x = f32[] abs(a)\n  y = f32[] abs(b)\n  ROOT r = pred[] compare(x, y), direction=LT\n"),
+                         sort("f32", 1 << 20), t));
+    EXPECT_EQ(c[0].run_sort, t.cpu);
+    int64_t block = 2048;  // an index and two 4-byte keys an element, in at most 16 KiB
+    while (block * 12 > std::min<int64_t>(t.max_shared_memory_bytes, 16384)) block >>= 1;
+    EXPECT_EQ(c[0].block, t.cpu ? kCpuRunSort : block);
+    EXPECT_EQ(c[0].merge_chunk, t.cpu ? kCpuMergeChunk : kGpuMergeChunk);
+    EXPECT_EQ(c[0].padded, 1 << 20);
+    ASSERT_EQ(c[0].passes.size(), static_cast<size_t>(1 + 20 - std::countr_zero(static_cast<uint64_t>(c[0].block))));
+    for (size_t p = 1; p < c[0].passes.size(); ++p) {
+      EXPECT_EQ(c[0].passes[p].push_constants[0], static_cast<uint32_t>(c[0].block << (p - 1)));
+      EXPECT_EQ(c[0].passes[p].kernel, (c[0].passes.size() - 1 - p) % 2 == 0 ? 2 : 1);
+    }
     // Short lines: a lane a line (no barriers), or a tile a line; either
     // way only the placing kernel runs.
     for (int64_t n : {16, 1000, 3000}) {

@@ -12,7 +12,6 @@
 
 #include "frontends/hlo_text.h"
 #include "ir/element_type.h"
-#include "plan/planner.h"
 #include "tests/test_util.h"
 
 namespace vkxla {
@@ -23,31 +22,10 @@ class RadixSort : public ::testing::Test {
   void TearDown() override { ExpectNoValidationMessages(); }
 };
 
-// The test device's features as a GPU (4-bit digits, 256 lanes) and as a
-// phone (16 KiB of shared memory: 128 lanes) would plan.
-std::vector<TargetFeatures> TileTargets() {
-  TargetFeatures gpu = TestDevice().target();
-  gpu.cpu = false;
-  TargetFeatures phone = gpu;
-  phone.max_shared_memory_bytes = 16384;
-  return {TestDevice().target(), gpu, phone};
-}
-
-// Plans `module` for `target` and returns its sorts' configurations.
-std::vector<SortConfig> SortConfigs(const Module& module, const TargetFeatures& target) {
-  std::vector<SortConfig> configs;
-  StatusOr<Program> p = PlanModule(module, target);
-  EXPECT_TRUE(p.ok()) << p.status().ToString();
-  if (p.ok())
-    for (const FusionGroup& g : p->groups)
-      if (const auto* c = std::get_if<SortConfig>(&g.config)) configs.push_back(*c);
-  return configs;
-}
-
 // The one sort's configuration on this device (nullopt, and a failure, if
 // the plan has not exactly one).
 std::optional<SortConfig> OnlySortConfig(const Module& module) {
-  std::vector<SortConfig> configs = SortConfigs(module, TestDevice().target());
+  std::vector<SortConfig> configs = SortConfigsOf(module, TestDevice().target());
   EXPECT_EQ(configs.size(), 1u);
   if (configs.size() != 1) return std::nullopt;
   return configs[0];
@@ -58,8 +36,8 @@ void RunRadix(const std::string& text, const std::vector<Literal>& args, bool ev
   SCOPED_TRACE(text);
   std::unique_ptr<Module> m = ParseOrFail(text);
   if (!m) return;
-  for (const TargetFeatures& target : TileTargets()) {
-    std::vector<SortConfig> configs = SortConfigs(*m, target);
+  for (const TargetFeatures& target : KernelShapeTargets()) {
+    std::vector<SortConfig> configs = SortConfigsOf(*m, target);
     ASSERT_EQ(configs.size(), 1u);
     EXPECT_EQ(configs[0].algorithm, SortConfig::Algorithm::kRadix) << "cpu=" << target.cpu;
     RunAndCompareWith(*m, args, -1, &target);
@@ -185,34 +163,6 @@ TEST_F(RadixSort, EmptyAndSingleElementLines) {
     ASSERT_TRUE(m);
     std::mt19937_64 rng(3);
     RunAndCompareWith(*m, {RandomLiteral(m->entry()->parameters()[0]->shape, rng, Opcode::kAdd)});
-  }
-}
-
-// A comparator that is not a key order keeps the bitonic network (blocks
-// in shared memory and steps through memory; short rows several to a
-// workgroup, the last group part full): |a| < |b|, stable.
-TEST_F(RadixSort, OtherComparatorsKeepTheNetwork) {
-  const std::string cmp = "%abs_lt (a: f32[], b: f32[], c: s32[], d: s32[]) -> pred[] {\n  %a = f32[] parameter(0)\n"
-                          "  %b = f32[] parameter(1)\n  %c = s32[] parameter(2)\n  %d = s32[] parameter(3)\n"
-                          "  %x = f32[] abs(%a)\n  %y = f32[] abs(%b)\n  ROOT %r = pred[] compare(%x, %y), direction=LT\n}\n";
-  int trial = 0;
-  for (const auto& [rows, n] : std::vector<std::pair<int64_t, int64_t>>{{2, 5000}, {300, 50}, {37, 3}}) {
-    const std::string shape = std::to_string(rows) + "," + std::to_string(n);
-    const std::string text = "HloModule network\n" + cmp + "ENTRY %e {\n  %x = f32[" + shape + "] parameter(0)\n  %i = s32[" + shape +
-                             "] iota(), iota_dimension=1\n  ROOT %s = (f32[" + shape + "], s32[" + shape +
-                             "]) sort(%x, %i), dimensions={1}, to_apply=%abs_lt\n}\n";
-    SCOPED_TRACE(text);
-    std::unique_ptr<Module> m = ParseOrFail(text);
-    ASSERT_TRUE(m);
-    std::optional<SortConfig> config = OnlySortConfig(*m);
-    ASSERT_TRUE(config);
-    EXPECT_EQ(config->algorithm, SortConfig::Algorithm::kBitonic);
-    EXPECT_EQ(config->lines_per_group > 1, n < 100);
-    std::mt19937_64 rng(17 + ++trial);
-    Literal x(Shape(ElementType::kF32, {rows, n}));
-    for (int64_t i = 0; i < x.element_count(); ++i)
-      x.Set(i, Scalar::Float(ElementType::kF32, static_cast<double>(static_cast<int64_t>(rng() % 41) - 20)));
-    RunAndCompareWith(*m, {x});
   }
 }
 

@@ -6,6 +6,7 @@
 #include "ir/float_formats.h"
 #include "ops/op_traits.h"
 #include "ops/evaluator.h"
+#include "plan/planner.h"
 #include "runtime/executable.h"
 #include "runtime/vulkan_context.h"
 
@@ -202,6 +203,24 @@ void ExpectHloError(const std::string& computations, const std::string& entry_bo
   auto m = ParseAndVerifyHlo("HloModule bad\n" + computations + "ENTRY %e {\n" + entry_body + "}\n");
   ASSERT_FALSE(m.ok()) << entry_body;
   for (const std::string& w : words) EXPECT_NE(m.status().message().find(w), std::string::npos) << m.status().message();
+}
+
+std::vector<TargetFeatures> KernelShapeTargets() {
+  TargetFeatures gpu = TestDevice().target();
+  gpu.cpu = false;
+  TargetFeatures phone = gpu;
+  phone.max_shared_memory_bytes = 16384;
+  return {TestDevice().target(), gpu, phone};
+}
+
+std::vector<SortConfig> SortConfigsOf(const Module& module, const TargetFeatures& target) {
+  std::vector<SortConfig> configs;
+  StatusOr<Program> p = PlanModule(module, target);
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  if (p.ok())
+    for (const FusionGroup& g : p->groups)
+      if (const auto* c = std::get_if<SortConfig>(&g.config)) configs.push_back(*c);
+  return configs;
 }
 
 }  // namespace vkxla

@@ -13,6 +13,7 @@
 #include "ir/literal.h"
 #include "ir/module.h"
 #include "ir/opcode.h"
+#include "plan/sort_config.h"
 #include "runtime/device.h"
 
 namespace vkxla {
@@ -53,6 +54,14 @@ StatusOr<Literal> CompileAndRun(const Module& module, const std::vector<Literal>
 std::string RunHloText(const std::string& computations, const std::string& entry_body);
 // Expects that module to be rejected with a message containing every word.
 void ExpectHloError(const std::string& computations, const std::string& entry_body, const std::vector<std::string>& words);
+
+// The test device's features, then as a GPU would plan (kernels shaped for
+// a GPU: radix tiles of 256 lanes, sort blocks in shared memory) and as a
+// phone (16 KiB of shared memory): all three run on the test device.
+std::vector<TargetFeatures> KernelShapeTargets();
+// The configurations of the sorts `module`'s plan for `target` holds (a
+// plan failure is a test failure).
+std::vector<SortConfig> SortConfigsOf(const Module& module, const TargetFeatures& target);
 
 // The same with given arguments; `target`, where given, is what the plan
 // is made for (a GPU's configurations run on lavapipe too).

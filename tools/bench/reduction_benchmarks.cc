@@ -22,12 +22,14 @@ std::string SumModule(int64_t n, int64_t dim) {
 
 // A stable sort of f32 keys with an s32 payload along the last dim of
 // [lines, n] (plain LT: the radix sort's ±0 and NaN handling is the
-// tests' business).
-std::string SortModule(int64_t lines, int64_t n) {
+// tests' business; by magnitude: a comparator no radix sort takes).
+std::string SortModule(int64_t lines, int64_t n, bool by_magnitude) {
   const std::string dims = lines > 1 ? std::to_string(lines) + "," + std::to_string(n) : std::to_string(n);
   const std::string k = "f32[" + dims + "]", v = "s32[" + dims + "]";
   return "HloModule sort\n\nless {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = s32[] parameter(2)\n"
-         "  d = s32[] parameter(3)\n  ROOT r = pred[] compare(a, b), direction=LT\n}\n\n"
+         "  d = s32[] parameter(3)\n" +
+         std::string(by_magnitude ? "  x = f32[] abs(a)\n  y = f32[] abs(b)\n  ROOT r = pred[] compare(x, y), direction=LT\n}\n\n"
+                                  : "  ROOT r = pred[] compare(a, b), direction=LT\n}\n\n") +
          "ENTRY main {\n  k = " + k + " parameter(0)\n  v = " + v + " parameter(1)\n  ROOT s = (" + k + ", " + v +
          ") sort(k, v), dimensions={" + std::to_string(lines > 1 ? 1 : 0) + "}, is_stable=true, to_apply=less\n}\n";
 }
@@ -35,12 +37,13 @@ std::string SortModule(int64_t lines, int64_t n) {
 // The sort of `lines` rows of `n` random keys with their indices as the
 // payload, against std::stable_sort of the same pairs, row by row, on the
 // host (long ones timed fewer times).
-Status SortRow(Device& device, int64_t lines, int64_t n, const Literal& keys, const std::string& label, BenchReport& report) {
+Status SortRow(Device& device, int64_t lines, int64_t n, const Literal& keys, const std::string& label, BenchReport& report,
+               bool by_magnitude = false) {
   const int64_t count = lines * n;
   const bool big = count > (int64_t{1} << 22);
   Literal payload(Shape(ElementType::kS32, lines > 1 ? std::vector<int64_t>{lines, n} : std::vector<int64_t>{n}));
   for (int64_t i = 0; i < count; ++i) payload.Set(i, Scalar::Int(ElementType::kS32, i % n));
-  VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, SortModule(lines, n), {keys, payload}, big ? 2 : 7, big ? 1 : 4));
+  VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, SortModule(lines, n, by_magnitude), {keys, payload}, big ? 2 : 7, big ? 1 : 4));
   std::vector<std::pair<float, int32_t>> pairs(count);
   const float* k = reinterpret_cast<const float*>(keys.bytes().data());
   double host = 1e30;
@@ -48,13 +51,16 @@ Status SortRow(Device& device, int64_t lines, int64_t n, const Literal& keys, co
     for (int64_t i = 0; i < count; ++i) pairs[i] = {k[i], static_cast<int32_t>(i % n)};
     const auto start = std::chrono::steady_clock::now();
     for (int64_t line = 0; line < lines; ++line)
-      std::stable_sort(pairs.begin() + line * n, pairs.begin() + (line + 1) * n, [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::stable_sort(pairs.begin() + line * n, pairs.begin() + (line + 1) * n, [by_magnitude](const auto& a, const auto& b) {
+        return by_magnitude ? std::fabs(a.first) < std::fabs(b.first) : a.first < b.first;
+      });
     host = std::min(host, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  report.rows.push_back({"sort " + label + " f32 keys + s32 payload (stable, " + std::to_string(m.kernel_count) + " dispatches)",
+  const std::string what = by_magnitude ? " f32 keys by |a| < |b| + s32 payload (stable, a block merge: " : " f32 keys + s32 payload (stable, ";
+  report.rows.push_back({"sort " + label + what + std::to_string(m.kernel_count) + " dispatches)",
                          Format("%.2f ms", m.kernels.seconds * 1e3) + Format(", %.1f Mkeys/s", count / m.kernels.seconds * 1e-6),
                          Format("std::stable_sort on the host %.2f ms", host * 1e3) + Format(" (%.1f Mkeys/s)", count / host * 1e-6),
-                         host / m.kernels.seconds, 1.0, "ratio > 1: the device is faster"});
+                         host / m.kernels.seconds, by_magnitude ? 0.0 : 1.0, "ratio > 1: the device is faster"});
   return OkStatus();
 }
 
@@ -196,6 +202,7 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
                            "ratio > 1: the device is faster"});
   }
   VKXLA_RETURN_IF_ERROR(SortRow(device, 1, count, keys, label, report));
+  VKXLA_RETURN_IF_ERROR(SortRow(device, 1, count, keys, label, report, true));
   if (elements >= (uint64_t{1} << 24)) {
     const int64_t big = int64_t{1} << 24;
     VKXLA_RETURN_IF_ERROR(SortRow(device, 1, big, RandomBenchLiteral(Shape(ElementType::kF32, {big}), 6), "16M", report));
