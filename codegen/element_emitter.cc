@@ -621,19 +621,38 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
   if (int64_ || wide || atomic_int64_) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
   if (atomic_float_) src += "#extension GL_EXT_shader_atomic_float : require\n";
   if (atomic_int64_) src += "#extension GL_EXT_shader_atomic_int64 : require\n";
+  bool addressed = false;
+  for (const Binding& b : bindings_) addressed = addressed || program_.buffers[b.buffer].addressed;
+  if (addressed) src += "#extension GL_EXT_buffer_reference : require\n#extension GL_EXT_buffer_reference_uvec2 : require\n";
   src += "// kernel " + name + ": " + out_.ToString() + "\n";
   src += "layout(local_size_x = " + std::to_string(local_size) + ") in;\n";
   src += "#define W(b, i) b.v[(i) >> 2u][(i) & 3u]\n";
+  // An array past the binding range (plan/buffer_assignment.h): its
+  // binding holds its device address, and each view of it (the words, the
+  // wide and scalar aliases) is a buffer reference made from that address
+  // as main begins; accesses read the same either way.
+  std::string take_addresses;
   for (size_t i = 0; i < bindings_.size(); ++i) {
     const Binding& b = bindings_[i];
     const std::string n = std::to_string(i);
     const std::string access = b.access == Access::kRead ? "readonly " : b.access == Access::kWrite ? "writeonly " : "";
-    const std::string decl = "layout(std430, set = 0, binding = " + n + ") " + access + "buffer B" + n;
-    src += decl + " { uvec4 v[]; } " + b.name + ";\n";
-    if (wide_buffers_.count(b.name)) src += decl + "W { u64vec2 v[]; } " + b.name + "w;\n";
-    if (quad_buffers_.count(b.name)) src += decl + "Q { u64vec4 v[]; } " + b.name + "q;\n";
+    const bool by_address = program_.buffers[b.buffer].addressed;
+    if (by_address)
+      src += "layout(std430, set = 0, binding = " + n + ") readonly buffer B" + n + "A { uvec2 address; } " + b.name + "_address;\n";
+    auto view = [&](const std::string& suffix, const std::string& element, const std::string& var) {
+      if (!by_address) {
+        src += "layout(std430, set = 0, binding = " + n + ") " + access + "buffer B" + n + suffix + " { " + element + " v[]; } " + var + ";\n";
+        return;
+      }
+      src += "layout(std430, buffer_reference, buffer_reference_align = 16) " + access + "buffer B" + n + suffix + " { " + element +
+             " v[]; };\nB" + n + suffix + " " + var + ";\n";
+      take_addresses += "  " + var + " = B" + n + suffix + "(" + b.name + "_address.address);\n";
+    };
+    view("", "uvec4", b.name);
+    if (wide_buffers_.count(b.name)) view("W", "u64vec2", b.name + "w");
+    if (quad_buffers_.count(b.name)) view("Q", "u64vec4", b.name + "q");
     for (const auto& [buffer, type] : scalar_aliases_)
-      if (buffer == b.name) src += decl + "_" + type + " { " + type + " v[]; } " + b.name + "_" + type + ";\n";
+      if (buffer == b.name) view("_" + type, type, b.name + "_" + type);
   }
   if (wide)
     src += "uvec4 widen(u64vec2 w) { return uvec4(unpackUint2x32(w.x), unpackUint2x32(w.y)); }\n"
@@ -642,7 +661,7 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
   src += ShaderLibrarySource(needs_, target_.float64);
   for (const auto& [helper, def] : helpers_) src += def;
   src += shared_;
-  src += "void main() {\n  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
+  src += "void main() {\n" + take_addresses + "  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
          U(local_size) + ";\n";
   return src;
 }

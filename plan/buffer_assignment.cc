@@ -34,11 +34,16 @@ Status AssignBuffers(Program& program) {
     std::vector<int> placed;
     for (int id : ids) {
       BufferDecl& b = program.buffers[id];
-      if (IsBound(b.kind) && b.bytes > program.target.max_storage_buffer_range)
+      b.addressed = IsBound(b.kind) && b.bytes > program.target.max_storage_buffer_range;
+      if (b.addressed && !program.target.buffer_device_address)
         return ResourceExhausted(b.name + " " + b.shape.ToString() + ": array of " + std::to_string(b.bytes) +
                                  " bytes exceeds maxStorageBufferRange (" +
                                  std::to_string(program.target.max_storage_buffer_range) + ") of " +
-                                 program.target.device_name + "; windowed binding is not implemented yet");
+                                 program.target.device_name + ", which lacks bufferDeviceAddress to reach it otherwise");
+      // Kernels index bytes, elements and words with 32-bit integers.
+      if (b.addressed && (b.bytes > kMaxAddressedBytes || (b.shape.IsArray() && b.shape.element_count() >= (int64_t{1} << 32))))
+        return ResourceExhausted(b.name + " " + b.shape.ToString() + ": array of " + std::to_string(b.bytes) +
+                                 " bytes is past the 4 GiB that kernels' 32-bit indices reach");
       // The ranges taken while this buffer lives, in offset order.
       std::vector<std::pair<uint64_t, uint64_t>> taken;
       for (int other : placed) {

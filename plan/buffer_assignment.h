@@ -11,6 +11,12 @@
 
 namespace vkxla {
 
+// The most bytes of one array kernels reach (32-bit byte indices).
+inline constexpr uint64_t kMaxAddressedBytes = (uint64_t{1} << 32) - 16;
+
+// Arrays past the target's binding range (max_storage_buffer_range) are
+// marked `addressed`: kernels reach them through their device address
+// (bufferDeviceAddress), which their binding holds instead of the array.
 // Sets arena and offset of every buffer and the arenas' sizes; errors name
 // the sizes when an arena or a bound buffer exceeds what the target allows.
 Status AssignBuffers(Program& program);

@@ -44,6 +44,9 @@ struct BufferDecl {
   MemoryKind memory = MemoryKind::kDevice;
   Shape shape;         // with its layout; dynamic dims at their bounds
   uint64_t bytes = 0;  // whole 16-byte vectors
+  // Past the device's binding range: kernels reach it through its device
+  // address, which their binding holds instead (plan/buffer_assignment.h).
+  bool addressed = false;
   int64_t parameter = -1;                 // kParameter / kStaging of a parameter
   int64_t result = -1;                    // kResult / kStaging of result leaf `result`
   const Instruction* constant = nullptr;  // kConstant

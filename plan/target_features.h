@@ -25,6 +25,9 @@ struct TargetFeatures {
   // shaderBufferInt64Atomics (with shaderInt64): scatter combiners on 64-bit
   // elements (f64, s64, u64, c64) swap whole words in one pass.
   bool int64_atomics = false;
+  // bufferDeviceAddress (Vulkan 1.2): an array past max_storage_buffer_range
+  // is reached through its device address instead of a binding.
+  bool buffer_device_address = false;
   uint32_t subgroup_size = 1;
   uint32_t max_workgroup_invocations = 128;
   uint32_t max_workgroup_count_x = 65535;

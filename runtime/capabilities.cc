@@ -63,7 +63,8 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES, &f16i8};
   VkPhysicalDevice8BitStorageFeatures s8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES, &s16};
   VkPhysicalDeviceShaderAtomicInt64Features atomic64{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES, &s8};
-  VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, &atomic64};
+  VkPhysicalDeviceBufferDeviceAddressFeatures address{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES, &atomic64};
+  VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, &address};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, vk12 ? static_cast<void*>(&timeline) : static_cast<void*>(&s16)};
   // Float atomics come from an extension; chained only where it is offered.
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
@@ -84,6 +85,7 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   hw.subgroup_size = subgroup.subgroupSize;
   hw.float32_atomic_add = has_atomic_float && atomic_float.shaderBufferFloat32AtomicAdd;
   hw.int64_atomics = vk12 && hw.int64 && atomic64.shaderBufferInt64Atomics;
+  hw.buffer_device_address = vk12 && address.bufferDeviceAddress;
   hw.subgroup_arithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
                            (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
   hw.max_workgroup_invocations = props.limits.maxComputeWorkGroupInvocations;
@@ -123,7 +125,8 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
     else if (item == "subgroup") { info.target.subgroup_arithmetic = false; info.target.subgroup_size = 1; }
     else if (item == "atomicf32") info.target.float32_atomic_add = false;
     else if (item == "atomici64") info.target.int64_atomics = false;
-    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32, atomici64");
+    else if (item == "address") info.target.buffer_device_address = false;
+    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32, atomici64, address");
     info.masked += (info.masked.empty() ? "" : ",") + item;
   }
   if (!info.masked.empty())
@@ -176,7 +179,8 @@ std::string DeviceInfo::Table() const {
     << "  f16: " << yn(hardware.float16, target.float16) << "  i8: " << yn(hardware.int8, target.int8) << "\n"
     << "  16-bit storage: " << (storage_16bit ? "yes" : "no") << "  8-bit storage: " << (storage_8bit ? "yes" : "no") << "\n"
     << "  max storage buffer range: " << target.max_storage_buffer_range << " bytes"
-    << (target.max_storage_buffer_range != hardware.max_storage_buffer_range ? " (profile " + profile + ")" : "") << "\n"
+    << (target.max_storage_buffer_range != hardware.max_storage_buffer_range ? " (profile " + profile + ")" : "")
+    << "; larger arrays through device addresses: " << yn(hardware.buffer_device_address, target.buffer_device_address) << "\n"
     << "  max workgroup invocations: " << target.max_workgroup_invocations
     << (target.max_workgroup_invocations != hardware.max_workgroup_invocations ? " (profile " + profile + ")" : "") << "\n"
     << "  max shared memory: " << target.max_shared_memory_bytes << " bytes"

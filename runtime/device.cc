@@ -79,6 +79,13 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
     atomic64.pNext = features.pNext;
     features.pNext = &atomic64;
   }
+  // Device addresses reach arrays past the binding range (plan/buffer_assignment.h).
+  VkPhysicalDeviceBufferDeviceAddressFeatures address{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+  if (d->info_.hardware.buffer_device_address) {
+    address.bufferDeviceAddress = VK_TRUE;
+    address.pNext = features.pNext;
+    features.pNext = &address;
+  }
   dci.pNext = &features;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
@@ -177,6 +184,8 @@ StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
   bci.size = size;
   bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
               VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+  const bool addressable = info_.hardware.buffer_device_address;
+  if (addressable) bci.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   VKXLA_VK_RETURN_IF_ERROR(vkCreateBuffer(device_, &bci, nullptr, &b.buffer_));
   CountVulkanObject(VulkanObject::kBuffer, 1);
@@ -190,6 +199,9 @@ StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
   VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   mai.allocationSize = req.size;
   mai.memoryTypeIndex = type;
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  if (addressable) mai.pNext = &flags;
   const VkResult allocated = vkAllocateMemory(device_, &mai, nullptr, &b.memory_);
   if (allocated == VK_ERROR_OUT_OF_DEVICE_MEMORY || allocated == VK_ERROR_OUT_OF_HOST_MEMORY) {
     const VkMemoryHeap& heap = memory_props_.memoryHeaps[memory_props_.memoryTypes[type].heapIndex];
@@ -203,6 +215,14 @@ StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
   VKXLA_VK_RETURN_IF_ERROR(vkBindBufferMemory(device_, b.buffer_, b.memory_, 0));
   if (memory == Memory::kHostVisible) VKXLA_VK_RETURN_IF_ERROR(vkMapMemory(device_, b.memory_, 0, VK_WHOLE_SIZE, 0, &b.mapped_));
   return b;
+}
+
+StatusOr<uint64_t> Device::DeviceAddress(const Buffer& b) const {
+  if (!info_.hardware.buffer_device_address)
+    return FailedPrecondition(info_.name + " lacks bufferDeviceAddress: an array past maxStorageBufferRange cannot be reached");
+  VkBufferDeviceAddressInfo ai{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  ai.buffer = b.handle();
+  return static_cast<uint64_t>(vkGetBufferDeviceAddress(device_, &ai));
 }
 
 StatusOr<VkCommandBuffer> Device::AllocateCommandBuffer() {

@@ -32,6 +32,9 @@ class Device {
 
   enum class Memory { kDeviceLocal, kHostVisible };
   StatusOr<Buffer> CreateBuffer(uint64_t size, Memory memory);
+  // The device address of `b`'s first byte (where the device has
+  // bufferDeviceAddress; an error otherwise).
+  StatusOr<uint64_t> DeviceAddress(const Buffer& b) const;
   // Command buffers and submissions may come from several threads. The
   // command pool is guarded by command_pool_mutex(), which recording must
   // hold too (Vulkan requires the pool externally synchronized while any of

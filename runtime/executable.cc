@@ -50,6 +50,21 @@ Status Executable::Allocate() {
                                                                                             : Device::Memory::kHostVisible));
     arenas_.push_back(std::move(b));
   }
+  // Addressed buffers' device addresses, each in a slot a binding may start at.
+  const uint64_t stride = std::max<uint64_t>({16, device_.info().hardware.min_storage_buffer_offset_alignment,
+                                              program_.target.min_storage_buffer_offset_alignment});
+  for (size_t i = 0; i < program_.buffers.size(); ++i)
+    if (program_.buffers[i].addressed) address_slot_[static_cast<int>(i)] = address_slot_.size() * stride;
+  if (!address_slot_.empty()) {
+    VKXLA_ASSIGN_OR_RETURN(Buffer table, device_.CreateBuffer(address_slot_.size() * stride, Device::Memory::kHostVisible));
+    for (const auto& [buffer, offset] : address_slot_) {
+      const BufferDecl& b = program_.buffers[buffer];
+      VKXLA_ASSIGN_OR_RETURN(uint64_t base, device_.DeviceAddress(arenas_[b.arena]));
+      const uint64_t address = base + b.offset;
+      std::memcpy(static_cast<uint8_t*>(table.mapped()) + offset, &address, sizeof(address));
+    }
+    address_table_ = std::move(table);
+  }
   // Constants are written once, here.
   for (size_t i = 0; i < program_.buffers.size(); ++i) {
     const BufferDecl& b = program_.buffers[i];
@@ -63,6 +78,12 @@ Status Executable::Allocate() {
 BufferSlice Executable::SliceOf(int buffer) const {
   const BufferDecl& b = program_.buffers[buffer];
   return {arenas_[b.arena].handle(), b.offset, b.bytes};
+}
+
+BufferSlice Executable::BindingOf(int buffer) const {
+  auto slot = address_slot_.find(buffer);
+  if (slot == address_slot_.end()) return SliceOf(buffer);
+  return {address_table_->handle(), slot->second, 16};
 }
 
 void* Executable::Mapped(int buffer) const {
@@ -121,7 +142,7 @@ Status Executable::BuildKernels() {
       }
       const std::shared_ptr<ComputePipeline>& pipeline = pipelines[index.at(WithoutKernelName(src->glsl))];
       std::vector<BufferSlice> bindings;
-      for (int b : src->bindings) bindings.push_back(SliceOf(b));
+      for (int b : src->bindings) bindings.push_back(BindingOf(b));
       VKXLA_ASSIGN_OR_RETURN(BoundKernel bound, BoundKernel::Create(device_, pipeline, std::move(bindings), launch.invocations,
                                                              launch.local_size));
       kernels_.back().push_back(std::make_unique<BoundKernel>(std::move(bound)));
@@ -166,7 +187,7 @@ StatusOr<std::unique_ptr<Executable::Alternation>> Executable::PrepareAlternatio
       std::vector<BufferSlice> bindings;
       for (int b : kb.buffers) {
         touches = touches || alt->partner.count(b) > 0;
-        bindings.push_back(SliceOf(alt->Map(b)));
+        bindings.push_back(BindingOf(alt->Map(b)));
       }
       if (!touches) continue;
       VKXLA_ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device_, kb.pipeline, std::move(bindings), kb.invocations, kb.local_size));
@@ -340,6 +361,11 @@ Status Executable::RecordGated(const WhileStep& w, Node& n) {
       const auto& c = std::get<CopyStep>(step.op);
       for (int version = 0; version < (alt ? 2 : 1); ++version) {
         const int src = version ? alt->Map(c.src) : c.src, dst = version ? alt->Map(c.dst) : c.dst;
+        for (int b : {src, dst})
+          if (program_.buffers[b].addressed)
+            return Unimplemented(program_.buffers[b].name + " " + program_.buffers[b].shape.ToString() +
+                                 ": a device-gated loop's state past maxStorageBufferRange (" +
+                                 std::to_string(program_.target.max_storage_buffer_range) + ") is not supported");
         VKXLA_ASSIGN_OR_RETURN(BoundKernel k, LoopGate::CopyKernel(device_, *gate_pipelines_, SliceOf(src), SliceOf(dst), c.bytes));
         if (version == 0) grids.push_back(k.grid());
         n.gated_copies[version].push_back(std::make_unique<BoundKernel>(std::move(k)));

@@ -149,12 +149,18 @@ class Executable {
   Status Execute(const std::vector<Node>& nodes);
   void Free(std::vector<Node>& nodes);
   BufferSlice SliceOf(int buffer) const;
+  // What a kernel binds for `buffer`: its slice, or for an addressed one
+  // (past the binding range) its slot of address_table_.
+  BufferSlice BindingOf(int buffer) const;
   void* Mapped(int buffer) const;
 
   Device& device_;
   const Module* module_ = nullptr;
   Program program_;
   std::vector<Buffer> arenas_;
+  // The device addresses of addressed buffers, one aligned slot each.
+  std::optional<Buffer> address_table_;
+  std::map<int, uint64_t> address_slot_;  // buffer -> its slot's offset
   // kernels_[group][kernel]; null for kernels that never run (empty arrays).
   std::vector<std::vector<std::unique_ptr<BoundKernel>>> kernels_;
   std::vector<std::vector<KernelBinding>> kernel_bindings_;  // alike

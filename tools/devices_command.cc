@@ -35,6 +35,7 @@ nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
         {"subgroup_arithmetic", feature(hw.subgroup_arithmetic, used.subgroup_arithmetic)},
         {"float32_atomic_add", feature(hw.float32_atomic_add, used.float32_atomic_add)},
         {"int64_atomics", feature(hw.int64_atomics, used.int64_atomics)},
+        {"buffer_device_address", feature(hw.buffer_device_address, used.buffer_device_address)},
         {"storage_16bit", d.storage_16bit},
         {"storage_8bit", d.storage_8bit},
         {"timeline_semaphore", d.timeline_semaphore},

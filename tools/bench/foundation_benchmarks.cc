@@ -44,6 +44,38 @@ Status FusedElementwise(Device& device, const DeviceLimits& limits, uint64_t ele
   return OkStatus();
 }
 
+std::string AddModule(int64_t n) {
+  const std::string s = "f32[" + std::to_string(n) + "]";
+  return "HloModule add\n\nENTRY main {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  ROOT c = " + s + " add(a, b)\n}\n";
+}
+
+// c = a + b over 40M f32: 160 MB arrays, past the binding range of phones
+// and of lavapipe (128 MiB), so all three are reached through device
+// addresses; against 32M (128 MiB arrays, bound as usual) in the same rounds.
+Status AddressedElementwise(Device& device, BenchReport& report) {
+  const int64_t big = 40000000, small = int64_t{1} << 25;
+  TargetFeatures target = device.target();
+  target.max_storage_buffer_range = std::min<uint64_t>(target.max_storage_buffer_range, uint64_t{128} << 20);
+  if (!target.buffer_device_address) return OkStatus();
+  std::vector<Literal> big_args = {RandomBenchLiteral(Shape(ElementType::kF32, {big}), 1), RandomBenchLiteral(Shape(ElementType::kF32, {big}), 2)};
+  std::vector<Literal> small_args = {RandomBenchLiteral(Shape(ElementType::kF32, {small}), 1),
+                                     RandomBenchLiteral(Shape(ElementType::kF32, {small}), 2)};
+  // The same 32M through addresses (planned for a 64 MiB range): the cost of the path itself.
+  TargetFeatures narrow = target;
+  narrow.max_storage_buffer_range = uint64_t{64} << 20;
+  VKXLA_ASSIGN_OR_RETURN(std::vector<ModuleTiming> t,
+                         TimeModulesInterleaved(device, {{AddModule(big), big_args}, {AddModule(small), small_args}, {AddModule(small), small_args}},
+                                                5, 4, {target, target, narrow}));
+  auto gbps = [&](int64_t n, const ModuleTiming& m) { return 3.0 * n * 4 / m.kernels.seconds * 1e-9; };
+  const double addressed = gbps(big, t[0]);
+  report.rows.push_back(LimitRow("elementwise add, 40M f32 (160 MB arrays past a 128 MiB binding range: through device addresses)",
+                                 Format("%.1f GB/s", addressed), addressed, BenchLimit::kStream, 0.8,
+                                 Format("%.3f ms; in the same rounds 32M (128 MiB arrays) ", t[0].kernels.seconds * 1e3) +
+                                     Format("bound as usual %.1f GB/s, ", gbps(small, t[1])) +
+                                     Format("through addresses %.1f GB/s", gbps(small, t[2]))));
+  return OkStatus();
+}
+
 // 1000 small dispatches in one command buffer: independent ones (no
 // barrier between them) against a dependent chain (each reads what the
 // previous wrote, so each follows a barrier).
@@ -151,6 +183,7 @@ Status CompileTime(Device& device, BenchReport& report) {
 
 Status RunFoundationBenchmarks(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
   VKXLA_RETURN_IF_ERROR(FusedElementwise(device, limits, elements, report));
+  VKXLA_RETURN_IF_ERROR(AddressedElementwise(device, report));
   VKXLA_RETURN_IF_ERROR(DispatchCost(device, report));
   VKXLA_RETURN_IF_ERROR(CompileTime(device, report));
   return OkStatus();

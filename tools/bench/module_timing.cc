@@ -24,13 +24,15 @@ StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_
 }
 
 StatusOr<std::vector<ModuleTiming>> TimeModulesInterleaved(
-    Device& device, const std::vector<std::pair<std::string, std::vector<Literal>>>& modules, int rounds, int runs) {
+    Device& device, const std::vector<std::pair<std::string, std::vector<Literal>>>& modules, int rounds, int runs,
+    const std::vector<TargetFeatures>& targets) {
   std::vector<std::unique_ptr<Module>> parsed;
   std::vector<std::unique_ptr<Executable>> exes;
   std::vector<ModuleTiming> out(modules.size());
   for (size_t i = 0; i < modules.size(); ++i) {
     VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, ParseAndVerifyHlo(modules[i].first));
-    VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*m, device));
+    VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe,
+                           Executable::Compile(*m, device, i < targets.size() ? targets[i] : device.target()));
     VKXLA_RETURN_IF_ERROR(exe->Run(modules[i].second).status());
     out[i].kernel_count = exe->kernel_count();
     parsed.push_back(std::move(m));

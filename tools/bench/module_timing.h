@@ -24,9 +24,11 @@ StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_
 
 // Several modules timed in alternation (round after round, the best of each
 // kept), so that interference from other work falls on all of them alike:
-// for comparing two variants of a kernel.
+// for comparing two variants of a kernel. `targets`, where given, holds
+// what each module is planned for (else the device's features).
 StatusOr<std::vector<ModuleTiming>> TimeModulesInterleaved(
-    Device& device, const std::vector<std::pair<std::string, std::vector<Literal>>>& modules, int rounds, int runs);
+    Device& device, const std::vector<std::pair<std::string, std::vector<Literal>>>& modules, int rounds, int runs,
+    const std::vector<TargetFeatures>& targets = {});
 
 // The best host wall time of `runs` calls of `run`, after one call that
 // warms it (whole runs: uploads, control flow and host steps included).
