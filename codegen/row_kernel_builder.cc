@@ -1,5 +1,7 @@
 // Row kernels (plan/row_config.h): workgroup `wg` owns row `wg`, the
-// kept dims' index in row-major order. On trip t of a walk, invocation
+// kept dims' index in row-major order (or, a lane a row on a CPU device,
+// rows_per_group rows, one an invocation, with L = 1 and no shared memory
+// or barriers). On trip t of a walk, invocation
 // `lid` owns the per_trip consecutive row elements from (lid + t * L) *
 // per_trip: consecutive invocations read consecutive elements, a vector of
 // each buffer placed like the row's operand at a time where rows are
@@ -38,13 +40,18 @@ class RowKernelBuilder : public ElementEmitter {
     for (const GroupOutput& o : group_.outputs)
       VKXLA_RETURN_IF_ERROR(Use(program_.buffers[o.buffer].shape.element_type(), *o.value.inst));
     std::string main = "  uint lid = gl_LocalInvocationID.x;\n  uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
-    main += "  if (wg >= " + U(c_.rows) + ") return;\n";  // whole workgroups: the barriers stay uniform
+    if (c_.rows_per_group > 1) {
+      // A lane a row: no barriers, so lanes past the last row may leave.
+      main += "  uint row = wg * " + U(c_.rows_per_group) + " + lid, lane = 0u;\n  if (row >= " + U(c_.rows) + ") return;\n";
+    } else {
+      main += "  uint row = wg, lane = lid;\n  if (wg >= " + U(c_.rows) + ") return;\n";  // whole workgroups: the barriers stay uniform
+    }
     GlslIndexArithmetic a;
     int64_t stride = 1;
     row_index_.assign(c_.row_shape.size(), "0u");
     for (size_t k = c_.batch_dims.size(); k-- > 0;) {
       const int64_t d = c_.batch_dims[k];
-      std::string q = a.DivConstant("wg", stride);
+      std::string q = a.DivConstant("row", stride);
       if (k > 0) q = a.ModConstant(q, c_.row_shape[d]);
       main += "  uint r" + std::to_string(d) + " = " + q + ";\n";
       row_index_[d] = "r" + std::to_string(d);
@@ -91,7 +98,7 @@ class RowKernelBuilder : public ElementEmitter {
       }
     VKXLA_ASSIGN_OR_RETURN(std::string trip, Trip(store, declare, write));
     main += "  for (uint t = 0u; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n}\n";
-    return Finish(group_.kernels[0].name, static_cast<uint32_t>(c_.local_size), main);
+    return Finish(group_.kernels[0].name, c_.WorkgroupSize(), main);
   }
 
  private:
@@ -107,7 +114,7 @@ class RowKernelBuilder : public ElementEmitter {
     ClearMemo();
     vector_loads_.clear();
     const int64_t per = c_.per_trip;
-    std::string code = "    uint jb = (lid + t * " + U(c_.local_size) + ")" + (per > 1 ? " * " + U(per) : "") + ";\n";
+    std::string code = "    uint jb = (lane + t * " + U(c_.local_size) + ")" + (per > 1 ? " * " + U(per) : "") + ";\n";
     if (!c_.uniform()) code += "    if (jb < " + U(c_.length) + ") {\n";
     std::vector<std::vector<std::string>> idx;
     for (int64_t e = 0; e < per; ++e) idx.push_back(ElementIndex(e == 0 ? std::string("jb") : "jb + " + U(e)));
@@ -260,6 +267,8 @@ class RowKernelBuilder : public ElementEmitter {
       bool keep;  // stores its operand in the private array for the outputs' walk
     };
     std::vector<Fold> folds;
+    // Several invocations a row meet in a tree; one holds its row's fold.
+    const bool tree = c_.local_size > 1;
     // One shared array per compute type and place in the stage serves every
     // stage (a phone's 16 KiB would not hold 8 stages' own); a barrier
     // before each later stage's writes keeps the last stage's results
@@ -271,13 +280,13 @@ class RowKernelBuilder : public ElementEmitter {
       VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(r.shape.element_type(), target_, r.Describe()));
       const std::string key = g.compute + "#" + std::to_string(of_type[g.compute]++);
       auto [slot, fresh] = part_arrays_.emplace(key, "part" + std::to_string(part_arrays_.size()));
-      if (fresh) shared_ += "shared " + g.compute + " " + slot->second + "[" + U(c_.local_size) + "];\n";
+      if (fresh && tree) shared_ += "shared " + g.compute + " " + slot->second + "[" + U(c_.local_size) + "];\n";
       folds.push_back({&r, r.called_computations[0].second, g.compute, "red" + std::to_string(s), "acc" + std::to_string(s),
                        slot->second, c_.cached == r.operands[0] && s + 1 == c_.reduces.size()});
     }
     const std::string has = "part_has";
     const bool first_stage = members.front() == 0;
-    if (first_stage) shared_ += "shared bool " + has + "[" + U(c_.local_size) + "];\n";
+    if (first_stage && tree) shared_ += "shared bool " + has + "[" + U(c_.local_size) + "];\n";
     // Each invocation's folds; uniform trips take the first element as it is.
     bool first = c_.uniform();
     auto fold = [&](const std::vector<std::string>& idx, int64_t e) -> Status {
@@ -327,6 +336,27 @@ class RowKernelBuilder : public ElementEmitter {
     } else {
       VKXLA_ASSIGN_OR_RETURN(std::string trip, Trip(fold));
       code += "  for (uint t = 0u; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n";
+    }
+    if (!tree) {
+      // One invocation's fold is the row's: the init value joins on the left.
+      for (const Fold& k : folds) {
+        body_.clear();
+        ClearMemo();
+        VKXLA_ASSIGN_OR_RETURN(std::string init, Value(k.r->operands[1], {}));
+        code += body_ + "    " + k.red + " = " + init + ";\n    if (has) {\n";
+        body_.clear();
+        VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, Apply(*k.f, {k.red, k.acc}));
+        VKXLA_RETURN_IF_ERROR(Assign(k.r, {k.red}, joined));
+        code += body_ + "    }\n";
+      }
+      code += "  }\n";
+      body_.clear();
+      ClearMemo();
+      for (const Fold& k : folds) {
+        Bind(k.r, k.red);
+        stages_done_.insert(k.r);
+      }
+      return code;
     }
     // The tree: at step h, invocation lid < h takes in lid + h.
     code += std::string(first_stage ? "" : "    barrier();\n");

@@ -828,7 +828,7 @@ class Planner {
         for (const Instruction* f : g.fused)
           if (f->opcode == Opcode::kReduce) reduces.push_back(f);
         VKXLA_ASSIGN_OR_RETURN(RowConfig c, ChooseRowConfig(reduces, g.fused, StepTrips(g, starts, h), materialized, p_.target));
-        g.kernels.push_back({"row_" + name, c.Invocations(), static_cast<uint32_t>(c.local_size)});
+        g.kernels.push_back({"row_" + name, c.Invocations(), c.WorkgroupSize()});
         g.config = std::move(c);
         return OkStatus();
       }

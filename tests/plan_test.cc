@@ -144,16 +144,40 @@ TEST(PlanFusion, SoftmaxIsOneRowKernel) {
     EXPECT_EQ(c.reduces[1]->name, "s");
     EXPECT_EQ(c.rows, 256);
     EXPECT_EQ(c.length, 512);
-    // Rows are unit-stride: 4 elements a trip. A CPU driver takes the
-    // fewest invocations per row its loop budget allows; a GPU enough for the row.
+    // Rows are unit-stride: 4 elements a trip. A CPU driver walks 256 rows
+    // a lane a row, SIMD-width rows a workgroup; a GPU takes enough
+    // invocations for the row.
     EXPECT_EQ(c.per_trip, 4);
-    EXPECT_EQ(c.local_size, t.cpu ? 8 : 128);
-    EXPECT_EQ(c.trips, t.cpu ? 16 : 1);
+    EXPECT_EQ(c.local_size, t.cpu ? 1 : 128);
+    EXPECT_EQ(c.rows_per_group, t.cpu ? std::max<int64_t>(t.subgroup_size, 8) : 1);
+    EXPECT_EQ(c.trips, t.cpu ? 128 : 1);
     EXPECT_EQ(g.kernels[0].invocations, 256u * static_cast<uint64_t>(c.local_size));
+    EXPECT_EQ(g.kernels[0].local_size, c.local_size * c.rows_per_group);
     // exp(x - max) is kept from the sum's walk for the division's.
     ASSERT_NE(c.cached, nullptr);
     EXPECT_EQ(c.cached->name, "e");
     EXPECT_EQ(p.program.DispatchCount(), 1);
+  }
+}
+
+// A lane a row on a CPU needs rows for every core (kMinLanePerRowRows)
+// and keeps a whole row of 4096 of exp(x - max); a GPU never.
+TEST(PlanFusion, CpuRowKernelsWalkALaneARowWhereRowsAreMany) {
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    for (const int64_t rows : {kMinLanePerRowRows - 1, kMinLanePerRowRows, int64_t{4096}}) {
+      Planned p = PlanText(std::string(kAdd) + kMax, SoftmaxEntry(rows, 4096), t);
+      ASSERT_EQ(Groups(p.program), (std::vector<std::string>{"row %mx -> %y"}));
+      const RowConfig& c = std::get<RowConfig>(p.program.groups[0].config);
+      const bool lane_per_row = t.cpu && rows >= kMinLanePerRowRows;
+      EXPECT_EQ(c.rows_per_group > 1, lane_per_row) << rows;
+      EXPECT_EQ(c.local_size == 1, lane_per_row) << rows;
+      EXPECT_GE(p.program.groups[0].kernels[0].invocations, static_cast<uint64_t>(rows * c.local_size));
+      if (lane_per_row) {
+        ASSERT_NE(c.cached, nullptr);
+        EXPECT_EQ(c.trips * c.per_trip, 4096);
+      }
+    }
   }
 }
 
@@ -171,11 +195,14 @@ TEST(PlanFusion, SoftmaxOverLongRowsWritesTheExponentialOnceFromTheSumsKernel) {
     EXPECT_EQ(InputNames(p.program, div), (std::set<std::string>{"%e", "%s"}));
     EXPECT_EQ(p.program.DispatchCount(), 3);
   }
-  // At the limit, one row kernel whose invocations' loops stay in budget.
+  // At the limit, one row kernel whose invocations' loops stay in budget
+  // (a lane a row on a CPU only where its three walks do: past 5461
+  // elements, several lanes a row).
   for (const TargetFeatures& t : AllTargets()) {
-    Planned p = PlanText(std::string(kAdd) + kMax, SoftmaxEntry(4, kMaxRowLength), t);
+    Planned p = PlanText(std::string(kAdd) + kMax, SoftmaxEntry(64, kMaxRowLength), t);
     ASSERT_EQ(Groups(p.program), (std::vector<std::string>{"row %mx -> %y"}));
     const RowConfig& c = std::get<RowConfig>(p.program.groups[0].config);
+    EXPECT_EQ(c.rows_per_group, 1);
     EXPECT_EQ(c.trips * c.local_size * c.per_trip, kMaxRowLength);
     EXPECT_LE(RowKernelTrips(kMaxRowLength, 2, 16, t), static_cast<int64_t>(t.max_loop_trips));
   }

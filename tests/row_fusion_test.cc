@@ -67,9 +67,9 @@ TEST_F(RowFusion, EveryTypeAndLayoutMatchesTheReferenceExactly) {
     const bool narrow = IsFloat(t) && BitWidth(t) < 16;  // sums past 2 elements would round (f4e2m1 lacks 5)
     const std::string fold = pred ? "or" : complex ? "add" : "maximum", minus = pred ? "xor" : "subtract",
                       plus = pred ? "or" : "add";
-    for (const int64_t rows : {3, 17}) {
+    for (const int64_t rows : {3, 17, 70}) {  // 70: a lane a row on a CPU
       // Sums stay integers the type holds: |sum| <= 2 n (bf16 holds 256).
-      const int64_t n = narrow ? 2 : rows == 17 ? 5 : IsFloat(t) && BitWidth(t) == 16 ? 100 : 1000;
+      const int64_t n = narrow ? 2 : rows >= 17 ? 5 : IsFloat(t) && BitWidth(t) == 16 ? 100 : 1000;
       const std::string row = ty + "[" + std::to_string(rows) + "," + std::to_string(n) + "]";
       const std::string result = ty + "[" + std::to_string(rows) + "]";
       const std::string& xl = x_layouts[trial % 2];
@@ -181,7 +181,11 @@ TEST_F(RowFusion, SoftmaxAndLayerNormMatchTheReference) {
     // every step in the reference (the type's own arithmetic), so their
     // order shows more: their rows stay short.
     const double tolerance = ty == "f32" ? 2e-5 : ty == "f16" ? 8e-3 : 4e-2;
-    for (const Size size : {Size{1, 1}, Size{3, 17}, Size{17, 127}, Size{5, 1000}, Size{2, 16384}}) {
+    // The last three: a lane a row on a CPU (rows not a whole number of
+    // workgroups; rows of 4095 kept whole in a lane's array; rows shorter
+    // than a vector).
+    for (const Size size : {Size{1, 1}, Size{3, 17}, Size{17, 127}, Size{5, 1000}, Size{2, 16384}, Size{100, 1000}, Size{70, 4095},
+                            Size{65, 3}}) {
       if (ty != "f32" && size.n > 127) continue;
       for (const bool softmax : {true, false}) {
         ++trial;
@@ -211,6 +215,8 @@ TEST_F(RowFusion, SoftmaxAndLayerNormMatchTheReference) {
         }
         std::unique_ptr<Executable> exe = CompileOneRowKernel(*m);
         ASSERT_TRUE(exe);
+        const RowConfig& config = std::get<RowConfig>(exe->program().groups[0].config);
+        EXPECT_EQ(config.rows_per_group > 1, TestDevice().target().cpu && size.rows >= kMinLanePerRowRows);
         auto got = exe->Run(args);
         ASSERT_TRUE(got.ok()) << got.status().ToString();
         auto want = EvaluateModule(*m, args);
@@ -232,9 +238,10 @@ int StagesOf(const Executable& exe) {
     ADD_FAILURE() << k.status().ToString();
     return -1;
   }
+  // Each stage's walk starts its folds' `has` (in both modes: several
+  // invocations a row, or a lane a row).
   int stages = 0;
-  for (size_t at = k->glsl.find("part_has[lid] = has;"); at != std::string::npos; at = k->glsl.find("part_has[lid] = has;", at + 1))
-    ++stages;
+  for (size_t at = k->glsl.find("bool has = "); at != std::string::npos; at = k->glsl.find("bool has = ", at + 1)) ++stages;
   return stages;
 }
 
@@ -303,7 +310,8 @@ TEST_F(RowFusion, FastVarianceLayerNormFoldsBothStatisticsInOneWalk) {
   ROOT %y = f32[R,N] add(%sc, %bb)
 )";
   int trial = 100;
-  for (const std::pair<int64_t, int64_t> size : {std::pair<int64_t, int64_t>{3, 17}, {5, 1000}, {2, 16384}}) {
+  // 100 rows: a lane a row on a CPU.
+  for (const std::pair<int64_t, int64_t> size : {std::pair<int64_t, int64_t>{3, 17}, {5, 1000}, {2, 16384}, {100, 1000}}) {
     const auto [rows, n] = size;
     const std::string text = "HloModule fast_variance\n" + Fold("add", "f32", "add") + "ENTRY %e {\n  %x = f32[" +
                              std::to_string(rows) + "," + std::to_string(n) + "] parameter(0)\n" +
