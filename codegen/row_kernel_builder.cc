@@ -337,51 +337,33 @@ class RowKernelBuilder : public ElementEmitter {
       VKXLA_ASSIGN_OR_RETURN(std::string trip, Trip(fold));
       code += "  for (uint t = 0u; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n";
     }
-    if (!tree) {
-      // One invocation's fold is the row's: the init value joins on the left.
-      for (const Fold& k : folds) {
-        body_.clear();
-        ClearMemo();
-        VKXLA_ASSIGN_OR_RETURN(std::string init, Value(k.r->operands[1], {}));
-        code += body_ + "    " + k.red + " = " + init + ";\n    if (has) {\n";
-        body_.clear();
-        VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, Apply(*k.f, {k.red, k.acc}));
-        VKXLA_RETURN_IF_ERROR(Assign(k.r, {k.red}, joined));
-        code += body_ + "    }\n";
-      }
-      code += "  }\n";
+    // The tree: at step h, invocation lid < h takes in lid + h. (A lane a
+    // row: its fold is the row's.)
+    if (tree) {
+      code += std::string(first_stage ? "" : "    barrier();\n");
+      for (const Fold& k : folds) code += "    " + k.part + "[lid] = " + k.acc + ";\n";
+      code += "    " + has + "[lid] = has;\n";
+      code += "    for (uint h = " + U(c_.local_size / 2) + "; h > 0u; h >>= 1u) {\n      barrier();\n";
+      code += "      if (lid < h && " + has + "[lid + h]) {\n        if (" + has + "[lid]) {\n";
       body_.clear();
       ClearMemo();
       for (const Fold& k : folds) {
-        Bind(k.r, k.red);
-        stages_done_.insert(k.r);
+        const std::string mine = Temp(k.type, k.part + "[lid]"), other = Temp(k.type, k.part + "[lid + h]");
+        VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, Apply(*k.f, {mine, other}));
+        VKXLA_RETURN_IF_ERROR(Assign(k.r, {k.part + "[lid]"}, joined));
       }
-      return code;
+      code += body_ + "        } else {\n";
+      for (const Fold& k : folds) code += "          " + k.part + "[lid] = " + k.part + "[lid + h];\n";
+      code += "        }\n        " + has + "[lid] = true;\n      }\n    }\n    barrier();\n";
     }
-    // The tree: at step h, invocation lid < h takes in lid + h.
-    code += std::string(first_stage ? "" : "    barrier();\n");
-    for (const Fold& k : folds) code += "    " + k.part + "[lid] = " + k.acc + ";\n";
-    code += "    " + has + "[lid] = has;\n";
-    code += "    for (uint h = " + U(c_.local_size / 2) + "; h > 0u; h >>= 1u) {\n      barrier();\n";
-    code += "      if (lid < h && " + has + "[lid + h]) {\n        if (" + has + "[lid]) {\n";
-    body_.clear();
-    ClearMemo();
-    for (const Fold& k : folds) {
-      const std::string mine = Temp(k.type, k.part + "[lid]"), other = Temp(k.type, k.part + "[lid + h]");
-      VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, Apply(*k.f, {mine, other}));
-      VKXLA_RETURN_IF_ERROR(Assign(k.r, {k.part + "[lid]"}, joined));
-    }
-    code += body_ + "        } else {\n";
-    for (const Fold& k : folds) code += "          " + k.part + "[lid] = " + k.part + "[lid + h];\n";
-    code += "        }\n        " + has + "[lid] = true;\n      }\n    }\n    barrier();\n";
     // The init values on the left, once.
     for (const Fold& k : folds) {
       body_.clear();
       ClearMemo();
       VKXLA_ASSIGN_OR_RETURN(std::string init, Value(k.r->operands[1], {}));
-      code += body_ + "    " + k.red + " = " + init + ";\n    if (" + has + "[0]) {\n";
+      code += body_ + "    " + k.red + " = " + init + ";\n    if (" + (tree ? has + "[0]" : "has") + ") {\n";
       body_.clear();
-      const std::string total = Temp(k.type, k.part + "[0]");
+      const std::string total = tree ? Temp(k.type, k.part + "[0]") : k.acc;
       VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> joined, Apply(*k.f, {k.red, total}));
       VKXLA_RETURN_IF_ERROR(Assign(k.r, {k.red}, joined));
       code += body_ + "    }\n";
