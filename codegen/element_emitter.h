@@ -124,6 +124,8 @@ class ElementEmitter {
   void UseAtomicFloat() { atomic_float_ = true; }
   // Declares GL_EXT_shader_atomic_int64 (atomics on uint64_t).
   void UseAtomicInt64() { atomic_int64_ = true; }
+  // Declares GL_KHR_shader_subgroup_ballot (subgroupBroadcast).
+  void UseSubgroupBroadcast() { subgroup_broadcast_ = true; }
   void UseWideWords(const std::string& buffer) { wide_buffers_.insert(buffer); }
   // Statements storing compute value `v` of type t as element `p` (a
   // physical index) of `buffer` laid out with `bits` per element, when
@@ -277,6 +279,7 @@ class ElementEmitter {
   std::set<std::pair<std::string, std::string>> scalar_aliases_;  // (buffer, type) from ScalarAlias
   bool atomic_float_ = false;
   bool atomic_int64_ = false;
+  bool subgroup_broadcast_ = false;
 };
 
 }  // namespace vkxla

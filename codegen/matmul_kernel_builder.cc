@@ -12,6 +12,8 @@
 // contracting group is a batch of its own whose steps are clipped to its
 // range (or skipped one by one where the range moves with the step).
 // ScaledDot's loads multiply each operand element by its block's scale.
+#include <algorithm>
+
 #include "codegen/element_emitter.h"
 #include "codegen/glsl_index_arithmetic.h"
 #include "codegen/glsl_types.h"
@@ -315,6 +317,11 @@ class MatmulKernelBuilder : public ElementEmitter {
     const bool lanes = c_.k_lanes > 1;
     if (lanes) {  // a team of k_lanes lanes per row
       main += "  uint lane = lid % " + U(c_.k_lanes) + ", row = tm * " + U(c_.tile_m) + " + lid / " + U(c_.k_lanes) + ", col = tn;\n";
+    } else if (c_.share_lhs) {  // a subgroup's lanes along n share its rows
+      UseSubgroupBroadcast();
+      main += "  uint sl = gl_SubgroupInvocationID;\n";
+      main += "  uint row = tm * " + U(c_.tile_m) + " + gl_SubgroupID * " + U(tm) + ";\n";
+      main += "  uint col = tn * " + U(c_.tile_n) + " + sl * " + U(tn) + ";\n";
     } else {
       main += "  uint row = tm * " + U(c_.tile_m) + " + (lid / " + U(c_.threads_n) + ") * " + U(tm) + ";\n";
       main += "  uint col = tn * " + U(c_.tile_n) + " + (lid % " + U(c_.threads_n) + ") * " + U(tn) + ";\n";
@@ -325,6 +332,9 @@ class MatmulKernelBuilder : public ElementEmitter {
     // Rows and columns past the end read the last one (in bounds); their
     // sums are never stored.
     for (int64_t r = 0; r < tm; ++r) main += "  uint m" + std::to_string(r) + " = min(row + " + U(r) + ", " + U(c_.m - 1) + ");\n";
+    // Shared rows: lane sl loads rows sl * rows_per_lane + j.
+    for (int64_t j = 0; c_.share_lhs && j < tm / c_.threads_n; ++j)
+      main += "  uint ms" + std::to_string(j) + " = min(row + sl * " + U(tm / c_.threads_n) + " + " + U(j) + ", " + U(c_.m - 1) + ");\n";
     for (int64_t c = 0; c < tn; ++c) main += "  uint n" + std::to_string(c) + " = min(col + " + U(c) + ", " + U(c_.n - 1) + ");\n";
     main += "  uint k0 = split * " + U(c_.k_chunk) + ", k1 = min(" + U(c_.k) + ", k0 + " + U(c_.k_chunk) + ");\n";
     // A row in no group sums nothing; a contracting group whose ragged dim
@@ -436,6 +446,7 @@ class MatmulKernelBuilder : public ElementEmitter {
   StatusOr<std::string> RegisterLoop(const std::string& guard) {
     using Read = MatmulConfig::Read;
     const int64_t tm = c_.thread_m, tn = c_.thread_n, ks = c_.k_lanes > 1 ? 1 : c_.k_step;
+    const int64_t sub_rows = c_.sub_m, sub_cols = c_.sub_n;
     std::string main = "  for (uint k = k0" + std::string(c_.k_lanes > 1 ? " + lane" : "") + "; k < k1; k += " + U(c_.k_step) + ") {\n";
     if (!guard.empty()) main += "    if (" + guard + ") {\n";
     // a<r>_<kk>, b<kk>_<c>: the operands at k + kk. The lhs first, then
@@ -445,15 +456,20 @@ class MatmulKernelBuilder : public ElementEmitter {
     auto at = [](const std::string& base, int64_t plus) { return plus ? "(" + base + " + " + U(plus) + ")" : base; };
     const int64_t lanes[2] = {VectorLanes(dot_.operands[0]->shape.element_type()),
                               VectorLanes(dot_.operands[1]->shape.element_type())};
+    // Shared lhs rows (MatmulConfig::share_lhs): this lane loads its rows
+    // as s<j>_<kk> from ms<j>; a<r>_<kk> comes from the lane holding row r.
+    const int64_t lhs_rows = c_.share_lhs ? tm / c_.threads_n : tm;
+    const char* lhs_name = c_.share_lhs ? "s" : "a";
+    const std::string lhs_row = c_.share_lhs ? "ms" : "m";
     // Vectors along k: the iteration's steps, a vector's lanes at a time.
     for (int side = 0; side < 2; ++side) {
       if ((side == 0 ? c_.lhs : c_.rhs) != Read::kAlongK) continue;
-      for (int64_t f = 0; f < (side == 0 ? tm : tn); ++f)
+      for (int64_t f = 0; f < (side == 0 ? lhs_rows : tn); ++f)
         for (int64_t k0 = 0; k0 < ks; k0 += c_.k_block[side]) {
           std::vector<std::string> names;
-          for (int64_t e = 0; e < c_.k_block[side]; ++e) names.push_back(side == 0 ? name("a", f, k0 + e) : name("b", k0 + e, f));
+          for (int64_t e = 0; e < c_.k_block[side]; ++e) names.push_back(side == 0 ? name(lhs_name, f, k0 + e) : name("b", k0 + e, f));
           VKXLA_ASSIGN_OR_RETURN(std::string load,
-                           LoadVector(side, "b", (side == 0 ? "m" : "n") + std::to_string(f), at("k", k0), names));
+                           LoadVector(side, "b", (side == 0 ? lhs_row : "n") + std::to_string(f), at("k", k0), names));
           main += load;
         }
     }
@@ -467,8 +483,12 @@ class MatmulKernelBuilder : public ElementEmitter {
           main += load;
         }
       } else if (c_.lhs == Read::kElements) {
-        for (int64_t r = 0; r < tm; ++r) main += "    " + acc_type_ + " " + name("a", r, kk) + " = load_a(b, m" + std::to_string(r) + ", " + k + ");\n";
+        for (int64_t r = 0; r < lhs_rows; ++r)
+          main += "    " + acc_type_ + " " + name(lhs_name, r, kk) + " = load_a(b, " + lhs_row + std::to_string(r) + ", " + k + ");\n";
       }
+      for (int64_t r = 0; c_.share_lhs && r < tm; ++r)
+        main += "    " + acc_type_ + " " + name("a", r, kk) + " = subgroupBroadcast(" + name("s", r % lhs_rows, kk) + ", " +
+                U(r / lhs_rows) + ");\n";
       if (c_.rhs == Read::kAlongFree) {
         for (int64_t c = 0; c < tn; c += lanes[1]) {
           std::vector<std::string> names;
@@ -481,9 +501,17 @@ class MatmulKernelBuilder : public ElementEmitter {
           main += "    " + acc_type_ + " " + name("b", kk, c) + " = load_b(b, n" + std::to_string(c) + ", " + k +
                   (RowGroups() ? ", uint(grp)" : "") + ");\n";
       }
-      for (int64_t r = 0; r < tm; ++r)
-        for (int64_t c = 0; c < tn; ++c) main += "    " + Fma(name("a", r, kk), name("b", kk, c), "acc" + Acc(r, c)) + "\n";
+      if (sub_rows == 0)
+        for (int64_t r = 0; r < tm; ++r)
+          for (int64_t c = 0; c < tn; ++c) main += "    " + Fma(name("a", r, kk), name("b", kk, c), "acc" + Acc(r, c)) + "\n";
     }
+    // Sub-blocks (MatmulConfig::sub_m): each keeps its accumulators over the steps.
+    for (int64_t r0 = 0; sub_rows > 0 && r0 < tm; r0 += sub_rows)
+      for (int64_t c0 = 0; c0 < tn; c0 += sub_cols)
+        for (int64_t kk = 0; kk < ks; ++kk)
+          for (int64_t r = r0; r < std::min(tm, r0 + sub_rows); ++r)
+            for (int64_t c = c0; c < std::min(tn, c0 + sub_cols); ++c)
+              main += "    " + Fma(name("a", r, kk), name("b", kk, c), "acc" + Acc(r, c)) + "\n";
     main += guard.empty() ? "  }\n" : "    }\n  }\n";
     return main;
   }

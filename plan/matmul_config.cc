@@ -127,6 +127,29 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
     c.threads_m = 256 / c.k_lanes;
     c.lhs = c.rhs = MatmulConfig::Read::kElements;
   }
+  // CPU drivers: the lanes along n share the block's lhs rows (see
+  // MatmulConfig::share_lhs) where they fill one subgroup and the rows
+  // split evenly among them. Shared rows cost a lane an eighth of their
+  // loads, so 16 x 16 blocks read as vectors grow to 32 x 16 (f32 1024^3 on
+  // llvmpipe, one run of each: 16 x 16 unshared 375 ms, shared 310 ms
+  // (step by step) and 291 ms (in sub-blocks); 32 x 16 in sub-blocks
+  // 179-230 ms, 32 x 32 217 ms but 12 s to compile, 64 x 4 466 ms).
+  const ElementType acc = MatmulAccumulator(rt);
+  if (target.cpu && target.subgroup_broadcast && dot.opcode == Opcode::kDot && c.tile_k == 0 && c.k_lanes == 1 &&
+      c.threads_n == static_cast<int64_t>(target.subgroup_size) && c.thread_m % c.threads_n == 0 &&
+      c.lhs != MatmulConfig::Read::kAlongFree && acc != ElementType::kS64 && acc != ElementType::kU64) {
+    c.share_lhs = true;
+    if (c.thread_m == 16 && c.thread_n == 16 && c.m >= 32) {
+      c.thread_m = 32;
+      c.threads_m = FitPowerOfTwo(CeilDiv(c.m, c.thread_m), std::max<int64_t>(1, invocations / c.threads_n));
+    }
+    // Every operand of an iteration is loaded first, then the products run
+    // in sub-blocks of 2 x 4 accumulators with the steps inner: the
+    // sub-block stays in registers across the steps where the whole
+    // block cannot.
+    c.sub_m = std::min<int64_t>(2, c.thread_m);
+    c.sub_n = std::min<int64_t>(4, c.thread_n);
+  }
   c.local_size = static_cast<uint32_t>(c.threads_m * c.threads_n * c.k_lanes);
   c.tile_m = c.threads_m * c.thread_m;
   c.tile_n = c.threads_n * c.thread_n;

@@ -8,7 +8,11 @@
 // n and vectors along k for the lhs measured best (f32 1024^3: 3 GFLOP/s
 // with 4 x 4 element loads, 12 with 16 x 16, 20-27 with vectors; 8 x 8 and
 // 32 x 16 blocks, lanes sharing the lhs rows through subgroup broadcasts,
-// and 64 lanes along n were slower or no faster). A contraction
+// and 64 lanes along n were slower or no faster, each alone). Where the
+// eight lanes along n form a subgroup they now share the lhs rows
+// (share_lhs): each loads an eighth of them, and blocks grow to 32 x 16,
+// their products in 2 x 4 sub-blocks (f32 1024^3: 0.5-0.6 of the time of
+// unshared 16 x 16 blocks on the same run). A contraction
 // longer than the loop budget (or too little parallelism for a long one)
 // splits into chunks whose partial sums a second kernel adds in order
 // (split-K), then applies the epilogue. On GPUs, 64 x 64 tiles of 16 x 16
@@ -57,6 +61,16 @@ struct MatmulConfig {
   // GPUs, matrix . vector: > 1 lanes share each row's contraction (a lane
   // takes every k_lanes-th step; shared memory adds their sums).
   int64_t k_lanes = 1;
+  // CPU drivers: the threads_n invocations along n are one subgroup (one
+  // SIMD vector). Each loads thread_m / threads_n of the block's lhs rows
+  // and takes the others from its neighbours by subgroupBroadcast, instead
+  // of every lane loading every row (llvmpipe loads a lane at a time).
+  bool share_lhs = false;
+  // > 0: the products of an iteration run in sub-blocks of sub_m x sub_n
+  // accumulators, every step of the iteration for one sub-block before the
+  // next (after all its operands are loaded); 0: step by step, each step's
+  // rhs loaded just before its products.
+  int64_t sub_m = 0, sub_n = 0;
   int64_t splits = 1;                    // chunks of the contraction
   int64_t k_chunk = 1;                   // contraction steps of one chunk
   uint32_t local_size = 1;

@@ -19,6 +19,9 @@ struct TargetFeatures {
   bool float16 = false;          // shaderFloat16 arithmetic (we compute f16 in f32 regardless)
   bool int8 = false;             // shaderInt8
   bool subgroup_arithmetic = false;
+  // Subgroup ballot operations in compute shaders (subgroupBroadcast): a
+  // CPU driver's matmul shares operand rows across its SIMD lanes.
+  bool subgroup_broadcast = false;
   // VK_EXT_shader_atomic_float's shaderBufferFloat32AtomicAdd: scatter-add
   // of f32 runs as one pass of atomics over the updates.
   bool float32_atomic_add = false;

@@ -7,7 +7,7 @@ TargetFeatures LavapipeTarget() {
   t.device_name = "llvmpipe (canned)";
   t.cpu = true;
   t.float64 = t.int64 = t.float16 = t.int8 = true;
-  t.subgroup_arithmetic = true;
+  t.subgroup_arithmetic = t.subgroup_broadcast = true;
   t.float32_atomic_add = true;
   t.int64_atomics = true;
   t.subgroup_size = 8;
@@ -25,7 +25,7 @@ TargetFeatures DesktopGpuTarget() {
   TargetFeatures t;
   t.device_name = "desktop GPU (canned)";
   t.float64 = t.int64 = t.float16 = t.int8 = true;
-  t.subgroup_arithmetic = true;
+  t.subgroup_arithmetic = t.subgroup_broadcast = true;
   t.float32_atomic_add = true;
   t.int64_atomics = true;
   t.subgroup_size = 32;
@@ -43,7 +43,7 @@ TargetFeatures PhoneTarget() {
   TargetFeatures t;
   t.device_name = "phone GPU (canned)";
   t.float16 = t.int8 = true;
-  t.subgroup_arithmetic = true;
+  t.subgroup_arithmetic = t.subgroup_broadcast = true;
   t.subgroup_size = 16;
   t.max_workgroup_invocations = 256;
   t.max_workgroup_count_x = 65535;

@@ -88,6 +88,8 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
   hw.buffer_device_address = vk12 && address.bufferDeviceAddress;
   hw.subgroup_arithmetic = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
                            (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+  hw.subgroup_broadcast = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) &&
+                          (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
   hw.max_workgroup_invocations = props.limits.maxComputeWorkGroupInvocations;
   hw.max_workgroup_count_x = props.limits.maxComputeWorkGroupCount[0];
   hw.max_storage_buffer_range = props.limits.maxStorageBufferRange;
@@ -122,7 +124,10 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
     else if (item == "i64") { info.target.int64 = false; info.target.int64_atomics = false; }
     else if (item == "f16") info.target.float16 = false;
     else if (item == "int8") info.target.int8 = false;
-    else if (item == "subgroup") { info.target.subgroup_arithmetic = false; info.target.subgroup_size = 1; }
+    else if (item == "subgroup") {
+      info.target.subgroup_arithmetic = info.target.subgroup_broadcast = false;
+      info.target.subgroup_size = 1;
+    }
     else if (item == "atomicf32") info.target.float32_atomic_add = false;
     else if (item == "atomici64") info.target.int64_atomics = false;
     else if (item == "address") info.target.buffer_device_address = false;
@@ -173,6 +178,7 @@ std::string DeviceInfo::Table() const {
     << "  kernels shaped for: " << (target.cpu ? "a CPU" : "a GPU") << (target.cpu != hardware.cpu ? " (profile " + profile + ")" : "") << "\n"
     << "  subgroup size: " << hardware.subgroup_size << ", subgroup arithmetic: "
     << yn(hardware.subgroup_arithmetic, target.subgroup_arithmetic)
+    << ", subgroup broadcast: " << yn(hardware.subgroup_broadcast, target.subgroup_broadcast)
     << ", f32 atomic add: " << yn(hardware.float32_atomic_add, target.float32_atomic_add)
     << ", 64-bit atomics: " << yn(hardware.int64_atomics, target.int64_atomics) << "\n"
     << "  f64: " << yn(hardware.float64, target.float64) << "  i64: " << yn(hardware.int64, target.int64)

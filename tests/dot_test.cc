@@ -399,6 +399,52 @@ TEST_F(Dot, GpuConfigurationsRunHere) {
   }
 }
 
+// A CPU driver's lanes along n share the lhs rows through subgroup
+// broadcasts (MatmulConfig::share_lhs): rows past the end, columns past a
+// block, element and vector reads, batches and epilogues against the
+// reference, with and without the broadcasts.
+TEST_F(Dot, CpuLanesShareTheLhsRows) {
+  const TargetFeatures here = TestDevice().target();
+  const bool shares = here.cpu && here.subgroup_broadcast && here.subgroup_size == 8;
+  TargetFeatures unshared = here;
+  unshared.subgroup_broadcast = false;
+  const std::vector<std::string> cases = {
+      // 32 x 16 blocks over 300 rows and 130 columns: the last blocks clamp.
+      "  %x = f32[300,200] parameter(0)\n  %y = f32[200,130] parameter(1)\n"
+      "  ROOT %d = f32[300,130] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+      // The lhs read an element at a time through a fused convert.
+      "  %x = s32[77,300] parameter(0)\n  %cx = f32[77,300] convert(%x)\n  %y = f32[300,40] parameter(1)\n"
+      "  ROOT %d = f32[77,40] dot(%cx, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+      "  %x = s8[70,64] parameter(0)\n  %y = s8[64,50] parameter(1)\n"
+      "  ROOT %d = s32[70,50] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+      "  %x = f32[3,40,33] parameter(0)\n  %y = f32[3,33,128] parameter(1)\n"
+      "  ROOT %d = f32[3,40,128] dot(%x, %y), lhs_batch_dims={0}, rhs_batch_dims={0},"
+      " lhs_contracting_dims={2}, rhs_contracting_dims={1}\n",
+      "  %x = f32[64,48] parameter(0)\n  %y = f32[48,96] parameter(1)\n  %b = f32[96] parameter(2)\n"
+      "  %d = f32[64,96] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  %bb = f32[64,96] broadcast(%b), dimensions={1}\n  %s = f32[64,96] add(%d, %bb)\n"
+      "  %z = f32[] constant(0)\n  %zb = f32[64,96] broadcast(%z), dimensions={}\n"
+      "  ROOT %r = f32[64,96] maximum(%s, %zb)\n",
+  };
+  int seed = 0;
+  for (const std::string& text : cases) {
+    SCOPED_TRACE(text);
+    auto module = Parse("HloModule share\nENTRY %e {\n" + text + "}\n");
+    ASSERT_TRUE(module);
+    StatusOr<Program> program = PlanModule(*module, here);
+    ASSERT_TRUE(program.ok()) << program.status().ToString();
+    bool shared = false;
+    for (const FusionGroup& g : program->groups)
+      if (const auto* c = std::get_if<MatmulConfig>(&g.config)) shared = shared || c->share_lhs;
+    EXPECT_EQ(shared, shares);
+    std::mt19937_64 rng(++seed);
+    std::vector<Literal> args;
+    for (const Instruction* p : module->entry()->parameters()) args.push_back(SmallIntegers(p->shape, rng));
+    RunAndCompareWith(*module, args, 1, &here);
+    RunAndCompareWith(*module, args, 1, &unshared);
+  }
+}
+
 TEST_F(Dot, BadDimensionNumbersQuoteTheShapes) {
   const std::string ops = "  %a = f32[2,3] parameter(0)\n  %b = f32[4,3] parameter(1)\n";
   ExpectHloError("", ops + "  ROOT %d = f32[2,4] dot(%a, %b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",

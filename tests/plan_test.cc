@@ -1152,15 +1152,39 @@ std::string MatmulEntry(const std::string& t, int64_t m, int64_t k, int64_t n) {
 
 TEST(PlanConfigs, MatmulTilesPerTarget) {
   auto config = [](const Planned& p) { return std::get<MatmulConfig>(GroupWriting(p.program, "d")->config); };
-  // lavapipe: 16 x 16 register blocks read as vectors (the lhs along k,
-  // the rhs along n), 64 lanes, no shared memory.
+  // lavapipe: 32 x 16 register blocks read as vectors (the lhs along k,
+  // the rhs along n), the eight lanes along n (one subgroup) sharing the
+  // lhs rows, products in 2 x 4 sub-blocks, 64 lanes, no shared memory.
   const MatmulConfig lp = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), LavapipeTarget()));
-  EXPECT_EQ(lp.thread_m * 100 + lp.thread_n, 1616);
+  EXPECT_EQ(lp.thread_m * 100 + lp.thread_n, 3216);
+  EXPECT_EQ(lp.threads_n, 8);
+  EXPECT_TRUE(lp.share_lhs);
+  EXPECT_EQ(lp.sub_m * 10 + lp.sub_n, 24);
   EXPECT_EQ(lp.lhs, MatmulConfig::Read::kAlongK);
   EXPECT_EQ(lp.rhs, MatmulConfig::Read::kAlongFree);
   EXPECT_EQ(lp.local_size, 64u);
   EXPECT_EQ(lp.tile_k, 0);
   EXPECT_EQ(lp.splits, 1);
+  // Without subgroup broadcasts (VKXLA_MASK=subgroup), or where the lanes
+  // along n are not one subgroup, every lane loads its rows: 16 x 16.
+  for (const uint32_t subgroup : {8u, 16u}) {
+    TargetFeatures t = LavapipeTarget();
+    t.subgroup_size = subgroup;
+    if (subgroup == 8) t.subgroup_broadcast = false;
+    const MatmulConfig u = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), t));
+    EXPECT_FALSE(u.share_lhs);
+    EXPECT_EQ(u.thread_m * 100 + u.thread_n, 1616);
+    EXPECT_EQ(u.sub_m, 0);
+  }
+  // Short rows: blocks stay as tall as the result; rows split among the
+  // lanes only where each gets a whole number of them.
+  const MatmulConfig short_rows = config(PlanText("", MatmulEntry("f32", 17, 64, 40), LavapipeTarget()));
+  EXPECT_EQ(short_rows.thread_m * 100 + short_rows.thread_n, 808);  // 40 columns: no whole vectors of 16
+  EXPECT_TRUE(short_rows.share_lhs);
+  // Too few columns for eight lanes along n: no subgroup of them.
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("f32", 64, 64, 24), LavapipeTarget())).share_lhs);
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("f32", 3, 64, 40), LavapipeTarget())).share_lhs);
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("s64", 64, 64, 64), LavapipeTarget())).share_lhs);
   // GPUs (desktop and phone alike): 64 x 64 tiles staged 16 steps at a
   // time through shared memory, 4 x 4 blocks of 256 invocations.
   for (const TargetFeatures& t : {DesktopGpuTarget(), PhoneTarget()}) {
@@ -1170,6 +1194,7 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
     EXPECT_EQ(g.tile_m * 1000 + g.tile_n, 64064);
     EXPECT_EQ(g.local_size, 256u);
     EXPECT_EQ(g.workgroups, 256u);
+    EXPECT_FALSE(g.share_lhs);
     // A matrix-vector product gives each row a subgroup-wide team along k.
     const MatmulConfig v = config(PlanText("", MatmulEntry("f32", 4096, 4096, 1), t));
     EXPECT_EQ(v.tile_k, 0);

@@ -33,6 +33,7 @@ nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
         {"float16", feature(hw.float16, used.float16)},
         {"int8", feature(hw.int8, used.int8)},
         {"subgroup_arithmetic", feature(hw.subgroup_arithmetic, used.subgroup_arithmetic)},
+        {"subgroup_broadcast", feature(hw.subgroup_broadcast, used.subgroup_broadcast)},
         {"float32_atomic_add", feature(hw.float32_atomic_add, used.float32_atomic_add)},
         {"int64_atomics", feature(hw.int64_atomics, used.int64_atomics)},
         {"buffer_device_address", feature(hw.buffer_device_address, used.buffer_device_address)},
