@@ -137,19 +137,8 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   const ElementType acc = MatmulAccumulator(rt);
   if (target.cpu && target.subgroup_broadcast && dot.opcode == Opcode::kDot && c.tile_k == 0 && c.k_lanes == 1 &&
       c.threads_n == static_cast<int64_t>(target.subgroup_size) && c.thread_m % c.threads_n == 0 &&
-      c.lhs != MatmulConfig::Read::kAlongFree && acc != ElementType::kS64 && acc != ElementType::kU64) {
+      c.lhs != MatmulConfig::Read::kAlongFree && acc != ElementType::kS64 && acc != ElementType::kU64)
     c.share_lhs = true;
-    if (c.thread_m == 16 && c.thread_n == 16 && c.m >= 32) {
-      c.thread_m = 32;
-      c.threads_m = FitPowerOfTwo(CeilDiv(c.m, c.thread_m), std::max<int64_t>(1, invocations / c.threads_n));
-    }
-    // Every operand of an iteration is loaded first, then the products run
-    // in sub-blocks of 2 x 4 accumulators with the steps inner: the
-    // sub-block stays in registers across the steps where the whole
-    // block cannot.
-    c.sub_m = std::min<int64_t>(2, c.thread_m);
-    c.sub_n = std::min<int64_t>(4, c.thread_n);
-  }
   c.local_size = static_cast<uint32_t>(c.threads_m * c.threads_n * c.k_lanes);
   c.tile_m = c.threads_m * c.thread_m;
   c.tile_n = c.threads_n * c.thread_n;
@@ -176,6 +165,24 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
     c.k_step = std::max(c.k_step, c.k_block[side]);
   }
   if (c.tile_k > 0) c.k_step = c.tile_k;
+  // Shared rows with iterations of at most 4 steps: 16 x 16 blocks grow to
+  // 32 x 16 and every operand of an iteration is loaded first, then the
+  // products run in sub-blocks of 2 x 4 accumulators with the steps inner
+  // (the sub-block stays in registers across the steps where the whole
+  // block cannot). Longer iterations (a convolution's 4 vectors per
+  // address) keep their size and order: 8192 products in one unrolled
+  // iteration took llvmpipe minutes to compile.
+  if (c.share_lhs && c.k_step <= 4) {
+    if (c.thread_m == 16 && c.thread_n == 16 && c.m >= 32) {
+      c.thread_m = 32;
+      c.threads_m = FitPowerOfTwo(CeilDiv(c.m, c.thread_m), std::max<int64_t>(1, invocations / c.threads_n));
+      c.local_size = static_cast<uint32_t>(c.threads_m * c.threads_n * c.k_lanes);
+      c.tile_m = c.threads_m * c.thread_m;
+      c.tiles_m = CeilDiv(std::max<int64_t>(c.m, 1), c.tile_m);
+    }
+    c.sub_m = std::min<int64_t>(2, c.thread_m);
+    c.sub_n = std::min<int64_t>(4, c.thread_n);
+  }
   if (c.k_lanes > 1) c.k_step = c.k_lanes;
   // Split-K: chunks each invocation walks within the loop budget, and more
   // where too few workgroups would occupy the device, as long as each
