@@ -130,7 +130,8 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   // CPU drivers: the lanes along n share the block's lhs rows (see
   // MatmulConfig::share_lhs) where they fill one subgroup and the rows
   // split evenly among them. Shared rows cost a lane an eighth of their
-  // loads, so 16 x 16 blocks read as vectors grow to 32 x 16 (f32 1024^3 on
+  // loads, so 16 x 16 blocks read as vectors grow to 32 x 16 where an
+  // iteration has at most 4 steps (below, once k_step is known; f32 1024^3 on
   // llvmpipe, one run of each: 16 x 16 unshared 375 ms, shared 310 ms
   // (step by step) and 291 ms (in sub-blocks); 32 x 16 in sub-blocks
   // 179-230 ms, 32 x 32 217 ms but 12 s to compile, 64 x 4 466 ms).
