@@ -1,5 +1,7 @@
 #include "codegen/spirv_compiler.h"
 
+#include "codegen/spirv_float_controls.h"
+
 #include <glslang/Public/ResourceLimits.h>
 #include <glslang/Public/ShaderLang.h>
 #include <glslang/SPIRV/GlslangToSpv.h>
@@ -30,7 +32,8 @@ constexpr size_t kMaxOptimizedWords = size_t{1} << 20;
 
 }  // namespace
 
-StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize) {
+StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize,
+                                                   const FloatControls& float_controls) {
   InitializeGlslangOnce();
   const bool vk12 = vulkan_version >= ((1u << 22) | (2u << 12));
   const auto client = vk12 ? glslang::EShTargetVulkan_1_2 : glslang::EShTargetVulkan_1_1;
@@ -52,6 +55,13 @@ StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint
   options.disableOptimizer = true;  // SPIRV-Tools runs below
   glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), spirv, &options);
 
+  // Before the optimizer too: its folding fuses a multiply and an add
+  // into one Fma unless they carry NoContraction. Again after it, for the
+  // arithmetic it creates.
+  // Execution modes need Vulkan 1.2; NoContraction is SPIR-V 1.0.
+  FloatControls controls = float_controls;
+  if (!vk12) controls = FloatControls{.no_contraction = float_controls.no_contraction};
+  VKXLA_ASSIGN_OR_RETURN(spirv, ApplyFloatControls(spirv, controls));
   const spv_target_env env = vk12 ? SPV_ENV_VULKAN_1_2 : SPV_ENV_VULKAN_1_1;
   spvtools::SpirvTools tools(env);
   std::string diagnostics;
@@ -71,6 +81,7 @@ StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint
       return Internal("SPIR-V validation or optimization failed for a generated kernel:\n" + diagnostics);
     spirv = std::move(optimized);
   }
+  VKXLA_ASSIGN_OR_RETURN(spirv, ApplyFloatControls(spirv, controls));
   if (!tools.Validate(spirv)) return Internal("SPIR-V validation failed for a generated kernel:\n" + diagnostics);
   return spirv;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/target_features.h"
 #include "vkxla/status.h"
 
 namespace vkxla {
@@ -15,7 +16,10 @@ namespace vkxla {
 // the process (libraries that compile with glslang too, VkFFT, rely on it).
 void InitializeGlslangOnce();
 
-// vulkan_version: VK_API_VERSION_1_1 / _1_2 / ... of the target device.
-StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize = true);
+// vulkan_version: VK_API_VERSION_1_1 / _1_2 / ... of the target device;
+// float_controls: the modes and decorations the optimized module gets
+// (codegen/spirv_float_controls.h), checked by the validator with the rest.
+StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize = true,
+                                                   const FloatControls& float_controls = {});
 
 }  // namespace vkxla

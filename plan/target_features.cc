@@ -7,7 +7,12 @@ std::string TargetFeatures::CacheKey() const {
          "|f16=" + std::to_string(float16) + "|i8=" + std::to_string(int8) +
          "|sga=" + std::to_string(subgroup_arithmetic) + "|sgb=" + std::to_string(subgroup_broadcast) + "|fatomic=" + std::to_string(float32_atomic_add) +
          "|i64atomic=" + std::to_string(int64_atomics) + "|bda=" + std::to_string(buffer_device_address) + "|sg=" + std::to_string(subgroup_size) +
-         "|vk=" + std::to_string(vulkan_api_version);
+         "|vk=" + std::to_string(vulkan_api_version) + "|coop=" + std::to_string(cooperative_matrix_f16) + "|fc=" + float_controls.CacheKey();
+}
+
+std::string FloatControls::CacheKey() const {
+  return std::to_string(denorm_preserve) + "." + std::to_string(signed_zero_inf_nan_preserve) + "." +
+         std::to_string(rounding_rte) + "." + std::to_string(no_contraction) + "." + std::to_string(independent_widths);
 }
 
 }  // namespace vkxla

@@ -9,6 +9,22 @@
 
 namespace vkxla {
 
+// Vulkan 1.2's float controls the driver honours, per width (Bit(16),
+// Bit(32), Bit(64)), and whether float arithmetic is kept apart from fma
+// contraction (codegen/spirv_float_controls.h applies them).
+struct FloatControls {
+  static constexpr uint8_t Bit(uint32_t width) { return width == 16 ? 1 : width == 32 ? 2 : width == 64 ? 4 : 0; }
+  uint8_t denorm_preserve = 0;
+  uint8_t signed_zero_inf_nan_preserve = 0;
+  uint8_t rounding_rte = 0;
+  bool no_contraction = false;
+  // The driver lets each width take its own modes (denormBehavior- and
+  // roundingModeIndependence ALL); otherwise a mode is declared for all
+  // three widths together, and only where all three honour it.
+  bool independent_widths = true;
+  std::string CacheKey() const;
+};
+
 struct TargetFeatures {
   std::string device_name = "unknown";
   // A CPU driver (lavapipe): access patterns are sized for its caches and
@@ -31,6 +47,11 @@ struct TargetFeatures {
   // bufferDeviceAddress (Vulkan 1.2): an array past max_storage_buffer_range
   // is reached through its device address instead of a binding.
   bool buffer_device_address = false;
+  // VK_NV_cooperative_matrix with 16 x 16 x 16 f16 products summed in f32
+  // per subgroup of 32 (and the f16 arithmetic and Vulkan memory model it
+  // needs): staged matmul tiles of f16 operands run on the matrix units.
+  bool cooperative_matrix_f16 = false;
+  FloatControls float_controls;
   uint32_t subgroup_size = 1;
   uint32_t max_workgroup_invocations = 128;
   uint32_t max_workgroup_count_x = 65535;

@@ -28,9 +28,58 @@ bool HasExtension(VkPhysicalDevice d, const char* name) {
   return false;
 }
 
+// The modes a kernel may declare. Where widths are not independent, a mode
+// is kept only if all three widths honour it (it is then declared for all).
+FloatControls FloatControlsOf(const VkPhysicalDeviceFloatControlsProperties& p) {
+  FloatControls c;
+  auto bits = [](VkBool32 w16, VkBool32 w32, VkBool32 w64) {
+    return static_cast<uint8_t>((w16 ? FloatControls::Bit(16) : 0) | (w32 ? FloatControls::Bit(32) : 0) | (w64 ? FloatControls::Bit(64) : 0));
+  };
+  c.independent_widths = p.denormBehaviorIndependence == VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_ALL &&
+                         p.roundingModeIndependence == VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_ALL;
+  auto keep = [&](uint8_t b) { return c.independent_widths || b == 7 ? b : uint8_t{0}; };
+  c.denorm_preserve = keep(bits(p.shaderDenormPreserveFloat16, p.shaderDenormPreserveFloat32, p.shaderDenormPreserveFloat64));
+  c.signed_zero_inf_nan_preserve = keep(bits(p.shaderSignedZeroInfNanPreserveFloat16, p.shaderSignedZeroInfNanPreserveFloat32,
+                                             p.shaderSignedZeroInfNanPreserveFloat64));
+  c.rounding_rte = keep(bits(p.shaderRoundingModeRTEFloat16, p.shaderRoundingModeRTEFloat32, p.shaderRoundingModeRTEFloat64));
+  return c;
+}
+
+std::string WidthList(uint8_t mask) {
+  std::string s;
+  for (uint32_t w : {16u, 32u, 64u})
+    if (mask & FloatControls::Bit(w)) s += (s.empty() ? "" : ",") + std::to_string(w);
+  return s.empty() ? "none" : s;
+}
+
+// VK_NV_cooperative_matrix offering a 16 x 16 x 16 product of f16 operands
+// into f32 per subgroup, and the features its kernels need.
+bool HasF16CooperativeMatrix(VkInstance instance, VkPhysicalDevice device, bool vk12, uint32_t subgroup_size) {
+  if (!vk12 || subgroup_size != 32 || !HasExtension(device, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) return false;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceVulkanMemoryModelFeatures model{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES, &coop};
+  VkPhysicalDeviceShaderFloat16Int8Features f16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, &model};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f16};
+  vkGetPhysicalDeviceFeatures2(device, &features);
+  if (!coop.cooperativeMatrix || !model.vulkanMemoryModel || !f16.shaderFloat16) return false;
+  auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  if (!get) return false;
+  uint32_t n = 0;
+  if (get(device, &n, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkCooperativeMatrixPropertiesNV> shapes(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+  if (get(device, &n, shapes.data()) != VK_SUCCESS) return false;
+  for (const auto& s : shapes)
+    if (s.MSize == 16 && s.NSize == 16 && s.KSize == 16 && s.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        s.BType == VK_COMPONENT_TYPE_FLOAT16_NV && s.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+        s.DType == VK_COMPONENT_TYPE_FLOAT32_NV && s.scope == VK_SCOPE_SUBGROUP_NV)
+      return true;
+  return false;
+}
+
 }  // namespace
 
-DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
+DeviceInfo QueryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_t index) {
   DeviceInfo info;
   info.index = index;
   VkPhysicalDeviceProperties props;
@@ -48,7 +97,8 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
     default: info.type = "other"; break;
   }
 
-  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceFloatControlsProperties float_controls{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES, &float_controls};
   VkPhysicalDeviceMaintenance3Properties maintenance3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &driver};
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES, &maintenance3};
   VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup};
@@ -90,6 +140,9 @@ DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index) {
                            (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
   hw.subgroup_broadcast = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT) &&
                           (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+  if (vk12) hw.float_controls = FloatControlsOf(float_controls);
+  hw.float_controls.no_contraction = true;
+  hw.cooperative_matrix_f16 = HasF16CooperativeMatrix(instance, device, vk12, subgroup.subgroupSize);
   hw.max_workgroup_invocations = props.limits.maxComputeWorkGroupInvocations;
   hw.max_workgroup_count_x = props.limits.maxComputeWorkGroupCount[0];
   hw.max_storage_buffer_range = props.limits.maxStorageBufferRange;
@@ -131,7 +184,9 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
     else if (item == "atomicf32") info.target.float32_atomic_add = false;
     else if (item == "atomici64") info.target.int64_atomics = false;
     else if (item == "address") info.target.buffer_device_address = false;
-    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32, atomici64, address");
+    else if (item == "floatcontrols") info.target.float_controls = FloatControls{};
+    else if (item == "coopmat") info.target.cooperative_matrix_f16 = false;
+    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32, atomici64, address, floatcontrols, coopmat");
     info.masked += (info.masked.empty() ? "" : ",") + item;
   }
   if (!info.masked.empty())
@@ -141,12 +196,21 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
 
 Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
   if (profile.empty()) return OkStatus();
-  if (profile != "mobile") return InvalidArgument("VKXLA_PROFILE: unknown profile '" + profile + "'; known: mobile");
+  if (profile == "desktop") {
+    // A desktop GPU's kernel shapes with the device's own features: on
+    // lavapipe, the GPU paths with 64-bit types and subgroup arithmetic,
+    // which the phone profile hides.
+    info.target.cpu = false;
+    info.profile = profile;
+    info.target.device_name = info.name + " (profile: " + profile + ")";
+    return OkStatus();
+  }
+  if (profile != "mobile") return InvalidArgument("VKXLA_PROFILE: unknown profile '" + profile + "'; known: mobile, desktop");
   // A typical Mali/Adreno phone: no 64-bit or small-type arithmetic, a 128
   // MiB binding, 16 KiB of shared memory, workgroups of at most 256, a GPU. Its
   // subgroups (often 16 wide) cannot be imitated on a device whose width
   // differs, so subgroup operations are hidden as VKXLA_MASK=subgroup does.
-  VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup,atomicf32", info));
+  VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup,atomicf32,coopmat", info));
   TargetFeatures& t = info.target;
   t.max_storage_buffer_range = std::min<uint64_t>(t.max_storage_buffer_range, uint64_t{128} << 20);
   t.max_shared_memory_bytes = std::min<uint32_t>(t.max_shared_memory_bytes, 16384);
@@ -187,13 +251,19 @@ std::string DeviceInfo::Table() const {
     << "  max storage buffer range: " << target.max_storage_buffer_range << " bytes"
     << (target.max_storage_buffer_range != hardware.max_storage_buffer_range ? " (profile " + profile + ")" : "")
     << "; larger arrays through device addresses: " << yn(hardware.buffer_device_address, target.buffer_device_address) << "\n"
+    << "  float controls (widths): subnormals kept " << WidthList(target.float_controls.denorm_preserve)
+    << ", signed zeros/inf/NaN kept " << WidthList(target.float_controls.signed_zero_inf_nan_preserve)
+    << ", round to nearest even " << WidthList(target.float_controls.rounding_rte)
+    << ", no fma contraction: " << (target.float_controls.no_contraction ? "yes" : "no")
+    << (masked.find("floatcontrols") != std::string::npos ? " (masked)" : "") << "\n"
     << "  max workgroup invocations: " << target.max_workgroup_invocations
     << (target.max_workgroup_invocations != hardware.max_workgroup_invocations ? " (profile " + profile + ")" : "") << "\n"
     << "  max shared memory: " << target.max_shared_memory_bytes << " bytes"
     << (target.max_shared_memory_bytes != hardware.max_shared_memory_bytes ? " (profile " + profile + ")" : "") << "\n"
     << "  timeline semaphores: " << (timeline_semaphore ? "yes" : "no")
     << "  synchronization2: " << (synchronization2 ? "yes" : "no")
-    << "  cooperative matrix: " << (cooperative_matrix ? "yes" : "no") << "\n";
+    << "  cooperative matrix: " << (cooperative_matrix ? "yes" : "no")
+    << ", f16 16x16x16 products in f32 for matmul: " << yn(hardware.cooperative_matrix_f16, target.cooperative_matrix_f16) << "\n";
   return o.str();
 }
 

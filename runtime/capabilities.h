@@ -32,7 +32,8 @@ struct DeviceInfo {
   std::string Table() const;         // human-readable, for `vkxla devices`
 };
 
-DeviceInfo QueryDeviceInfo(VkPhysicalDevice device, uint32_t index);
+// instance: for the extension queries that go through it.
+DeviceInfo QueryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_t index);
 // Applies a comma-separated mask ("f64,i64,f16,int8,subgroup,atomicf32"); an unknown
 // name is an error.
 Status ApplyMask(const std::string& mask, DeviceInfo& info);

@@ -104,7 +104,7 @@ StatusOr<VulkanContext*> VulkanContext::Get() {
     const char* profile = std::getenv("VKXLA_PROFILE");
     const char* budget = std::getenv("VKXLA_SUBMISSION_BUDGET_MS");
     for (uint32_t i = 0; i < count; ++i) {
-      DeviceInfo info = QueryDeviceInfo(ctx->devices_[i], i);
+      DeviceInfo info = QueryDeviceInfo(ctx->instance_, ctx->devices_[i], i);
       Status s = ApplyProfile(profile ? profile : "", info);
       if (s.ok() && mask) s = ApplyMask(mask, info);
       if (s.ok()) s = ApplySubmissionBudget(budget ? budget : "", info);

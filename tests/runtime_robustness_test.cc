@@ -10,6 +10,7 @@
 
 #include "codegen/spirv_compiler.h"
 #include "codegen/spirv_demands.h"
+#include "codegen/spirv_float_controls.h"
 #include "frontends/hlo_text.h"
 #include "runtime/capabilities.h"
 #include "runtime/executable.h"
@@ -18,6 +19,53 @@
 
 namespace vkxla {
 namespace {
+
+// Counts the instructions with `opcode` whose operand `operand` is `value`
+// (any operand when operand is 0).
+int CountInstructions(const std::vector<uint32_t>& spirv, uint32_t opcode, size_t operand = 0, uint32_t value = 0) {
+  int n = 0;
+  for (size_t at = 5; at < spirv.size() && (spirv[at] >> 16) != 0; at += spirv[at] >> 16)
+    if ((spirv[at] & 0xffff) == opcode && (operand == 0 || (operand < (spirv[at] >> 16) && spirv[at + operand] == value))) ++n;
+  return n;
+}
+
+// `a * b + c` stays two roundings: SPIRV-Tools' folding would make it one
+// Fma (and NVIDIA's compiler contracts it when not told otherwise), which
+// the reference does not. The float controls' modes are declared once, for
+// the widths asked, and a second application changes nothing.
+TEST(FloatControls, MultiplyAddStaysTwoRoundingsAndModesAreDeclaredOnce) {
+  const std::string glsl =
+      "#version 450\nlayout(local_size_x = 64) in;\n"
+      "layout(std430, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n  float a = b.v[i], c = b.v[i + 64u];\n"
+      "  b.v[i] = a * a + c;\n}\n";
+  constexpr uint32_t kOpExtInst = 12, kOpExecutionMode = 16, kOpCapability = 17, kOpDecorate = 71;
+  constexpr uint32_t kNoContraction = 42, kDenormPreserve = 4459, kRoundingModeRTE = 4462;
+  const uint32_t vk12 = (1u << 22) | (2u << 12);
+  auto fused = CompileGlslToSpirv(glsl, vk12, true, FloatControls{});
+  ASSERT_TRUE(fused.ok()) << fused.status().ToString();
+  EXPECT_EQ(CountInstructions(*fused, kOpExtInst), 1) << "without NoContraction the optimizer folds the pair into an Fma";
+
+  FloatControls controls{.denorm_preserve = FloatControls::Bit(32), .rounding_rte = FloatControls::Bit(32) | FloatControls::Bit(64),
+                         .no_contraction = true};
+  auto kept = CompileGlslToSpirv(glsl, vk12, true, controls);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(CountInstructions(*kept, kOpExtInst), 0);
+  EXPECT_EQ(CountInstructions(*kept, kOpDecorate, 2, kNoContraction), 2);  // the multiply and the add
+  EXPECT_EQ(CountInstructions(*kept, kOpExecutionMode, 2, kDenormPreserve), 1);
+  EXPECT_EQ(CountInstructions(*kept, kOpExecutionMode, 2, kRoundingModeRTE), 1);  // 32 only: no f64 in the kernel
+  EXPECT_EQ(CountInstructions(*kept, kOpCapability, 1, 4464), 1);                 // DenormPreserve
+  auto again = ApplyFloatControls(*kept, controls);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *kept);
+  // Widths that are not independent are declared together.
+  controls.independent_widths = false;
+  controls.rounding_rte = 7;
+  auto together = CompileGlslToSpirv(glsl, vk12, true, controls);
+  ASSERT_TRUE(together.ok()) << together.status().ToString();
+  EXPECT_EQ(CountInstructions(*together, kOpExecutionMode, 2, kRoundingModeRTE), 3);
+  EXPECT_FALSE(ApplyFloatControls({1, 2, 3}, controls).ok());
+}
 
 // A kernel's workgroup size and shared memory are read from its SPIR-V and
 // checked against the target before a pipeline exists: a kernel sized for a
