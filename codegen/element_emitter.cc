@@ -622,6 +622,9 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
   if (atomic_float_) src += "#extension GL_EXT_shader_atomic_float : require\n";
   if (atomic_int64_) src += "#extension GL_EXT_shader_atomic_int64 : require\n";
   if (subgroup_broadcast_) src += "#extension GL_KHR_shader_subgroup_ballot : require\n";
+  if (cooperative_matrix_)
+    src += "#extension GL_NV_cooperative_matrix : require\n#extension GL_KHR_memory_scope_semantics : require\n"
+           "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n#extension GL_KHR_shader_subgroup_basic : require\n";
   bool addressed = false;
   for (const Binding& b : bindings_) addressed = addressed || program_.buffers[b.buffer].addressed;
   if (addressed) src += "#extension GL_EXT_buffer_reference : require\n#extension GL_EXT_buffer_reference_uvec2 : require\n";

@@ -126,6 +126,9 @@ class ElementEmitter {
   void UseAtomicInt64() { atomic_int64_ = true; }
   // Declares GL_KHR_shader_subgroup_ballot (subgroupBroadcast).
   void UseSubgroupBroadcast() { subgroup_broadcast_ = true; }
+  // VK_NV_cooperative_matrix on f16 (its memory model, f16 arithmetic and
+  // subgroup ids come with it).
+  void UseCooperativeMatrix() { cooperative_matrix_ = true; }
   void UseWideWords(const std::string& buffer) { wide_buffers_.insert(buffer); }
   // Statements storing compute value `v` of type t as element `p` (a
   // physical index) of `buffer` laid out with `bits` per element, when
@@ -280,6 +283,7 @@ class ElementEmitter {
   bool atomic_float_ = false;
   bool atomic_int64_ = false;
   bool subgroup_broadcast_ = false;
+  bool cooperative_matrix_ = false;
 };
 
 }  // namespace vkxla

@@ -400,20 +400,25 @@ class MatmulKernelBuilder : public ElementEmitter {
   // Each staged slice: the workgroup's invocations load tile_k steps of
   // both operands' tiles into shared memory (zero past the chunk or
   // outside the step's group), then each walks them for its block.
-  std::string StagedLoop(const std::string& guard, const std::string& zero) {
+  std::string StagedLoop(const std::string& guard, const std::string& zero_acc) {
     const int64_t tk = c_.tile_k, tile_m = c_.tile_m, tile_n = c_.tile_n, l = c_.local_size;
-    shared_ += "shared " + acc_type_ + " tile_a[" + U(tk * tile_m) + "];\nshared " + acc_type_ + " tile_b[" + U(tk * tile_n) + "];\n";
+    // Cooperative tiles stage f16 (exact: the operands are f16).
+    const std::string staged = c_.cooperative ? "float16_t" : acc_type_;
+    const std::string zero = c_.cooperative ? "float16_t(0)" : zero_acc;
+    const std::string load_a = c_.cooperative ? "float16_t(load_a" : "(load_a", load_b = c_.cooperative ? "float16_t(load_b" : "(load_b";
+    shared_ += "shared " + staged + " tile_a[" + U(tk * tile_m) + "];\nshared " + staged + " tile_b[" + U(tk * tile_n) + "];\n";
     const std::string take = "k < k1" + (guard.empty() ? "" : " && " + guard);
     std::string loop = "  uint row0 = tm * " + U(tile_m) + ", col0 = tn * " + U(tile_n) + ";\n";
     loop += "  for (uint kt = k0; kt < k1; kt += " + U(tk) + ") {\n";
     for (int64_t j = 0; j < tk * tile_m / l; ++j)
       loop += "    { uint e = lid + " + U(j * l) + ", mm = e / " + U(tk) + ", k = kt + e % " + U(tk) + ";\n      tile_a[(e % " +
-              U(tk) + ") * " + U(tile_m) + " + mm] = " + take + " ? load_a(b, min(row0 + mm, " + U(c_.m - 1) + "), k) : " + zero +
+              U(tk) + ") * " + U(tile_m) + " + mm] = " + take + " ? " + load_a + "(b, min(row0 + mm, " + U(c_.m - 1) + "), k)) : " + zero +
               "; }\n";
     for (int64_t j = 0; j < tk * tile_n / l; ++j)
       loop += "    { uint e = lid + " + U(j * l) + ", nn = e % " + U(tile_n) + ", k = kt + e / " + U(tile_n) + ";\n      tile_b[(e / " +
-              U(tile_n) + ") * " + U(tile_n) + " + nn] = " + take + " ? load_b(b, min(col0 + nn, " + U(c_.n - 1) + "), k) : " + zero +
+              U(tile_n) + ") * " + U(tile_n) + " + nn] = " + take + " ? " + load_b + "(b, min(col0 + nn, " + U(c_.n - 1) + "), k)) : " + zero +
               "; }\n";
+    if (c_.cooperative) return CooperativeProducts(loop);
     loop += "    memoryBarrierShared();\n    barrier();\n    for (uint kk = 0u; kk < " + U(tk) + "; ++kk) {\n";
     for (int64_t r = 0; r < c_.thread_m; ++r)
       loop += "      " + acc_type_ + " a" + std::to_string(r) + " = tile_a[kk * " + U(tile_m) + " + (lid / " + U(c_.threads_n) +
@@ -425,6 +430,35 @@ class MatmulKernelBuilder : public ElementEmitter {
       for (int64_t c = 0; c < c_.thread_n; ++c)
         loop += "      " + Fma("a" + std::to_string(r), "b" + std::to_string(c), "acc" + Acc(r, c)) + "\n";
     return loop + "    }\n    barrier();\n  }\n";
+  }
+
+  // The staged f16 slices on the matrix units (MatmulConfig::cooperative):
+  // subgroup s takes rows 16 (s % 4) and columns 32 (s / 4) of the 64 x 64
+  // tile as two 16 x 16 accumulators. tile_a holds the slice k-major (a
+  // column-major 16-row block with stride tile_m), tile_b n-fastest (a
+  // row-major block with stride tile_n). After the contraction the tile
+  // meets in shared memory, and each invocation takes its 4 x 4 block.
+  std::string CooperativeProducts(std::string loop) {
+    UseCooperativeMatrix();
+    const std::string f16m = "fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>", f32m = "fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>";
+    const std::string tm = U(c_.tile_m), tn = U(c_.tile_n);
+    shared_ += "shared float tile_c[" + U(c_.tile_m * c_.tile_n) + "];\n";
+    std::string head = "  uint sm = (gl_SubgroupID % 4u) * 16u, sn = (gl_SubgroupID / 4u) * 32u;\n";
+    head += "  " + f32m + " c0 = " + f32m + "(0.0), c1 = " + f32m + "(0.0);\n  " + f16m + " fa, fb0, fb1;\n";
+    loop += "    memoryBarrierShared();\n    barrier();\n";
+    loop += "    coopMatLoadNV(fa, tile_a, sm, " + tm + ", true);\n";
+    loop += "    coopMatLoadNV(fb0, tile_b, sn, " + tn + ", false);\n    coopMatLoadNV(fb1, tile_b, sn + 16u, " + tn + ", false);\n";
+    loop += "    c0 = coopMatMulAddNV(fa, fb0, c0);\n    c1 = coopMatMulAddNV(fa, fb1, c1);\n";
+    loop += "    barrier();\n  }\n";
+    loop += "  coopMatStoreNV(c0, tile_c, sm * " + tn + " + sn, " + tn + ", false);\n";
+    loop += "  coopMatStoreNV(c1, tile_c, sm * " + tn + " + sn + 16u, " + tn + ", false);\n";
+    loop += "  memoryBarrierShared();\n  barrier();\n";
+    loop += "  uint rl = (lid / " + U(c_.threads_n) + ") * " + U(c_.thread_m) + ", cl = (lid % " + U(c_.threads_n) + ") * " +
+            U(c_.thread_n) + ";\n";
+    for (int64_t r = 0; r < c_.thread_m; ++r)
+      for (int64_t c = 0; c < c_.thread_n; ++c)
+        loop += "  acc" + Acc(r, c) + " = tile_c[(rl + " + U(r) + ") * " + tn + " + cl + " + U(c) + "];\n";
+    return head + loop;
   }
 
   // A row's team adds its lanes' sums in shared memory, halving each time.

@@ -118,6 +118,14 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
     c.tile_k = 16;
     c.lhs = c.rhs = MatmulConfig::Read::kElements;
   }
+  // Staged f16 tiles on matrix units: both operands f16 (the products
+  // then are exact in the f32 accumulators, as on the plain path), the
+  // 256 invocations eight subgroups of 32.
+  const ElementType lt = dot.operands[0]->shape.element_type(), rt_in = dot.operands[1]->shape.element_type();
+  if (c.tile_k == 16 && target.cooperative_matrix_f16 && target.subgroup_size == 32 && dot.opcode == Opcode::kDot &&
+      lt == ElementType::kF16 && rt_in == ElementType::kF16 && MatmulAccumulator(rt) == ElementType::kF32 &&
+      target.max_shared_memory_bytes >= 64 * 64 * 4 + 2 * 16 * 64 * 2)
+    c.cooperative = true;
   // GPUs, matrix . vector: a subgroup-sized team of lanes per row, each
   // taking every k_lanes-th step (neighbours read neighbouring elements),
   // their sums meeting in shared memory.

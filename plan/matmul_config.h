@@ -20,7 +20,9 @@
 // through shared memory (loads coalesce; each element is read from memory
 // once per tile), where both dims are at least 32; a matrix-vector
 // product gives each row a team of lanes along k; narrow dims keep the
-// register path.
+// register path. Where the device multiplies f16 matrices in hardware
+// (NVIDIA's tensor cores through VK_NV_cooperative_matrix), staged tiles of
+// two f16 operands run there (see `cooperative`).
 #pragma once
 
 #include <cstdint>
@@ -71,6 +73,13 @@ struct MatmulConfig {
   // next (after all its operands are loaded); 0: step by step, each step's
   // rhs loaded just before its products.
   int64_t sub_m = 0, sub_n = 0;
+  // Staged tiles of two f16 operands on a device with f16 cooperative
+  // matrices (TargetFeatures::cooperative_matrix_f16): the slices are staged
+  // as f16, each subgroup of 32 takes a 16 x 32 part of the 64 x 64 tile as
+  // two 16 x 16 f32 accumulators fed by 16 x 16 x 16 matrix products, and
+  // the tile meets in shared memory before each invocation takes its 4 x 4
+  // block to the usual epilogue.
+  bool cooperative = false;
   int64_t splits = 1;                    // chunks of the contraction
   int64_t k_chunk = 1;                   // contraction steps of one chunk
   uint32_t local_size = 1;

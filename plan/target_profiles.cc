@@ -24,6 +24,7 @@ TargetFeatures LavapipeTarget() {
 TargetFeatures DesktopGpuTarget() {
   TargetFeatures t;
   t.device_name = "desktop GPU (canned)";
+  t.cooperative_matrix_f16 = true;
   t.float64 = t.int64 = t.float16 = t.int8 = true;
   t.subgroup_arithmetic = t.subgroup_broadcast = true;
   t.float32_atomic_add = true;

@@ -12,7 +12,7 @@ namespace vkxla {
 // every type, subgroups of 8, f32 atomic add, 128 MiB per binding.
 TargetFeatures LavapipeTarget();
 // A desktop GPU (NVIDIA-like): subgroups of 32, 48 KiB of shared memory,
-// f64, i64 and f32 atomic add.
+// f64, i64, f32 atomic add and f16 cooperative matrices.
 TargetFeatures DesktopGpuTarget();
 // A phone GPU (Mali/Adreno-like): no f64, i64 or float atomics, subgroups of 16, 256
 // invocations per workgroup, 16 KiB of shared memory, 128 MiB per binding,

@@ -61,7 +61,10 @@ bool HasF16CooperativeMatrix(VkInstance instance, VkPhysicalDevice device, bool 
   VkPhysicalDeviceShaderFloat16Int8Features f16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES, &model};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f16};
   vkGetPhysicalDeviceFeatures2(device, &features);
-  if (!coop.cooperativeMatrix || !model.vulkanMemoryModel || !f16.shaderFloat16) return false;
+  // Device scope too: enabling the memory model subjects every kernel to
+  // it, and the atomics of scatters and sorts use Device scope
+  // (VUID-RuntimeSpirv-vulkanMemoryModel-06265 on the H200 without it).
+  if (!coop.cooperativeMatrix || !model.vulkanMemoryModel || !model.vulkanMemoryModelDeviceScope || !f16.shaderFloat16) return false;
   auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
       vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
   if (!get) return false;

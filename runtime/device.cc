@@ -86,6 +86,25 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
     address.pNext = features.pNext;
     features.pNext = &address;
   }
+  // f16 cooperative matrices (plan/matmul_config.h): the extension, f16
+  // arithmetic and the Vulkan memory model their kernels declare.
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceVulkanMemoryModelFeatures model{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features f16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  std::vector<const char*> extensions(dci.ppEnabledExtensionNames, dci.ppEnabledExtensionNames + dci.enabledExtensionCount);
+  if (d->info_.hardware.cooperative_matrix_f16) {
+    coop.cooperativeMatrix = VK_TRUE;
+    model.vulkanMemoryModel = VK_TRUE;
+    model.vulkanMemoryModelDeviceScope = VK_TRUE;  // every kernel's Device-scope atomics fall under the model
+    f16.shaderFloat16 = VK_TRUE;
+    coop.pNext = &model;
+    model.pNext = &f16;
+    f16.pNext = features.pNext;
+    features.pNext = &coop;
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  }
+  dci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  dci.ppEnabledExtensionNames = extensions.data();
   dci.pNext = &features;
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;

@@ -13,7 +13,10 @@
 #include "frontends/hlo_text.h"
 #include "frontends/stablehlo_reader.h"
 #include "frontends/xla_builder.h"
+#include "codegen/kernel_builder.h"
+#include "codegen/spirv_compiler.h"
 #include "plan/matmul_config.h"
+#include "plan/target_profiles.h"
 #include "plan/planner.h"
 #include "ops/evaluator.h"
 #include "runtime/executable.h"
@@ -562,6 +565,62 @@ TEST_F(Dot, TheBuilderReachesIt) {
   }
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->ToString(), "(\nf64[2,2] {{14, 32}, {32, 77}},\nf32[2] {-2, -2},\n)");
+}
+
+// f16 x f16 on matrix units (VK_NV_cooperative_matrix, MatmulConfig::
+// cooperative). Without such a device the kernel is still built for the
+// canned desktop GPU and must pass SPIR-V validation; on the device the
+// products run against the reference: clamped tiles and a contraction that
+// is not a multiple of 16, an f16 result with a bias and relu epilogue, a
+// batched product and an rhs read transposed.
+TEST_F(Dot, F16TilesOnCooperativeMatrices) {
+  const std::vector<std::string> cases = {
+      "  %x = f16[100,50] parameter(0)\n  %y = f16[50,70] parameter(1)\n"
+      "  ROOT %d = f32[100,70] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+      "  %x = f16[128,96] parameter(0)\n  %y = f16[96,192] parameter(1)\n  %b = f16[192] parameter(2)\n"
+      "  %d = f16[128,192] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  %bb = f16[128,192] broadcast(%b), dimensions={1}\n  %s = f16[128,192] add(%d, %bb)\n"
+      "  %z = f16[] constant(0)\n  %zb = f16[128,192] broadcast(%z), dimensions={}\n"
+      "  ROOT %r = f16[128,192] maximum(%s, %zb)\n",
+      "  %x = f16[3,64,80] parameter(0)\n  %y = f16[3,80,64] parameter(1)\n"
+      "  ROOT %d = f32[3,64,64] dot(%x, %y), lhs_batch_dims={0}, rhs_batch_dims={0},"
+      " lhs_contracting_dims={2}, rhs_contracting_dims={1}\n",
+      "  %x = f16[96,256]{0,1} parameter(0)\n  %y = f16[160,256] parameter(1)\n"
+      "  ROOT %d = f32[96,160] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n",
+  };
+  const TargetFeatures here = TestDevice().target();
+  int seed = 0;
+  for (const std::string& text : cases) {
+    SCOPED_TRACE(text);
+    auto module = Parse("HloModule coop\nENTRY %e {\n" + text + "}\n");
+    ASSERT_TRUE(module);
+    // The canned desktop GPU: the kernel is built and validates.
+    StatusOr<Program> desktop = PlanModule(*module, DesktopGpuTarget());
+    ASSERT_TRUE(desktop.ok()) << desktop.status().ToString();
+    int built = 0;
+    for (const FusionGroup& g : desktop->groups) {
+      const auto* c = std::get_if<MatmulConfig>(&g.config);
+      if (!c || !c->cooperative) continue;
+      StatusOr<KernelSource> k = BuildMatmulKernel(*desktop, g, 0);
+      ASSERT_TRUE(k.ok()) << k.status().ToString();
+      EXPECT_NE(k->glsl.find("coopMatMulAddNV"), std::string::npos);
+      StatusOr<std::vector<uint32_t>> spirv = CompileGlslToSpirv(k->glsl, (1u << 22) | (2u << 12));
+      EXPECT_TRUE(spirv.ok()) << spirv.status().ToString();
+      ++built;
+    }
+    EXPECT_EQ(built, 1);
+    // This device: matrix units where it has them, else the plain path.
+    StatusOr<Program> program = PlanModule(*module, here);
+    ASSERT_TRUE(program.ok()) << program.status().ToString();
+    bool cooperative = false;
+    for (const FusionGroup& g : program->groups)
+      if (const auto* c = std::get_if<MatmulConfig>(&g.config)) cooperative = cooperative || c->cooperative;
+    EXPECT_EQ(cooperative, here.cooperative_matrix_f16);
+    std::mt19937_64 rng(++seed);
+    std::vector<Literal> args;
+    for (const Instruction* p : module->entry()->parameters()) args.push_back(SmallIntegers(p->shape, rng));
+    RunAndCompareWith(*module, args, 1, &here);
+  }
 }
 
 }  // namespace

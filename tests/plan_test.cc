@@ -1201,6 +1201,14 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
     EXPECT_EQ(v.k_lanes, t.subgroup_size);
     EXPECT_EQ(v.tile_m * v.k_lanes, 256);
   }
+  // f16 x f16 on a device with f16 cooperative matrices: the staged tiles
+  // run on them (f32 and bf16 operands, and devices without them, do not).
+  EXPECT_TRUE(config(PlanText("", MatmulEntry("f16", 256, 256, 256), DesktopGpuTarget())).cooperative);
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("f32", 256, 256, 256), DesktopGpuTarget())).cooperative);
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("bf16", 256, 256, 256), DesktopGpuTarget())).cooperative);
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("f16", 8, 256, 256), DesktopGpuTarget())).cooperative);  // not staged
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("f16", 256, 256, 256), PhoneTarget())).cooperative);
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("f16", 256, 256, 256), LavapipeTarget())).cooperative);
   // c128 accumulators need 32 KiB of staged slices: the desktop stages, a
   // phone's 16 KiB cannot (and it has no f64 anyway).
   EXPECT_EQ(config(PlanText("", MatmulEntry("c128", 256, 256, 256), DesktopGpuTarget())).tile_k, 16);
