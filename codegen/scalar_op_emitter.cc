@@ -222,6 +222,19 @@ StatusOr<std::string> ElementEmitter::Binary(const Instruction& n, const std::st
           y = "tkey_float(" + b + ")";
         }
       }
+      if (is_float && n.comparison_type != ComparisonType::kTotalOrder) {
+        // NaN tested on the bits first: NVIDIA's compiler folded `x == x`
+        // (and so x <= x) to true for an f64 NaN, even with NaNs declared
+        // preserved (the interpreter suite's compare_op_test_f64_default).
+        const std::string nan = "(isnan_" + s + "(" + a + ") || isnan_" + s + "(" + b + "))";
+        switch (d) {
+          case ComparisonDirection::kEq: return "(!" + nan + " && " + a + " == " + b + ")";
+          case ComparisonDirection::kNe: return "(" + nan + " || !(" + a + " == " + b + "))";
+          case ComparisonDirection::kLe: return "(!" + nan + " && " + a + " <= " + b + ")";
+          case ComparisonDirection::kGe: return "(!" + nan + " && " + a + " >= " + b + ")";
+          default: break;
+        }
+      }
       switch (d) {
         case ComparisonDirection::kEq: return "(" + x + " == " + y + ")";
         case ComparisonDirection::kNe: return "(!(" + x + " == " + y + "))";
