@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include <cstring>
 #include <random>
@@ -11,6 +12,11 @@
 
 namespace vkxla {
 
+int RunsPerTrial(double seconds_per_run, int runs) {
+  if (!(seconds_per_run > 0)) return runs;
+  return static_cast<int>(std::clamp<double>(std::ceil(kTrialSeconds / seconds_per_run), runs, 1000));
+}
+
 StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text, const std::vector<Literal>& arguments,
                                          int trials, int runs) {
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseAndVerifyHlo(hlo_text));
@@ -19,6 +25,8 @@ StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_
   ModuleTiming m;
   m.kernel_count = exe->kernel_count();
   if (!exe->kernel_sources().empty()) m.first_kernel_source = exe->kernel_sources()[0];
+  VKXLA_ASSIGN_OR_RETURN(Timing first, exe->TimeKernels(runs));  // warms the device and sizes the trials
+  runs = RunsPerTrial(first.seconds, runs);
   VKXLA_ASSIGN_OR_RETURN(m.kernels, BestTiming(trials, [&] { return exe->TimeKernels(runs); }));
   return m;
 }
@@ -38,9 +46,14 @@ StatusOr<std::vector<ModuleTiming>> TimeModulesInterleaved(
     parsed.push_back(std::move(m));
     exes.push_back(std::move(exe));
   }
+  std::vector<int> module_runs(exes.size(), runs);
+  for (size_t i = 0; i < exes.size(); ++i) {
+    VKXLA_ASSIGN_OR_RETURN(Timing first, exes[i]->TimeKernels(runs));
+    module_runs[i] = RunsPerTrial(first.seconds, runs);
+  }
   for (int r = 0; r < rounds; ++r)
     for (size_t i = 0; i < exes.size(); ++i) {
-      VKXLA_ASSIGN_OR_RETURN(Timing t, exes[i]->TimeKernels(runs));
+      VKXLA_ASSIGN_OR_RETURN(Timing t, exes[i]->TimeKernels(module_runs[i]));
       if (r == 0 || t.seconds < out[i].kernels.seconds) out[i].kernels = t;
     }
   return out;
