@@ -201,7 +201,11 @@ StatusOr<std::string> ElementEmitter::Binary(const Instruction& n, const std::st
     case Opcode::kCompare: {
       const ComparisonDirection d = n.direction;
       if (is_complex) {
-        std::string eq = "(" + a + ".x == " + b + ".x && " + a + ".y == " + b + ".y)";
+        // NaN on the bits first, as for reals below.
+        std::string nan;
+        for (const std::string& part : {a + ".x", a + ".y", b + ".x", b + ".y"})
+          nan += (nan.empty() ? "" : " || ") + std::string("isnan_") + s + "(" + part + ")";
+        std::string eq = "(!(" + nan + ") && " + a + ".x == " + b + ".x && " + a + ".y == " + b + ".y)";
         return d == ComparisonDirection::kEq ? eq : "(!" + eq + ")";
       }
       std::string x = a, y = b;
