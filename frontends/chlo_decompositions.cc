@@ -362,7 +362,14 @@ Instruction* NextAfter(Emitter& e, Instruction* x, Instruction* y) {
   // From ±0, the smallest subnormal with y's sign.
   Instruction* from_zero = e.Op(Opcode::kOr, y_sign, one);
   Instruction* r = e.Bitcast(e.Select(e.Compare(x_abs, e.SplatBits(0, u), ComparisonDirection::kEq), from_zero, stepped), t);
-  r = e.Select(e.Compare(x, y, ComparisonDirection::kEq), y, r);
+  // (NaN x equal to NaN y bit for bit takes the NaN path below.)
+  // x == y on the bits (the same bits, or two zeros): a device that
+  // flushes f32 subnormals (NVIDIA's) compares the smallest one equal to 0.
+  Instruction* zero_bits = e.SplatBits(0, u);
+  Instruction* both_zero = e.Op(Opcode::kAnd, e.Compare(x_abs, zero_bits, ComparisonDirection::kEq),
+                                e.Compare(y_abs, zero_bits, ComparisonDirection::kEq));
+  Instruction* equal = e.Op(Opcode::kOr, e.Compare(xb, yb, ComparisonDirection::kEq), both_zero);
+  r = e.Select(equal, y, r);
   Instruction* nan = e.Add(x, y);  // NaN where either is
   Instruction* either_nan = e.Op(Opcode::kOr, e.Compare(x, x, ComparisonDirection::kNe), e.Compare(y, y, ComparisonDirection::kNe));
   return e.Select(either_nan, nan, r);
