@@ -10,6 +10,13 @@ std::string TargetFeatures::CacheKey() const {
          "|vk=" + std::to_string(vulkan_api_version) + "|coop=" + std::to_string(cooperative_matrix_f16) + "|fc=" + float_controls.CacheKey();
 }
 
+std::vector<uint32_t> FloatControls::Widths(uint8_t mask) {
+  std::vector<uint32_t> widths;
+  for (uint32_t w : {16u, 32u, 64u})
+    if (mask & Bit(w)) widths.push_back(w);
+  return widths;
+}
+
 std::string FloatControls::CacheKey() const {
   return std::to_string(denorm_preserve) + "." + std::to_string(signed_zero_inf_nan_preserve) + "." +
          std::to_string(rounding_rte) + "." + std::to_string(no_contraction) + "." + std::to_string(independent_widths);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace vkxla {
 
@@ -14,6 +15,8 @@ namespace vkxla {
 // contraction (codegen/spirv_float_controls.h applies them).
 struct FloatControls {
   static constexpr uint8_t Bit(uint32_t width) { return width == 16 ? 1 : width == 32 ? 2 : width == 64 ? 4 : 0; }
+  // The widths a mask names, narrowest first.
+  static std::vector<uint32_t> Widths(uint8_t mask);
   uint8_t denorm_preserve = 0;
   uint8_t signed_zero_inf_nan_preserve = 0;
   uint8_t rounding_rte = 0;

@@ -47,8 +47,7 @@ FloatControls FloatControlsOf(const VkPhysicalDeviceFloatControlsProperties& p) 
 
 std::string WidthList(uint8_t mask) {
   std::string s;
-  for (uint32_t w : {16u, 32u, 64u})
-    if (mask & FloatControls::Bit(w)) s += (s.empty() ? "" : ",") + std::to_string(w);
+  for (uint32_t w : FloatControls::Widths(mask)) s += (s.empty() ? "" : ",") + std::to_string(w);
   return s.empty() ? "none" : s;
 }
 

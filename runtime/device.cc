@@ -64,13 +64,12 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
   features.features.shaderInt64 = d->info_.hardware.int64;
   features.features.shaderInt16 = VK_FALSE;
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
-  const char* atomic_float_extension = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
+  std::vector<const char*> extensions;
   VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   if (d->info_.hardware.float32_atomic_add) {
     atomic_float.shaderBufferFloat32AtomicAdd = VK_TRUE;
     features.pNext = &atomic_float;
-    dci.enabledExtensionCount = 1;
-    dci.ppEnabledExtensionNames = &atomic_float_extension;
+    extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
   }
   // 64-bit atomics are core in Vulkan 1.2; chained only where offered.
   VkPhysicalDeviceShaderAtomicInt64Features atomic64{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
@@ -91,7 +90,6 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   VkPhysicalDeviceVulkanMemoryModelFeatures model{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
   VkPhysicalDeviceShaderFloat16Int8Features f16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
-  std::vector<const char*> extensions(dci.ppEnabledExtensionNames, dci.ppEnabledExtensionNames + dci.enabledExtensionCount);
   if (d->info_.hardware.cooperative_matrix_f16) {
     coop.cooperativeMatrix = VK_TRUE;
     model.vulkanMemoryModel = VK_TRUE;

@@ -9,14 +9,6 @@
 namespace vkxla {
 namespace {
 
-// [16, 32, 64]: the widths a FloatControls bit mask names.
-nlohmann::ordered_json FloatControlWidths(uint8_t mask) {
-  nlohmann::ordered_json widths = nlohmann::ordered_json::array();
-  for (uint32_t w : {16u, 32u, 64u})
-    if (mask & FloatControls::Bit(w)) widths.push_back(w);
-  return widths;
-}
-
 nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
   const TargetFeatures& hw = d.hardware;
   const TargetFeatures& used = d.target;
@@ -52,9 +44,9 @@ nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
         {"cooperative_matrix", d.cooperative_matrix},
         {"cooperative_matrix_f16", feature(hw.cooperative_matrix_f16, used.cooperative_matrix_f16)}}},
       {"float_controls",
-       {{"denorm_preserve_widths", FloatControlWidths(used.float_controls.denorm_preserve)},
-        {"signed_zero_inf_nan_preserve_widths", FloatControlWidths(used.float_controls.signed_zero_inf_nan_preserve)},
-        {"rounding_rte_widths", FloatControlWidths(used.float_controls.rounding_rte)},
+       {{"denorm_preserve_widths", nlohmann::ordered_json(FloatControls::Widths(used.float_controls.denorm_preserve))},
+        {"signed_zero_inf_nan_preserve_widths", nlohmann::ordered_json(FloatControls::Widths(used.float_controls.signed_zero_inf_nan_preserve))},
+        {"rounding_rte_widths", nlohmann::ordered_json(FloatControls::Widths(used.float_controls.rounding_rte))},
         {"no_contraction", used.float_controls.no_contraction}}},
       {"masked", d.masked},
   };

@@ -11,11 +11,21 @@
 #include "tools/bench/device_limits.h"
 
 namespace vkxla {
+namespace {
 
+// Device time one trial keeps the device busy at least: a GPU that idles
+// at low clocks ramps up within it (on an H200, trials of 4 runs of a 0.1
+// ms product measured the same kernel 2-5x slow from one bench to the next).
+constexpr double kTrialSeconds = 0.02;
+
+// `runs` per trial, raised (up to 1000) until a trial lasts kTrialSeconds
+// when one run takes `seconds_per_run`.
 int RunsPerTrial(double seconds_per_run, int runs) {
   if (!(seconds_per_run > 0)) return runs;
   return static_cast<int>(std::clamp<double>(std::ceil(kTrialSeconds / seconds_per_run), runs, 1000));
 }
+
+}  // namespace
 
 StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text, const std::vector<Literal>& arguments,
                                          int trials, int runs) {

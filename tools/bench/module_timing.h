@@ -18,18 +18,9 @@ struct ModuleTiming {
   std::string first_kernel_source;
 };
 
-// Device time one trial should keep the device busy at least: a GPU that
-// idles at low clocks ramps up within it (on an H200, trials of 4 runs of
-// a 0.1 ms product measured the same kernel 2-5x slow from one run of the
-// bench to the next).
-inline constexpr double kTrialSeconds = 0.02;
-
-// `runs` per trial, raised (up to 1000) until a trial lasts kTrialSeconds
-// when one run takes `seconds_per_run`.
-int RunsPerTrial(double seconds_per_run, int runs);
-
 // The best of `trials` trials of `runs` runs each (long modules take fewer;
-// short ones more, see RunsPerTrial), after one trial that warms the device.
+// short ones more, so a trial lasts at least 20 ms), after one trial that
+// warms the device.
 StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text, const std::vector<Literal>& arguments,
                                          int trials = 7, int runs = 4);
 
