@@ -104,6 +104,15 @@ class ElementEmitter {
   // The GLSL name of `buffer` in this kernel ("in0", "out1", ...), bound on
   // first use; binding order is the order of first use.
   std::string BindBuffer(int buffer, Access access, const std::string& prefix);
+  // The name `buffer` is read through, by whole vectors (ReadVector) or by
+  // words (the TW macro where it is a texel buffer, else W): a
+  // uniform texel buffer "<prefix>t" where the target reads vectors so
+  // (TargetFeatures::max_texel_buffer_elements) and the buffer fits one
+  // view (arrays past the storage binding range included: a texel view
+  // reaches further) and is no output of this kernel, else its storage
+  // binding.
+  std::string BindVectorReads(int buffer, const std::string& prefix);
+  bool IsTexel(const std::string& name) const;  // a binding name from BindVectorReads
   // Group output k as "out<k>" (read-write where a kernel also reads it or
   // stores with atomics).
   std::string BindOutput(size_t output, Access access = Access::kWrite);
@@ -197,9 +206,10 @@ class ElementEmitter {
     int per_vector = 0;
     std::string element;
   };
-  // Lets a builder read whole vectors or blocks for some loads: an
-  // expression, or nullopt for an element load.
-  virtual StatusOr<std::optional<std::string>> LoadWhole(const std::string& buffer, const Shape& placed, int bits,
+  // Lets a builder read whole vectors or blocks for some loads of program
+  // buffer `buffer` (binding it where it does): an expression, or nullopt
+  // for an element load.
+  virtual StatusOr<std::optional<std::string>> LoadWhole(int buffer, const Shape& placed, int bits,
                                                          const std::vector<std::string>& idx) {
     return std::optional<std::string>();
   }
@@ -264,6 +274,7 @@ class ElementEmitter {
     int buffer;
     std::string name;
     Access access;
+    bool texel = false;  // a uniform texel buffer (usamplerBuffer of RGBA32UI texels)
   };
   std::vector<Binding> bindings_;
   int params_sizes_binding_ = -1;

@@ -122,18 +122,18 @@ std::string DecodeWords(ElementType t, const std::vector<std::string>& words, co
   }
 }
 
-std::string LoadExpression(ElementType t, const std::string& b, const std::string& i, int bits) {
+std::string LoadExpression(ElementType t, const std::string& b, const std::string& i, int bits, const std::string& word) {
   if (bits == 0) bits = StorageBits(t);
   const int per = bits >= 32 ? 1 : 32 / bits, n = WordsPerElement(t);
   if (n == 1) {
-    if (per == 1) return DecodeWords(t, {"W(" + b + ", " + i + ")"}, "0u", bits);
+    if (per == 1) return DecodeWords(t, {word + "(" + b + ", " + i + ")"}, "0u", bits);
     const int shift = per == 2 ? 1 : per == 4 ? 2 : 3;
-    return DecodeWords(t, {"W(" + b + ", (" + i + ") >> " + std::to_string(shift) + "u)"},
+    return DecodeWords(t, {word + "(" + b + ", (" + i + ") >> " + std::to_string(shift) + "u)"},
                        "((" + i + ") & " + std::to_string(per - 1) + "u)", bits);
   }
   std::vector<std::string> words;
   for (int k = 0; k < n; ++k)
-    words.push_back("W(" + b + ", " + std::to_string(n) + "u * (" + i + ") + " + std::to_string(k) + "u)");
+    words.push_back(word + "(" + b + ", " + std::to_string(n) + "u * (" + i + ") + " + std::to_string(k) + "u)");
   return DecodeWords(t, words, "0u");
 }
 

@@ -51,8 +51,11 @@ std::string SlotBitOffset(int bits, const std::string& slot);
 std::string DecodeWords(ElementType t, const std::vector<std::string>& words, const std::string& slot, int bits = 0);
 
 // GLSL expression reading element `index` (a uint expression, physical
-// element index) of binding variable `buffer` as the compute type of `t`.
-std::string LoadExpression(ElementType t, const std::string& buffer, const std::string& index, int bits = 0);
+// element index) of binding variable `buffer` as the compute type of `t`,
+// its words through the macro `word` (W for storage buffers, TW for
+// texel buffers: codegen/element_emitter.cc defines both).
+std::string LoadExpression(ElementType t, const std::string& buffer, const std::string& index, int bits = 0,
+                           const std::string& word = "W");
 
 // GLSL expression for the storage bits of compute value `value`, placed in
 // the low bits of a uint (types up to 32 bits).

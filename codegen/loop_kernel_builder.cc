@@ -269,7 +269,7 @@ class LoopKernelBuilder : public ElementEmitter {
 
   // In block mode, a buffer read at a permutation of the block's index
   // whose unit-stride dim runs along the block is read as rows of it.
-  StatusOr<std::optional<std::string>> LoadWhole(const std::string& buffer, const Shape& placed, int bits,
+  StatusOr<std::optional<std::string>> LoadWhole(int buffer_index, const Shape& placed, int bits,
                                                  const std::vector<std::string>& idx) override {
     if (!config_.block || block_index_.empty()) return std::optional<std::string>();
     const ElementType t = placed.element_type();
@@ -285,6 +285,7 @@ class LoopKernelBuilder : public ElementEmitter {
     const int64_t unit = map.has_padding() ? -1 : map.UnitStrideDimension(config_.block);
     const int64_t along = unit < 0 ? -1 : perm[unit];
     if (along != config_.block_b && along != config_.block_a) return std::optional<std::string>();
+    const std::string buffer = BindBuffer(buffer_index, Access::kRead, "rows" + std::to_string(buffer_index));
     // block rows cover the block; the element is one word of them.
     const bool rows_along_b = along == config_.block_b;
     const std::string array = buffer + (rows_along_b ? "_r" : "_c");

@@ -1,5 +1,6 @@
 // What a compiled compute kernel asks of a device, read from its SPIR-V:
-// its workgroup size and the bytes its shared (Workgroup) variables take.
+// its workgroup size, the bytes its shared (Workgroup) variables take, and
+// which bindings are uniform texel buffers rather than storage buffers.
 // The runtime checks both against the target's limits before creating a
 // pipeline, so a kernel that would not fit a phone (or VKXLA_PROFILE=mobile)
 // is a clear error rather than a driver failure or a wrong answer.
@@ -17,6 +18,7 @@ namespace vkxla {
 struct KernelDemands {
   uint32_t local_size[3] = {1, 1, 1};
   uint64_t shared_bytes = 0;  // tightly packed: a lower bound on what the driver reserves
+  std::vector<uint32_t> texel_bindings;  // `uniform (u)samplerBuffer` bindings, ascending
   uint64_t invocations() const { return uint64_t{local_size[0]} * local_size[1] * local_size[2]; }
 };
 

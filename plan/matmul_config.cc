@@ -90,9 +90,15 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
                   (IsFloat(dot.operands[1]->shape.element_type()) && BitWidth(dot.operands[1]->shape.element_type()) == 8);
   const bool wide_result = BitWidth(rt) == 32 && !IsComplex(rt) && !f8;
   const int64_t invocations = target.cpu ? 64 : std::min<int64_t>(256, target.max_workgroup_invocations);
+  // CPU drivers reading vectors through texel buffers: 8 x 8 blocks. A
+  // texel fetch costs llvmpipe tens of cycles whether its lanes' addresses
+  // differ or not, and a block fetches 8 lhs and 8 rhs texels every 4
+  // steps for 256 products; 16 x 16 blocks' 256 accumulators spill (f32
+  // 1024^3, same run: 8 x 8 113-124 ms, 16 x 16 140-148, 8 x 4 119-131).
+  const bool texel_reads = target.cpu && target.max_texel_buffer_elements > 0;
   for (const int64_t block : {int64_t{16}, int64_t{8}, int64_t{4}}) {
     if (!target.cpu && block > 4) continue;
-    if (target.cpu && block == 16 && !wide_result) continue;
+    if (target.cpu && block == 16 && (!wide_result || texel_reads)) continue;
     c.thread_m = one_row ? 1 : FitPowerOfTwo(c.m, c.n == 1 ? 4 : block);
     c.thread_n = FitPowerOfTwo(c.n, block);
     c.threads_n = FitPowerOfTwo(CeilDiv(c.n, c.thread_n), target.cpu ? 8 : 16);
@@ -143,8 +149,12 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   // llvmpipe, one run of each: 16 x 16 unshared 375 ms, shared 310 ms
   // (step by step) and 291 ms (in sub-blocks); 32 x 16 in sub-blocks
   // 179-230 ms, 32 x 32 217 ms but 12 s to compile, 64 x 4 466 ms).
+  // Not where the lhs is read as texels: llvmpipe 22's subgroupBroadcast
+  // searches the lanes in a loop, dearer than the fetch it saves (f32
+  // 1024^3 in a standalone kernel: 8.6-11.7 GFLOP/s shared, 19-20 not).
   const ElementType acc = MatmulAccumulator(rt);
   if (target.cpu && target.subgroup_broadcast && dot.opcode == Opcode::kDot && c.tile_k == 0 && c.k_lanes == 1 &&
+      !(texel_reads && c.lhs != MatmulConfig::Read::kElements) &&
       c.threads_n == static_cast<int64_t>(target.subgroup_size) && c.thread_m % c.threads_n == 0 &&
       c.lhs != MatmulConfig::Read::kAlongFree && acc != ElementType::kS64 && acc != ElementType::kU64)
     c.share_lhs = true;

@@ -15,11 +15,14 @@ StatusOr<BoundKernel> BoundKernel::Create(Device& device, std::shared_ptr<Comput
   if (count != pipeline->bindings())
     return Internal("kernel expects " + std::to_string(pipeline->bindings()) + " buffers, " + std::to_string(count) +
                     " were bound");
-  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(1u, count)};
+  uint32_t texels = 0;
+  for (uint32_t b = 0; b < count; ++b) texels += pipeline->texel(b) ? 1 : 0;
+  const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(1u, count - texels)},
+                                         {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, std::max(1u, texels)}};
   VkDescriptorPoolCreateInfo dpci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   dpci.maxSets = 1;
-  dpci.poolSizeCount = 1;
-  dpci.pPoolSizes = &size;
+  dpci.poolSizeCount = 2;
+  dpci.pPoolSizes = sizes;
   VKXLA_VK_RETURN_IF_ERROR(vkCreateDescriptorPool(k.device_, &dpci, nullptr, &k.pool_));
   CountVulkanObject(VulkanObject::kDescriptorPool, 1);
   VkDescriptorSetLayout layout = pipeline->set_layout();
@@ -30,10 +33,28 @@ StatusOr<BoundKernel> BoundKernel::Create(Device& device, std::shared_ptr<Comput
   VKXLA_VK_RETURN_IF_ERROR(vkAllocateDescriptorSets(k.device_, &ai, &k.set_));
   std::vector<VkDescriptorBufferInfo> infos(count);
   std::vector<VkWriteDescriptorSet> updates(count);
+  k.views_.assign(count, VK_NULL_HANDLE);
   for (uint32_t b = 0; b < count; ++b) {
     infos[b] = {bindings[b].buffer, bindings[b].offset, bindings[b].size};
     updates[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, k.set_, b, 0, 1,
                   VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nullptr, &infos[b], nullptr};
+    if (!pipeline->texel(b)) continue;
+    // A view of whole RGBA32UI texels over the slice (slices start at
+    // multiples of the texel offset alignment, and buffers are whole
+    // texels long; plan/ keeps views within maxTexelBufferElements).
+    const uint64_t texels = (bindings[b].size + 15) / 16;
+    if (texels == 0 || texels > device.target().max_texel_buffer_elements)
+      return Internal("a texel binding of " + std::to_string(bindings[b].size) + " bytes does not fit one view (" +
+                      std::to_string(device.target().max_texel_buffer_elements) + " texels)");
+    VkBufferViewCreateInfo vci{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+    vci.buffer = bindings[b].buffer;
+    vci.format = VK_FORMAT_R32G32B32A32_UINT;
+    vci.offset = bindings[b].offset;
+    vci.range = texels * 16;
+    VKXLA_VK_RETURN_IF_ERROR(vkCreateBufferView(k.device_, &vci, nullptr, &k.views_[b]));
+    updates[b].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+    updates[b].pBufferInfo = nullptr;
+    updates[b].pTexelBufferView = &k.views_[b];
   }
   vkUpdateDescriptorSets(k.device_, count, updates.data(), 0, nullptr);
   // Grids beyond maxComputeWorkGroupCount[0] fold into y; kernels linearize
@@ -50,6 +71,7 @@ BoundKernel& BoundKernel::operator=(BoundKernel&& o) noexcept {
   std::swap(device_, o.device_);
   std::swap(pool_, o.pool_);
   std::swap(set_, o.set_);
+  std::swap(views_, o.views_);
   std::swap(pipeline_, o.pipeline_);
   std::swap(groups_x_, o.groups_x_);
   std::swap(groups_y_, o.groups_y_);
@@ -57,6 +79,8 @@ BoundKernel& BoundKernel::operator=(BoundKernel&& o) noexcept {
 }
 
 BoundKernel::~BoundKernel() {
+  for (VkBufferView v : views_)
+    if (v) vkDestroyBufferView(device_, v, nullptr);
   if (pool_) {
     vkDestroyDescriptorPool(device_, pool_, nullptr);
     CountVulkanObject(VulkanObject::kDescriptorPool, -1);

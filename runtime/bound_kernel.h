@@ -1,5 +1,6 @@
 // One kernel ready to record: a compute pipeline, a descriptor set that
-// binds its storage buffers (each a slice of a buffer, in binding order),
+// binds its buffers (each a slice of a buffer, in binding order; texel
+// views of those the kernel reads as texel buffers),
 // and the launch grid for a number of invocations.
 #pragma once
 
@@ -37,6 +38,7 @@ class BoundKernel {
   VkDevice device_ = VK_NULL_HANDLE;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
+  std::vector<VkBufferView> views_;  // per binding; null for storage buffers
   std::shared_ptr<ComputePipeline> pipeline_;
   uint32_t groups_x_ = 0, groups_y_ = 0;
 };

@@ -150,6 +150,14 @@ DeviceInfo QueryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   hw.max_storage_buffer_range = props.limits.maxStorageBufferRange;
   hw.max_shared_memory_bytes = props.limits.maxComputeSharedMemorySize;
   hw.min_storage_buffer_offset_alignment = static_cast<uint32_t>(props.limits.minStorageBufferOffsetAlignment);
+  // CPU drivers read operand vectors through texel views of the bindings
+  // (TargetFeatures::max_texel_buffer_elements); slices of an arena then
+  // start where a view may (both alignments are powers of two).
+  if (hw.cpu && props.limits.maxTexelBufferElements > 0) {
+    hw.max_texel_buffer_elements = props.limits.maxTexelBufferElements;
+    hw.min_storage_buffer_offset_alignment =
+        std::max(hw.min_storage_buffer_offset_alignment, static_cast<uint32_t>(props.limits.minTexelBufferOffsetAlignment));
+  }
   hw.max_memory_allocation_size = maintenance3.maxMemoryAllocationSize;
   hw.vulkan_api_version = props.apiVersion;
   // Throughput for the watchdog estimates (plan/submission_split.h):
@@ -188,7 +196,8 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
     else if (item == "address") info.target.buffer_device_address = false;
     else if (item == "floatcontrols") info.target.float_controls = FloatControls{};
     else if (item == "coopmat") info.target.cooperative_matrix_f16 = false;
-    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32, atomici64, address, floatcontrols, coopmat");
+    else if (item == "texel") info.target.max_texel_buffer_elements = 0;
+    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32, atomici64, address, floatcontrols, coopmat, texel");
     info.masked += (info.masked.empty() ? "" : ",") + item;
   }
   if (!info.masked.empty())
@@ -203,6 +212,7 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
     // lavapipe, the GPU paths with 64-bit types and subgroup arithmetic,
     // which the phone profile hides.
     info.target.cpu = false;
+    info.target.max_texel_buffer_elements = 0;  // a GPU's reads
     info.profile = profile;
     info.target.device_name = info.name + " (profile: " + profile + ")";
     return OkStatus();
@@ -212,7 +222,7 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
   // MiB binding, 16 KiB of shared memory, workgroups of at most 256, a GPU. Its
   // subgroups (often 16 wide) cannot be imitated on a device whose width
   // differs, so subgroup operations are hidden as VKXLA_MASK=subgroup does.
-  VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup,atomicf32,coopmat", info));
+  VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup,atomicf32,coopmat,texel", info));
   TargetFeatures& t = info.target;
   t.max_storage_buffer_range = std::min<uint64_t>(t.max_storage_buffer_range, uint64_t{128} << 20);
   t.max_shared_memory_bytes = std::min<uint32_t>(t.max_shared_memory_bytes, 16384);
@@ -253,6 +263,8 @@ std::string DeviceInfo::Table() const {
     << "  max storage buffer range: " << target.max_storage_buffer_range << " bytes"
     << (target.max_storage_buffer_range != hardware.max_storage_buffer_range ? " (profile " + profile + ")" : "")
     << "; larger arrays through device addresses: " << yn(hardware.buffer_device_address, target.buffer_device_address) << "\n"
+    << "  operand vectors through texel buffers: "
+    << yn(hardware.max_texel_buffer_elements > 0, target.max_texel_buffer_elements > 0) << "\n"
     << "  float controls (widths): subnormals kept " << WidthList(target.float_controls.denorm_preserve)
     << ", signed zeros/inf/NaN kept " << WidthList(target.float_controls.signed_zero_inf_nan_preserve)
     << ", round to nearest even " << WidthList(target.float_controls.rounding_rte)

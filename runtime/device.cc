@@ -201,6 +201,8 @@ StatusOr<Buffer> Device::CreateBuffer(uint64_t size, Memory memory) {
   bci.size = size;
   bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
               VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+  // Texel views of the bindings read operand vectors on CPU drivers.
+  if (info_.hardware.max_texel_buffer_elements > 0) bci.usage |= VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
   const bool addressable = info_.hardware.buffer_device_address;
   if (addressable) bci.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;

@@ -80,9 +80,9 @@ BufferSlice Executable::SliceOf(int buffer) const {
   return {arenas_[b.arena].handle(), b.offset, b.bytes};
 }
 
-BufferSlice Executable::BindingOf(int buffer) const {
+BufferSlice Executable::BindingOf(int buffer, bool texel) const {
   auto slot = address_slot_.find(buffer);
-  if (slot == address_slot_.end()) return SliceOf(buffer);
+  if (slot == address_slot_.end() || texel) return SliceOf(buffer);
   return {address_table_->handle(), slot->second, 16};
 }
 
@@ -142,7 +142,8 @@ Status Executable::BuildKernels() {
       }
       const std::shared_ptr<ComputePipeline>& pipeline = pipelines[index.at(WithoutKernelName(src->glsl))];
       std::vector<BufferSlice> bindings;
-      for (int b : src->bindings) bindings.push_back(BindingOf(b));
+      for (size_t i = 0; i < src->bindings.size(); ++i)
+        bindings.push_back(BindingOf(src->bindings[i], pipeline->texel(static_cast<uint32_t>(i))));
       VKXLA_ASSIGN_OR_RETURN(BoundKernel bound, BoundKernel::Create(device_, pipeline, std::move(bindings), launch.invocations,
                                                              launch.local_size));
       kernels_.back().push_back(std::make_unique<BoundKernel>(std::move(bound)));
@@ -185,9 +186,10 @@ StatusOr<std::unique_ptr<Executable::Alternation>> Executable::PrepareAlternatio
       if (!kb.pipeline) return Internal("a dispatch of a kernel that was not built");
       bool touches = false;
       std::vector<BufferSlice> bindings;
-      for (int b : kb.buffers) {
+      for (size_t i = 0; i < kb.buffers.size(); ++i) {
+        const int b = kb.buffers[i];
         touches = touches || alt->partner.count(b) > 0;
-        bindings.push_back(BindingOf(alt->Map(b)));
+        bindings.push_back(BindingOf(alt->Map(b), kb.pipeline->texel(static_cast<uint32_t>(i))));
       }
       if (!touches) continue;
       VKXLA_ASSIGN_OR_RETURN(BoundKernel k, BoundKernel::Create(device_, kb.pipeline, std::move(bindings), kb.invocations, kb.local_size));

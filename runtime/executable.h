@@ -150,8 +150,9 @@ class Executable {
   void Free(std::vector<Node>& nodes);
   BufferSlice SliceOf(int buffer) const;
   // What a kernel binds for `buffer`: its slice, or for an addressed one
-  // (past the binding range) its slot of address_table_.
-  BufferSlice BindingOf(int buffer) const;
+  // (past the binding range) its slot of address_table_, unless the kernel
+  // reads it through a texel view (`texel`), which takes the slice.
+  BufferSlice BindingOf(int buffer, bool texel = false) const;
   void* Mapped(int buffer) const;
 
   Device& device_;

@@ -16,8 +16,18 @@ StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(Device& devic
   smci.codeSize = spirv.size() * 4;
   smci.pCode = spirv.data();
   VKXLA_VK_RETURN_IF_ERROR(vkCreateShaderModule(p->device_, &smci, nullptr, &p->module_));
+  // Storage buffers, but for the bindings the kernel reads as uniform texel
+  // buffers (TargetFeatures::max_texel_buffer_elements).
+  VKXLA_ASSIGN_OR_RETURN(KernelDemands demands, ReadKernelDemands(spirv));
+  p->texel_.assign(bindings, false);
+  for (uint32_t t : demands.texel_bindings) {
+    if (t >= bindings) return Internal("a kernel reads texel binding " + std::to_string(t) + " of " + std::to_string(bindings));
+    p->texel_[t] = true;
+  }
   std::vector<VkDescriptorSetLayoutBinding> b(bindings);
-  for (uint32_t i = 0; i < bindings; ++i) b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  for (uint32_t i = 0; i < bindings; ++i)
+    b[i] = {i, p->texel_[i] ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+            VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
   VkDescriptorSetLayoutCreateInfo dl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   dl.bindingCount = bindings;
   dl.pBindings = b.data();

@@ -1,4 +1,5 @@
-// A compute pipeline over N storage-buffer bindings, built from SPIR-V.
+// A compute pipeline over N buffer bindings, built from SPIR-V: storage
+// buffers, or uniform texel buffers where the kernel declares them.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -25,6 +26,8 @@ class ComputePipeline {
   VkPipelineLayout layout() const { return layout_; }
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
   uint32_t bindings() const { return bindings_; }
+  // Whether binding i is a uniform texel buffer (RGBA32UI texels).
+  bool texel(uint32_t i) const { return i < texel_.size() && texel_[i]; }
 
  private:
   VkDevice device_ = VK_NULL_HANDLE;
@@ -33,6 +36,7 @@ class ComputePipeline {
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
   uint32_t bindings_ = 0;
+  std::vector<bool> texel_;
 };
 
 }  // namespace vkxla

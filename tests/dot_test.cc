@@ -402,12 +402,70 @@ TEST_F(Dot, GpuConfigurationsRunHere) {
   }
 }
 
+// A CPU driver reads operand vectors through uniform texel buffers
+// (TargetFeatures::max_texel_buffer_elements): the kernel declares texel
+// bindings, and odd sizes (blocks past the ends), padded and sliced
+// operands, batches, narrow types and an epilogue match the reference.
+TEST_F(Dot, CpuDriversReadOperandVectorsAsTexels) {
+  const TargetFeatures here = TestDevice().target();
+  if (here.max_texel_buffer_elements == 0) {
+    // A GPU (or VKXLA_MASK=texel): no kernel may declare a texel binding.
+    auto module = Parse("HloModule t\nENTRY %e {\n  %x = f32[64,64] parameter(0)\n  %y = f32[64,64] parameter(1)\n"
+                        "  ROOT %d = f32[64,64] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+    ASSERT_TRUE(module);
+    auto exe = Executable::Compile(*module, TestDevice());
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    for (const std::string& k : (*exe)->kernel_sources()) EXPECT_EQ(k.find("usamplerBuffer"), std::string::npos);
+    return;
+  }
+  const std::vector<std::string> cases = {
+      "  %x = f32[127,68] parameter(0)\n  %y = f32[68,17] parameter(1)\n"
+      "  ROOT %d = f32[127,17] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+      "  %x = f32[3,40,36] parameter(0)\n  %y = f32[3,36,100] parameter(1)\n"
+      "  ROOT %d = f32[3,40,100] dot(%x, %y), lhs_batch_dims={0}, rhs_batch_dims={0},"
+      " lhs_contracting_dims={2}, rhs_contracting_dims={1}\n",
+      "  %x = bf16[33,64] parameter(0)\n  %y = bf16[64,48] parameter(1)\n"
+      "  ROOT %d = f32[33,48] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+      "  %x = s8[70,64] parameter(0)\n  %y = s8[64,50] parameter(1)\n"
+      "  ROOT %d = s32[70,50] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+      // A slice of the lhs and a padded rhs: vectors through index maps.
+      "  %x0 = f32[20,72] parameter(0)\n  %x = f32[20,64] slice(%x0), slice={[0:20], [8:72]}\n"
+      "  %y0 = f32[60,32] parameter(1)\n  %z = f32[] constant(0)\n"
+      "  %y = f32[64,32] pad(%y0, %z), padding=0_4x0_0\n"
+      "  ROOT %d = f32[20,32] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+      "  %x = f32[64,48] parameter(0)\n  %y = f32[48,96] parameter(1)\n  %b = f32[96] parameter(2)\n"
+      "  %d = f32[64,96] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  %bb = f32[64,96] broadcast(%b), dimensions={1}\n  %s = f32[64,96] add(%d, %bb)\n"
+      "  %z = f32[] constant(0)\n  %zb = f32[64,96] broadcast(%z), dimensions={}\n"
+      "  ROOT %r = f32[64,96] maximum(%s, %zb)\n",
+  };
+  int seed = 40;
+  for (const std::string& text : cases) {
+    SCOPED_TRACE(text);
+    auto module = Parse("HloModule texel\nENTRY %e {\n" + text + "}\n");
+    ASSERT_TRUE(module);
+    auto exe = Executable::Compile(*module, TestDevice());
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    bool texel = false;
+    for (const std::string& k : (*exe)->kernel_sources()) texel = texel || k.find("uniform usamplerBuffer") != std::string::npos;
+    EXPECT_TRUE(texel);
+    std::mt19937_64 rng(++seed);
+    std::vector<Literal> args;
+    for (const Instruction* p : module->entry()->parameters()) args.push_back(SmallIntegers(p->shape, rng));
+    RunAndCompareWith(*module, args, -1, &here);
+  }
+}
+
 // A CPU driver's lanes along n share the lhs rows through subgroup
 // broadcasts (MatmulConfig::share_lhs): rows past the end, columns past a
 // block, element and vector reads, batches and epilogues against the
 // reference, with and without the broadcasts.
 TEST_F(Dot, CpuLanesShareTheLhsRows) {
-  const TargetFeatures here = TestDevice().target();
+  // Sharing is for vectors from storage buffers (texel reads off, as
+  // VKXLA_MASK=texel); with texel reads too, and with neither.
+  TargetFeatures here = TestDevice().target();
+  const TargetFeatures texels = here;
+  here.max_texel_buffer_elements = 0;
   const bool shares = here.cpu && here.subgroup_broadcast && here.subgroup_size == 8;
   TargetFeatures unshared = here;
   unshared.subgroup_broadcast = false;
@@ -445,6 +503,7 @@ TEST_F(Dot, CpuLanesShareTheLhsRows) {
     for (const Instruction* p : module->entry()->parameters()) args.push_back(SmallIntegers(p->shape, rng));
     RunAndCompareWith(*module, args, 1, &here);
     RunAndCompareWith(*module, args, 1, &unshared);
+    RunAndCompareWith(*module, args, 1, &texels);
   }
 }
 

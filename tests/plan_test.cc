@@ -1152,23 +1152,38 @@ std::string MatmulEntry(const std::string& t, int64_t m, int64_t k, int64_t n) {
 
 TEST(PlanConfigs, MatmulTilesPerTarget) {
   auto config = [](const Planned& p) { return std::get<MatmulConfig>(GroupWriting(p.program, "d")->config); };
-  // lavapipe: 32 x 16 register blocks read as vectors (the lhs along k,
-  // the rhs along n), the eight lanes along n (one subgroup) sharing the
-  // lhs rows, products in 2 x 4 sub-blocks, 64 lanes, no shared memory.
+  // lavapipe: 8 x 8 register blocks read as texel vectors (the lhs along
+  // k, the rhs along n), the eight lanes along n one subgroup each loading
+  // its own lhs rows, 64 lanes, no shared memory.
   const MatmulConfig lp = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), LavapipeTarget()));
-  EXPECT_EQ(lp.thread_m * 100 + lp.thread_n, 3216);
+  EXPECT_EQ(lp.thread_m * 100 + lp.thread_n, 808);
   EXPECT_EQ(lp.threads_n, 8);
-  EXPECT_TRUE(lp.share_lhs);
-  EXPECT_EQ(lp.sub_m * 10 + lp.sub_n, 24);
+  EXPECT_FALSE(lp.share_lhs);
+  EXPECT_EQ(lp.sub_m, 0);
   EXPECT_EQ(lp.lhs, MatmulConfig::Read::kAlongK);
   EXPECT_EQ(lp.rhs, MatmulConfig::Read::kAlongFree);
   EXPECT_EQ(lp.local_size, 64u);
   EXPECT_EQ(lp.tile_k, 0);
   EXPECT_EQ(lp.splits, 1);
+  // Vectors from storage buffers (VKXLA_MASK=texel): 32 x 16 blocks, the
+  // lanes along n sharing the lhs rows, products in 2 x 4 sub-blocks.
+  TargetFeatures storage = LavapipeTarget();
+  storage.max_texel_buffer_elements = 0;
+  const MatmulConfig sh = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), storage));
+  EXPECT_EQ(sh.thread_m * 100 + sh.thread_n, 3216);
+  EXPECT_TRUE(sh.share_lhs);
+  EXPECT_EQ(sh.sub_m * 10 + sh.sub_n, 24);
+  // The lhs read an element at a time through a fused convert: texels or
+  // not, the lanes share its rows.
+  EXPECT_TRUE(config(PlanText("", "ENTRY main {\n  x = s32[64,64] parameter(0)\n  cx = f32[64,64] convert(x)\n"
+                                  "  w = f32[64,64] parameter(1)\n  ROOT d = f32[64,64] dot(cx, w), "
+                                  "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+                              LavapipeTarget()))
+                  .share_lhs);
   // Without subgroup broadcasts (VKXLA_MASK=subgroup), or where the lanes
   // along n are not one subgroup, every lane loads its rows: 16 x 16.
   for (const uint32_t subgroup : {8u, 16u}) {
-    TargetFeatures t = LavapipeTarget();
+    TargetFeatures t = storage;
     t.subgroup_size = subgroup;
     if (subgroup == 8) t.subgroup_broadcast = false;
     const MatmulConfig u = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), t));
@@ -1178,13 +1193,13 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
   }
   // Short rows: blocks stay as tall as the result; rows split among the
   // lanes only where each gets a whole number of them.
-  const MatmulConfig short_rows = config(PlanText("", MatmulEntry("f32", 17, 64, 40), LavapipeTarget()));
+  const MatmulConfig short_rows = config(PlanText("", MatmulEntry("f32", 17, 64, 40), storage));
   EXPECT_EQ(short_rows.thread_m * 100 + short_rows.thread_n, 808);  // 40 columns: no whole vectors of 16
   EXPECT_TRUE(short_rows.share_lhs);
   // Too few columns for eight lanes along n: no subgroup of them.
-  EXPECT_FALSE(config(PlanText("", MatmulEntry("f32", 64, 64, 24), LavapipeTarget())).share_lhs);
-  EXPECT_FALSE(config(PlanText("", MatmulEntry("f32", 3, 64, 40), LavapipeTarget())).share_lhs);
-  EXPECT_FALSE(config(PlanText("", MatmulEntry("s64", 64, 64, 64), LavapipeTarget())).share_lhs);
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("f32", 64, 64, 24), storage)).share_lhs);
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("f32", 3, 64, 40), storage)).share_lhs);
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("s64", 64, 64, 64), storage)).share_lhs);
   // GPUs (desktop and phone alike): 64 x 64 tiles staged 16 steps at a
   // time through shared memory, 4 x 4 blocks of 256 invocations.
   for (const TargetFeatures& t : {DesktopGpuTarget(), PhoneTarget()}) {
