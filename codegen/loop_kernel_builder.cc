@@ -285,7 +285,7 @@ class LoopKernelBuilder : public ElementEmitter {
     const int64_t unit = map.has_padding() ? -1 : map.UnitStrideDimension(config_.block);
     const int64_t along = unit < 0 ? -1 : perm[unit];
     if (along != config_.block_b && along != config_.block_a) return std::optional<std::string>();
-    const std::string buffer = BindBuffer(buffer_index, Access::kRead, "rows" + std::to_string(buffer_index));
+    const std::string buffer = BindVectorReads(buffer_index, "rows" + std::to_string(buffer_index));
     // block rows cover the block; the element is one word of them.
     const bool rows_along_b = along == config_.block_b;
     const std::string array = buffer + (rows_along_b ? "_r" : "_c");
@@ -322,6 +322,12 @@ class LoopKernelBuilder : public ElementEmitter {
     const std::string r = std::to_string(row);
     if (config_.block == 4) {
       rows.loads += "  " + array + "[" + r + "] = " + ReadVector(buffer, at + " >> 2u") + ";\n";
+      return;
+    }
+    if (IsTexel(buffer)) {  // two texels a row
+      for (int half = 0; half < 2; ++half)
+        rows.loads += "  " + array + "[" + std::to_string(2 * row + half) + "] = " +
+                      ReadVector(buffer, "(" + at + " >> 2u) + " + std::to_string(half) + "u") + ";\n";
       return;
     }
     UseQuadWords(buffer);
