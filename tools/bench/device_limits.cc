@@ -10,22 +10,26 @@ namespace {
 
 // The best plain shader code does: one vec4 load from each input and one
 // vec4 store per invocation, no index arithmetic beyond the grid fold.
-// `wide`: the same over u64vec2 words, unpacked to add.
-std::string ReferenceStreamKernel(uint32_t local_size, uint64_t vec4s, bool wide = false) {
+// `wide`: the same over u64vec2 words, unpacked to add; `texel`: the inputs
+// read as uniform texel buffers (how vkxla reads vectors on CPU drivers).
+std::string ReferenceStreamKernel(uint32_t local_size, uint64_t vec4s, bool wide = false, bool texel = false) {
   const std::string ls = std::to_string(local_size), word = wide ? "u64vec2" : "vec4";
   std::string src = "#version 450\n";
   if (wide) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
-  src += "layout(local_size_x = " + ls + ") in;\n"
-         "layout(std430, binding = 0) readonly buffer A { " + word + " a[]; };\n"
-         "layout(std430, binding = 1) readonly buffer B { " + word + " b[]; };\n"
-         "layout(std430, binding = 2) writeonly buffer C { " + word + " c[]; };\n";
+  src += "layout(local_size_x = " + ls + ") in;\n";
+  if (texel)
+    src += "layout(binding = 0) uniform samplerBuffer a;\nlayout(binding = 1) uniform samplerBuffer b;\n";
+  else
+    src += "layout(std430, binding = 0) readonly buffer A { " + word + " a[]; };\n"
+           "layout(std430, binding = 1) readonly buffer B { " + word + " b[]; };\n";
+  src += "layout(std430, binding = 2) writeonly buffer C { " + word + " c[]; };\n";
   if (wide)
     src += "vec4 widen(u64vec2 w) { return uintBitsToFloat(uvec4(unpackUint2x32(w.x), unpackUint2x32(w.y))); }\n"
            "u64vec2 narrow(vec4 f) { uvec4 v = floatBitsToUint(f); return u64vec2(packUint2x32(v.xy), packUint2x32(v.zw)); }\n";
+  const std::string sum = wide ? "narrow(widen(a[i]) + widen(b[i]))" : texel ? "texelFetch(a, int(i)) + texelFetch(b, int(i))" : "a[i] + b[i]";
   return src + "void main() {\n"
                "  uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " + ls + "u;\n"
-               "  if (i < " + std::to_string(vec4s) + "u) c[i] = " + (wide ? "narrow(widen(a[i]) + widen(b[i]))" : "a[i] + b[i]") +
-               ";\n}\n";
+               "  if (i < " + std::to_string(vec4s) + "u) c[i] = " + sum + ";\n}\n";
 }
 
 // `chains` independent accumulators (vec4 each when `vectors`) per
@@ -98,7 +102,9 @@ DeviceLimits BestOf(const DeviceLimits& a, const DeviceLimits& b) {
   if (b.stream_gbps > a.stream_gbps) {
     r.stream_gbps = b.stream_gbps;
     r.stream_local_size = b.stream_local_size;
+    r.stream_texel = b.stream_texel;
   }
+  r.stream_storage_gbps = std::max(a.stream_storage_gbps, b.stream_storage_gbps);
   r.stream_wide_gbps = std::max(a.stream_wide_gbps, b.stream_wide_gbps);
   r.fma_gflops = std::max(a.fma_gflops, b.fma_gflops);
   return r;
@@ -146,14 +152,19 @@ StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
   limits.copy_gbps = 2.0 * bytes / copy.seconds * 1e-9;
   limits.from_timestamps = copy.from_timestamps;
 
-  for (uint32_t local_size : {64u, 128u, 256u, 0u}) {
-    // 0: the u64vec2 variant at the best local size.
-    const bool wide = local_size == 0;
-    if (wide && !device.target().int64) continue;
-    if (wide) local_size = limits.stream_local_size;
-    if (local_size > device.target().max_workgroup_invocations) continue;
+  // Storage reads at three local sizes, then at the best of them the
+  // u64vec2 variant and, where the device reads vectors as texels, the
+  // texel variant (a limit too: the better of the two is the reference).
+  enum class Variant { kStorage, kWide, kTexel };
+  std::vector<std::pair<Variant, uint32_t>> runs = {{Variant::kStorage, 64u}, {Variant::kStorage, 128u}, {Variant::kStorage, 256u}};
+  if (device.target().int64) runs.push_back({Variant::kWide, 0u});
+  if (device.target().max_texel_buffer_elements >= elements / 4) runs.push_back({Variant::kTexel, 0u});
+  for (auto [variant, local_size] : runs) {
+    if (variant != Variant::kStorage) local_size = limits.stream_local_size;
+    if (local_size == 0 || local_size > device.target().max_workgroup_invocations) continue;
     VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> pipeline,
-                     ComputePipeline::FromGlsl(device, ReferenceStreamKernel(local_size, elements / 4, wide), 3));
+                     ComputePipeline::FromGlsl(device, ReferenceStreamKernel(local_size, elements / 4, variant == Variant::kWide,
+                                                                             variant == Variant::kTexel), 3));
     VKXLA_ASSIGN_OR_RETURN(BoundKernel kernel,
                      BoundKernel::Create(device, std::move(pipeline), {Whole(a), Whole(b), Whole(c)}, elements / 4, local_size));
     VKXLA_ASSIGN_OR_RETURN(Timing t, BestTiming(5, [&]() -> StatusOr<Timing> {
@@ -168,10 +179,15 @@ StatusOr<DeviceLimits> MeasureDeviceLimits(Device& device, uint64_t elements) {
       return t;
     }));
     const double gbps = 3.0 * bytes / t.seconds * 1e-9;
-    if (wide) {
+    if (variant == Variant::kWide) {
       limits.stream_wide_gbps = gbps;
+    } else if (variant == Variant::kTexel) {
+      if (gbps > limits.stream_gbps) {
+        limits.stream_gbps = gbps;
+        limits.stream_texel = true;
+      }
     } else if (gbps > limits.stream_gbps) {
-      limits.stream_gbps = gbps;
+      limits.stream_gbps = limits.stream_storage_gbps = gbps;
       limits.stream_local_size = local_size;
     }
   }

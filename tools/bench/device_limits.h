@@ -13,8 +13,13 @@ namespace vkxla {
 
 struct DeviceLimits {
   double copy_gbps = 0;
-  double stream_gbps = 0;      // reference kernel, bytes read + written
+  double stream_gbps = 0;      // reference kernel, bytes read + written: the better of its storage and texel reads
   uint32_t stream_local_size = 0;
+  double stream_storage_gbps = 0;  // its inputs read from storage buffers
+  // Where the device reads vectors through texel buffers
+  // (TargetFeatures::max_texel_buffer_elements), the reference reading its
+  // inputs so too, when that was the faster.
+  bool stream_texel = false;
   // The same kernel over u64vec2 words (devices with 64-bit integers): on a
   // CPU driver, which moves each component separately, fewer and wider
   // words go faster, so vkxla's kernels use them there and may beat the
