@@ -54,9 +54,9 @@ struct TargetFeatures {
   // per subgroup of 32 (and the f16 arithmetic and Vulkan memory model it
   // needs): staged matmul tiles of f16 operands run on the matrix units.
   bool cooperative_matrix_f16 = false;
-  // > 0: kernels read operand vectors through uniform texel buffers
-  // (RGBA32UI views of their bindings), each view at most this many texels;
-  // 0: through storage buffers. For CPU drivers: llvmpipe fetches a texel
+  // > 0: kernels read their inputs (whole vectors and single words)
+  // through uniform texel buffers (RGBA32UI views of their bindings), each
+  // view at most this many texels; 0: through storage buffers. For CPU drivers: llvmpipe fetches a texel
   // for all 8 lanes as 8 vector loads and a transpose, where each lane's
   // storage-buffer load is a branch of a loop over the lanes (f32 matmul
   // 1024^3 in a standalone test: 1.3 GFLOP/s with storage vectors, 10

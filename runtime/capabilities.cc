@@ -263,7 +263,7 @@ std::string DeviceInfo::Table() const {
     << "  max storage buffer range: " << target.max_storage_buffer_range << " bytes"
     << (target.max_storage_buffer_range != hardware.max_storage_buffer_range ? " (profile " + profile + ")" : "")
     << "; larger arrays through device addresses: " << yn(hardware.buffer_device_address, target.buffer_device_address) << "\n"
-    << "  operand vectors through texel buffers: "
+    << "  kernel inputs read through texel buffers: "
     << yn(hardware.max_texel_buffer_elements > 0, target.max_texel_buffer_elements > 0) << "\n"
     << "  float controls (widths): subnormals kept " << WidthList(target.float_controls.denorm_preserve)
     << ", signed zeros/inf/NaN kept " << WidthList(target.float_controls.signed_zero_inf_nan_preserve)
