@@ -95,10 +95,15 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   // differ or not, and a block fetches 8 lhs and 8 rhs texels every 4
   // steps for 256 products; 16 x 16 blocks' 256 accumulators spill (f32
   // 1024^3, same run: 8 x 8 113-124 ms, 16 x 16 140-148, 8 x 4 119-131).
+  // 8-bit operands keep 16 x 16: a texel holds 16 of them, and narrower
+  // blocks read the rhs a word at a time (s8 1024^3: 100-110 ms against
+  // 155-210 for 8 x 8).
+  const bool byte_operands = BitWidth(dot.operands[0]->shape.element_type()) == 8 ||
+                             BitWidth(dot.operands[1]->shape.element_type()) == 8;
   const bool texel_reads = target.cpu && target.max_texel_buffer_elements > 0;
   for (const int64_t block : {int64_t{16}, int64_t{8}, int64_t{4}}) {
     if (!target.cpu && block > 4) continue;
-    if (target.cpu && block == 16 && (!wide_result || texel_reads)) continue;
+    if (target.cpu && block == 16 && (!wide_result || (texel_reads && !byte_operands))) continue;
     c.thread_m = one_row ? 1 : FitPowerOfTwo(c.m, c.n == 1 ? 4 : block);
     c.thread_n = FitPowerOfTwo(c.n, block);
     c.threads_n = FitPowerOfTwo(CeilDiv(c.n, c.thread_n), target.cpu ? 8 : 16);

@@ -428,6 +428,9 @@ TEST_F(Dot, CpuDriversReadOperandVectorsAsTexels) {
       "  ROOT %d = f32[33,48] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
       "  %x = s8[70,64] parameter(0)\n  %y = s8[64,50] parameter(1)\n"
       "  ROOT %d = s32[70,50] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+      // 8-bit operands in 16 x 16 blocks, both read as vectors.
+      "  %x = u8[40,96] parameter(0)\n  %y = s8[96,64] parameter(1)\n"
+      "  ROOT %d = s32[40,64] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
       // A slice of the lhs and a padded rhs: vectors through index maps.
       "  %x0 = f32[20,72] parameter(0)\n  %x = f32[20,64] slice(%x0), slice={[0:20], [8:72]}\n"
       "  %y0 = f32[60,32] parameter(1)\n  %z = f32[] constant(0)\n"

@@ -1165,6 +1165,12 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
   EXPECT_EQ(lp.local_size, 64u);
   EXPECT_EQ(lp.tile_k, 0);
   EXPECT_EQ(lp.splits, 1);
+  // 8-bit operands keep 16 x 16 blocks: a texel holds 16 columns of them.
+  const MatmulConfig bytes = config(PlanText("", "ENTRY main {\n  x = s8[1024,1024] parameter(0)\n  w = s8[1024,1024] parameter(1)\n"
+                                                 "  ROOT d = s32[1024,1024] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+                                             LavapipeTarget()));
+  EXPECT_EQ(bytes.thread_m * 100 + bytes.thread_n, 1616);
+  EXPECT_EQ(bytes.rhs, MatmulConfig::Read::kAlongFree);
   // Vectors from storage buffers (VKXLA_MASK=texel): 32 x 16 blocks, the
   // lanes along n sharing the lhs rows, products in 2 x 4 sub-blocks.
   TargetFeatures storage = LavapipeTarget();
