@@ -86,7 +86,7 @@ std::string ElementEmitter::BindBuffer(int buffer, Access access, const std::str
   return name;
 }
 
-std::string ElementEmitter::BindVectorReads(int buffer, const std::string& prefix) {
+std::string ElementEmitter::BindReads(int buffer, const std::string& prefix) {
   const BufferDecl& decl = program_.buffers[buffer];
   bool output = false;
   for (const GroupOutput& o : group_.outputs) output = output || o.buffer == buffer;
@@ -313,7 +313,7 @@ StatusOr<std::string> ElementEmitter::LoadBuffer(int buffer, const Shape& shape,
       layout == vector_context_->layout && bits == vector_context_->bits) {
     // Same placement and element width as the invocation's vector: this
     // element sits in the same word of it, loaded once up front.
-    const std::string name = BindVectorReads(buffer, "in" + std::to_string(bindings_.size()));
+    const std::string name = BindReads(buffer, "in" + std::to_string(bindings_.size()));
     vector_loads_.insert(name);
     std::vector<std::string> words;
     for (int k = 0; k < WordsPerElement(t); ++k) words.push_back(name + "_v[ew + " + U(k) + "]");
@@ -326,7 +326,7 @@ StatusOr<std::string> ElementEmitter::LoadBuffer(int buffer, const Shape& shape,
   // Element reads take texels too where the target reads them so: a whole
   // texel for one word still beat llvmpipe's per-lane storage loads in a
   // standalone test (2.7x for neighbouring words, 1.4x for random ones).
-  const std::string name = BindVectorReads(buffer, "in" + std::to_string(bindings_.size()));
+  const std::string name = BindReads(buffer, "in" + std::to_string(bindings_.size()));
   VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(shape, layout, idx));
   return Temp(gt.compute, LoadExpression(t, name, p, bits, IsTexel(name) ? "TW" : "W"));
 }
@@ -512,7 +512,7 @@ StatusOr<std::string> ElementEmitter::ReadHoistedVector(const Instruction* n, co
   }
   std::string args;
   for (const std::string& i : first) args += (args.empty() ? "" : ", ") + i;
-  const std::string buffer = BindVectorReads(program_.value_buffer.at(ValueRef::Of(source.value)), "hoisted" + id);
+  const std::string buffer = BindReads(program_.value_buffer.at(ValueRef::Of(source.value)), "hoisted" + id);
   return ReadAddressedVectors(buffer, f->second + "(" + args + ")", "hoisted" + id, source.pad != nullptr, lanes, 1);
 }
 

@@ -105,14 +105,13 @@ class ElementEmitter {
   // first use; binding order is the order of first use.
   std::string BindBuffer(int buffer, Access access, const std::string& prefix);
   // The name `buffer` is read through, by whole vectors (ReadVector) or by
-  // words (the TW macro where it is a texel buffer, else W): a
-  // uniform texel buffer "<prefix>t" where the target reads vectors so
-  // (TargetFeatures::max_texel_buffer_elements) and the buffer fits one
-  // view (arrays past the storage binding range included: a texel view
-  // reaches further) and is no output of this kernel, else its storage
-  // binding.
-  std::string BindVectorReads(int buffer, const std::string& prefix);
-  bool IsTexel(const std::string& name) const;  // a binding name from BindVectorReads
+  // words (the TW macro for a texel buffer, else W): a uniform texel buffer
+  // "<prefix>t" where the target reads inputs so
+  // (TargetFeatures::max_texel_buffer_elements), the buffer fits one view
+  // (arrays past the storage binding range included: a view reaches
+  // further) and it is no output of this kernel; else its storage binding.
+  std::string BindReads(int buffer, const std::string& prefix);
+  bool IsTexel(const std::string& name) const;  // a binding name from BindReads
   // Group output k as "out<k>" (read-write where a kernel also reads it or
   // stores with atomics).
   std::string BindOutput(size_t output, Access access = Access::kWrite);

@@ -285,7 +285,7 @@ class LoopKernelBuilder : public ElementEmitter {
     const int64_t unit = map.has_padding() ? -1 : map.UnitStrideDimension(config_.block);
     const int64_t along = unit < 0 ? -1 : perm[unit];
     if (along != config_.block_b && along != config_.block_a) return std::optional<std::string>();
-    const std::string buffer = BindVectorReads(buffer_index, "rows" + std::to_string(buffer_index));
+    const std::string buffer = BindReads(buffer_index, "rows" + std::to_string(buffer_index));
     // block rows cover the block; the element is one word of them.
     const bool rows_along_b = along == config_.block_b;
     const std::string array = buffer + (rows_along_b ? "_r" : "_c");

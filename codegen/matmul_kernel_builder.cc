@@ -174,7 +174,7 @@ class MatmulKernelBuilder : public ElementEmitter {
       address_functions_[side] = true;
     }
     const int buffer = program_.value_buffer.at(ValueRef::Of(source->value));
-    const std::string name = BindVectorReads(buffer, "vin" + s);
+    const std::string name = BindReads(buffer, "vin" + s);
     const std::string v = "vec" + names[0];
     std::string code = ReadAddressedVectors(name, "address" + s + "(" + b + ", " + f + ", " + k + ")", v, source->pad != nullptr,
                                             lanes, count / lanes);

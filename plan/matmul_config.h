@@ -12,7 +12,9 @@
 // eight lanes along n form a subgroup they now share the lhs rows
 // (share_lhs): each loads an eighth of them, and blocks grow to 32 x 16,
 // their products in 2 x 4 sub-blocks (f32 1024^3: 0.5-0.6 of the time of
-// unshared 16 x 16 blocks on the same run). A contraction
+// unshared 16 x 16 blocks on the same run). All that is for storage-buffer
+// reads: where the target reads texels, blocks are 8 x 8 (16 x 16 for
+// 8-bit operands) and every lane fetches its own lhs rows. A contraction
 // longer than the loop budget (or too little parallelism for a long one)
 // splits into chunks whose partial sums a second kernel adds in order
 // (split-K), then applies the epilogue. On GPUs, 64 x 64 tiles of 16 x 16

@@ -56,11 +56,11 @@ struct TargetFeatures {
   bool cooperative_matrix_f16 = false;
   // > 0: kernels read their inputs (whole vectors and single words)
   // through uniform texel buffers (RGBA32UI views of their bindings), each
-  // view at most this many texels; 0: through storage buffers. For CPU drivers: llvmpipe fetches a texel
-  // for all 8 lanes as 8 vector loads and a transpose, where each lane's
-  // storage-buffer load is a branch of a loop over the lanes (f32 matmul
-  // 1024^3 in a standalone test: 1.3 GFLOP/s with storage vectors, 10
-  // with texel vectors, same kernel).
+  // view at most this many texels; 0: through storage buffers. For CPU
+  // drivers: llvmpipe fetches a texel for all 8 lanes as 8 vector loads and
+  // a transpose, where each lane's storage-buffer load is a branch of a
+  // loop over the lanes (f32 matmul 1024^3 in a standalone test: 1.3
+  // GFLOP/s with storage vectors, 10 with texel vectors, same kernel).
   uint64_t max_texel_buffer_elements = 0;
   FloatControls float_controls;
   uint32_t subgroup_size = 1;

@@ -402,7 +402,15 @@ TEST_F(Dot, GpuConfigurationsRunHere) {
   }
 }
 
-// A CPU driver reads operand vectors through uniform texel buffers
+// relu(x . W + b): the epilogue both CPU read paths are checked with.
+constexpr const char* kBiasRelu =
+    "  %x = f32[64,48] parameter(0)\n  %y = f32[48,96] parameter(1)\n  %b = f32[96] parameter(2)\n"
+    "  %d = f32[64,96] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+    "  %bb = f32[64,96] broadcast(%b), dimensions={1}\n  %s = f32[64,96] add(%d, %bb)\n"
+    "  %z = f32[] constant(0)\n  %zb = f32[64,96] broadcast(%z), dimensions={}\n"
+    "  ROOT %r = f32[64,96] maximum(%s, %zb)\n";
+
+// A CPU driver reads its inputs through uniform texel buffers
 // (TargetFeatures::max_texel_buffer_elements): the kernel declares texel
 // bindings, and odd sizes (blocks past the ends), padded and sliced
 // operands, batches, narrow types and an epilogue match the reference.
@@ -436,11 +444,7 @@ TEST_F(Dot, CpuDriversReadOperandVectorsAsTexels) {
       "  %y0 = f32[60,32] parameter(1)\n  %z = f32[] constant(0)\n"
       "  %y = f32[64,32] pad(%y0, %z), padding=0_4x0_0\n"
       "  ROOT %d = f32[20,32] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
-      "  %x = f32[64,48] parameter(0)\n  %y = f32[48,96] parameter(1)\n  %b = f32[96] parameter(2)\n"
-      "  %d = f32[64,96] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
-      "  %bb = f32[64,96] broadcast(%b), dimensions={1}\n  %s = f32[64,96] add(%d, %bb)\n"
-      "  %z = f32[] constant(0)\n  %zb = f32[64,96] broadcast(%z), dimensions={}\n"
-      "  ROOT %r = f32[64,96] maximum(%s, %zb)\n",
+      kBiasRelu,
   };
   int seed = 40;
   for (const std::string& text : cases) {
@@ -484,11 +488,7 @@ TEST_F(Dot, CpuLanesShareTheLhsRows) {
       "  %x = f32[3,40,33] parameter(0)\n  %y = f32[3,33,128] parameter(1)\n"
       "  ROOT %d = f32[3,40,128] dot(%x, %y), lhs_batch_dims={0}, rhs_batch_dims={0},"
       " lhs_contracting_dims={2}, rhs_contracting_dims={1}\n",
-      "  %x = f32[64,48] parameter(0)\n  %y = f32[48,96] parameter(1)\n  %b = f32[96] parameter(2)\n"
-      "  %d = f32[64,96] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
-      "  %bb = f32[64,96] broadcast(%b), dimensions={1}\n  %s = f32[64,96] add(%d, %bb)\n"
-      "  %z = f32[] constant(0)\n  %zb = f32[64,96] broadcast(%z), dimensions={}\n"
-      "  ROOT %r = f32[64,96] maximum(%s, %zb)\n",
+      kBiasRelu,
   };
   int seed = 0;
   for (const std::string& text : cases) {
