@@ -691,7 +691,7 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
     src += "uvec4 widen(u64vec2 w) { return uvec4(unpackUint2x32(w.x), unpackUint2x32(w.y)); }\n"
            "u64vec2 narrow(uvec4 v) { return u64vec2(packUint2x32(v.xy), packUint2x32(v.zw)); }\n";
   src += push_constants_;
-  src += ShaderLibrarySource(needs_, target_.float64);
+  src += ShaderLibrarySource(needs_, target_.float64, target_.exact_div_sqrt);
   for (const auto& [helper, def] : helpers_) src += def;
   src += shared_;
   src += "void main() {\n" + take_addresses + "  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +

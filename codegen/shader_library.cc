@@ -24,10 +24,11 @@ std::string Instantiate(const std::string& tmpl, const std::string& type) {
 
 }  // namespace
 
-std::string ShaderLibrarySource(const LibraryNeeds& needs, bool have_f64) {
+std::string ShaderLibrarySource(const LibraryNeeds& needs, bool have_f64, bool exact_div_sqrt) {
   const auto& src = EmbeddedShaderSources();
   std::string out = "#define WIDTH_OF_float 32\n#define WIDTH_OF_double 64\n#define CPLX_float vec2\n#define CPLX_double dvec2\n";
   out += std::string("#define HAVE_F64 ") + (have_f64 ? "1" : "0") + "\n";
+  out += std::string("#define EXACT_DIV_SQRT ") + (exact_div_sqrt ? "1" : "0") + "\n";
   out += src.at("storage.glsl");
   const bool f32 = needs.real_f32 || needs.complex_f32;
   const bool f64 = needs.real_f64 || needs.complex_f64;

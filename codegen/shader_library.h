@@ -13,7 +13,9 @@ struct LibraryNeeds {
 };
 
 // Source text of the requested libraries, storage helpers always included.
-// have_f64: whether the device has shaderFloat64 (float code may use it).
-std::string ShaderLibrarySource(const LibraryNeeds& needs, bool have_f64);
+// have_f64: whether the device has shaderFloat64 (float code may use it);
+// exact_div_sqrt: whether its division and square root are correctly
+// rounded already (TargetFeatures::exact_div_sqrt).
+std::string ShaderLibrarySource(const LibraryNeeds& needs, bool have_f64, bool exact_div_sqrt);
 
 }  // namespace vkxla

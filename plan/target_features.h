@@ -62,6 +62,13 @@ struct TargetFeatures {
   // loop over the lanes (f32 matmul 1024^3 in a standalone test: 1.3
   // GFLOP/s with storage vectors, 10 with texel vectors, same kernel).
   uint64_t max_texel_buffer_elements = 0;
+  // The driver rounds f32 and f64 division and square root correctly
+  // (llvmpipe: LLVM's fdiv and sqrt, which x86 computes exactly; checked
+  // bit for bit against the host on 4M random bit patterns of each width),
+  // so the math library takes the quotient and root as they come instead
+  // of correcting them (shaders/real_math.glsl): Vulkan only promises 2.5
+  // ulp for division. Softmax 4096x4096 spent a fifth of its time there.
+  bool exact_div_sqrt = false;
   FloatControls float_controls;
   uint32_t subgroup_size = 1;
   uint32_t max_workgroup_invocations = 128;

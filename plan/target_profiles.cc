@@ -18,6 +18,7 @@ TargetFeatures LavapipeTarget() {
   t.min_storage_buffer_offset_alignment = 16;
   t.max_memory_allocation_size = uint64_t{1} << 32;
   t.max_texel_buffer_elements = uint64_t{1} << 27;
+  t.exact_div_sqrt = true;
   t.vulkan_api_version = (1u << 22) | (3u << 12);
   return t;
 }

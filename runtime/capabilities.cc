@@ -158,6 +158,10 @@ DeviceInfo QueryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
     hw.min_storage_buffer_offset_alignment =
         std::max(hw.min_storage_buffer_offset_alignment, static_cast<uint32_t>(props.limits.minTexelBufferOffsetAlignment));
   }
+  // llvmpipe's division and square root are LLVM's, correctly rounded
+  // (TargetFeatures::exact_div_sqrt). Named by driver, not by device type:
+  // other CPU drivers may approximate.
+  hw.exact_div_sqrt = vk12 && driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
   hw.max_memory_allocation_size = maintenance3.maxMemoryAllocationSize;
   hw.vulkan_api_version = props.apiVersion;
   // Throughput for the watchdog estimates (plan/submission_split.h):
@@ -197,7 +201,8 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
     else if (item == "floatcontrols") info.target.float_controls = FloatControls{};
     else if (item == "coopmat") info.target.cooperative_matrix_f16 = false;
     else if (item == "texel") info.target.max_texel_buffer_elements = 0;
-    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32, atomici64, address, floatcontrols, coopmat, texel");
+    else if (item == "exactdiv") info.target.exact_div_sqrt = false;
+    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32, atomici64, address, floatcontrols, coopmat, texel, exactdiv");
     info.masked += (info.masked.empty() ? "" : ",") + item;
   }
   if (!info.masked.empty())
@@ -213,6 +218,7 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
     // which the phone profile hides.
     info.target.cpu = false;
     info.target.max_texel_buffer_elements = 0;  // a GPU's reads
+    info.target.exact_div_sqrt = false;         // and its corrected quotients
     info.profile = profile;
     info.target.device_name = info.name + " (profile: " + profile + ")";
     return OkStatus();
@@ -222,7 +228,7 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
   // MiB binding, 16 KiB of shared memory, workgroups of at most 256, a GPU. Its
   // subgroups (often 16 wide) cannot be imitated on a device whose width
   // differs, so subgroup operations are hidden as VKXLA_MASK=subgroup does.
-  VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup,atomicf32,coopmat,texel", info));
+  VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup,atomicf32,coopmat,texel,exactdiv", info));
   TargetFeatures& t = info.target;
   t.max_storage_buffer_range = std::min<uint64_t>(t.max_storage_buffer_range, uint64_t{128} << 20);
   t.max_shared_memory_bytes = std::min<uint32_t>(t.max_shared_memory_bytes, 16384);
@@ -264,7 +270,8 @@ std::string DeviceInfo::Table() const {
     << (target.max_storage_buffer_range != hardware.max_storage_buffer_range ? " (profile " + profile + ")" : "")
     << "; larger arrays through device addresses: " << yn(hardware.buffer_device_address, target.buffer_device_address) << "\n"
     << "  kernel inputs read through texel buffers: "
-    << yn(hardware.max_texel_buffer_elements > 0, target.max_texel_buffer_elements > 0) << "\n"
+    << yn(hardware.max_texel_buffer_elements > 0, target.max_texel_buffer_elements > 0)
+    << "  division and square root correctly rounded: " << yn(hardware.exact_div_sqrt, target.exact_div_sqrt) << "\n"
     << "  float controls (widths): subnormals kept " << WidthList(target.float_controls.denorm_preserve)
     << ", signed zeros/inf/NaN kept " << WidthList(target.float_controls.signed_zero_inf_nan_preserve)
     << ", round to nearest even " << WidthList(target.float_controls.rounding_rte)

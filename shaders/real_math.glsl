@@ -17,6 +17,8 @@ bool signbit_float(float x) { return (floatBitsToUint(x) & 0x80000000u) != 0u; }
 #define MANT_float 24
 #define SPLIT_float 4097.0
 #define SCALE_STEP_float 120
+#define DEKKER_RANGE_float 100  // |exponent| below this: Dekker's split (SPLIT x) neither overflows nor underflows
+#define EMIN_float (-126)
 #else
 double pow2_double(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 20)); }
 bool isnan_double(double x) {
@@ -36,6 +38,8 @@ bool signbit_double(double x) { return (unpackDouble2x32(x).y & 0x80000000u) != 
 #define MANT_double 53
 #define SPLIT_double 134217729.0LF
 #define SCALE_STEP_double 1000
+#define DEKKER_RANGE_double 960
+#define EMIN_double (-1022)
 #endif
 
 FLOAT copysign_FLOAT(FLOAT m, FLOAT s) { return signbit_FLOAT(s) ? -abs(m) : abs(m); }
@@ -76,19 +80,47 @@ bool safe_range_FLOAT(FLOAT x) {
   return x == FLOAT(0) || (e > -SCALE_STEP_FLOAT && e < SCALE_STEP_FLOAT);
 }
 
-// Correctly rounded division: the driver's quotient, fixed by its exact residual.
+// Where two_prod of x and a value of similar size stays exact.
+bool dekker_range_FLOAT(FLOAT x) {
+  int e = exponent_FLOAT(abs(x));
+  return x == FLOAT(0) || (e > -DEKKER_RANGE_FLOAT && e < DEKKER_RANGE_FLOAT);
+}
+
+// Correctly rounded division: the driver's quotient, fixed by its exact
+// residual where the driver may round it loosely (EXACT_DIV_SQRT: it does not).
 FLOAT div_FLOAT(FLOAT a, FLOAT b) {
   precise FLOAT q = a / b;
-  if (!isfinite_FLOAT(q) || q == FLOAT(0) || !safe_range_FLOAT(a) || !safe_range_FLOAT(b) || !safe_range_FLOAT(q)) return q;
+#if EXACT_DIV_SQRT
+  return q;
+#else
+  if (!isfinite_FLOAT(q) || q == FLOAT(0) || !isfinite_FLOAT(a) || !isfinite_FLOAT(b)) return q;
   FLOAT p, e;
-  two_prod_FLOAT(q, b, p, e);
-  precise FLOAT r = (a - p) - e;
-  return q + r / b;
+  if (dekker_range_FLOAT(a) && dekker_range_FLOAT(b) && dekker_range_FLOAT(q)) {
+    two_prod_FLOAT(q, b, p, e);
+    precise FLOAT r = (a - p) - e;
+    return q + r / b;
+  }
+  // Far exponents: the operands brought near 1 (exactly), their quotient
+  // corrected, then scaled back, which is exact unless the quotient is
+  // subnormal (there the driver's stands).
+  int ea = exponent_FLOAT(abs(a)), eb = exponent_FLOAT(abs(b));
+  FLOAT as = scale_FLOAT(a, -ea), bs = scale_FLOAT(b, -eb);
+  precise FLOAT qs = as / bs;
+  two_prod_FLOAT(qs, bs, p, e);
+  precise FLOAT r = (as - p) - e;
+  precise FLOAT c = qs + r / bs;
+  if (exponent_FLOAT(abs(c)) + (ea - eb) < EMIN_FLOAT) return q;
+  return scale_FLOAT(c, ea - eb);
+#endif
 }
 
 FLOAT sqrt_FLOAT(FLOAT x) {
   if (x < FLOAT(0)) return nan_FLOAT();
   if (x == FLOAT(0) || !isfinite_FLOAT(x)) return x;
+#if EXACT_DIV_SQRT
+  precise FLOAT root = sqrt(x);
+  return root;
+#else
   int k = 0;
   if (!safe_range_FLOAT(x)) {
     k = exponent_FLOAT(x) / 2;
@@ -100,6 +132,7 @@ FLOAT sqrt_FLOAT(FLOAT x) {
   two_prod_FLOAT(s, s, p, e);
   precise FLOAT r = (x - p) - e;
   return scale_FLOAT(s + r / (FLOAT(2) * s), k);
+#endif
 }
 
 FLOAT rsqrt_FLOAT(FLOAT x) { return div_FLOAT(FLOAT(1), sqrt_FLOAT(x)); }

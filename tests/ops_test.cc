@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "frontends/hlo_text.h"
@@ -182,6 +183,51 @@ TEST(Trigonometry, HugeArgumentsAreReducedExactly) {
       auto got = CompileAndRun(*m, {x});
       ASSERT_TRUE(got.ok()) << got.status().ToString();
       ExpectClose(*got, *want, Opcode::kSin, op);
+    }
+  }
+}
+
+// Division and square root are correctly rounded whether the driver's own
+// are (TargetFeatures::exact_div_sqrt: taken as they come) or not (fixed by
+// the exact residual): random bit patterns over every exponent, subnormals,
+// zeros, infinities and NaNs included, bit for bit against the host.
+TEST(DivideAndSqrt, CorrectlyRoundedWithAndWithoutTheDriversOwnExactness) {
+  std::vector<TargetFeatures> targets = {TestDevice().target()};
+  if (targets[0].exact_div_sqrt) {
+    targets.push_back(targets[0]);
+    targets.back().exact_div_sqrt = false;
+  }
+  for (ElementType t : {ElementType::kF32, ElementType::kF64}) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    const int64_t n = 1 << 14;
+    const size_t width = t == ElementType::kF64 ? 8 : 4;
+    std::mt19937_64 rng(static_cast<uint64_t>(t) + 11);
+    std::vector<Literal> args;
+    for (int operand = 0; operand < 2; ++operand) {
+      Literal x(Shape(t, {n}));
+      for (int64_t i = 0; i < n; ++i) {
+        uint64_t bits = rng();
+        // A quarter of the values: exponents at the subnormal end.
+        if (i % 4 == 0) bits &= t == ElementType::kF64 ? 0x801FFFFFFFFFFFFFull : 0x80FFFFFFull;
+        std::memcpy(x.bytes().data() + i * width, &bits, width);
+      }
+      args.push_back(std::move(x));
+    }
+    for (int64_t i = 0; i < 8; ++i) {  // zeros, infinities and a NaN over each other
+      const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -0.0, INFINITY};
+      args[0].Set(i, Scalar::Float(t, specials[i]));
+      args[1].Set(i, Scalar::Float(t, specials[(i * 3 + 1) % 8]));
+    }
+    const std::string type = std::string(ElementTypeName(t)) + "[" + std::to_string(n) + "]";
+    for (const char* body : {"divide(x, y)", "sqrt(x)"}) {
+      SCOPED_TRACE(std::string(body) + " " + std::string(ElementTypeName(t)));
+      auto m = ParseOrFail("HloModule exact\nENTRY e {\n  x = " + type + " parameter(0)\n  y = " + type +
+                           " parameter(1)\n  ROOT r = " + type + " " + body + "\n}\n");
+      ASSERT_TRUE(m);
+      for (const TargetFeatures& target : targets) {
+        SCOPED_TRACE(target.exact_div_sqrt ? "the driver's own" : "corrected");
+        RunAndCompareWith(*m, args, 1, &target);
+      }
     }
   }
 }
