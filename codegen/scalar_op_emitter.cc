@@ -78,7 +78,7 @@ StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::str
       return g.compute + "(" + std::to_string(bits - 1) + " - findMSB(uint(" + x + ") & " + mask + "))";
     case Opcode::kCeil: return "ceil(" + x + ")";
     case Opcode::kFloor: return "floor(" + x + ")";
-    case Opcode::kRoundNearestEven: return "roundEven(" + x + ")";
+    case Opcode::kRoundNearestEven: return "round_even_" + s + "(" + x + ")";
     case Opcode::kRoundNearestAfz: return "round_afz_" + s + "(" + x + ")";
     case Opcode::kIsFinite: return "isfinite_" + s + "(" + x + ")";
     case Opcode::kReal: return IsComplex(it) ? x + ".x" : x;

@@ -80,6 +80,14 @@ bool safe_range_FLOAT(FLOAT x) {
   return x == FLOAT(0) || (e > -SCALE_STEP_FLOAT && e < SCALE_STEP_FLOAT);
 }
 
+// floor(log2(|x|)) for finite x != 0, subnormals too (exponent_FLOAT reads
+// the field, which is the same for every subnormal).
+int true_exponent_FLOAT(FLOAT x) {
+  int e = exponent_FLOAT(abs(x));
+  if (e < EMIN_FLOAT) e = exponent_FLOAT(abs(x) * pow2_FLOAT(MANT_FLOAT)) - MANT_FLOAT;
+  return e;
+}
+
 // Where two_prod of x and a value of similar size stays exact.
 bool dekker_range_FLOAT(FLOAT x) {
   int e = exponent_FLOAT(abs(x));
@@ -571,10 +579,12 @@ FLOAT fmod_FLOAT(FLOAT a, FLOAT b) {
   if (isnan_FLOAT(a) || isnan_FLOAT(b) || !isfinite_FLOAT(a) || b == FLOAT(0)) return nan_FLOAT();
   if (!isfinite_FLOAT(b)) return a;
   FLOAT r = abs(a), m = abs(b);
+  // Each pass takes off m * 2^k, the largest such multiple at most r, exactly
+  // (Sterbenz), so r loses at least one binade a pass: the loop ends within
+  // the exponent range (2100 binades for f64), subnormal m included.
+  const int em = true_exponent_FLOAT(m);
   for (int i = 0; i < 2200 && r >= m; ++i) {
-    FLOAT t = m;
-    int k = exponent_FLOAT(r) - exponent_FLOAT(m);
-    if (exponent_FLOAT(m) > -SCALE_STEP_FLOAT && exponent_FLOAT(r) > -SCALE_STEP_FLOAT) t = scale_FLOAT(m, k);
+    FLOAT t = scale_FLOAT(m, true_exponent_FLOAT(r) - em);
     if (t > r) t *= FLOAT(0.5);
     if (t < m) t = m;
     r -= t;
@@ -599,8 +609,21 @@ FLOAT sign_FLOAT(FLOAT x) {
   return x > FLOAT(0) ? FLOAT(1) : FLOAT(-1);
 }
 
+// Rounding to integers without the driver's roundEven and trunc: on
+// llvmpipe (Mesa 22.3) the f64 ones return x unchanged from about 2^27 on
+// (143997358.91 stayed as it was). floor and ceil are right there.
+FLOAT round_even_FLOAT(FLOAT x) {
+  // From 2^(p-1) on every float is an integer; below it, adding that power
+  // rounds away the fraction (to even), and taking it off again is exact.
+  const FLOAT big = pow2_FLOAT(MANT_FLOAT - 1);
+  if (!(abs(x) < big)) return x;
+  precise FLOAT r = (abs(x) + big) - big;
+  return copysign_FLOAT(r, x);
+}
+FLOAT trunc_FLOAT(FLOAT x) { return x < FLOAT(0) ? ceil(x) : floor(x); }
+
 FLOAT round_afz_FLOAT(FLOAT x) {
   if (!isfinite_FLOAT(x)) return x;
-  FLOAT t = trunc(x);
+  FLOAT t = trunc_FLOAT(x);
   return abs(x - t) >= FLOAT(0.5) ? t + sign_FLOAT(x) : t;
 }
