@@ -2,6 +2,8 @@
 // and bit casts, as GLSL expressions over each type's compute type.
 #include "codegen/element_emitter.h"
 
+#include <cmath>
+
 #include "codegen/glsl_index_arithmetic.h"
 #include "codegen/glsl_types.h"
 #include "ops/op_traits.h"
@@ -281,7 +283,9 @@ StatusOr<std::string> ElementEmitter::Convert(const std::string& x, ElementType 
     const int bits = BitWidth(to);
     const std::string s = MathSuffix(from);
     const std::string fl = s;  // compare in the source float type
-    auto pow2 = [&](int k) { return fl + "(" + std::to_string(static_cast<double>(int64_t{1} << std::min(k, 62)) * (k > 62 ? 2.0 : 1.0)) + (s == "double" ? "LF" : "") + ")"; };
+    // 2^k exactly (to_string prints every digit of a power of two); u64's
+    // bound is 2^64, which an int64_t shift cannot make.
+    auto pow2 = [&](int k) { return fl + "(" + std::to_string(std::ldexp(1.0, k)) + (s == "double" ? "LF" : "") + ")"; };
     std::string lo, hi, lo_v, hi_v;
     if (IsSignedInt(to)) {
       lo = "-" + pow2(bits - 1);
@@ -303,8 +307,12 @@ StatusOr<std::string> ElementEmitter::Convert(const std::string& x, ElementType 
   if (from == ElementType::kF64) {
     if (to == ElementType::kF32) return "float(" + x + ")";
     // Round to odd in f32 first so the second rounding is exact.
-    Helper("d2f_odd", "float d2f_odd(double d) {\n  float f = float(d);\n  if (double(f) != d && (floatBitsToUint(f) & 1u) == 0u)\n"
-                      "    f = uintBitsToFloat(floatBitsToUint(f) + ((double(f) < d) == (f > 0.0) ? 1u : 0xFFFFFFFFu));\n  return f;\n}\n");
+    // An inexact f with an even last bit steps one bit toward d: away from
+    // zero (a larger magnitude) or toward it. From a zero that is the
+    // smallest subnormal of d's sign (before, 0 - 1 gave a NaN's bits).
+    Helper("d2f_odd", "float d2f_odd(double d) {\n  float f = float(d);\n  if (double(f) != d && (floatBitsToUint(f) & 1u) == 0u) {\n"
+                      "    if (f == 0.0) return d > 0.0LF ? uintBitsToFloat(1u) : uintBitsToFloat(0x80000001u);\n"
+                      "    f = uintBitsToFloat(floatBitsToUint(f) + (abs(double(f)) < abs(d) ? 1u : 0xFFFFFFFFu));\n  }\n  return f;\n}\n");
     return NormalizeExpression(to, "d2f_odd(" + x + ")");
   }
   return NormalizeExpression(to, "float(" + x + ")");

@@ -249,6 +249,47 @@ TEST(RealMath, RandomBitPatternsMatchTheReference) {
   }
 }
 
+// Every conversion from random bit patterns of each real type (every
+// exponent, NaNs and infinities of the floats; the full range of the
+// integers): the other test's operands are small. It found f64 values below
+// f32's range becoming NaN on their way to f16, bf16 and the f8 types, and
+// floats from 2^63 up saturating on their way to u64.
+TEST(Convert, RandomBitPatternsToEveryType) {
+  for (ElementType from : kAllTypes) {
+    if (IsComplex(from) || from == ElementType::kPred || NeedsMissingFeature(from, TestDevice().target())) continue;
+    const int64_t n = 1 << 11;
+    const int bits = BitWidth(from);
+    std::mt19937_64 rng(static_cast<uint64_t>(from) + 21);
+    Literal x(Shape(from, {n}));
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t b = rng();
+      if (bits < 64) b &= (uint64_t{1} << bits) - 1;
+      if (IsFloat(from)) {
+        // The pattern read as the format: one element's bytes, low first.
+        Literal one(Shape(from, {1}));
+        std::memcpy(one.bytes().data(), &b, std::max(1, bits / 8));
+        x.Set(i, one.Get(0));
+      } else if (IsSignedInt(from)) {
+        x.Set(i, Scalar::Int(from, static_cast<int64_t>(b << (64 - bits)) >> (64 - bits)));
+      } else {
+        x.Set(i, Scalar::UInt(from, b));
+      }
+    }
+    for (ElementType to : kAllTypes) {
+      if (to == from || NeedsMissingFeature(to, TestDevice().target())) continue;
+      const std::string what = std::string(ElementTypeName(from)) + " -> " + std::string(ElementTypeName(to));
+      XlaBuilder b("convert");
+      auto module = b.Build(b.ConvertElementType(b.Parameter(0, Shape(from, {n}), "x"), to));
+      ASSERT_TRUE(module.ok()) << what << ": " << module.status().ToString();
+      auto want = EvaluateModule(**module, {x});
+      ASSERT_TRUE(want.ok()) << what << ": " << want.status().ToString();
+      auto got = CompileAndRun(**module, {x});
+      ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
+      ExpectClose(*got, *want, Opcode::kConvert, what);
+    }
+  }
+}
+
 TEST(Compare, EveryTypeBothComparisonKinds) {
   for (ElementType t : kAllTypes) {
     if (IsComplex(t)) continue;
