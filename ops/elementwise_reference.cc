@@ -1,5 +1,6 @@
 #include "ops/elementwise_reference.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <complex>
@@ -157,9 +158,11 @@ Scalar ComplexUnary(Opcode op, const Scalar& x, ElementType t) {
     }
     case Opcode::kLog: r = std::log(z); break;
     case Opcode::kLog1p: {
-      // log(1+z): real part log1p-accurate near 0.
+      // log(1+z): real part log1p-accurate near 0; far from 0 (where
+      // a(2+a) + b^2 overflows first) log(1+z) has no cancellation.
       double a = z.real(), b = z.imag();
-      r = C(0.5 * std::log1p(a * (2 + a) + b * b), std::atan2(b, 1 + a));
+      r = std::max(std::fabs(a), std::fabs(b)) > 4 ? std::log(C(1 + a, b))
+                                                    : C(0.5 * std::log1p(a * (2 + a) + b * b), std::atan2(b, 1 + a));
       break;
     }
     case Opcode::kLogistic: r = 1.0 / (1.0 + std::exp(-z)); break;

@@ -46,13 +46,18 @@ CPLX_FLOAT clog_FLOAT(CPLX_FLOAT z) { return CPLX_FLOAT(log_FLOAT(cabs_FLOAT(z))
 
 CPLX_FLOAT clog1p_FLOAT(CPLX_FLOAT z) {
   FLOAT a = z.x, b = z.y;
+  // Far from 0, |1 + z| is far from 1 (no cancellation to avoid), and
+  // a(2 + a) + b^2 would overflow long before the log does.
+  if (max(abs(a), abs(b)) > FLOAT(4)) return clog_FLOAT(CPLX_FLOAT(FLOAT(1) + a, b));
   return CPLX_FLOAT(FLOAT(0.5) * log1p_FLOAT(a * (FLOAT(2) + a) + b * b), atan2_FLOAT(b, FLOAT(1) + a));
 }
 
 // Principal square root, Kahan's formulation.
 CPLX_FLOAT csqrt_FLOAT(CPLX_FLOAT z) {
   if (z.x == FLOAT(0) && z.y == FLOAT(0)) return CPLX_FLOAT(FLOAT(0), z.y);
-  FLOAT t = sqrt_FLOAT((abs(z.x) + cabs_FLOAT(z)) * FLOAT(0.5));
+  // Halved before the sum where it could overflow (the halving is exact there).
+  const FLOAT r = cabs_FLOAT(z);
+  FLOAT t = sqrt_FLOAT(r > FLOAT(1) ? abs(z.x) * FLOAT(0.5) + r * FLOAT(0.5) : (abs(z.x) + r) * FLOAT(0.5));
   if (z.x >= FLOAT(0)) return CPLX_FLOAT(t, div_FLOAT(z.y, FLOAT(2) * t));
   return CPLX_FLOAT(div_FLOAT(abs(z.y), FLOAT(2) * t), copysign_FLOAT(t, z.y));
 }
@@ -64,10 +69,13 @@ CPLX_FLOAT ccos_FLOAT(CPLX_FLOAT z) { return CPLX_FLOAT(cos_FLOAT(z.x) * cosh_FL
 CPLX_FLOAT ccosh_FLOAT(CPLX_FLOAT z) { return CPLX_FLOAT(cosh_FLOAT(z.x) * cos_FLOAT(z.y), sinh_FLOAT(z.x) * sin_FLOAT(z.y)); }
 
 CPLX_FLOAT ctanh_FLOAT(CPLX_FLOAT z) {
-  // (sinh 2a + i sin 2b) / (cosh 2a + cos 2b), with the large-|a| limit.
+  // (sinh a cosh a + i sin b cos b) / (sinh^2 a + cos^2 b), with the
+  // large-|a| limit: no doubled argument, so a b near the top of the range
+  // does not become infinite (and the result NaN).
   if (abs(z.x) > FLOAT(MANT_FLOAT == 24 ? 10 : 20)) return CPLX_FLOAT(copysign_FLOAT(FLOAT(1), z.x), FLOAT(0) * z.y);
-  FLOAT d = cosh_FLOAT(FLOAT(2) * z.x) + cos_FLOAT(FLOAT(2) * z.y);
-  return CPLX_FLOAT(div_FLOAT(sinh_FLOAT(FLOAT(2) * z.x), d), div_FLOAT(sin_FLOAT(FLOAT(2) * z.y), d));
+  FLOAT sa = sinh_FLOAT(z.x), sb = sin_FLOAT(z.y), cb = cos_FLOAT(z.y);
+  FLOAT d = sa * sa + cb * cb;
+  return CPLX_FLOAT(div_FLOAT(sa * cosh_FLOAT(z.x), d), div_FLOAT(sb * cb, d));
 }
 
 CPLX_FLOAT ctan_FLOAT(CPLX_FLOAT z) {

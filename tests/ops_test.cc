@@ -290,6 +290,45 @@ TEST(Convert, RandomBitPatternsToEveryType) {
   }
 }
 
+// Complex functions with components over the whole exponent range of their
+// parts (the other tests draw them within +-4). It found sqrt's |x| + |z|,
+// tanh's doubled argument and log1p's a(2 + a) + b^2 overflowing into
+// infinities and NaNs, and the reference's log1p doing the same. Multiply,
+// divide and power are left out: where a product overflows they differ
+// from std::complex, which recovers infinities as C's Annex G does.
+TEST(ComplexMath, ComponentsOverTheWholeExponentRange) {
+  const std::vector<std::pair<std::string, Opcode>> ops = {
+      {"exponential", Opcode::kExp}, {"log", Opcode::kLog}, {"sqrt", Opcode::kSqrt}, {"rsqrt", Opcode::kRsqrt},
+      {"tanh", Opcode::kTanh}, {"tan", Opcode::kTan}, {"sine", Opcode::kSin}, {"cosine", Opcode::kCos},
+      {"sign", Opcode::kSign}, {"log-plus-one", Opcode::kLog1p}, {"exponential-minus-one", Opcode::kExpm1}};
+  for (ElementType t : {ElementType::kC64, ElementType::kC128}) {
+    if (NeedsMissingFeature(t, TestDevice().target())) continue;
+    const int64_t n = 1 << 10;
+    const int span = t == ElementType::kC64 ? 126 : 1022;  // normal exponents of the parts
+    std::mt19937_64 rng(static_cast<uint64_t>(t) + 17);
+    Literal x(Shape(t, {n}));
+    for (int64_t i = 0; i < n; ++i) {
+      double part[2];
+      for (double& v : part)
+        v = std::ldexp(1.0 + static_cast<double>(rng() % 1000) / 1000, static_cast<int>(rng() % (2 * span)) - span) *
+            ((rng() & 1) ? -1 : 1);
+      x.Set(i, Scalar::Complex(t, {part[0], part[1]}));
+    }
+    const std::string type = std::string(ElementTypeName(t)) + "[" + std::to_string(n) + "]";
+    for (const auto& [name, op] : ops) {
+      const std::string what = name + " " + std::string(ElementTypeName(t));
+      auto m = ParseOrFail("HloModule parts\nENTRY e {\n  x = " + type + " parameter(0)\n  ROOT r = " + type + " " + name +
+                           "(x)\n}\n");
+      ASSERT_TRUE(m);
+      auto want = EvaluateModule(*m, {x});
+      ASSERT_TRUE(want.ok()) << what << ": " << want.status().ToString();
+      auto got = CompileAndRun(*m, {x});
+      ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
+      ExpectClose(*got, *want, op, what);
+    }
+  }
+}
+
 TEST(Compare, EveryTypeBothComparisonKinds) {
   for (ElementType t : kAllTypes) {
     if (IsComplex(t)) continue;
