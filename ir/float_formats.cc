@@ -130,9 +130,19 @@ double ReducePrecisionValue(double v, ElementType input, int exponent_bits, int 
     int e;
     std::frexp(a, &e);
     e = std::max(e - 1, src_min_exp);
-    a = std::ldexp(std::nearbyint(std::ldexp(a, mantissa_bits - e)), e - mantissa_bits);
+    const double scaled = std::ldexp(a, mantissa_bits - e);
+    double rounded = std::nearbyint(scaled);
+    // With no mantissa bits left, XLA's tie goes to the even biased
+    // exponent (the last kept bit is the exponent's lowest): 12 -> 8, 24 -> 32.
+    if (mantissa_bits == 0 && scaled - std::floor(scaled) == 0.5) {
+      const int biased = a < std::ldexp(1.0, src_min_exp) ? 0 : e + ExponentBias(input);
+      rounded = (biased & 1) ? std::ceil(scaled) : std::floor(scaled);
+    }
+    a = std::ldexp(rounded, e - mantissa_bits);
   }
-  if (exponent_bits < src_e && a != 0) {
+  // Rounding up past the top of the source's range (f64's, in a double) is
+  // infinity, whatever exponent range follows.
+  if (exponent_bits < src_e && a != 0 && !std::isinf(a)) {
     // Out of the reduced exponent range: overflow to infinity, anything
     // below the smallest reduced normal flushes to zero (XLA's rule).
     const int bias = (1 << (exponent_bits - 1)) - 1;
