@@ -52,6 +52,13 @@ FLOAT scale_FLOAT(FLOAT x, int k) {
   return x * pow2_FLOAT(k);
 }
 
+// x * 2^k for k within twice the exponent range (exp's, expm1's and
+// division's scaling): two exact powers of two, so one rounding and no loop.
+FLOAT scale_by_halves_FLOAT(FLOAT x, int k) {
+  int h = k / 2;
+  return (x * pow2_FLOAT(h)) * pow2_FLOAT(k - h);
+}
+
 // Dekker: a*b = p + e exactly (no fma needed).
 void two_prod_FLOAT(FLOAT a, FLOAT b, out FLOAT p, out FLOAT e) {
   precise FLOAT pp = a * b;
@@ -110,15 +117,19 @@ FLOAT div_FLOAT(FLOAT a, FLOAT b) {
   }
   // Far exponents: the operands brought near 1 (exactly), their quotient
   // corrected, then scaled back, which is exact unless the quotient is
-  // subnormal (there the driver's stands).
+  // subnormal (there the driver's stands) or overflows. No loops here:
+  // sixteen inlined copies of scale_FLOAT's loops in one matmul epilogue
+  // kept llvmpipe's compiler busy for half an hour.
   int ea = exponent_FLOAT(abs(a)), eb = exponent_FLOAT(abs(b));
-  FLOAT as = scale_FLOAT(a, -ea), bs = scale_FLOAT(b, -eb);
+  FLOAT as = scale_by_halves_FLOAT(a, -ea), bs = scale_by_halves_FLOAT(b, -eb);
   precise FLOAT qs = as / bs;
   two_prod_FLOAT(qs, bs, p, e);
   precise FLOAT r = (as - p) - e;
   precise FLOAT c = qs + r / bs;
-  if (exponent_FLOAT(abs(c)) + (ea - eb) < EMIN_FLOAT) return q;
-  return scale_FLOAT(c, ea - eb);
+  int k = exponent_FLOAT(abs(c)) + (ea - eb);
+  if (k < EMIN_FLOAT) return q;
+  if (k > -EMIN_FLOAT + 1) return copysign_FLOAT(inf_FLOAT(), c);
+  return scale_by_halves_FLOAT(c, ea - eb);
 #endif
 }
 
@@ -194,12 +205,6 @@ FLOAT expm1_quotient_FLOAT(FLOAT r) {
 // e^r for |r| <= ln2/2.
 FLOAT exp_kernel_FLOAT(FLOAT r) { return FLOAT(1) + r * expm1_quotient_FLOAT(r); }
 
-// x * 2^k for k within twice the exponent range (exp's and expm1's
-// scaling): two exact powers of two, so one rounding and no loop.
-FLOAT scale_by_halves_FLOAT(FLOAT x, int k) {
-  int h = k / 2;
-  return (x * pow2_FLOAT(h)) * pow2_FLOAT(k - h);
-}
 
 // e^(x + xl), xl a small correction to x (used by pow).
 FLOAT exp2part_FLOAT(FLOAT x, FLOAT xl) {

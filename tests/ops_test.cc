@@ -187,6 +187,31 @@ TEST(Trigonometry, HugeArgumentsAreReducedExactly) {
   }
 }
 
+// n random bit patterns of real type t, each read as t reads it: floats over
+// every exponent with their NaNs and infinities, integers over their whole
+// range. With subnormal_share k > 0, every k-th float keeps only the lowest
+// exponent bit, so subnormals and tiny normals come up often.
+Literal RandomBitPatterns(ElementType t, int64_t n, std::mt19937_64& rng, int subnormal_share = 0) {
+  const int bits = BitWidth(t);
+  Literal x(Shape(t, {n}));
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t b = rng();
+    if (bits < 64) b &= (uint64_t{1} << bits) - 1;
+    if (IsSignedInt(t)) {
+      x.Set(i, Scalar::Int(t, static_cast<int64_t>(b << (64 - bits)) >> (64 - bits)));
+    } else if (!IsFloat(t)) {
+      x.Set(i, Scalar::UInt(t, b));
+    } else {
+      if (subnormal_share > 0 && i % subnormal_share == 0)
+        b &= (uint64_t{1} << (bits - 1)) | ((uint64_t{1} << (MantissaBits(t) + 1)) - 1);
+      Literal one(Shape(t, {1}));  // one element's bytes, low first
+      std::memcpy(one.bytes().data(), &b, std::max(1, bits / 8));
+      x.Set(i, one.Get(0));
+    }
+  }
+  return x;
+}
+
 // The real math library against the reference on random bit patterns: every
 // exponent (a quarter of them at the subnormal end), zeros, infinities and
 // NaNs over each other, for f32 and f64, with the driver's own correctly
@@ -211,18 +236,9 @@ TEST(RealMath, RandomBitPatternsMatchTheReference) {
   for (ElementType t : {ElementType::kF32, ElementType::kF64}) {
     if (NeedsMissingFeature(t, TestDevice().target())) continue;
     const int64_t n = 1 << 12;
-    const size_t width = t == ElementType::kF64 ? 8 : 4;
     std::mt19937_64 rng(static_cast<uint64_t>(t) + 13);
     std::vector<Literal> args;
-    for (int operand = 0; operand < 2; ++operand) {
-      Literal x(Shape(t, {n}));
-      for (int64_t i = 0; i < n; ++i) {
-        uint64_t bits = rng();
-        if (i % 4 == 0) bits &= t == ElementType::kF64 ? 0x801FFFFFFFFFFFFFull : 0x80FFFFFFull;
-        std::memcpy(x.bytes().data() + i * width, &bits, width);
-      }
-      args.push_back(std::move(x));
-    }
+    for (int operand = 0; operand < 2; ++operand) args.push_back(RandomBitPatterns(t, n, rng, 4));
     const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -0.0, INFINITY};
     for (int64_t i = 0; i < 8; ++i) {
       args[0].Set(i, Scalar::Float(t, specials[i]));
@@ -258,23 +274,8 @@ TEST(Convert, RandomBitPatternsToEveryType) {
   for (ElementType from : kAllTypes) {
     if (IsComplex(from) || from == ElementType::kPred || NeedsMissingFeature(from, TestDevice().target())) continue;
     const int64_t n = 1 << 11;
-    const int bits = BitWidth(from);
     std::mt19937_64 rng(static_cast<uint64_t>(from) + 21);
-    Literal x(Shape(from, {n}));
-    for (int64_t i = 0; i < n; ++i) {
-      uint64_t b = rng();
-      if (bits < 64) b &= (uint64_t{1} << bits) - 1;
-      if (IsFloat(from)) {
-        // The pattern read as the format: one element's bytes, low first.
-        Literal one(Shape(from, {1}));
-        std::memcpy(one.bytes().data(), &b, std::max(1, bits / 8));
-        x.Set(i, one.Get(0));
-      } else if (IsSignedInt(from)) {
-        x.Set(i, Scalar::Int(from, static_cast<int64_t>(b << (64 - bits)) >> (64 - bits)));
-      } else {
-        x.Set(i, Scalar::UInt(from, b));
-      }
-    }
+    const Literal x = RandomBitPatterns(from, n, rng);
     for (ElementType to : kAllTypes) {
       if (to == from || NeedsMissingFeature(to, TestDevice().target())) continue;
       const std::string what = std::string(ElementTypeName(from)) + " -> " + std::string(ElementTypeName(to));
@@ -337,16 +338,8 @@ TEST(ReducePrecision, RandomBitPatternsAtEveryWidth) {
   for (ElementType t : {ElementType::kF32, ElementType::kF64, ElementType::kF16, ElementType::kBF16}) {
     if (NeedsMissingFeature(t, TestDevice().target())) continue;
     const int64_t n = 1 << 11;
-    const int bits = BitWidth(t);
     std::mt19937_64 rng(static_cast<uint64_t>(t) + 29);
-    Literal x(Shape(t, {n}));
-    for (int64_t i = 0; i < n; ++i) {
-      uint64_t b = rng();
-      if (bits < 64) b &= (uint64_t{1} << bits) - 1;
-      Literal one(Shape(t, {1}));
-      std::memcpy(one.bytes().data(), &b, bits / 8);
-      x.Set(i, one.Get(0));
-    }
+    Literal x = RandomBitPatterns(t, n, rng);
     x.Set(0, Scalar::Float(t, 12.0));  // ties with no mantissa bits
     x.Set(1, Scalar::Float(t, 24.0));
     const std::string type = std::string(ElementTypeName(t)) + "[" + std::to_string(n) + "]";
