@@ -643,6 +643,10 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
   std::string src = "#version 450\n";
   const bool wide = !wide_buffers_.empty() || !quad_buffers_.empty();
   if (int64_ || wide || atomic_int64_) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
+  // Without shaderInt64 they become word pairs (codegen/spirv_int64_lowering.h).
+  LibraryNeeds needs = needs_;
+  needs.int64_words = int64_ && !target_.int64;
+  if (needs.int64_words) src += "#extension GL_EXT_control_flow_attributes : require\n";
   if (atomic_float_) src += "#extension GL_EXT_shader_atomic_float : require\n";
   if (atomic_int64_) src += "#extension GL_EXT_shader_atomic_int64 : require\n";
   if (subgroup_broadcast_) src += "#extension GL_KHR_shader_subgroup_ballot : require\n";
@@ -691,10 +695,10 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
     src += "uvec4 widen(u64vec2 w) { return uvec4(unpackUint2x32(w.x), unpackUint2x32(w.y)); }\n"
            "u64vec2 narrow(uvec4 v) { return u64vec2(packUint2x32(v.xy), packUint2x32(v.zw)); }\n";
   src += push_constants_;
-  src += ShaderLibrarySource(needs_, target_.float64, target_.exact_div_sqrt);
+  src += ShaderLibrarySource(needs, target_.float64, target_.exact_div_sqrt);
   for (const auto& [helper, def] : helpers_) src += def;
   src += shared_;
-  src += "void main() {\n" + take_addresses + "  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
+  src += "void main() {\n" + take_addresses + (needs.int64_words ? "  if (i64w_never != 0u) i64w_keep();\n" : "") + "  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
          U(local_size) + ";\n";
   return src;
 }

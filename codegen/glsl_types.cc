@@ -59,8 +59,9 @@ StatusOr<GlslType> GlslTypeFor(ElementType t, const TargetFeatures& target, cons
       break;
     case ElementType::kF32: g.compute = "float"; break;
     case ElementType::kC64: g.compute = "vec2"; break;
-    case ElementType::kS64: VKXLA_RETURN_IF_ERROR(need(target.int64, "shaderInt64")); g.compute = "int64_t"; break;
-    case ElementType::kU64: VKXLA_RETURN_IF_ERROR(need(target.int64, "shaderInt64")); g.compute = "uint64_t"; break;
+    // Without shaderInt64 these are word pairs (codegen/spirv_int64_lowering.h).
+    case ElementType::kS64: g.compute = "int64_t"; break;
+    case ElementType::kU64: g.compute = "uint64_t"; break;
     case ElementType::kF64: VKXLA_RETURN_IF_ERROR(need(target.float64, "shaderFloat64")); g.compute = "double"; break;
     case ElementType::kC128: VKXLA_RETURN_IF_ERROR(need(target.float64, "shaderFloat64")); g.compute = "dvec2"; break;
     default:

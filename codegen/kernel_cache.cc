@@ -10,6 +10,10 @@
 
 namespace vkxla {
 
+// Raised whenever CompileGlslToSpirv turns the same source into other
+// SPIR-V (2: 64-bit integers as word pairs), so no disk cache keeps the old.
+constexpr int kCompilerRevision = 2;
+
 std::string ContentHash(const std::string& data) {
   uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
   for (unsigned char c : data) {
@@ -42,7 +46,7 @@ void KernelCache::ClearMemory() {
 }
 
 StatusOr<std::vector<uint32_t>> KernelCache::GetOrCompile(const std::string& glsl, const TargetFeatures& target) {
-  const std::string key = ContentHash(glsl + "\n//" + target.CacheKey() + "|opt=1");
+  const std::string key = ContentHash(glsl + "\n//" + target.CacheKey() + "|opt=1|compiler=" + std::to_string(kCompilerRevision));
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = memory_.find(key);
@@ -68,7 +72,7 @@ StatusOr<std::vector<uint32_t>> KernelCache::GetOrCompile(const std::string& gls
       }
     }
   }
-  VKXLA_ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, CompileGlslToSpirv(glsl, target.vulkan_api_version, true, target.float_controls));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, CompileGlslToSpirv(glsl, target.vulkan_api_version, true, target.float_controls, !target.int64));
   if (!path.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

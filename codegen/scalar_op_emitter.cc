@@ -87,9 +87,6 @@ StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::str
     case Opcode::kImag: return IsComplex(it) ? x + ".y" : g.compute + "(0)";
     case Opcode::kReducePrecision: {
       if (it == ElementType::kF64) {
-        if (!target_.int64)
-          return Unimplemented("reduce-precision " + n.Describe() + " on f64 needs the device feature shaderInt64, which " +
-                               target_.device_name + " lacks (or VKXLA_MASK hides)");
         int64_ = true;
         Helper("reduce_precision_f64",
                "double reduce_precision_f64(double x, uint eb, uint mb) {\n"

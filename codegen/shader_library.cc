@@ -30,6 +30,7 @@ std::string ShaderLibrarySource(const LibraryNeeds& needs, bool have_f64, bool e
   out += std::string("#define HAVE_F64 ") + (have_f64 ? "1" : "0") + "\n";
   out += std::string("#define EXACT_DIV_SQRT ") + (exact_div_sqrt ? "1" : "0") + "\n";
   out += src.at("storage.glsl");
+  if (needs.int64_words) out += src.at("int64_words.glsl");
   const bool f32 = needs.real_f32 || needs.complex_f32;
   const bool f64 = needs.real_f64 || needs.complex_f64;
   if (f32) out += Instantiate(src.at("real_math.glsl"), "float");

@@ -10,6 +10,9 @@ namespace vkxla {
 struct LibraryNeeds {
   bool real_f32 = false, real_f64 = false;
   bool complex_f32 = false, complex_f64 = false;
+  // 64-bit integers as word pairs (codegen/spirv_int64_lowering.h): the
+  // kernel's main calls i64w_keep() behind i64w_never.
+  bool int64_words = false;
 };
 
 // Source text of the requested libraries, storage helpers always included.

@@ -1,6 +1,7 @@
 #include "codegen/spirv_compiler.h"
 
 #include "codegen/spirv_float_controls.h"
+#include "codegen/spirv_int64_lowering.h"
 
 #include <glslang/Public/ResourceLimits.h>
 #include <glslang/Public/ShaderLang.h>
@@ -33,7 +34,7 @@ constexpr size_t kMaxOptimizedWords = size_t{1} << 20;
 }  // namespace
 
 StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize,
-                                                   const FloatControls& float_controls) {
+                                                   const FloatControls& float_controls, bool lower_int64) {
   InitializeGlslangOnce();
   const bool vk12 = vulkan_version >= ((1u << 22) | (2u << 12));
   const auto client = vk12 ? glslang::EShTargetVulkan_1_2 : glslang::EShTargetVulkan_1_1;
@@ -54,6 +55,13 @@ StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint
   glslang::SpvOptions options;
   options.disableOptimizer = true;  // SPIRV-Tools runs below
   glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), spirv, &options);
+  // A kernel planned for a target without shaderInt64 carries the word-pair
+  // functions (the target may be narrower than the device compiling it:
+  // tests plan for a phone on a desktop driver).
+  lower_int64 = lower_int64 || glsl.find("void i64w_keep()") != std::string::npos;
+  if (lower_int64 && SpirvUsesInt64(spirv)) {
+    VKXLA_ASSIGN_OR_RETURN(spirv, LowerInt64ToWordPairs(spirv));
+  }
 
   // Before the optimizer too: its folding fuses a multiply and an add
   // into one Fma unless they carry NoContraction. Again after it, for the

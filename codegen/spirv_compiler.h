@@ -19,7 +19,9 @@ void InitializeGlslangOnce();
 // vulkan_version: VK_API_VERSION_1_1 / _1_2 / ... of the target device;
 // float_controls: the modes and decorations the optimized module gets
 // (codegen/spirv_float_controls.h), checked by the validator with the rest.
+// lower_int64: 64-bit integers become word pairs (the device lacks
+// shaderInt64; codegen/spirv_int64_lowering.h).
 StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize = true,
-                                                   const FloatControls& float_controls = {});
+                                                   const FloatControls& float_controls = {}, bool lower_int64 = false);
 
 }  // namespace vkxla

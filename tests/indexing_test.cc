@@ -34,7 +34,7 @@ TEST_F(Indexing, DynamicSliceSpecExamples) {
                         "  ROOT %r = f32[2,2] dynamic-slice(%b, %s0, %s1), dynamic_slice_sizes={2,2}\n"),
             "{{7, 8}, {10, 11}}");
   // Start indices are clamped so the slice fits: 7 -> 3, -4 -> 0.
-  const std::string wide = TestDevice().target().int64 ? "s64" : "s16";  // s64 needs shaderInt64
+  const std::string wide = "s64";
   EXPECT_EQ(RunHloText("", "  %a = f32[5] constant({0, 1, 2, 3, 4})\n  %s = " + wide + "[] constant(7)\n"
                         "  ROOT %r = f32[2] dynamic-slice(%a, %s), dynamic_slice_sizes={2}\n"),
             "{3, 4}");
@@ -170,7 +170,7 @@ const std::string kLayouts3[] = {"{2,1,0}", "{0,1,2}", "{1,2,0:T(2,4)}"};
 
 // Dynamic slice, dynamic update slice and gather chained in one kernel.
 TEST_F(Indexing, EveryTypeAndLayoutMatchesReference) {
-  const std::string wide = TestDevice().target().int64 ? "s64" : "u16";  // s64 needs shaderInt64
+  const std::string wide = "s64";
   int trial = 0;
   for (ElementType t : kAllTypes) {
     if (NeedsMissingFeature(t, TestDevice().target())) continue;

@@ -187,31 +187,6 @@ TEST(Trigonometry, HugeArgumentsAreReducedExactly) {
   }
 }
 
-// n random bit patterns of real type t, each read as t reads it: floats over
-// every exponent with their NaNs and infinities, integers over their whole
-// range. With subnormal_share k > 0, every k-th float keeps only the lowest
-// exponent bit, so subnormals and tiny normals come up often.
-Literal RandomBitPatterns(ElementType t, int64_t n, std::mt19937_64& rng, int subnormal_share = 0) {
-  const int bits = BitWidth(t);
-  Literal x(Shape(t, {n}));
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t b = rng();
-    if (bits < 64) b &= (uint64_t{1} << bits) - 1;
-    if (IsSignedInt(t)) {
-      x.Set(i, Scalar::Int(t, static_cast<int64_t>(b << (64 - bits)) >> (64 - bits)));
-    } else if (!IsFloat(t)) {
-      x.Set(i, Scalar::UInt(t, b));
-    } else {
-      if (subnormal_share > 0 && i % subnormal_share == 0)
-        b &= (uint64_t{1} << (bits - 1)) | ((uint64_t{1} << (MantissaBits(t) + 1)) - 1);
-      Literal one(Shape(t, {1}));  // one element's bytes, low first
-      std::memcpy(one.bytes().data(), &b, std::max(1, bits / 8));
-      x.Set(i, one.Get(0));
-    }
-  }
-  return x;
-}
-
 // The real math library against the reference on random bit patterns: every
 // exponent (a quarter of them at the subnormal end), zeros, infinities and
 // NaNs over each other, for f32 and f64, with the driver's own correctly

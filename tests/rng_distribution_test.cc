@@ -29,21 +29,6 @@ std::string RngModule(const std::string& type, const std::string& dims, const st
          ")\n  ROOT r = " + type + "[" + dims + "]" + layout + " rng(a, b), distribution=" + distribution + "\n}\n";
 }
 
-// The counter and key are u64 (shaderInt64): on a device without it the
-// program must fail naming the op, the type and the feature.
-bool RunsOnThisDevice() {
-  if (TestDevice().target().int64) return true;
-  auto module = ParseOrFail(RngModule("f32", "4", "0", "1", "rng_uniform"));
-  if (!module) return false;
-  StatusOr<Literal> got = CompileAndRun(*module, {});
-  EXPECT_FALSE(got.ok());
-  if (!got.ok()) {
-    for (const char* word : {"u64", "shaderInt64"})
-      EXPECT_NE(got.status().message().find(word), std::string::npos) << got.status().ToString();
-  }
-  return false;
-}
-
 // Device and reference: integers equal, floats within `ulps`.
 void ExpectMatchesReference(const Module& module, double ulps, const std::string& what) {
   StatusOr<Literal> want = EvaluateModule(module, {});
@@ -60,7 +45,6 @@ void ExpectMatchesReference(const Module& module, double ulps, const std::string
 }
 
 TEST_F(RngDistribution, UniformEveryTypeMatchesReference) {
-  if (!RunsOnThisDevice()) return;
   const struct {
     const char* type;
     const char* a;
@@ -81,7 +65,6 @@ TEST_F(RngDistribution, UniformEveryTypeMatchesReference) {
 }
 
 TEST_F(RngDistribution, NormalEveryTypeMatchesReference) {
-  if (!RunsOnThisDevice()) return;
   for (const char* type : {"f32", "f64", "f16", "bf16"}) {
     if (NeedsMissingFeature(ParseElementType(type).value_or(ElementType::kF32), TestDevice().target())) continue;
     // Odd sizes split the largest dim; a scalar draws one pair.
@@ -95,7 +78,6 @@ TEST_F(RngDistribution, NormalEveryTypeMatchesReference) {
 }
 
 TEST_F(RngDistribution, ValuesAreInRangeAndDistributedAsAsked) {
-  if (!RunsOnThisDevice()) return;
   const int64_t n = 1 << 16;
   auto run = [&](const std::string& text) {
     auto m = ParseOrFail(text);
@@ -137,7 +119,6 @@ TEST_F(RngDistribution, ValuesAreInRangeAndDistributedAsAsked) {
 // the last stopped, as the reference's runs with one set of feeds do; a new
 // executable starts over.
 TEST_F(RngDistribution, CounterAdvancesBetweenOpsAndRuns) {
-  if (!RunsOnThisDevice()) return;
   auto m = ParseOrFail(R"(HloModule r
 ENTRY main {
   a = f32[] constant(0)
@@ -179,7 +160,6 @@ ENTRY main {
 // A seed picks a stream: the same seed repeats it, another one differs;
 // the reference seeded alike agrees.
 TEST_F(RngDistribution, SeedPicksTheStream) {
-  if (!RunsOnThisDevice()) return;
   auto m = ParseOrFail(RngModule("f32", "16", "0", "1", "rng_uniform"));
   ASSERT_TRUE(m);
   StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(*m, TestDevice());
@@ -214,7 +194,6 @@ TEST(RngCounter, CarriesIntoTheHighWord) {
 
 // A loop body draws new numbers each trip.
 TEST_F(RngDistribution, NewNumbersEachLoopTrip) {
-  if (!RunsOnThisDevice()) return;
   auto m = ParseOrFail(R"(HloModule r
 body {
   p = (s32[], f32[4,3]) parameter(0)
@@ -252,7 +231,6 @@ ENTRY main {
 }
 
 TEST_F(RngDistribution, StablehloFormsAndBuilder) {
-  if (!RunsOnThisDevice()) return;
   // stablehlo_spec.md's example: i32 numbers in [0, 2).
   for (const char* op : {R"("stablehlo.rng"(%a, %b, %shape) {rng_distribution = #stablehlo<rng_distribution UNIFORM>})",
                          "stablehlo.rng %a, %b, %shape, distribution = UNIFORM"}) {

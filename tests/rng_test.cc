@@ -49,23 +49,6 @@ Literal RunRng(const std::string& algorithm, const std::vector<uint64_t>& state,
   return got.ok() ? *got : Literal();
 }
 
-// The state is u64, which needs shaderInt64 (issue: emulated 64-bit
-// integers). On a device without it (a phone; the suite's masked run) a
-// program with the op must fail naming the op, the type and the feature:
-// checked here, and the test stops there.
-bool RunsOnThisDevice() {
-  if (TestDevice().target().int64) return true;
-  auto module = ParseOrFail(RngModule("rng_three_fry", {1, 2}, "u32[4]"));
-  if (!module) return false;
-  StatusOr<Literal> got = CompileAndRun(*module, {});
-  EXPECT_FALSE(got.ok());
-  if (!got.ok()) {
-    for (const char* word : {"%r", "u64", "shaderInt64"})
-      EXPECT_NE(got.status().message().find(word), std::string::npos) << got.status().ToString();
-  }
-  return false;
-}
-
 std::vector<uint64_t> Bits(const Literal& l) {
   std::vector<uint64_t> v;
   for (int64_t i = 0; i < l.element_count(); ++i) v.push_back(l.Get(i).Bits());
@@ -110,7 +93,6 @@ TEST(RngReference, PublishedVectors) {
 // State [key, counter]: u32[2] is one ThreeFry block; state [key, low,
 // high]: u32[4] is one Philox block.
 TEST_F(Rng, PublishedVectorsThroughXlaStateLayout) {
-  if (!RunsOnThisDevice()) return;
   for (const ThreeFryVector& v : kThreeFry) {
     Literal r = RunRng("rng_three_fry", {Join(v.key[0], v.key[1]), Join(v.counter[0], v.counter[1])}, "u32[2]");
     ASSERT_TRUE(r.shape().IsTuple());
@@ -130,7 +112,6 @@ TEST_F(Rng, PublishedVectorsThroughXlaStateLayout) {
 
 // stablehlo_spec.md, rng_bit_generator.
 TEST_F(Rng, SpecExample) {
-  if (!RunsOnThisDevice()) return;
   Literal r = RunRng("rng_three_fry", {1, 2}, "u64[2,2]");
   ASSERT_TRUE(r.shape().IsTuple());
   EXPECT_EQ(Bits(r.tuple_elements()[0]), (std::vector<uint64_t>{1, 6}));
@@ -142,7 +123,6 @@ TEST_F(Rng, SpecExample) {
 // RNG_DEFAULT) on XLA's CPU backend, rows 0, 10, ..., 50: the state is the
 // key's words as two u64 (little-endian), and the default is Philox.
 TEST_F(Rng, DefaultMatchesXlaCpu) {
-  if (!RunsOnThisDevice()) return;
   const std::vector<uint64_t> state = {Join(42, 43), Join(44, 45)};
   for (const char* algorithm : {"rng_default", "rng_philox"}) {
     auto module = ParseOrFail("HloModule jax\nENTRY main {\n  s = u64[2] constant({" + U64List(state) +
@@ -164,7 +144,6 @@ TEST_F(Rng, DefaultMatchesXlaCpu) {
 // and even dims, no even dim, unit dims) and in a column-major layout,
 // bit for bit against the evaluator.
 TEST_F(Rng, EveryTypeShapeAndLayoutMatchesReference) {
-  if (!RunsOnThisDevice()) return;
   const std::vector<std::vector<int64_t>> shapes = {{}, {7}, {6}, {3, 5}, {5, 4, 3}, {2, 1, 3}, {3, 8}, {33, 17}, {1, 1}};
   const struct {
     const char* algorithm;
@@ -204,7 +183,6 @@ TEST_F(Rng, EveryTypeShapeAndLayoutMatchesReference) {
 // the first stopped, so a ThreeFry u64 vector of 7 then 9 is the one of 16,
 // and Philox u32 of 12 then 20 is the one of 32.
 TEST_F(Rng, StateChainsWithinAndAcrossRuns) {
-  if (!RunsOnThisDevice()) return;
   const struct {
     const char* algorithm;
     const char* state;
@@ -248,7 +226,6 @@ TEST_F(Rng, StateChainsWithinAndAcrossRuns) {
 // JAX's uniform floats from bits: the bits fuse into the conversion (one
 // kernel), and a million elements cover many workgroups.
 TEST_F(Rng, BitsFuseIntoReaders) {
-  if (!RunsOnThisDevice()) return;
   auto module = ParseOrFail(R"(HloModule uniform
 ENTRY main {
   s = u64[2] parameter(0)
@@ -285,7 +262,6 @@ ENTRY main {
 // before the element loop, side by side (u8 takes 4 Philox blocks and 8
 // ThreeFry blocks per invocation).
 TEST_F(Rng, TwoGeneratorsInOneKernel) {
-  if (!RunsOnThisDevice()) return;
   auto module = ParseOrFail(R"(HloModule two
 ENTRY main {
   s = u64[2] parameter(0)
@@ -313,7 +289,6 @@ ENTRY main {
 }
 
 TEST_F(Rng, StablehloFormsAndBuilder) {
-  if (!RunsOnThisDevice()) return;
   auto read = ReadStablehlo(R"(func.func @main(%s: tensor<3xui64>) -> (tensor<3xui64>, tensor<5x3xf32>) {
   %0:2 = stablehlo.rng_bit_generator %s, algorithm = PHILOX : (tensor<3xui64>) -> (tensor<3xui64>, tensor<5x3xui32>)
   %1:2 = "stablehlo.rng_bit_generator"(%0#0) {rng_algorithm = #stablehlo<rng_algorithm PHILOX>} : (tensor<3xui64>) -> (tensor<3xui64>, tensor<5x3xf32>)

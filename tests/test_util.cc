@@ -1,6 +1,7 @@
 #include "tests/test_util.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "frontends/hlo_text.h"
 #include "ir/float_formats.h"
@@ -118,10 +119,30 @@ void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::
 
 bool NeedsMissingFeature(ElementType t, const TargetFeatures& f) {
   if ((t == ElementType::kF64 || t == ElementType::kC128) && !f.float64) return true;
-  if ((t == ElementType::kS64 || t == ElementType::kU64) && !f.int64) return true;
   return false;
 }
 
+
+Literal RandomBitPatterns(ElementType t, int64_t n, std::mt19937_64& rng, int subnormal_share) {
+  const int bits = BitWidth(t);
+  Literal x(Shape(t, {n}));
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t b = rng();
+    if (bits < 64) b &= (uint64_t{1} << bits) - 1;
+    if (IsSignedInt(t)) {
+      x.Set(i, Scalar::Int(t, static_cast<int64_t>(b << (64 - bits)) >> (64 - bits)));
+    } else if (!IsFloat(t)) {
+      x.Set(i, Scalar::UInt(t, b));
+    } else {
+      if (subnormal_share > 0 && i % subnormal_share == 0)
+        b &= (uint64_t{1} << (bits - 1)) | ((uint64_t{1} << (MantissaBits(t) + 1)) - 1);
+      Literal one(Shape(t, {1}));  // one element's bytes, low first
+      std::memcpy(one.bytes().data(), &b, std::max(1, bits / 8));
+      x.Set(i, one.Get(0));
+    }
+  }
+  return x;
+}
 
 // Runs `module` on the device and on the reference evaluator with random
 // arguments; returns the device result.

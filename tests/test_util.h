@@ -23,6 +23,11 @@ extern const std::vector<ElementType>& kAllTypes;
 
 Scalar RandomScalar(ElementType t, std::mt19937_64& rng, Opcode op);
 Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, Opcode op);
+// n random bit patterns of real type t, each read as t reads it: floats over
+// every exponent with their NaNs and infinities, integers over their whole
+// range. With subnormal_share k > 0, every k-th float keeps only the lowest
+// exponent bit, so subnormals and tiny normals come up often.
+Literal RandomBitPatterns(ElementType t, int64_t n, std::mt19937_64& rng, int subnormal_share = 0);
 // Values whose sums come out the same in any order (atomic and
 // compare-and-swap adds land in the device's order): integers anywhere
 // (wrapping is exact), f32 random quarters (exact sums), other floats 0 or
