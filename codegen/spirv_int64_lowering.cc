@@ -215,7 +215,8 @@ Status Lowering::Call(const std::string& name, const Inst& inst, const std::vect
   for (size_t k = 0; k < args.size(); ++k) {
     VKXLA_ASSIGN_OR_RETURN(uint32_t value, Adapt(args[k], pointee_.at(h.parameter_pointers[k])));
     const uint32_t temporary = Fresh(0);
-    temporaries_.insert(temporaries_.end(), {Word0(spv::OpVariable, 4), h.parameter_pointers[k], temporary, spv::StorageClassFunction});
+    // The parameter's pointer type may have merged into an equal one.
+    temporaries_.insert(temporaries_.end(), {Word0(spv::OpVariable, 4), Mapped(h.parameter_pointers[k]), temporary, spv::StorageClassFunction});
     Emit({Word0(spv::OpStore, 3), temporary, value});
     call.push_back(temporary);
   }

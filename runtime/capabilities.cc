@@ -259,12 +259,14 @@ std::string DeviceInfo::Table() const {
     << "  Vulkan API: " << VulkanVersionString(api_version) << "\n"
     << "  kernels shaped for: " << (target.cpu ? "a CPU" : "a GPU") << (target.cpu != hardware.cpu ? " (profile " + profile + ")" : "") << "\n"
     << "  subgroup size: " << hardware.subgroup_size << ", subgroup arithmetic: "
-    << yn(hardware.subgroup_arithmetic, target.subgroup_arithmetic)
+    << yn(hardware.subgroup_arithmetic, target.subgroup_arithmetic) << (target.subgroup_arithmetic ? "" : " (shared-memory trees)")
     << ", subgroup broadcast: " << yn(hardware.subgroup_broadcast, target.subgroup_broadcast)
     << ", f32 atomic add: " << yn(hardware.float32_atomic_add, target.float32_atomic_add)
     << ", 64-bit atomics: " << yn(hardware.int64_atomics, target.int64_atomics) << "\n"
     << "  f64: " << yn(hardware.float64, target.float64) << "  i64: " << yn(hardware.int64, target.int64)
-    << "  f16: " << yn(hardware.float16, target.float16) << "  i8: " << yn(hardware.int8, target.int8) << "\n"
+    << (target.int64 ? "" : " (emulated: word pairs)")
+    << "  f16: " << yn(hardware.float16, target.float16) << "  i8: " << yn(hardware.int8, target.int8)
+    << " (narrow types are stored packed in 32-bit words and computed in f32/i32 either way)\n"
     << "  16-bit storage: " << (storage_16bit ? "yes" : "no") << "  8-bit storage: " << (storage_8bit ? "yes" : "no") << "\n"
     << "  max storage buffer range: " << target.max_storage_buffer_range << " bytes"
     << (target.max_storage_buffer_range != hardware.max_storage_buffer_range ? " (profile " + profile + ")" : "")

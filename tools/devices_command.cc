@@ -30,6 +30,8 @@ nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
       {"features",
        {{"float64", feature(hw.float64, used.float64)},
         {"int64", feature(hw.int64, used.int64)},
+        // Without it, 64-bit integers run as pairs of 32-bit words.
+        {"int64_emulated", !used.int64},
         {"float16", feature(hw.float16, used.float16)},
         {"int8", feature(hw.int8, used.int8)},
         {"subgroup_arithmetic", feature(hw.subgroup_arithmetic, used.subgroup_arithmetic)},

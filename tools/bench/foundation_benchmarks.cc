@@ -76,6 +76,35 @@ Status AddressedElementwise(Device& device, BenchReport& report) {
   return OkStatus();
 }
 
+// s64 add and multiply over 8M elements as pairs of 32-bit words (the
+// kernels planned for a target without shaderInt64) against the same
+// kernels on the device's own 64-bit integers, timed in alternation.
+Status EmulatedInt64(Device& device, BenchReport& report) {
+  const int64_t n = int64_t{1} << 23;
+  const Shape shape(ElementType::kS64, {n});
+  const std::vector<Literal> args = {RandomBenchLiteral(shape, 1), RandomBenchLiteral(shape, 2)};
+  TargetFeatures words = device.target();
+  words.int64 = words.int64_atomics = false;
+  for (const char* op : {"add", "multiply"}) {
+    const std::string s = "s64[" + std::to_string(n) + "]";
+    const std::string hlo = "HloModule m\n\nENTRY main {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  ROOT c = " + s +
+                            " " + op + "(a, b)\n}\n";
+    const std::string name = std::string("s64 ") + op + ", 8M, as pairs of 32-bit words";
+    auto gbps = [&](const ModuleTiming& m) { return 3.0 * n * 8 / m.kernels.seconds * 1e-9; };
+    if (!device.target().int64) {
+      VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, hlo, args));
+      report.rows.push_back(LimitRow(name, Format("%.1f GB/s", gbps(m)), gbps(m), BenchLimit::kStream, 0,
+                                     "the device has no shaderInt64 to compare with"));
+      continue;
+    }
+    VKXLA_ASSIGN_OR_RETURN(std::vector<ModuleTiming> t,
+                           TimeModulesInterleaved(device, {{hlo, args}, {hlo, args}}, 5, 4, {words, device.target()}));
+    report.rows.push_back({name, Format("%.1f GB/s", gbps(t[0])), Format("native shaderInt64 %.1f GB/s", gbps(t[1])),
+                           gbps(t[0]) / gbps(t[1]), 0, Format("%.3f ms against ", t[0].kernels.seconds * 1e3) + Format("%.3f ms", t[1].kernels.seconds * 1e3)});
+  }
+  return OkStatus();
+}
+
 // 1000 small dispatches in one command buffer: independent ones (no
 // barrier between them) against a dependent chain (each reads what the
 // previous wrote, so each follows a barrier).
@@ -184,6 +213,7 @@ Status CompileTime(Device& device, BenchReport& report) {
 Status RunFoundationBenchmarks(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
   VKXLA_RETURN_IF_ERROR(FusedElementwise(device, limits, elements, report));
   VKXLA_RETURN_IF_ERROR(AddressedElementwise(device, report));
+  VKXLA_RETURN_IF_ERROR(EmulatedInt64(device, report));
   VKXLA_RETURN_IF_ERROR(DispatchCost(device, report));
   VKXLA_RETURN_IF_ERROR(CompileTime(device, report));
   return OkStatus();
