@@ -266,8 +266,8 @@ std::string DeviceInfo::Table() const {
     << "  f64: " << yn(hardware.float64, target.float64) << "  i64: " << yn(hardware.int64, target.int64)
     << (target.int64 ? "" : " (emulated: word pairs)")
     << "  f16: " << yn(hardware.float16, target.float16) << "  i8: " << yn(hardware.int8, target.int8)
-    << " (narrow types are stored packed in 32-bit words and computed in f32/i32 either way)\n"
-    << "  16-bit storage: " << (storage_16bit ? "yes" : "no") << "  8-bit storage: " << (storage_8bit ? "yes" : "no") << "\n"
+    << "\n  16-bit storage: " << (storage_16bit ? "yes" : "no") << "  8-bit storage: " << (storage_8bit ? "yes" : "no")
+    << " (neither is used: narrow types are packed in 32-bit words and computed in f32/i32)\n"
     << "  max storage buffer range: " << target.max_storage_buffer_range << " bytes"
     << (target.max_storage_buffer_range != hardware.max_storage_buffer_range ? " (profile " + profile + ")" : "")
     << "; larger arrays through device addresses: " << yn(hardware.buffer_device_address, target.buffer_device_address) << "\n"

@@ -6,6 +6,7 @@
 #include <zip.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -124,6 +125,13 @@ TEST(Cli, ReplicasTakeAndGiveStackedValues) {
   ExpectCleanFailure("run " + module + " --input 3xf32=1,2,3", "stacked on a leading axis of 4");
   ExpectCleanFailure("run " + module + " --replicas 2 --input 2x3xf32=1,2,3,4,5,6", "replica id 2 in replica_groups {{0,1},{2,3}} is outside 0..1");
   ExpectCleanFailure("run " + module + input + " --dump-plan", "take a run of one process");
+  // --time-runs repeats the run (the replicas' collectives meeting again
+  // each time) and prints the best wall time of one.
+  const Outcome timed = RunCli("run " + module + input + " --time-runs 3");
+  EXPECT_EQ(timed.exit_code, 0) << timed.output;
+  EXPECT_NE(timed.output.find("vkxla: best of 3 timed runs: "), std::string::npos) << timed.output;
+  EXPECT_NE(timed.output.find("{17, 19, 21}"), std::string::npos) << timed.output;
+  ExpectCleanFailure("run " + module + input + " --reference --time-runs 2", "--time-runs times device runs");
 }
 
 }  // namespace
@@ -427,6 +435,21 @@ TEST(Cli, JsonForDevicesBenchmarkAndConformance) {
   ASSERT_FALSE(devices.empty());
   EXPECT_TRUE(devices[0]["name"].is_string());
   EXPECT_TRUE(devices[0]["features"]["float64"]["hardware"].is_boolean());
+  // 64-bit integers are word pairs exactly where the device's are not used.
+  EXPECT_EQ(devices[0]["features"]["int64_emulated"], !devices[0]["features"]["int64"]["used"].get<bool>());
+  {
+    const char* before = std::getenv("VKXLA_MASK");
+    const std::string saved = before ? before : "";
+    setenv("VKXLA_MASK", (saved.empty() ? std::string("i64") : saved + ",i64").c_str(), 1);
+    Outcome masked = RunCli("devices --json");
+    Outcome text = RunCli("devices");
+    if (before) setenv("VKXLA_MASK", saved.c_str(), 1); else unsetenv("VKXLA_MASK");
+    nlohmann::json m = nlohmann::json::parse(masked.output, nullptr, false);
+    ASSERT_TRUE(m.is_array() && !m.empty()) << masked.output;
+    EXPECT_EQ(m[0]["features"]["int64_emulated"], true);
+    EXPECT_NE(text.output.find("i64: "), std::string::npos);
+    EXPECT_NE(text.output.find("(emulated: word pairs)"), std::string::npos) << text.output;
+  }
 
   o = RunCli("benchmark " + Write("bench_add.hlo", kAddModule) + " --repetitions=3 --warmup 1 --json");
   ASSERT_EQ(o.exit_code, 0) << o.output;

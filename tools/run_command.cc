@@ -1,6 +1,9 @@
 #include "tools/run_command.h"
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -29,10 +32,27 @@ struct RunOptions {
   int device = -1;
   std::vector<int> devices;  // a replicated run's devices, processes round-robin
   int64_t replicas = 0;      // 0: the module's replica_count
+  int time_runs = 0;         // runs timed after the first (--time-runs)
   bool print = false, layout_report = false, dump_plan = false, memory_report = false, reference = false;
 };
 
 std::string WithoutAt(const std::string& s) { return !s.empty() && s[0] == '@' ? s.substr(1) : s; }
+
+// --time-runs: `run` again o.time_runs times; the best wall time of one
+// goes to stderr (`report`: this process is the one that speaks, rank 0
+// under mpirun). Every process of a replicated run repeats alike, so their
+// collectives keep meeting.
+Status TimeRuns(const RunOptions& o, bool report, const std::function<Status()>& run) {
+  if (o.time_runs <= 0) return OkStatus();
+  double best = 1e30;
+  for (int r = 0; r < o.time_runs; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    VKXLA_RETURN_IF_ERROR(run());
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  if (report) std::fprintf(stderr, "vkxla: best of %d timed runs: %.3f ms a run\n", o.time_runs, best * 1e3);
+  return OkStatus();
+}
 
 Status WriteResults(const RunOptions& o, const Literal& result);
 
@@ -62,6 +82,7 @@ StatusOr<Literal> RunOnDevice(const RunOptions& o, const Module& module, const s
     device->infeed().Push(std::move(l));
   }
   VKXLA_ASSIGN_OR_RETURN(Literal result, exe->Run(arguments));
+  VKXLA_RETURN_IF_ERROR(TimeRuns(o, true, [&] { return exe->Run(arguments).status(); }));
   for (const std::string& path : o.outfeeds) {
     std::optional<Literal> v = device->outfeed().Pop();
     if (!v) return InvalidArgument("--outfeed " + path + ": the program wrote fewer outfeed values than --outfeed files");
@@ -149,7 +170,9 @@ StatusOr<std::optional<Literal>> RunProcesses(const RunOptions& o, const Module&
       VKXLA_ASSIGN_OR_RETURN(std::vector<Device*> devices, OpenDevices(mine, opened));
       VKXLA_ASSIGN_OR_RETURN(exe, Executable::Compile(module, *devices[0]));
       exe->SetProcess(context);
-      return exe->Run(arguments);
+      VKXLA_ASSIGN_OR_RETURN(Literal result, exe->Run(arguments));
+      VKXLA_RETURN_IF_ERROR(TimeRuns(o, context.self == 0, [&] { return exe->Run(arguments).status(); }));
+      return result;
     };
     VKXLA_ASSIGN_OR_RETURN(results, RunMpiRanks(grid, types, [&] { return ReadProcessArguments(o, module, n); }, run));
     if (MpiRank() != 0) return std::optional<Literal>();
@@ -162,6 +185,7 @@ StatusOr<std::optional<Literal>> RunProcesses(const RunOptions& o, const Module&
       VKXLA_ASSIGN_OR_RETURN(std::vector<Device*> devices, OpenDevices(o, opened));
       VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ReplicatedExecutable> exe, ReplicatedExecutable::Compile(module, devices, grid));
       VKXLA_ASSIGN_OR_RETURN(results, exe->Run(arguments));
+      VKXLA_RETURN_IF_ERROR(TimeRuns(o, true, [&] { return exe->Run(arguments).status(); }));
     }
   }
   VKXLA_ASSIGN_OR_RETURN(Literal stacked, StackResults(results));
@@ -169,6 +193,8 @@ StatusOr<std::optional<Literal>> RunProcesses(const RunOptions& o, const Module&
 }
 
 Status RunModule(const RunOptions& o) {
+  if (o.time_runs > 0 && (o.reference || !o.infeeds.empty() || !o.outfeeds.empty()))
+    return InvalidArgument("--time-runs times device runs of the same inputs: it takes no --reference, --infeed or --outfeed");
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(o.module_path, o.function));
   VKXLA_RETURN_IF_ERROR(SetConstantValues(*module, o.constants));
   if (o.layout_report) {
@@ -263,6 +289,10 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
                     "print the peak device and host memory by buffer class (arguments, results, temporaries, constants) "
                     "and the device's heaps, before running");
   command->add_option("--dump-kernels", o->dump_dir, "write the generated GLSL kernels into DIR");
+  command->add_option("--time-runs", o->time_runs,
+                      "after the run, run N more times and print the best wall time of one on stderr (a replicated "
+                      "run: all its processes; under mpirun, rank 0's)")
+      ->check(CLI::Range(0, 100000));
   command->add_flag("--reference", o->reference,
                     "compute the results with the reference evaluator on the host (no device) instead");
   command->callback([o, &exit_code] {
