@@ -698,8 +698,9 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
   src += ShaderLibrarySource(needs, target_.float64, target_.exact_div_sqrt);
   for (const auto& [helper, def] : helpers_) src += def;
   src += shared_;
-  src += "void main() {\n" + take_addresses + (needs.int64_words ? "  if (i64w_never != 0u) i64w_keep();\n" : "") + "  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " +
-         U(local_size) + ";\n";
+  src += "void main() {\n" + take_addresses;
+  if (needs.int64_words) src += "  if (i64w_never != 0u) i64w_keep();\n";  // keeps the word-pair functions for the lowering
+  src += "  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " + U(local_size) + ";\n";
   return src;
 }
 
