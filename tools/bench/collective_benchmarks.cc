@@ -1,6 +1,7 @@
 #include "tools/bench/collective_benchmarks.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -66,7 +67,11 @@ std::optional<double> MpiRunSeconds(const std::string& text, int ranks, uint32_t
     std::fprintf(stderr, "vkxla bench: the all-reduce under mpirun gave no timing:\n%s\n", output.c_str());
     return std::nullopt;
   }
-  return std::strtod(output.c_str() + at + key.size(), nullptr) * 1e-3;
+  double ms = 0;
+  const char* first = output.c_str() + at + key.size();
+  const auto [end, error] = std::from_chars(first, output.c_str() + output.size(), ms);
+  if (error != std::errc() || end == first || !(ms > 0)) return std::nullopt;
+  return ms * 1e-3;
 }
 
 }  // namespace
