@@ -10,6 +10,7 @@
 #include "codegen/spirv_compiler.h"
 #include "frontends/hlo_text.h"
 #include "ops/evaluator.h"
+#include "plan/planner.h"
 #include "runtime/executable.h"
 #include "tests/test_util.h"
 
@@ -45,16 +46,19 @@ Literal Operand(ElementType t, int which, int64_t n, std::mt19937_64& rng) {
   return x;
 }
 
-void ExpectSameAsReference(const std::string& hlo, const std::vector<Literal>& args, const std::string& what) {
+void ExpectSameAsReference(const std::string& hlo, const std::vector<Literal>& args, const std::string& what,
+                           const TargetFeatures& target = WithoutInt64()) {
   auto m = ParseAndVerifyHlo(hlo);
   ASSERT_TRUE(m.ok()) << what << ": " << m.status().ToString();
   auto want = EvaluateModule(**m, args);
   ASSERT_TRUE(want.ok()) << what << ": " << want.status().ToString();
-  auto exe = Executable::Compile(**m, TestDevice(), WithoutInt64());
+  auto exe = Executable::Compile(**m, TestDevice(), target);
   ASSERT_TRUE(exe.ok()) << what << ": " << exe.status().ToString();
   auto got = (*exe)->Run(args);
   ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
-  ExpectClose(*got, *want, Opcode::kConvert, what);
+  const std::vector<const Literal*> got_leaves = got->Leaves(), want_leaves = want->Leaves();
+  ASSERT_EQ(got_leaves.size(), want_leaves.size()) << what;
+  for (size_t k = 0; k < got_leaves.size(); ++k) ExpectClose(*got_leaves[k], *want_leaves[k], Opcode::kConvert, what);
 }
 
 TEST(Int64Words, EveryIntegerOpMatchesTheReference) {
@@ -129,6 +133,32 @@ TEST(Int64Words, ReductionsSortsAndIndexing) {
                         "  ROOT r = s64[256] gather(x, i), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0},"
                         " index_vector_dim=1, slice_sizes={1}\n}\n",
                         {x, indices}, "gather with s64 indices");
+}
+
+// Word pairs in arrays past the binding range (planned for a 1 MiB range
+// here), which kernels reach through device addresses: the address is a
+// uvec2 of its own, beside the pairs the lowering makes.
+TEST(Int64Words, ArraysReachedByAddress) {
+  TargetFeatures target = WithoutInt64();
+  ASSERT_TRUE(target.buffer_device_address) << "this test plans arrays past the binding range, reached by address";
+  target.max_storage_buffer_range = 1u << 20;
+  const int64_t n = 300000;  // 2.4 MB an array
+  const std::string type = "s64[" + std::to_string(n) + "]";
+  const std::string hlo = "HloModule a\nadd {\n  a = s64[] parameter(0)\n  b = s64[] parameter(1)\n  ROOT c = s64[] add(a, b)\n}\n"
+                          "ENTRY e {\n  x = " + type + " parameter(0)\n  y = " + type + " parameter(1)\n  p = " + type +
+                          " multiply(x, y)\n  g = pred[" + std::to_string(n) + "] compare(p, x), direction=GT\n  s = " + type +
+                          " select(g, p, y)\n  z = s64[] constant(0)\n  r = s64[] reduce(s, z), dimensions={0}, to_apply=add\n"
+                          "  ROOT t = (" + type + ", s64[]) tuple(s, r)\n}\n";
+  auto m = ParseAndVerifyHlo(hlo);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  StatusOr<Program> plan = PlanModule(**m, target);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  int addressed = 0;
+  for (const BufferDecl& b : plan->buffers) addressed += b.addressed ? 1 : 0;
+  EXPECT_GE(addressed, 3) << "x, y and s are past the range";
+  std::mt19937_64 rng(11);
+  ExpectSameAsReference(hlo, {Operand(ElementType::kS64, 0, n, rng), Operand(ElementType::kS64, 1, n, rng)},
+                        "word pairs by address", target);
 }
 
 // What the pass cannot express is an error naming 64-bit emulation, never
