@@ -639,14 +639,16 @@ std::string ElementEmitter::ScalarAlias(const std::string& buffer, const std::st
   return buffer + "_" + type;
 }
 
-std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& name) const {
+std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& name, bool uses_double) const {
   std::string src = "#version 450\n";
   const bool wide = !wide_buffers_.empty() || !quad_buffers_.empty();
   if (int64_ || wide || atomic_int64_) src += "#extension GL_ARB_gpu_shader_int64 : require\n";
   // Without shaderInt64 they become word pairs (codegen/spirv_int64_lowering.h).
   LibraryNeeds needs = needs_;
   needs.int64_words = int64_ && !target_.int64;
-  if (needs.int64_words) src += "#extension GL_EXT_control_flow_attributes : require\n";
+  // Without shaderFloat64 doubles run in software (codegen/spirv_float64_lowering.h).
+  needs.float64_soft = uses_double && !target_.float64;
+  if (needs.int64_words || needs.float64_soft) src += "#extension GL_EXT_control_flow_attributes : require\n";
   if (atomic_float_) src += "#extension GL_EXT_shader_atomic_float : require\n";
   if (atomic_int64_) src += "#extension GL_EXT_shader_atomic_int64 : require\n";
   if (subgroup_broadcast_) src += "#extension GL_KHR_shader_subgroup_ballot : require\n";
@@ -700,6 +702,7 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
   src += shared_;
   src += "void main() {\n" + take_addresses;
   if (needs.int64_words) src += "  if (i64w_never != 0u) i64w_keep();\n";  // keeps the word-pair functions for the lowering
+  if (needs.float64_soft) src += "  if (f64s_never != 0u) f64s_keep();\n";
   src += "  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " + U(local_size) + ";\n";
   return src;
 }
@@ -707,7 +710,14 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
 KernelSource ElementEmitter::Finish(const std::string& name, uint32_t local_size, const std::string& main_body) const {
   KernelSource k;
   k.name = name;
-  k.glsl = Prologue(local_size, name) + main_body;
+  // Doubles anywhere in the kernel's own code (not only its element types:
+  // helpers such as a round-to-odd f64 -> f32 declare them too).
+  bool uses_double = needs_.real_f64 || needs_.complex_f64;
+  for (const std::string* part : {&main_body, &shared_})
+    uses_double = uses_double || part->find("double") != std::string::npos || part->find("dvec") != std::string::npos;
+  for (const auto& [helper, def] : helpers_)
+    uses_double = uses_double || def.find("double") != std::string::npos || def.find("dvec") != std::string::npos;
+  k.glsl = Prologue(local_size, name, uses_double) + main_body;
   for (const Binding& b : bindings_) k.bindings.push_back(b.buffer);
   return k;
 }

@@ -174,7 +174,9 @@ class ElementEmitter {
   std::string FromBits64(ElementType t, const std::string& b);
   // "#version", extensions, bindings, libraries, helpers and shared
   // memory, then `void main() {` with `inv`, the linear invocation id.
-  std::string Prologue(uint32_t local_size, const std::string& name) const;
+  // uses_double: whether the kernel has double code (software floats
+  // without shaderFloat64).
+  std::string Prologue(uint32_t local_size, const std::string& name, bool uses_double) const;
   KernelSource Finish(const std::string& name, uint32_t local_size, const std::string& main_body) const;
   // An integer element of `n` as a GLSL int, saturated to int's range.
   StatusOr<std::string> IndexAsInt(const Instruction* n, const std::vector<std::string>& idx);

@@ -42,11 +42,6 @@ std::string FloatLiteral(double v, bool is_double) {
 }  // namespace
 
 StatusOr<GlslType> GlslTypeFor(ElementType t, const TargetFeatures& target, const std::string& op_context) {
-  auto need = [&](bool have, const char* feature) -> Status {
-    if (have) return OkStatus();
-    return Unimplemented(op_context + ": element type " + std::string(ElementTypeName(t)) + " needs the device feature " +
-                         feature + ", which " + target.device_name + " lacks (or VKXLA_MASK hides)");
-  };
   GlslType g;
   g.storage_bits = StorageBits(t);
   switch (t) {
@@ -62,8 +57,9 @@ StatusOr<GlslType> GlslTypeFor(ElementType t, const TargetFeatures& target, cons
     // Without shaderInt64 these are word pairs (codegen/spirv_int64_lowering.h).
     case ElementType::kS64: g.compute = "int64_t"; break;
     case ElementType::kU64: g.compute = "uint64_t"; break;
-    case ElementType::kF64: VKXLA_RETURN_IF_ERROR(need(target.float64, "shaderFloat64")); g.compute = "double"; break;
-    case ElementType::kC128: VKXLA_RETURN_IF_ERROR(need(target.float64, "shaderFloat64")); g.compute = "dvec2"; break;
+    // Without shaderFloat64 these are software floats (codegen/spirv_float64_lowering.h).
+    case ElementType::kF64: g.compute = "double"; break;
+    case ElementType::kC128: g.compute = "dvec2"; break;
     default:
       if (!NarrowFloatName(t).empty()) {
         g.compute = "float";

@@ -12,7 +12,7 @@ namespace vkxla {
 
 // Raised whenever CompileGlslToSpirv turns the same source into other
 // SPIR-V (2: 64-bit integers as word pairs), so no disk cache keeps the old.
-constexpr int kCompilerRevision = 2;
+constexpr int kCompilerRevision = 3;
 
 std::string ContentHash(const std::string& data) {
   uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
@@ -72,7 +72,8 @@ StatusOr<std::vector<uint32_t>> KernelCache::GetOrCompile(const std::string& gls
       }
     }
   }
-  VKXLA_ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, CompileGlslToSpirv(glsl, target.vulkan_api_version, true, target.float_controls, !target.int64));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, CompileGlslToSpirv(glsl, target.vulkan_api_version, true, target.float_controls, !target.int64,
+                                                                                 !target.float64));
   if (!path.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

@@ -1,6 +1,7 @@
 // The GLSL helper libraries of shaders/, instantiated for the types a
 // kernel uses: only what it needs is compiled, and double code is never
-// emitted for a device without shaderFloat64.
+// emitted natively for a device without shaderFloat64 (it is lowered to
+// software floats there).
 #pragma once
 
 #include <string>
@@ -13,6 +14,9 @@ struct LibraryNeeds {
   // 64-bit integers as word pairs (codegen/spirv_int64_lowering.h): the
   // kernel's main calls i64w_keep() behind i64w_never.
   bool int64_words = false;
+  // Doubles in software (codegen/spirv_float64_lowering.h): main calls
+  // f64s_keep() behind f64s_never.
+  bool float64_soft = false;
 };
 
 // Source text of the requested libraries, storage helpers always included.

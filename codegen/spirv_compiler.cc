@@ -1,6 +1,7 @@
 #include "codegen/spirv_compiler.h"
 
 #include "codegen/spirv_float_controls.h"
+#include "codegen/spirv_float64_lowering.h"
 #include "codegen/spirv_int64_lowering.h"
 
 #include <glslang/Public/ResourceLimits.h>
@@ -34,7 +35,8 @@ constexpr size_t kMaxOptimizedWords = size_t{1} << 20;
 }  // namespace
 
 StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize,
-                                                   const FloatControls& float_controls, bool lower_int64) {
+                                                   const FloatControls& float_controls, bool lower_int64,
+                                                   bool lower_float64) {
   InitializeGlslangOnce();
   const bool vk12 = vulkan_version >= ((1u << 22) | (2u << 12));
   const auto client = vk12 ? glslang::EShTargetVulkan_1_2 : glslang::EShTargetVulkan_1_1;
@@ -61,6 +63,13 @@ StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint
   lower_int64 = lower_int64 || glsl.find("void i64w_keep()") != std::string::npos;
   if (lower_int64 && SpirvUsesInt64(spirv)) {
     VKXLA_ASSIGN_OR_RETURN(spirv, LowerInt64ToWordPairs(spirv));
+  }
+  // After the integer pass: its conversions to doubles are double code.
+  // With the library the pass runs even on a kernel left without doubles:
+  // it freezes the library's keep constant, so the optimizer drops it.
+  const bool soft_float_library = glsl.find("void f64s_keep()") != std::string::npos;
+  if (soft_float_library || (lower_float64 && SpirvUsesFloat64(spirv))) {
+    VKXLA_ASSIGN_OR_RETURN(spirv, LowerFloat64ToSoftFloat(spirv));
   }
 
   // Before the optimizer too: its folding fuses a multiply and an add

@@ -20,8 +20,11 @@ void InitializeGlslangOnce();
 // float_controls: the modes and decorations the optimized module gets
 // (codegen/spirv_float_controls.h), checked by the validator with the rest.
 // lower_int64: 64-bit integers become word pairs (the device lacks
-// shaderInt64; codegen/spirv_int64_lowering.h).
+// shaderInt64; codegen/spirv_int64_lowering.h); lower_float64: doubles
+// become software floats (no shaderFloat64; spirv_float64_lowering.h).
+// A kernel carrying the libraries of either is lowered in any case.
 StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize = true,
-                                                   const FloatControls& float_controls = {}, bool lower_int64 = false);
+                                                   const FloatControls& float_controls = {}, bool lower_int64 = false,
+                                                   bool lower_float64 = false);
 
 }  // namespace vkxla

@@ -134,7 +134,7 @@ uvec2 i64w_f32_to_u(float f) {
 }
 uvec2 i64w_f32_to_s(float f) { return f < 0.0 ? i64w_neg(i64w_f32_to_u(-f)) : i64w_f32_to_u(f); }
 
-#if HAVE_F64
+#if HAVE_F64 || EMULATED_F64
 // The high word times 2^32 is exact, so the sum rounds once.
 double i64w_u_to_f64(uvec2 a) { return double(a.y) * 4294967296.0LF + double(a.x); }
 double i64w_s_to_f64(uvec2 a) { return int(a.y) < 0 ? -i64w_u_to_f64(i64w_neg(a)) : i64w_u_to_f64(a); }
@@ -158,7 +158,7 @@ void i64w_keep() {
        i64w_sign(a) + i64w_shl(a, u) + i64w_shr(a, u) + i64w_sar(a, u) + i64w_udiv(a, a) + i64w_umod(a, a) +
        i64w_sdiv(a, a) + i64w_srem(a, a) + i64w_smod(a, a) + i64w_from_i32(int(u)) + i64w_from_u32(u) +
        i64w_f32_to_u(float(u)) + i64w_f32_to_s(float(u)) + uvec2(i64w_u_to_f32(a) + i64w_s_to_f32(a));
-#if HAVE_F64
+#if HAVE_F64 || EMULATED_F64
   s += i64w_f64_to_u(double(u)) + i64w_f64_to_s(double(u)) + uvec2(i64w_u_to_f64(a) + i64w_s_to_f64(a));
 #endif
 }
