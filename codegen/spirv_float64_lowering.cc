@@ -29,6 +29,7 @@ class Float64Lowering : public word_pairs::WordPairLowering {
  protected:
   bool Lowers(const Inst& type) const override { return type.opcode == spv::OpTypeFloat && type.words[2] == 64; }
   bool LowersVectors() const override { return true; }
+  bool KeepLibraryCalls() const override { return true; }
   Status Rewrite(const Inst& original, Inst& inst) override;
 
  private:

@@ -125,7 +125,10 @@ Status WordPairLowering::Survey() {
     }
   }
   for (const auto& [id, name] : names)
-    if (functions.count(id)) helpers_[name] = functions[id];
+    if (functions.count(id)) {
+      helpers_[name] = functions[id];
+      library_functions_.insert(id);
+    }
   if (!uint_ || !uvec2_ || !bool_ || !keep_constant_ || helpers_.empty())
     return Internal(names_.what + ": the kernel lacks " + names_.library);
   return OkStatus();
@@ -393,6 +396,8 @@ StatusOr<std::vector<uint32_t>> WordPairLowering::Run(const std::vector<uint32_t
         in_function = true;
         label_seen = in_variables = false;
         function_head = inst.words;
+        if (KeepLibraryCalls() && library_functions_.count(original.result))
+          function_head[3] |= spv::FunctionControlDontInlineMask;
         body_.clear();
         temporaries_.clear();
         continue;

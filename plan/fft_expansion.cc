@@ -10,10 +10,11 @@ namespace vkxla {
 namespace {
 
 // A real transform the FFT step does not take itself.
-bool IsRealFft(const Instruction& inst) {
+bool IsRealFft(const Instruction& inst, bool every_double) {
   if (inst.opcode != Opcode::kFft) return false;
   const std::string* type = FindAttribute(inst, "fft_type");
-  return type && (*type == "RFFT" || *type == "IRFFT") && !VkfftTakesRfft(inst);
+  const bool double_input = !inst.operands.empty() && inst.operands[0]->shape.element_type() == ElementType::kF64;
+  return type && (*type == "RFFT" || *type == "IRFFT") && (!VkfftTakesRfft(inst) || (every_double && double_input));
 }
 
 // Writes the expansion of one real transform into a computation, each new
@@ -70,8 +71,8 @@ class Expander {
 
 }  // namespace
 
-StatusOr<std::shared_ptr<const Module>> ExpandRealFfts(const Module& module) {
-  return RewriteModule(module, IsRealFft, [](Computation& c, const Instruction& fft, const std::vector<Instruction*>& operands) {
+StatusOr<std::shared_ptr<const Module>> ExpandRealFfts(const Module& module, bool every_double) {
+  return RewriteModule(module, [every_double](const Instruction& inst) { return IsRealFft(inst, every_double); }, [](Computation& c, const Instruction& fft, const std::vector<Instruction*>& operands) {
     return Expander(c, fft).Expand(operands.at(0));
   });
 }

@@ -25,7 +25,8 @@
 namespace vkxla {
 
 // A copy of `module` with every IRFFT and every RFFT VkFFT does not take expanded (its computations
-// copied and their calls rewired), or null when it has none.
-StatusOr<std::shared_ptr<const Module>> ExpandRealFfts(const Module& module);
+// copied and their calls rewired), or null when it has none. every_double: f64 RFFTs expand even where
+// VkFFT would take them (without shaderFloat64 they become products: plan/dft_expansion.h).
+StatusOr<std::shared_ptr<const Module>> ExpandRealFfts(const Module& module, bool every_double = false);
 
 }  // namespace vkxla

@@ -16,6 +16,7 @@
 #include "plan/buffer_assignment.h"
 #include "plan/cost_model.h"
 #include "plan/fft_config.h"
+#include "plan/dft_expansion.h"
 #include "plan/fft_expansion.h"
 #include "plan/rng_expansion.h"
 #include "plan/linalg_expansion.h"
@@ -1018,8 +1019,10 @@ StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target)
   if (!module.entry()) return InvalidArgument("module " + module.name() + " has no entry computation");
   // Each rewrite copies the module it is given; only the last copy is kept.
   std::shared_ptr<const Module> expanded;
-  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> ffts, ExpandRealFfts(module));
+  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> ffts, ExpandRealFfts(module, !target.float64));
   if (ffts) expanded = ffts;
+  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> dfts, ExpandDoubleFftsAsProducts(expanded ? *expanded : module, target));
+  if (dfts) expanded = dfts;
   VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> rngs, ExpandRngBitGenerators(expanded ? *expanded : module));
   if (rngs) expanded = rngs;
   VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> linalg, ExpandLinearAlgebra(expanded ? *expanded : module));

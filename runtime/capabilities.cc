@@ -263,7 +263,8 @@ std::string DeviceInfo::Table() const {
     << ", subgroup broadcast: " << yn(hardware.subgroup_broadcast, target.subgroup_broadcast)
     << ", f32 atomic add: " << yn(hardware.float32_atomic_add, target.float32_atomic_add)
     << ", 64-bit atomics: " << yn(hardware.int64_atomics, target.int64_atomics) << "\n"
-    << "  f64: " << yn(hardware.float64, target.float64) << "  i64: " << yn(hardware.int64, target.int64)
+    << "  f64: " << yn(hardware.float64, target.float64) << (target.float64 ? "" : " (emulated: software floats)")
+    << "  i64: " << yn(hardware.int64, target.int64)
     << (target.int64 ? "" : " (emulated: word pairs)")
     << "  f16: " << yn(hardware.float16, target.float16) << "  i8: " << yn(hardware.int8, target.int8)
     << "\n  16-bit storage: " << (storage_16bit ? "yes" : "no") << "  8-bit storage: " << (storage_8bit ? "yes" : "no")

@@ -218,89 +218,68 @@ uvec4 f64s_w4add(uvec4 a, uvec4 b) {
 }
 uvec4 f64s_w4neg(uvec4 a) { return f64s_w4add(~a, uvec4(1u, 0u, 0u, 0u)); }
 bool f64s_w4lt(uvec4 a, uvec4 b) {
-  if (a.w != b.w) return a.w < b.w;
-  if (a.z != b.z) return a.z < b.z;
-  if (a.y != b.y) return a.y < b.y;
-  return a.x < b.x;
+  return f64s_wlt(a.zw, b.zw) || (all(equal(a.zw, b.zw)) && f64s_wlt(a.xy, b.xy));
 }
-uvec4 f64s_w4shr_jam(uvec4 a, int s) {  // s >= 0
-  if (s >= 128) return uvec4(any(notEqual(a, uvec4(0u))) ? 1u : 0u, 0u, 0u, 0u);
-  bool lost = false;
-  [[unroll]] for (int k = 0; k < 3; ++k) {
-    if (s >= 32) {
-      lost = lost || a.x != 0u;
-      a = uvec4(a.yzw, 0u);
-      s -= 32;
-    }
-  }
-  if (s > 0) {
-    const uint u = uint(s), v = uint(32 - s);
-    lost = lost || (a.x << v) != 0u;
-    a = uvec4((a.x >> u) | (a.y << v), (a.y >> u) | (a.z << v), (a.z >> u) | (a.w << v), a.w >> u);
-  }
-  a.x |= lost ? 1u : 0u;
-  return a;
+uvec4 f64s_w4shl(uvec4 a, int s) {  // 0 <= s < 128
+  const int q = s >> 5;
+  a = mix(a, uvec4(0u, a.xyz), bvec4(q == 1));
+  a = mix(a, uvec4(0u, 0u, a.xy), bvec4(q == 2));
+  a = mix(a, uvec4(0u, 0u, 0u, a.x), bvec4(q == 3));
+  const uint t = uint(s) & 31u;
+  return (a << t) | ((uvec4(0u, a.xyz) >> 1u) >> (31u - t));
+}
+uvec4 f64s_w4shr(uvec4 a, int s) {  // 0 <= s < 128
+  const int q = s >> 5;
+  a = mix(a, uvec4(a.yzw, 0u), bvec4(q == 1));
+  a = mix(a, uvec4(a.zw, 0u, 0u), bvec4(q == 2));
+  a = mix(a, uvec4(a.w, 0u, 0u, 0u), bvec4(q == 3));
+  const uint t = uint(s) & 31u;
+  return (a >> t) | ((uvec4(a.yzw, 0u) << 1u) << (31u - t));
+}
+// Shifted right (by any count >= 0) with the bits shifted out as sticky.
+uvec4 f64s_w4shr_jam(uvec4 a, int s) {
+  const int c = clamp(s, 0, 127);
+  uvec4 r = f64s_w4shr(a, c);
+  const bool lost = any(notEqual(f64s_w4shl(r, c), a)) || (s >= 128 && any(notEqual(a, uvec4(0u))));
+  r = mix(r, uvec4(0u), bvec4(s >= 128));
+  return uvec4(r.x | (lost ? 1u : 0u), r.yzw);
 }
 int f64s_w4clz(uvec4 a) {
   return a.w != 0u ? 31 - findMSB(a.w) : a.z != 0u ? 63 - findMSB(a.z) : a.y != 0u ? 95 - findMSB(a.y) : 127 - findMSB(a.x);
 }
-uvec4 f64s_w4shl(uvec4 a, int s) {  // 0 <= s < 128
-  [[unroll]] for (int k = 0; k < 3; ++k) {
-    if (s >= 32) {
-      a = uvec4(0u, a.xyz);
-      s -= 32;
-    }
-  }
-  if (s > 0) {
-    const uint u = uint(s), v = uint(32 - s);
-    a = uvec4(a.x << u, (a.y << u) | (a.x >> v), (a.z << u) | (a.y >> v), (a.w << u) | (a.z >> v));
-  }
-  return a;
-}
 
 uvec2 f64s_fma(uvec2 a, uvec2 b, uvec2 c) {
-  uint sign = (a.y ^ b.y) & F64S_SIGN;
-  if (f64s_isnan(a) || f64s_isnan(b) || f64s_isnan(c)) return f64s_quiet(f64s_isnan(a) ? a : f64s_isnan(b) ? b : c);
-  if (f64s_isinf(a) || f64s_isinf(b)) {
-    if (f64s_iszero(a) || f64s_iszero(b)) return F64S_NAN;
-    if (f64s_isinf(c) && (c.y & F64S_SIGN) != sign) return F64S_NAN;
-    return f64s_inf(sign);
-  }
-  if (f64s_isinf(c)) return c;
-  if (f64s_iszero(a) || f64s_iszero(b)) return f64s_add(uvec2(0u, sign), c);
-  int ea, eb;
-  const uvec2 ma = f64s_unpack(a, ea), mb = f64s_unpack(b, eb);
-  // The exact product, its leading bit at 124 or 125, times 2^scale.
-  uvec4 s = f64s_w4shl(f64s_mul_wide(ma, mb), 20);
-  int scale = ea + eb - 2170;
-  if (!f64s_iszero(c)) {
-    // c's significand with its leading bit at 125; the smaller of the two
-    // is shifted right with a sticky bit, which never meets a cancellation:
-    // each has zero bits below (20 and 73) that cover the shifts where it could.
-    int ec;
-    uvec4 t = f64s_w4shl(uvec4(f64s_unpack(c, ec), 0u, 0u), 73);
-    const int tscale = ec - 1148;
-    if (scale >= tscale) {
-      t = f64s_w4shr_jam(t, scale - tscale);
-    } else {
-      s = f64s_w4shr_jam(s, tscale - scale);
-      scale = tscale;
-    }
-    if ((c.y & F64S_SIGN) == sign) {
-      s = f64s_w4add(s, t);
-    } else if (f64s_w4lt(s, t)) {
-      s = f64s_w4add(t, f64s_w4neg(s));
-      sign = c.y & F64S_SIGN;
-    } else {
-      s = f64s_w4add(s, f64s_w4neg(t));
-    }
-    if (all(equal(s, uvec4(0u)))) return uvec2(0u);  // exact cancellation: +0
-  }
-  const int lead = 127 - f64s_w4clz(s);
-  s = lead > 62 ? f64s_w4shr_jam(s, lead - 62) : f64s_w4shl(s, 62 - lead);
-  return f64s_round_pack(sign, scale + lead - 62 + 1084, s.xy);
+  const uint product_sign = (a.y ^ b.y) & F64S_SIGN, c_sign = c.y & F64S_SIGN;
+  int ea, eb, ec;
+  const uvec2 ma = f64s_unpack(a, ea), mb = f64s_unpack(b, eb), mc = f64s_unpack(c, ec);
+  // The exact product, its leading bit at 124 or 125, times 2^scale; c's
+  // significand with its leading bit at 125. The smaller is shifted right
+  // with a sticky bit, which never meets a cancellation: each has zero bits
+  // below (20 and 73) that cover the shifts where one could happen.
+  uvec4 p = f64s_w4shl(f64s_mul_wide(ma, mb), 20), t = f64s_w4shl(uvec4(mc, 0u, 0u), 73);
+  const int pscale = ea + eb - 2170, tscale = ec - 1148;
+  const bool c_zero = f64s_iszero(c), p_first = c_zero || pscale >= tscale;
+  t = f64s_w4shr_jam(t, pscale - tscale);
+  p = f64s_w4shr_jam(p, c_zero ? 0 : tscale - pscale);  // one of the two shifts is by nothing
+  t = mix(t, uvec4(0u), bvec4(c_zero));
+  const int scale = p_first ? pscale : tscale;
+  const bool same = product_sign == c_sign, t_larger = f64s_w4lt(p, t);
+  uvec4 sum = mix(f64s_w4add(p, f64s_w4neg(t)), f64s_w4add(p, t), bvec4(same));
+  sum = mix(sum, f64s_w4add(t, f64s_w4neg(p)), bvec4(!same && t_larger));
+  const uint sign = !same && t_larger ? c_sign : product_sign;
+  const int lead = 127 - f64s_w4clz(sum);
+  const uvec4 sig = mix(f64s_w4shl(sum, clamp(62 - lead, 0, 127)), f64s_w4shr_jam(sum, lead - 62), bvec4(lead > 62));
+  const uvec2 rounded = f64s_pick(all(equal(sum, uvec4(0u))), uvec2(0u), f64s_round_pack(sign, scale + lead - 62 + 1084, sig.xy));
+  // Zero products and infinities: the plain sum (its signed zeros); NaNs.
+  const bool product_zero = f64s_iszero(a) || f64s_iszero(b);
+  const bool infinite = f64s_isinf(a) || f64s_isinf(b) || f64s_isinf(c);
+  const bool invalid = ((f64s_isinf(a) || f64s_isinf(b)) && (product_zero || (f64s_isinf(c) && c_sign != product_sign)));
+  uvec2 r = f64s_pick(product_zero, f64s_add(uvec2(0u, product_sign), c), rounded);
+  r = f64s_pick(infinite, f64s_pick(f64s_isinf(c), c, f64s_inf(product_sign)), r);
+  r = f64s_pick(invalid, F64S_NAN, r);
+  const bool any_nan = f64s_isnan(a) || f64s_isnan(b) || f64s_isnan(c);
+  return f64s_pick(any_nan, f64s_quiet(f64s_pick(f64s_isnan(a), a, f64s_pick(f64s_isnan(b), b, c))), r);
 }
-
 
 // ---- comparisons ----
 bool f64s_unord(uvec2 a, uvec2 b) { return f64s_isnan(a) || f64s_isnan(b); }

@@ -440,15 +440,17 @@ TEST(Cli, JsonForDevicesBenchmarkAndConformance) {
   {
     const char* before = std::getenv("VKXLA_MASK");
     const std::string saved = before ? before : "";
-    setenv("VKXLA_MASK", (saved.empty() ? std::string("i64") : saved + ",i64").c_str(), 1);
+    setenv("VKXLA_MASK", (saved.empty() ? std::string("i64,f64") : saved + ",i64,f64").c_str(), 1);
     Outcome masked = RunCli("devices --json");
     Outcome text = RunCli("devices");
     if (before) setenv("VKXLA_MASK", saved.c_str(), 1); else unsetenv("VKXLA_MASK");
     nlohmann::json m = nlohmann::json::parse(masked.output, nullptr, false);
     ASSERT_TRUE(m.is_array() && !m.empty()) << masked.output;
     EXPECT_EQ(m[0]["features"]["int64_emulated"], true);
+    EXPECT_EQ(m[0]["features"]["float64_emulated"], true);
     EXPECT_NE(text.output.find("i64: "), std::string::npos);
     EXPECT_NE(text.output.find("(emulated: word pairs)"), std::string::npos) << text.output;
+    EXPECT_NE(text.output.find("(emulated: software floats)"), std::string::npos) << text.output;
   }
 
   o = RunCli("benchmark " + Write("bench_add.hlo", kAddModule) + " --repetitions=3 --warmup 1 --json");

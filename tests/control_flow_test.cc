@@ -47,7 +47,6 @@ std::string Name(ElementType t) { return std::string(ElementTypeName(t)); }
 TEST_F(ControlFlow, CountedLoopEveryTypeAndLayout) {
   int trial = 0;
   for (ElementType t : kAllTypes) {
-    if (NeedsMissingFeature(t, TestDevice().target())) continue;
     const std::string ty = Name(t);
     const std::string op = t == ElementType::kPred ? "xor" : "add";
     for (const auto& [lx, ly] : {std::pair{"{1,0}", "{0,1}"}, std::pair{"{0,1}", "{1,0}"}}) {

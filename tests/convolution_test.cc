@@ -102,9 +102,8 @@ const std::vector<Form>& Forms() {
 }
 
 TEST_F(Convolution, SpecExample) {
-  // stablehlo_spec.md's example: stride 4 over an input dilated by 2 (in
-  // s32 where the device lacks 64-bit integers).
-  const std::string t = NeedsMissingFeature(ElementType::kS64, TestDevice().target()) ? "s32" : "s64";
+  // stablehlo_spec.md's example: stride 4 over an input dilated by 2.
+  const std::string t = "s64";
   EXPECT_EQ(RunHloText("", "  %lhs = " + t + "[1,4,4,1] constant({{{{1}, {2}, {5}, {6}}, {{3}, {4}, {7}, {8}}, {{10}, {11}, {14}, {15}}, "
                            "{{12}, {13}, {16}, {17}}}})\n  %one = " + t + "[] constant(1)\n"
                            "  %rhs = " + t + "[3,3,1,1] broadcast(%one), dimensions={}\n"
@@ -133,20 +132,8 @@ TEST_F(Convolution, EveryElementType) {
   uint64_t seed = 100;
   for (const Case& c : cases) {
     SCOPED_TRACE(Type(c.lhs) + " x " + Type(c.rhs) + " -> " + Type(c.out));
-    if (NeedsMissingFeature(c.lhs, TestDevice().target()) || NeedsMissingFeature(c.rhs, TestDevice().target()) ||
-        NeedsMissingFeature(c.out, TestDevice().target()))
-      continue;  // the phone-mask run checks these errors in MissingFeaturesAreNamed
     RunForm(grouped, c.lhs, c.rhs, c.out, ++seed);
   }
-}
-
-TEST_F(Convolution, MissingFeaturesAreNamed) {
-  if (TestDevice().target().float64) return;  // covered by the run with VKXLA_MASK=f64,...
-  auto module = Parse(ConvText(Forms()[0], ElementType::kF64, ElementType::kF64, ElementType::kF64));
-  ASSERT_TRUE(module);
-  auto exe = Executable::Compile(*module, TestDevice());
-  ASSERT_FALSE(exe.ok());
-  EXPECT_NE(exe.status().message().find("shaderFloat64"), std::string::npos) << exe.status().ToString();
 }
 
 TEST_F(Convolution, TiledAndColumnMajorLayouts) {
@@ -172,7 +159,6 @@ TEST_F(Convolution, WindowsReadAsVectorsMatchTheReference) {
   };
   uint64_t seed = 300;
   for (ElementType t : {ElementType::kF32, ElementType::kF16, ElementType::kBF16, ElementType::kS8, ElementType::kS32}) {
-    if (NeedsMissingFeature(t, TestDevice().target())) continue;  // the phone mask checks the error
     const ElementType out = t == ElementType::kS8 ? ElementType::kS32 : t;
     for (size_t i = 0; i < forms.size(); ++i)
       if (t == ElementType::kF32 || i == 0 || i == 4) RunForm(forms[i], t, t, out, ++seed);

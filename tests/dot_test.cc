@@ -77,9 +77,6 @@ TEST_F(Dot, EveryElementTypeMatchesTheReference) {
   int seed = 0;
   for (const Case& c : cases) {
     SCOPED_TRACE(Type(c.lhs) + " x " + Type(c.rhs) + " -> " + Type(c.out));
-    if (NeedsMissingFeature(c.lhs, TestDevice().target()) || NeedsMissingFeature(c.rhs, TestDevice().target()) ||
-        NeedsMissingFeature(c.out, TestDevice().target()))
-      continue;  // the phone-mask run checks these errors in MissingFeaturesAreNamed
     for (const std::vector<int64_t>& bmkn : {std::vector<int64_t>{1, 3, 17, 5}, std::vector<int64_t>{2, 17, 3, 127}}) {
       const int64_t b = bmkn[0], m = bmkn[1], k = bmkn[2], n = bmkn[3];
       const std::string text = "HloModule dot\nENTRY %e {\n  %x = " + ShapeText(c.lhs, {b, m, k}) + " parameter(0)\n  %y = " +
@@ -94,22 +91,8 @@ TEST_F(Dot, EveryElementTypeMatchesTheReference) {
   }
 }
 
-TEST_F(Dot, MissingFeaturesAreNamed) {
-  const TargetFeatures& t = TestDevice().target();
-  if (t.float64) return;  // covered by the run with VKXLA_MASK=f64,...
-  const std::string text = "HloModule dot\nENTRY %e {\n  %x = f64[2,3] parameter(0)\n  %y = f64[3,2] parameter(1)\n"
-                           "  ROOT %d = f64[2,2] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
-  auto module = Parse(text);
-  ASSERT_TRUE(module);
-  auto exe = Executable::Compile(*module, TestDevice());
-  ASSERT_FALSE(exe.ok());
-  EXPECT_NE(exe.status().message().find("f64"), std::string::npos) << exe.status().ToString();
-  EXPECT_NE(exe.status().message().find("shaderFloat64"), std::string::npos) << exe.status().ToString();
-}
-
 TEST_F(Dot, RandomFloatsWithinTheRoundingOfTheirSums) {
   for (const ElementType t : {ElementType::kF32, ElementType::kF64}) {
-    if (NeedsMissingFeature(t, TestDevice().target())) continue;
     for (const std::vector<int64_t>& mkn : {std::vector<int64_t>{1, 1000, 1}, std::vector<int64_t>{127, 1000, 3},
                                             std::vector<int64_t>{17, 3, 1000}, std::vector<int64_t>{64, 300, 64}}) {
       const int64_t m = mkn[0], k = mkn[1], n = mkn[2];
@@ -240,7 +223,6 @@ TEST_F(Dot, ResultsStoredAsVectorsOrElements) {
     ASSERT_TRUE(module);
     std::mt19937_64 rng(7 + c.n);
     const ElementType et = module->entry()->parameters()[0]->shape.element_type();
-    if (NeedsMissingFeature(et, TestDevice().target())) continue;  // the masked run: Dot.MissingFeaturesAreNamed checks its error
     RunAndCompareWith(*module, {SmallIntegers(Shape(et, {3, 17, 8}), rng), SmallIntegers(Shape(et, {3, 8, c.n}), rng),
                                 SmallIntegers(Shape(et, {c.n}), rng)}, 1);
   }
@@ -289,7 +271,6 @@ TEST_F(Dot, NarrowOperandsReadAsVectors) {
                         {ElementType::kF8E5M2, ElementType::kBF16}};
   int seed = 0;
   for (const Case& c : cases) {
-    if (NeedsMissingFeature(c.in, TestDevice().target()) || NeedsMissingFeature(c.out, TestDevice().target())) continue;
     SCOPED_TRACE(Type(c.in) + " -> " + Type(c.out));
     auto module = Parse("HloModule narrow\nENTRY %e {\n  %x = " + ShapeText(c.in, {40, 64}) + " parameter(0)\n  %y = " +
                         ShapeText(c.in, {64, 96}) + " parameter(1)\n  ROOT %d = " + ShapeText(c.out, {40, 96}) +
@@ -386,7 +367,6 @@ TEST_F(Dot, GpuConfigurationsRunHere) {
   };
   int seed = 0;
   for (const Case& c : cases) {
-    if (NeedsMissingFeature(c.t, TestDevice().target())) continue;
     SCOPED_TRACE(c.text);
     auto module = Parse("HloModule gpu\nENTRY %e {\n" + c.text + "}\n");
     ASSERT_TRUE(module);
@@ -620,11 +600,6 @@ TEST_F(Dot, TheBuilderReachesIt) {
   for (int i = 0; i < 6; ++i) in.Set(i, Scalar::Float(ElementType::kF32, i + 1));
   for (int i = 0; i < 3; ++i) vec.Set(i, Scalar::Float(ElementType::kF32, 1 - i));
   auto got = CompileAndRun(**m, {in, vec});
-  if (NeedsMissingFeature(ElementType::kF64, TestDevice().target())) {  // the phone mask
-    ASSERT_FALSE(got.ok());
-    EXPECT_NE(got.status().message().find("shaderFloat64"), std::string::npos) << got.status().ToString();
-    return;
-  }
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->ToString(), "(\nf64[2,2] {{14, 32}, {32, 77}},\nf32[2] {-2, -2},\n)");
 }

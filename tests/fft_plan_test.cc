@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "frontends/hlo_text.h"
+#include "plan/dft_expansion.h"
 #include "plan/fft_config.h"
 #include "plan/fft_expansion.h"
 #include "plan/planner.h"
@@ -123,6 +124,42 @@ TEST(FftPlan, BuffersMustEndWithinOneBinding) {
   EXPECT_NE(p.status().message().find("vkfft step"), std::string::npos) << p.status().message();
   EXPECT_NE(p.status().message().find("maxStorageBufferRange (2048)"), std::string::npos) << p.status().message();
   EXPECT_TRUE(PlanModule(*m, LavapipeTarget()).ok());
+}
+
+// Without shaderFloat64 a c128 transform is a product with the DFT matrix
+// of each transformed dim (its dim moved back after each), and a VkFFT-sized
+// f64 RFFT is expanded around a complex one first; with it nothing changes.
+TEST(FftPlan, DoubleTransformsBecomeProductsWithoutF64) {
+  auto m = Parse("ENTRY main {\n  x = c128[3,4,5] parameter(0)\n  ROOT f = c128[3,4,5] fft(x), fft_type=IFFT, fft_length={4,5}\n}\n");
+  ASSERT_TRUE(m);
+  StatusOr<std::shared_ptr<const Module>> kept = ExpandDoubleFftsAsProducts(*m, LavapipeTarget());
+  ASSERT_TRUE(kept.ok());
+  EXPECT_FALSE(*kept);
+  StatusOr<std::shared_ptr<const Module>> products = ExpandDoubleFftsAsProducts(*m, PhoneTarget());
+  ASSERT_TRUE(products.ok()) << products.status().ToString();
+  ASSERT_TRUE(*products);
+  int dots = 0, transposes = 0, ffts = 0;
+  for (const auto& inst : (*products)->entry()->instructions()) {
+    ffts += inst->opcode == Opcode::kFft;
+    transposes += inst->opcode == Opcode::kTranspose;
+    if (inst->opcode != Opcode::kDot) continue;
+    ++dots;
+    const Literal& w = *inst->operands[1]->literal;
+    const int64_t n = w.shape().dim(0);
+    // The inverse's matrix: e^(2 pi i jk / n) / n; entry (1, 1).
+    EXPECT_NEAR(w.Get(n + 1).c().real(), std::cos(2 * M_PI / n) / n, 1e-16);
+    EXPECT_NEAR(w.Get(n + 1).c().imag(), std::sin(2 * M_PI / n) / n, 1e-16);
+  }
+  EXPECT_EQ(ffts, 0);
+  EXPECT_EQ(dots, 2);
+  EXPECT_EQ(transposes, 2);
+  EXPECT_EQ((*products)->entry()->root()->shape, m->entry()->root()->shape);
+  auto r = Parse("ENTRY main {\n  x = f64[3,16] parameter(0)\n  ROOT s = c128[3,9] fft(x), fft_type=RFFT, fft_length={16}\n}\n");
+  ASSERT_TRUE(r);
+  StatusOr<std::shared_ptr<const Module>> real = ExpandRealFfts(*r, /*every_double=*/true);
+  ASSERT_TRUE(real.ok() && *real) << real.status().ToString();
+  StatusOr<Program> plan = PlanModule(*r, PhoneTarget());
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
 }
 
 }  // namespace

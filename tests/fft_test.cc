@@ -15,6 +15,7 @@
 #include "frontends/stablehlo_reader.h"
 #include "ops/evaluator.h"
 #include "plan/planner.h"
+#include "runtime/executable.h"
 #include "tests/test_util.h"
 
 namespace vkxla {
@@ -137,7 +138,7 @@ TEST_F(Fft, ComplexTransformsMatchTheReference) {
       {{2, 4, 4, 257}, 3}, {{2, 3, 17, 31}, 3}, {{1, 1}, 1}};
   uint64_t seed = 1;
   for (const char* type : {"c64", "c128"}) {
-    if (std::string(type) == "c128" && !HasF64()) continue;  // checked in WithoutF64...
+    if (std::string(type) == "c128" && !HasF64()) continue;  // products there: WithoutF64DoubleTransformsRunAsProducts
     for (const ComplexCase& c : cases)
       for (const char* kind : {"FFT", "IFFT"}) {
         const std::vector<int64_t> lengths(c.dims.end() - c.transformed, c.dims.end());
@@ -162,7 +163,7 @@ TEST_F(Fft, RealTransformsMatchTheReference) {
                                           {{2, 6, 10}, 2}, {{3, 5, 7}, 2}, {{2, 4, 6, 5}, 3}, {{3, 3, 3}, 3}, {{2, 4, 4, 257}, 3}};
   uint64_t seed = 100;
   for (const auto& [real, complex] : {std::pair{"f32", "c64"}, std::pair{"f64", "c128"}}) {
-    if (std::string(real) == "f64" && !HasF64()) continue;
+    if (std::string(real) == "f64" && !HasF64()) continue;  // products there: WithoutF64DoubleTransformsRunAsProducts
     for (const ComplexCase& c : cases) {
       const std::vector<int64_t> lengths(c.dims.end() - c.transformed, c.dims.end());
       std::vector<int64_t> half = c.dims;
@@ -299,21 +300,41 @@ TEST_F(Fft, StablehloPrettyAndGenericForms) {
   }
 }
 
-// Without shaderFloat64 (a phone; the suite's masked run) c128 and the f64
-// real transforms are errors naming the op, the type and the feature.
-TEST_F(Fft, WithoutF64DoubleTransformsAreClearErrors) {
+// Without shaderFloat64 (a phone; planned so here on any device) c128
+// transforms run as products with DFT matrices on software doubles
+// (plan/dft_expansion.h), within the same bound; past kMaxDftLength they
+// are errors naming the op, the type and the feature.
+TEST_F(Fft, WithoutF64DoubleTransformsRunAsProducts) {
   TargetFeatures phone = TestDevice().target();
   phone.float64 = false;
-  for (const std::string& text : {FftModule("c128", {8}, "c128", {8}, "FFT", {8}),
-                                  FftModule("f64", {8}, "c128", {5}, "RFFT", {8})}) {
-    auto module = ParseOrFail(text);
+  struct Case {
+    std::string text;
+    int transformed;
+  };
+  const std::vector<Case> cases = {{FftModule("c128", {3, 8}, "c128", {3, 8}, "FFT", {8}), 1},
+                                   {FftModule("c128", {2, 6, 5}, "c128", {2, 6, 5}, "IFFT", {6, 5}), 2},
+                                   {FftModule("c128", {2, 3, 4}, "c128", {2, 3, 4}, "FFT", {2, 3, 4}), 3},
+                                   {FftModule("f64", {2, 8}, "c128", {2, 5}, "RFFT", {8}), 1},
+                                   {FftModule("c128", {4, 3}, "f64", {4, 4}, "IRFFT", {4, 4}), 2}};
+  uint64_t seed = 300;
+  for (const Case& c : cases) {
+    auto module = ParseOrFail(c.text);
     ASSERT_TRUE(module);
-    StatusOr<Program> plan = PlanModule(*module, phone);
-    ASSERT_FALSE(plan.ok());
-    EXPECT_NE(plan.status().message().find("fft"), std::string::npos) << plan.status().message();
-    EXPECT_NE(plan.status().message().find("c128"), std::string::npos) << plan.status().message();
-    EXPECT_NE(plan.status().message().find("shaderFloat64"), std::string::npos) << plan.status().message();
+    const Literal x = UniformLiteral(module->entry()->parameters()[0]->shape, ++seed);
+    StatusOr<Literal> want = EvaluateModule(*module, {x});
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto exe = Executable::Compile(*module, TestDevice(), phone);
+    ASSERT_TRUE(exe.ok()) << c.text << exe.status().ToString();
+    auto got = (*exe)->Run({x});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ExpectWithinFftBound(*got, *want, c.transformed, c.text);
   }
+  auto module = ParseOrFail(FftModule("c128", {2, 4099}, "c128", {2, 4099}, "FFT", {4099}));
+  ASSERT_TRUE(module);
+  StatusOr<Program> plan = PlanModule(*module, phone);
+  ASSERT_FALSE(plan.ok());
+  for (const char* word : {"fft", "c128", "shaderFloat64", "4099"})
+    EXPECT_NE(plan.status().message().find(word), std::string::npos) << plan.status().message();
 }
 
 }  // namespace

@@ -147,6 +147,36 @@ TEST(Float64Soft, ReductionsSortsProductsAndComplex) {
   }
 }
 
+// fma rounds once: the matrix product's kernel accumulates with it, so a
+// contraction over two terms is fma(x1, y1, fma(x0, y0, 0)), computed here
+// with the host's fma (and differing from the twice-rounded sum).
+TEST(Float64Soft, FusedMultiplyAddRoundsOnce) {
+  const int64_t n = 512;
+  std::mt19937_64 rng(67);
+  Literal x(Shape(ElementType::kF64, {n, 2})), y(Shape(ElementType::kF64, {2, 4}));
+  std::uniform_real_distribution<double> unit(-1, 1);
+  for (int64_t i = 0; i < 2 * n; ++i) x.Set(i, Scalar::Float(ElementType::kF64, std::ldexp(unit(rng), static_cast<int>(rng() % 40) - 20)));
+  for (int64_t i = 0; i < 8; ++i) y.Set(i, Scalar::Float(ElementType::kF64, unit(rng)));
+  auto m = ParseAndVerifyHlo("HloModule d\nENTRY e {\n  x = f64[512,2] parameter(0)\n  y = f64[2,4] parameter(1)\n"
+                             "  ROOT r = f64[512,4] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto exe = Executable::Compile(**m, TestDevice(), WithoutFloat64());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  auto got = (*exe)->Run({x, y});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  int fused_differs = 0, failures = 0;
+  for (int64_t i = 0; i < n && failures < 5; ++i)
+    for (int64_t j = 0; j < 4; ++j) {
+      const double x0 = x.Get(2 * i).re, x1 = x.Get(2 * i + 1).re, y0 = y.Get(j).re, y1 = y.Get(4 + j).re;
+      const double fused = std::fma(x1, y1, std::fma(x0, y0, 0.0));
+      fused_differs += fused != x1 * y1 + x0 * y0;
+      const double device = got->Get(i * 4 + j).re;
+      if (std::memcmp(&device, &fused, 8) != 0 && ++failures)
+        ADD_FAILURE() << "element " << i << "," << j << ": device " << device << ", fma " << fused;
+    }
+  EXPECT_GT(fused_differs, 0) << "no element tells fma from a multiply and an add";
+}
+
 // What the pass cannot express is an error naming f64 emulation, never a
 // kernel; plain double arithmetic leaves no Float64 capability behind.
 TEST(Float64Soft, RefusesWhatItCannotLower) {

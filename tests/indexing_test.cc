@@ -173,7 +173,6 @@ TEST_F(Indexing, EveryTypeAndLayoutMatchesReference) {
   const std::string wide = "s64";
   int trial = 0;
   for (ElementType t : kAllTypes) {
-    if (NeedsMissingFeature(t, TestDevice().target())) continue;
     const std::string ty(ElementTypeName(t));
     for (int l = 0; l < 3; ++l) {
       const std::string text =
@@ -207,7 +206,6 @@ TEST_F(Indexing, EveryTypeAndLayoutMatchesReference) {
 TEST_F(Indexing, ScatterEveryTypeAndLayoutMatchesReference) {
   int trial = 100;
   for (ElementType t : kAllTypes) {
-    if (NeedsMissingFeature(t, TestDevice().target())) continue;
     const std::string ty(ElementTypeName(t));
     for (int l = 0; l < 3; ++l) {
       const std::string text =

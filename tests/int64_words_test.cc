@@ -94,7 +94,7 @@ TEST(Int64Words, ConversionsToAndFromEveryType) {
   const int64_t n = 1 << 10;
   for (ElementType wide : {ElementType::kS64, ElementType::kU64}) {
     for (ElementType other : kAllTypes) {
-      if (other == wide || IsComplex(other) || NeedsMissingFeature(other, TestDevice().target())) continue;
+      if (other == wide || IsComplex(other)) continue;
       std::mt19937_64 rng(static_cast<uint64_t>(other) * 3 + static_cast<uint64_t>(wide));
       for (const auto& [from, to] : {std::pair{wide, other}, std::pair{other, wide}}) {
         const Literal x = from == wide ? Operand(from, 0, n, rng) : RandomBitPatterns(from, n, rng);

@@ -104,9 +104,6 @@ TEST_F(RaggedDot, EveryModeAndTypeMatchesTheReference) {
                          {ElementType::kC64, ElementType::kC64, ElementType::kC64, ElementType::kS32}};
   int seed = 0;
   for (const Types& t : types) {
-    if (NeedsMissingFeature(t.lhs, TestDevice().target()) || NeedsMissingFeature(t.out, TestDevice().target()) ||
-        NeedsMissingFeature(t.sizes, TestDevice().target()))
-      continue;  // the phone-mask run sees these named in errors (Dot.MissingFeaturesAreNamed)
     for (const RaggedCase& c : RaggedCases()) {
       SCOPED_TRACE(c.name + ": " + Type(t.lhs) + " -> " + Type(t.out) + ", sizes " + Type(t.sizes));
       std::string text = "HloModule ragged\nENTRY %e {\n  %x = " + ShapeText(t.lhs, c.lhs, c.lhs_layout) +
@@ -181,7 +178,6 @@ TEST_F(ScaledDot, NarrowFloatsWithBlockScalesMatchTheReference) {
   int seed = 0;
   for (ElementType t : operands)
     for (ElementType s : {ElementType::kF32, ElementType::kBF16}) {
-      if (NeedsMissingFeature(t, TestDevice().target())) continue;
       SCOPED_TRACE(Type(t) + " scaled by " + Type(s));
       const std::string text =
           "HloModule scaled\nENTRY %e {\n  %x = " + ShapeText(t, {2, 5, 64}) + " parameter(0)\n  %y = " +

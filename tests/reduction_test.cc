@@ -208,7 +208,6 @@ const std::string kLayouts2[] = {"{1,0}", "{0,1}", "{0,1:T(2,4)}"};
 TEST_F(Reduction, ReduceEveryTypeAndLayoutMatchesReference) {
   int trial = 0;
   for (ElementType t : kAllTypes) {
-    if (NeedsMissingFeature(t, TestDevice().target())) continue;
     const std::string ty = TypeName(t);
     for (int l = 0; l < 3; ++l) {
       const std::string text = "HloModule reduce_" + ty + "\n" + CombinerFor(t) + "ENTRY %e {\n  %x = " + ty + "[6,70,5]" +
@@ -269,7 +268,6 @@ TEST_F(Reduction, ReduceWindowSpecExamples) {
 TEST_F(Reduction, ReduceWindowEveryTypeAndLayoutMatchesReference) {
   int trial = 50;
   for (ElementType t : kAllTypes) {
-    if (NeedsMissingFeature(t, TestDevice().target())) continue;
     const std::string ty = TypeName(t);
     for (int l = 0; l < 3; ++l) {
       const std::string text = "HloModule rw_" + ty + "\n" + CombinerFor(t) + "ENTRY %e {\n  %x = " + ty + "[9,10]" +
@@ -399,7 +397,7 @@ TEST_F(Reduction, SortTotalOrderPlacesNaN) {
 TEST_F(Reduction, SortEveryTypeMatchesReference) {
   int trial = 0;
   for (ElementType t : kAllTypes) {
-    if (NeedsMissingFeature(t, TestDevice().target()) || IsComplex(t)) continue;
+    if (IsComplex(t)) continue;
     const std::string ty = TypeName(t);
     const std::string cmp = "%lt (a: " + ty + "[], b: " + ty + "[], c: s32[], d: s32[]) -> pred[] {\n  %a = " + ty +
                             "[] parameter(0)\n  %b = " + ty + "[] parameter(1)\n  %c = s32[] parameter(2)\n  %d = s32[] parameter(3)\n"
@@ -489,7 +487,6 @@ TEST_F(Reduction, TopKOverLongLinesAsRounds) {
 TEST_F(Reduction, MapEveryTypeMatchesReference) {
   int trial = 0;
   for (ElementType t : kAllTypes) {
-    if (NeedsMissingFeature(t, TestDevice().target())) continue;
     const std::string ty = TypeName(t);
     const std::string fn = "%f (a: " + ty + "[], b: " + ty + "[]) -> pred[] {\n  %a = " + ty + "[] parameter(0)\n  %b = " + ty +
                            "[] parameter(1)\n  ROOT %r = pred[] compare(%a, %b), direction=" + (IsComplex(t) ? "EQ" : "LT") + "\n}\n";

@@ -53,7 +53,6 @@ TEST_F(RngDistribution, UniformEveryTypeMatchesReference) {
                {"bf16", "-4", "4"},     {"s32", "-100", "1000"},    {"u32", "7", "4000000000"},
                {"s64", "-5", "123456789012"}, {"u64", "3", "18446744073709551000"}, {"s32", "-2147483648", "2147483647"}};
   for (const auto& c : cases) {
-    if (NeedsMissingFeature(ParseElementType(c.type).value_or(ElementType::kF32), TestDevice().target())) continue;
     for (const char* dims : {"", "7", "3,5", "2,3,5"})
       for (const char* layout : {"", "{0,1}"}) {
         if (std::string(layout) == "{0,1}" && std::string(dims) != "3,5") continue;
@@ -66,7 +65,6 @@ TEST_F(RngDistribution, UniformEveryTypeMatchesReference) {
 
 TEST_F(RngDistribution, NormalEveryTypeMatchesReference) {
   for (const char* type : {"f32", "f64", "f16", "bf16"}) {
-    if (NeedsMissingFeature(ParseElementType(type).value_or(ElementType::kF32), TestDevice().target())) continue;
     // Odd sizes split the largest dim; a scalar draws one pair.
     for (const char* dims : {"", "1", "7", "4,3", "3,5", "3,5,7"}) {
       auto m = ParseOrFail(RngModule(type, dims, "0.5", "2", "rng_normal"));

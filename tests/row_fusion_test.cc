@@ -61,7 +61,7 @@ TEST_F(RowFusion, EveryTypeAndLayoutMatchesTheReferenceExactly) {
   const std::string x_layouts[] = {"{1,0}", "{1,0:T(2,4)}"};
   int trial = 0;
   for (ElementType t : kAllTypes) {
-    if (NeedsMissingFeature(t, TestDevice().target()) || t == ElementType::kF8E8M0FNU) continue;  // no 0, no -1
+    if (t == ElementType::kF8E8M0FNU) continue;  // no 0, no -1
     const std::string ty(ElementTypeName(t));
     const bool pred = t == ElementType::kPred, complex = IsComplex(t);
     const bool narrow = IsFloat(t) && BitWidth(t) < 16;  // sums past 2 elements would round (f4e2m1 lacks 5)
@@ -384,7 +384,6 @@ TEST_F(RowFusion, MoreRowsThanOneGridDimension) {
 // The most stages a row kernel chains, alternating folds, and s64 beside
 // s32 (two compute types, two shared arrays every stage reuses): exact.
 TEST_F(RowFusion, EightStagesShareTheirSharedArrays) {
-  const bool s64 = !NeedsMissingFeature(ElementType::kS64, TestDevice().target());
   std::string text = "HloModule stages\n" + Fold("add", "s32", "add") + Fold("max", "s32", "maximum") +
                      Fold("min", "s32", "minimum") + Fold("add64", "s64", "add") +
                      "ENTRY %e {\n  %x = s32[9,300] parameter(0)\n  %z = s32[] constant(0)\n  %z64 = s64[] constant(0)\n";
@@ -392,7 +391,7 @@ TEST_F(RowFusion, EightStagesShareTheirSharedArrays) {
   const char* folds[] = {"max", "add", "min", "add", "max", "add", "min", "add"};
   for (int k = 0; k < static_cast<int>(kMaxRowStages); ++k) {
     const std::string n = std::to_string(k);
-    if (s64 && k == 3) {
+    if (k == 3) {
       // A stage over s64: the value widened, folded, narrowed back.
       text += "  %w" + n + " = s64[9,300] convert(" + v + ")\n  %r" + n + "w = s64[9] reduce(%w" + n +
               ", %z64), dimensions={1}, to_apply=%add64\n  %r" + n + " = s32[9] convert(%r" + n + "w)\n";

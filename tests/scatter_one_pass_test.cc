@@ -139,7 +139,7 @@ TEST_F(ScatterOnePass, CompareSwapCombinesEveryType) {
   int trial = 200;
   const TargetFeatures& target = TestDevice().target();
   for (ElementType t : kAllTypes) {
-    if (NeedsMissingFeature(t, target) || t == ElementType::kC128) continue;
+    if (t == ElementType::kC128) continue;
     if (BitWidth(t) == 64 && !target.int64_atomics) continue;
     const std::string type(ElementTypeName(t));
     std::vector<std::string> ops;
@@ -180,7 +180,6 @@ TEST_F(ScatterOnePass, CompareSwapCombinesEveryType) {
 TEST_F(ScatterOnePass, UniqueIndicesAnyCombinerAndType) {
   int trial = 50;
   for (ElementType t : kAllTypes) {
-    if (NeedsMissingFeature(t, TestDevice().target())) continue;
     const std::string type(ElementTypeName(t));
     const bool arithmetic = t != ElementType::kPred;
     const std::string text =
@@ -206,7 +205,6 @@ TEST_F(ScatterOnePass, UniqueIndicesAnyCombinerAndType) {
 TEST_F(ScatterOnePass, ReplaceLastUpdateWinsOnEveryType) {
   int trial = 300;
   for (ElementType t : kAllTypes) {
-    if (NeedsMissingFeature(t, TestDevice().target())) continue;
     const std::string type(ElementTypeName(t));
     for (const std::string layout : {"{1,0}", "{0,1}"}) {
       std::string text = WindowScatter(type, "add(%a, %b)", layout);

@@ -24,12 +24,8 @@ inline void ExpectChecksPass(const std::string& text) {
   EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
 }
 
-// f32, and f64 where the test device has it.
-inline std::vector<ElementType> TestedFloatTypes() {
-  std::vector<ElementType> out = {ElementType::kF32};
-  if (!NeedsMissingFeature(ElementType::kF64, TestDevice().target())) out.push_back(ElementType::kF64);
-  return out;
-}
+// f32 and f64 (in software where the device lacks shaderFloat64).
+inline std::vector<ElementType> TestedFloatTypes() { return {ElementType::kF32, ElementType::kF64}; }
 
 // `op %x : tensor<Nxt> -> tensor<Nxt>` over `xs` rounded to `t`: the
 // inputs as rounded and the device's results (nothing on a failure,

@@ -117,10 +117,6 @@ void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::
   }
 }
 
-bool NeedsMissingFeature(ElementType t, const TargetFeatures& f) {
-  if ((t == ElementType::kF64 || t == ElementType::kC128) && !f.float64) return true;
-  return false;
-}
 
 
 Literal RandomBitPatterns(ElementType t, int64_t n, std::mt19937_64& rng, int subnormal_share) {

@@ -43,8 +43,6 @@ double Tolerance(Opcode op, ElementType t);
 // Device result against reference result, element by element; `op` picks
 // the tolerance. Reports at most five mismatches.
 void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::string& what);
-// Whether type t needs a feature (shaderFloat64/shaderInt64) the target lacks.
-bool NeedsMissingFeature(ElementType t, const TargetFeatures& f);
 void ExpectNoValidationMessages();
 // Runs `module` on the device and on the reference evaluator with random
 // arguments, expects equal results (and `expected_kernels` kernels unless

@@ -29,6 +29,8 @@ nlohmann::ordered_json DeviceJson(const DeviceInfo& d) {
       {"max_workgroup_invocations", hw.max_workgroup_invocations},
       {"features",
        {{"float64", feature(hw.float64, used.float64)},
+        // Without it, doubles run in software (IEEE binary64 on word pairs).
+        {"float64_emulated", !used.float64},
         {"int64", feature(hw.int64, used.int64)},
         // Without it, 64-bit integers run as pairs of 32-bit words.
         {"int64_emulated", !used.int64},

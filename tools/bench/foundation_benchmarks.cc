@@ -76,30 +76,41 @@ Status AddressedElementwise(Device& device, BenchReport& report) {
   return OkStatus();
 }
 
-// s64 add and multiply over 8M elements as pairs of 32-bit words (the
-// kernels planned for a target without shaderInt64) against the same
-// kernels on the device's own 64-bit integers, timed in alternation.
-Status EmulatedInt64(Device& device, BenchReport& report) {
+// s64 add and multiply over 8M elements as pairs of 32-bit words, and f64
+// add, multiply and divide as software floats (the kernels planned for a
+// target without shaderInt64 / shaderFloat64), against the same kernels on
+// the device's own 64-bit types, timed in alternation.
+Status Emulated64BitTypes(Device& device, BenchReport& report) {
   const int64_t n = int64_t{1} << 23;
-  const Shape shape(ElementType::kS64, {n});
-  const std::vector<Literal> args = {RandomBenchLiteral(shape, 1), RandomBenchLiteral(shape, 2)};
-  TargetFeatures words = device.target();
-  words.int64 = words.int64_atomics = false;
-  for (const char* op : {"add", "multiply"}) {
-    const std::string s = "s64[" + std::to_string(n) + "]";
+  struct Case {
+    ElementType type;
+    const char* op;
+  };
+  for (const Case& c : {Case{ElementType::kS64, "add"}, Case{ElementType::kS64, "multiply"}, Case{ElementType::kF64, "add"},
+                        Case{ElementType::kF64, "multiply"}, Case{ElementType::kF64, "divide"}}) {
+    const bool integer = c.type == ElementType::kS64;
+    TargetFeatures emulated = device.target();
+    (integer ? emulated.int64 : emulated.float64) = false;
+    if (integer) emulated.int64_atomics = false;
+    const bool native = integer ? device.target().int64 : device.target().float64;
+    const Shape shape(c.type, {n});
+    const std::vector<Literal> args = {RandomBenchLiteral(shape, 1), RandomBenchLiteral(shape, 2)};
+    const std::string s = std::string(ElementTypeName(c.type)) + "[" + std::to_string(n) + "]";
     const std::string hlo = "HloModule m\n\nENTRY main {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  ROOT c = " + s +
-                            " " + op + "(a, b)\n}\n";
-    const std::string name = std::string("s64 ") + op + ", 8M, as pairs of 32-bit words";
+                            " " + c.op + "(a, b)\n}\n";
+    const std::string name = std::string(ElementTypeName(c.type)) + " " + c.op + ", 8M, " +
+                             (integer ? "as pairs of 32-bit words" : "in software (IEEE binary64 on word pairs)");
+    const char* feature = integer ? "shaderInt64" : "shaderFloat64";
     auto gbps = [&](const ModuleTiming& m) { return 3.0 * n * 8 / m.kernels.seconds * 1e-9; };
-    if (!device.target().int64) {
+    if (!native) {
       VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, hlo, args));
       report.rows.push_back(LimitRow(name, Format("%.1f GB/s", gbps(m)), gbps(m), BenchLimit::kStream, 0,
-                                     "the device has no shaderInt64 to compare with"));
+                                     std::string("the device has no ") + feature + " to compare with"));
       continue;
     }
     VKXLA_ASSIGN_OR_RETURN(std::vector<ModuleTiming> t,
-                           TimeModulesInterleaved(device, {{hlo, args}, {hlo, args}}, 5, 4, {words, device.target()}));
-    report.rows.push_back({name, Format("%.1f GB/s", gbps(t[0])), Format("native shaderInt64 %.1f GB/s", gbps(t[1])),
+                           TimeModulesInterleaved(device, {{hlo, args}, {hlo, args}}, 5, 4, {emulated, device.target()}));
+    report.rows.push_back({name, Format("%.1f GB/s", gbps(t[0])), "native " + std::string(feature) + Format(" %.1f GB/s", gbps(t[1])),
                            gbps(t[0]) / gbps(t[1]), 0, Format("%.3f ms against ", t[0].kernels.seconds * 1e3) + Format("%.3f ms", t[1].kernels.seconds * 1e3)});
   }
   return OkStatus();
@@ -213,7 +224,7 @@ Status CompileTime(Device& device, BenchReport& report) {
 Status RunFoundationBenchmarks(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
   VKXLA_RETURN_IF_ERROR(FusedElementwise(device, limits, elements, report));
   VKXLA_RETURN_IF_ERROR(AddressedElementwise(device, report));
-  VKXLA_RETURN_IF_ERROR(EmulatedInt64(device, report));
+  VKXLA_RETURN_IF_ERROR(Emulated64BitTypes(device, report));
   VKXLA_RETURN_IF_ERROR(DispatchCost(device, report));
   VKXLA_RETURN_IF_ERROR(CompileTime(device, report));
   return OkStatus();
