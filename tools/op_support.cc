@@ -158,11 +158,9 @@ std::string OpSupportMarkdown() {
        "element type a small instance is verified, planned and its kernels generated, for a desktop GPU and for a\n"
        "phone without 64-bit types. A test fails when this file and the code disagree.\n\n"
        "- ✓ — runs on every Vulkan device\n"
-       "- ✓⁶⁴ — runs where the device has shaderFloat64 (VkFFT's c128 kernels are its own double code); elsewhere\n"
-       "  a clear error names the op, the type and the feature. Every other f64 and c128 entry runs on every device:\n"
-       "  in software floats (IEEE binary64 on word pairs) where shaderFloat64 is missing, as 64-bit integers run\n"
-       "  as pairs of 32-bit words where shaderInt64 is\n"
-       "- ✗ — the op takes the type, but this build does not run it yet (a clear error says so)\n"
+       "- ✓⁶⁴ — would mark one that runs only where the device has shaderFloat64; none does: without it doubles\n"
+       "  run as software floats (IEEE binary64 on word pairs; c128 FFTs as products with DFT matrices, lengths up\n"
+       "  to 1024), as 64-bit integers run as pairs of 32-bit words without shaderInt64\n"       "- ✗ — the op takes the type, but this build does not run it yet (a clear error says so)\n"
        "- empty — the op does not take the type (the verifier rejects it, as XLA does)\n\n| op |";
   for (ElementType t : Types()) o << " " << ElementTypeName(t) << " |";
   o << "\n|---|";
