@@ -91,7 +91,14 @@ StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint
   if (optimize && spirv.size() <= kMaxOptimizedWords) {
     spvtools::Optimizer opt(env);
     opt.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&, const char* m) { diagnostics += m; });
+    // The emulation libraries' keep branch tests a specialization constant
+    // the lowering froze: folded first, the branch and the library
+    // functions nothing else calls go (else every kernel carried them all).
+    opt.RegisterPass(spvtools::CreateFoldSpecConstantOpAndCompositePass());
     opt.RegisterPerformancePasses();
+    // Functions kept as calls (the software-float library) whose last
+    // caller the recipe removed late.
+    opt.RegisterPass(spvtools::CreateEliminateDeadFunctionsPass());
     std::vector<uint32_t> optimized;
     // The optimizer validates its input first: glslang's output is checked there.
     if (!opt.Run(spirv.data(), spirv.size(), &optimized))

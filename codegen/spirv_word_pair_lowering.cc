@@ -128,6 +128,7 @@ Status WordPairLowering::Survey() {
     if (functions.count(id)) {
       helpers_[name] = functions[id];
       library_functions_.insert(id);
+      if (name == names_.prefix + "keep") keep_function_ = id;
     }
   if (!uint_ || !uvec2_ || !bool_ || !keep_constant_ || helpers_.empty())
     return Internal(names_.what + ": the kernel lacks " + names_.library);
@@ -396,7 +397,8 @@ StatusOr<std::vector<uint32_t>> WordPairLowering::Run(const std::vector<uint32_t
         in_function = true;
         label_seen = in_variables = false;
         function_head = inst.words;
-        if (KeepLibraryCalls() && library_functions_.count(original.result))
+        // (Not the keep function: inlined into its dead branch, it goes with it.)
+        if (KeepLibraryCalls() && library_functions_.count(original.result) && original.result != keep_function_)
           function_head[3] |= spv::FunctionControlDontInlineMask;
         body_.clear();
         temporaries_.clear();

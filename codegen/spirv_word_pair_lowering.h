@@ -149,6 +149,7 @@ class WordPairLowering {
   std::map<uint32_t, uint32_t> substitute_;                    // removed id -> the id standing for it
   std::map<uint32_t, std::pair<uint32_t, uint32_t>> constant_words_;  // lowered constant -> its two words' constants
   std::set<uint32_t> removed_, library_functions_;
+  uint32_t keep_function_ = 0;
   std::map<std::string, Helper> helpers_;
   std::optional<uint32_t> keep_constant_;
   std::vector<uint32_t> body_, temporaries_;  // of the function being rewritten
