@@ -10,8 +10,9 @@
 // conforming native double unit. A NaN operand comes back quieted (the
 // first one); an invalid operation gives the default NaN.
 //
-// Long division and the square root take one bit a step, unrolled: in
-// llvmpipe every loop iteration of an invocation draws on one budget.
+// Division takes 14-bit digits estimated in f32 and corrected exactly; the
+// square root one bit a step, unrolled: in llvmpipe every loop iteration of
+// an invocation draws on one budget.
 //
 // f64s_keep() calls every function behind a specialization constant the
 // lowering freezes to 0 (glslang emits only functions a kernel calls).
@@ -154,21 +155,41 @@ uvec2 f64s_mul(uvec2 a, uvec2 b) {
   return f64s_pick(special, f64s_pick(f64s_isnan(a) || f64s_isnan(b), f64s_nan2(a, b), r), product);
 }
 
+// One 14-bit digit of the quotient: the remainder r (0 <= r < d) times
+// 2^14 over d. The digit is estimated in f32 (relative error under 2^-21,
+// so within one of the true digit) and the exact remainder, which fits in
+// 64 signed bits, corrects it by one either way.
+uvec2 f64s_div_digit(inout uvec2 r, uvec2 d, float inverse, inout uvec2 q) {
+  const float estimate = (float(r.y) * 4294967296.0 + float(r.x)) * inverse * 16384.0;
+  uint digit = uint(max(floor(estimate), 0.0));
+  uint high, low;
+  umulExtended(digit, d.x, high, low);
+  const uvec2 product = uvec2(low, high + digit * d.y);  // digit * d modulo 2^64
+  uvec2 rest = f64s_wsub(uvec2(r.x << 14u, r.y << 14u | r.x >> 18u), product);
+  const bool negative = int(rest.y) < 0, too_big = !negative && !f64s_wlt(rest, d);
+  rest = f64s_pick(negative, f64s_wadd(rest, d), f64s_pick(too_big, f64s_wsub(rest, d), rest));
+  digit = negative ? digit - 1u : too_big ? digit + 1u : digit;
+  r = rest;
+  q = uvec2(q.x << 14u | digit, q.y << 14u | q.x >> 18u);
+  return q;
+}
+
 uvec2 f64s_div(uvec2 a, uvec2 b) {
   const uint sign = (a.y ^ b.y) & F64S_SIGN;
   int ea, eb;
   uvec2 r = f64s_unpack(a, ea);
   const uvec2 mb = f64s_unpack(b, eb);
-  // 55 quotient bits of ma / mb in (1/2, 2), the remainder as sticky.
-  uvec2 q = uvec2(0u);
-  [[unroll]] for (int i = 0; i < 55; ++i) {
-    const uvec2 less = f64s_wsub(r, mb);
-    const bool take = !f64s_wlt(r, mb);
-    r = f64s_pick(take, less, r);
-    q = uvec2(q.x << 1u | (take ? 1u : 0u), q.y << 1u | q.x >> 31u);
-    r = uvec2(r.x << 1u, r.y << 1u | r.x >> 31u);
-  }
-  q = f64s_wshl(q, 7);
+  // ma / mb in (1/2, 2): its integer bit, then four 14-bit digits, so
+  // q = floor(ma * 2^56 / mb) (56 or 57 bits) and the remainder as sticky.
+  const bool one = !f64s_wlt(r, mb);
+  r = f64s_pick(one, f64s_wsub(r, mb), r);
+  uvec2 q = uvec2(one ? 1u : 0u, 0u);
+  const float inverse = 1.0 / (float(mb.y) * 4294967296.0 + float(mb.x));
+  f64s_div_digit(r, mb, inverse, q);
+  f64s_div_digit(r, mb, inverse, q);
+  f64s_div_digit(r, mb, inverse, q);
+  f64s_div_digit(r, mb, inverse, q);
+  q = f64s_wshl(q, 5);
   q.x |= f64s_wzero(r) ? 0u : 1u;
   const uvec2 quotient = f64s_norm_round_pack(sign, ea - eb + 1023, q);
   const bool special = f64s_exp(a) == 0x7FFu || f64s_exp(b) == 0x7FFu || f64s_iszero(a) || f64s_iszero(b);

@@ -59,7 +59,7 @@ std::string Head(const std::string& type) {
 }
 
 TEST(Float64Soft, ArithmeticIsCorrectlyRounded) {
-  const int64_t n = 2048;
+  const int64_t n = 1 << 14;
   std::mt19937_64 rng(64);
   const std::vector<Literal> args = {Operand(0, n, rng), Operand(1, n, rng)};
   const std::string type = "f64[" + std::to_string(n) + "]";
