@@ -39,19 +39,8 @@ Literal Operand(int which, int64_t n, std::mt19937_64& rng) {
   return x;
 }
 
-void ExpectSameAsReference(const std::string& hlo, const std::vector<Literal>& args, Opcode op, const std::string& what,
-                           const TargetFeatures& target = WithoutFloat64()) {
-  auto m = ParseAndVerifyHlo(hlo);
-  ASSERT_TRUE(m.ok()) << what << ": " << m.status().ToString();
-  auto want = EvaluateModule(**m, args);
-  ASSERT_TRUE(want.ok()) << what << ": " << want.status().ToString();
-  auto exe = Executable::Compile(**m, TestDevice(), target);
-  ASSERT_TRUE(exe.ok()) << what << ": " << exe.status().ToString();
-  auto got = (*exe)->Run(args);
-  ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
-  const std::vector<const Literal*> got_leaves = got->Leaves(), want_leaves = want->Leaves();
-  ASSERT_EQ(got_leaves.size(), want_leaves.size()) << what;
-  for (size_t k = 0; k < got_leaves.size(); ++k) ExpectClose(*got_leaves[k], *want_leaves[k], op, what);
+void ExpectSameAsReference(const std::string& hlo, const std::vector<Literal>& args, Opcode op, const std::string& what) {
+  ExpectHloMatchesReferenceOn(WithoutFloat64(), hlo, args, op, what);
 }
 
 std::string Head(const std::string& type) {

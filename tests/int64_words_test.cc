@@ -48,17 +48,7 @@ Literal Operand(ElementType t, int which, int64_t n, std::mt19937_64& rng) {
 
 void ExpectSameAsReference(const std::string& hlo, const std::vector<Literal>& args, const std::string& what,
                            const TargetFeatures& target = WithoutInt64()) {
-  auto m = ParseAndVerifyHlo(hlo);
-  ASSERT_TRUE(m.ok()) << what << ": " << m.status().ToString();
-  auto want = EvaluateModule(**m, args);
-  ASSERT_TRUE(want.ok()) << what << ": " << want.status().ToString();
-  auto exe = Executable::Compile(**m, TestDevice(), target);
-  ASSERT_TRUE(exe.ok()) << what << ": " << exe.status().ToString();
-  auto got = (*exe)->Run(args);
-  ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
-  const std::vector<const Literal*> got_leaves = got->Leaves(), want_leaves = want->Leaves();
-  ASSERT_EQ(got_leaves.size(), want_leaves.size()) << what;
-  for (size_t k = 0; k < got_leaves.size(); ++k) ExpectClose(*got_leaves[k], *want_leaves[k], Opcode::kConvert, what);
+  ExpectHloMatchesReferenceOn(target, hlo, args, Opcode::kConvert, what);  // kConvert: bit for bit
 }
 
 TEST(Int64Words, EveryIntegerOpMatchesTheReference) {

@@ -84,6 +84,21 @@ double Tolerance(Opcode op, ElementType t) {
   return ComplexComponentType(t) == ElementType::kF64 ? 64 : 4;
 }
 
+void ExpectHloMatchesReferenceOn(const TargetFeatures& target, const std::string& hlo, const std::vector<Literal>& args, Opcode op,
+                                 const std::string& what) {
+  auto m = ParseAndVerifyHlo(hlo);
+  ASSERT_TRUE(m.ok()) << what << ": " << m.status().ToString();
+  auto want = EvaluateModule(**m, args);
+  ASSERT_TRUE(want.ok()) << what << ": " << want.status().ToString();
+  auto exe = Executable::Compile(**m, TestDevice(), target);
+  ASSERT_TRUE(exe.ok()) << what << ": " << exe.status().ToString();
+  auto got = (*exe)->Run(args);
+  ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
+  const std::vector<const Literal*> got_leaves = got->Leaves(), want_leaves = want->Leaves();
+  ASSERT_EQ(got_leaves.size(), want_leaves.size()) << what;
+  for (size_t k = 0; k < got_leaves.size(); ++k) ExpectClose(*got_leaves[k], *want_leaves[k], op, what);
+}
+
 void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::string& what) {
   ASSERT_TRUE(got.shape().Compatible(want.shape())) << what << ": " << got.shape().ToString() << " vs " << want.shape().ToString();
   if (want.shape().IsTuple()) {

@@ -43,6 +43,10 @@ double Tolerance(Opcode op, ElementType t);
 // Device result against reference result, element by element; `op` picks
 // the tolerance. Reports at most five mismatches.
 void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::string& what);
+// HLO text compiled for `target` on the test device and run on `args`,
+// each result leaf against the reference evaluator within op's tolerance.
+void ExpectHloMatchesReferenceOn(const TargetFeatures& target, const std::string& hlo, const std::vector<Literal>& args, Opcode op,
+                                 const std::string& what);
 void ExpectNoValidationMessages();
 // Runs `module` on the device and on the reference evaluator with random
 // arguments, expects equal results (and `expected_kernels` kernels unless
