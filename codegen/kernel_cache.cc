@@ -73,7 +73,7 @@ StatusOr<std::vector<uint32_t>> KernelCache::GetOrCompile(const std::string& gls
     }
   }
   VKXLA_ASSIGN_OR_RETURN(std::vector<uint32_t> spirv, CompileGlslToSpirv(glsl, target.vulkan_api_version, true, target.float_controls, !target.int64,
-                                                                                 !target.float64));
+                                                                                 !target.float64, target.soft_float_calls));
   if (!path.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

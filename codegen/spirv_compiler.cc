@@ -36,7 +36,7 @@ constexpr size_t kMaxOptimizedWords = size_t{1} << 20;
 
 StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize,
                                                    const FloatControls& float_controls, bool lower_int64,
-                                                   bool lower_float64) {
+                                                   bool lower_float64, bool soft_float_calls) {
   InitializeGlslangOnce();
   const bool vk12 = vulkan_version >= ((1u << 22) | (2u << 12));
   const auto client = vk12 ? glslang::EShTargetVulkan_1_2 : glslang::EShTargetVulkan_1_1;
@@ -69,7 +69,7 @@ StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint
   // it freezes the library's keep constant, so the optimizer drops it.
   const bool soft_float_library = glsl.find("void f64s_keep()") != std::string::npos;
   if (soft_float_library || (lower_float64 && SpirvUsesFloat64(spirv))) {
-    VKXLA_ASSIGN_OR_RETURN(spirv, LowerFloat64ToSoftFloat(spirv));
+    VKXLA_ASSIGN_OR_RETURN(spirv, LowerFloat64ToSoftFloat(spirv, soft_float_calls));
   }
 
   // Before the optimizer too: its folding fuses a multiply and an add

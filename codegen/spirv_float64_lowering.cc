@@ -17,22 +17,23 @@ constexpr uint32_t kKeepSpecId = 201;  // shaders/float64_soft.glsl's f64s_never
 
 class Float64Lowering : public word_pairs::WordPairLowering {
  public:
-  Float64Lowering(std::vector<Inst> insts, uint32_t bound)
+  Float64Lowering(std::vector<Inst> insts, uint32_t bound, bool keep_calls)
       : WordPairLowering({.what = "f64 emulation (the device lacks shaderFloat64, or VKXLA_MASK hides it)",
                           .type = "doubles",
                           .prefix = "f64s_",
                           .library = "shaders/float64_soft.glsl (LibraryNeeds::float64_soft)",
                           .keep_spec_id = kKeepSpecId,
                           .capability = spv::CapabilityFloat64},
-                         std::move(insts), bound) {}
+                         std::move(insts), bound), keep_calls_(keep_calls) {}
 
  protected:
   bool Lowers(const Inst& type) const override { return type.opcode == spv::OpTypeFloat && type.words[2] == 64; }
   bool LowersVectors() const override { return true; }
-  bool KeepLibraryCalls() const override { return true; }
+  bool KeepLibraryCalls() const override { return keep_calls_; }
   Status Rewrite(const Inst& original, Inst& inst) override;
 
  private:
+  const bool keep_calls_;
   // The library function applied to each component (dvec2 and bvec2
   // operands split, scalars shared), the results put back together.
   Status PerComponent(const std::string& name, const Inst& original, const std::vector<uint32_t>& args);
@@ -156,9 +157,9 @@ Status Float64Lowering::Rewrite(const Inst& original, Inst& inst) {
 
 bool SpirvUsesFloat64(const std::vector<uint32_t>& spirv) { return word_pairs::DeclaresCapability(spirv, spv::CapabilityFloat64); }
 
-StatusOr<std::vector<uint32_t>> LowerFloat64ToSoftFloat(const std::vector<uint32_t>& spirv) {
+StatusOr<std::vector<uint32_t>> LowerFloat64ToSoftFloat(const std::vector<uint32_t>& spirv, bool keep_calls) {
   VKXLA_ASSIGN_OR_RETURN(std::vector<Inst> insts, word_pairs::Parse(spirv, "f64 lowering"));
-  Float64Lowering lowering(std::move(insts), spirv[3]);
+  Float64Lowering lowering(std::move(insts), spirv[3], keep_calls);
   return lowering.Run(std::vector<uint32_t>(spirv.begin(), spirv.begin() + 5));
 }
 

@@ -20,6 +20,8 @@ namespace vkxla {
 // Whether the module declares the Float64 capability (uses doubles).
 bool SpirvUsesFloat64(const std::vector<uint32_t>& spirv);
 
-StatusOr<std::vector<uint32_t>> LowerFloat64ToSoftFloat(const std::vector<uint32_t>& spirv);
+// keep_calls: the library's functions are marked DontInline, so the
+// optimizer leaves the calls to the driver (TargetFeatures::soft_float_calls).
+StatusOr<std::vector<uint32_t>> LowerFloat64ToSoftFloat(const std::vector<uint32_t>& spirv, bool keep_calls);
 
 }  // namespace vkxla

@@ -61,7 +61,8 @@ class WordPairLowering {
   // Whether the library's functions stay functions for spirv-opt
   // (DontInline): the driver inlines them anyway, and spirv-opt then
   // optimizes each once instead of every inlined copy (software doubles:
-  // an f64 exp kernel compiles in 3.5 s instead of 5.8 on lavapipe).
+  // an f64 exp kernel compiles in 3.5 s instead of 5.8 on lavapipe). Only
+  // where the driver takes such calls (TargetFeatures::soft_float_calls).
   virtual bool KeepLibraryCalls() const { return false; }
   // A capability that makes the module unlowerable (64-bit atomics).
   virtual Status CheckCapability(const Inst&) const { return OkStatus(); }

@@ -69,6 +69,13 @@ struct TargetFeatures {
   // of correcting them (shaders/real_math.glsl): Vulkan only promises 2.5
   // ulp for division. Softmax 4096x4096 spent a fifth of its time there.
   bool exact_div_sqrt = false;
+  // The software-double library (shaders/float64_soft.glsl) reaches the
+  // driver as functions the kernel calls, not inlined copies: llvmpipe
+  // inlines them itself, and spirv-opt optimizes each once (an f64 exp
+  // kernel: 3.5 s to compile instead of 5.8). Only there: on NVIDIA 580
+  // the same kernels gave wrong compares and selects (a bool returned by a
+  // called function came back wrong) and were right inlined.
+  bool soft_float_calls = false;
   FloatControls float_controls;
   uint32_t subgroup_size = 1;
   uint32_t max_workgroup_invocations = 128;

@@ -162,6 +162,9 @@ DeviceInfo QueryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   // (TargetFeatures::exact_div_sqrt). Named by driver, not by device type:
   // other CPU drivers may approximate.
   hw.exact_div_sqrt = vk12 && driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+  // Where calls of the software-double library are known to compile right
+  // (TargetFeatures::soft_float_calls); a driver's trait, kept by profiles.
+  hw.soft_float_calls = hw.exact_div_sqrt;
   hw.max_memory_allocation_size = maintenance3.maxMemoryAllocationSize;
   hw.vulkan_api_version = props.apiVersion;
   // Throughput for the watchdog estimates (plan/submission_split.h):

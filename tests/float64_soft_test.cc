@@ -47,7 +47,10 @@ std::string Head(const std::string& type) {
   return "HloModule soft\nENTRY e {\n  x = " + type + " parameter(0)\n  y = " + type + " parameter(1)\n";
 }
 
-TEST(Float64Soft, ArithmeticIsCorrectlyRounded) {
+void ExpectArithmeticCorrectlyRounded(const TargetFeatures& target) {
+  auto ExpectSameAsReference = [&](const std::string& hlo, const std::vector<Literal>& args, Opcode op, const std::string& what) {
+    ExpectHloMatchesReferenceOn(target, hlo, args, op, what);
+  };
   const int64_t n = 1 << 14;
   std::mt19937_64 rng(64);
   const std::vector<Literal> args = {Operand(0, n, rng), Operand(1, n, rng)};
@@ -65,6 +68,16 @@ TEST(Float64Soft, ArithmeticIsCorrectlyRounded) {
   ExpectSameAsReference(Head(type) + "  p = pred[" + std::to_string(n) + "] compare(x, y), direction=LT\n  ROOT r = " + type +
                             " select(p, x, y)\n}\n",
                         args, Opcode::kSelect, "select");
+}
+
+TEST(Float64Soft, ArithmeticIsCorrectlyRounded) { ExpectArithmeticCorrectlyRounded(WithoutFloat64()); }
+
+// The library inlined into each kernel, as GPUs get it
+// (TargetFeatures::soft_float_calls is llvmpipe's alone): the same bits.
+TEST(Float64Soft, InlinedLibraryRoundsTheSame) {
+  TargetFeatures t = WithoutFloat64();
+  t.soft_float_calls = false;
+  ExpectArithmeticCorrectlyRounded(t);
 }
 
 // The math library's double paths run on the software operations: within

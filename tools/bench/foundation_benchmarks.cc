@@ -179,14 +179,14 @@ Status CompileTime(Device& device, BenchReport& report) {
   VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, Fused8Module(1024),
                                                      {RandomBenchLiteral(small, 1), RandomBenchLiteral(small, 2)}));
   // A unique comment makes the source new to every cache keyed by text.
-  const std::string glsl = m.first_kernel_source + "// bench " +
-                           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "\n";
+  const std::string token = "// bench " + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "\n";
+  const std::string glsl = m.first_kernel_source + token;
   const std::string dir = (std::filesystem::temp_directory_path() / ("vkxla-bench-cache-" + ContentHash(glsl))).string();
   // glslang builds its symbol tables on the first compile of a process;
   // measure that once, apart from the per-kernel figure.
   auto start = std::chrono::steady_clock::now();
   KernelCache memory_only("");
-  VKXLA_RETURN_IF_ERROR(memory_only.GetOrCompile("#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n// " + glsl.substr(glsl.size() - 24),
+  VKXLA_RETURN_IF_ERROR(memory_only.GetOrCompile("#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n" + token,
                                            device.target()).status());
   const double init_s = Seconds(start);
   start = std::chrono::steady_clock::now();
