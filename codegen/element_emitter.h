@@ -169,6 +169,9 @@ class ElementEmitter {
   Status UseType(ElementType t, const std::string& context);
   std::string Temp(const std::string& type, const std::string& expr);
   std::string Helper(const std::string& name, const std::string& definition);
+  // x, flushed to a zero of its sign when it is an f32-computed subnormal
+  // on a device that flushes them (TargetFeatures::f32_subnormals_kept).
+  std::string FlushedForMath(ElementType t, const std::string& x);
   std::string Bits64(ElementType t, const std::string& x);
   StatusOr<std::string> Bitcast128(const Instruction* n, const std::vector<std::string>& idx, const std::string& type);
   std::string FromBits64(ElementType t, const std::string& b);

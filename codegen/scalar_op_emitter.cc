@@ -52,10 +52,26 @@ std::string ElementEmitter::FromBits64(ElementType t, const std::string& b) {
   }
 }
 
-StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::string& x) {
+// A device that flushes f32 subnormals (TargetFeatures::f32_subnormals_kept)
+// does so in its arithmetic but not in floor, ceil or bit operations, which
+// the math library mixes: round-nearest-afz of -1e-40 came out -1 on NVIDIA.
+// The library's real f32 operands are flushed first, so each function sees
+// the zero the device's arithmetic sees.
+std::string ElementEmitter::FlushedForMath(ElementType t, const std::string& x) {
+  if (target_.f32_subnormals_kept || !IsFloat(t) || t == ElementType::kF64) return x;
+  Helper("ftz_float", "float ftz_float(float x) {\n  const uint b = floatBitsToUint(x);\n"
+                      "  return (b & 0x7F800000u) == 0u ? uintBitsToFloat(b & 0x80000000u) : x;\n}\n");
+  return "ftz_float(" + x + ")";
+}
+
+StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::string& raw_x) {
   const ElementType it = n.operands[0]->shape.element_type();
   const ElementType t = n.shape.element_type();
   const std::string s = MathSuffix(it);
+  // The library's functions get flushed operands; the operations the
+  // device computes itself take x as it is.
+  const std::string& x = raw_x;
+  const std::string fx = FlushedForMath(it, raw_x);
   const int bits = BitWidth(it);
   const std::string mask = bits >= 32 ? "0xFFFFFFFFu" : U((int64_t{1} << bits) - 1);
   VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));
@@ -67,7 +83,7 @@ StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::str
     case Opcode::kNegate: return "(-" + x + ")";
     case Opcode::kSign:
       if (IsComplex(it)) return "csign_" + s + "(" + x + ")";
-      if (IsFloat(it)) return "sign_" + s + "(" + x + ")";
+      if (IsFloat(it)) return "sign_" + s + "(" + fx + ")";
       return "sign(" + x + ")";
     case Opcode::kNot: return it == ElementType::kPred ? "(!" + x + ")" : "(~" + x + ")";
     case Opcode::kPopulationCount:
@@ -80,8 +96,8 @@ StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::str
       return g.compute + "(" + std::to_string(bits - 1) + " - findMSB(uint(" + x + ") & " + mask + "))";
     case Opcode::kCeil: return "ceil(" + x + ")";
     case Opcode::kFloor: return "floor(" + x + ")";
-    case Opcode::kRoundNearestEven: return "round_even_" + s + "(" + x + ")";
-    case Opcode::kRoundNearestAfz: return "round_afz_" + s + "(" + x + ")";
+    case Opcode::kRoundNearestEven: return "round_even_" + s + "(" + fx + ")";
+    case Opcode::kRoundNearestAfz: return "round_afz_" + s + "(" + fx + ")";
     case Opcode::kIsFinite: return "isfinite_" + s + "(" + x + ")";
     case Opcode::kReal: return IsComplex(it) ? x + ".x" : x;
     case Opcode::kImag: return IsComplex(it) ? x + ".y" : g.compute + "(0)";
@@ -115,7 +131,7 @@ StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::str
   }
   std::string fn = Transcendental(n.opcode);
   if (fn.empty()) return Unimplemented(std::string(OpcodeName(n.opcode)) + " " + n.Describe() + ": no Vulkan lowering");
-  return (IsComplex(it) ? "c" : "") + fn + "_" + s + "(" + x + ")";
+  return IsComplex(it) ? "c" + fn + "_" + s + "(" + x + ")" : fn + "_" + s + "(" + fx + ")";
 }
 
 StatusOr<std::string> ElementEmitter::Binary(const Instruction& n, const std::string& a, const std::string& b) {
@@ -136,7 +152,7 @@ StatusOr<std::string> ElementEmitter::Binary(const Instruction& n, const std::st
       return "(" + a + " * " + b + ")";
     case Opcode::kDivide:
       if (is_complex) return "cdiv_" + s + "(" + a + ", " + b + ")";
-      if (is_float) return "div_" + s + "(" + a + ", " + b + ")";
+      if (is_float) return "div_" + s + "(" + FlushedForMath(t, a) + ", " + FlushedForMath(t, b) + ")";
       if (is_signed) {
         // XLA: x/0 = -1; INT_MIN/-1 = INT_MIN (narrow types wrap there by themselves).
         std::string safe = "((" + b + ") == " + zero + " || (" + b + ") == " + ct + "(-1) ? " + ct + "(1) : (" + b + "))";
@@ -144,7 +160,7 @@ StatusOr<std::string> ElementEmitter::Binary(const Instruction& n, const std::st
       }
       return "((" + b + ") == " + zero + " ? ~" + zero + " : (" + a + ") / ((" + b + ") == " + zero + " ? " + ct + "(1) : (" + b + ")))";
     case Opcode::kRemainder:
-      if (is_float) return "fmod_" + s + "(" + a + ", " + b + ")";
+      if (is_float) return "fmod_" + s + "(" + FlushedForMath(t, a) + ", " + FlushedForMath(t, b) + ")";
       if (is_signed) {
         std::string safe = "((" + b + ") == " + zero + " || (" + b + ") == " + ct + "(-1) ? " + ct + "(1) : (" + b + "))";
         return "((" + b + ") == " + zero + " ? (" + a + ") : (" + b + ") == " + ct + "(-1) ? " + zero + " : (" + a +
@@ -153,7 +169,7 @@ StatusOr<std::string> ElementEmitter::Binary(const Instruction& n, const std::st
       return "((" + b + ") == " + zero + " ? (" + a + ") : (" + a + ") % ((" + b + ") == " + zero + " ? " + ct + "(1) : (" + b + ")))";
     case Opcode::kPower: {
       if (is_complex) return "cpow_" + s + "(" + a + ", " + b + ")";
-      if (is_float) return "pow_" + s + "(" + a + ", " + b + ")";
+      if (is_float) return "pow_" + s + "(" + FlushedForMath(t, a) + ", " + FlushedForMath(t, b) + ")";
       std::string name = "ipow_" + std::string(ElementTypeName(t));
       std::string neg = is_signed ? "  if (e < " + zero + ") return x == " + ct + "(1) ? " + ct + "(1) : x == " + ct +
                                         "(-1) ? ((e & " + ct + "(1)) != " + zero + " ? " + ct + "(-1) : " + ct + "(1)) : " + zero + ";\n"
@@ -165,7 +181,8 @@ StatusOr<std::string> ElementEmitter::Binary(const Instruction& n, const std::st
       return name + "(" + a + ", " + b + ")";
     }
     case Opcode::kAtan2:
-      return (is_complex ? "catan2_" : "atan2_") + s + "(" + a + ", " + b + ")";
+      if (is_complex) return "catan2_" + s + "(" + a + ", " + b + ")";
+      return "atan2_" + s + "(" + FlushedForMath(t, a) + ", " + FlushedForMath(t, b) + ")";
     case Opcode::kMaximum:
       if (is_pred) return "(" + a + " || " + b + ")";
       return is_float ? "max_" + s + "(" + a + ", " + b + ")" : "max(" + a + ", " + b + ")";

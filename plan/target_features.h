@@ -76,6 +76,11 @@ struct TargetFeatures {
   // the same kernels gave wrong compares and selects (a bool returned by a
   // called function came back wrong) and were right inlined.
   bool soft_float_calls = false;
+  // The device keeps f32 subnormals (the types computed in f32 too): it
+  // honours DenormPreserve for 32 bits, or keeps them unasked (llvmpipe).
+  // Elsewhere (NVIDIA, phones) its arithmetic flushes them, as Vulkan
+  // allows, and the math library's operands are flushed to match.
+  bool f32_subnormals_kept = false;
   FloatControls float_controls;
   uint32_t subgroup_size = 1;
   uint32_t max_workgroup_invocations = 128;

@@ -165,6 +165,10 @@ DeviceInfo QueryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   // Where calls of the software-double library are known to compile right
   // (TargetFeatures::soft_float_calls); a driver's trait, kept by profiles.
   hw.soft_float_calls = hw.exact_div_sqrt;
+  // f32 subnormals: kept where DenormPreserve for 32 bits is declared
+  // (codegen/spirv_float_controls.h), and by llvmpipe unasked; flushed by
+  // the others' arithmetic (TargetFeatures::f32_subnormals_kept).
+  hw.f32_subnormals_kept = hw.exact_div_sqrt || (hw.float_controls.denorm_preserve & FloatControls::Bit(32)) != 0;
   hw.max_memory_allocation_size = maintenance3.maxMemoryAllocationSize;
   hw.vulkan_api_version = props.apiVersion;
   // Throughput for the watchdog estimates (plan/submission_split.h):
@@ -201,7 +205,11 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
     else if (item == "atomicf32") info.target.float32_atomic_add = false;
     else if (item == "atomici64") info.target.int64_atomics = false;
     else if (item == "address") info.target.buffer_device_address = false;
-    else if (item == "floatcontrols") info.target.float_controls = FloatControls{};
+    else if (item == "floatcontrols") {
+      // Kept only by the modes masked here: flushed now.
+      if (info.target.float_controls.denorm_preserve & FloatControls::Bit(32)) info.target.f32_subnormals_kept = false;
+      info.target.float_controls = FloatControls{};
+    }
     else if (item == "coopmat") info.target.cooperative_matrix_f16 = false;
     else if (item == "texel") info.target.max_texel_buffer_elements = 0;
     else if (item == "exactdiv") info.target.exact_div_sqrt = false;
@@ -240,6 +248,9 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
   // A phone is a GPU: plan its kernel shapes (many short invocations), so
   // that this profile runs the GPU configurations on lavapipe too.
   t.cpu = false;
+  // Phones' arithmetic flushes f32 subnormals: the math library's operands
+  // are flushed as there (the driver's own arithmetic keeps what it keeps).
+  t.f32_subnormals_kept = false;
   info.profile = profile;
   t.device_name = info.name + " (profile: " + profile + ")";
   return OkStatus();
@@ -283,6 +294,7 @@ std::string DeviceInfo::Table() const {
     << ", round to nearest even " << WidthList(target.float_controls.rounding_rte)
     << ", no fma contraction: " << (target.float_controls.no_contraction ? "yes" : "no")
     << (masked.find("floatcontrols") != std::string::npos ? " (masked)" : "") << "\n"
+    << "  f32 subnormals: " << (target.f32_subnormals_kept ? "kept" : "flushed (the math library's operands too)") << "\n"
     << "  max workgroup invocations: " << target.max_workgroup_invocations
     << (target.max_workgroup_invocations != hardware.max_workgroup_invocations ? " (profile " + profile + ")" : "") << "\n"
     << "  max shared memory: " << target.max_shared_memory_bytes << " bytes"

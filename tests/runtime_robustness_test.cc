@@ -300,18 +300,25 @@ TEST_F(RuntimeRobustness, SoakRunsLeaveMemoryAndObjectsFlat) {
   for (int r = 0; r < 100; ++r) ASSERT_TRUE((*exe)->Run({x, Scalar32(r)}).ok());
   const auto objects = LiveVulkanObjects();
   const std::string objects_text = LiveVulkanObjectsText();
-  const int64_t rss = ResidentKiB();
-  for (int r = 0; r < 3000; ++r) {
-    auto got = (*exe)->Run({x, Scalar32(r)});
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    if (r % 500 == 0) ExpectScaled(*got, r);
+  // Two windows of runs: a driver may grow its own pools in the first
+  // (NVIDIA 580's grew about 3 MiB over 3000 runs) and then stays; a leak
+  // of ours grows both alike (half a KiB a run is 1 MiB a window).
+  int64_t rss[3] = {ResidentKiB(), 0, 0};
+  for (int window = 1; window <= 2; ++window) {
+    for (int r = 0; r < 2000; ++r) {
+      auto got = (*exe)->Run({x, Scalar32(r)});
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      if (r % 500 == 0) ExpectScaled(*got, r);
+    }
+    rss[window] = ResidentKiB();
   }
   EXPECT_EQ(LiveVulkanObjects(), objects) << "before: " << objects_text << "; after: " << LiveVulkanObjectsText();
   // Under AddressSanitizer freed memory sits in its quarantine (up to
   // 256 MiB), so resident memory grows without a leak; LeakSanitizer checks
   // leaks at exit there instead.
   if (!kAddressSanitizer) {
-    EXPECT_LT(ResidentKiB() - rss, 2048) << "resident memory grew from " << rss << " KiB to " << ResidentKiB() << " KiB";
+    EXPECT_LT(rss[2] - rss[1], 1024) << "resident memory: " << rss[0] << " KiB, after a window of runs " << rss[1]
+                                     << " KiB, after another " << rss[2] << " KiB";
   }
 }
 

@@ -99,37 +99,74 @@ void ExpectHloMatchesReferenceOn(const TargetFeatures& target, const std::string
   for (size_t k = 0; k < got_leaves.size(); ++k) ExpectClose(*got_leaves[k], *want_leaves[k], op, what);
 }
 
-void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::string& what) {
+namespace {
+
+bool ElementsClose(const Scalar& g, const Scalar& w, ElementType t, Opcode op) {
+  if (IsFloat(t)) return UlpDistance(g.re, w.re, t) <= Tolerance(op, t);
+  if (IsComplex(t)) {
+    const ElementType part = ComplexComponentType(t);
+    const double eps = part == ElementType::kF64 ? 1e-12 : 2e-5;
+    auto close = [&](double a, double b) {
+      if (a == b || (std::isnan(a) && std::isnan(b))) return true;
+      if (std::isinf(a) || std::isinf(b)) return a == b;
+      return std::fabs(a - b) <= eps * (1 + std::abs(w.c()));
+    };
+    return close(g.re, w.re) && close(g.im, w.im);
+  }
+  return g.Bits() == w.Bits();
+}
+
+// Floats computed in f32 whose subnormals a flushing device drops: f32,
+// and those sharing its exponent range (bf16, f8e8m0fnu's 2^-127).
+bool ComputedInF32(ElementType t) { return IsFloat(t) && t != ElementType::kF64; }
+
+Scalar Flushed(const Scalar& x, ElementType t) {
+  if (!ComputedInF32(t) || !(std::fabs(x.re) < std::ldexp(1.0, -126)) || x.re == 0) return x;
+  return Scalar::Float(t, std::signbit(x.re) ? -0.0 : 0.0);
+}
+
+void ExpectElementsClose(const Literal& got, const Literal& want, const Literal* want_flushed, Opcode op,
+                         const std::string& what) {
   ASSERT_TRUE(got.shape().Compatible(want.shape())) << what << ": " << got.shape().ToString() << " vs " << want.shape().ToString();
   if (want.shape().IsTuple()) {
     for (size_t k = 0; k < want.tuple_elements().size(); ++k)
-      ExpectClose(got.tuple_elements()[k], want.tuple_elements()[k], op, what + " {" + std::to_string(k) + "}");
+      ExpectElementsClose(got.tuple_elements()[k], want.tuple_elements()[k], want_flushed ? &want_flushed->tuple_elements()[k] : nullptr,
+                          op, what + " {" + std::to_string(k) + "}");
     return;
   }
   const ElementType t = want.shape().element_type();
   int failures = 0;
   for (int64_t i = 0; i < want.element_count() && failures < 5; ++i) {
-    Scalar g = got.Get(i), w = want.Get(i);
-    bool ok;
-    if (IsFloat(t)) {
-      ok = UlpDistance(g.re, w.re, t) <= Tolerance(op, t);
-    } else if (IsComplex(t)) {
-      const ElementType part = ComplexComponentType(t);
-      const double eps = part == ElementType::kF64 ? 1e-12 : 2e-5;
-      auto close = [&](double a, double b) {
-        if (a == b || (std::isnan(a) && std::isnan(b))) return true;
-        if (std::isinf(a) || std::isinf(b)) return a == b;
-        return std::fabs(a - b) <= eps * (1 + std::abs(w.c()));
-      };
-      ok = close(g.re, w.re) && close(g.im, w.im);
-    } else {
-      ok = g.Bits() == w.Bits();
+    const Scalar g = got.Get(i), w = want.Get(i);
+    bool ok = ElementsClose(g, w, t, op);
+    if (!ok && want_flushed) {
+      const Scalar wf = want_flushed->Get(i);
+      ok = ElementsClose(g, wf, t, op) || ElementsClose(Flushed(g, t), Flushed(w, t), t, op) ||
+           ElementsClose(Flushed(g, t), Flushed(wf, t), t, op);
     }
     if (!ok) {
       ++failures;
       ADD_FAILURE() << what << " element " << i << ": device " << g.ToString() << ", reference " << w.ToString();
     }
   }
+}
+
+}  // namespace
+
+void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::string& what) {
+  ExpectElementsClose(got, want, nullptr, op, what);
+}
+
+Literal FlushedWhereTheTargetFlushes(const TargetFeatures& target, const Literal& x) {
+  if (target.f32_subnormals_kept || x.shape().IsTuple() || !ComputedInF32(x.shape().element_type())) return x;
+  Literal y = x;
+  for (int64_t i = 0; i < y.element_count(); ++i) y.Set(i, Flushed(y.Get(i), y.shape().element_type()));
+  return y;
+}
+
+void ExpectCloseOnTarget(const TargetFeatures& target, const Literal& got, const Literal& want, const Literal& want_flushed,
+                         Opcode op, const std::string& what) {
+  ExpectElementsClose(got, want, target.f32_subnormals_kept ? nullptr : &want_flushed, op, what);
 }
 
 

@@ -43,6 +43,15 @@ double Tolerance(Opcode op, ElementType t);
 // Device result against reference result, element by element; `op` picks
 // the tolerance. Reports at most five mismatches.
 void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::string& what);
+// On a target that flushes f32 subnormals (TargetFeatures::f32_subnormals_kept
+// false), the subnormals of f32 and the types computed in f32 replaced by
+// zeros of their sign; other types, and other targets, unchanged.
+Literal FlushedWhereTheTargetFlushes(const TargetFeatures& target, const Literal& x);
+// ExpectClose for a target that may flush f32 subnormals: a result also
+// passes as the reference on the flushed inputs (want_flushed), or as
+// either reference with subnormal results taken as zeros.
+void ExpectCloseOnTarget(const TargetFeatures& target, const Literal& got, const Literal& want, const Literal& want_flushed,
+                         Opcode op, const std::string& what);
 // HLO text compiled for `target` on the test device and run on `args`,
 // each result leaf against the reference evaluator within op's tolerance.
 void ExpectHloMatchesReferenceOn(const TargetFeatures& target, const std::string& hlo, const std::vector<Literal>& args, Opcode op,
