@@ -318,6 +318,8 @@ TEST_F(Chlo, ErfcMatchesTheHostOverItsRanges) {
       // the middle range is good to about 3e-15 (subnormal results: ULP of
       // the smallest normal).
       const double ulps = t == ElementType::kF64 ? 24 : 8;
+      // A device that flushes f32 subnormals gives zero for them.
+      if (t != ElementType::kF64 && !TestDevice().target().f32_subnormals_kept && std::fabs(want) < tiny && g == 0) continue;
       EXPECT_NEAR(g, want, ulps * eps * std::max(std::fabs(want), tiny)) << "erfc(" << in << ") " << ElementTypeName(t);
     }
   }

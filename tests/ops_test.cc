@@ -255,8 +255,19 @@ TEST(Convert, RandomBitPatternsToEveryType) {
       ASSERT_TRUE(want.ok()) << what << ": " << want.status().ToString();
       auto got = CompileAndRun(**module, {x});
       ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
+      // Where the device flushes f32 subnormals: the conversion of the
+      // value as the device holds it, an f32 with its subnormals flushed
+      // (f8e8m0fnu's 2^-127 has no zero of its own to flush to).
       const TargetFeatures& target = TestDevice().target();
-      auto want_flushed = EvaluateModule(**module, {FlushedWhereTheTargetFlushes(target, x)});
+      StatusOr<Literal> want_flushed = *want;
+      if (IsFloat(from) && from != ElementType::kF64) {
+        XlaBuilder f("convert_f32");
+        auto via_f32 = f.Build(f.ConvertElementType(f.Parameter(0, Shape(ElementType::kF32, {n}), "x"), to));
+        ASSERT_TRUE(via_f32.ok()) << what << ": " << via_f32.status().ToString();
+        Literal held(Shape(ElementType::kF32, {n}));
+        for (int64_t i = 0; i < n; ++i) held.Set(i, Scalar::Float(ElementType::kF32, x.Get(i).re));
+        want_flushed = EvaluateModule(**via_f32, {FlushedWhereTheTargetFlushes(target, held)});
+      }
       ASSERT_TRUE(want_flushed.ok()) << what << ": " << want_flushed.status().ToString();
       ExpectCloseOnTarget(target, *got, *want, *want_flushed, Opcode::kConvert, what);
     }
