@@ -64,14 +64,13 @@ std::string ElementEmitter::FlushedForMath(ElementType t, const std::string& x) 
   return "ftz_float(" + x + ")";
 }
 
-StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::string& raw_x) {
+StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::string& x) {
   const ElementType it = n.operands[0]->shape.element_type();
   const ElementType t = n.shape.element_type();
   const std::string s = MathSuffix(it);
   // The library's functions get flushed operands; the operations the
   // device computes itself take x as it is.
-  const std::string& x = raw_x;
-  const std::string fx = FlushedForMath(it, raw_x);
+  const std::string fx = FlushedForMath(it, x);
   const int bits = BitWidth(it);
   const std::string mask = bits >= 32 ? "0xFFFFFFFFu" : U((int64_t{1} << bits) - 1);
   VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(t, target_, n.Describe()));

@@ -161,14 +161,15 @@ DeviceInfo QueryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   // llvmpipe's division and square root are LLVM's, correctly rounded
   // (TargetFeatures::exact_div_sqrt). Named by driver, not by device type:
   // other CPU drivers may approximate.
-  hw.exact_div_sqrt = vk12 && driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+  const bool llvmpipe = vk12 && driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+  hw.exact_div_sqrt = llvmpipe;
   // Where calls of the software-double library are known to compile right
   // (TargetFeatures::soft_float_calls); a driver's trait, kept by profiles.
-  hw.soft_float_calls = hw.exact_div_sqrt;
+  hw.soft_float_calls = llvmpipe;
   // f32 subnormals: kept where DenormPreserve for 32 bits is declared
   // (codegen/spirv_float_controls.h), and by llvmpipe unasked; flushed by
   // the others' arithmetic (TargetFeatures::f32_subnormals_kept).
-  hw.f32_subnormals_kept = hw.exact_div_sqrt || (hw.float_controls.denorm_preserve & FloatControls::Bit(32)) != 0;
+  hw.f32_subnormals_kept = llvmpipe || (hw.float_controls.denorm_preserve & FloatControls::Bit(32)) != 0;
   hw.max_memory_allocation_size = maintenance3.maxMemoryAllocationSize;
   hw.vulkan_api_version = props.apiVersion;
   // Throughput for the watchdog estimates (plan/submission_split.h):

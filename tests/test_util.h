@@ -47,6 +47,10 @@ void ExpectClose(const Literal& got, const Literal& want, Opcode op, const std::
 // false), the subnormals of f32 and the types computed in f32 replaced by
 // zeros of their sign; other types, and other targets, unchanged.
 Literal FlushedWhereTheTargetFlushes(const TargetFeatures& target, const Literal& x);
+// The reference on the arguments as `target` holds them
+// (FlushedWhereTheTargetFlushes); `want` itself where nothing is flushed.
+StatusOr<Literal> EvaluateOnFlushedArguments(const TargetFeatures& target, const Module& m, const std::vector<Literal>& args,
+                                             const Literal& want);
 // ExpectClose for a target that may flush f32 subnormals: a result also
 // passes as the reference on the flushed inputs (want_flushed), or as
 // either reference with subnormal results taken as zeros.
