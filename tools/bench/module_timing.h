@@ -24,6 +24,16 @@ struct ModuleTiming {
 StatusOr<ModuleTiming> TimeModuleKernels(Device& device, const std::string& hlo_text, const std::vector<Literal>& arguments,
                                          int trials = 7, int runs = 4);
 
+// The same, with `other` (a library's timing of the same work) measured
+// after each trial, so interference falls on both alike; the best of each.
+struct TimedAlongside {
+  ModuleTiming module;
+  Timing other;
+};
+StatusOr<TimedAlongside> TimeModuleKernelsAlongside(Device& device, const std::string& hlo_text,
+                                                    const std::vector<Literal>& arguments, int trials, int runs,
+                                                    const std::function<StatusOr<Timing>()>& other);
+
 // Several modules timed in alternation (round after round, the best of each
 // kept), so that interference from other work falls on all of them alike:
 // for comparing two variants of a kernel. `targets`, where given, holds
