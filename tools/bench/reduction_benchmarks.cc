@@ -130,7 +130,8 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
   }
 
   // Row-wise normalizations: the least traffic is one read of x and one
-  // write of the result, which is what the ratio counts.
+  // write of the result, which is what the ratio counts; issue 26's target
+  // is 0.8 of the stream kernel.
   std::vector<Literal> norm_args = {args[0], RandomBenchLiteral(Shape(ElementType::kF32, {n}), 6),
                                     RandomBenchLiteral(Shape(ElementType::kF32, {n}), 7)};
   const std::pair<std::string, std::string> norms[] = {
@@ -142,7 +143,7 @@ Status RunReductionBenchmarks(Device& device, const DeviceLimits& limits, uint64
     const double gbps = 2.0 * double(n) * n * 4 / m.kernels.seconds * 1e-9;
     report.rows.push_back({name + " over rows of f32[" + std::to_string(n) + "," +
                                std::to_string(n) + "] (" + std::to_string(m.kernel_count) + " kernels)",
-                           Format("%.1f GB/s", gbps), "", 0, 0,
+                           Format("%.1f GB/s", gbps), "", 0, 0.8,
                            Format("%.3f ms; bytes: one read of x, one write", m.kernels.seconds * 1e3), BenchLimit::kStream, gbps});
   }
 
