@@ -11,8 +11,9 @@
 namespace vkxla {
 
 // Raised whenever CompileGlslToSpirv turns the same source into other
-// SPIR-V (2: 64-bit integers as word pairs), so no disk cache keeps the old.
-constexpr int kCompilerRevision = 3;
+// SPIR-V (2: 64-bit integers as word pairs; 4: the optimizer without CCP),
+// so no disk cache keeps the old.
+constexpr int kCompilerRevision = 4;
 
 std::string ContentHash(const std::string& data) {
   uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;

@@ -32,6 +32,30 @@ std::string WithLineNumbers(const std::string& src) {
 
 constexpr size_t kMaxOptimizedWords = size_t{1} << 20;
 
+// SPIRV-Tools' performance recipe (-O, as 2023.1 orders it) without its
+// conditional constant propagation (CCP). Where the module declares the
+// float-controls capabilities, 2023.1's CCP does not fold GLSL.std.450's
+// SMax, yet treats a loop phi fed by `acc = max(acc, 5)` as the constant
+// it enters with: that window loop stored its initial 0 for every integer
+// type (found by a random program; tests/ops_test.cc's
+// WindowLoops.MaxOfAConstantKeepsItsValue). Later passes and the driver
+// still fold constants locally.
+std::vector<std::string> PerformancePassesWithoutCcp() {
+  return {"--wrap-opkill", "--eliminate-dead-branches", "--merge-return", "--inline-entry-points-exhaustive",
+          "--eliminate-dead-functions", "--eliminate-dead-code-aggressive", "--private-to-local",
+          "--eliminate-local-single-block", "--eliminate-local-single-store", "--eliminate-dead-code-aggressive",
+          "--scalar-replacement=100", "--convert-local-access-chains", "--eliminate-local-single-block",
+          "--eliminate-local-single-store", "--eliminate-dead-code-aggressive", "--ssa-rewrite",
+          "--eliminate-dead-code-aggressive", "--eliminate-dead-code-aggressive", "--loop-unroll",
+          "--eliminate-dead-branches", "--redundancy-elimination", "--combine-access-chains", "--simplify-instructions",
+          "--scalar-replacement=100", "--convert-local-access-chains", "--eliminate-local-single-block",
+          "--eliminate-local-single-store", "--eliminate-dead-code-aggressive", "--ssa-rewrite",
+          "--eliminate-dead-code-aggressive", "--vector-dce", "--eliminate-dead-inserts", "--eliminate-dead-branches",
+          "--simplify-instructions", "--if-conversion", "--copy-propagate-arrays", "--reduce-load-size",
+          "--eliminate-dead-code-aggressive", "--merge-blocks", "--redundancy-elimination", "--eliminate-dead-branches",
+          "--merge-blocks", "--simplify-instructions"};
+}
+
 }  // namespace
 
 StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint32_t vulkan_version, bool optimize,
@@ -95,7 +119,8 @@ StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint
     // the lowering froze: folded first, the branch and the library
     // functions nothing else calls go (else every kernel carried them all).
     opt.RegisterPass(spvtools::CreateFoldSpecConstantOpAndCompositePass());
-    opt.RegisterPerformancePasses();
+    if (!opt.RegisterPassesFromFlags(PerformancePassesWithoutCcp()))
+      return Internal("SPIRV-Tools rejected the optimization recipe:\n" + diagnostics);
     // Functions kept as calls (the software-float library) whose last
     // caller the recipe removed late.
     opt.RegisterPass(spvtools::CreateEliminateDeadFunctionsPass());

@@ -281,6 +281,25 @@ TEST_F(Reduction, ReduceWindowEveryTypeAndLayoutMatchesReference) {
   }
 }
 
+// Windows over a broadcast constant: the kernel's loop carries
+// acc = max(acc, 5). The SPIR-V optimizer's constant propagation once made
+// that acc its initial value (every integer type stored 0 here; found by
+// a random program, tests/random_programs_test.cc).
+TEST_F(Reduction, ReduceWindowOverAConstantKeepsItsValue) {
+  for (const char* ty : {"s32", "u16", "s8", "u64", "f32", "f16"})
+    for (const auto& [op, init, want] : {std::tuple<std::string, std::string, std::string>{"maximum", "0", "5"},
+                                         {"minimum", "100", "5"}, {"add", "1", "11"}}) {
+      const std::string t = ty;
+      SCOPED_TRACE(t + " " + op);
+      EXPECT_EQ(RunHloText(Binary("f", t, op + "(%a, %b)"), "  %c = " + t + "[] constant(5)\n  %x = " + t +
+                                                                "[3,3] broadcast(%c), dimensions={}\n  %i = " + t + "[] constant(" +
+                                                                init + ")\n  ROOT %r = " + t +
+                                                                "[3,1] reduce-window(%x, %i), window={size=1x2 stride=1x2}, "
+                                                                "to_apply=%f\n"),
+                "{{" + want + "}, {" + want + "}, {" + want + "}}");
+    }
+}
+
 const char* kSelectAndScatterOperand =
     "  %x = f32[4,6] constant({{7, 2, 5, 3, 10, 2}, {3, 8, 9, 3, 4, 2}, {1, 5, 7, 5, 6, 3}, {0, 6, 2, 7, 2, 8}})\n"
     "  %z = f32[] constant(0)\n";
