@@ -339,7 +339,8 @@ StatusOr<std::string> ElementEmitter::Compute(const Instruction* n, const std::v
   const std::string& ct = gt.compute;
   switch (n->opcode) {
     case Opcode::kConstant:
-      if (n->shape.rank() == 0 || n->shape.element_count() == 1) return GlslLiteral(n->literal->Get(0));
+      if (n->shape.rank() == 0 || n->shape.element_count() == 1)
+        return GlslLiteral(n->literal->Get(0), target_.literal_zeros_folded);
       [[fallthrough]];
     case Opcode::kParameter: {
       std::optional<Layout> layout = materialized_(n);

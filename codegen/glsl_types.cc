@@ -22,7 +22,9 @@ std::string Hex(uint64_t v, bool wide) {
   return buf;
 }
 
-std::string FloatLiteral(double v, bool is_double) {
+std::string FloatLiteral(double v, bool is_double, bool opaque_zero) {
+  if (opaque_zero && v == 0 && !std::signbit(v))
+    return is_double ? "packDouble2x32(uvec2(gl_NumWorkGroups.z - 1u, 0u))" : "uintBitsToFloat(gl_NumWorkGroups.z - 1u)";
   if (std::isnan(v)) return is_double ? "packDouble2x32(uvec2(0u, 0x7ff80000u))" : "uintBitsToFloat(0x7fc00000u)";
   if (std::isinf(v)) {
     if (is_double) return v > 0 ? "packDouble2x32(uvec2(0u, 0x7ff00000u))" : "packDouble2x32(uvec2(0u, 0xfff00000u))";
@@ -166,7 +168,7 @@ std::string NormalizeExpression(ElementType t, const std::string& v) {
   }
 }
 
-std::string GlslLiteral(const Scalar& x) {
+std::string GlslLiteral(const Scalar& x, bool opaque_zeros) {
   const ElementType t = x.type;
   switch (t) {
     case ElementType::kPred: return x.pred() ? "true" : "false";
@@ -176,10 +178,10 @@ std::string GlslLiteral(const Scalar& x) {
       return Hex(x.u, false);
     case ElementType::kS64: return "int64_t(" + Hex(static_cast<uint64_t>(x.s), true) + ")";
     case ElementType::kU64: return Hex(x.u, true);
-    case ElementType::kF64: return FloatLiteral(x.re, true);
-    case ElementType::kC64: return "vec2(" + FloatLiteral(x.re, false) + ", " + FloatLiteral(x.im, false) + ")";
-    case ElementType::kC128: return "dvec2(" + FloatLiteral(x.re, true) + ", " + FloatLiteral(x.im, true) + ")";
-    default: return FloatLiteral(x.re, false);  // f32 and the narrow floats, already rounded
+    case ElementType::kF64: return FloatLiteral(x.re, true, opaque_zeros);
+    case ElementType::kC64: return "vec2(" + FloatLiteral(x.re, false, opaque_zeros) + ", " + FloatLiteral(x.im, false, opaque_zeros) + ")";
+    case ElementType::kC128: return "dvec2(" + FloatLiteral(x.re, true, opaque_zeros) + ", " + FloatLiteral(x.im, true, opaque_zeros) + ")";
+    default: return FloatLiteral(x.re, false, opaque_zeros);  // f32 and the narrow floats, already rounded
   }
 }
 

@@ -66,7 +66,10 @@ std::string EncodeToBits(ElementType t, const std::string& value);
 // every op so each op's result has its XLA type exactly.
 std::string NormalizeExpression(ElementType t, const std::string& value);
 
-// A GLSL literal of the compute type holding `value`.
-std::string GlslLiteral(const Scalar& value);
+// A GLSL literal of the compute type holding `value`. With opaque_zeros
+// (TargetFeatures::literal_zeros_folded), a float +0 (a part of a complex
+// one too) is read from gl_NumWorkGroups.z - 1, which is 0 in every
+// dispatch of ours (grids are x by y) but not known to the driver.
+std::string GlslLiteral(const Scalar& value, bool opaque_zeros = false);
 
 }  // namespace vkxla

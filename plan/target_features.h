@@ -81,6 +81,13 @@ struct TargetFeatures {
   // Elsewhere (NVIDIA, phones) its arithmetic flushes them, as Vulkan
   // allows, and the math library's operands are flushed to match.
   bool f32_subnormals_kept = false;
+  // The driver folds float arithmetic on a literal +0 whatever the
+  // shader's float controls: llvmpipe's IR builder (gallivm) returns 0 for
+  // x * 0 (inf * 0 and NaN * 0 came out 0), x for x + 0 (-0 stayed -0) and
+  // 0 for x / 0 and 0 / x (1 / 0 and 0 / 0 came out 0). Constants of the
+  // program that are +0 are then read as a zero the driver cannot see
+  // (codegen/glsl_types.h's GlslLiteral).
+  bool literal_zeros_folded = false;
   FloatControls float_controls;
   uint32_t subgroup_size = 1;
   uint32_t max_workgroup_invocations = 128;

@@ -20,6 +20,7 @@ TargetFeatures LavapipeTarget() {
   t.max_texel_buffer_elements = uint64_t{1} << 27;
   t.exact_div_sqrt = true;
   t.soft_float_calls = true;
+  t.literal_zeros_folded = true;
   t.f32_subnormals_kept = true;
   t.vulkan_api_version = (1u << 22) | (3u << 12);
   return t;

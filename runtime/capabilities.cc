@@ -166,6 +166,7 @@ DeviceInfo QueryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   // Where calls of the software-double library are known to compile right
   // (TargetFeatures::soft_float_calls); a driver's trait, kept by profiles.
   hw.soft_float_calls = llvmpipe;
+  hw.literal_zeros_folded = llvmpipe;  // a driver's trait, kept by profiles
   // f32 subnormals: kept where DenormPreserve for 32 bits is declared
   // (codegen/spirv_float_controls.h), and by llvmpipe unasked; flushed by
   // the others' arithmetic (TargetFeatures::f32_subnormals_kept).

@@ -559,6 +559,43 @@ ENTRY %e {
             "({-2147483648, -1, -3, 0}, {0, 7, -1, 1}, {0, 7, -28, 0}, {-1, 7, -2, 0})");
 }
 
+// IEEE arithmetic with a constant +0 operand: inf * 0 and 0 / 0 are NaN,
+// 1 / 0 is inf, -0 + 0 is +0. llvmpipe's IR builder folded all of these
+// (0, 0, 0 and -0) when the zero was a literal (a random program found
+// it); the signs of zeros are compared too.
+TEST(SpecExamples, FloatArithmeticWithAConstantZeroKeepsIeeeSpecials) {
+  for (ElementType t : {ElementType::kF32, ElementType::kF64, ElementType::kF16, ElementType::kBF16}) {
+    const std::string ty(ElementTypeName(t));
+    std::string body = "  %x = " + ty + "[7] parameter(0)\n  %c = " + ty + "[] constant(0)\n  %z = " + ty +
+                       "[7] broadcast(%c), dimensions={}\n";
+    std::string tuple, shapes;
+    int k = 0;
+    for (const char* op : {"multiply", "add", "subtract", "divide"})
+      for (const bool zero_first : {false, true}) {
+        const std::string r = "%r" + std::to_string(k++);
+        body += "  " + r + " = " + ty + "[7] " + op + (zero_first ? "(%z, %x)\n" : "(%x, %z)\n");
+        tuple += (tuple.empty() ? "" : ", ") + r;
+        shapes += (shapes.empty() ? "" : ", ") + ty + "[7]";
+      }
+    auto m = ParseAndVerifyHlo("HloModule zeros\nENTRY %e {\n" + body + "  ROOT %t = (" + shapes + ") tuple(" + tuple + ")\n}\n");
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    Literal x(Shape(t, {7}));
+    const double values[] = {1, -2, INFINITY, -INFINITY, NAN, -0.0, 0.0};
+    for (int i = 0; i < 7; ++i) x.Set(i, Scalar::Float(t, values[i]));
+    auto want = EvaluateModule(**m, {x});
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto got = CompileAndRun(**m, {x});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const std::vector<const Literal*> g = got->Leaves(), w = want->Leaves();
+    for (size_t leaf = 0; leaf < g.size(); ++leaf)
+      for (int i = 0; i < 7; ++i) {
+        const double a = g[leaf]->Get(i).re, b = w[leaf]->Get(i).re;
+        EXPECT_TRUE((std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b)))
+            << ty << " result " << leaf << " at x = " << values[i] << ": device " << a << ", reference " << b;
+      }
+  }
+}
+
 TEST(Executable, FusesWholeElementwiseDagIntoOneKernel) {
   auto module = ParseAndVerifyHlo(R"(HloModule fused
 ENTRY %e {
