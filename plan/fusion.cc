@@ -406,13 +406,26 @@ class FusionPass {
     return f;
   }
 
+  // Whether an op only names `v` (a tuple: a loop's state, a call's
+  // arguments; a step's operand): there it is read from memory, so v stays
+  // a kernel's output. Readers (readers_) do not see these users: a reduce
+  // read by negate and carried into a while lost its buffer to negate's
+  // epilogue (an internal error, found by a random program).
+  bool NamedElsewhere(const Instruction* v) const {
+    auto it = users_.find(v);
+    if (it == users_.end()) return false;
+    for (const Instruction* u : it->second)
+      if (IsFree(*u) || RunsAsSteps(*u)) return true;
+    return false;
+  }
+
   // Rule 3: a non-variadic reduce's or a dot's single-user elementwise chain.
   void ChooseEpilogues() {
     for (const Instruction* h : order_) {
       if ((h->opcode != Opcode::kReduce && !IsDotFamily(h->opcode)) || h->shape.IsTuple() || row_of_.count(h)) continue;
       const Instruction* end = h;
       int length = 0;
-      while (!result_values_.count(ValueRef{end, -1}) && ++length < kMaxFusionDepth) {
+      while (!result_values_.count(ValueRef{end, -1}) && !NamedElsewhere(end) && ++length < kMaxFusionDepth) {
         auto it = readers_.find(end);
         if (it == readers_.end() || it->second.size() != 1) break;
         const Instruction* u = it->second[0];

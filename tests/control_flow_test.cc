@@ -451,6 +451,38 @@ TEST_F(ControlFlow, ConditionalsInLoopWithIndexOutOfRange) {
 
 // One computation called from three sites, one call inside another's
 // operand chain and one nested in a callee.
+// A reduce (and a dot) read by an elementwise op and also carried into a
+// loop's state: the op may not take the value as its epilogue, which left
+// the loop's copy without a source (an internal error; a random program
+// found it).
+TEST_F(ControlFlow, AValueBothReadAndCarriedKeepsItsBuffer) {
+  const std::string loop =
+      "%cond (p: (s32[], f32[3])) -> pred[] {\n  %p = (s32[], f32[3]) parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %n = s32[] constant(2)\n"
+      "  ROOT %lt = pred[] compare(%i, %n), direction=LT\n}\n"
+      "%body (p: (s32[], f32[3])) -> (s32[], f32[3]) {\n  %p = (s32[], f32[3]) parameter(0)\n"
+      "  %i = s32[] get-tuple-element(%p), index=0\n  %x = f32[3] get-tuple-element(%p), index=1\n"
+      "  %one = s32[] constant(1)\n  %j = s32[] add(%i, %one)\n  %y = f32[3] add(%x, %x)\n"
+      "  ROOT %t = (s32[], f32[3]) tuple(%j, %y)\n}\n"
+      "%sum (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
+      "  ROOT %r = f32[] add(%a, %b)\n}\n";
+  for (const char* value : {"  %v = f32[3] reduce(%m, %z), dimensions={1}, to_apply=%sum\n",
+                            "  %v = f32[3] dot(%m, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"}) {
+    SCOPED_TRACE(value);
+    // Small integers: the dot's sums are exact in any order.
+    Literal m(Shape(ElementType::kF32, {3, 4})), w(Shape(ElementType::kF32, {4}));
+    for (int64_t i = 0; i < 12; ++i) m.Set(i, Scalar::Float(ElementType::kF32, double(i % 5) - 2));
+    for (int64_t i = 0; i < 4; ++i) w.Set(i, Scalar::Float(ElementType::kF32, double(i) - 1));
+    Check("HloModule carried\n" + loop +
+                "ENTRY %e {\n  %m = f32[3,4] parameter(0)\n  %w = f32[4] parameter(1)\n  %z = f32[] constant(0)\n" + value +
+                "  %c = s32[] constant(0)\n  %s = (s32[], f32[3]) tuple(%c, %v)\n"
+                "  %l = (s32[], f32[3]) while(%s), condition=%cond, body=%body\n"
+                "  %x = f32[3] get-tuple-element(%l), index=1\n  %n = f32[3] negate(%v)\n"
+                "  ROOT %r = f32[3] add(%x, %n)\n}\n",
+          {m, w});
+  }
+}
+
 TEST_F(ControlFlow, CallsFromSeveralSites) {
   const std::string text =
       "HloModule calls\n"
