@@ -51,7 +51,7 @@ std::string ElementEmitter::Temp(const std::string& type, const std::string& exp
 }
 
 std::string ElementEmitter::Helper(const std::string& name, const std::string& definition) {
-  helpers_.emplace(name, definition);
+  if (helpers_.emplace(name, definition).second) helper_order_.push_back(name);
   return name;
 }
 
@@ -699,7 +699,7 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
            "u64vec2 narrow(uvec4 v) { return u64vec2(packUint2x32(v.xy), packUint2x32(v.zw)); }\n";
   src += push_constants_;
   src += ShaderLibrarySource(needs, target_.float64, target_.exact_div_sqrt);
-  for (const auto& [helper, def] : helpers_) src += def;
+  for (const std::string& helper : helper_order_) src += helpers_.at(helper);
   src += shared_;
   src += "void main() {\n" + take_addresses;
   if (needs.int64_words) src += "  if (i64w_never != 0u) i64w_keep();\n";  // keeps the word-pair functions for the lowering

@@ -289,6 +289,10 @@ class ElementEmitter {
   std::map<const Instruction*, std::string> bound_;
   std::map<const Instruction*, std::string> rng_blocks_;  // hoisted block arrays
   std::map<std::string, std::string> helpers_;
+  // Names in the order they were first defined: a function's body defines
+  // what it calls first, so this order declares callees before callers
+  // (by name, a matmul's load_a came before the threefry2x32 it calls).
+  std::vector<std::string> helper_order_;
   LibraryNeeds needs_;
   bool int64_ = false;
   bool reads_parameter_sizes_ = false;

@@ -258,6 +258,27 @@ ENTRY main {
   EXPECT_NEAR(sum / static_cast<double>(got.element_count()), 0.5, 0.002);
 }
 
+// Bits read by a product's operand loads: the load function calls the
+// generator's rounds, which must be declared before it (helpers went out
+// by name, load_a before threefry2x32: a glslang error; a random program
+// found it).
+TEST_F(Rng, BitsFuseIntoAProductsOperand) {
+  for (const char* algorithm : {"rng_three_fry", "rng_philox"}) {
+    SCOPED_TRACE(algorithm);
+    auto module = ParseOrFail(std::string("HloModule dot_bits\nENTRY main {\n  s = u64[2] parameter(0)\n"
+                                          "  w = u32[7,5] parameter(1)\n  r = (u64[2], u32[5]) rng-bit-generator(s), algorithm=") +
+                              algorithm +
+                              "\n  b = u32[5] get-tuple-element(r), index=1\n"
+                              "  ROOT d = u32[7] dot(b, w), lhs_contracting_dims={0}, rhs_contracting_dims={1}\n}\n");
+    ASSERT_TRUE(module);
+    Literal state(Shape(ElementType::kU64, {2})), w(Shape(ElementType::kU32, {7, 5}));
+    state.Set(0, Scalar::UInt(ElementType::kU64, 7));
+    state.Set(1, Scalar::UInt(ElementType::kU64, 3));
+    for (int64_t i = 0; i < 35; ++i) w.Set(i, Scalar::UInt(ElementType::kU32, static_cast<uint64_t>(i % 4)));
+    RunAndCompareWith(*module, {state, w});
+  }
+}
+
 // Two generators read at the kernel's own elements: each hoists its blocks
 // before the element loop, side by side (u8 takes 4 Philox blocks and 8
 // ThreeFry blocks per invocation).
