@@ -235,6 +235,7 @@ StatusOr<Literal> EvaluateConvolution(const Instruction& inst, const Literal& lh
   std::vector<int64_t> kernel_dims(spatial);
   int64_t window_count = 1;
   for (int64_t j = 0; j < spatial; ++j) window_count *= kernel_dims[j] = rs.dim(d.kernel_spatial[j]);
+  const DotArithmetic::Term zero = arithmetic.Of(Scalar::FromBits(ls.element_type(), 0), algorithm.lhs_precision);
   Literal out(shape);
   std::vector<int64_t> li(ls.rank()), ri(rs.rank());
   for (int64_t linear = 0; linear < shape.element_count(); ++linear) {
@@ -248,19 +249,22 @@ StatusOr<Literal> EvaluateConvolution(const Instruction& inst, const Literal& lh
     for (int64_t position = 0; position < window_count; ++position) {
       const std::vector<int64_t> k = MultiIndex(kernel_dims, position);
       bool inside = true;
-      for (int64_t j = 0; j < spatial && inside; ++j) {
+      for (int64_t j = 0; j < spatial; ++j) {
         // The element's place in the padded, dilated input.
         const int64_t at = o[d.output_spatial[j]] * w.stride[j] + k[j] * w.window_dilation[j] - w.pad_low[j];
         const int64_t x = at / w.base_dilation[j];
-        inside = at >= 0 && at % w.base_dilation[j] == 0 && x < ls.dim(d.input_spatial[j]);
+        inside = inside && at >= 0 && at % w.base_dilation[j] == 0 && x < ls.dim(d.input_spatial[j]);
         li[d.input_spatial[j]] = x;
         ri[d.kernel_spatial[j]] = w.reversal[j] ? kernel_dims[j] - 1 - k[j] : k[j];
       }
-      if (!inside) continue;
+      // Outside the input (padding, a dilation's holes) the spec's padded
+      // operand holds zeros, which are multiplied like any element: an
+      // infinite or NaN weight there makes the sum NaN (stablehlo_spec.md's
+      // pad-then-dot_general, as cuDNN and Eigen compute it).
       for (int64_t c = 0; c < group_features; ++c) {
         li[d.input_feature] = feature_group * group_features + c;
         ri[d.kernel_input_feature] = c;
-        arithmetic.Accumulate(acc, a[LinearIndex(ls.dims(), li)], b[LinearIndex(rs.dims(), ri)]);
+        arithmetic.Accumulate(acc, inside ? a[LinearIndex(ls.dims(), li)] : zero, b[LinearIndex(rs.dims(), ri)]);
       }
     }
     out.Set(linear, arithmetic.Result(acc));

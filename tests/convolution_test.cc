@@ -6,6 +6,8 @@
 // StableHLO forms, the builder, and bad attributes quoting the shapes.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "frontends/stablehlo_reader.h"
 #include "frontends/xla_builder.h"
 #include "ops/convolution.h"
@@ -110,6 +112,26 @@ TEST_F(Convolution, SpecExample) {
                            "  ROOT %c = " + t + "[1,2,2,1] convolution(%lhs, %rhs), window={size=3x3 stride=4x4 lhs_dilate=2x2},"
                            " dim_labels=b01f_01io->b01f\n"),
             "{{{{10}, {26}}, {{46}, {62}}}}");
+}
+
+// The spec pads the input with zeros and multiplies them like any element
+// (pad, then dot_general): an infinite weight meeting padding or a
+// dilation's hole makes that output NaN, on the device and in the
+// reference (which once skipped such positions; a random program found
+// the difference).
+TEST_F(Convolution, PaddingZerosMultiplyInfiniteWeights) {
+  // [1, 2] dilated and padded: [0, 1, 0, 2, 0]; the window [inf, 1].
+  auto m = ParseOrFail("HloModule pad_inf\nENTRY %e {\n  %lhs = f32[1,2,1] constant({{{1}, {2}}})\n"
+                       "  %rhs = f32[2,1,1] constant({{{inf}}, {{1}}})\n"
+                       "  ROOT %c = f32[1,4,1] convolution(%lhs, %rhs), window={size=2 pad=1_1 lhs_dilate=2},"
+                       " dim_labels=b0f_0io->b0f\n}\n");
+  ASSERT_TRUE(m);
+  const Literal got = RunAndCompareWith(*m, {});
+  ASSERT_EQ(got.element_count(), 4);
+  EXPECT_TRUE(std::isnan(got.Get(0).re));
+  EXPECT_EQ(got.Get(1).re, INFINITY);
+  EXPECT_TRUE(std::isnan(got.Get(2).re));
+  EXPECT_EQ(got.Get(3).re, INFINITY);
 }
 
 TEST_F(Convolution, EveryFormMatchesTheReference) {
