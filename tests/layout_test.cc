@@ -62,26 +62,6 @@ TEST(TiledIndex, CombinedDimensionsPlaceLikeTheFoldedShape) {
             ASSERT_EQ(Physical(five, {a, b, c, d, e}), Physical(two, {(a * 7 + b) * 8 + c, d * 10 + e}));
 }
 
-// A random valid layout for `dims`: permuted minor_to_major, up to two tile
-// levels, sometimes a '*'.
-Layout RandomLayout(const std::vector<int64_t>& dims, std::mt19937_64& rng) {
-  Layout l = Layout::Descending(static_cast<int64_t>(dims.size()));
-  std::shuffle(l.minor_to_major.begin(), l.minor_to_major.end(), rng);
-  size_t rank = dims.size();
-  const int levels = static_cast<int>(rng() % 3);
-  for (int level = 0; level < levels; ++level) {
-    Tile t;
-    const size_t k = 1 + rng() % rank;
-    for (size_t j = 0; j < k; ++j) t.dims.push_back(1 + static_cast<int64_t>(rng() % 5));
-    if (k >= 2 && rng() % 3 == 0) t.dims[rng() % (k - 1)] = Tile::kCombine;
-    size_t stars = 0;
-    for (int64_t d : t.dims) stars += d == Tile::kCombine;
-    l.tiles.push_back(t);
-    rank = rank - stars + (k - stars);  // prefix + tile counts + tile sizes
-  }
-  return l;
-}
-
 TEST(TiledIndex, FromPhysicalInvertsToPhysicalOnRandomLayouts) {
   std::mt19937_64 rng(42);
   for (int trial = 0; trial < 200; ++trial) {
@@ -89,7 +69,7 @@ TEST(TiledIndex, FromPhysicalInvertsToPhysicalOnRandomLayouts) {
     const int rank = 1 + static_cast<int>(rng() % 4);
     for (int d = 0; d < rank; ++d) dims.push_back(1 + static_cast<int64_t>(rng() % 6));
     Shape s(ElementType::kF32, dims);
-    s.set_layout(RandomLayout(dims, rng));
+    s.set_layout(RandomTiledLayout(dims, rng));
     auto map = TiledIndexMap::Create(s);
     ASSERT_TRUE(map.ok()) << s.ToString() << ": " << map.status().ToString();
     IntArithmetic a;
@@ -344,7 +324,7 @@ TEST_F(LayoutKernels, RandomLayoutsGiveDefaultLayoutResults) {
     const ElementType t = types[trial % 7];
     auto shape = [&](ElementType et) {
       Shape s(et, dims);
-      Layout l = RandomLayout(dims, rng);
+      Layout l = RandomTiledLayout(dims, rng);
       if (BitWidth(et) == 4 && rng() % 2) l.element_size_in_bits = 4;
       s.set_layout(l);
       return s.ToString();

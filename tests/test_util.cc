@@ -53,6 +53,26 @@ Scalar RandomScalar(ElementType t, std::mt19937_64& rng, Opcode op) {
   return x;
 }
 
+// A random valid layout for `dims`: permuted minor_to_major, up to two tile
+// levels, sometimes a '*'.
+Layout RandomTiledLayout(const std::vector<int64_t>& dims, std::mt19937_64& rng) {
+  Layout l = Layout::Descending(static_cast<int64_t>(dims.size()));
+  std::shuffle(l.minor_to_major.begin(), l.minor_to_major.end(), rng);
+  size_t rank = dims.size();
+  const int levels = static_cast<int>(rng() % 3);
+  for (int level = 0; level < levels; ++level) {
+    Tile t;
+    const size_t k = 1 + rng() % rank;
+    for (size_t j = 0; j < k; ++j) t.dims.push_back(1 + static_cast<int64_t>(rng() % 5));
+    if (k >= 2 && rng() % 3 == 0) t.dims[rng() % (k - 1)] = Tile::kCombine;
+    size_t stars = 0;
+    for (int64_t d : t.dims) stars += d == Tile::kCombine;
+    l.tiles.push_back(t);
+    rank = rank - stars + (k - stars);  // prefix + tile counts + tile sizes
+  }
+  return l;
+}
+
 Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, Opcode op) {
   Literal l(Shape(shape.element_type(), shape.dims()));
   for (int64_t i = 0; i < l.element_count(); ++i) l.Set(i, RandomScalar(shape.element_type(), rng, op));

@@ -23,6 +23,9 @@ extern const std::vector<ElementType>& kAllTypes;
 
 Scalar RandomScalar(ElementType t, std::mt19937_64& rng, Opcode op);
 Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, Opcode op);
+// A random valid layout for `dims`: permuted minor_to_major, up to two tile
+// levels, sometimes a '*'.
+Layout RandomTiledLayout(const std::vector<int64_t>& dims, std::mt19937_64& rng);
 // n random bit patterns of real type t, each read as t reads it: floats over
 // every exponent with their NaNs and infinities, integers over their whole
 // range. With subnormal_share k > 0, every k-th float keeps only the lowest
