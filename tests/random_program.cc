@@ -73,11 +73,11 @@ class Generator {
     std::string root;
     if (results.size() == 1 && Chance(2)) {
       const Value& r = *results[0];
-      root = "  ROOT result = " + ShapeText(r.type, r.dims, RandomLayout(r.dims, r.type)) + " copy(" + r.name + ")\n";
+      root = "  ROOT result = " + ShapeText(r.type, r.dims, RandomLayout(r.dims)) + " copy(" + r.name + ")\n";
     } else {
       std::string shape = "(", operands;
       for (size_t i = 0; i < results.size(); ++i) {
-        shape += (i ? ", " : "") + ShapeText(results[i]->type, results[i]->dims, RandomLayout(results[i]->dims, results[i]->type));
+        shape += (i ? ", " : "") + ShapeText(results[i]->type, results[i]->dims, RandomLayout(results[i]->dims));
         operands += (i ? ", " : "") + results[i]->name;
       }
       root = "  ROOT result = " + shape + ") tuple(" + operands + ")\n";
@@ -113,8 +113,8 @@ class Generator {
   }
 
   // Row-major mostly; otherwise a permuted order, sometimes tiled (the
-  // layout tests' random tiles) where the type's elements are whole bytes.
-  Layout RandomLayout(const std::vector<int64_t>& dims, ElementType t) {
+  // layout tests' random tiles).
+  Layout RandomLayout(const std::vector<int64_t>& dims) {
     const int pick = static_cast<int>(rng_() % 8);
     if (pick < 4 || dims.empty()) return Layout::Descending(static_cast<int64_t>(dims.size()));
     if (pick < 6) {
@@ -122,7 +122,6 @@ class Generator {
       std::shuffle(l.minor_to_major.begin(), l.minor_to_major.end(), rng_);
       return l;
     }
-    (void)t;
     return RandomTiledLayout(dims, rng_);
   }
 
@@ -139,7 +138,7 @@ class Generator {
     if (!IsFloat(t)) v.integral = true;
     // Intermediate values sometimes carry a layout (where they are kept in
     // memory, it is theirs).
-    const std::string shape = Chance(6) ? ShapeText(t, dims, RandomLayout(dims, t)) : ShapeText(t, dims);
+    const std::string shape = Chance(6) ? ShapeText(t, dims, RandomLayout(dims)) : ShapeText(t, dims);
     body_ += "  " + v.name + " = " + shape + " " + rhs + "\n";
     values_.push_back(v);
     return values_.back();
@@ -192,7 +191,7 @@ class Generator {
     const std::vector<int64_t> dims = arg.shape().dims();
     args_.push_back(std::move(arg));
     Value v{"p" + std::to_string(index), t, dims, bound, true, true};
-    parameters_ += "  " + v.name + " = " + ShapeText(t, dims, RandomLayout(dims, t)) + " parameter(" + std::to_string(index) + ")\n";
+    parameters_ += "  " + v.name + " = " + ShapeText(t, dims, RandomLayout(dims)) + " parameter(" + std::to_string(index) + ")\n";
     values_.push_back(v);
     return values_.back();
   }
