@@ -49,7 +49,9 @@ constexpr const char* kPreamble =
     "single run's ratio near a target says little; on slow-memory days (the storage-buffer stream\n"
     "figure near 1.4 GB/s against 6-7 on others) kernels bound by storage loads and stores, such as the\n"
     "sorts and scatters, run 3-4x slower than on other days. The fused-epilogue row times both products\n"
-    "alternately to compare them under the same interference. Control-flow rows time whole runs on the\n"
+    "alternately to compare them under the same interference, and each FFT row times VkFFT's own plan\n"
+    "(warmed first: lavapipe compiles a pipeline at its first dispatch) after each of our trials.\n"
+    "Control-flow rows time whole runs on the\n"
     "host clock (a counted loop replays up to 256 trips per submission; a loop only the device can count\n"
     "runs gated, 1, 8, then 64 trips per submission): the counted While's trip against one run of its\n"
     "body's dispatches, and a While+DynamicUpdateSlice scan against one Scan op.\n";
