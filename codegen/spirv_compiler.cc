@@ -37,16 +37,16 @@ constexpr size_t kMaxOptimizedWords = size_t{1} << 20;
 // float-controls capabilities, 2023.1's CCP does not fold GLSL.std.450's
 // SMax, yet treats a loop phi fed by `acc = max(acc, 5)` as the constant
 // it enters with: that window loop stored its initial 0 for every integer
-// type (found by a random program; tests/ops_test.cc's
-// WindowLoops.MaxOfAConstantKeepsItsValue). Later passes and the driver
-// still fold constants locally.
+// type (found by a random program; tests/reduction_test.cc's
+// Reduction.ReduceWindowOverAConstantKeepsItsValue). Later passes and the
+// driver still fold constants locally.
 std::vector<std::string> PerformancePassesWithoutCcp() {
   return {"--wrap-opkill", "--eliminate-dead-branches", "--merge-return", "--inline-entry-points-exhaustive",
           "--eliminate-dead-functions", "--eliminate-dead-code-aggressive", "--private-to-local",
           "--eliminate-local-single-block", "--eliminate-local-single-store", "--eliminate-dead-code-aggressive",
           "--scalar-replacement=100", "--convert-local-access-chains", "--eliminate-local-single-block",
           "--eliminate-local-single-store", "--eliminate-dead-code-aggressive", "--ssa-rewrite",
-          "--eliminate-dead-code-aggressive", "--eliminate-dead-code-aggressive", "--loop-unroll",
+          "--eliminate-dead-code-aggressive", "--loop-unroll",  // -O has --ccp and another ADCE here
           "--eliminate-dead-branches", "--redundancy-elimination", "--combine-access-chains", "--simplify-instructions",
           "--scalar-replacement=100", "--convert-local-access-chains", "--eliminate-local-single-block",
           "--eliminate-local-single-store", "--eliminate-dead-code-aggressive", "--ssa-rewrite",

@@ -51,10 +51,10 @@ constexpr const char* kPreamble =
     "sorts and scatters, run 3-4x slower than on other days. The fused-epilogue row times both products\n"
     "alternately to compare them under the same interference, and each FFT row times VkFFT's own plan\n"
     "(warmed first: lavapipe compiles a pipeline at its first dispatch) after each of our trials.\n"
-    "Control-flow rows time whole runs on the\n"
-    "host clock (a counted loop replays up to 256 trips per submission; a loop only the device can count\n"
-    "runs gated, 1, 8, then 64 trips per submission): the counted While's trip against one run of its\n"
-    "body's dispatches, and a While+DynamicUpdateSlice scan against one Scan op.\n";
+    "Control-flow rows time whole runs on the host clock (a counted loop replays up to 256 trips per\n"
+    "submission; a loop only the device can count runs gated, 1, 8, then 64 trips per submission): the\n"
+    "counted While's trip against one run of its body's dispatches, and a While+DynamicUpdateSlice scan\n"
+    "against one Scan op.\n";
 
 std::string Ratio(double r) {
   if (r <= 0) return "";
