@@ -322,6 +322,9 @@ class MatmulKernelBuilder : public ElementEmitter {
       main += "  uint sl = gl_SubgroupInvocationID;\n";
       main += "  uint row = tm * " + U(c_.tile_m) + " + gl_SubgroupID * " + U(tm) + ";\n";
       main += "  uint col = tn * " + U(c_.tile_n) + " + sl * " + U(tn) + ";\n";
+    } else if (c_.quads) {  // the first rows and columns of the block's quads
+      main += "  uint row = tm * " + U(c_.tile_m) + " + (lid / " + U(c_.threads_n) + ") * 4u;\n";
+      main += "  uint col = tn * " + U(c_.tile_n) + " + (lid % " + U(c_.threads_n) + ") * 4u;\n";
     } else {
       main += "  uint row = tm * " + U(c_.tile_m) + " + (lid / " + U(c_.threads_n) + ") * " + U(tm) + ";\n";
       main += "  uint col = tn * " + U(c_.tile_n) + " + (lid % " + U(c_.threads_n) + ") * " + U(tn) + ";\n";
@@ -331,11 +334,11 @@ class MatmulKernelBuilder : public ElementEmitter {
       for (int64_t c = 0; c < tn; ++c) main += "  " + acc_type_ + " acc" + Acc(r, c) + " = " + zero + ";\n";
     // Rows and columns past the end read the last one (in bounds); their
     // sums are never stored.
-    for (int64_t r = 0; r < tm; ++r) main += "  uint m" + std::to_string(r) + " = min(row + " + U(r) + ", " + U(c_.m - 1) + ");\n";
+    for (int64_t r = 0; r < tm; ++r) main += "  uint m" + std::to_string(r) + " = min(row + " + U(BlockRow(r)) + ", " + U(c_.m - 1) + ");\n";
     // Shared rows: lane sl loads rows sl * rows_per_lane + j.
     for (int64_t j = 0; c_.share_lhs && j < tm / c_.threads_n; ++j)
       main += "  uint ms" + std::to_string(j) + " = min(row + sl * " + U(tm / c_.threads_n) + " + " + U(j) + ", " + U(c_.m - 1) + ");\n";
-    for (int64_t c = 0; c < tn; ++c) main += "  uint n" + std::to_string(c) + " = min(col + " + U(c) + ", " + U(c_.n - 1) + ");\n";
+    for (int64_t c = 0; c < tn; ++c) main += "  uint n" + std::to_string(c) + " = min(col + " + U(BlockColumn(c)) + ", " + U(c_.n - 1) + ");\n";
     main += "  uint k0 = split * " + U(c_.k_chunk) + ", k1 = min(" + U(c_.k) + ", k0 + " + U(c_.k_chunk) + ");\n";
     // A row in no group sums nothing; a contracting group whose ragged dim
     // leads the contraction covers one run of steps.
@@ -359,7 +362,9 @@ class MatmulKernelBuilder : public ElementEmitter {
         step_guard = "ragged_step(b, k, grp)";
       }
     }
-    if (c_.tile_k > 0) {
+    if (c_.quads) {
+      main += QuadLoop(step_guard, zero);
+    } else if (c_.tile_k > 0) {
       main += StagedLoop(step_guard, zero);
     } else {
       VKXLA_ASSIGN_OR_RETURN(std::string loop, RegisterLoop(step_guard));
@@ -369,7 +374,7 @@ class MatmulKernelBuilder : public ElementEmitter {
     const bool vectors = VectorStores();
     for (int64_t r = 0; r < tm && vectors; ++r)
       for (int64_t c = 0; c < tn; c += 4) {
-        const std::string m = "(row + " + U(r) + ")", n = "(col + " + U(c) + ")";
+        const std::string m = "(row + " + U(BlockRow(r)) + ")", n = "(col + " + U(BlockColumn(c)) + ")";
         main += "  if (" + m + " < " + U(c_.m) + " && " + n + " < " + U(c_.n) + ") {\n";
         std::vector<std::string> accs;
         for (int64_t e = 0; e < 4; ++e) accs.push_back("acc" + Acc(r, c + e));
@@ -378,7 +383,7 @@ class MatmulKernelBuilder : public ElementEmitter {
       }
     for (int64_t r = 0; r < tm && !vectors; ++r)
       for (int64_t c = 0; c < tn; ++c) {
-        const std::string m = "(row + " + U(r) + ")", n = "(col + " + U(c) + ")";
+        const std::string m = "(row + " + U(BlockRow(r)) + ")", n = "(col + " + U(BlockColumn(c)) + ")";
         main += "  if (" + std::string(lanes ? "lane == 0u && " : "") + m + " < " + U(c_.m) + " && " + n + " < " + U(c_.n) + ") {\n";
         if (c_.split()) {
           // Partial sums: chunk-major, then (b, m, n).
@@ -430,6 +435,74 @@ class MatmulKernelBuilder : public ElementEmitter {
       for (int64_t c = 0; c < c_.thread_n; ++c)
         loop += "      " + Fma("a" + std::to_string(r), "b" + std::to_string(c), "acc" + Acc(r, c)) + "\n";
     return loop + "    }\n    barrier();\n  }\n";
+  }
+
+  // Offsets of a block's row r and column c from its first (quads: four
+  // 4 x 4 blocks half a tile apart).
+  int64_t BlockRow(int64_t r) const { return c_.quads ? r % 4 + (r / 4) * (c_.tile_m / 2) : r; }
+  int64_t BlockColumn(int64_t c) const { return c_.quads ? c % 4 + (c / 4) * (c_.tile_n / 2) : c; }
+
+  // MatmulConfig::quads: the slices are arrays of 4-vectors, a step's
+  // tile_m (tile_n) values and one padding vector; each invocation loads
+  // its share of the next slice into registers while the products of the
+  // current one run, and stores them after a barrier. Every store is a
+  // whole vector: NVIDIA's compiler writes a vector back whole when one
+  // lane stores into it (a store into one element of a shared vec4 raced
+  // with its neighbours' on the H200).
+  std::string QuadLoop(const std::string& guard, const std::string& zero) {
+    const int64_t tk = c_.tile_k, tile_m = c_.tile_m, tile_n = c_.tile_n, l = c_.local_size;
+    const int64_t stride_a = tile_m / 4 + 1, stride_b = tile_n / 4 + 1;  // vectors a step
+    const std::string vec = acc_type_ == "float" ? "vec4" : acc_type_ == "int" ? "ivec4" : "uvec4";
+    shared_ += "shared " + vec + " tile_a[" + U(tk * stride_a) + "];\nshared " + vec + " tile_b[" + U(tk * stride_b) + "];\n";
+    const std::string take = "k < k1" + (guard.empty() ? "" : " && " + guard);
+    // Vector v of an invocation's share: lhs rows 4 mq .. 4 mq + 3 of step
+    // e % tile_k (lanes take consecutive steps of the same rows), rhs
+    // columns 4 nq .. 4 nq + 3 of step e / (tile_n / 4) (lanes take
+    // consecutive columns).
+    const int64_t vectors_a = tk * tile_m / 4 / l, vectors_b = tk * tile_n / 4 / l;
+    auto loads = [&](const std::string& kt) {
+      std::string code;
+      for (int64_t v = 0; v < vectors_a; ++v) {
+        code += "    { uint e = lid + " + U(v * l) + ", k = " + kt + " + e % " + U(tk) + ", m4 = row0 + (e / " + U(tk) + ") * 4u;\n";
+        for (int64_t i = 0; i < 4; ++i)
+          code += "      pa" + std::to_string(v) + "[" + std::to_string(i) + "] = " + take + " ? load_a(b, min(m4 + " + U(i) + ", " +
+                  U(c_.m - 1) + "), k) : " + zero + ";\n";
+        code += "    }\n";
+      }
+      for (int64_t v = 0; v < vectors_b; ++v) {
+        code += "    { uint e = lid + " + U(v * l) + ", k = " + kt + " + e / " + U(tile_n / 4) + ", n4 = col0 + (e % " +
+                U(tile_n / 4) + ") * 4u;\n";
+        for (int64_t i = 0; i < 4; ++i)
+          code += "      pb" + std::to_string(v) + "[" + std::to_string(i) + "] = " + take + " ? load_b(b, min(n4 + " + U(i) + ", " +
+                  U(c_.n - 1) + "), k) : " + zero + ";\n";
+        code += "    }\n";
+      }
+      return code;
+    };
+    std::string loop = "  uint row0 = tm * " + U(tile_m) + ", col0 = tn * " + U(tile_n) + ";\n";
+    loop += "  uint qa = lid / " + U(c_.threads_n) + ", qb = lid % " + U(c_.threads_n) + ";\n";
+    for (int64_t v = 0; v < vectors_a; ++v) loop += "  " + vec + " pa" + std::to_string(v) + ";\n";
+    for (int64_t v = 0; v < vectors_b; ++v) loop += "  " + vec + " pb" + std::to_string(v) + ";\n";
+    loop += "  {\n" + loads("k0") + "  }\n";
+    loop += "  for (uint kt = k0; kt < k1; kt += " + U(tk) + ") {\n    barrier();\n";
+    for (int64_t v = 0; v < vectors_a; ++v)
+      loop += "    { uint e = lid + " + U(v * l) + ";\n      tile_a[(e % " + U(tk) + ") * " + U(stride_a) + " + e / " + U(tk) +
+              "] = pa" + std::to_string(v) + "; }\n";
+    for (int64_t v = 0; v < vectors_b; ++v)
+      loop += "    { uint e = lid + " + U(v * l) + ";\n      tile_b[(e / " + U(tile_n / 4) + ") * " + U(stride_b) + " + e % " +
+              U(tile_n / 4) + "] = pb" + std::to_string(v) + "; }\n";
+    loop += "    memoryBarrierShared();\n    barrier();\n    if (kt + " + U(tk) + " < k1) {\n" + loads("(kt + " + U(tk) + ")") + "    }\n";
+    for (int64_t kk = 0; kk < tk; ++kk) {
+      const std::string at_a = U(kk * stride_a), at_b = U(kk * stride_b);
+      loop += "    {\n      " + vec + " a0 = tile_a[" + at_a + " + qa], a1 = tile_a[" + at_a + " + qa + " + U(tile_m / 8) + "];\n";
+      loop += "      " + vec + " b0 = tile_b[" + at_b + " + qb], b1 = tile_b[" + at_b + " + qb + " + U(tile_n / 8) + "];\n";
+      for (int64_t r = 0; r < 8; ++r)
+        for (int64_t c = 0; c < 8; ++c)
+          loop += "      " + Fma("a" + std::to_string(r / 4) + "[" + std::to_string(r % 4) + "]",
+                             "b" + std::to_string(c / 4) + "[" + std::to_string(c % 4) + "]", "acc" + Acc(r, c)) + "\n";
+      loop += "    }\n";
+    }
+    return loop + "  }\n";
   }
 
   // The staged f16 slices on the matrix units (MatmulConfig::cooperative):

@@ -1,6 +1,7 @@
 #include "plan/matmul_config.h"
 
 #include <algorithm>
+#include <array>
 
 #include "ops/dot.h"
 #include "ops/ragged_dot.h"
@@ -137,6 +138,46 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
       lt == ElementType::kF16 && rt_in == ElementType::kF16 && MatmulAccumulator(rt) == ElementType::kF32 &&
       target.max_shared_memory_bytes >= 64 * 64 * 4 + 2 * 16 * 64 * 2)
     c.cooperative = true;
+  // Quads (MatmulConfig::quads) for 32-bit accumulators where both dims
+  // fill 128 x 128 tiles (16 x 16 invocations, 8-step slices), 256 x 128
+  // tiles (32 x 16, 16 steps) where those alone fill the device (128 of
+  // them or more) and it runs 512 invocations a workgroup, or in the shape
+  // the tuning names. The slices are padded by a vector a step so that the
+  // stores into them spread over the banks too. On an H200 (f32 4096^3, one
+  // run of each shape): 128 x 128 with 8 or 16 steps 34.7-35.4 TFLOP/s,
+  // 64 x 128 36.3, 64 x 64 34.1, 256 x 128 39.2; 1024^3 (split-K to 256
+  // workgroups) 24-28 for all of them, within the run-to-run noise.
+  const TargetFeatures::MatmulTuning& tune = target.matmul_tuning;
+  const ElementType acc_type = MatmulAccumulator(rt);
+  // Only where the 128 x 128 tiles (split along a contraction of 512 steps
+  // or more) make 128 workgroups: fewer leave most of a large GPU idle,
+  // where 64 x 64 tiles make four times as many (MobileNet-v2's 1 x 1
+  // convolutions, 3136 x 144 results of 24-step contractions, took 8.7
+  // ms an image on an H200 in quads against 5.8 in 64 x 64 tiles).
+  const int64_t quad_groups = CeilDiv(c.m, 128) * CeilDiv(c.n, 128) * c.batch * std::max<int64_t>(1, c.k / 256);
+  if (c.tile_k == 16 && !c.cooperative && acc_bytes == 4 && !IsComplex(acc_type) && acc_type != ElementType::kPred) {
+    const bool tall = c.m >= 256 && CeilDiv(c.m, 256) * CeilDiv(c.n, 128) * c.batch >= 128 &&
+                      target.max_workgroup_invocations >= 512;
+    // (invocations along m, along n, slice steps): the tuning's, then the
+    // plan's own; the first the device holds, each invocation storing
+    // whole vectors of both slices.
+    std::vector<std::array<int64_t, 3>> shapes;
+    if (tune.threads_m > 0) shapes.push_back({tune.threads_m, tune.threads_n, tune.tile_k});
+    if (tall) shapes.push_back({32, 16, 16});
+    if (tune.threads_m > 0 || (c.m >= 128 && c.n >= 128 && quad_groups >= 128)) shapes.push_back({16, 16, 8});
+    for (const auto& [qm, qn, qk] : shapes) {
+      const int64_t invocations_q = qm * qn, slices = 4 * qk * (8 * qm + 4 + 8 * qn + 4);
+      if (invocations_q > target.max_workgroup_invocations || slices > target.max_shared_memory_bytes ||
+          (qk * 8 * qm) % (4 * invocations_q) != 0 || (qk * 8 * qn) % (4 * invocations_q) != 0)
+        continue;
+      c.quads = true;
+      c.thread_m = c.thread_n = 8;
+      c.threads_m = qm;
+      c.threads_n = qn;
+      c.tile_k = qk;
+      break;
+    }
+  }
   // GPUs, matrix . vector: a subgroup-sized team of lanes per row, each
   // taking every k_lanes-th step (neighbours read neighbouring elements),
   // their sums meeting in shared memory.
@@ -211,7 +252,11 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   // Split-K: chunks each invocation walks within the loop budget, and more
   // where too few workgroups would occupy the device, as long as each
   // chunk keeps at least 256 steps.
-  const int64_t per_step = 2 + step_trips * (c.thread_m + c.thread_n) + group_step_trips;
+  // Staged slices: a step costs an invocation its share of the slice's
+  // loads, not its block's (each load tests its step's group too; the 64 x
+  // 64 tiles' estimate fell from 8 loads a step to 1 with this).
+  const int64_t per_step = c.tile_k > 0 ? 2 + CeilDiv(c.tile_m + c.tile_n, c.local_size) * (step_trips + group_step_trips)
+                                        : 2 + step_trips * (c.thread_m + c.thread_n) + group_step_trips;
   const int64_t budget = static_cast<int64_t>(target.max_loop_trips) - 64 - pre_trips;
   if (budget < per_step)
     return Unimplemented(std::string(OpcodeName(dot.opcode)) + " " + dot.Describe() + ": " + std::to_string(pre_trips) +
@@ -220,7 +265,7 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   const int64_t budget_steps = std::max<int64_t>(1, budget / per_step) * c.k_lanes;  // a lane walks 1 step in k_lanes
   const int64_t budget_splits = CeilDiv(std::max<int64_t>(c.k, 1), budget_steps);
   const int64_t groups = c.batch * c.tiles_m * c.tiles_n;
-  const int64_t target_groups = target.cpu ? 8 : 256;
+  const int64_t target_groups = target.cpu ? 8 : tune.groups > 0 ? tune.groups : 256;
   int64_t parallel_splits = 1;
   if (groups < target_groups) parallel_splits = std::min(CeilDiv(target_groups, std::max<int64_t>(groups, 1)), c.k / 256);
   c.splits = std::max<int64_t>({1, budget_splits, parallel_splits});

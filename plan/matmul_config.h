@@ -24,7 +24,10 @@
 // product gives each row a team of lanes along k; narrow dims keep the
 // register path. Where the device multiplies f16 matrices in hardware
 // (NVIDIA's tensor cores through VK_NV_cooperative_matrix), staged tiles of
-// two f16 operands run there (see `cooperative`).
+// two f16 operands run there (see `cooperative`). Larger products of
+// 32-bit accumulators take 128 x 128 tiles of 8 x 8 blocks in quads (see
+// `quads`), eight steps a slice; TargetFeatures::matmul_tuning overrides
+// those shapes for measuring a device.
 #pragma once
 
 #include <cstdint>
@@ -82,6 +85,13 @@ struct MatmulConfig {
   // the tile meets in shared memory before each invocation takes its 4 x 4
   // block to the usual epilogue.
   bool cooperative = false;
+  // Staged tiles of 32-bit accumulators on GPUs with both dims at least 128:
+  // each invocation's 8 x 8 block is four 4 x 4 quads half a tile apart
+  // (rows qm * 4 + {0..3} and tile_m / 2 more; columns likewise), so a
+  // step reads its operands as four 16-byte vectors from shared memory
+  // whose lanes' addresses are consecutive (no bank conflicts), and the
+  // next slice's loads are issued before the current slice's products.
+  bool quads = false;
   int64_t splits = 1;                    // chunks of the contraction
   int64_t k_chunk = 1;                   // contraction steps of one chunk
   uint32_t local_size = 1;

@@ -10,7 +10,9 @@ std::string TargetFeatures::CacheKey() const {
          "|vk=" + std::to_string(vulkan_api_version) + "|coop=" + std::to_string(cooperative_matrix_f16) +
          "|texel=" + std::to_string(max_texel_buffer_elements) + "|exactdiv=" + std::to_string(exact_div_sqrt) +
          "|calls=" + std::to_string(soft_float_calls) +
-         "|sub32=" + std::to_string(f32_subnormals_kept) + "|fc=" + float_controls.CacheKey();
+         "|sub32=" + std::to_string(f32_subnormals_kept) + "|fc=" + float_controls.CacheKey() +
+         "|mmt=" + std::to_string(matmul_tuning.threads_m) + "." + std::to_string(matmul_tuning.threads_n) + "." +
+         std::to_string(matmul_tuning.tile_k) + "." + std::to_string(matmul_tuning.groups);
 }
 
 std::vector<uint32_t> FloatControls::Widths(uint8_t mask) {

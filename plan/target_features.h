@@ -117,6 +117,14 @@ struct TargetFeatures {
   double estimated_bytes_per_second = 5e9;
   double estimated_ops_per_second = 2e10;
 
+  // Tuning of the staged GPU matmul (plan/matmul_config.h), 0 where the
+  // plan chooses: invocations along m and n, the depth of a staged slice,
+  // and the workgroups split-K aims for. VKXLA_MATMUL_TILES=m,n,k,groups
+  // sets them, for measuring a new device's best shape.
+  struct MatmulTuning {
+    int threads_m = 0, threads_n = 0, tile_k = 0, groups = 0;
+  } matmul_tuning;
+
   // Stable text for cache keys: changes whenever generated code could.
   std::string CacheKey() const;
 };

@@ -267,6 +267,31 @@ Status ApplySubmissionBudget(const std::string& milliseconds, DeviceInfo& info) 
   return OkStatus();
 }
 
+Status ApplyMatmulTuning(const std::string& tiles, DeviceInfo& info) {
+  if (tiles.empty()) return OkStatus();
+  std::vector<int64_t> values;
+  std::stringstream in(tiles);
+  for (std::string item; std::getline(in, item, ',');) {
+    const std::optional<int64_t> v = ParseInt64(item);
+    if (!v || *v < 0 || *v > 65536) break;
+    values.push_back(*v);
+  }
+  // Invocations along m and n powers of two (tiles of 8 x 8 blocks, 1024 at
+  // most), slices of 4, 8 or 16 steps.
+  auto power_of_two = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+  // Each invocation stores whole vectors of both slices: the invocations
+  // along m and n each divide twice the slice's steps.
+  if (values.size() != 4 || !power_of_two(values[0]) || !power_of_two(values[1]) || values[0] * values[1] > 1024 ||
+      values[0] * values[1] < 32 || (values[2] != 4 && values[2] != 8 && values[2] != 16) || values[3] < 1 ||
+      values[0] > 2 * values[2] || values[1] > 2 * values[2])
+    return InvalidArgument("VKXLA_MATMUL_TILES: expected threads_m,threads_n,tile_k,groups (powers of two with 32 to 1024 "
+                           "invocations, each at most twice the slice's steps, a slice of 4, 8 or 16 steps, at least one "
+                           "workgroup), found '" + tiles + "'");
+  info.target.matmul_tuning = {static_cast<int>(values[0]), static_cast<int>(values[1]), static_cast<int>(values[2]),
+                               static_cast<int>(values[3])};
+  return OkStatus();
+}
+
 std::string DeviceInfo::Table() const {
   std::ostringstream o;
   auto yn = [](bool hw, bool used) { return std::string(hw ? "yes" : "no") + (hw && !used ? " (masked)" : ""); };

@@ -45,5 +45,9 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info);
 // milliseconds); empty leaves the default, anything but a positive number
 // is an error.
 Status ApplySubmissionBudget(const std::string& milliseconds, DeviceInfo& info);
+// Sets the staged GPU matmul's tuning (VKXLA_MATMUL_TILES=m,n,k,groups:
+// invocations along m and n, slice depth, split-K's workgroup aim; see
+// TargetFeatures::MatmulTuning); empty leaves the plan's choice.
+Status ApplyMatmulTuning(const std::string& tiles, DeviceInfo& info);
 
 }  // namespace vkxla

@@ -103,11 +103,13 @@ StatusOr<VulkanContext*> VulkanContext::Get() {
     const char* mask = std::getenv("VKXLA_MASK");
     const char* profile = std::getenv("VKXLA_PROFILE");
     const char* budget = std::getenv("VKXLA_SUBMISSION_BUDGET_MS");
+    const char* tiles = std::getenv("VKXLA_MATMUL_TILES");
     for (uint32_t i = 0; i < count; ++i) {
       DeviceInfo info = QueryDeviceInfo(ctx->instance_, ctx->devices_[i], i);
       Status s = ApplyProfile(profile ? profile : "", info);
       if (s.ok() && mask) s = ApplyMask(mask, info);
       if (s.ok()) s = ApplySubmissionBudget(budget ? budget : "", info);
+      if (s.ok()) s = ApplyMatmulTuning(tiles ? tiles : "", info);
       if (!s.ok()) {
         error = s;
         return;

@@ -366,20 +366,86 @@ TEST_F(Dot, GpuConfigurationsRunHere) {
                           " rhs_contracting_dims={0,1}, lhs_ragged_dims={2}\n"},
   };
   int seed = 0;
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.text);
-    auto module = Parse("HloModule gpu\nENTRY %e {\n" + c.text + "}\n");
-    ASSERT_TRUE(module);
+  // Small integers; a ragged dot's group sizes 0, 3, 6 (their sum fits).
+  auto arguments = [&seed](const Module& module) {
     std::mt19937_64 rng(++seed);
     std::vector<Literal> args;
-    for (const Instruction* p : module->entry()->parameters()) {
+    for (const Instruction* p : module.entry()->parameters()) {
       Literal l = SmallIntegers(p->shape, rng);
       if (p->shape.element_type() == ElementType::kS32 && p->shape.rank() == 2 && p->shape.dim(1) == 3)
         for (int64_t i = 0; i < l.element_count(); ++i) l.Set(i, Scalar::Int(ElementType::kS32, 3 * (i % 3)));
       args.push_back(std::move(l));
     }
-    RunAndCompareWith(*module, args, -1, &gpu);
+    return args;
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    auto module = Parse("HloModule gpu\nENTRY %e {\n" + c.text + "}\n");
+    ASSERT_TRUE(module);
+    RunAndCompareWith(*module, arguments(*module), -1, &gpu);
   }
+  // Quads, in the shapes the plan picks for large products (forced here by
+  // the tuning, as these products are too small to fill a GPU):
+  const std::vector<Case> quad_cases = {
+      // Tails in m, n and the slices, a split contraction, batches, a
+      // transposed lhs, integers, and bf16 operands under a bias-and-relu
+      // epilogue stored as vectors.
+      {ElementType::kF32, "  %x = f32[130,203] parameter(0)\n  %y = f32[203,129] parameter(1)\n"
+                          "  ROOT %d = f32[130,129] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"},
+      {ElementType::kF32, "  %x = f32[2000,128]{0,1} parameter(0)\n  %y = f32[2000,136] parameter(1)\n"
+                          "  ROOT %d = f32[128,136] dot(%x, %y), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n"},
+      {ElementType::kS32, "  %x = s32[3,128,40] parameter(0)\n  %y = s32[3,40,160] parameter(1)\n"
+                          "  ROOT %d = s32[3,128,160] dot(%x, %y), lhs_batch_dims={0}, rhs_batch_dims={0},"
+                          " lhs_contracting_dims={2}, rhs_contracting_dims={1}\n"},
+      // Batches of quads.
+      {ElementType::kF32, "  %x = f32[32,257,16] parameter(0)\n  %y = f32[32,16,130] parameter(1)\n"
+                          "  ROOT %d = f32[32,257,130] dot(%x, %y), lhs_batch_dims={0}, rhs_batch_dims={0},"
+                          " lhs_contracting_dims={2}, rhs_contracting_dims={1}\n"},
+      // The second column quad partly past the end (200 = 128 + 72).
+      {ElementType::kF32, "  %x = f32[136,40] parameter(0)\n  %y = f32[40,200] parameter(1)\n"
+                          "  ROOT %d = f32[136,200] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"},
+      // Contracting groups: each load tests its step's group.
+      {ElementType::kF32, "  %x = f32[40,4,9] parameter(0)\n  %y = f32[4,9,50] parameter(1)\n  %g = s32[4,3] parameter(2)\n"
+                          "  ROOT %d = f32[3,40,50] ragged-dot(%x, %y, %g), lhs_contracting_dims={1,2},"
+                          " rhs_contracting_dims={0,1}, lhs_ragged_dims={2}\n"},
+      {ElementType::kU32, "  %x = u32[129,16] parameter(0)\n  %y = u32[16,128] parameter(1)\n"
+                          "  ROOT %d = u32[129,128] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"},
+      {ElementType::kBF16, "  %x = bf16[136,64] parameter(0)\n  %y = bf16[64,256] parameter(1)\n  %b = f32[256] parameter(2)\n"
+                           "  %d = f32[136,256] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+                           "  %bb = f32[136,256] broadcast(%b), dimensions={1}\n  %s = f32[136,256] add(%d, %bb)\n"
+                           "  %z = f32[] constant(0)\n  %zb = f32[136,256] broadcast(%z), dimensions={}\n"
+                           "  ROOT %r = f32[136,256] maximum(%s, %zb)\n"},
+  };
+  using Tuning = TargetFeatures::MatmulTuning;
+  std::vector<Tuning> shapes = {{16, 16, 8, 256}};
+  if (gpu.max_workgroup_invocations >= 512) shapes.push_back({32, 16, 16, 256});  // not on a phone
+  for (const Tuning& shape : shapes)
+    for (const Case& c : quad_cases) {
+      SCOPED_TRACE(c.text + " in " + std::to_string(shape.threads_m) + " x " + std::to_string(shape.threads_n) + " invocations");
+      TargetFeatures quads = gpu;
+      quads.matmul_tuning = shape;
+      auto module = Parse("HloModule quads\nENTRY %e {\n" + c.text + "}\n");
+      ASSERT_TRUE(module);
+      auto program = PlanModule(*module, quads);
+      ASSERT_TRUE(program.ok()) << program.status().ToString();
+      EXPECT_TRUE(std::get<MatmulConfig>(program->groups[0].config).quads);
+      RunAndCompareWith(*module, arguments(*module), -1, &quads);
+    }
+  // A tuned shape (VKXLA_MATMUL_TILES=8,4,4,64): 64 x 32 tiles of 32
+  // invocations, slices of 4 steps, split to 64 workgroups.
+  TargetFeatures tuned = gpu;
+  tuned.matmul_tuning = {8, 4, 4, 64};
+  auto module = Parse("HloModule tuned\nENTRY %e {\n  %x = f32[70,1030] parameter(0)\n  %y = f32[1030,45] parameter(1)\n"
+                      "  ROOT %d = f32[70,45] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+  ASSERT_TRUE(module);
+  auto program = PlanModule(*module, tuned);
+  ASSERT_TRUE(program.ok()) << program.status().ToString();
+  const auto& config = std::get<MatmulConfig>(program->groups[0].config);
+  EXPECT_TRUE(config.quads);
+  EXPECT_GT(config.splits, 1);
+  std::mt19937_64 rng(++seed);
+  RunAndCompareWith(*module, {SmallIntegers(module->entry()->parameters()[0]->shape, rng),
+                              SmallIntegers(module->entry()->parameters()[1]->shape, rng)}, -1, &tuned);
 }
 
 // relu(x . W + b): the epilogue both CPU read paths are checked with.

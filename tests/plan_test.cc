@@ -1207,15 +1207,44 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
   EXPECT_FALSE(config(PlanText("", MatmulEntry("f32", 3, 64, 40), storage)).share_lhs);
   EXPECT_FALSE(config(PlanText("", MatmulEntry("s64", 64, 64, 64), storage)).share_lhs);
   // GPUs (desktop and phone alike): 64 x 64 tiles staged 16 steps at a
-  // time through shared memory, 4 x 4 blocks of 256 invocations.
+  // time through shared memory, 4 x 4 blocks of 256 invocations; where
+  // both dims fill 128 and the accumulators are 32-bit, 128 x 128 tiles of
+  // 8 x 8 blocks in quads, 8 steps a slice, split-K to 256 workgroups.
   for (const TargetFeatures& t : {DesktopGpuTarget(), PhoneTarget()}) {
     SCOPED_TRACE(t.device_name);
+    const MatmulConfig s = config(PlanText("", MatmulEntry("f32", 64, 1024, 1024), t));
+    EXPECT_EQ(s.tile_k, 16);
+    EXPECT_FALSE(s.quads);
+    EXPECT_EQ(s.tile_m * 1000 + s.tile_n, 64064);
+    EXPECT_EQ(s.local_size, 256u);
     const MatmulConfig g = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), t));
-    EXPECT_EQ(g.tile_k, 16);
-    EXPECT_EQ(g.tile_m * 1000 + g.tile_n, 64064);
+    EXPECT_TRUE(g.quads);
+    EXPECT_EQ(g.tile_k, 8);
+    EXPECT_EQ(g.tile_m * 1000 + g.tile_n, 128128);
+    EXPECT_EQ(g.thread_m * 10 + g.thread_n, 88);
     EXPECT_EQ(g.local_size, 256u);
+    EXPECT_EQ(g.splits, 4);
     EXPECT_EQ(g.workgroups, 256u);
     EXPECT_FALSE(g.share_lhs);
+    // Enough 256 x 128 tiles to fill the device: those, 16 steps a slice,
+    // where the device runs 512 invocations a workgroup (not a phone).
+    const MatmulConfig big = config(PlanText("", MatmulEntry("f32", 4096, 4096, 4096), t));
+    EXPECT_EQ(big.splits, 1);  // 512 or 1024 tiles, and 4096 steps within the loop budget
+    EXPECT_TRUE(big.quads);
+    if (t.max_workgroup_invocations >= 512) {
+      EXPECT_EQ(big.tile_m * 1000 + big.tile_n, 256128);
+      EXPECT_EQ(big.tile_k, 16);
+      EXPECT_EQ(big.local_size, 512u);
+    } else {
+      EXPECT_EQ(big.tile_m * 1000 + big.tile_n, 128128);
+    }
+    EXPECT_TRUE(config(PlanText("", MatmulEntry("s32", 1024, 1024, 1024), t)).quads);
+    // Too few 128 x 128 tiles to occupy a GPU (4, a contraction too short to
+    // split): 64 x 64 tiles.
+    EXPECT_FALSE(config(PlanText("", MatmulEntry("f32", 256, 256, 256), t)).quads);
+    EXPECT_FALSE(config(PlanText("", MatmulEntry("f32", 3136, 24, 144), t)).quads);
+    for (const char* wide : {"f64", "c64", "s64", "pred"})
+      EXPECT_FALSE(config(PlanText("", MatmulEntry(wide, 1024, 1024, 1024), t)).quads) << wide;
     // A matrix-vector product gives each row a subgroup-wide team along k.
     const MatmulConfig v = config(PlanText("", MatmulEntry("f32", 4096, 4096, 1), t));
     EXPECT_EQ(v.tile_k, 0);
@@ -1225,6 +1254,25 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
   // f16 x f16 on a device with f16 cooperative matrices: the staged tiles
   // run on them (f32 and bf16 operands, and devices without them, do not).
   EXPECT_TRUE(config(PlanText("", MatmulEntry("f16", 256, 256, 256), DesktopGpuTarget())).cooperative);
+  EXPECT_FALSE(config(PlanText("", MatmulEntry("f16", 1024, 1024, 1024), DesktopGpuTarget())).quads);
+  EXPECT_TRUE(config(PlanText("", MatmulEntry("f16", 1024, 1024, 1024), PhoneTarget())).quads);
+  // The tuning's shape wherever a GPU stages (m and n at least 32), also
+  // below 128.
+  {
+    TargetFeatures tuned = DesktopGpuTarget();
+    tuned.matmul_tuning = {8, 32, 16, 512};
+    const MatmulConfig q = config(PlanText("", MatmulEntry("f32", 64, 4096, 512), tuned));  // m, k, n
+    EXPECT_TRUE(q.quads);
+    EXPECT_EQ(q.tile_m * 1000 + q.tile_n, 64256);
+    EXPECT_EQ(q.tile_k, 16);
+    EXPECT_EQ(q.workgroups, 2u * 16u);  // 2 tiles, split as far as chunks of 256 steps go
+    // A shape past the device's limits gives way to the plan's 128 x 128.
+    TargetFeatures phone = PhoneTarget();
+    phone.matmul_tuning = {32, 32, 16, 0};  // 1024 invocations: a phone runs 256
+    const MatmulConfig own = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), phone));
+    EXPECT_TRUE(own.quads);
+    EXPECT_EQ(own.tile_m * 1000 + own.tile_n, 128128);
+  }
   EXPECT_FALSE(config(PlanText("", MatmulEntry("f32", 256, 256, 256), DesktopGpuTarget())).cooperative);
   EXPECT_FALSE(config(PlanText("", MatmulEntry("bf16", 256, 256, 256), DesktopGpuTarget())).cooperative);
   EXPECT_FALSE(config(PlanText("", MatmulEntry("f16", 8, 256, 256), DesktopGpuTarget())).cooperative);  // not staged

@@ -136,6 +136,20 @@ TEST(DeviceProfile, MobileLowersLimitsAndHidesFeatures) {
     EXPECT_NE(s.message().find("VKXLA_SUBMISSION_BUDGET_MS: expected a positive number of milliseconds"), std::string::npos) << s.message();
   }
   EXPECT_EQ(info.target.submission_budget_ms, 250);
+  // The matmul tuning: four counts, powers of two for the invocations.
+  ASSERT_TRUE(ApplyMatmulTuning("", info).ok());
+  EXPECT_EQ(info.target.matmul_tuning.threads_m, 0);
+  ASSERT_TRUE(ApplyMatmulTuning("32,16,16,256", info).ok());
+  EXPECT_EQ(info.target.matmul_tuning.threads_m * 1000 + info.target.matmul_tuning.threads_n, 32016);
+  EXPECT_EQ(info.target.matmul_tuning.tile_k * 1000 + info.target.matmul_tuning.groups, 16256);
+  for (const char* wrong : {"32,16,16", "32,16,16,256,1", "24,16,8,256", "64,32,8,256", "4,4,8,256", "16,16,12,256",
+                            "16,16,8,0", "16,16,8,x", "64,16,16,256", "16,16,4,256", "16,16,8,99999999999999999999", ",,,"}) {
+    Status s = ApplyMatmulTuning(wrong, info);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << wrong;
+    EXPECT_NE(s.message().find("VKXLA_MATMUL_TILES: expected threads_m,threads_n,tile_k,groups"), std::string::npos)
+        << s.message();
+  }
+  EXPECT_EQ(info.target.matmul_tuning.threads_m, 32);
   Status bad = ApplyProfile("tablet", info);
   EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.message().find("unknown profile 'tablet'; known: mobile"), std::string::npos) << bad.message();
