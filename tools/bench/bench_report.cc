@@ -54,7 +54,8 @@ constexpr const char* kPreamble =
     "Control-flow rows time whole runs on the host clock (a counted loop replays up to 256 trips per\n"
     "submission; a loop only the device can count runs gated, 1, 8, then 64 trips per submission): the\n"
     "counted While's trip against one run of its body's dispatches, and a While+DynamicUpdateSlice scan\n"
-    "against one Scan op.\n";
+    "against one Scan op. On GPUs each timed row first keeps the device busy for 0.25 s, and a trial\n"
+    "repeats a program up to 1,000 times to last 20 ms: clocks that fell while the host compiled come back.\n";
 
 std::string Ratio(double r) {
   if (r <= 0) return "";
