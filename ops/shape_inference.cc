@@ -568,6 +568,7 @@ StatusOr<Shape> InferShape(const Instruction& inst) {
   // dynamic dims and all (the called computations' shapes say which).
   const bool calls = inst.opcode == Opcode::kWhile || inst.opcode == Opcode::kConditional || inst.opcode == Opcode::kCall;
   if (calls) return shape;
+  if (ReducesOnlyDynamicDims(inst)) return shape;  // its results static
   if (!shape.IsArray()) {
     if (inst.opcode != Opcode::kTuple)
       for (const Instruction* o : inst.operands)

@@ -23,6 +23,7 @@
 #include "plan/conv_expansion.h"
 #include "plan/batch_norm_expansion.h"
 #include "plan/topk_expansion.h"
+#include "plan/dynamic_reduce_expansion.h"
 #include "plan/fusion.h"
 #include "plan/in_place_update.h"
 #include "plan/trip_count.h"
@@ -1033,6 +1034,8 @@ StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target)
   if (norms) expanded = norms;
   VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> topks, ExpandLongTopKs(expanded ? *expanded : module));
   if (topks) expanded = topks;
+  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> dynamic, ExpandDynamicReduces(expanded ? *expanded : module));
+  if (dynamic) expanded = dynamic;
   if (!expanded) return Planner(module, target).Run();
   VKXLA_ASSIGN_OR_RETURN(Program p, Planner(*expanded, target).Run());
   p.expanded_module = std::move(expanded);  // the groups point into it

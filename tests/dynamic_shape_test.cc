@@ -1,7 +1,8 @@
 // Bounded dynamic shapes (f32[<=8]): arguments smaller than the bound,
 // sizes carried at run time through elementwise ops, transposes and
 // broadcasts, set-dimension-size, get-dimension-size and dynamic-reshape,
-// and results cut to their run-time sizes; against the reference.
+// reduces over dynamic dims, and results cut to their run-time sizes;
+// against the reference.
 #include <gtest/gtest.h>
 
 #include "frontends/hlo_text.h"
@@ -116,6 +117,75 @@ TEST_F(DynamicShapes, SetAndGetDimensionSize) {
                 "  ROOT %p = s32[<=3] set-dimension-size(%v, %n), dimensions={0}\n",
                 {S32(7)}),
             "s32[3] {0, 1, 2}");
+}
+
+// A reduce over dynamic dims folds only the elements inside the run-time
+// sizes (none: the init value), whether the kernel sums a whole array, rows
+// or columns, alone or with another operand; planned as this device and as
+// a GPU. A dynamic dim the reduce keeps is still an error.
+TEST_F(DynamicShapes, ReduceOverDynamicDims) {
+  const std::string add = "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+                          "max {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] maximum(a, b)\n}\n";
+  TargetFeatures gpu = TestDevice().target();
+  gpu.cpu = false;
+  const std::vector<const TargetFeatures*> targets = {nullptr, &gpu};
+  for (const TargetFeatures* target : targets) {
+    SCOPED_TRACE(target ? "as a GPU" : "this device");
+    auto run = [&](const std::string& text, const std::vector<Literal>& args) {
+      auto m = ParseAndVerifyHlo(text);
+      if (!m.ok()) return m.status().ToString();
+      Literal got = RunAndCompareWith(**m, args, -1, target);
+      return got.shape().ToString(false) + " " + got.ValuesToString();
+    };
+    // The whole array: 0 + 1 + 2 + 3 + 4 of a bound of 8.
+    EXPECT_EQ(run(add + "ENTRY %e {\n  %x = f32[<=8] parameter(0)\n  %z = f32[] constant(0)\n"
+                        "  ROOT %r = f32[] reduce(%x, %z), dimensions={0}, to_apply=add\n}\n",
+                  {Iota(ElementType::kF32, {5})}),
+              "f32[] 10");
+    // Size 0: the init value alone.
+    EXPECT_EQ(run(add + "ENTRY %e {\n  %v = f32[6] iota(), iota_dimension=0\n  %n = s32[] parameter(0)\n"
+                        "  %x = f32[<=6] set-dimension-size(%v, %n), dimensions={0}\n  %z = f32[] constant(0)\n"
+                        "  ROOT %r = f32[] reduce(%x, %z), dimensions={0}, to_apply=add\n}\n",
+                  {S32(0)}),
+              "f32[] 0");
+    // Rows of a bound of 8 cut to 3 (a negated chain before the sum), and
+    // columns of 2 rows of 4 cut from 6.
+    EXPECT_EQ(run(add + "ENTRY %e {\n  %v = f32[2,8] iota(), iota_dimension=1\n  %n = s32[] parameter(0)\n"
+                        "  %x = f32[2,<=8] set-dimension-size(%v, %n), dimensions={1}\n  %y = f32[2,<=8] negate(%x)\n"
+                        "  %z = f32[] constant(0)\n  ROOT %r = f32[2] reduce(%y, %z), dimensions={1}, to_apply=add\n}\n",
+                  {S32(3)}),
+              "f32[2] {-3, -3}");
+    EXPECT_EQ(run(add + "ENTRY %e {\n  %x = s32[<=6,4] parameter(0)\n  %z = s32[] constant(-100)\n"
+                        "  ROOT %r = s32[4] reduce(%x, %z), dimensions={0}, to_apply=max\n}\n",
+                  {Iota(ElementType::kS32, {2, 4})}),
+              "s32[4] {4, 5, 6, 7}");
+    // Both dims dynamic, the sum of all 2 x 3 elements of a 4 x 5 bound.
+    EXPECT_EQ(run(add + "ENTRY %e {\n  %x = f32[<=4,<=5] parameter(0)\n  %z = f32[] constant(0)\n"
+                        "  ROOT %r = f32[] reduce(%x, %z), dimensions={0,1}, to_apply=add\n}\n",
+                  {Iota(ElementType::kF32, {2, 3})}),
+              "f32[] 15");
+  }
+  // Two operands (the largest value and its index) over a dynamic row.
+  const std::string argmax =
+      "HloModule m\nargmax {\n  a = s32[] parameter(0)\n  i = s32[] parameter(1)\n  b = s32[] parameter(2)\n"
+      "  j = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT\n  eq = pred[] compare(a, b), direction=EQ\n"
+      "  lo = pred[] compare(i, j), direction=LT\n  tie = pred[] and(eq, lo)\n  pick = pred[] or(gt, tie)\n"
+      "  v = s32[] select(pick, a, b)\n  k = s32[] select(pick, i, j)\n  ROOT r = (s32[], s32[]) tuple(v, k)\n}\n"
+      "ENTRY %e {\n  %x = s32[<=8] parameter(0)\n  %i = s32[8] iota(), iota_dimension=0\n"
+      "  %n = s32[] get-dimension-size(%x), dimensions={0}\n  %is = s32[<=8] set-dimension-size(%i, %n), dimensions={0}\n"
+      "  %lo = s32[] constant(-2147483648)\n  %z = s32[] constant(0)\n"
+      "  ROOT %r = (s32[], s32[]) reduce(%x, %is, %lo, %z), dimensions={0}, to_apply=argmax\n}\n";
+  auto m = ParseAndVerifyHlo(argmax);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  Literal x(Shape(ElementType::kS32, {4}));
+  for (int64_t i = 0; i < 4; ++i) x.Set(i, Scalar::Int(ElementType::kS32, i == 2 ? 9 : 1));
+  EXPECT_EQ(RunAndCompareWith(**m, {std::move(x)}).ValuesToString(), "(9, 2)");
+  // A dynamic dim the reduce keeps.
+  auto kept = ParseAndVerifyHlo(add + "ENTRY %e {\n  %x = f32[<=6,5] parameter(0)\n  %z = f32[] constant(0)\n"
+                                      "  ROOT %r = f32[<=6] reduce(%x, %z), dimensions={1}, to_apply=add\n}\n");
+  ASSERT_FALSE(kept.ok());
+  EXPECT_NE(kept.status().message().find("f32[<=6,5]"), std::string::npos) << kept.status().message();
+  EXPECT_NE(kept.status().message().find("dynamic dimension"), std::string::npos) << kept.status().message();
 }
 
 TEST_F(DynamicShapes, DynamicReshape) {
