@@ -228,7 +228,7 @@ class Generator {
 
   void Step() {
     const Value a = PickValue();
-    switch (rng_() % 25) {
+    switch (rng_() % 31) {
       case 0: case 1: case 2: Unary(a); break;
       case 3: case 4: case 5: Binary(a); break;
       case 6: Compare(a); break;
@@ -249,7 +249,13 @@ class Generator {
       case 21: Scatter(a); break;
       case 22: Sort(a); break;
       case 23: Convolution(a); break;
-      default: While(a); break;
+      case 24: While(a); break;
+      case 25: Conditional(a); break;
+      case 26: DynamicReduce(a); break;
+      case 27: FloatBits(a); break;
+      case 28: ComplexParts(a); break;
+      case 29: ArgMax(a); break;
+      default: Map(a); break;
     }
   }
 
@@ -727,6 +733,153 @@ class Generator {
     const std::string loop = "l" + std::to_string(values_.size());
     body_ += "  " + loop + " = " + state + " while(" + init + "), condition=cond" + n + ", body=body" + n + "\n";
     Emit(a.type, a.dims, "get-tuple-element(" + loop + "), index=1", a.bound + 3.0 * trips, a.integral);
+  }
+
+  // A conditional on a runtime predicate or branch index (a parameter:
+  // an index out of range takes the last branch, as the spec says), its
+  // branches each changing the value a different way.
+  void Conditional(const Value& a) {
+    if (args_.size() >= kMaxParameters) return;
+    const std::string t = ShapeText(a.type, a.dims);
+    const int branches = Chance(2) ? 2 : 3;
+    const bool by_index = branches == 3 || Chance(2);
+    const std::string n = std::to_string(loops_++);
+    const std::string two = a.type == ElementType::kPred ? "true" : "2";
+    const std::vector<std::string> bodies = {
+        a.type == ElementType::kPred ? "not(x)" : "negate(x)",
+        "add(x, b)",
+        a.type == ElementType::kPred ? "copy(x)" : "multiply(x, b)",
+    };
+    std::string names;
+    for (int k = 0; k < branches; ++k) {
+      const std::string name = "branch" + n + "_" + std::to_string(k);
+      const std::string op = a.type == ElementType::kPred && k == 1 ? "or(x, b)" : bodies[k];
+      computations_ += name + " {\n  x = " + t + " parameter(0)\n  c = " + ShapeText(a.type, {}) + " constant(" + two + ")\n  b = " +
+                       t + " broadcast(c), dimensions={}\n  ROOT r = " + t + " " + op + "\n}\n\n";
+      names += (k ? ", " : "") + name;
+    }
+    std::string selector;
+    if (by_index) {
+      Literal index(Shape(ElementType::kS32, {}));
+      index.Set(0, Scalar::Int(ElementType::kS32, Uniform(-1, branches)));
+      selector = NewParameter(std::move(index), INFINITY).name;
+    } else {
+      Literal pred(Shape(ElementType::kPred, {}));
+      pred.Set(0, Scalar::Pred(Chance(2)));
+      selector = NewParameter(std::move(pred), 1).name;
+    }
+    std::string operands;
+    for (int k = 0; k < branches; ++k) operands += ", " + a.name;
+    const std::string which = by_index ? "branch_computations={" + names + "}"
+                                       : "true_computation=branch" + n + "_0, false_computation=branch" + n + "_1";
+    Emit(a.type, a.dims, "conditional(" + selector + operands + "), " + which, a.bound * 2 + 2, a.integral);
+  }
+
+  // A reduce over a dim given a smaller size at run time (set-dimension-size
+  // from a parameter), through an elementwise op on the dynamic shape: only
+  // the first `size` elements along it count.
+  void DynamicReduce(const Value& a) {
+    if (a.dims.empty() || args_.size() >= kMaxParameters) return;
+    const int64_t d = static_cast<int64_t>(rng_() % a.dims.size());
+    Literal size(Shape(ElementType::kS32, {}));
+    size.Set(0, Scalar::Int(ElementType::kS32, Uniform(0, a.dims[d])));
+    const Value sz = NewParameter(std::move(size), INFINITY);
+    std::string dynamic = std::string(ElementTypeName(a.type)) + "[";
+    for (size_t i = 0; i < a.dims.size(); ++i)
+      dynamic += (i ? "," : "") + std::string(static_cast<int64_t>(i) == d ? "<=" : "") + std::to_string(a.dims[i]);
+    dynamic += "]";
+    const std::string n = std::to_string(values_.size());
+    body_ += "  dyn" + n + " = " + dynamic + " set-dimension-size(" + a.name + ", " + sz.name + "), dimensions={" + std::to_string(d) + "}\n";
+    std::string x = "dyn" + n;
+    if (a.type != ElementType::kPred && Chance(2)) {
+      body_ += "  dneg" + n + " = " + dynamic + " negate(" + x + ")\n";
+      x = "dneg" + n;
+    }
+    std::vector<int64_t> dims = a.dims;
+    dims.erase(dims.begin() + d);
+    double bound = 0;
+    const auto [reducer, init] = ReduceOp(a, a.dims[d], bound);
+    Emit(a.type, dims, "reduce(" + x + ", " + init + "), dimensions={" + std::to_string(d) + "}, to_apply=" + reducer, bound + 1,
+         a.integral);
+  }
+
+  // Float bits: reduce-precision to another format's exponent and mantissa
+  // (rounding, overflow, NaNs kept NaN), is-finite, or the bits of a raw
+  // value split into narrower words along a new minor dim.
+  void FloatBits(const Value& a) {
+    if (IsFloat(a.type) && Chance(2)) {
+      static const int kFormats[][2] = {{5, 10}, {8, 7}, {4, 3}, {5, 2}, {8, 23}, {11, 52}, {3, 1}};
+      const auto& f = kFormats[rng_() % std::size(kFormats)];
+      Emit(a.type, a.dims, "reduce-precision(" + a.name + "), exponent_bits=" + std::to_string(f[0]) + ", mantissa_bits=" +
+           std::to_string(f[1]), f[0] >= 5 ? a.bound * 2 : INFINITY, a.integral);
+      return;
+    }
+    if (IsFloat(a.type) && Chance(2)) {
+      Emit(ElementType::kPred, a.dims, "is-finite(" + a.name + ")", 1, true);
+      return;
+    }
+    const int width = BitWidth(a.type);
+    if ((IsFloat(a.type) && !a.raw) || a.type == ElementType::kPred || width < 16) return;
+    const ElementType to = width == 64 ? (Chance(2) ? ElementType::kU32 : ElementType::kS16)
+                                       : width == 32 ? (Chance(2) ? ElementType::kU16 : ElementType::kU8)
+                                                     : ElementType::kS8;
+    std::vector<int64_t> dims = a.dims;
+    dims.push_back(width / BitWidth(to));
+    if (Elements(dims) > kMaxElements) return;
+    Emit(to, dims, "bitcast-convert(" + a.name + ")", BoundOfType(to), true);
+  }
+
+  // A complex value built from two real ones, added to or subtracted from
+  // itself, and one of its parts taken back (the complex values stay inside
+  // this step). Not multiplied: with an infinity and a NaN about, the
+  // reference's C++ complex product recovers infinities (C Annex G) where
+  // the device's does not, and the spec does not choose.
+  void ComplexParts(const Value& a) {
+    if (a.type != ElementType::kF32 && a.type != ElementType::kF64) return;
+    const Value b = SameShape(a);
+    const std::string c = a.type == ElementType::kF32 ? "c64" : "c128";
+    const std::string t = c + "[" + List(a.dims) + "]", n = std::to_string(values_.size());
+    body_ += "  z" + n + " = " + t + " complex(" + a.name + ", " + b.name + ")\n";
+    body_ += "  zz" + n + " = " + t + (Chance(2) ? " subtract(z" : " add(z") + n + ", z" + n + ")\n";
+    Emit(a.type, a.dims, std::string(Chance(2) ? "real" : "imag") + "(zz" + n + ")", 2 * std::max(a.bound, b.bound),
+         a.integral && b.integral);
+  }
+
+  // The largest integer along a dim and its first index, by a reduce of
+  // two operands whose reducer breaks ties by the smaller index (integers
+  // only: with NaNs such a reducer is not associative).
+  void ArgMax(const Value& a) {
+    if (a.dims.empty() || !IsInteger(a.type) || a.type == ElementType::kPred) return;
+    const std::string t = ShapeText(a.type, {});
+    const std::string name = "argmax_" + std::string(ElementTypeName(a.type));
+    if (reducers_.insert(name).second)
+      computations_ += name + " {\n  a = " + t + " parameter(0)\n  i = s32[] parameter(1)\n  b = " + t +
+                       " parameter(2)\n  j = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT\n"
+                       "  eq = pred[] compare(a, b), direction=EQ\n  lo = pred[] compare(i, j), direction=LT\n"
+                       "  tie = pred[] and(eq, lo)\n  pick = pred[] or(gt, tie)\n  v = " + t + " select(pick, a, b)\n"
+                       "  k = s32[] select(pick, i, j)\n  ROOT r = (" + t + ", s32[]) tuple(v, k)\n}\n\n";
+    const int64_t d = static_cast<int64_t>(rng_() % a.dims.size());
+    const Value iota = Emit(ElementType::kS32, a.dims, "iota(), iota_dimension=" + std::to_string(d), static_cast<double>(a.dims[d]), true);
+    std::vector<int64_t> dims = a.dims;
+    dims.erase(dims.begin() + d);
+    const std::string pair = "(" + ShapeText(a.type, dims) + ", " + ShapeText(ElementType::kS32, dims) + ")";
+    const std::string r = "am" + std::to_string(values_.size());
+    body_ += "  " + r + " = " + pair + " reduce(" + a.name + ", " + iota.name + ", " +
+             Constant(a.type, std::to_string(IntegerMin(a.type))) + ", " + Constant(ElementType::kS32, 0.0) + "), dimensions={" +
+             std::to_string(d) + "}, to_apply=" + name + "\n";
+    if (Chance(2)) Emit(ElementType::kS32, dims, "get-tuple-element(" + r + "), index=1", static_cast<double>(a.dims[d]), true);
+    else Emit(a.type, dims, "get-tuple-element(" + r + "), index=0", a.bound, true);
+  }
+
+  // map over every dim with a two-operand computation.
+  void Map(const Value& a) {
+    if (a.dims.empty()) return;
+    const Value b = SameShape(a);
+    const std::string op = a.type == ElementType::kPred ? "and" : Chance(2) ? "maximum" : "add";
+    std::vector<int64_t> all(a.dims.size());
+    std::iota(all.begin(), all.end(), 0);
+    Emit(a.type, a.dims, "map(" + a.name + ", " + b.name + "), dimensions={" + List(all) + "}, to_apply=" + Reducer(op, a.type),
+         op == "add" ? a.bound + b.bound : std::max(a.bound, b.bound), a.integral && b.integral);
   }
 
   void Other(const Value& a) {
