@@ -115,6 +115,13 @@ StatusOr<Shape> RunTimeShape(const Instruction& inst, const std::vector<const Li
       for (size_t k = 0; k < inst.dimensions->size(); ++k) dims[(*inst.dimensions)[k]] = operands[0]->shape().dim(k);
       return Shape(s.element_type(), dims);
     }
+    case Opcode::kReduce: {  // the kept dims' sizes
+      std::vector<int64_t> dims;
+      for (int64_t d = 0; d < operands[0]->shape().rank(); ++d)
+        if (std::find(inst.dimensions->begin(), inst.dimensions->end(), d) == inst.dimensions->end())
+          dims.push_back(operands[0]->shape().dim(d));
+      return Shape(s.element_type(), dims);
+    }
     default: {
       // Elementwise ops and copies: the sizes of an operand of the same rank.
       for (const Literal* o : operands)

@@ -285,7 +285,7 @@ std::optional<StatusOr<Shape>> InferReductionShape(const Instruction& inst) {
   }
 }
 
-bool ReducesOnlyDynamicDims(const Instruction& inst) {
+bool IsDynamicReduce(const Instruction& inst) {
   if (inst.opcode != Opcode::kReduce || !inst.dimensions || inst.operands.size() < 2 || inst.operands.size() % 2 != 0)
     return false;
   const size_t n = inst.operands.size() / 2;
@@ -293,9 +293,8 @@ bool ReducesOnlyDynamicDims(const Instruction& inst) {
   for (size_t i = 0; i < inst.operands.size(); ++i) {
     const Shape& s = inst.operands[i]->shape;
     if (!s.IsArray()) return false;
-    for (int64_t d = 0; d < s.rank(); ++d) {
-      if (!s.is_dynamic_dim(d)) continue;
-      if (i >= n || std::find(inst.dimensions->begin(), inst.dimensions->end(), d) == inst.dimensions->end()) return false;
+    if (!s.is_static()) {
+      if (i >= n) return false;  // init values are scalars
       dynamic = true;
     }
   }

@@ -24,10 +24,10 @@ StatusOr<ReducePlan> PlanReduce(const Instruction& inst);
 // its two parameters: a fold that may take the elements in any order.
 bool IsOneCommutativeOp(const Computation& c);
 
-// Whether `inst` is a reduce over bounded dynamic dimensions that are all
-// among its reduced ones (its results static): the form of reduce over
-// dynamic shapes that vkxla runs (plan/dynamic_reduce_expansion.h).
-bool ReducesOnlyDynamicDims(const Instruction& inst);
+// Whether `inst` is a reduce of operands with bounded dynamic dimensions
+// (the form vkxla runs: plan/dynamic_reduce_expansion.h). The dims it keeps
+// stay dynamic in its results.
+bool IsDynamicReduce(const Instruction& inst);
 
 // Scan: `inputs` arrays then `carries` init values; to_apply gives
 // `outputs` arrays and the new carries.

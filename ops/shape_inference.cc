@@ -3,6 +3,7 @@
 #include "ir/layout_index.h"
 #include "ir/tiled_index.h"
 
+#include <algorithm>
 #include <set>
 
 #include "ops/attributes.h"
@@ -568,7 +569,25 @@ StatusOr<Shape> InferShape(const Instruction& inst) {
   // dynamic dims and all (the called computations' shapes say which).
   const bool calls = inst.opcode == Opcode::kWhile || inst.opcode == Opcode::kConditional || inst.opcode == Opcode::kCall;
   if (calls) return shape;
-  if (ReducesOnlyDynamicDims(inst)) return shape;  // its results static
+  if (IsDynamicReduce(inst)) {
+    // The dims it keeps carry their run-time sizes into the results.
+    const Shape& x = inst.operands[0]->shape;
+    auto mark = [&](Shape& r) {
+      int64_t at = 0;
+      for (int64_t d = 0; d < x.rank(); ++d) {
+        if (std::find(inst.dimensions->begin(), inst.dimensions->end(), d) != inst.dimensions->end()) continue;
+        if (x.is_dynamic_dim(d) && at < r.rank()) r.set_dynamic_dim(at, true);
+        ++at;
+      }
+    };
+    if (shape.IsArray()) {
+      mark(shape);
+      return shape;
+    }
+    std::vector<Shape> elements = shape.tuple_shapes();
+    for (Shape& e : elements) mark(e);
+    return Shape::Tuple(std::move(elements));
+  }
   if (!shape.IsArray()) {
     if (inst.opcode != Opcode::kTuple)
       for (const Instruction* o : inst.operands)

@@ -180,12 +180,47 @@ TEST_F(DynamicShapes, ReduceOverDynamicDims) {
   Literal x(Shape(ElementType::kS32, {4}));
   for (int64_t i = 0; i < 4; ++i) x.Set(i, Scalar::Int(ElementType::kS32, i == 2 ? 9 : 1));
   EXPECT_EQ(RunAndCompareWith(**m, {std::move(x)}).ValuesToString(), "(9, 2)");
-  // A dynamic dim the reduce keeps.
-  auto kept = ParseAndVerifyHlo(add + "ENTRY %e {\n  %x = f32[<=6,5] parameter(0)\n  %z = f32[] constant(0)\n"
-                                      "  ROOT %r = f32[<=6] reduce(%x, %z), dimensions={1}, to_apply=add\n}\n");
-  ASSERT_FALSE(kept.ok());
-  EXPECT_NE(kept.status().message().find("f32[<=6,5]"), std::string::npos) << kept.status().message();
-  EXPECT_NE(kept.status().message().find("dynamic dimension"), std::string::npos) << kept.status().message();
+}
+
+// The dims a reduce keeps keep their run-time sizes: rows of a dynamic
+// count summed, a dynamic row count and a dynamic length at once, and the
+// two results of a variadic reduce; a declared result that drops the
+// dynamic dim is an error quoting both shapes.
+TEST_F(DynamicShapes, ReduceKeepsDynamicDims) {
+  const std::string add = "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n";
+  TargetFeatures gpu = TestDevice().target();
+  gpu.cpu = false;
+  const std::vector<const TargetFeatures*> targets = {nullptr, &gpu};
+  for (const TargetFeatures* target : targets) {
+    SCOPED_TRACE(target ? "as a GPU" : "this device");
+    auto run = [&](const std::string& text, const std::vector<Literal>& args) {
+      auto m = ParseAndVerifyHlo(text);
+      if (!m.ok()) return m.status().ToString();
+      Literal got = RunAndCompareWith(**m, args, -1, target);
+      return got.shape().ToString(false) + " " + got.ValuesToString();
+    };
+    EXPECT_EQ(run(add + "ENTRY %e {\n  %x = f32[<=6,4] parameter(0)\n  %z = f32[] constant(0)\n"
+                        "  ROOT %r = f32[<=6] reduce(%x, %z), dimensions={1}, to_apply=add\n}\n",
+                  {Iota(ElementType::kF32, {3, 4})}),
+              "f32[3] {6, 22, 38}");
+    EXPECT_EQ(run(add + "ENTRY %e {\n  %x = f32[<=6,<=8] parameter(0)\n  %z = f32[] constant(0)\n"
+                        "  ROOT %r = f32[<=6] reduce(%x, %z), dimensions={1}, to_apply=add\n}\n",
+                  {Iota(ElementType::kF32, {2, 3})}),
+              "f32[2] {3, 12}");
+    EXPECT_EQ(run(add + "add2 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = f32[] parameter(2)\n"
+                        "  d = f32[] parameter(3)\n  s = f32[] add(a, c)\n  t = f32[] add(b, d)\n"
+                        "  ROOT r = (f32[], f32[]) tuple(s, t)\n}\n"
+                        "ENTRY %e {\n  %x = f32[<=3,2,<=5] parameter(0)\n  %y = f32[<=3,2,<=5] negate(%x)\n"
+                        "  %z = f32[] constant(0)\n"
+                        "  ROOT %r = (f32[<=3,<=5], f32[<=3,<=5]) reduce(%x, %y, %z, %z), dimensions={1}, to_apply=add2\n}\n",
+                  {Iota(ElementType::kF32, {1, 2, 2})}),
+              "(f32[1,2], f32[1,2]) ({{2, 4}}, {{-2, -4}})");
+  }
+  auto dropped = ParseAndVerifyHlo(add + "ENTRY %e {\n  %x = f32[<=6,5] parameter(0)\n  %z = f32[] constant(0)\n"
+                                         "  ROOT %r = f32[6] reduce(%x, %z), dimensions={1}, to_apply=add\n}\n");
+  ASSERT_FALSE(dropped.ok());
+  EXPECT_NE(dropped.status().message().find("f32[<=6]"), std::string::npos) << dropped.status().message();
+  EXPECT_NE(dropped.status().message().find("f32[6]"), std::string::npos) << dropped.status().message();
 }
 
 TEST_F(DynamicShapes, DynamicReshape) {

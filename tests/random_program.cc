@@ -795,11 +795,35 @@ class Generator {
       body_ += "  dneg" + n + " = " + dynamic + " negate(" + x + ")\n";
       x = "dneg" + n;
     }
+    // Now and then a reduce over another dim first, which keeps the
+    // dynamic one (its result dynamic too).
     std::vector<int64_t> dims = a.dims;
-    dims.erase(dims.begin() + d);
+    int64_t at = d;
+    double terms = 1;
+    if (dims.size() >= 2 && Chance(2)) {
+      int64_t e = static_cast<int64_t>(rng_() % dims.size());
+      if (e == d) e = (e + 1) % static_cast<int64_t>(dims.size());
+      double bound = 0;
+      const auto [reducer, init] = ReduceOp(a, a.dims[e], bound);
+      terms = static_cast<double>(a.dims[e]);
+      dims.erase(dims.begin() + e);
+      if (e < d) --at;
+      std::string kept = std::string(ElementTypeName(a.type)) + "[";
+      for (size_t i = 0; i < dims.size(); ++i)
+        kept += (i ? "," : "") + std::string(static_cast<int64_t>(i) == at ? "<=" : "") + std::to_string(dims[i]);
+      kept += "]";
+      body_ += "  dred" + n + " = " + kept + " reduce(" + x + ", " + init + "), dimensions={" + std::to_string(e) +
+               "}, to_apply=" + reducer + "\n";
+      x = "dred" + n;
+    }
+    // The sum's terms: both reduces' (the partial sums stay exact).
+    Value shape_of_terms = a;
+    shape_of_terms.bound = a.bound * terms;
+    const int64_t length = dims[at];
+    dims.erase(dims.begin() + at);
     double bound = 0;
-    const auto [reducer, init] = ReduceOp(a, a.dims[d], bound);
-    Emit(a.type, dims, "reduce(" + x + ", " + init + "), dimensions={" + std::to_string(d) + "}, to_apply=" + reducer, bound + 1,
+    const auto [reducer, init] = ReduceOp(shape_of_terms, length, bound);
+    Emit(a.type, dims, "reduce(" + x + ", " + init + "), dimensions={" + std::to_string(at) + "}, to_apply=" + reducer, bound + 1,
          a.integral);
   }
 
