@@ -26,8 +26,9 @@
 // (NVIDIA's tensor cores through VK_NV_cooperative_matrix), staged tiles of
 // two f16 operands run there (see `cooperative`). Larger products of
 // 32-bit accumulators take 128 x 128 tiles of 8 x 8 blocks in quads (see
-// `quads`), eight steps a slice; TargetFeatures::matmul_tuning overrides
-// those shapes for measuring a device.
+// `quads`), eight steps a slice, f16 ones too (faster than the cooperative
+// tiles on an H200); TargetFeatures::matmul_tuning overrides those shapes
+// for measuring a device.
 #pragma once
 
 #include <cstdint>

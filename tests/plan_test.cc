@@ -1254,7 +1254,11 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
   // f16 x f16 on a device with f16 cooperative matrices: the staged tiles
   // run on them (f32 and bf16 operands, and devices without them, do not).
   EXPECT_TRUE(config(PlanText("", MatmulEntry("f16", 256, 256, 256), DesktopGpuTarget())).cooperative);
-  EXPECT_FALSE(config(PlanText("", MatmulEntry("f16", 1024, 1024, 1024), DesktopGpuTarget())).quads);
+  // Large enough for quads: those (faster on the H200 than the cooperative
+  // tiles).
+  const MatmulConfig f16_large = config(PlanText("", MatmulEntry("f16", 1024, 1024, 1024), DesktopGpuTarget()));
+  EXPECT_TRUE(f16_large.quads);
+  EXPECT_FALSE(f16_large.cooperative);
   EXPECT_TRUE(config(PlanText("", MatmulEntry("f16", 1024, 1024, 1024), PhoneTarget())).quads);
   // The tuning's shape wherever a GPU stages (m and n at least 32), also
   // below 128.
