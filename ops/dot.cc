@@ -205,6 +205,77 @@ StatusOr<Shape> InferDotShape(const Instruction& inst) {
   return Shape(t, dims);
 }
 
+bool IsDynamicDot(const Instruction& inst) {
+  if (inst.opcode != Opcode::kDot || inst.operands.size() != 2) return false;
+  for (const Instruction* o : inst.operands)
+    if (!o->shape.IsArray()) return false;
+  return !inst.operands[0]->shape.is_static() || !inst.operands[1]->shape.is_static();
+}
+
+void MarkDynamicDotResult(const Instruction& inst, Shape& result) {
+  StatusOr<DotPlan> p = PlanDot(inst);
+  if (!p.ok() || !result.IsArray()) return;
+  const Shape& lhs = inst.operands[0]->shape;
+  const Shape& rhs = inst.operands[1]->shape;
+  int64_t at = 0;
+  for (size_t i = 0; i < p->dims.lhs_batch.size(); ++i, ++at)
+    if (lhs.is_dynamic_dim(p->dims.lhs_batch[i]) || rhs.is_dynamic_dim(p->dims.rhs_batch[i])) result.set_dynamic_dim(at, true);
+  for (int64_t d : p->lhs_free) result.set_dynamic_dim(at++, lhs.is_dynamic_dim(d));
+  for (int64_t d : p->rhs_free) result.set_dynamic_dim(at++, rhs.is_dynamic_dim(d));
+}
+
+namespace {
+
+// Row-major multi-index of `linear` in `dims`.
+std::vector<int64_t> Unravel(int64_t linear, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> idx(dims.size());
+  for (size_t d = dims.size(); d-- > 0;) {
+    idx[d] = dims[d] > 0 ? linear % dims[d] : 0;
+    linear = dims[d] > 0 ? linear / dims[d] : 0;
+  }
+  return idx;
+}
+
+}  // namespace
+
+StatusOr<Literal> EvaluateDynamicDot(const Instruction& inst, const Literal& lhs, const Literal& rhs) {
+  VKXLA_ASSIGN_OR_RETURN(DotPlan p, PlanDot(inst));
+  const Shape& lb = inst.operands[0]->shape;
+  const Shape& rb = inst.operands[1]->shape;
+  // Each contracting pair's run-time size.
+  std::vector<int64_t> sizes;
+  for (size_t i = 0; i < p.dims.lhs_contracting.size(); ++i) {
+    const int64_t l = p.dims.lhs_contracting[i], r = p.dims.rhs_contracting[i];
+    sizes.push_back(lb.is_dynamic_dim(l) ? lhs.shape().dim(l) : rb.is_dynamic_dim(r) ? rhs.shape().dim(r) : lb.dim(l));
+  }
+  // Both operands at their bounds, zero past their sizes and past each
+  // contraction's size: the padding adds nothing.
+  auto pad = [&](const Literal& x, const Shape& bound, const std::vector<int64_t>& contracting) {
+    Literal out(Shape(bound.element_type(), bound.dims()));
+    for (int64_t i = 0; i < out.element_count(); ++i) {
+      const std::vector<int64_t> idx = Unravel(i, bound.dims());
+      bool inside = true;
+      for (int64_t d = 0; d < bound.rank(); ++d) inside = inside && idx[d] < x.shape().dim(d);
+      for (size_t c = 0; c < contracting.size(); ++c) inside = inside && idx[contracting[c]] < sizes[c];
+      if (inside) out.Set(i, x.GetAt(idx));
+    }
+    return out;
+  };
+  const Literal lp = pad(lhs, lb, p.dims.lhs_contracting), rp = pad(rhs, rb, p.dims.rhs_contracting);
+  Instruction at_bounds = inst;
+  at_bounds.shape = Shape(inst.shape.element_type(), inst.shape.dims());
+  VKXLA_ASSIGN_OR_RETURN(Literal full, EvaluateDot(at_bounds, lp, rp));
+  // The result at the run-time sizes of the dims it keeps.
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i < p.dims.lhs_batch.size(); ++i)
+    dims.push_back(lb.is_dynamic_dim(p.dims.lhs_batch[i]) ? lhs.shape().dim(p.dims.lhs_batch[i]) : rhs.shape().dim(p.dims.rhs_batch[i]));
+  for (int64_t d : p.lhs_free) dims.push_back(lhs.shape().dim(d));
+  for (int64_t d : p.rhs_free) dims.push_back(rhs.shape().dim(d));
+  Literal out(Shape(inst.shape.element_type(), dims));
+  for (int64_t i = 0; i < out.element_count(); ++i) out.Set(i, full.GetAt(Unravel(i, dims)));
+  return out;
+}
+
 std::vector<int64_t> CanonicalOperandIndex(const Shape& x, const std::vector<int64_t>& batch_dims,
                                            const std::vector<int64_t>& free_dims, const std::vector<int64_t>& contracting,
                                            int64_t b, int64_t f, int64_t k) {

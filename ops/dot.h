@@ -53,6 +53,16 @@ StatusOr<DotPlan> PlanDot(const Instruction& inst);
 Status CheckProductOperands(const Instruction& inst, const Shape& lhs, const Shape& rhs);
 inline bool IsDotFamily(Opcode op) { return op == Opcode::kDot || op == Opcode::kRaggedDot || op == Opcode::kScaledDot; }
 StatusOr<Shape> InferDotShape(const Instruction& inst);
+
+// Dots of operands with bounded dynamic dimensions: a contracting dim sums
+// over its run-time size (the lhs's where its dim is dynamic, else the
+// rhs's), and the batch and free dims keep theirs in the result.
+bool IsDynamicDot(const Instruction& inst);
+// Marks the dims of `result` (the dot's static shape) that an operand's
+// dynamic batch or free dim becomes.
+void MarkDynamicDotResult(const Instruction& inst, Shape& result);
+// The reference for such a dot on operands at their run-time sizes.
+StatusOr<Literal> EvaluateDynamicDot(const Instruction& inst, const Literal& lhs, const Literal& rhs);
 // The algorithm written as XLA's name ("dot_bf16_bf16_f32"), or an error
 // naming the ones this build runs.
 StatusOr<DotAlgorithm> ParseDotAlgorithm(const std::string& name);

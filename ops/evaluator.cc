@@ -266,6 +266,10 @@ StatusOr<Literal> EvaluateComputation(const Computation& computation, const std:
           break;
         }
         case Opcode::kDot: {
+          if (IsDynamicDot(*owned)) {
+            VKXLA_ASSIGN_OR_RETURN(result, EvaluateDynamicDot(*owned, *operands[0], *operands[1]));
+            break;
+          }
           VKXLA_ASSIGN_OR_RETURN(result, EvaluateDot(inst, *operands[0], *operands[1]));
           break;
         }

@@ -25,7 +25,7 @@ StatusOr<ReducePlan> PlanReduce(const Instruction& inst);
 bool IsOneCommutativeOp(const Computation& c);
 
 // Whether `inst` is a reduce of operands with bounded dynamic dimensions
-// (the form vkxla runs: plan/dynamic_reduce_expansion.h). The dims it keeps
+// (the form vkxla runs: plan/dynamic_padder.h). The dims it keeps
 // stay dynamic in its results.
 bool IsDynamicReduce(const Instruction& inst);
 

@@ -569,6 +569,10 @@ StatusOr<Shape> InferShape(const Instruction& inst) {
   // dynamic dims and all (the called computations' shapes say which).
   const bool calls = inst.opcode == Opcode::kWhile || inst.opcode == Opcode::kConditional || inst.opcode == Opcode::kCall;
   if (calls) return shape;
+  if (IsDynamicDot(inst)) {
+    MarkDynamicDotResult(inst, shape);
+    return shape;
+  }
   if (IsDynamicReduce(inst)) {
     // The dims it keeps carry their run-time sizes into the results.
     const Shape& x = inst.operands[0]->shape;

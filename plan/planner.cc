@@ -23,7 +23,7 @@
 #include "plan/conv_expansion.h"
 #include "plan/batch_norm_expansion.h"
 #include "plan/topk_expansion.h"
-#include "plan/dynamic_reduce_expansion.h"
+#include "plan/dynamic_padder.h"
 #include "plan/fusion.h"
 #include "plan/in_place_update.h"
 #include "plan/trip_count.h"
@@ -1034,7 +1034,7 @@ StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target)
   if (norms) expanded = norms;
   VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> topks, ExpandLongTopKs(expanded ? *expanded : module));
   if (topks) expanded = topks;
-  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> dynamic, ExpandDynamicReduces(expanded ? *expanded : module));
+  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> dynamic, PadDynamicOperands(expanded ? *expanded : module));
   if (dynamic) expanded = dynamic;
   if (!expanded) return Planner(module, target).Run();
   VKXLA_ASSIGN_OR_RETURN(Program p, Planner(*expanded, target).Run());

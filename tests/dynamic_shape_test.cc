@@ -223,6 +223,39 @@ TEST_F(DynamicShapes, ReduceKeepsDynamicDims) {
   EXPECT_NE(dropped.status().message().find("f32[6]"), std::string::npos) << dropped.status().message();
 }
 
+// A dot sums a dynamic contraction over its run-time size (the lhs's where
+// its dim is dynamic), both sides masked so that what lies past it (a NaN
+// here) adds nothing; dynamic batch and free dims keep their sizes.
+TEST_F(DynamicShapes, DotOverDynamicDims) {
+  TargetFeatures gpu = TestDevice().target();
+  gpu.cpu = false;
+  Literal y(Shape(ElementType::kF32, {6, 2}));
+  for (int64_t i = 0; i < 12; ++i) y.Set(i, Scalar::Float(ElementType::kF32, i == 10 ? NAN : static_cast<double>(i)));
+  const std::vector<const TargetFeatures*> targets = {nullptr, &gpu};
+  for (const TargetFeatures* target : targets) {
+    SCOPED_TRACE(target ? "as a GPU" : "this device");
+    auto run = [&](const std::string& body, const std::vector<Literal>& args) {
+      auto m = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n" + body + "}\n");
+      if (!m.ok()) return m.status().ToString();
+      Literal got = RunAndCompareWith(**m, args, -1, target);
+      return got.shape().ToString(false) + " " + got.ValuesToString();
+    };
+    EXPECT_EQ(run("  %x = f32[<=8] parameter(0)\n  %y = f32[<=8] parameter(1)\n"
+                  "  ROOT %d = f32[] dot(%x, %y), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n",
+                  {Iota(ElementType::kF32, {3}), Iota(ElementType::kF32, {3})}),
+              "f32[] 5");
+    EXPECT_EQ(run("  %x = f32[<=4,<=6] parameter(0)\n  %y = f32[6,2] parameter(1)\n"
+                  "  ROOT %d = f32[<=4,2] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+                  {Iota(ElementType::kF32, {2, 3}), y}),
+              "f32[2,2] {{10, 13}, {28, 40}}");
+    EXPECT_EQ(run("  %x = s32[<=3,2,2] parameter(0)\n  %y = s32[<=3,2,2] parameter(1)\n"
+                  "  ROOT %d = s32[<=3,2,2] dot(%x, %y), lhs_batch_dims={0}, rhs_batch_dims={0},"
+                  " lhs_contracting_dims={2}, rhs_contracting_dims={1}\n",
+                  {Iota(ElementType::kS32, {2, 2, 2}), Iota(ElementType::kS32, {2, 2, 2})}),
+              "s32[2,2,2] {{{2, 3}, {6, 11}}, {{46, 55}, {66, 79}}}");
+  }
+}
+
 TEST_F(DynamicShapes, DynamicReshape) {
   EXPECT_EQ(RunBoth("  %x = f32[<=12] parameter(0)\n  %r = s32[] parameter(1)\n  %c = s32[] constant(3)\n"
                 "  ROOT %y = f32[<=4,3] dynamic-reshape(%x, %r, %c)\n",

@@ -795,6 +795,23 @@ class Generator {
       body_ += "  dneg" + n + " = " + dynamic + " negate(" + x + ")\n";
       x = "dneg" + n;
     }
+    // Now and then a dot of the dynamic value with itself over the dynamic
+    // dim (products summed over the run-time size only).
+    if (a.dims.size() <= 2 && a.type != ElementType::kPred && Chance(3)) {
+      const bool sum_exact = a.integral && a.bound * a.bound * static_cast<double>(a.dims[d]) <= ExactIntegerLimit(a.type);
+      if (sum_exact || !IsFloat(a.type)) {
+        std::vector<int64_t> dims;
+        for (size_t i = 0; i < a.dims.size(); ++i)
+          if (static_cast<int64_t>(i) != d) dims.push_back(a.dims[i]);
+        for (size_t i = 0; i < a.dims.size(); ++i)
+          if (static_cast<int64_t>(i) != d) dims.push_back(a.dims[i]);
+        Emit(a.type, dims,
+             "dot(" + x + ", " + x + "), lhs_contracting_dims={" + std::to_string(d) + "}, rhs_contracting_dims={" +
+                 std::to_string(d) + "}",
+             a.bound * a.bound * static_cast<double>(a.dims[d]) + 1, a.integral);
+        return;
+      }
+    }
     // Now and then a reduce over another dim first, which keeps the
     // dynamic one (its result dynamic too).
     std::vector<int64_t> dims = a.dims;

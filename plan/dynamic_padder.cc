@@ -1,0 +1,167 @@
+#include "plan/dynamic_padder.h"
+
+#include <algorithm>
+
+#include "ops/dot.h"
+#include "ops/reduction_shapes.h"
+#include "plan/module_rewrite.h"
+
+namespace vkxla {
+namespace {
+
+bool Reduced(const Instruction& reduce, int64_t d) {
+  return std::find(reduce.dimensions->begin(), reduce.dimensions->end(), d) != reduce.dimensions->end();
+}
+
+// `r` (a static result) with dim `at` given `x`'s run-time size of dim d,
+// for each (at, x, d) of `kept`; its shape becomes `dynamic`.
+struct KeptDim {
+  int64_t at;
+  Instruction* x;
+  int64_t d;
+};
+Instruction* KeepSizes(ExpansionWriter& w, Instruction* r, const std::vector<KeptDim>& kept, const Shape& dynamic) {
+  for (const KeptDim& k : kept) {
+    Instruction* size = w.Add(Opcode::kGetDimensionSize, Shape::Scalar(ElementType::kS32), {k.x});
+    size->dimensions = std::vector<int64_t>{k.d};
+    Shape s = r->shape;
+    s.set_dynamic_dim(k.at, true);
+    r = w.Add(Opcode::kSetDimensionSize, s, {r, size});
+    r->dimensions = std::vector<int64_t>{k.at};
+  }
+  r->shape = dynamic;
+  return r;
+}
+
+// The positions of an array of `bounds` whose index along each dim of
+// `dims` is below `sizes` (run-time sizes: s32 scalars); null for none.
+Instruction* Below(ExpansionWriter& w, const std::vector<int64_t>& bounds, const std::vector<int64_t>& dims,
+                   const std::vector<Instruction*>& sizes) {
+  Instruction* inside = nullptr;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    Instruction* size = w.Add(Opcode::kBroadcast, Shape(ElementType::kS32, bounds), {sizes[i]});
+    size->dimensions = std::vector<int64_t>{};
+    Instruction* at = w.Add(Opcode::kIota, Shape(ElementType::kS32, bounds), {});
+    at->iota_dimension = dims[i];
+    Instruction* below = w.Add(Opcode::kCompare, Shape(ElementType::kPred, bounds), {at, size});
+    below->direction = ComparisonDirection::kLt;
+    inside = inside ? w.Add(Opcode::kAnd, Shape(ElementType::kPred, bounds), {inside, below}) : below;
+  }
+  return inside;
+}
+
+Instruction* DimensionSize(ExpansionWriter& w, Instruction* x, int64_t d) {
+  Instruction* size = w.Add(Opcode::kGetDimensionSize, Shape::Scalar(ElementType::kS32), {x});
+  size->dimensions = std::vector<int64_t>{d};
+  return size;
+}
+
+// `x` as a static array: `fill` where `inside` is false (null: everywhere
+// its values), a copy where nothing is masked.
+Instruction* Padded(ExpansionWriter& w, Instruction* x, Instruction* inside, Instruction* fill) {
+  const Shape bound(x->shape.element_type(), x->shape.dims());
+  if (!inside) return w.Add(Opcode::kCopy, bound, {x});
+  Instruction* f = w.Add(Opcode::kBroadcast, bound, {fill});
+  f->dimensions = std::vector<int64_t>{};
+  return w.Add(Opcode::kSelect, bound, {inside, x, f});
+}
+
+Shape Static(const Shape& s) {
+  if (s.IsArray()) return Shape(s.element_type(), s.dims());
+  std::vector<Shape> elements;
+  for (const Shape& e : s.tuple_shapes()) elements.push_back(Static(e));
+  return Shape::Tuple(std::move(elements));
+}
+
+StatusOr<Instruction*> ExpandDot(Computation& c, const Instruction& dot, const std::vector<Instruction*>& operands) {
+  ExpansionWriter w(c, dot, "dynamic");
+  VKXLA_ASSIGN_OR_RETURN(DotPlan p, PlanDot(dot));
+  Instruction* lhs = operands[0];
+  Instruction* rhs = operands[1];
+  // Each dynamic contraction's size (the lhs's where its dim is dynamic),
+  // masking both sides.
+  std::vector<int64_t> lhs_dims, rhs_dims;
+  std::vector<Instruction*> sizes;
+  for (size_t i = 0; i < p.dims.lhs_contracting.size(); ++i) {
+    const int64_t l = p.dims.lhs_contracting[i], r = p.dims.rhs_contracting[i];
+    if (!lhs->shape.is_dynamic_dim(l) && !rhs->shape.is_dynamic_dim(r)) continue;
+    sizes.push_back(lhs->shape.is_dynamic_dim(l) ? DimensionSize(w, lhs, l) : DimensionSize(w, rhs, r));
+    lhs_dims.push_back(l);
+    rhs_dims.push_back(r);
+  }
+  const Scalar zero_l = Scalar::Convert(Scalar::Int(ElementType::kS32, 0), lhs->shape.element_type());
+  const Scalar zero_r = Scalar::Convert(Scalar::Int(ElementType::kS32, 0), rhs->shape.element_type());
+  Instruction* a = Padded(w, lhs, Below(w, lhs->shape.dims(), lhs_dims, sizes), w.Constant(zero_l));
+  Instruction* b = Padded(w, rhs, Below(w, rhs->shape.dims(), rhs_dims, sizes), w.Constant(zero_r));
+  Instruction* r = w.Add(Opcode::kDot, Static(dot.shape), {a, b});
+  r->other_attributes = dot.other_attributes;
+  r->dimensions = dot.dimensions;
+  if (dot.shape.is_static()) return r;
+  // The result's dims: batch, lhs free, rhs free.
+  std::vector<KeptDim> kept;
+  int64_t at = 0;
+  for (size_t i = 0; i < p.dims.lhs_batch.size(); ++i, ++at) {
+    if (lhs->shape.is_dynamic_dim(p.dims.lhs_batch[i])) kept.push_back({at, lhs, p.dims.lhs_batch[i]});
+    else if (rhs->shape.is_dynamic_dim(p.dims.rhs_batch[i])) kept.push_back({at, rhs, p.dims.rhs_batch[i]});
+  }
+  for (int64_t d : p.lhs_free) {
+    if (lhs->shape.is_dynamic_dim(d)) kept.push_back({at, lhs, d});
+    ++at;
+  }
+  for (int64_t d : p.rhs_free) {
+    if (rhs->shape.is_dynamic_dim(d)) kept.push_back({at, rhs, d});
+    ++at;
+  }
+  return KeepSizes(w, r, kept, dot.shape);
+}
+
+StatusOr<Instruction*> ExpandReduce(Computation& c, const Instruction& reduce, const std::vector<Instruction*>& operands) {
+  ExpansionWriter w(c, reduce, "dynamic");
+  const size_t n = operands.size() / 2;
+  Instruction* x = operands[0];
+  // The elements below every reduced dynamic dim's run-time size; the init
+  // value past them (the kept dims are read at their bounds as they are).
+  std::vector<int64_t> dims;
+  std::vector<Instruction*> sizes;
+  for (int64_t d : *reduce.dimensions)
+    if (x->shape.is_dynamic_dim(d)) {
+      dims.push_back(d);
+      sizes.push_back(DimensionSize(w, x, d));
+    }
+  Instruction* inside = Below(w, x->shape.dims(), dims, sizes);
+  std::vector<Instruction*> padded;
+  for (size_t i = 0; i < n; ++i) padded.push_back(Padded(w, operands[i], inside, operands[n + i]));
+  for (size_t i = 0; i < n; ++i) padded.push_back(operands[n + i]);
+  // The reduce at the bounds, then the kept dims' sizes set on its results.
+  Instruction* r = w.Add(Opcode::kReduce, Static(reduce.shape), padded);
+  r->dimensions = reduce.dimensions;
+  r->called_computations = reduce.called_computations;
+  std::vector<KeptDim> kept;
+  int64_t at = 0;
+  for (int64_t d = 0; d < x->shape.rank(); ++d) {
+    if (Reduced(reduce, d)) continue;
+    if (x->shape.is_dynamic_dim(d)) kept.push_back({at, x, d});
+    ++at;
+  }
+  if (kept.empty()) return r;
+  if (reduce.shape.IsArray()) return KeepSizes(w, r, kept, reduce.shape);
+  std::vector<Instruction*> results;
+  for (size_t i = 0; i < n; ++i) {
+    Instruction* e = w.Add(Opcode::kGetTupleElement, r->shape.tuple_shapes()[i], {r});
+    e->tuple_index = static_cast<int64_t>(i);
+    results.push_back(KeepSizes(w, e, kept, reduce.shape.tuple_shapes()[i]));
+  }
+  return w.Add(Opcode::kTuple, reduce.shape, results);
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const Module>> PadDynamicOperands(const Module& module) {
+  return RewriteModule(
+      module, [](const Instruction& i) { return IsDynamicReduce(i) || IsDynamicDot(i); },
+      [](Computation& c, const Instruction& inst, const std::vector<Instruction*>& operands) {
+        return inst.opcode == Opcode::kDot ? ExpandDot(c, inst, operands) : ExpandReduce(c, inst, operands);
+      });
+}
+
+}  // namespace vkxla
