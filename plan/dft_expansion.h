@@ -4,9 +4,12 @@
 // every transformed dim (a constant computed on the host in double), which
 // run on the emulated doubles as any dot does. A product costs n^2 per
 // transformed row instead of n log n, and its error grows with n rather
-// than log n, so lengths are bounded (kMaxDftLength); longer ones are an
-// error naming shaderFloat64. Real transforms are expanded around complex
-// ones before this (plan/fft_expansion.h, all of them for such devices).
+// than log n, so one product's length is bounded (kMaxDftLength); a longer
+// dim of n = n1 * n2 (both within the bound) runs as the four-step split:
+// products of length n1, twiddles, products of length n2 and a transpose
+// (2^20 at most); a prime past the bound is an error naming
+// shaderFloat64. Real transforms are expanded around complex ones before
+// this (plan/fft_expansion.h, all of them for such devices).
 #pragma once
 
 #include <cstdint>

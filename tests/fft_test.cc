@@ -302,8 +302,10 @@ TEST_F(Fft, StablehloPrettyAndGenericForms) {
 
 // Without shaderFloat64 (a phone; planned so here on any device) c128
 // transforms run as products with DFT matrices on software doubles
-// (plan/dft_expansion.h), within the same bound; past kMaxDftLength they
-// are errors naming the op, the type and the feature.
+// (plan/dft_expansion.h), within the same bound; past kMaxDftLength as the
+// four-step split (2048 = 32 x 64, 1042 = 2 x 521 with a prime factor, and a 2-D
+// transform with one long dim); a prime length past it is an error naming
+// the op, the type and the feature.
 TEST_F(Fft, WithoutF64DoubleTransformsRunAsProducts) {
   TargetFeatures phone = TestDevice().target();
   phone.float64 = false;
@@ -315,7 +317,10 @@ TEST_F(Fft, WithoutF64DoubleTransformsRunAsProducts) {
                                    {FftModule("c128", {2, 6, 5}, "c128", {2, 6, 5}, "IFFT", {6, 5}), 2},
                                    {FftModule("c128", {2, 3, 4}, "c128", {2, 3, 4}, "FFT", {2, 3, 4}), 3},
                                    {FftModule("f64", {2, 8}, "c128", {2, 5}, "RFFT", {8}), 1},
-                                   {FftModule("c128", {4, 3}, "f64", {4, 4}, "IRFFT", {4, 4}), 2}};
+                                   {FftModule("c128", {4, 3}, "f64", {4, 4}, "IRFFT", {4, 4}), 2},
+                                   {FftModule("c128", {2, 2048}, "c128", {2, 2048}, "FFT", {2048}), 1},
+                                   {FftModule("c128", {1042}, "c128", {1042}, "IFFT", {1042}), 1},
+                                   {FftModule("c128", {3, 1100}, "c128", {3, 1100}, "FFT", {3, 1100}), 2}};
   uint64_t seed = 300;
   for (const Case& c : cases) {
     auto module = ParseOrFail(c.text);

@@ -160,7 +160,7 @@ std::string OpSupportMarkdown() {
        "- ✓ — runs on every Vulkan device\n"
        "- ✓⁶⁴ — would mark one that runs only where the device has shaderFloat64; none does: without it doubles\n"
        "  run as software floats (IEEE binary64 on word pairs; c128 FFTs as products with DFT matrices, lengths up\n"
-       "  to 1024), as 64-bit integers run as pairs of 32-bit words without shaderInt64\n"       "- ✗ — the op takes the type, but this build does not run it yet (a clear error says so)\n"
+       "  to 1024 and products of two such), as 64-bit integers run as pairs of 32-bit words without shaderInt64\n"       "- ✗ — the op takes the type, but this build does not run it yet (a clear error says so)\n"
        "- empty — the op does not take the type (the verifier rejects it, as XLA does)\n\n| op |";
   for (ElementType t : Types()) o << " " << ElementTypeName(t) << " |";
   o << "\n|---|";
