@@ -228,7 +228,7 @@ class Generator {
 
   void Step() {
     const Value a = PickValue();
-    switch (rng_() % 31) {
+    switch (rng_() % 34) {
       case 0: case 1: case 2: Unary(a); break;
       case 3: case 4: case 5: Binary(a); break;
       case 6: Compare(a); break;
@@ -255,7 +255,10 @@ class Generator {
       case 27: FloatBits(a); break;
       case 28: ComplexParts(a); break;
       case 29: ArgMax(a); break;
-      default: Map(a); break;
+      case 30: Map(a); break;
+      case 31: Called(a); break;
+      case 32: TopK(a); break;
+      default: SelectAndScatter(a); break;
     }
   }
 
@@ -921,6 +924,68 @@ class Generator {
     std::iota(all.begin(), all.end(), 0);
     Emit(a.type, a.dims, "map(" + a.name + ", " + b.name + "), dimensions={" + List(all) + "}, to_apply=" + Reducer(op, a.type),
          op == "add" ? a.bound + b.bound : std::max(a.bound, b.bound), a.integral && b.integral);
+  }
+
+  // The value through a called computation: `call`, a `fusion` as XLA's
+  // dumps write them (kind and calls), or an opt-barrier around a tuple.
+  void Called(const Value& a) {
+    const std::string t = ShapeText(a.type, a.dims), n = std::to_string(loops_++);
+    const std::string op = a.type == ElementType::kPred ? "not(p)" : "add(p, p)";
+    const int pick = static_cast<int>(rng_() % 3);
+    if (pick == 2) {
+      const std::string tuple = "(" + t + ")";
+      body_ += "  ob" + n + " = " + tuple + " tuple(" + a.name + ")\n";
+      body_ += "  obb" + n + " = " + tuple + " opt-barrier(ob" + n + ")\n";
+      Emit(a.type, a.dims, "get-tuple-element(obb" + n + "), index=0", a.bound, a.integral);
+      KeepRaw(a.raw);
+      return;
+    }
+    const std::string name = std::string(pick == 0 ? "called" : "fused_computation") + n;
+    computations_ += name + " {\n  p = " + t + " parameter(0)\n  ROOT r = " + t + " " + op + "\n}\n\n";
+    Emit(a.type, a.dims, pick == 0 ? "call(" + a.name + "), to_apply=" + name : "fusion(" + a.name + "), kind=kLoop, calls=" + name,
+         a.bound * 2, a.integral);
+  }
+
+  // The k largest of a value's rows (integers: ties go to the lower index,
+  // as the spec says) and their indices.
+  void TopK(const Value& a) {
+    if (a.dims.empty() || !IsInteger(a.type) || a.type == ElementType::kPred) return;
+    const int64_t k = Uniform(1, a.dims.back());
+    std::vector<int64_t> dims = a.dims;
+    dims.back() = k;
+    const std::string r = "tk" + std::to_string(values_.size());
+    body_ += "  " + r + " = (" + ShapeText(a.type, dims) + ", " + ShapeText(ElementType::kS32, dims) + ") topk(" + a.name + "), k=" +
+             std::to_string(k) + ", largest=" + (Chance(2) ? "true" : "false") + "\n";
+    if (Chance(2)) Emit(a.type, dims, "get-tuple-element(" + r + "), index=0", a.bound, true);
+    else Emit(ElementType::kS32, dims, "get-tuple-element(" + r + "), index=1", static_cast<double>(a.dims.back()), true);
+  }
+
+  // A max-pool gradient: each window's first largest element (in the
+  // window's order, GE) collects the window's source value, added up
+  // where windows overlap; integers or raw floats with exact sums.
+  void SelectAndScatter(const Value& a) {
+    if (a.dims.empty() || a.type == ElementType::kPred || args_.size() >= kMaxParameters) return;
+    if (IsFloat(a.type) && !a.integral) return;
+    std::vector<int64_t> windows, size, stride;
+    int64_t overlap = 1;
+    for (int64_t d : a.dims) {
+      const int64_t sz = Uniform(1, std::min<int64_t>(3, d)), st = Uniform(1, sz);
+      size.push_back(sz);
+      stride.push_back(st);
+      windows.push_back((d - sz) / st + 1);
+      overlap *= (sz + st - 1) / st;
+    }
+    const Value source = NewParameter(a.type, windows);
+    const double bound = source.bound * static_cast<double>(overlap);
+    if (IsFloat(a.type) && bound > ExactIntegerLimit(a.type)) return;
+    const std::string t(ElementTypeName(a.type));
+    const std::string ge = "select_ge_" + t, add = Reducer("add", a.type);
+    if (reducers_.insert(ge).second)
+      computations_ += ge + " {\n  x = " + t + "[] parameter(0)\n  y = " + t + "[] parameter(1)\n  ROOT r = pred[] compare(x, y), direction=GE\n}\n\n";
+    Emit(a.type, a.dims,
+         "select-and-scatter(" + a.name + ", " + source.name + ", " + Constant(a.type, 0.0) + "), window={size=" + List(size, "x") +
+             " stride=" + List(stride, "x") + "}, select=" + ge + ", scatter=" + add,
+         bound, true);
   }
 
   void Other(const Value& a) {
