@@ -5,6 +5,7 @@
 #include "ops/batch_norm.h"
 #include "ops/convolution.h"
 #include "ops/dot.h"
+#include "ops/window.h"
 #include "ops/ragged_dot.h"
 #include "ops/cholesky.h"
 #include "ops/fft.h"
@@ -114,6 +115,10 @@ StatusOr<Shape> RunTimeShape(const Instruction& inst, const std::vector<const Li
       std::vector<int64_t> dims = s.dims();
       for (size_t k = 0; k < inst.dimensions->size(); ++k) dims[(*inst.dimensions)[k]] = operands[0]->shape().dim(k);
       return Shape(s.element_type(), dims);
+    }
+    case Opcode::kReduceWindow: {  // the windows over the run-time sizes
+      VKXLA_ASSIGN_OR_RETURN(Window w, WindowOf(inst, operands[0]->shape().rank()));
+      return Shape(s.element_type(), WindowedDims(operands[0]->shape().dims(), w));
     }
     case Opcode::kReduce: {  // the kept dims' sizes
       std::vector<int64_t> dims;

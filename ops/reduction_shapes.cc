@@ -286,8 +286,8 @@ std::optional<StatusOr<Shape>> InferReductionShape(const Instruction& inst) {
 }
 
 bool IsDynamicReduce(const Instruction& inst) {
-  if (inst.opcode != Opcode::kReduce || !inst.dimensions || inst.operands.size() < 2 || inst.operands.size() % 2 != 0)
-    return false;
+  if ((inst.opcode != Opcode::kReduce || !inst.dimensions) && inst.opcode != Opcode::kReduceWindow) return false;
+  if (inst.operands.size() < 2 || inst.operands.size() % 2 != 0) return false;
   const size_t n = inst.operands.size() / 2;
   bool dynamic = false;
   for (size_t i = 0; i < inst.operands.size(); ++i) {

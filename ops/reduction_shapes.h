@@ -24,9 +24,10 @@ StatusOr<ReducePlan> PlanReduce(const Instruction& inst);
 // its two parameters: a fold that may take the elements in any order.
 bool IsOneCommutativeOp(const Computation& c);
 
-// Whether `inst` is a reduce of operands with bounded dynamic dimensions
-// (the form vkxla runs: plan/dynamic_padder.h). The dims it keeps
-// stay dynamic in its results.
+// Whether `inst` is a reduce or reduce-window of operands with bounded
+// dynamic dimensions (the form vkxla runs: plan/dynamic_padder.h). The dims
+// a reduce keeps stay dynamic in its results; a reduce-window's results
+// are dynamic where its operands are, sized by their windows.
 bool IsDynamicReduce(const Instruction& inst);
 
 // Scan: `inputs` arrays then `carries` init values; to_apply gives

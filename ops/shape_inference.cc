@@ -574,12 +574,14 @@ StatusOr<Shape> InferShape(const Instruction& inst) {
     return shape;
   }
   if (IsDynamicReduce(inst)) {
-    // The dims it keeps carry their run-time sizes into the results.
+    // The dims it keeps carry their run-time sizes into the results (a
+    // reduce-window keeps every dim).
     const Shape& x = inst.operands[0]->shape;
+    const bool windows = inst.opcode == Opcode::kReduceWindow;
     auto mark = [&](Shape& r) {
       int64_t at = 0;
       for (int64_t d = 0; d < x.rank(); ++d) {
-        if (std::find(inst.dimensions->begin(), inst.dimensions->end(), d) != inst.dimensions->end()) continue;
+        if (!windows && std::find(inst.dimensions->begin(), inst.dimensions->end(), d) != inst.dimensions->end()) continue;
         if (x.is_dynamic_dim(d) && at < r.rank()) r.set_dynamic_dim(at, true);
         ++at;
       }

@@ -4,6 +4,7 @@
 
 #include "ops/dot.h"
 #include "ops/reduction_shapes.h"
+#include "ops/window.h"
 #include "plan/module_rewrite.h"
 
 namespace vkxla {
@@ -13,17 +14,21 @@ bool Reduced(const Instruction& reduce, int64_t d) {
   return std::find(reduce.dimensions->begin(), reduce.dimensions->end(), d) != reduce.dimensions->end();
 }
 
-// `r` (a static result) with dim `at` given `x`'s run-time size of dim d,
-// for each (at, x, d) of `kept`; its shape becomes `dynamic`.
+// `r` (a static result) with dim `at` given `x`'s run-time size of dim d
+// (or `size`), for each of `kept`; its shape becomes `dynamic`.
 struct KeptDim {
   int64_t at;
   Instruction* x;
   int64_t d;
+  Instruction* size = nullptr;  // the size itself, where it is computed
 };
 Instruction* KeepSizes(ExpansionWriter& w, Instruction* r, const std::vector<KeptDim>& kept, const Shape& dynamic) {
   for (const KeptDim& k : kept) {
-    Instruction* size = w.Add(Opcode::kGetDimensionSize, Shape::Scalar(ElementType::kS32), {k.x});
-    size->dimensions = std::vector<int64_t>{k.d};
+    Instruction* size = k.size;
+    if (!size) {
+      size = w.Add(Opcode::kGetDimensionSize, Shape::Scalar(ElementType::kS32), {k.x});
+      size->dimensions = std::vector<int64_t>{k.d};
+    }
     Shape s = r->shape;
     s.set_dynamic_dim(k.at, true);
     r = w.Add(Opcode::kSetDimensionSize, s, {r, size});
@@ -115,6 +120,78 @@ StatusOr<Instruction*> ExpandDot(Computation& c, const Instruction& dot, const s
   return KeepSizes(w, r, kept, dot.shape);
 }
 
+// s32 scalar arithmetic for run-time sizes.
+class SizeArithmetic {
+ public:
+  explicit SizeArithmetic(ExpansionWriter& w) : w_(w) {}
+  Instruction* Int(int64_t v) { return w_.Constant(Scalar::Int(ElementType::kS32, v)); }
+  Instruction* Op(Opcode op, Instruction* a, Instruction* b) { return w_.Add(op, Shape::Scalar(ElementType::kS32), {a, b}); }
+  Instruction* Less(Instruction* a, Instruction* b) {
+    Instruction* c = w_.Add(Opcode::kCompare, Shape::Scalar(ElementType::kPred), {a, b});
+    c->direction = ComparisonDirection::kLt;
+    return c;
+  }
+  Instruction* Select(Instruction* c, Instruction* a, Instruction* b) {
+    return w_.Add(Opcode::kSelect, Shape::Scalar(ElementType::kS32), {c, a, b});
+  }
+
+ private:
+  ExpansionWriter& w_;
+};
+
+// A reduce-window's operands padded with the init value past every dynamic
+// dim's size (the windows past it then see what padding shows them), the
+// windows taken at the bounds, and each dynamic dim's result sized by the
+// windows that fit its run-time size (ops/window.h: WindowedDims).
+StatusOr<Instruction*> ExpandReduceWindow(Computation& c, const Instruction& rw, const std::vector<Instruction*>& operands) {
+  ExpansionWriter w(c, rw, "dynamic");
+  const size_t n = operands.size() / 2;
+  Instruction* x = operands[0];
+  VKXLA_ASSIGN_OR_RETURN(Window window, WindowOf(rw, x->shape.rank()));
+  std::vector<int64_t> dims;
+  std::vector<Instruction*> sizes;
+  for (int64_t d = 0; d < x->shape.rank(); ++d)
+    if (x->shape.is_dynamic_dim(d)) {
+      dims.push_back(d);
+      sizes.push_back(DimensionSize(w, x, d));
+    }
+  Instruction* inside = Below(w, x->shape.dims(), dims, sizes);
+  std::vector<Instruction*> padded;
+  for (size_t i = 0; i < n; ++i) padded.push_back(Padded(w, operands[i], inside, operands[n + i]));
+  for (size_t i = 0; i < n; ++i) padded.push_back(operands[n + i]);
+  Instruction* r = w.Add(Opcode::kReduceWindow, Static(rw.shape), padded);
+  r->other_attributes = rw.other_attributes;
+  r->dimensions = rw.dimensions;
+  r->called_computations = rw.called_computations;
+  // Windows over each dynamic dim's size: 0 for an empty dim, else
+  // ((s - 1) * base dilation + 1 + padding - extent) / stride + 1, or 0
+  // where the padded dim is shorter than the window's extent.
+  SizeArithmetic a(w);
+  std::vector<KeptDim> kept;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = dims[i];
+    Instruction* s = sizes[i];
+    Instruction* dilated = a.Op(Opcode::kAdd, a.Op(Opcode::kMultiply, a.Op(Opcode::kSubtract, s, a.Int(1)), a.Int(window.base_dilation[d])),
+                                a.Int(1));
+    dilated = a.Select(a.Less(s, a.Int(1)), a.Int(0), dilated);
+    Instruction* padded_size = a.Op(Opcode::kAdd, dilated, a.Int(window.pad_low[d] + window.pad_high[d]));
+    const int64_t extent = (window.size[d] - 1) * window.window_dilation[d] + 1;
+    Instruction* count = a.Op(Opcode::kAdd, a.Op(Opcode::kDivide, a.Op(Opcode::kSubtract, padded_size, a.Int(extent)),
+                                                 a.Int(window.stride[d])),
+                              a.Int(1));
+    count = a.Select(a.Less(padded_size, a.Int(extent)), a.Int(0), count);
+    kept.push_back({d, nullptr, d, count});
+  }
+  if (rw.shape.IsArray()) return KeepSizes(w, r, kept, rw.shape);
+  std::vector<Instruction*> results;
+  for (size_t i = 0; i < n; ++i) {
+    Instruction* e = w.Add(Opcode::kGetTupleElement, r->shape.tuple_shapes()[i], {r});
+    e->tuple_index = static_cast<int64_t>(i);
+    results.push_back(KeepSizes(w, e, kept, rw.shape.tuple_shapes()[i]));
+  }
+  return w.Add(Opcode::kTuple, rw.shape, results);
+}
+
 StatusOr<Instruction*> ExpandReduce(Computation& c, const Instruction& reduce, const std::vector<Instruction*>& operands) {
   ExpansionWriter w(c, reduce, "dynamic");
   const size_t n = operands.size() / 2;
@@ -160,7 +237,9 @@ StatusOr<std::shared_ptr<const Module>> PadDynamicOperands(const Module& module)
   return RewriteModule(
       module, [](const Instruction& i) { return IsDynamicReduce(i) || IsDynamicDot(i); },
       [](Computation& c, const Instruction& inst, const std::vector<Instruction*>& operands) {
-        return inst.opcode == Opcode::kDot ? ExpandDot(c, inst, operands) : ExpandReduce(c, inst, operands);
+        if (inst.opcode == Opcode::kDot) return ExpandDot(c, inst, operands);
+        if (inst.opcode == Opcode::kReduceWindow) return ExpandReduceWindow(c, inst, operands);
+        return ExpandReduce(c, inst, operands);
       });
 }
 

@@ -223,6 +223,38 @@ TEST_F(DynamicShapes, ReduceKeepsDynamicDims) {
   EXPECT_NE(dropped.status().message().find("f32[6]"), std::string::npos) << dropped.status().message();
 }
 
+// Windows over a dynamic dim see its elements and then the padding, and
+// the result keeps as many windows as fit the run-time size.
+TEST_F(DynamicShapes, ReduceWindowOverDynamicDims) {
+  const std::string fns = "HloModule m\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] maximum(a, b)\n}\n"
+                          "add {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n";
+  TargetFeatures gpu = TestDevice().target();
+  gpu.cpu = false;
+  const std::vector<const TargetFeatures*> targets = {nullptr, &gpu};
+  for (const TargetFeatures* target : targets) {
+    SCOPED_TRACE(target ? "as a GPU" : "this device");
+    auto run = [&](const std::string& text, const std::vector<Literal>& args) {
+      auto m = ParseAndVerifyHlo(text);
+      if (!m.ok()) return m.status().ToString();
+      Literal got = RunAndCompareWith(**m, args, -1, target);
+      return got.shape().ToString(false) + " " + got.ValuesToString();
+    };
+    const std::string pool = fns + "ENTRY %e {\n  %x = f32[<=8] parameter(0)\n  %z = f32[] constant(-inf)\n"
+                                   "  ROOT %r = f32[<=4] reduce-window(%x, %z), window={size=2 stride=2}, to_apply=max\n}\n";
+    EXPECT_EQ(run(pool, {Iota(ElementType::kF32, {5})}), "f32[2] {1, 3}");
+    EXPECT_EQ(run(pool, {Iota(ElementType::kF32, {1})}), "f32[0] {}");
+    // Padding past the run-time end: the last window holds 4 and the pad.
+    EXPECT_EQ(run(fns + "ENTRY %e {\n  %x = f32[<=8] parameter(0)\n  %z = f32[] constant(-inf)\n"
+                        "  ROOT %r = f32[<=4] reduce-window(%x, %z), window={size=2 stride=2 pad=0_1}, to_apply=max\n}\n",
+                  {Iota(ElementType::kF32, {5})}),
+              "f32[3] {1, 3, 4}");
+    EXPECT_EQ(run(fns + "ENTRY %e {\n  %x = s32[<=6,4] parameter(0)\n  %z = s32[] constant(0)\n"
+                        "  ROOT %r = s32[<=5,3] reduce-window(%x, %z), window={size=2x2}, to_apply=add\n}\n",
+                  {Iota(ElementType::kS32, {3, 4})}),
+              "s32[2,3] {{10, 14, 18}, {26, 30, 34}}");
+  }
+}
+
 // A dot sums a dynamic contraction over its run-time size (the lhs's where
 // its dim is dynamic), both sides masked so that what lies past it (a NaN
 // here) adds nothing; dynamic batch and free dims keep their sizes.

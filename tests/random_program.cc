@@ -815,6 +815,34 @@ class Generator {
         return;
       }
     }
+    // Now and then windows along the dynamic dim (max or min: exact), then
+    // the reduce over it.
+    if (a.type != ElementType::kPred && Chance(4)) {
+      const int64_t size = Uniform(1, std::min<int64_t>(3, a.dims[d])), stride = Uniform(1, 2), hi = Uniform(0, 1);
+      const int64_t windows = (a.dims[d] + hi - size) / stride + 1;
+      std::string wdims = std::string(ElementTypeName(a.type)) + "[", spec_size, spec_stride, spec_pad;
+      for (size_t i = 0; i < a.dims.size(); ++i) {
+        const bool at_d = static_cast<int64_t>(i) == d;
+        wdims += (i ? "," : "") + std::string(at_d ? "<=" : "") + std::to_string(at_d ? windows : a.dims[i]);
+        spec_size += (i ? "x" : "") + std::to_string(at_d ? size : 1);
+        spec_stride += (i ? "x" : "") + std::to_string(at_d ? stride : 1);
+        spec_pad += (i ? "x" : "") + std::string(at_d ? "0_" + std::to_string(hi) : "0_0");
+      }
+      wdims += "]";
+      const bool larger = Chance(2);
+      const std::string infinity = a.type == ElementType::kF8E4M3FN ? "448" : "inf";
+      const std::string init = IsFloat(a.type) ? (larger ? "-" + infinity : infinity)
+                                               : std::to_string(larger ? IntegerMin(a.type) : IntegerMax(a.type));
+      body_ += "  dwin" + n + " = " + wdims + " reduce-window(" + x + ", " + Constant(a.type, init) + "), window={size=" + spec_size +
+               " stride=" + spec_stride + " pad=" + spec_pad + "}, to_apply=" + Reducer(larger ? "maximum" : "minimum", a.type) + "\n";
+      std::vector<int64_t> dims = a.dims;
+      dims.erase(dims.begin() + d);
+      Emit(a.type, dims,
+           "reduce(dwin" + n + ", " + Constant(a.type, init) + "), dimensions={" + std::to_string(d) + "}, to_apply=" +
+               Reducer(larger ? "maximum" : "minimum", a.type),
+           a.bound, a.integral);
+      return;
+    }
     // Now and then a reduce over another dim first, which keeps the
     // dynamic one (its result dynamic too).
     std::vector<int64_t> dims = a.dims;
