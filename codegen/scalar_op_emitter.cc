@@ -78,11 +78,23 @@ StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::str
     case Opcode::kConvert: return Convert(x, it, t);
     case Opcode::kAbs:
       if (IsComplex(it)) return "cabs_" + s + "(" + x + ")";
+      if (bits == 64 && IsSignedInt(it)) {
+        // Not abs(): glslang 11's constant folder takes abs() of a 64-bit
+        // constant for the constant itself (abs(-2L) gave -2).
+        const std::string v = Temp(g.compute, x);
+        return "(" + v + " < " + g.compute + "(0) ? -" + v + " : " + v + ")";
+      }
       return "abs(" + x + ")";
     case Opcode::kNegate: return "(-" + x + ")";
     case Opcode::kSign:
       if (IsComplex(it)) return "csign_" + s + "(" + x + ")";
       if (IsFloat(it)) return "sign_" + s + "(" + fx + ")";
+      if (bits == 64 && IsSignedInt(it)) {
+        // Not sign(): glslang 11 folds sign() of a 64-bit constant to
+        // garbage (sign(-2L) gave 4294967295 or 7234014060897894399).
+        const std::string v = Temp(g.compute, x), c = g.compute;
+        return "(" + v + " > " + c + "(0) ? " + c + "(1) : " + v + " < " + c + "(0) ? " + c + "(-1) : " + c + "(0))";
+      }
       return "sign(" + x + ")";
     case Opcode::kNot: return it == ElementType::kPred ? "(!" + x + ")" : "(~" + x + ")";
     case Opcode::kPopulationCount:
