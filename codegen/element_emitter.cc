@@ -225,9 +225,21 @@ StatusOr<std::string> ElementEmitter::DynamicSize(const Instruction* n, int64_t 
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   std::string size;
   // Values that come from outside the computation (parameters, results of
-  // control flow): their sizes travel with their buffers.
+  // control flow), and values another kernel wrote: their sizes travel
+  // with their buffers. (Recomputing the latter from their producers read
+  // the producers' operands, which this kernel was not planned to read: a
+  // size set from a parameter whose buffer the plan had reused came back
+  // as garbage.)
   const ValueRef v = ValueRef::Of(n);
   const Opcode from = v.inst->opcode;
+  if (n != root_ && materialized_(n)) {
+    auto b = program_.value_buffer.find(v);
+    if (b != program_.value_buffer.end() && program_.dynamic_sizes.count(b->second)) {
+      VKXLA_ASSIGN_OR_RETURN(size, BufferDynamicSize(b->second, d, n->shape.dim(d)));
+      memo_[key] = size;
+      return size;
+    }
+  }
   if (from == Opcode::kParameter || from == Opcode::kWhile || from == Opcode::kConditional || from == Opcode::kCall) {
     auto b = program_.value_buffer.find(v);
     if (b == program_.value_buffer.end())

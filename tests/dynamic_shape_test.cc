@@ -223,6 +223,29 @@ TEST_F(DynamicShapes, ReduceKeepsDynamicDims) {
   EXPECT_NE(dropped.status().message().find("f32[6]"), std::string::npos) << dropped.status().message();
 }
 
+// A dynamic value one kernel writes and later kernels size: they read the
+// sizes that kernel wrote. They recomputed them from its producers, reading
+// the size's parameter from a buffer the plan had already given to another
+// value (a random program found it: every element came back as the init).
+TEST_F(DynamicShapes, LaterKernelsReadTheSizesAnEarlierOneWrote) {
+  const std::string text =
+      "HloModule m\nmin {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] minimum(a, b)\n}\n"
+      "max {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] maximum(a, b)\n}\n"
+      "ENTRY %e {\n  %n = s32[] parameter(0)\n  %four = f32[] constant(4)\n  %v = f32[8,3,5,4] broadcast(%four), dimensions={}\n"
+      "  %d = f32[<=8,3,5,4] set-dimension-size(%v, %n), dimensions={0}\n  %neg = f32[<=8,3,5,4] negate(%d)\n"
+      "  %inf = f32[] constant(inf)\n  %rows = f32[<=8,5,4] reduce(%neg, %inf), dimensions={1}, to_apply=min\n"
+      "  %ninf = f32[] constant(-inf)\n  ROOT %r = f32[5,4] reduce(%rows, %ninf), dimensions={0}, to_apply=max\n}\n";
+  auto m = ParseAndVerifyHlo(text);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  TargetFeatures gpu = TestDevice().target();
+  gpu.cpu = false;
+  for (const TargetFeatures* target : std::vector<const TargetFeatures*>{nullptr, &gpu}) {
+    Literal got = RunAndCompareWith(**m, {S32(3)}, -1, target);
+    EXPECT_EQ(got.Get(0).re, -4);
+    EXPECT_EQ(got.Get(19).re, -4);
+  }
+}
+
 // Windows over a dynamic dim see its elements and then the padding, and
 // the result keeps as many windows as fit the run-time size.
 TEST_F(DynamicShapes, ReduceWindowOverDynamicDims) {
