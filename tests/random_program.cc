@@ -832,7 +832,7 @@ class Generator {
       const bool larger = Chance(2);
       const std::string infinity = a.type == ElementType::kF8E4M3FN ? "448" : "inf";
       const std::string init = IsFloat(a.type) ? (larger ? "-" + infinity : infinity)
-                                               : std::to_string(larger ? IntegerMin(a.type) : IntegerMax(a.type));
+                                               : (larger ? std::to_string(IntegerMin(a.type)) : std::to_string(IntegerMax(a.type)));
       body_ += "  dwin" + n + " = " + wdims + " reduce-window(" + x + ", " + Constant(a.type, init) + "), window={size=" + spec_size +
                " stride=" + spec_stride + " pad=" + spec_pad + "}, to_apply=" + Reducer(larger ? "maximum" : "minimum", a.type) + "\n";
       std::vector<int64_t> dims = a.dims;
