@@ -139,19 +139,36 @@ class SizeArithmetic {
   ExpansionWriter& w_;
 };
 
-// A reduce-window's operands padded with the init value past every dynamic
-// dim's size (the windows past it then see what padding shows them), the
-// windows taken at the bounds, and each dynamic dim's result sized by the
-// windows that fit its run-time size (ops/window.h: WindowedDims).
-StatusOr<Instruction*> ExpandReduceWindow(Computation& c, const Instruction& rw, const std::vector<Instruction*>& operands) {
-  ExpansionWriter w(c, rw, "dynamic");
+// The count of windows that fit a run-time size `s` along dim d: 0 for an
+// empty dim, else ((s - 1) * base dilation + 1 + padding - extent) /
+// stride + 1, or 0 where the padded dim is shorter than the window's
+// extent (ops/window.h: WindowedDims).
+Instruction* WindowCount(ExpansionWriter& w, const Window& window, int64_t d, Instruction* s) {
+  SizeArithmetic a(w);
+  Instruction* dilated = a.Op(Opcode::kAdd, a.Op(Opcode::kMultiply, a.Op(Opcode::kSubtract, s, a.Int(1)), a.Int(window.base_dilation[d])),
+                              a.Int(1));
+  dilated = a.Select(a.Less(s, a.Int(1)), a.Int(0), dilated);
+  Instruction* padded_size = a.Op(Opcode::kAdd, dilated, a.Int(window.pad_low[d] + window.pad_high[d]));
+  const int64_t extent = (window.size[d] - 1) * window.window_dilation[d] + 1;
+  Instruction* count = a.Op(Opcode::kAdd, a.Op(Opcode::kDivide, a.Op(Opcode::kSubtract, padded_size, a.Int(extent)), a.Int(window.stride[d])),
+                            a.Int(1));
+  return a.Select(a.Less(padded_size, a.Int(extent)), a.Int(0), count);
+}
+
+// A reduce or reduce-window: its operands padded with the init values past
+// the run-time sizes of the dynamic dims it folds (every dynamic dim of a
+// reduce-window: the windows past a size then see what padding shows
+// them), the op at the bounds, then the sizes of the dims it keeps set on
+// its results (a reduce-window's: the windows that fit).
+StatusOr<Instruction*> ExpandReduction(Computation& c, const Instruction& op, const std::vector<Instruction*>& operands) {
+  ExpansionWriter w(c, op, "dynamic");
   const size_t n = operands.size() / 2;
   Instruction* x = operands[0];
-  VKXLA_ASSIGN_OR_RETURN(Window window, WindowOf(rw, x->shape.rank()));
+  const bool windows = op.opcode == Opcode::kReduceWindow;
   std::vector<int64_t> dims;
   std::vector<Instruction*> sizes;
   for (int64_t d = 0; d < x->shape.rank(); ++d)
-    if (x->shape.is_dynamic_dim(d)) {
+    if (x->shape.is_dynamic_dim(d) && (windows || Reduced(op, d))) {
       dims.push_back(d);
       sizes.push_back(DimensionSize(w, x, d));
     }
@@ -159,76 +176,31 @@ StatusOr<Instruction*> ExpandReduceWindow(Computation& c, const Instruction& rw,
   std::vector<Instruction*> padded;
   for (size_t i = 0; i < n; ++i) padded.push_back(Padded(w, operands[i], inside, operands[n + i]));
   for (size_t i = 0; i < n; ++i) padded.push_back(operands[n + i]);
-  Instruction* r = w.Add(Opcode::kReduceWindow, Static(rw.shape), padded);
-  r->other_attributes = rw.other_attributes;
-  r->dimensions = rw.dimensions;
-  r->called_computations = rw.called_computations;
-  // Windows over each dynamic dim's size: 0 for an empty dim, else
-  // ((s - 1) * base dilation + 1 + padding - extent) / stride + 1, or 0
-  // where the padded dim is shorter than the window's extent.
-  SizeArithmetic a(w);
+  Instruction* r = w.Add(op.opcode, Static(op.shape), padded);
+  r->other_attributes = op.other_attributes;
+  r->dimensions = op.dimensions;
+  r->called_computations = op.called_computations;
   std::vector<KeptDim> kept;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    const int64_t d = dims[i];
-    Instruction* s = sizes[i];
-    Instruction* dilated = a.Op(Opcode::kAdd, a.Op(Opcode::kMultiply, a.Op(Opcode::kSubtract, s, a.Int(1)), a.Int(window.base_dilation[d])),
-                                a.Int(1));
-    dilated = a.Select(a.Less(s, a.Int(1)), a.Int(0), dilated);
-    Instruction* padded_size = a.Op(Opcode::kAdd, dilated, a.Int(window.pad_low[d] + window.pad_high[d]));
-    const int64_t extent = (window.size[d] - 1) * window.window_dilation[d] + 1;
-    Instruction* count = a.Op(Opcode::kAdd, a.Op(Opcode::kDivide, a.Op(Opcode::kSubtract, padded_size, a.Int(extent)),
-                                                 a.Int(window.stride[d])),
-                              a.Int(1));
-    count = a.Select(a.Less(padded_size, a.Int(extent)), a.Int(0), count);
-    kept.push_back({d, nullptr, d, count});
-  }
-  if (rw.shape.IsArray()) return KeepSizes(w, r, kept, rw.shape);
-  std::vector<Instruction*> results;
-  for (size_t i = 0; i < n; ++i) {
-    Instruction* e = w.Add(Opcode::kGetTupleElement, r->shape.tuple_shapes()[i], {r});
-    e->tuple_index = static_cast<int64_t>(i);
-    results.push_back(KeepSizes(w, e, kept, rw.shape.tuple_shapes()[i]));
-  }
-  return w.Add(Opcode::kTuple, rw.shape, results);
-}
-
-StatusOr<Instruction*> ExpandReduce(Computation& c, const Instruction& reduce, const std::vector<Instruction*>& operands) {
-  ExpansionWriter w(c, reduce, "dynamic");
-  const size_t n = operands.size() / 2;
-  Instruction* x = operands[0];
-  // The elements below every reduced dynamic dim's run-time size; the init
-  // value past them (the kept dims are read at their bounds as they are).
-  std::vector<int64_t> dims;
-  std::vector<Instruction*> sizes;
-  for (int64_t d : *reduce.dimensions)
-    if (x->shape.is_dynamic_dim(d)) {
-      dims.push_back(d);
-      sizes.push_back(DimensionSize(w, x, d));
+  if (windows) {
+    VKXLA_ASSIGN_OR_RETURN(const Window window, WindowOf(op, x->shape.rank()));
+    for (size_t i = 0; i < dims.size(); ++i) kept.push_back({dims[i], nullptr, dims[i], WindowCount(w, window, dims[i], sizes[i])});
+  } else {
+    int64_t at = 0;
+    for (int64_t d = 0; d < x->shape.rank(); ++d) {
+      if (Reduced(op, d)) continue;
+      if (x->shape.is_dynamic_dim(d)) kept.push_back({at, x, d});
+      ++at;
     }
-  Instruction* inside = Below(w, x->shape.dims(), dims, sizes);
-  std::vector<Instruction*> padded;
-  for (size_t i = 0; i < n; ++i) padded.push_back(Padded(w, operands[i], inside, operands[n + i]));
-  for (size_t i = 0; i < n; ++i) padded.push_back(operands[n + i]);
-  // The reduce at the bounds, then the kept dims' sizes set on its results.
-  Instruction* r = w.Add(Opcode::kReduce, Static(reduce.shape), padded);
-  r->dimensions = reduce.dimensions;
-  r->called_computations = reduce.called_computations;
-  std::vector<KeptDim> kept;
-  int64_t at = 0;
-  for (int64_t d = 0; d < x->shape.rank(); ++d) {
-    if (Reduced(reduce, d)) continue;
-    if (x->shape.is_dynamic_dim(d)) kept.push_back({at, x, d});
-    ++at;
   }
   if (kept.empty()) return r;
-  if (reduce.shape.IsArray()) return KeepSizes(w, r, kept, reduce.shape);
+  if (op.shape.IsArray()) return KeepSizes(w, r, kept, op.shape);
   std::vector<Instruction*> results;
   for (size_t i = 0; i < n; ++i) {
     Instruction* e = w.Add(Opcode::kGetTupleElement, r->shape.tuple_shapes()[i], {r});
     e->tuple_index = static_cast<int64_t>(i);
-    results.push_back(KeepSizes(w, e, kept, reduce.shape.tuple_shapes()[i]));
+    results.push_back(KeepSizes(w, e, kept, op.shape.tuple_shapes()[i]));
   }
-  return w.Add(Opcode::kTuple, reduce.shape, results);
+  return w.Add(Opcode::kTuple, op.shape, results);
 }
 
 }  // namespace
@@ -237,9 +209,7 @@ StatusOr<std::shared_ptr<const Module>> PadDynamicOperands(const Module& module)
   return RewriteModule(
       module, [](const Instruction& i) { return IsDynamicReduce(i) || IsDynamicDot(i); },
       [](Computation& c, const Instruction& inst, const std::vector<Instruction*>& operands) {
-        if (inst.opcode == Opcode::kDot) return ExpandDot(c, inst, operands);
-        if (inst.opcode == Opcode::kReduceWindow) return ExpandReduceWindow(c, inst, operands);
-        return ExpandReduce(c, inst, operands);
+        return inst.opcode == Opcode::kDot ? ExpandDot(c, inst, operands) : ExpandReduction(c, inst, operands);
       });
 }
 

@@ -86,7 +86,8 @@ struct MatmulConfig {
   // the tile meets in shared memory before each invocation takes its 4 x 4
   // block to the usual epilogue.
   bool cooperative = false;
-  // Staged tiles of 32-bit accumulators on GPUs with both dims at least 128:
+  // Staged tiles of 32-bit accumulators on GPUs, for products that make
+  // 128 workgroups of 128 x 128 tiles (or in the tuning's shape):
   // each invocation's 8 x 8 block is four 4 x 4 quads half a tile apart
   // (rows qm * 4 + {0..3} and tile_m / 2 more; columns likewise), so a
   // step reads its operands as four 16-byte vectors from shared memory

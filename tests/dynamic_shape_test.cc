@@ -50,12 +50,20 @@ TEST_F(DynamicShapes, ArgumentsSmallerThanTheBound) {
             "s32[2,3] {{0, 1, 2}, {0, 1, 2}}");
 }
 
-// Like RunBoth for a whole module (computations besides the entry).
-std::string RunModule(const std::string& text, const std::vector<Literal>& args) {
+// Like RunBoth for a whole module (computations besides the entry),
+// planned for `target` (null: this device as it is).
+std::string RunModule(const std::string& text, const std::vector<Literal>& args, const TargetFeatures* target = nullptr) {
   auto m = ParseAndVerifyHlo(text);
   if (!m.ok()) return m.status().ToString();
-  Literal got = RunAndCompareWith(**m, args);
+  Literal got = RunAndCompareWith(**m, args, -1, target);
   return got.shape().ToString(false) + " " + got.ValuesToString();
+}
+
+// This device as it is, and planned as a GPU (its kernel shapes).
+std::vector<TargetFeatures> ThisDeviceAndAsAGpu() {
+  TargetFeatures gpu = TestDevice().target();
+  gpu.cpu = false;
+  return {TestDevice().target(), gpu};
 }
 
 // Sizes through control flow: a loop state whose size the body reads and
@@ -126,17 +134,9 @@ TEST_F(DynamicShapes, SetAndGetDimensionSize) {
 TEST_F(DynamicShapes, ReduceOverDynamicDims) {
   const std::string add = "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
                           "max {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] maximum(a, b)\n}\n";
-  TargetFeatures gpu = TestDevice().target();
-  gpu.cpu = false;
-  const std::vector<const TargetFeatures*> targets = {nullptr, &gpu};
-  for (const TargetFeatures* target : targets) {
-    SCOPED_TRACE(target ? "as a GPU" : "this device");
-    auto run = [&](const std::string& text, const std::vector<Literal>& args) {
-      auto m = ParseAndVerifyHlo(text);
-      if (!m.ok()) return m.status().ToString();
-      Literal got = RunAndCompareWith(**m, args, -1, target);
-      return got.shape().ToString(false) + " " + got.ValuesToString();
-    };
+  for (const TargetFeatures& target : ThisDeviceAndAsAGpu()) {
+    SCOPED_TRACE(target.cpu ? "this device" : "as a GPU");
+    auto run = [&](const std::string& text, const std::vector<Literal>& args) { return RunModule(text, args, &target); };
     // The whole array: 0 + 1 + 2 + 3 + 4 of a bound of 8.
     EXPECT_EQ(run(add + "ENTRY %e {\n  %x = f32[<=8] parameter(0)\n  %z = f32[] constant(0)\n"
                         "  ROOT %r = f32[] reduce(%x, %z), dimensions={0}, to_apply=add\n}\n",
@@ -188,17 +188,9 @@ TEST_F(DynamicShapes, ReduceOverDynamicDims) {
 // dynamic dim is an error quoting both shapes.
 TEST_F(DynamicShapes, ReduceKeepsDynamicDims) {
   const std::string add = "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n";
-  TargetFeatures gpu = TestDevice().target();
-  gpu.cpu = false;
-  const std::vector<const TargetFeatures*> targets = {nullptr, &gpu};
-  for (const TargetFeatures* target : targets) {
-    SCOPED_TRACE(target ? "as a GPU" : "this device");
-    auto run = [&](const std::string& text, const std::vector<Literal>& args) {
-      auto m = ParseAndVerifyHlo(text);
-      if (!m.ok()) return m.status().ToString();
-      Literal got = RunAndCompareWith(**m, args, -1, target);
-      return got.shape().ToString(false) + " " + got.ValuesToString();
-    };
+  for (const TargetFeatures& target : ThisDeviceAndAsAGpu()) {
+    SCOPED_TRACE(target.cpu ? "this device" : "as a GPU");
+    auto run = [&](const std::string& text, const std::vector<Literal>& args) { return RunModule(text, args, &target); };
     EXPECT_EQ(run(add + "ENTRY %e {\n  %x = f32[<=6,4] parameter(0)\n  %z = f32[] constant(0)\n"
                         "  ROOT %r = f32[<=6] reduce(%x, %z), dimensions={1}, to_apply=add\n}\n",
                   {Iota(ElementType::kF32, {3, 4})}),
@@ -237,10 +229,8 @@ TEST_F(DynamicShapes, LaterKernelsReadTheSizesAnEarlierOneWrote) {
       "  %ninf = f32[] constant(-inf)\n  ROOT %r = f32[5,4] reduce(%rows, %ninf), dimensions={0}, to_apply=max\n}\n";
   auto m = ParseAndVerifyHlo(text);
   ASSERT_TRUE(m.ok()) << m.status().ToString();
-  TargetFeatures gpu = TestDevice().target();
-  gpu.cpu = false;
-  for (const TargetFeatures* target : std::vector<const TargetFeatures*>{nullptr, &gpu}) {
-    Literal got = RunAndCompareWith(**m, {S32(3)}, -1, target);
+  for (const TargetFeatures& target : ThisDeviceAndAsAGpu()) {
+    Literal got = RunAndCompareWith(**m, {S32(3)}, -1, &target);
     EXPECT_EQ(got.Get(0).re, -4);
     EXPECT_EQ(got.Get(19).re, -4);
   }
@@ -251,17 +241,9 @@ TEST_F(DynamicShapes, LaterKernelsReadTheSizesAnEarlierOneWrote) {
 TEST_F(DynamicShapes, ReduceWindowOverDynamicDims) {
   const std::string fns = "HloModule m\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] maximum(a, b)\n}\n"
                           "add {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n";
-  TargetFeatures gpu = TestDevice().target();
-  gpu.cpu = false;
-  const std::vector<const TargetFeatures*> targets = {nullptr, &gpu};
-  for (const TargetFeatures* target : targets) {
-    SCOPED_TRACE(target ? "as a GPU" : "this device");
-    auto run = [&](const std::string& text, const std::vector<Literal>& args) {
-      auto m = ParseAndVerifyHlo(text);
-      if (!m.ok()) return m.status().ToString();
-      Literal got = RunAndCompareWith(**m, args, -1, target);
-      return got.shape().ToString(false) + " " + got.ValuesToString();
-    };
+  for (const TargetFeatures& target : ThisDeviceAndAsAGpu()) {
+    SCOPED_TRACE(target.cpu ? "this device" : "as a GPU");
+    auto run = [&](const std::string& text, const std::vector<Literal>& args) { return RunModule(text, args, &target); };
     const std::string pool = fns + "ENTRY %e {\n  %x = f32[<=8] parameter(0)\n  %z = f32[] constant(-inf)\n"
                                    "  ROOT %r = f32[<=4] reduce-window(%x, %z), window={size=2 stride=2}, to_apply=max\n}\n";
     EXPECT_EQ(run(pool, {Iota(ElementType::kF32, {5})}), "f32[2] {1, 3}");
@@ -282,18 +264,12 @@ TEST_F(DynamicShapes, ReduceWindowOverDynamicDims) {
 // its dim is dynamic), both sides masked so that what lies past it (a NaN
 // here) adds nothing; dynamic batch and free dims keep their sizes.
 TEST_F(DynamicShapes, DotOverDynamicDims) {
-  TargetFeatures gpu = TestDevice().target();
-  gpu.cpu = false;
   Literal y(Shape(ElementType::kF32, {6, 2}));
   for (int64_t i = 0; i < 12; ++i) y.Set(i, Scalar::Float(ElementType::kF32, i == 10 ? NAN : static_cast<double>(i)));
-  const std::vector<const TargetFeatures*> targets = {nullptr, &gpu};
-  for (const TargetFeatures* target : targets) {
-    SCOPED_TRACE(target ? "as a GPU" : "this device");
+  for (const TargetFeatures& target : ThisDeviceAndAsAGpu()) {
+    SCOPED_TRACE(target.cpu ? "this device" : "as a GPU");
     auto run = [&](const std::string& body, const std::vector<Literal>& args) {
-      auto m = ParseAndVerifyHlo("HloModule m\nENTRY %e {\n" + body + "}\n");
-      if (!m.ok()) return m.status().ToString();
-      Literal got = RunAndCompareWith(**m, args, -1, target);
-      return got.shape().ToString(false) + " " + got.ValuesToString();
+      return RunModule("HloModule m\nENTRY %e {\n" + body + "}\n", args, &target);
     };
     EXPECT_EQ(run("  %x = f32[<=8] parameter(0)\n  %y = f32[<=8] parameter(1)\n"
                   "  ROOT %d = f32[] dot(%x, %y), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n",

@@ -1228,6 +1228,12 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
     EXPECT_FALSE(g.share_lhs);
     // Enough 256 x 128 tiles to fill the device: those, 16 steps a slice,
     // where the device runs 512 invocations a workgroup (not a phone).
+    // A contraction past the loop budget splits in quads too: no
+    // invocation walks more slices than the budget allows.
+    const MatmulConfig deep = config(PlanText("", MatmulEntry("f32", 128, 200000, 128), t));
+    EXPECT_TRUE(deep.quads);
+    EXPECT_GT(deep.splits, 1);
+    EXPECT_LE(deep.k_chunk / deep.tile_k * 4, static_cast<int64_t>(t.max_loop_trips));  // 2 + a load a step, at most
     const MatmulConfig big = config(PlanText("", MatmulEntry("f32", 4096, 4096, 4096), t));
     EXPECT_EQ(big.splits, 1);  // 512 or 1024 tiles, and 4096 steps within the loop budget
     EXPECT_TRUE(big.quads);
