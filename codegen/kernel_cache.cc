@@ -41,6 +41,16 @@ std::string KernelCache::directory() const {
   return "";
 }
 
+// VKXLA_DUMP_GLSL=DIR: every kernel's source as DIR/<key>.comp, for
+// reading what the builders wrote (cached or not).
+static void DumpGlsl(const std::string& key, const std::string& glsl) {
+  const char* dir = std::getenv("VKXLA_DUMP_GLSL");
+  if (!dir || !*dir) return;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::ofstream(std::string(dir) + "/" + key + ".comp") << glsl;
+}
+
 void KernelCache::ClearMemory() {
   std::lock_guard<std::mutex> lock(mu_);
   memory_.clear();
@@ -48,6 +58,7 @@ void KernelCache::ClearMemory() {
 
 StatusOr<std::vector<uint32_t>> KernelCache::GetOrCompile(const std::string& glsl, const TargetFeatures& target) {
   const std::string key = ContentHash(glsl + "\n//" + target.CacheKey() + "|opt=1|compiler=" + std::to_string(kCompilerRevision));
+  DumpGlsl(key, glsl);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = memory_.find(key);
