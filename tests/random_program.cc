@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -564,6 +565,7 @@ class Generator {
 
   void Gather(const Value& a) {
     if (a.dims.empty() || args_.size() >= kMaxParameters) return;
+    if (Chance(2)) return GeneralGather(a);
     // Indexed dims (start_index_map) in a random order; those with slice
     // size 1 are collapsed now and then.
     std::vector<int64_t> indexed;
@@ -596,10 +598,161 @@ class Generator {
     KeepRaw(a.raw);
   }
 
+  // The general form of gather and scatter's indexing: batching dims
+  // (operand dims that pair with a dim of the indices), extra batch dims,
+  // the index vector anywhere (or implicit, after the last dim, for one
+  // component), indices of any integer type.
+  struct Indexing {
+    std::vector<int64_t> indexed;        // operand dims the index vector names, in its order
+    std::vector<int64_t> operand_batch;  // operand batching dims, ascending
+    std::vector<int64_t> index_batch;    // the indices' dims paired with them
+    std::vector<int64_t> batch;          // the indices' dims, the index vector's left out
+    int64_t index_vector_dim = 0;
+    std::string indices;                 // the indices' value
+  };
+
+  // Indexes `a` by `indexed` (its starts within dims - window) with batch
+  // dims for `operand_batch` and a few more; nullopt past the parameter limit.
+  std::optional<Indexing> GeneralIndices(const Value& a, std::vector<int64_t> indexed, std::vector<int64_t> operand_batch,
+                                         const std::vector<int64_t>& window) {
+    if (args_.size() >= kMaxParameters) return std::nullopt;
+    Indexing x;
+    x.indexed = std::move(indexed);
+    x.operand_batch = std::move(operand_batch);
+    // The batch dims: one per operand batching dim (its size), in a random
+    // order among up to two others.
+    std::vector<int64_t> owner;  // per batch dim: the operand batching dim, or -1
+    for (int64_t d : x.operand_batch) owner.push_back(d);
+    for (int extra = static_cast<int>(rng_() % 3); extra > 0; --extra) owner.push_back(-1);
+    std::shuffle(owner.begin(), owner.end(), rng_);
+    for (int64_t o : owner) x.batch.push_back(o >= 0 ? a.dims[o] : Uniform(1, 4));
+    const int64_t nb = static_cast<int64_t>(x.batch.size());
+    const bool implicit = x.indexed.size() == 1 && Chance(3);
+    x.index_vector_dim = implicit ? nb : Uniform(0, nb);
+    std::vector<int64_t> shape = x.batch;
+    if (!implicit) shape.insert(shape.begin() + x.index_vector_dim, static_cast<int64_t>(x.indexed.size()));
+    for (int64_t d : x.operand_batch) {
+      const int64_t at = std::find(owner.begin(), owner.end(), d) - owner.begin();
+      x.index_batch.push_back(!implicit && at >= x.index_vector_dim ? at + 1 : at);
+    }
+    static const ElementType kIndexTypes[] = {ElementType::kS32, ElementType::kS32, ElementType::kS64, ElementType::kU32,
+                                              ElementType::kS8, ElementType::kU8, ElementType::kU64, ElementType::kS16};
+    const ElementType t = kIndexTypes[rng_() % std::size(kIndexTypes)];
+    Literal arg(Shape(t, shape));
+    int64_t stride = 1;  // of the index vector's dim, row-major
+    for (size_t d = static_cast<size_t>(x.index_vector_dim) + 1; d < shape.size(); ++d) stride *= shape[d];
+    for (int64_t i = 0; i < arg.element_count(); ++i) {
+      const size_t k = implicit ? 0 : static_cast<size_t>((i / stride) % static_cast<int64_t>(x.indexed.size()));
+      const int64_t dim = a.dims[x.indexed[k]], w = window[x.indexed[k]];
+      const int64_t v = Chance(8) ? Uniform(IsUnsignedInt(t) ? 0 : -1, dim) : Uniform(0, dim - w);
+      arg.Set(i, IsUnsignedInt(t) ? Scalar::UInt(t, static_cast<uint64_t>(v)) : Scalar::Int(t, v));
+    }
+    x.indices = NewParameter(std::move(arg), INFINITY).name;
+    return x;
+  }
+
+  // Random positions for `count` dims among `rank`, ascending.
+  std::vector<int64_t> RandomPositions(int64_t count, int64_t rank) {
+    std::vector<int64_t> all(static_cast<size_t>(rank));
+    std::iota(all.begin(), all.end(), int64_t{0});
+    std::shuffle(all.begin(), all.end(), rng_);
+    all.resize(static_cast<size_t>(count));
+    std::sort(all.begin(), all.end());
+    return all;
+  }
+
+  // Splits a's dims for the general forms: indexed (a random order, at
+  // least one) and batching ones (ascending).
+  void PickIndexedAndBatching(const Value& a, std::vector<int64_t>& indexed, std::vector<int64_t>& batching) {
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      const int pick = static_cast<int>(rng_() % 3);
+      if (pick == 0) indexed.push_back(static_cast<int64_t>(d));
+      else if (pick == 1 && a.dims.size() > 1) batching.push_back(static_cast<int64_t>(d));
+    }
+    if (indexed.empty()) {
+      indexed.push_back(batching.empty() ? 0 : batching.back());
+      if (!batching.empty()) batching.pop_back();
+    }
+    std::shuffle(indexed.begin(), indexed.end(), rng_);
+  }
+
+  void GeneralGather(const Value& a) {
+    if (a.dims.empty()) return;
+    std::vector<int64_t> indexed, batching, sizes, collapsed;
+    PickIndexedAndBatching(a, indexed, batching);
+    for (size_t d = 0; d < a.dims.size(); ++d) sizes.push_back(Uniform(1, a.dims[d]));
+    for (int64_t d : batching) sizes[d] = 1;
+    for (int64_t d : indexed) {
+      if (Chance(2)) sizes[d] = 1;
+      if (sizes[d] == 1 && Chance(2)) collapsed.push_back(d);
+    }
+    std::sort(collapsed.begin(), collapsed.end());
+    std::vector<int64_t> offset_sizes;
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      const int64_t dd = static_cast<int64_t>(d);
+      if (!std::count(collapsed.begin(), collapsed.end(), dd) && !std::count(batching.begin(), batching.end(), dd))
+        offset_sizes.push_back(sizes[d]);
+    }
+    const std::optional<Indexing> x = GeneralIndices(a, indexed, batching, sizes);
+    if (!x) return;
+    const int64_t rank = static_cast<int64_t>(x->batch.size() + offset_sizes.size());
+    const std::vector<int64_t> offset_dims = RandomPositions(static_cast<int64_t>(offset_sizes.size()), rank);
+    std::vector<int64_t> out;
+    size_t next_offset = 0, next_batch = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      out.push_back(std::count(offset_dims.begin(), offset_dims.end(), d) ? offset_sizes[next_offset++] : x->batch[next_batch++]);
+    if (Elements(out) > kMaxElements) return;
+    Emit(a.type, out,
+         "gather(" + a.name + ", " + x->indices + "), offset_dims={" + List(offset_dims) + "}, collapsed_slice_dims={" +
+             List(collapsed) + "}, start_index_map={" + List(x->indexed) + "}, operand_batching_dims={" + List(x->operand_batch) +
+             "}, start_indices_batching_dims={" + List(x->index_batch) + "}, index_vector_dim=" +
+             std::to_string(x->index_vector_dim) + ", slice_sizes={" + List(sizes) + "}",
+         a.bound, a.integral);
+    KeepRaw(a.raw);
+  }
+
+  void GeneralScatter(const Value& a) {
+    if (a.dims.empty() || a.type == ElementType::kPred) return;
+    std::vector<int64_t> indexed, batching, inserted;
+    PickIndexedAndBatching(a, indexed, batching);
+    std::vector<int64_t> window(a.dims.size(), 1);
+    for (int64_t d : indexed)
+      if (Chance(2)) inserted.push_back(d);
+    std::sort(inserted.begin(), inserted.end());
+    std::vector<int64_t> window_sizes;
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      const int64_t dd = static_cast<int64_t>(d);
+      if (std::count(inserted.begin(), inserted.end(), dd) || std::count(batching.begin(), batching.end(), dd)) continue;
+      window[d] = Uniform(1, a.dims[d]);
+      window_sizes.push_back(window[d]);
+    }
+    const std::optional<Indexing> x = GeneralIndices(a, indexed, batching, window);
+    if (!x || args_.size() >= kMaxParameters) return;
+    const int64_t rank = static_cast<int64_t>(x->batch.size() + window_sizes.size());
+    const std::vector<int64_t> window_dims = RandomPositions(static_cast<int64_t>(window_sizes.size()), rank);
+    std::vector<int64_t> update_dims;
+    size_t next_window = 0, next_batch = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      update_dims.push_back(std::count(window_dims.begin(), window_dims.end(), d) ? window_sizes[next_window++]
+                                                                                   : x->batch[next_batch++]);
+    if (Elements(update_dims) > kMaxElements) return;
+    const Value u = NewParameter(a.type, update_dims);
+    const double terms = static_cast<double>(Elements(x->batch)) + 1;
+    const bool sum_exact = a.integral && std::max(a.bound, u.bound) * terms <= ExactIntegerLimit(a.type);
+    const std::string op = sum_exact && !Chance(3) ? "add" : Chance(2) ? "maximum" : "minimum";
+    Emit(a.type, a.dims,
+         "scatter(" + a.name + ", " + x->indices + ", " + u.name + "), update_window_dims={" + List(window_dims) +
+             "}, inserted_window_dims={" + List(inserted) + "}, scatter_dims_to_operand_dims={" + List(x->indexed) +
+             "}, input_batching_dims={" + List(x->operand_batch) + "}, scatter_indices_batching_dims={" + List(x->index_batch) +
+             "}, index_vector_dim=" + std::to_string(x->index_vector_dim) + ", to_apply=" + Reducer(op, a.type),
+         op == "add" ? std::max(a.bound, u.bound) * terms : std::max(a.bound, u.bound), a.integral);
+  }
+
   // Scatter-add (max or min where a sum may not stay exact): any order of
   // the updates gives one result, duplicates included.
   void Scatter(const Value& a) {
     if (a.dims.empty() || a.type == ElementType::kPred || args_.size() + 2 > kMaxParameters) return;
+    if (Chance(2)) return GeneralScatter(a);
     std::vector<int64_t> indexed;
     for (size_t d = 0; d < a.dims.size(); ++d)
       if (Chance(2)) indexed.push_back(static_cast<int64_t>(d));
