@@ -181,6 +181,34 @@ bool FoldNative(Opcode opcode, Literal& acc, const Literal& x) {
   return true;
 }
 
+// FoldInPlace for one type: ((x0 op x1) op x2) ... per element, as
+// FoldNative folds whole operands.
+template <typename T, typename Wide>
+void FoldElements(Opcode opcode, const std::vector<const uint8_t*>& operands, const std::vector<uint8_t*>& results, int64_t begin,
+                  int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    T acc;
+    std::memcpy(&acc, operands[0] + i * sizeof(T), sizeof(T));
+    for (size_t m = 1; m < operands.size(); ++m) {
+      T v;
+      std::memcpy(&v, operands[m] + i * sizeof(T), sizeof(T));
+      acc = opcode == Opcode::kAdd ? static_cast<T>(static_cast<Wide>(acc) + static_cast<Wide>(v))
+                                   : static_cast<T>(static_cast<Wide>(acc) * static_cast<Wide>(v));
+    }
+    for (uint8_t* r : results) std::memcpy(r + i * sizeof(T), &acc, sizeof(T));
+  }
+}
+
+bool FoldsNatively(ElementType t) {
+  switch (t) {
+    case ElementType::kF32: case ElementType::kF64: case ElementType::kS32: case ElementType::kU32: case ElementType::kS64:
+    case ElementType::kU64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool FoldFast(Opcode opcode, Literal& acc, const Literal& x) {
   if (acc.bytes().size() != x.bytes().size()) return false;
   switch (acc.shape().element_type()) {
@@ -229,6 +257,32 @@ Status CheckLeaves(const Instruction& op, const std::vector<std::vector<Literal>
 }
 
 }  // namespace
+
+bool CanFoldInPlace(const Instruction& op) {
+  if (op.opcode != Opcode::kAllReduce) return false;
+  const std::optional<Opcode> plain = PlainRoot(op);
+  if (!plain || (*plain != Opcode::kAdd && *plain != Opcode::kMultiply)) return false;
+  StatusOr<bool> to_root = BoolAttribute(op, "vkxla_reduce_to_root");
+  if (!to_root.ok() || *to_root) return false;
+  for (const Instruction* o : op.operands)
+    if (!o->shape.IsArray() || !FoldsNatively(o->shape.element_type())) return false;
+  return !op.operands.empty();
+}
+
+void FoldInPlace(const Instruction& op, ElementType type, const std::vector<const uint8_t*>& operands,
+                 const std::vector<uint8_t*>& results, int64_t begin, int64_t end) {
+  const Opcode o = PlainRoot(op).value_or(Opcode::kAdd);
+  switch (type) {
+    case ElementType::kF32: return FoldElements<float, float>(o, operands, results, begin, end);
+    case ElementType::kF64: return FoldElements<double, double>(o, operands, results, begin, end);
+    // Integers wrap: computed unsigned, stored back in the signed type.
+    case ElementType::kS32: return FoldElements<int32_t, uint32_t>(o, operands, results, begin, end);
+    case ElementType::kU32: return FoldElements<uint32_t, uint32_t>(o, operands, results, begin, end);
+    case ElementType::kS64: return FoldElements<int64_t, uint64_t>(o, operands, results, begin, end);
+    case ElementType::kU64: return FoldElements<uint64_t, uint64_t>(o, operands, results, begin, end);
+    default: return;
+  }
+}
 
 StatusOr<std::optional<std::vector<std::vector<int64_t>>>> SendRecvPairs(const Instruction& op) {
   const std::string* attributes = FindAttribute(op, "frontend_attributes");

@@ -74,4 +74,15 @@ std::vector<Literal> ZerosFor(const Instruction& op);
 StatusOr<std::vector<std::vector<Literal>>> CombineCollective(const Instruction& op, const std::vector<int64_t>& group,
                                                               std::vector<std::vector<Literal>> operands);
 
+// An all-reduce whose members may fold straight from each other's bytes
+// (ProcessTransport::AllReduceInPlace): a plain add or multiply of f32,
+// f64 or 32-/64-bit integers in every leaf, every member getting the
+// result. Decided by the op alone, so every member of a group agrees.
+bool CanFoldInPlace(const Instruction& op);
+// Elements [begin, end) of one leaf of such an all-reduce: the operands
+// (dense, row-major, one per member in group order) folded in group order,
+// as CombineCollective folds them, written to every member's result.
+void FoldInPlace(const Instruction& op, ElementType type, const std::vector<const uint8_t*>& operands,
+                 const std::vector<uint8_t*>& results, int64_t begin, int64_t end);
+
 }  // namespace vkxla

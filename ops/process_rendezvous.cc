@@ -51,22 +51,33 @@ Status ProcessRendezvous::Wait(std::unique_lock<std::mutex>& lock, int64_t self,
   return result;
 }
 
+std::pair<ProcessRendezvous::Key, size_t> ProcessRendezvous::MeetingOf(int64_t self, const Instruction& op,
+                                                                        const std::vector<int64_t>& group) {
+  const int64_t channel = ChannelId(op);
+  const int opcode = static_cast<int>(op.opcode);
+  const int64_t occurrence = passed_[{self, opcode, channel, group}]++;
+  return {Key{opcode, channel, group, occurrence},
+          static_cast<size_t>(std::find(group.begin(), group.end(), self) - group.begin())};
+}
+
 StatusOr<std::vector<Literal>> ProcessRendezvous::Collective(int64_t self, const Instruction& op, std::vector<Literal> operands) {
   VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> group, ProcessGroupOf(op, grid_, self));
   if (group.empty()) return ZerosFor(op);
-  const int64_t channel = ChannelId(op);
-  const int opcode = static_cast<int>(op.opcode);
   std::unique_lock<std::mutex> lock(mu_);
-  const int64_t occurrence = passed_[{self, opcode, channel, group}]++;
-  const Key key{opcode, channel, group, occurrence};
+  const auto [key, position] = MeetingOf(self, op, group);
   Meeting& m = meetings_[key];
   if (m.operands.empty()) m.operands.resize(group.size());
-  const size_t position = static_cast<size_t>(std::find(group.begin(), group.end(), self) - group.begin());
   m.operands[position] = std::move(operands);
   if (++m.arrived == group.size()) {
     std::vector<std::vector<Literal>> all;
-    for (auto& o : m.operands) all.push_back(std::move(*o));
-    StatusOr<std::vector<std::vector<Literal>>> r = CombineCollective(op, group, std::move(all));
+    for (auto& o : m.operands)
+      if (o) all.push_back(std::move(*o));
+    // Members of one op meet by value or in place, all alike (modules run
+    // in parallel may still disagree).
+    StatusOr<std::vector<std::vector<Literal>>> r =
+        all.size() == group.size() ? CombineCollective(op, group, std::move(all))
+                                   : InvalidArgument(std::string(OpcodeName(op.opcode)) + " %" + op.name +
+                                                     ": the members' operands differ (" + op.shape.ToString() + ")");
     if (r.ok()) {
       m.results = std::move(*r);
     } else {
@@ -83,6 +94,58 @@ StatusOr<std::vector<Literal>> ProcessRendezvous::Collective(int64_t self, const
   if (++m.taken == group.size()) meetings_.erase(key);
   if (!error.ok()) return error;
   return mine;
+}
+
+StatusOr<bool> ProcessRendezvous::AllReduceInPlace(int64_t self, const Instruction& op, const std::vector<InPlaceLeaf>& leaves) {
+  if (!CanFoldInPlace(op)) return false;
+  VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> group, ProcessGroupOf(op, grid_, self));
+  if (group.empty()) return false;
+  const std::string where = std::string(OpcodeName(op.opcode)) + " %" + op.name;
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto [key, position] = MeetingOf(self, op, group);
+  Meeting& m = meetings_[key];
+  if (m.in_place.empty()) m.in_place.resize(group.size());
+  m.in_place[position] = leaves;
+  if (++m.arrived == group.size()) {
+    // Every member's leaves must match the first's (one op: modules run in
+    // parallel may still disagree, or meet by value).
+    for (const std::vector<InPlaceLeaf>& l : m.in_place) {
+      bool same = l.size() == m.in_place[0].size() && m.operands.empty();
+      for (size_t k = 0; same && k < l.size(); ++k) same = l[k].bytes == m.in_place[0][k].bytes;
+      if (!same && m.error.ok())
+        m.error = InvalidArgument(where + ": the members' operands differ (" + op.shape.ToString() + ")");
+    }
+    if (!m.error.ok()) m.done = true;  // nobody folds
+    cv_.notify_all();
+  } else {
+    VKXLA_RETURN_IF_ERROR(Wait(lock, self, where, group, [&m, n = group.size()] { return m.arrived == n; }));
+  }
+  // Each member folds its share of every leaf's elements, unlocked.
+  if (m.error.ok()) {
+    const std::vector<std::vector<InPlaceLeaf>> all = m.in_place;
+    lock.unlock();
+    for (size_t k = 0; k < leaves.size(); ++k) {
+      const ElementType type = op.operands[k]->shape.element_type();
+      const int64_t n = leaves[k].bytes / (BitWidth(type) / 8), g = static_cast<int64_t>(group.size());
+      const int64_t p = static_cast<int64_t>(position);
+      std::vector<const uint8_t*> operands;
+      std::vector<uint8_t*> results;
+      for (const std::vector<InPlaceLeaf>& l : all) operands.push_back(l[k].operand), results.push_back(l[k].result);
+      FoldInPlace(op, type, operands, results, n * p / g, n * (p + 1) / g);
+    }
+    lock.lock();
+  }
+  // Nobody leaves before every share is written: the results are theirs.
+  if (++m.folded == group.size() || m.done) {
+    m.done = true;
+    cv_.notify_all();
+  } else {
+    VKXLA_RETURN_IF_ERROR(Wait(lock, self, where, group, [&m] { return m.done; }));
+  }
+  const Status error = m.error;
+  if (++m.taken == group.size()) meetings_.erase(key);
+  if (!error.ok()) return error;
+  return true;
 }
 
 Status ProcessRendezvous::Send(int64_t self, const Instruction& send, Literal value) {

@@ -6,6 +6,7 @@
 
 #include "codegen/kernel_builder.h"
 #include "ir/layout_index.h"
+#include "ops/collectives.h"
 #include "ops/control_flow.h"
 #include "ops/evaluator.h"
 #include "ops/rng.h"
@@ -565,6 +566,48 @@ void Executable::SetProcess(const ProcessContext& process) {
   queue_ = static_cast<uint32_t>(process.self % device_.queue_count());
 }
 
+StatusOr<bool> Executable::AllReduceInPlace(const HostStep& step) {
+  const Instruction& op = *step.op;
+  if (step.inputs.size() != step.outputs.size()) return Internal("an all-reduce step writes one buffer per operand");
+  const auto dense = [](const Shape& s) {
+    const Layout l = s.layout_or_default();
+    return l.IsDescending() && (l.element_size_in_bits == 0 || l.element_size_in_bits == BitWidth(s.element_type()));
+  };
+  const size_t n = step.inputs.size();
+  std::vector<InPlaceLeaf> leaves(n);
+  // Leaves laid out otherwise go through dense row-major copies.
+  std::vector<std::vector<uint8_t>> dense_operands(n), dense_results(n);
+  for (size_t k = 0; k < n; ++k) {
+    const BufferDecl &in = program_.buffers[step.inputs[k]], &out = program_.buffers[step.outputs[k]];
+    leaves[k].bytes = in.shape.element_count() * (BitWidth(in.shape.element_type()) / 8);
+    if (dense(in.shape)) {
+      leaves[k].operand = static_cast<const uint8_t*>(Mapped(step.inputs[k]));
+    } else {
+      VKXLA_ASSIGN_OR_RETURN(Literal value, FromPhysical(static_cast<const uint8_t*>(Mapped(step.inputs[k])), in.shape));
+      VKXLA_ASSIGN_OR_RETURN(dense_operands[k], ToPhysical(value, Layout::Descending(in.shape.rank())));
+      leaves[k].operand = dense_operands[k].data();
+    }
+    if (dense(out.shape)) {
+      leaves[k].result = static_cast<uint8_t*>(Mapped(step.outputs[k]));
+    } else {
+      dense_results[k].resize(static_cast<size_t>(leaves[k].bytes));
+      leaves[k].result = dense_results[k].data();
+    }
+  }
+  VKXLA_ASSIGN_OR_RETURN(const bool folded, process_.transport->AllReduceInPlace(process_.self, op, leaves));
+  if (!folded) return false;
+  for (size_t k = 0; k < n; ++k) {
+    if (dense_results[k].empty()) continue;
+    const BufferDecl& out = program_.buffers[step.outputs[k]];
+    Shape row_major(out.shape.element_type(), out.shape.dims());
+    row_major.set_layout(Layout::Descending(out.shape.rank()));
+    VKXLA_ASSIGN_OR_RETURN(Literal value, FromPhysical(dense_results[k].data(), row_major));
+    VKXLA_RETURN_IF_ERROR(ToPhysicalInto(value, out.shape.layout_or_default(), static_cast<uint8_t*>(Mapped(step.outputs[k])),
+                                         static_cast<int64_t>(out.bytes)));
+  }
+  return true;
+}
+
 Status Executable::RunHostStep(const HostStep& step) {
   const Instruction& op = *step.op;
   auto read_inputs = [&]() -> StatusOr<std::vector<Literal>> {
@@ -634,6 +677,10 @@ Status Executable::RunHostStep(const HostStep& step) {
       return write(step.outputs[0], TakeRngCounter(rng_counter_, static_cast<uint64_t>(delta)));
     }
     case HostStep::Kind::kProcess: {
+      if (process_.transport && CanFoldInPlace(op)) {
+        VKXLA_ASSIGN_OR_RETURN(const bool folded, AllReduceInPlace(step));
+        if (folded) return OkStatus();
+      }
       VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> operands, read_inputs());
       VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> results, RunProcessOp(op, std::move(operands), process_));
       if (results.size() != step.outputs.size()) return Internal("a process op gives one value per output buffer");

@@ -135,6 +135,9 @@ class Executable {
   int64_t TripsWithinBudget(const StepList& body) const;
   // Infeed, outfeed or a host custom call, between submissions.
   Status RunHostStep(const HostStep& step);
+  // An all-reduce the members fold from each other's host buffers
+  // (ProcessTransport::AllReduceInPlace); false where the transport cannot.
+  StatusOr<bool> AllReduceInPlace(const HostStep& step);
   Status Record(const StepList& steps, std::vector<Node>& out);
   // Records the plain steps [begin, end) of `steps` into one command buffer.
   StatusOr<VkCommandBuffer> RecordCommands(const StepList& steps, size_t begin, size_t end, int64_t repeats = 1);

@@ -133,6 +133,34 @@ TEST_F(Collectives, PartitionsAndTheirGroupStrategies) {
   ExpectReplicatedMatchesReference(*m, ProcessGrid{2, 2}, {&TestDevice()}, 7, "2x2 grid");
 }
 
+TEST_F(Collectives, AllReducesFoldedInPlaceMatchTheReference) {
+  // Sums and products the members fold from each other's host buffers
+  // (ProcessTransport::AllReduceInPlace): a tuple all-reduce, operands of
+  // other types, dense and tiled or permuted layouts (those go through
+  // dense copies), uneven shares (7 elements over 3 members), groups.
+  uint64_t seed = 300;
+  for (const char* combine : {"add", "multiply"})
+    for (const char* layouts : {"{1,0}|{0}", "{0,1}|{0}", "{1,0:T(2,2)}|{0:T(4)}"}) {
+      const std::string l = layouts, m2 = l.substr(0, l.find('|')), m1 = l.substr(l.find('|') + 1);
+      const std::string c = combine;
+      const std::string text =
+          "HloModule m, replica_count=3\n"
+          "fs { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] " + c + "(a, b) }\n"
+          "is { a = s64[] parameter(0)\n b = s64[] parameter(1)\n ROOT s = s64[] " + c + "(a, b) }\n"
+          "us { a = u32[] parameter(0)\n b = u32[] parameter(1)\n ROOT s = u32[] " + c + "(a, b) }\n"
+          "ENTRY e { x = f32[5,3]" + m2 + " parameter(0)\n y = s64[7]" + m1 + " parameter(1)\n z = u32[4,2]" + m2 +
+          " parameter(2)\n w = f32[2] parameter(3)\n"
+          " at = (f32[5,3]" + m2 + ", f32[2]) all-reduce(x, w), to_apply=fs\n"
+          " a = f32[5,3]" + m2 + " get-tuple-element(at), index=0\n v = f32[2] get-tuple-element(at), index=1\n"
+          " b = s64[7]" + m1 + " all-reduce(y), to_apply=is, replica_groups={{2,0},{1}}\n"
+          " d = u32[4,2]" + m2 + " all-reduce(z), to_apply=us, replica_groups={{1,2,0}}\n"
+          " ROOT t = (f32[5,3]" + m2 + ", s64[7]" + m1 + ", u32[4,2]" + m2 + ", f32[2]) tuple(a, b, d, v) }\n";
+      auto m = Parse(text);
+      ASSERT_NE(m, nullptr) << text;
+      ExpectReplicatedMatchesReference(*m, ProcessGrid{3, 1}, {&TestDevice()}, seed++, c + " " + layouts);
+    }
+}
+
 TEST_F(Collectives, TwoDevicesGiveTheSameAnswers) {
   // A second device opened on the same GPU (lavapipe opens twice): the
   // processes alternate between the two.
