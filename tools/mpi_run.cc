@@ -1,5 +1,6 @@
 #include "tools/mpi_run.h"
 
+#include "ops/collectives.h"
 #include "ops/control_flow.h"
 
 #include <cstdlib>
@@ -143,6 +144,66 @@ class MpiTransport : public ProcessTransport {
     VKXLA_ASSIGN_OR_RETURN(auto results, CombineCollective(op, group, std::move(all)));
     const size_t position = static_cast<size_t>(std::find(group.begin(), group.end(), self) - group.begin());
     return std::move(results[position]);
+  }
+
+  // Sums and products (CanFoldInPlace) as a reduce-scatter then an
+  // all-gather of the members' bytes: each member folds its share of the
+  // elements from every member's share, in group order as Collective
+  // folds, and sends the folded share to the others. A rank sends and
+  // receives 2(G-1)/G of its operands, where Collective moves G-1 times
+  // them. Every rank runs the same module, so all agree on this path.
+  StatusOr<bool> AllReduceInPlace(int64_t self, const Instruction& op, const std::vector<InPlaceLeaf>& leaves) override {
+    if (!CanFoldInPlace(op) || leaves.size() != op.operands.size()) return false;
+    VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> group, ProcessGroupOf(op, grid_, self));
+    if (group.empty()) return false;
+    const int64_t g = static_cast<int64_t>(group.size());
+    const int64_t me = std::find(group.begin(), group.end(), self) - group.begin();
+    // Member j's share of leaf k, in bytes: [first, second).
+    const auto share = [&](size_t k, int64_t j) {
+      const int64_t size = BitWidth(op.operands[k]->shape.element_type()) / 8, n = leaves[k].bytes / size;
+      return std::pair<int64_t, int64_t>{n * j / g * size, n * (j + 1) / g * size};
+    };
+    for (size_t k = 0; k < leaves.size(); ++k)
+      if (share(k, g - 1).second - share(k, g - 1).first > INT_MAX) return false;  // Collective says why
+    const auto send = [&](const uint8_t* data, int64_t bytes, int64_t j, std::vector<MPI_Request>& requests) {
+      requests.emplace_back();
+      MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(group[j]), kCollectiveTag, MPI_COMM_WORLD, &requests.back());
+    };
+    const auto receive = [&](uint8_t* data, int64_t bytes, int64_t j) {
+      MPI_Recv(data, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(group[j]), kCollectiveTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    };
+    // Reduce-scatter: my share of every member's operand, folded into my result.
+    std::vector<MPI_Request> requests;
+    for (size_t k = 0; k < leaves.size(); ++k)
+      for (int64_t j = 0; j < g; ++j)
+        if (j != me) send(leaves[k].operand + share(k, j).first, share(k, j).second - share(k, j).first, j, requests);
+    for (size_t k = 0; k < leaves.size(); ++k) {
+      const auto [first, last] = share(k, me);
+      std::vector<std::vector<uint8_t>> theirs(static_cast<size_t>(g));
+      std::vector<const uint8_t*> operands;
+      for (int64_t j = 0; j < g; ++j) {
+        if (j == me) {
+          operands.push_back(leaves[k].operand + first);
+          continue;
+        }
+        theirs[j].resize(static_cast<size_t>(last - first));
+        receive(theirs[j].data(), last - first, j);
+        operands.push_back(theirs[j].data());
+      }
+      const int64_t size = BitWidth(op.operands[k]->shape.element_type()) / 8;
+      FoldInPlace(op, op.operands[k]->shape.element_type(), operands, {leaves[k].result + first}, 0, (last - first) / size);
+    }
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    // All-gather: my folded share to the others, theirs into my result.
+    requests.clear();
+    for (size_t k = 0; k < leaves.size(); ++k)
+      for (int64_t j = 0; j < g; ++j)
+        if (j != me) send(leaves[k].result + share(k, me).first, share(k, me).second - share(k, me).first, j, requests);
+    for (size_t k = 0; k < leaves.size(); ++k)
+      for (int64_t j = 0; j < g; ++j)
+        if (j != me) receive(leaves[k].result + share(k, j).first, share(k, j).second - share(k, j).first, j);
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    return true;
   }
 
   // Sends go straight to the ranks the op's source-target pairs name

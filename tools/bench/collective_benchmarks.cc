@@ -98,7 +98,7 @@ Status RunCollectiveBenchmarks(Device& device, BenchReport& report) {
     const double mpi_gbps = bytes / mpi_seconds * 2.0 * (kReplicas - 1) / kReplicas * 1e-9;
     report.rows.push_back(LimitRow("all-reduce 64 MiB f32, 4 Open MPI ranks on this machine, each on this device (bus bandwidth)",
                                    Format("%.2f GB/s", mpi_gbps), mpi_gbps, BenchLimit::kCopy, 0,
-                                   "each rank's operand crosses host memory and MPI; " + Format("%.0f ms", mpi_seconds * 1e3) +
+                                   "each rank's operand crosses host memory and MPI, a reduce-scatter then an all-gather of the ranks' bytes; " + Format("%.0f ms", mpi_seconds * 1e3) +
                                        " a collective (rank 0's wall time, the same run without the all-reduce taken off)"));
   }
   return OkStatus();
