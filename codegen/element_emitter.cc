@@ -660,8 +660,10 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
   LibraryNeeds needs = needs_;
   needs.int64_words = int64_ && !target_.int64;
   // Without shaderFloat64 doubles run in software (codegen/spirv_float64_lowering.h).
-  needs.float64_soft = uses_double && !target_.float64;
-  if (needs.int64_words || needs.float64_soft) src += "#extension GL_EXT_control_flow_attributes : require\n";
+  // Or, where the user asks, as pairs of f32 (TargetFeatures::float64_pairs).
+  needs.float64_soft = uses_double && !target_.float64 && !target_.float64_pairs;
+  needs.float64_pairs = uses_double && !target_.float64 && target_.float64_pairs;
+  if (needs.int64_words || needs.float64_soft || needs.float64_pairs) src += "#extension GL_EXT_control_flow_attributes : require\n";
   if (atomic_float_) src += "#extension GL_EXT_shader_atomic_float : require\n";
   if (atomic_int64_) src += "#extension GL_EXT_shader_atomic_int64 : require\n";
   if (subgroup_broadcast_) src += "#extension GL_KHR_shader_subgroup_ballot : require\n";
@@ -716,6 +718,7 @@ std::string ElementEmitter::Prologue(uint32_t local_size, const std::string& nam
   src += "void main() {\n" + take_addresses;
   if (needs.int64_words) src += "  if (i64w_never != 0u) i64w_keep();\n";  // keeps the word-pair functions for the lowering
   if (needs.float64_soft) src += "  if (f64s_never != 0u) f64s_keep();\n";
+  if (needs.float64_pairs) src += "  if (f64p_never != 0u) f64p_keep();\n";
   src += "  uint inv = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * " + U(local_size) + ";\n";
   return src;
 }

@@ -30,9 +30,11 @@ std::string ShaderLibrarySource(const LibraryNeeds& needs, bool have_f64, bool e
   out += std::string("#define HAVE_F64 ") + (have_f64 ? "1" : "0") + "\n";
   out += std::string("#define EXACT_DIV_SQRT ") + (exact_div_sqrt ? "1" : "0") + "\n";
   // Whether double code of the word-pair library may be compiled too.
-  out += std::string("#define EMULATED_F64 ") + (needs.float64_soft ? "1" : "0") + "\n";
+  out += std::string("#define EMULATED_F64 ") + (needs.float64_soft || needs.float64_pairs ? "1" : "0") + "\n";
+  out += std::string("#define PAIRED_F64 ") + (needs.float64_pairs ? "1" : "0") + "\n";
   out += src.at("storage.glsl");
-  if (needs.float64_soft) out += src.at("float64_soft.glsl");
+  if (needs.float64_soft || needs.float64_pairs) out += src.at("float64_soft.glsl");
+  if (needs.float64_pairs) out += src.at("float64_pairs.glsl");
   if (needs.int64_words) out += src.at("int64_words.glsl");
   const bool f32 = needs.real_f32 || needs.complex_f32;
   const bool f64 = needs.real_f64 || needs.complex_f64;

@@ -17,6 +17,10 @@ struct LibraryNeeds {
   // Doubles in software (codegen/spirv_float64_lowering.h): main calls
   // f64s_keep() behind f64s_never.
   bool float64_soft = false;
+  // Doubles as pairs of f32 (TargetFeatures::float64_pairs): main calls
+  // f64p_keep() behind f64p_never. Carries the IEEE library too, whose
+  // 64-bit integer conversions it borrows.
+  bool float64_pairs = false;
 };
 
 // Source text of the requested libraries, storage helpers always included.

@@ -91,9 +91,14 @@ StatusOr<std::vector<uint32_t>> CompileGlslToSpirv(const std::string& glsl, uint
   // After the integer pass: its conversions to doubles are double code.
   // With the library the pass runs even on a kernel left without doubles:
   // it freezes the library's keep constant, so the optimizer drops it.
+  // The pairs library calls the IEEE one's integer conversions, so its
+  // mark decides first.
+  const bool pairs_library = glsl.find("void f64p_keep()") != std::string::npos;
   const bool soft_float_library = glsl.find("void f64s_keep()") != std::string::npos;
-  if (soft_float_library || (lower_float64 && SpirvUsesFloat64(spirv))) {
-    VKXLA_ASSIGN_OR_RETURN(spirv, LowerFloat64ToSoftFloat(spirv, soft_float_calls));
+  if (pairs_library) {
+    VKXLA_ASSIGN_OR_RETURN(spirv, LowerFloat64(spirv, Float64Form::kPairs, soft_float_calls));
+  } else if (soft_float_library || (lower_float64 && SpirvUsesFloat64(spirv))) {
+    VKXLA_ASSIGN_OR_RETURN(spirv, LowerFloat64(spirv, Float64Form::kSoft, soft_float_calls));
   }
 
   // Before the optimizer too: its folding fuses a multiply and an add

@@ -1,4 +1,5 @@
-// Doubles on devices without shaderFloat64: a SPIR-V pass over a kernel as
+// Doubles on devices without shaderFloat64 (or where the user asks for
+// pairs of f32, VKXLA_F64=pairs): a SPIR-V pass over a kernel as
 // glslang wrote it (before optimization), which turns every double into a
 // pair of 32-bit words (uvec2, low word first; a dvec2 into uvec4) and
 // every double instruction into a call of shaders/float64_soft.glsl (IEEE
@@ -20,8 +21,13 @@ namespace vkxla {
 // Whether the module declares the Float64 capability (uses doubles).
 bool SpirvUsesFloat64(const std::vector<uint32_t>& spirv);
 
+// What a double becomes: IEEE binary64 on word pairs (float64_soft.glsl),
+// or the sum of two f32 (float64_pairs.glsl, TargetFeatures::float64_pairs:
+// faster, about 48 bits and f32's exponent range; memory keeps binary64).
+enum class Float64Form { kSoft, kPairs };
+
 // keep_calls: the library's functions are marked DontInline, so the
 // optimizer leaves the calls to the driver (TargetFeatures::soft_float_calls).
-StatusOr<std::vector<uint32_t>> LowerFloat64ToSoftFloat(const std::vector<uint32_t>& spirv, bool keep_calls);
+StatusOr<std::vector<uint32_t>> LowerFloat64(const std::vector<uint32_t>& spirv, Float64Form form, bool keep_calls);
 
 }  // namespace vkxla

@@ -455,8 +455,9 @@ Status WordPairLowering::RewriteConstant(const Inst& original, const Inst& inst,
   if (op == spv::OpConstant && IsLoweredType(original.type)) {
     const uint32_t low = Fresh(uint_), high = Fresh(uint_);
     constant_words_[original.result] = {low, high};
-    out.insert(out.end(), {Word0(spv::OpConstant, 4), uint_, low, original.words[3], Word0(spv::OpConstant, 4), uint_, high,
-                           original.words[4], Word0(spv::OpConstantComposite, 5), uvec2_, original.result, low, high});
+    const auto [low_word, high_word] = ConstantWords(original.words[3], original.words[4]);
+    out.insert(out.end(), {Word0(spv::OpConstant, 4), uint_, low, low_word, Word0(spv::OpConstant, 4), uint_, high,
+                           high_word, Word0(spv::OpConstantComposite, 5), uvec2_, original.result, low, high});
     return OkStatus();
   }
   if (op == spv::OpConstantComposite && IsLoweredVector(original.type)) {

@@ -64,6 +64,9 @@ class WordPairLowering {
   // an f64 exp kernel compiles in 3.5 s instead of 5.8 on lavapipe). Only
   // where the driver takes such calls (TargetFeatures::soft_float_calls).
   virtual bool KeepLibraryCalls() const { return false; }
+  // The two words standing for a constant of the lowered type with these
+  // words (low, high): the same bits, unless the pass holds values otherwise.
+  virtual std::pair<uint32_t, uint32_t> ConstantWords(uint32_t low, uint32_t high) const { return {low, high}; }
   // A capability that makes the module unlowerable (64-bit atomics).
   virtual Status CheckCapability(const Inst&) const { return OkStatus(); }
 

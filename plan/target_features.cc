@@ -3,7 +3,7 @@
 namespace vkxla {
 
 std::string TargetFeatures::CacheKey() const {
-  return device_name + "|cpu=" + std::to_string(cpu) + "|f64=" + std::to_string(float64) + "|i64=" + std::to_string(int64) +
+  return device_name + "|cpu=" + std::to_string(cpu) + "|f64=" + std::to_string(float64) + "|f64p=" + std::to_string(float64_pairs) + "|i64=" + std::to_string(int64) +
          "|f16=" + std::to_string(float16) + "|i8=" + std::to_string(int8) +
          "|sga=" + std::to_string(subgroup_arithmetic) + "|sgb=" + std::to_string(subgroup_broadcast) + "|fatomic=" + std::to_string(float32_atomic_add) +
          "|i64atomic=" + std::to_string(int64_atomics) + "|bda=" + std::to_string(buffer_device_address) + "|sg=" + std::to_string(subgroup_size) +

@@ -34,6 +34,11 @@ struct TargetFeatures {
   // 8-wide SIMD rather than for a GPU's coalescing.
   bool cpu = false;
   bool float64 = false;          // shaderFloat64
+  // Where float64 is false: doubles computed as pairs of f32
+  // (shaders/float64_pairs.glsl: about 48 bits, f32's exponent range),
+  // not IEEE binary64 in software. The user's choice (VKXLA_F64=pairs),
+  // never the default: faster, not the same answers.
+  bool float64_pairs = false;
   bool int64 = false;            // shaderInt64
   bool float16 = false;          // shaderFloat16 arithmetic (we compute f16 in f32 regardless)
   bool int8 = false;             // shaderInt8

@@ -223,6 +223,15 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
   return OkStatus();
 }
 
+Status ApplyFloat64Form(const std::string& form, DeviceInfo& info) {
+  if (form.empty()) return OkStatus();
+  if (form != "soft" && form != "pairs") return InvalidArgument("VKXLA_F64: unknown form '" + form + "'; known: soft, pairs");
+  info.target.float64 = false;
+  info.target.float64_pairs = form == "pairs";
+  info.target.device_name += " (f64: " + form + ")";
+  return OkStatus();
+}
+
 Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
   if (profile.empty()) return OkStatus();
   if (profile == "desktop") {
@@ -304,7 +313,7 @@ std::string DeviceInfo::Table() const {
     << ", subgroup broadcast: " << yn(hardware.subgroup_broadcast, target.subgroup_broadcast)
     << ", f32 atomic add: " << yn(hardware.float32_atomic_add, target.float32_atomic_add)
     << ", 64-bit atomics: " << yn(hardware.int64_atomics, target.int64_atomics) << "\n"
-    << "  f64: " << yn(hardware.float64, target.float64) << (target.float64 ? "" : " (emulated: software floats)")
+    << "  f64: " << yn(hardware.float64, target.float64) << (target.float64 ? "" : target.float64_pairs ? " (emulated: pairs of f32, VKXLA_F64=pairs)" : " (emulated: software floats)")
     << "  i64: " << yn(hardware.int64, target.int64)
     << (target.int64 ? "" : " (emulated: word pairs)")
     << "  f16: " << yn(hardware.float16, target.float16) << "  i8: " << yn(hardware.int8, target.int8)

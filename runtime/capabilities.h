@@ -41,6 +41,11 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info);
 // "mobile" (VKXLA_PROFILE=mobile) is a typical phone; an unknown name is an
 // error.
 Status ApplyProfile(const std::string& profile, DeviceInfo& info);
+// VKXLA_F64: "soft" (doubles as IEEE binary64 in software, also where the
+// device has shaderFloat64) or "pairs" (as pairs of f32: faster, about 48
+// bits and f32's exponent range; TargetFeatures::float64_pairs); "" leaves
+// the device's own doubles, or software ones where it has none.
+Status ApplyFloat64Form(const std::string& form, DeviceInfo& info);
 // Sets the watchdog budget of one submission (VKXLA_SUBMISSION_BUDGET_MS,
 // milliseconds); empty leaves the default, anything but a positive number
 // is an error.

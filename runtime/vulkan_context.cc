@@ -101,6 +101,7 @@ StatusOr<VulkanContext*> VulkanContext::Get() {
       return;
     }
     const char* mask = std::getenv("VKXLA_MASK");
+    const char* f64 = std::getenv("VKXLA_F64");
     const char* profile = std::getenv("VKXLA_PROFILE");
     const char* budget = std::getenv("VKXLA_SUBMISSION_BUDGET_MS");
     const char* tiles = std::getenv("VKXLA_MATMUL_TILES");
@@ -108,6 +109,7 @@ StatusOr<VulkanContext*> VulkanContext::Get() {
       DeviceInfo info = QueryDeviceInfo(ctx->instance_, ctx->devices_[i], i);
       Status s = ApplyProfile(profile ? profile : "", info);
       if (s.ok() && mask) s = ApplyMask(mask, info);
+      if (s.ok()) s = ApplyFloat64Form(f64 ? f64 : "", info);
       if (s.ok()) s = ApplySubmissionBudget(budget ? budget : "", info);
       if (s.ok()) s = ApplyMatmulTuning(tiles ? tiles : "", info);
       if (!s.ok()) {

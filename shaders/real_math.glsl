@@ -625,6 +625,10 @@ FLOAT sign_FLOAT(FLOAT x) {
 // llvmpipe (Mesa 22.3) the f64 ones return x unchanged from about 2^27 on
 // (143997358.91 stayed as it was). floor and ceil are right there.
 FLOAT round_even_FLOAT(FLOAT x) {
+#if WIDTH_OF_FLOAT == 64 && PAIRED_F64
+  // A pair of f32 holds x + 2^52's fraction: the pairs library rounds itself.
+  return roundEven(x);
+#endif
   // From 2^(p-1) on every float is an integer; below it, adding that power
   // rounds away the fraction (to even), and taking it off again is exact.
   const FLOAT big = pow2_FLOAT(MANT_FLOAT - 1);

@@ -77,31 +77,39 @@ Status AddressedElementwise(Device& device, BenchReport& report) {
 }
 
 // s64 add and multiply over 8M elements as pairs of 32-bit words, and f64
-// add, multiply and divide as software floats (the kernels planned for a
-// target without shaderInt64 / shaderFloat64), against the same kernels on
-// the device's own 64-bit types, timed in alternation.
+// add, multiply, divide and exp as software floats and as pairs of f32
+// (the kernels planned for a target without shaderInt64 / shaderFloat64,
+// or with VKXLA_F64=pairs), against the same kernels on the device's own
+// 64-bit types, timed in alternation.
 Status Emulated64BitTypes(Device& device, BenchReport& report) {
   const int64_t n = int64_t{1} << 23;
   struct Case {
     ElementType type;
     const char* op;
+    bool pairs = false;
   };
   for (const Case& c : {Case{ElementType::kS64, "add"}, Case{ElementType::kS64, "multiply"}, Case{ElementType::kF64, "add"},
-                        Case{ElementType::kF64, "multiply"}, Case{ElementType::kF64, "divide"}}) {
+                        Case{ElementType::kF64, "multiply"}, Case{ElementType::kF64, "divide"}, Case{ElementType::kF64, "exponential"},
+                        Case{ElementType::kF64, "add", true}, Case{ElementType::kF64, "multiply", true},
+                        Case{ElementType::kF64, "divide", true}, Case{ElementType::kF64, "exponential", true}}) {
     const bool integer = c.type == ElementType::kS64;
     TargetFeatures emulated = device.target();
     (integer ? emulated.int64 : emulated.float64) = false;
     if (integer) emulated.int64_atomics = false;
+    emulated.float64_pairs = c.pairs;
+    const bool unary = std::string(c.op) == "exponential";
     const bool native = integer ? device.target().int64 : device.target().float64;
     const Shape shape(c.type, {n});
     const std::vector<Literal> args = {RandomBenchLiteral(shape, 1), RandomBenchLiteral(shape, 2)};
     const std::string s = std::string(ElementTypeName(c.type)) + "[" + std::to_string(n) + "]";
     const std::string hlo = "HloModule m\n\nENTRY main {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  ROOT c = " + s +
-                            " " + c.op + "(a, b)\n}\n";
+                            " " + c.op + (unary ? "(a)" : "(a, b)") + "\n}\n";
     const std::string name = std::string(ElementTypeName(c.type)) + " " + c.op + ", 8M, " +
-                             (integer ? "as pairs of 32-bit words" : "in software (IEEE binary64 on word pairs)");
+                             (integer  ? "as pairs of 32-bit words"
+                              : c.pairs ? "as pairs of f32 (VKXLA_F64=pairs: about 48 bits)"
+                                        : "in software (IEEE binary64 on word pairs)");
     const char* feature = integer ? "shaderInt64" : "shaderFloat64";
-    auto gbps = [&](const ModuleTiming& m) { return 3.0 * n * 8 / m.kernels.seconds * 1e-9; };
+    auto gbps = [&](const ModuleTiming& m) { return (unary ? 2.0 : 3.0) * n * 8 / m.kernels.seconds * 1e-9; };
     if (!native) {
       VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, hlo, args));
       report.rows.push_back(LimitRow(name, Format("%.1f GB/s", gbps(m)), gbps(m), BenchLimit::kStream, 0,
