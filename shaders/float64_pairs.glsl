@@ -59,12 +59,10 @@ vec2 f64p_two_prod(float a, float b) {
   precise float e = ((x.x * y.x - p) + x.x * y.y + x.y * y.x) + x.y * y.y;
   return vec2(p, e);
 }
-// A result whose f32 approximation `raw` is not finite is that alone; a
-// low part lost to overflow is dropped.
+// A result whose f32 approximation `raw` is not finite is that alone, and
+// one whose renormalization overflowed is that infinity.
 vec2 f64p_fix(float raw, vec2 r) {
-  r = f64p_pickv(f64p_finite(r.y), r, vec2(r.x, 0.0));
-  r = f64p_pickv(f64p_finite(r.x), r, vec2(r.x, 0.0));
-  return f64p_pickv(f64p_finite(raw), r, vec2(raw, 0.0));
+  return f64p_pickv(f64p_finite(r.x), r, vec2(f64p_finite(raw) ? r.x : raw, 0.0));
 }
 
 // ---- arithmetic on pairs ----
@@ -131,44 +129,43 @@ vec2 f64p_signed_zero(vec2 r, vec2 a) {
 // 2^e for e in f32's normal exponents, from its bits.
 float f64p_pow2(int e) { return uintBitsToFloat(uint(clamp(e, -126, 127) + 127) << 23); }
 // The leading 24 bits of the significand and the 29 below them, each
-// scaled exactly (by powers of two built from bits, in two steps where the
-// double is below f32's normal range), then renormalized: 48 bits kept,
-// the rest rounded.
+// scaled exactly (in two steps below 2^-100, where 2^e is no normal f32),
+// then renormalized: 48 bits kept, the rest rounded. Past f32's range an
+// infinity (or the NaN), far below it a zero.
 uvec2 f64p_from_bits(uvec2 w) {
-  const uint sign = w.y & F64P_SIGN;
   const int e = int((w.y >> 20) & 0x7FFu) - 1023;
   const uint top = 0x800000u | ((w.y & 0xFFFFFu) << 3) | (w.x >> 29);
-  const uint low = w.x & 0x1FFFFFFFu;
-  const int bias = e < -100 ? 60 : 0;
-  const float scale = f64p_pow2(e + bias);
-  const vec2 r = f64p_fast_two_sum(float(top) * f64p_pow2(-23 - bias) * scale, float(low) * f64p_pow2(-52 - bias) * scale);
+  const bool tiny = e < -100;
+  const float scale = f64p_pow2(tiny ? e + 60 : e);
+  const vec2 r = f64p_fast_two_sum(float(top) * (tiny ? uintBitsToFloat(0x16000000u) : uintBitsToFloat(0x34000000u)) * scale,
+                                   float(w.x & 0x1FFFFFFFu) * (tiny ? uintBitsToFloat(0x07800000u) : uintBitsToFloat(0x25800000u)) * scale);
   const bool nan = e == 1024 && ((w.y & 0xFFFFFu) | w.x) != 0u;
-  vec2 m = f64p_pickv(e > 127, vec2(uintBitsToFloat(0x7F800000u), 0.0), f64p_fix(r.x, r));
+  vec2 m = f64p_pickv(e > 127 || !f64p_finite(r.x), vec2(uintBitsToFloat(nan ? 0x7FC00000u : 0x7F800000u), 0.0), r);
   m = f64p_pickv(e < -180, vec2(0.0), m);
-  m = f64p_pickv(nan, vec2(uintBitsToFloat(0x7FC00000u), 0.0), m);
-  return uvec2(floatBitsToUint(m.x) | sign, floatBitsToUint(m.y) ^ (m.y != 0.0 ? sign : 0u));
+  return f64p_w(m) ^ uvec2(w.y & F64P_SIGN);
 }
-// A pair with lo = 0 is hi's binary64 (exact, subnormal floats too).
-// Otherwise hi is normal, hi = M * 2^x with M of 24 bits, and lo is
-// rounded to binary64's grid at hi's binade (2^(x - 29), or 2^(x - 30)
-// where hi is a power of two and lo pulls toward zero), to even: hi is a
-// multiple of that grid, so this rounds the sum once. N = M * 2^t + L is
-// then the significand with its leading bit at 52 (2^53 where rounding
-// carries: the exponent takes the carry).
+// hi = M * 2^x with M of 24 bits (a subnormal hi scaled by 2^64 first,
+// its lo is zero), and lo is rounded to binary64's grid at hi's binade
+// (2^(x - 29), or 2^(x - 30) where hi is a power of two and lo pulls
+// toward zero), to even: hi is a multiple of that grid, so this rounds the
+// sum once. N = M * 2^t + L is then the significand with its leading bit
+// at 52 (2^53 where rounding carries: the exponent takes the carry).
 uvec2 f64p_to_bits(uvec2 p) {
   const vec2 a = f64p_v(p);
-  const uint hb = floatBitsToUint(a.x), sign = hb & F64P_SIGN, eh = (hb >> 23) & 0xFFu;
+  const bool subnormal = (p.x & 0x7F800000u) == 0u;
+  const uint hb = floatBitsToUint(subnormal ? a.x * uintBitsToFloat(0x5F800000u) : a.x), sign = hb & F64P_SIGN, eh = (hb >> 23) & 0xFFu;
   const uint M = (hb & 0x7FFFFFu) | 0x800000u;
-  const int x = int(eh) - 150;
+  const int x = int(eh) - (subnormal ? 214 : 150);
   const float toward = sign != 0u ? -a.y : a.y;
   const int t = M == 0x800000u && toward < 0.0 ? 30 : 29;
   const int k = t - x, k1 = k / 2;
   const int L = int(roundEven(toward * f64p_pow2(k1) * f64p_pow2(k - k1)));
-  const uint lo = M << uint(t), nlo = lo + uint(L);
-  uint hi = M >> uint(32 - t);
-  hi = L >= 0 ? hi + (nlo < lo ? 1u : 0u) : hi - (nlo > lo ? 1u : 0u);
-  const uvec2 bits = uvec2(nlo, sign | ((uint(x - t + 52 + 1022) << 20) + hi));
-  return a.y == 0.0 || eh == 0xFFu ? f64s_from_f32(a.x) : bits;
+  uint carry;
+  const uint lo = uaddCarry(M << uint(t), uint(L), carry);
+  const uint hi = (M >> uint(32 - t)) + carry + (L < 0 ? 0xFFFFFFFFu : 0u);
+  uvec2 bits = uvec2(lo, sign | ((uint(x - t + 1074) << 20) + hi));
+  bits = (p.x & 0x7FFFFFFFu) == 0u ? uvec2(0u, p.x) : bits;
+  return eh == 0xFFu ? uvec2(0u, sign | ((hb & 0x7FFFFFu) != 0u ? 0x7FF80000u : 0x7FF00000u)) : bits;
 }
 
 // ---- what the lowering calls (uvec2 in, uvec2 out) ----
