@@ -235,15 +235,21 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
     c.k_step = std::max(c.k_step, c.k_block[side]);
   }
   if (c.tile_k > 0) c.k_step = c.tile_k;
-  // Shared rows with iterations of at most 4 steps: 16 x 16 blocks grow to
-  // 32 x 16 and every operand of an iteration is loaded first, then the
-  // products run in sub-blocks of 2 x 4 accumulators with the steps inner
-  // (the sub-block stays in registers across the steps where the whole
-  // block cannot). Longer iterations (a convolution's 4 vectors per
-  // address) keep their size and order: 8192 products in one unrolled
-  // iteration took llvmpipe minutes to compile.
-  if (c.share_lhs && c.k_step <= 4) {
-    if (c.thread_m == 16 && c.thread_n == 16 && c.m >= 32) {
+  // CPU drivers: every operand of an iteration is loaded first, then the
+  // products run in sub-blocks of 2 x 4 accumulators with the steps inner.
+  // A block's accumulators are a SIMD register each and outnumber the
+  // CPU's registers (64 of an 8 x 8 block against AVX2's 16), so step by
+  // step every product reloads and stores its accumulator; a sub-block stays in registers across the steps
+  // (llvmpipe, f32 1024^3 in texel-read 8 x 8 blocks: 0.43 -> 0.56-0.59 of
+  // peak FMA; 1 x 4, 1 x 8, 2 x 2, 2 x 8 and 4 x 4 within noise of 2 x 4;
+  // a 3 x 3 convolution's implicit GEMM, 16 steps an iteration: 40 -> 45
+  // GFLOP/s, its Winograd form 56 -> 68). With shared lhs rows, 16 x 16
+  // blocks grow to 32 x 16 where iterations have at most 4 steps; longer
+  // ones (a convolution's 4 vectors per address) keep their size and order
+  // there: 8192 products in one unrolled iteration took llvmpipe minutes to
+  // compile.
+  if (target.cpu && c.k_lanes == 1 && c.tile_k == 0 && (c.k_step <= 4 || !c.share_lhs)) {
+    if (c.share_lhs && c.thread_m == 16 && c.thread_n == 16 && c.m >= 32) {
       c.thread_m = 32;
       c.threads_m = FitPowerOfTwo(CeilDiv(c.m, c.thread_m), std::max<int64_t>(1, invocations / c.threads_n));
       c.local_size = static_cast<uint32_t>(c.threads_m * c.threads_n * c.k_lanes);

@@ -1154,12 +1154,14 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
   auto config = [](const Planned& p) { return std::get<MatmulConfig>(GroupWriting(p.program, "d")->config); };
   // lavapipe: 8 x 8 register blocks read as texel vectors (the lhs along
   // k, the rhs along n), the eight lanes along n one subgroup each loading
-  // its own lhs rows, 64 lanes, no shared memory.
+  // its own lhs rows, 64 lanes, no shared memory; products in 2 x 4
+  // sub-blocks with the steps inner.
   const MatmulConfig lp = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), LavapipeTarget()));
   EXPECT_EQ(lp.thread_m * 100 + lp.thread_n, 808);
   EXPECT_EQ(lp.threads_n, 8);
   EXPECT_FALSE(lp.share_lhs);
-  EXPECT_EQ(lp.sub_m, 0);
+  EXPECT_EQ(lp.sub_m * 10 + lp.sub_n, 24);
+  EXPECT_EQ(lp.k_step, 4);
   EXPECT_EQ(lp.lhs, MatmulConfig::Read::kAlongK);
   EXPECT_EQ(lp.rhs, MatmulConfig::Read::kAlongFree);
   EXPECT_EQ(lp.local_size, 64u);
@@ -1195,7 +1197,7 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
     const MatmulConfig u = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), t));
     EXPECT_FALSE(u.share_lhs);
     EXPECT_EQ(u.thread_m * 100 + u.thread_n, 1616);
-    EXPECT_EQ(u.sub_m, 0);
+    EXPECT_EQ(u.sub_m * 10 + u.sub_n, 24);
   }
   // Short rows: blocks stay as tall as the result; rows split among the
   // lanes only where each gets a whole number of them.
@@ -1217,6 +1219,7 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
     EXPECT_FALSE(s.quads);
     EXPECT_EQ(s.tile_m * 1000 + s.tile_n, 64064);
     EXPECT_EQ(s.local_size, 256u);
+    EXPECT_EQ(s.sub_m, 0);  // sub-blocks are a CPU register file's answer
     const MatmulConfig g = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), t));
     EXPECT_TRUE(g.quads);
     EXPECT_EQ(g.tile_k, 8);
