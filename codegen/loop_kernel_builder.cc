@@ -173,6 +173,7 @@ class LoopKernelBuilder : public ElementEmitter {
     const ElementType t = n->shape.element_type();
     if (BitWidth(t) != out_bits_) return std::optional<std::string>();
     const int64_t unit = out_layout_.minor_to_major[0];
+    if (n->opcode == Opcode::kConcatenate) return LoadConcatenate(n, unit);
     const std::optional<VectorSource> source = FindVectorSource(
         n, unit, config_.per_vector, [&](const Instruction* x) { return x == root_ ? std::nullopt : Materialized(x); });
     if (!source || source->chain.empty()) return std::optional<std::string>();
@@ -209,6 +210,48 @@ class LoopKernelBuilder : public ElementEmitter {
     }
     VKXLA_ASSIGN_OR_RETURN(std::string lane, HoistedLane(n, *source, id, out_bits_));
     return std::optional<std::string>(lane);
+  }
+
+  // A concatenate each of whose output vectors lies in one operand (joined
+  // along another dim than the unit-stride one, or along it at multiples
+  // of the vector): every operand's vector at the clamped index, as
+  // index_map_emitter reads its elements, then one chosen per vector.
+  // llvmpipe pays a loop over the lanes for each element's load (the
+  // blocked triangular solve's joins of its solved rows ran at 2 GB/s).
+  StatusOr<std::optional<std::string>> LoadConcatenate(const Instruction* n, int64_t unit) {
+    if (config_.strip != 1 || config_.strip_rows != 1) return std::optional<std::string>();
+    const int64_t dim = (*n->dimensions)[0];
+    const std::string at = first_index_[static_cast<size_t>(dim)];
+    const MaterializedLayoutFn materialized = [&](const Instruction* x) { return x == root_ ? std::nullopt : Materialized(x); };
+    std::vector<std::pair<int64_t, const Instruction*>> parts;  // (end offset, operand)
+    int64_t offset = 0;
+    for (const Instruction* o : n->operands) {
+      const int64_t size = o->shape.dim(dim);
+      if (size == 0) continue;
+      if ((dim == unit && size % config_.per_vector != 0) || !FindVectorSource(o, unit, config_.per_vector, materialized))
+        return std::optional<std::string>();
+      offset += size;
+      parts.emplace_back(offset, o);
+    }
+    if (parts.empty()) return std::optional<std::string>();
+    std::vector<std::string> lanes;
+    int64_t start = 0;
+    for (const auto& [end, o] : parts) {
+      const std::optional<VectorSource> source = FindVectorSource(o, unit, config_.per_vector, materialized);
+      std::vector<std::string> first = first_index_;
+      const std::string shifted = start == 0 ? at : "(" + at + " >= " + U(start) + " ? " + at + " - " + U(start) + " : 0u)";
+      first[static_cast<size_t>(dim)] = "min(" + shifted + ", " + U(end - start - 1) + ")";
+      const std::string id = std::to_string(hoisted_++);
+      VKXLA_ASSIGN_OR_RETURN(std::string read, ReadHoistedVector(o, *source, id, first, config_.per_vector));
+      invocation_prelude_ += read;
+      VKXLA_ASSIGN_OR_RETURN(std::string lane, HoistedLane(o, *source, id, out_bits_));
+      lanes.push_back(lane);
+      start = end;
+    }
+    std::string result = lanes.back();
+    for (size_t k = parts.size() - 1; k-- > 0;) result = "(" + at + " < " + U(parts[k].first) + " ? " + lanes[k] + " : " + result + ")";
+    VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
+    return std::optional<std::string>(Temp(g.compute, result));
   }
 
   StatusOr<KernelSource> BuildBlocked(const TiledIndexMap& out_map) {

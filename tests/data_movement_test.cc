@@ -102,6 +102,54 @@ TEST_F(DataMovement, TransposeRunsInRegisterBlocks) {
   }
 }
 
+// A concatenate whose output vectors each lie in one operand reads every
+// operand's vector once per invocation (at the clamped index) and picks
+// one: joined along the outer dim, along the unit-stride dim at multiples
+// of 4, with an empty operand, an operand behind a fused slice, and a
+// column-major output whose unit-stride dim is the joined one. Joins at odd
+// offsets along the unit-stride dim, and operands computed by elementwise
+// ops, keep the element reads.
+TEST_F(DataMovement, ConcatenateReadsWholeVectors) {
+  struct Case {
+    std::string operands, result;
+    bool vectors;  // every operand a buffer or index maps of one
+  };
+  const std::vector<Case> cases = {
+      {"%a = T[5,8]{1,0} parameter(0)\n  %b = T[3,8]{1,0} parameter(1)\n  %z = T[0,8]{1,0} parameter(2)\n"
+       "  %x = T[9,8]{1,0} parameter(3)\n  %n = T[4,8] slice(%x), slice={[2:6], [0:8]}\n",
+       "T[12,8]{1,0} concatenate(%a, %z, %b, %n), dimensions={0}", true},
+      {"%a = T[3,8]{1,0} parameter(0)\n  %b = T[3,4]{1,0} parameter(1)\n  %z = T[3,0]{1,0} parameter(2)\n"
+       "  %n = T[3,4]{1,0} parameter(3)\n",
+       "T[3,16]{1,0} concatenate(%a, %z, %b, %n), dimensions={1}", true},
+      {"%a = T[4,3]{0,1} parameter(0)\n  %b = T[8,3]{0,1} parameter(1)\n  %z = T[0,3]{0,1} parameter(2)\n"
+       "  %n = T[4,3]{0,1} parameter(3)\n",
+       "T[16,3]{0,1} concatenate(%a, %z, %b, %n), dimensions={0}", true},
+      {"%a = T[3,5]{1,0} parameter(0)\n  %b = T[3,3]{1,0} parameter(1)\n  %z = T[3,0]{1,0} parameter(2)\n"
+       "  %n = T[3,4]{1,0} parameter(3)\n",
+       "T[3,12]{1,0} concatenate(%a, %z, %b, %n), dimensions={1}", false},
+      {"%a = T[5,8]{1,0} parameter(0)\n  %b = T[3,8]{1,0} parameter(1)\n  %z = T[0,8]{1,0} parameter(2)\n"
+       "  %x = T[4,8]{1,0} parameter(3)\n  %n = T[4,8] negate(%x)\n",
+       "T[12,8]{1,0} concatenate(%a, %z, %b, %n), dimensions={0}", false},
+  };
+  int trial = 0;
+  for (const char* t : {"f32", "s32", "u8", "f64"}) {
+    for (const Case& c : cases) {
+      std::string text = "HloModule cat\nENTRY %e {\n  " + c.operands + "  ROOT %c = " + c.result + "\n}\n";
+      for (size_t at; (at = text.find("T[")) != std::string::npos;) text.replace(at, 1, t);
+      SCOPED_TRACE(text);
+      auto m = ParseAndVerifyHlo(text);
+      ASSERT_TRUE(m.ok()) << m.status().ToString();
+      auto exe = Executable::Compile(**m, TestDevice());
+      ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+      // A uvec4 holds 4 of the 32-bit elements and 2 of the doubles; the
+      // bytes' 16 span more than these rows.
+      const bool vectors = c.vectors && std::string(t) != "u8";
+      EXPECT_EQ((*exe)->kernel_sources()[0].find("hoisted") != std::string::npos, vectors);
+      RunAndCompare(**m, ++trial, 1);
+    }
+  }
+}
+
 // A stencil (shifted windows of one padded array, a broadcast weight,
 // elementwise ops between) reads each window's vectors through the pad
 // and the slices once per invocation, and invocations take strips of
