@@ -223,33 +223,37 @@ class LoopKernelBuilder : public ElementEmitter {
     const int64_t dim = (*n->dimensions)[0];
     const std::string at = first_index_[static_cast<size_t>(dim)];
     const MaterializedLayoutFn materialized = [&](const Instruction* x) { return x == root_ ? std::nullopt : Materialized(x); };
-    std::vector<std::pair<int64_t, const Instruction*>> parts;  // (end offset, operand)
+    struct Part {
+      int64_t end;  // offset past the operand along dim
+      const Instruction* operand;
+      VectorSource source;
+    };
+    std::vector<Part> parts;
     int64_t offset = 0;
     for (const Instruction* o : n->operands) {
       const int64_t size = o->shape.dim(dim);
       if (size == 0) continue;
-      if ((dim == unit && size % config_.per_vector != 0) || !FindVectorSource(o, unit, config_.per_vector, materialized))
-        return std::optional<std::string>();
+      std::optional<VectorSource> source = FindVectorSource(o, unit, config_.per_vector, materialized);
+      if ((dim == unit && size % config_.per_vector != 0) || !source) return std::optional<std::string>();
       offset += size;
-      parts.emplace_back(offset, o);
+      parts.push_back({offset, o, std::move(*source)});
     }
     if (parts.empty()) return std::optional<std::string>();
     std::vector<std::string> lanes;
     int64_t start = 0;
-    for (const auto& [end, o] : parts) {
-      const std::optional<VectorSource> source = FindVectorSource(o, unit, config_.per_vector, materialized);
+    for (const auto& [end, o, source] : parts) {
       std::vector<std::string> first = first_index_;
       const std::string shifted = start == 0 ? at : "(" + at + " >= " + U(start) + " ? " + at + " - " + U(start) + " : 0u)";
       first[static_cast<size_t>(dim)] = "min(" + shifted + ", " + U(end - start - 1) + ")";
       const std::string id = std::to_string(hoisted_++);
-      VKXLA_ASSIGN_OR_RETURN(std::string read, ReadHoistedVector(o, *source, id, first, config_.per_vector));
+      VKXLA_ASSIGN_OR_RETURN(std::string read, ReadHoistedVector(o, source, id, first, config_.per_vector));
       invocation_prelude_ += read;
-      VKXLA_ASSIGN_OR_RETURN(std::string lane, HoistedLane(o, *source, id, out_bits_));
+      VKXLA_ASSIGN_OR_RETURN(std::string lane, HoistedLane(o, source, id, out_bits_));
       lanes.push_back(lane);
       start = end;
     }
     std::string result = lanes.back();
-    for (size_t k = parts.size() - 1; k-- > 0;) result = "(" + at + " < " + U(parts[k].first) + " ? " + lanes[k] + " : " + result + ")";
+    for (size_t k = parts.size() - 1; k-- > 0;) result = "(" + at + " < " + U(parts[k].end) + " ? " + lanes[k] + " : " + result + ")";
     VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
     return std::optional<std::string>(Temp(g.compute, result));
   }

@@ -87,6 +87,29 @@ TEST_F(BindingRange, ProducesAndReducesA160MBArray) {
   EXPECT_EQ(got->tuple_elements()[1].Get(0).re, static_cast<double>(sum));
 }
 
+// Rows of a 96 MB and a 64 MB array joined into 160 MB (f32[40000,1000]),
+// their vectors read whole (LoopKernelBuilder::LoadConcatenate), the
+// result by address; every element checked directly.
+TEST_F(BindingRange, JoinsRowsInto160MB) {
+  const std::string text =
+      "HloModule join\nENTRY %e {\n  %a = f32[24000,1000] parameter(0)\n  %b = f32[16000,1000] parameter(1)\n"
+      "  ROOT %c = f32[40000,1000] concatenate(%a, %b), dimensions={0}\n}\n";
+  std::unique_ptr<Module> m = ParseOrFail(text);
+  ASSERT_TRUE(m);
+  const TargetFeatures target = PhoneRange();
+  EXPECT_EQ(AddressedBuffers(*m, target), std::vector<std::string>{"%c"});
+  const Literal a = SmallValues(Shape(ElementType::kF32, {24000, 1000}), -1000000, 1000000, 5);
+  const Literal b = SmallValues(Shape(ElementType::kF32, {16000, 1000}), -1000000, 1000000, 6);
+  auto exe = Executable::Compile(*m, TestDevice(), target);
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  EXPECT_NE((*exe)->kernel_sources()[0].find("hoisted"), std::string::npos);
+  StatusOr<Literal> got = (*exe)->Run({a, b});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->bytes().size(), a.bytes().size() + b.bytes().size());
+  EXPECT_EQ(std::memcmp(got->bytes().data(), a.bytes().data(), a.bytes().size()), 0);
+  EXPECT_EQ(std::memcmp(got->bytes().data() + a.bytes().size(), b.bytes().data(), b.bytes().size()), 0);
+}
+
 // Rows gathered from a 300 MB table (f32[300000,256]), the first and the
 // last rows among them; indices past the end clamp as the spec says.
 TEST_F(BindingRange, GathersFromA300MBTable) {
