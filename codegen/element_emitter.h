@@ -99,6 +99,13 @@ class ElementEmitter {
   // n's element at slot (ew, es) of hoisted<id>_0 (elements of `bits`), or
   // the padding value where padding covers the vector.
   StatusOr<std::string> HoistedLane(const Instruction* n, const VectorSource& source, const std::string& id, int bits);
+  // A concatenate reads each operand at a clamped index and picks by
+  // position (index_map_emitter.cc): the index along the joined dim into
+  // the operand that starts at `start` and holds `size` elements there, for
+  // the output's index `at`; and the pick among `parts` (each operand's end
+  // offset and value, in order) at `at`.
+  static std::string ConcatenatePartIndex(const std::string& at, int64_t start, int64_t size);
+  static std::string PickConcatenatePart(const std::string& at, const std::vector<std::pair<int64_t, std::string>>& parts);
 
   // ---- buffers ----
   // The GLSL name of `buffer` in this kernel ("in0", "out1", ...), bound on

@@ -71,23 +71,19 @@ StatusOr<std::string> ElementEmitter::MoveElements(const Instruction* n, const s
     case Opcode::kConcatenate: {
       // Every operand is read at a clamped index; the position picks one.
       const int64_t dim = (*n->dimensions)[0];
-      std::string result;
       int64_t offset = 0;
       std::vector<std::pair<int64_t, std::string>> parts;
       for (const Instruction* o : n->operands) {
         std::vector<std::string> at(idx);
         const int64_t size = o->shape.dim(dim);
         if (size == 0) continue;
-        const std::string shifted = offset == 0 ? idx[dim] : "(" + idx[dim] + " >= " + U(offset) + " ? " + idx[dim] + " - " + U(offset) + " : 0u)";
-        at[dim] = Temp("uint", "min(" + shifted + ", " + U(size - 1) + ")");
+        at[dim] = Temp("uint", ConcatenatePartIndex(idx[dim], offset, size));
         VKXLA_ASSIGN_OR_RETURN(std::string v, Value(o, at));
         offset += size;
         parts.emplace_back(offset, v);
       }
-      result = parts.back().second;
-      for (size_t k = parts.size() - 1; k-- > 0;) result = "(" + idx[dim] + " < " + U(parts[k].first) + " ? " + parts[k].second + " : " + result + ")";
       VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
-      return Temp(g.compute, result);
+      return Temp(g.compute, PickConcatenatePart(idx[dim], parts));
     }
     case Opcode::kPad: {
       VKXLA_ASSIGN_OR_RETURN(std::vector<PaddingDimension> padding, PaddingOf(*n));
@@ -116,6 +112,17 @@ StatusOr<std::string> ElementEmitter::MoveElements(const Instruction* n, const s
   }
   for (std::string& i : in) i = Temp("uint", i);
   return Value(x, in);
+}
+
+std::string ElementEmitter::ConcatenatePartIndex(const std::string& at, int64_t start, int64_t size) {
+  const std::string shifted = start == 0 ? at : "(" + at + " >= " + U(start) + " ? " + at + " - " + U(start) + " : 0u)";
+  return "min(" + shifted + ", " + U(size - 1) + ")";
+}
+
+std::string ElementEmitter::PickConcatenatePart(const std::string& at, const std::vector<std::pair<int64_t, std::string>>& parts) {
+  std::string result = parts.back().second;
+  for (size_t k = parts.size() - 1; k-- > 0;) result = "(" + at + " < " + U(parts[k].first) + " ? " + parts[k].second + " : " + result + ")";
+  return result;
 }
 
 StatusOr<std::string> ElementEmitter::IndexAsInt(const Instruction* n, const std::vector<std::string>& idx) {

@@ -239,23 +239,20 @@ class LoopKernelBuilder : public ElementEmitter {
       parts.push_back({offset, o, std::move(*source)});
     }
     if (parts.empty()) return std::optional<std::string>();
-    std::vector<std::string> lanes;
+    std::vector<std::pair<int64_t, std::string>> lanes;  // (end offset, the operand's element)
     int64_t start = 0;
     for (const auto& [end, o, source] : parts) {
       std::vector<std::string> first = first_index_;
-      const std::string shifted = start == 0 ? at : "(" + at + " >= " + U(start) + " ? " + at + " - " + U(start) + " : 0u)";
-      first[static_cast<size_t>(dim)] = "min(" + shifted + ", " + U(end - start - 1) + ")";
+      first[static_cast<size_t>(dim)] = ConcatenatePartIndex(at, start, end - start);
       const std::string id = std::to_string(hoisted_++);
       VKXLA_ASSIGN_OR_RETURN(std::string read, ReadHoistedVector(o, source, id, first, config_.per_vector));
       invocation_prelude_ += read;
       VKXLA_ASSIGN_OR_RETURN(std::string lane, HoistedLane(o, source, id, out_bits_));
-      lanes.push_back(lane);
+      lanes.emplace_back(end, lane);
       start = end;
     }
-    std::string result = lanes.back();
-    for (size_t k = parts.size() - 1; k-- > 0;) result = "(" + at + " < " + U(parts[k].end) + " ? " + lanes[k] + " : " + result + ")";
     VKXLA_ASSIGN_OR_RETURN(GlslType g, GlslTypeFor(n->shape.element_type(), target_, n->Describe()));
-    return std::optional<std::string>(Temp(g.compute, result));
+    return std::optional<std::string>(Temp(g.compute, PickConcatenatePart(at, lanes)));
   }
 
   StatusOr<KernelSource> BuildBlocked(const TiledIndexMap& out_map) {

@@ -241,10 +241,10 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   // CPU's registers (64 of an 8 x 8 block against AVX2's 16), so step by
   // step every product reloads and stores its accumulator; a sub-block
   // stays in registers across the steps (llvmpipe, f32 1024^3 in
-  // texel-read 8 x 8 blocks: 0.43 -> 0.56-0.59 of
-  // peak FMA; 1 x 4, 1 x 8, 2 x 2, 2 x 8 and 4 x 4 within noise of 2 x 4;
-  // a 3 x 3 convolution's implicit GEMM, 16 steps an iteration: 40 -> 45
-  // GFLOP/s, its Winograd form 56 -> 68). With shared lhs rows, 16 x 16
+  // texel-read 8 x 8 blocks: 0.43 -> 0.56-0.59 of peak FMA; 1 x 4, 1 x 8,
+  // 2 x 2, 2 x 8 and 4 x 4 within noise of 2 x 4; a 3 x 3 convolution's
+  // implicit GEMM, 16 steps an iteration: 40 -> 45 GFLOP/s, its Winograd
+  // form 56 -> 68). With shared lhs rows, 16 x 16
   // blocks grow to 32 x 16 where iterations have at most 4 steps; longer
   // ones (a convolution's 4 vectors per address) keep their size and order
   // there: 8192 products in one unrolled iteration took llvmpipe minutes to
