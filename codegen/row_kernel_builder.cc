@@ -105,7 +105,7 @@ class RowKernelBuilder : public ElementEmitter {
         write += "        " + WriteVector(BindOutput(k), "vec", "outv" + std::to_string(k)) + "\n";
       }
     VKXLA_ASSIGN_OR_RETURN(std::string trip, Trip(store, declare, write));
-    main += "  for (uint t = 0u; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n}\n";
+    main += Walk(0, trip) + "}\n";
     return Finish(group_.kernels[0].name, c_.WorkgroupSize(), main);
   }
 
@@ -153,6 +153,19 @@ class RowKernelBuilder : public ElementEmitter {
     if (!c_.uniform()) code += "    }\n";
     body_.clear();
     ClearMemo();
+    return code;
+  }
+
+  // Trips `from` to the last of a walk. A GPU keeps the cached value in
+  // registers only where every index into it is a constant: there the
+  // trips (at most kMaxCachedRowElementsGpu) are written out one by one
+  // with t a constant, not left to the driver's unrolling (a loop it keeps
+  // puts the array in local memory).
+  std::string Walk(int64_t from, const std::string& trip) const {
+    if (target_.cpu || !c_.cached)
+      return "  for (uint t = " + U(from) + "; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n";
+    std::string code;
+    for (int64_t t = from; t < c_.trips; ++t) code += "  {\n    const uint t = " + U(t) + ";\n" + trip + "  }\n";
     return code;
   }
 
@@ -329,7 +342,7 @@ class RowKernelBuilder : public ElementEmitter {
     code += "    bool has = " + std::string(c_.uniform() ? "true" : "false") + ";\n";
     if (c_.uniform()) {
       VKXLA_ASSIGN_OR_RETURN(std::string peeled, Trip(fold));
-      code += "  {\n    uint t = 0u;\n" + peeled + "  }\n";
+      code += "  {\n    const uint t = 0u;\n" + peeled + "  }\n";
       first = false;
       // Later trips fold every element.
       auto fold_all = [&](const std::vector<std::string>& idx, int64_t e) -> Status {
@@ -342,10 +355,10 @@ class RowKernelBuilder : public ElementEmitter {
         return OkStatus();
       };
       VKXLA_ASSIGN_OR_RETURN(std::string trip, Trip(fold_all));
-      code += "  for (uint t = 1u; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n";
+      code += Walk(1, trip);
     } else {
       VKXLA_ASSIGN_OR_RETURN(std::string trip, Trip(fold));
-      code += "  for (uint t = 0u; t < " + U(c_.trips) + "; ++t) {\n" + trip + "  }\n";
+      code += Walk(0, trip);
     }
     // The tree: at step h, invocation lid < h takes in lid + h. (A lane a
     // row: its fold is the row's.)
