@@ -1,10 +1,13 @@
 // The public API (include/vkxla/vkxla.h) over the engine: frontends read the
 // text, runtime::Executable compiles and runs it; arrays become literals
 // and back (both are logical row-major data, so this is a copy).
+#include <cstdio>
+
 #include "api/array_literal.h"
 #include "frontends/hlo_text.h"
 #include "frontends/module_file.h"
 #include "frontends/stablehlo_reader.h"
+#include "ir/hlo_parser.h"
 #include "ir/literal.h"
 #include "ops/evaluator.h"
 #include "runtime/device.h"
@@ -67,6 +70,11 @@ bool LooksLikeStablehlo(std::string_view text) {
   return text.find("func.func") != std::string_view::npos || text.find("stablehlo.") != std::string_view::npos;
 }
 
+// A module whose text elided constants runs with zeros there: say so once.
+void NoteElidedConstants(const Module& module) {
+  if (const std::string note = ElidedConstantsNote(module); !note.empty()) std::fprintf(stderr, "vkxla: note: %s\n", note.c_str());
+}
+
 }  // namespace
 
 std::string_view Version() { return VKXLA_VERSION; }
@@ -104,6 +112,7 @@ StatusOr<CompiledModule> Runtime::Compile(std::string_view source, const Compile
   } else {
     VKXLA_ASSIGN_OR_RETURN(module, ParseAndVerifyHlo(source));
   }
+  NoteElidedConstants(*module);
   return Compile(std::shared_ptr<const Module>(std::move(module)));
 }
 
@@ -111,6 +120,7 @@ StatusOr<CompiledModule> Runtime::CompileFile(const std::string& path, const Com
   const bool stablehlo = options.format == SourceFormat::kDetect ? IsStablehloPath(path)
                                                                  : options.format == SourceFormat::kStablehlo;
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(path, options.function, stablehlo));
+  NoteElidedConstants(*module);
   return Compile(std::shared_ptr<const Module>(std::move(module)));
 }
 

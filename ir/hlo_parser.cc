@@ -16,15 +16,21 @@ namespace {
 
 bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '$'; }
 
+}  // namespace
+
 // XLA prints a large constant's value as "{...}" when asked to keep dumps
-// short; such a module still runs, with zeros, and says so once.
-std::string ElidedNote(const std::vector<std::string>& names) {
+// short; such a module still runs, with zeros, and its loader says so once.
+std::string ElidedConstantsNote(const Module& module) {
+  const std::vector<std::string>& names = module.elided_constants();
+  if (names.empty()) return "";
   constexpr size_t kNamed = 3;
   std::string s = names.size() == 1 ? "constant " : "constants ";
   for (size_t i = 0; i < names.size() && i < kNamed; ++i) s += (i ? ", %" : "%") + names[i];
   if (names.size() > kNamed) s += " and " + std::to_string(names.size() - kNamed) + " more";
   return s + " elided in the text ({...}); filled with zeros (vkxla run --constant NAME=@values.npy gives values)";
 }
+
+namespace {
 
 class Parser {
  public:
@@ -961,7 +967,7 @@ StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
                                   " but the entry's root is " + module->entry()->root()->shape.ToString());
     module->set_entry_layout(std::move(*entry_layout));
   }
-  if (!elided_.empty()) std::fprintf(stderr, "vkxla: note: %s\n", ElidedNote(elided_).c_str());
+  module->set_elided_constants(std::move(elided_));
   return module;
 }
 

@@ -18,6 +18,9 @@ namespace vkxla {
 // above); without it such text is an error.
 using InferShapeFn = std::function<StatusOr<Shape>(const Instruction&)>;
 StatusOr<std::unique_ptr<Module>> ParseHloText(std::string_view text, const InferShapeFn& infer = nullptr);
+// The note a loader prints for `module`'s constants still elided ("{...}",
+// zeros), or "" where there are none.
+std::string ElidedConstantsNote(const Module& module);
 // "f32[3,5]{1,0:T(2,2)}", "(f32[], s32[2])".
 StatusOr<Shape> ParseShape(std::string_view text);
 // A literal in XLA syntax for `shape`: "{ {1, 2}, {3, 4} }", "5".

@@ -65,12 +65,19 @@ class Module {
   void set_replica_count(int64_t n) { replica_count_ = n; }
   void set_num_partitions(int64_t n) { num_partitions_ = n; }
 
+  // Constants the text wrote as "{...}" (XLA's short dumps), which hold
+  // zeros until a value is given; a given value takes its name off.
+  const std::vector<std::string>& elided_constants() const { return elided_constants_; }
+  void set_elided_constants(std::vector<std::string> names) { elided_constants_ = std::move(names); }
+  void GiveElidedConstant(const std::string& name) { std::erase(elided_constants_, name); }
+
  private:
   std::string name_;
   std::vector<std::unique_ptr<Computation>> computations_;
   Computation* entry_ = nullptr;
   std::optional<ProgramShape> entry_layout_;
   int64_t replica_count_ = 1, num_partitions_ = 1;
+  std::vector<std::string> elided_constants_;
 };
 
 }  // namespace vkxla

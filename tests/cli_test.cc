@@ -332,19 +332,25 @@ TEST(Cli, MemoryReportBeforeRunning) {
 }
 
 // --constant: values for constants a dump elides as {...} (zeros
-// otherwise), in any layout, on the device and the reference alike.
+// otherwise), in any layout, on the device and the reference alike; the
+// note names only the constants still zeros.
 TEST(Cli, ConstantGivesAnElidedConstantItsValues) {
   const std::string module = Write("elided.hlo",
                                    "HloModule el\nENTRY e {\n  x = f32[2,3] parameter(0)\n  w = f32[2,3]{0,1} constant({...})\n"
-                                   "  ROOT y = f32[2,3] add(x, w)\n}\n");
+                                   "  b = f32[2,3] constant({...})\n  s = f32[2,3] add(x, w)\n  ROOT y = f32[2,3] add(s, b)\n}\n");
   Outcome o = RunCli("run " + module + " --input 2x3xf32=1");
-  EXPECT_NE(o.output.find("filled with zeros"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("note: constants %w, %b elided in the text ({...}); filled with zeros"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("{{1, 1, 1}, {1, 1, 1}}"), std::string::npos) << o.output;
   for (const char* where : {"", " --reference"}) {
     o = RunCli("run " + module + " --input 2x3xf32=1 --constant %w=2x3xf32=0,1,2,3,4,5" + where);
     EXPECT_EQ(o.exit_code, 0) << o.output;
     EXPECT_NE(o.output.find("{{1, 2, 3}, {4, 5, 6}}"), std::string::npos) << where << o.output;
+    EXPECT_NE(o.output.find("note: constant %b elided"), std::string::npos) << where << o.output;
+    EXPECT_EQ(o.output.find("%w elided"), std::string::npos) << where << o.output;
   }
+  o = RunCli("run " + module + " --input 2x3xf32=1 --constant %w=2x3xf32=0,1,2,3,4,5 --constant b=2x3xf32=1");
+  EXPECT_NE(o.output.find("{{2, 3, 4}, {5, 6, 7}}"), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find("elided"), std::string::npos) << o.output;
   ExpectCleanFailure("run " + module + " --input 2x3xf32=1 --constant q=2x3xf32=0", "the module has no constant %q");
   ExpectCleanFailure("run " + module + " --input 2x3xf32=1 --constant w=3xf32=0", "%w is f32[2,3]{0,1} but the value is f32[3]");
   ExpectCleanFailure("run " + module + " --input 2x3xf32=1 --constant w", "expected NAME=VALUE");

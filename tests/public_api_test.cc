@@ -125,6 +125,21 @@ ENTRY e {
   EXPECT_EQ((*(*out)[1].values<int32_t>())[0], 3);
 }
 
+// A dump's elided constant ({...}) runs as zeros, and Compile says so on
+// stderr, naming it.
+TEST_F(PublicRuntime, ElidedConstantsRunAsZerosWithANote) {
+  testing::internal::CaptureStderr();
+  StatusOr<CompiledModule> m = runtime_->Compile("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+                                                 "  w.3 = f32[2] constant({...})\n  ROOT r = f32[2] add(x, w.3)\n}\n");
+  const std::string note = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_NE(note.find("vkxla: note: constant %w.3 elided in the text ({...}); filled with zeros"), std::string::npos) << note;
+  StatusOr<std::vector<Array>> out = m->Run({*Array::FromValues(std::vector<float>{1.5f, -2}, {2})});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const std::span<const float> r = *(*out)[0].values<float>();
+  EXPECT_EQ(std::vector<float>(r.begin(), r.end()), (std::vector<float>{1.5f, -2}));
+}
+
 TEST_F(PublicRuntime, ReplicatedModulesRunEveryProcess) {
   StatusOr<CompiledModule> m = runtime_->Compile(R"(HloModule psum, replica_count=2
 sum {

@@ -1,5 +1,8 @@
 #include "tools/constant_values.h"
 
+#include <iostream>
+
+#include "ir/hlo_parser.h"
 #include "ops/evaluator.h"
 #include "tools/input_values.h"
 
@@ -28,7 +31,10 @@ Status SetConstantValues(Module& module, const std::vector<std::string>& specs) 
     Literal literal(constant->shape);
     for (int64_t i = 0; i < literal.element_count(); ++i) literal.Set(i, values[0].Get(i));
     constant->literal = std::move(literal);
+    module.GiveElidedConstant(name);
   }
+  // What is still zeros, once the given values are in.
+  if (const std::string note = ElidedConstantsNote(module); !note.empty()) std::cerr << "vkxla: note: " << note << "\n";
   return OkStatus();
 }
 
