@@ -199,17 +199,23 @@ TEST_F(Dot, BiasAndReluFuseIntoOneKernel) {
 }
 
 TEST_F(Dot, ResultsStoredAsVectorsOrElements) {
-  // Where 4 neighbouring columns lie together in the output (32-bit, the
-  // one rhs free dim innermost, its size a multiple of 4) they leave as one
-  // vector, through the epilogue; column-major outputs, widths 4 does not
-  // divide and 64-bit results store element by element. Batches, odd rows
-  // and a partial last block of columns.
+  // Where a vector's neighbouring columns lie together in the output (4 of
+  // 32 bits, 8 of 16, 16 of 8; the one rhs free dim innermost, its size a
+  // multiple of them) they leave as one vector, through the epilogue;
+  // narrow results whose rows hold whole words leave a word at a time
+  // (bf16 at 18 columns, s8 at 36); column-major outputs, rows that end
+  // inside a word and 64-bit results store element by element. Batches,
+  // odd rows and a partial last block of columns.
   struct Case {
     std::string type, out_layout;
     int64_t n;
   };
   for (const Case& c : {Case{"f32", "{2,1,0}", 20}, Case{"s32", "{2,1,0}", 36}, Case{"u32", "{2,1,0}", 8},
-                        Case{"f32", "{1,2,0}", 20}, Case{"f32", "{2,1,0}", 18}, Case{"s64", "{2,1,0}", 20}}) {
+                        Case{"f32", "{1,2,0}", 20}, Case{"f32", "{2,1,0}", 18}, Case{"s64", "{2,1,0}", 20},
+                        Case{"bf16", "{2,1,0}", 24}, Case{"bf16", "{2,1,0}", 18}, Case{"bf16", "{2,1,0}", 17},
+                        Case{"bf16", "{1,2,0}", 24}, Case{"s16", "{2,1,0}", 40}, Case{"u16", "{2,1,0}", 6},
+                        Case{"s8", "{2,1,0}", 48}, Case{"s8", "{2,1,0}", 36}, Case{"u8", "{2,1,0}", 10},
+                        Case{"f16", "{2,1,0}", 16}}) {
     const std::string t = c.type, ns = std::to_string(c.n);
     const std::string out = t + "[3,17," + ns + "]";
     const std::string text = "HloModule stores\nENTRY %e {\n  %x = " + t + "[3,17,8] parameter(0)\n  %w = " + t + "[3,8," + ns +

@@ -507,19 +507,27 @@ TEST(PlanConvolution, LoweringPerShape) {
 
 TEST(PlanConvolution, DepthwiseIsOneKernelReadingItsWeightsInPlace) {
   // Each window position's weight vector is a slice of w: read where it
-  // lies (a copy would be one more dispatch and no fewer loads).
-  const std::string entry = R"(
-ENTRY main {
-  x = f32[1,112,112,32] parameter(0)
-  w = f32[3,3,1,32] parameter(1)
-  ROOT y = f32[1,112,112,32] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32
-})";
-  for (const TargetFeatures& t : AllTargets()) {
-    SCOPED_TRACE(t.device_name);
-    Planned p = PlanText("", entry, t);
-    ASSERT_EQ(p.program.groups.size(), 1u);
-    EXPECT_EQ(p.program.groups[0].kind, KernelKind::kLoop);
-    EXPECT_EQ(InputNames(p.program, p.program.groups[0]), (std::set<std::string>{"%x", "%w"}));
+  // lies (a copy would be one more dispatch and no fewer loads). bf16 and
+  // s8 operands too, widened to the accumulator inside the products (a
+  // copy of x in f32 and one of each position's weights were ten more
+  // dispatches), with a bias and relu6 after (TensorFlow's bf16 MobileNets).
+  for (const std::string& t : {"f32", "bf16", "s8"}) {
+    const std::string acc = t == "s8" ? "s32" : t;
+    const std::string y = acc + "[1,112,112,32]";
+    const std::string entry = "ENTRY main {\n  x = " + t + "[1,112,112,32] parameter(0)\n  w = " + t +
+                              "[3,3,1,32] parameter(1)\n  b = " + acc + "[32] parameter(2)\n  c = " + y +
+                              " convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                              "feature_group_count=32\n  bb = " + y + " broadcast(b), dimensions={3}\n  a = " + y +
+                              " add(c, bb)\n  z = " + acc + "[] constant(0)\n  zb = " + y + " broadcast(z), dimensions={}\n  s = " +
+                              acc + "[] constant(6)\n  sb = " + y + " broadcast(s), dimensions={}\n  ROOT r = " + y +
+                              " clamp(zb, a, sb)\n}\n";
+    for (const TargetFeatures& target : AllTargets()) {
+      SCOPED_TRACE(t + " on " + target.device_name);
+      Planned p = PlanText("", entry, target);
+      ASSERT_EQ(p.program.groups.size(), 1u);
+      EXPECT_EQ(p.program.groups[0].kind, KernelKind::kLoop);
+      EXPECT_EQ(InputNames(p.program, p.program.groups[0]), (std::set<std::string>{"%x", "%w", "%b"}));
+    }
   }
 }
 
@@ -1173,6 +1181,15 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
                                              LavapipeTarget()));
   EXPECT_EQ(bytes.thread_m * 100 + bytes.thread_n, 1616);
   EXPECT_EQ(bytes.rhs, MatmulConfig::Read::kAlongFree);
+  // Narrow results with the rhs read by elements (546 columns hold no
+  // whole vectors of 8 bf16): 8 x 8 blocks where the result packs in a few
+  // integer ops (bf16, 8- and 16-bit integers), 4 x 4 for f16's rounding.
+  for (const auto& [type, block] : {std::pair<std::string, int64_t>{"bf16", 808}, {"s16", 808}, {"u8", 808}, {"f16", 404}}) {
+    SCOPED_TRACE(type);
+    const MatmulConfig narrow = config(PlanText("", MatmulEntry(type, 100, 1024, 546), LavapipeTarget()));
+    EXPECT_EQ(narrow.rhs, MatmulConfig::Read::kElements);
+    EXPECT_EQ(narrow.thread_m * 100 + narrow.thread_n, block);
+  }
   // Vectors from storage buffers (VKXLA_MASK=texel): 32 x 16 blocks, the
   // lanes along n sharing the lhs rows, products in 2 x 4 sub-blocks.
   TargetFeatures storage = LavapipeTarget();
