@@ -189,6 +189,26 @@ TEST_F(Convolution, WindowsReadAsVectorsMatchTheReference) {
   RunForm(forms[0], ElementType::kF32, ElementType::kF32, ElementType::kF32, ++seed, "{2,3,1,0}");
 }
 
+TEST_F(Convolution, NarrowDepthwiseStripsMatchTheReference) {
+  // Depthwise over widths that a CPU driver walks in strips, in narrow
+  // types: each product widens its operands, and a strip's bf16 and
+  // integer elements are written out one by one (8 to a vector; f16's
+  // strips keep their loop: its conversions are long, and its kernels
+  // compile for seconds). SAME and strided windows, a multiplier of 2,
+  // NHWC and NCHW; 8-bit inputs sum to 32 bits.
+  const std::vector<Form> forms = {
+      {{1, 8, 112, 32}, {3, 3, 1, 32}, "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32"},
+      {{1, 30, 30, 32}, {3, 3, 1, 32}, "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32"},
+      {{2, 7, 40, 16}, {3, 3, 1, 32}, "window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f, feature_group_count=16"},
+      {{1, 16, 9, 30}, {16, 1, 3, 3}, "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=16"},
+  };
+  uint64_t seed = 350;
+  for (ElementType t : {ElementType::kBF16, ElementType::kS8, ElementType::kU8, ElementType::kS16}) {
+    const ElementType out = BitWidth(t) == 8 ? (IsSignedInt(t) ? ElementType::kS32 : ElementType::kU32) : t;
+    for (const Form& f : forms) RunForm(f, t, t, out, ++seed);
+  }
+}
+
 TEST_F(Convolution, WinogradMatchesTheReference) {
   // f32 3x3, stride 1, 16 features or more: Winograd's F(2x2, 3x3). Odd
   // outputs (a part tile), valid, same, negative and uneven padding,
