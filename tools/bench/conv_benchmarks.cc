@@ -83,6 +83,28 @@ Status RunConvBenchmarks(Device& device, const std::string& samples, BenchReport
                                    Format("%.3f ms", t.kernels.seconds * 1e3) + ", " + std::to_string(t.kernel_count) +
                                        " kernel(s); bytes: one read of x, one write"));
   }
+  // The same in bf16 with a bias and relu6 after it, as TensorFlow's
+  // mixed-precision MobileNets write it (XLA's SSD-MobileNet benchmark
+  // dump): one kernel, its operands widened inside the products.
+  {
+    const int64_t hw = 112, c = 32;
+    const std::string y = "bf16[1," + std::to_string(hw) + "," + std::to_string(hw) + "," + std::to_string(c) + "]";
+    const std::string text = "HloModule dw\n\nENTRY main {\n  x = " + y + " parameter(0)\n  w = bf16[3,3,1," + std::to_string(c) +
+                             "] parameter(1)\n  b = bf16[" + std::to_string(c) + "] parameter(2)\n  d = " + y +
+                             " convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=" +
+                             std::to_string(c) + "\n  bb = " + y + " broadcast(b), dimensions={3}\n  a = " + y +
+                             " add(d, bb)\n  z = bf16[] constant(0)\n  zb = " + y + " broadcast(z), dimensions={}\n  s = bf16[] constant(6)\n  sb = " +
+                             y + " broadcast(s), dimensions={}\n  ROOT r = " + y + " clamp(zb, a, sb)\n}\n";
+    const Literal x = RandomBenchLiteral(Shape(ElementType::kBF16, {1, hw, hw, c}), 27);
+    const Literal w = RandomBenchLiteral(Shape(ElementType::kBF16, {3, 3, 1, c}), 28);
+    const Literal b = RandomBenchLiteral(Shape(ElementType::kBF16, {c}), 29);
+    VKXLA_ASSIGN_OR_RETURN(ModuleTiming t, TimeModuleKernels(device, text, {x, w, b}, 7, 4));
+    const double gbps = 2.0 * hw * hw * c * 2 / t.kernels.seconds * 1e-9;
+    report.rows.push_back(LimitRow("depthwise conv 3x3 112x112x32 bf16, bias and relu6 (direct kernel)", Format("%.1f GB/s", gbps),
+                                   gbps, BenchLimit::kStream, 0,
+                                   Format("%.3f ms", t.kernels.seconds * 1e3) + ", " + std::to_string(t.kernel_count) +
+                                       " kernel(s); bytes: one read of x, one write"));
+  }
   // MobileNet-v2 end to end.
   const std::string path = samples + "/mobilenet_v2_224_parameters.hlo";
   if (!std::filesystem::exists(path)) {
