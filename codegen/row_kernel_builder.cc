@@ -49,7 +49,7 @@ class RowKernelBuilder : public ElementEmitter {
       // lane's line, read and written, in one set of the L1 cache, more
       // lines than its ways (llvmpipe, over f32[4096,4096]: a row sum then
       // a subtraction stored 8.9 -> 7.3 ms, layer norm 12.8 -> 10.8 ms).
-      const int64_t line_trips = std::max<int64_t>(1, 16 / c_.per_trip);
+      const int64_t line_trips = std::max<int64_t>(1, 512 / (c_.per_trip * c_.vector_bits));  // 64 bytes
       if (c_.trips > 1) main += "  uint skew = (lid * " + U(line_trips) + ") % " + U(c_.trips) + ";\n";
     } else {
       main += "  uint row = wg, lane = lid;\n  if (wg >= " + U(c_.rows) + ") return;\n";  // whole workgroups: the barriers stay uniform
@@ -81,8 +81,8 @@ class RowKernelBuilder : public ElementEmitter {
     std::vector<int> whole(group_.outputs.size(), 0);  // outputs stored a vector at a time
     for (size_t k = 0; k < group_.outputs.size(); ++k) {
       const Shape& b = program_.buffers[group_.outputs[k].buffer].shape;
-      whole[k] = c_.per_trip == 4 && b.dims() == c_.row_shape && b.layout_or_default() == c_.x_layout &&
-                 BitWidth(b.element_type()) == 32;
+      whole[k] = c_.per_trip > 1 && b.dims() == c_.row_shape && b.layout_or_default() == c_.x_layout &&
+                 BitWidth(b.element_type()) == c_.vector_bits;
     }
     auto store = [&](const std::vector<std::string>& idx, int64_t e) -> Status {
       if (c_.cached) Bind(c_.cached, Temp(cached_type_, CacheSlot(e)));
@@ -90,7 +90,10 @@ class RowKernelBuilder : public ElementEmitter {
         VKXLA_ASSIGN_OR_RETURN(std::string v, ValueOf(group_.outputs[k].value, idx));
         const ElementType t = program_.buffers[group_.outputs[k].buffer].shape.element_type();
         if (whole[k]) {
-          body_ += "        outv" + std::to_string(k) + "[" + U(e) + "] = " + EncodeToBits(t, v) + ";\n";
+          // Element e's bits in its word, the word's lower elements first.
+          const int64_t per_word = 32 / c_.vector_bits, slot = e % per_word;
+          body_ += "        outv" + std::to_string(k) + "[" + U(e / per_word) + "] " + (slot ? "|" : "") + "= " +
+                   (slot ? "(" + EncodeToBits(t, v) + " << " + U(slot * c_.vector_bits) + ")" : EncodeToBits(t, v)) + ";\n";
         } else {
           VKXLA_ASSIGN_OR_RETURN(std::string s, StoreOutputElement(k, idx, v));
           body_ += s;
@@ -133,14 +136,16 @@ class RowKernelBuilder : public ElementEmitter {
     trip_hoisted_.clear();
     if (per > 1) {
       VKXLA_ASSIGN_OR_RETURN(std::string p, PhysicalIndex(Shape(ElementType::kF32, c_.row_shape), c_.x_layout, idx[0]));
-      body_ += "    uint vec = (" + p + ") >> 2u;\n";
+      body_ += "    uint vec = (" + p + ") / " + U(per) + ";\n";
     }
     const std::string prelude = body_;
     body_.clear();
     for (int64_t e = 0; e < per; ++e) {
       if (per > 1) {
-        vector_context_ = VectorContext{Shape(ElementType::kF32, c_.row_shape), c_.x_layout, 32, idx[e]};
-        body_ += "        ew = " + U(e) + ";\n";
+        vector_context_ = VectorContext{Shape(ElementType::kF32, c_.row_shape), c_.x_layout, c_.vector_bits, idx[e]};
+        const int64_t per_word = 32 / c_.vector_bits;
+        body_ += "        ew = " + U(e / per_word) + ";\n";
+        if (per_word > 1) body_ += "        es = " + U(e % per_word) + ";\n";
       }
       VKXLA_RETURN_IF_ERROR(each(idx[e], e));
     }

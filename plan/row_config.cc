@@ -46,9 +46,12 @@ StatusOr<RowConfig> ChooseRowConfig(const std::vector<const Instruction*>& reduc
   const Instruction* x = first.operands[0];
   c.x_layout = LeafLayout(x, nullptr, Layout(), materialized);
   const int64_t last = c.row_dims.back();
+  const int bits = BitWidth(x->shape.element_type());
   if (c.x_layout.tiles.empty() && !c.x_layout.minor_to_major.empty() && c.x_layout.minor_to_major[0] == last &&
-      c.row_shape[last] % 4 == 0 && BitWidth(x->shape.element_type()) == 32)
-    c.per_trip = 4;
+      (bits == 32 || bits == 16) && c.row_shape[last] % (128 / bits) == 0) {
+    c.per_trip = 128 / bits;
+    c.vector_bits = bits;
+  }
   c.local_size = RowLocalSize(c.length, c.per_trip, static_cast<int64_t>(reduces.size()), element_trips, target);
   // A CPU driver runs a workgroup's invocations as the lanes of SIMD
   // slices: a lane per row walks each row as one sequential stream, with

@@ -52,11 +52,12 @@ struct RowConfig {
   // memory, no barriers), on a CPU device where many rows let every SIMD
   // lane stream a row of its own; else 1.
   int64_t rows_per_group = 1;
-  // Each trip of a walk takes 4 consecutive elements (one vector of every
-  // buffer placed like the first reduce's operand, `x_layout`) where the
-  // row's last dim is unit-stride in it, holds whole vectors and 32-bit
-  // elements; else 1.
+  // Each trip of a walk takes one vector of every buffer placed like the
+  // first reduce's operand (`x_layout`): 4 consecutive elements of 32
+  // bits, 8 of 16, where the row's last dim is unit-stride in it and holds
+  // whole vectors; else 1.
   int64_t per_trip = 1;
+  int vector_bits = 32;  // the width of those elements where per_trip > 1
   Layout x_layout;
   int64_t trips = 0;  // iterations of one walk: ceil(length / (local_size * per_trip))
   // The last stage's operand where it costs a transcendental and the

@@ -160,6 +160,22 @@ TEST(PlanFusion, SoftmaxIsOneRowKernel) {
   }
 }
 
+// 16-bit rows take a vector of 8 elements a trip.
+TEST(PlanFusion, SixteenBitRowsTakeEightElementsATrip) {
+  std::string add = kAdd, max = kMax, softmax = kSoftmax;
+  for (std::string* s : {&add, &max, &softmax})
+    for (size_t at = s->find("f32"); at != std::string::npos; at = s->find("f32", at)) s->replace(at, 3, "bf16");
+  for (const TargetFeatures& t : AllTargets()) {
+    SCOPED_TRACE(t.device_name);
+    Planned p = PlanText(add + max, softmax, t);
+    ASSERT_EQ(Groups(p.program), (std::vector<std::string>{"row %mx -> %y"}));
+    const RowConfig& c = std::get<RowConfig>(p.program.groups[0].config);
+    EXPECT_EQ(c.per_trip, 8);
+    EXPECT_EQ(c.vector_bits, 16);
+    EXPECT_EQ(c.trips * c.local_size * c.per_trip, 512);
+  }
+}
+
 // A lane a row on a CPU needs rows for every core (kMinLanePerRowRows)
 // and keeps a whole row of 4096 of exp(x - max); a GPU never.
 TEST(PlanFusion, CpuRowKernelsWalkALaneARowWhereRowsAreMany) {

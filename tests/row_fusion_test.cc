@@ -183,9 +183,11 @@ TEST_F(RowFusion, SoftmaxAndLayerNormMatchTheReference) {
     const double tolerance = ty == "f32" ? 2e-5 : ty == "f16" ? 8e-3 : 4e-2;
     // The last three: a lane a row on a CPU (rows not a whole number of
     // workgroups; rows of 4095 kept whole in a lane's array; rows shorter
-    // than a vector).
+    // than a vector); then rows of whole vectors of 8 16-bit elements (a
+    // trip's 8 elements from one vector, the outputs stored a vector at a
+    // time), in one workgroup a row and a lane a row.
     for (const Size size : {Size{1, 1}, Size{3, 17}, Size{17, 127}, Size{5, 1000}, Size{2, 16384}, Size{100, 1000}, Size{70, 4095},
-                            Size{65, 3}}) {
+                            Size{65, 3}, Size{5, 120}, Size{70, 64}}) {
       if (ty != "f32" && size.n > 127) continue;
       for (const bool softmax : {true, false}) {
         ++trial;
