@@ -216,6 +216,9 @@ class ElementEmitter {
     // + e, e the loop variable `element`; 0 where a kernel owns otherwise.
     int per_vector = 0;
     std::string element;
+    // Which vector of the output that is: the invocation id, unless an
+    // invocation owns several (a strip, a pair).
+    std::string vector = "inv";
   };
   // Lets a builder read whole vectors or blocks for some loads of program
   // buffer `buffer` (binding it where it does): an expression, or nullopt
@@ -294,7 +297,7 @@ class ElementEmitter {
   std::map<std::string, std::string> memo_;
   std::map<std::string, std::vector<std::string>> tuple_memo_;
   std::map<const Instruction*, std::string> bound_;
-  std::map<const Instruction*, std::string> rng_blocks_;  // hoisted block arrays
+  std::map<std::pair<const Instruction*, std::string>, std::string> rng_blocks_;  // (bits, vector) -> hoisted block arrays
   std::map<std::string, std::string> helpers_;
   // Names in the order they were first defined: a function's body defines
   // what it calls first, so this order declares callees before callers

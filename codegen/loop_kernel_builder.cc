@@ -1,7 +1,8 @@
 // Loop kernels: elementwise fusions, data movement, gathers, a sort's
 // results. Each invocation owns one uvec4 of the output (so sub-word types
 // never race), or a strip of them (LoopConfig::strip, in rows:
-// strip_rows), and computes its
+// strip_rows), each maybe with its neighbour stored with it as one
+// u64vec4 word (LoopConfig::pair), and computes its
 // elements; operands placed like the output load as one vector, and so do
 // values read through index maps whose vectors lie whole in a buffer
 // (shifted, padded windows; broadcast weights), once per invocation, shared
@@ -119,14 +120,43 @@ class LoopKernelBuilder : public ElementEmitter {
     // in a block of its own; their index-map reads all come first, so the
     // driver's compiler can merge the ones they share.
     std::string blocks;
-    for (int j = 0; j < config_.strip * config_.strip_rows; ++j) {
-      const std::string vector = StripVector(j % config_.strip, j / config_.strip);
+    // A strip's vectors step along strip_dim (and strip_row_dim) without
+    // wrapping (plan/loop_config.cc), so each one's first index is the
+    // strip's, declared once, plus constants: not the divisions of its own
+    // linear index again for every read (llvmpipe's 8 lanes divide by
+    // multiplying, some ten instructions a digit).
+    std::vector<std::string> strip_first;
+    const int64_t unit = out_layout_.minor_to_major.empty() ? -1 : out_layout_.minor_to_major[0];
+    if (along_unit && config_.strip > 1) {
+      std::string first_valid;
+      strip_first = out_map.FromPhysical<GlslIndexArithmetic>("(" + StripVector(0, 0, 0) + " * " + U(per_vector) + ")", a, first_valid);
+      for (size_t d = 0; d < strip_first.size(); ++d) {
+        if (strip_first[d].find_first_not_of("0123456789u") == std::string::npos) continue;  // a constant
+        invocation_prelude_ += "  uint strip_i" + std::to_string(d) + " = " + strip_first[d] + ";\n";
+        strip_first[d] = "strip_i" + std::to_string(d);
+      }
+    }
+    // With pairs (LoopConfig::pair) the first of two holds its vector
+    // until the second stores both.
+    if (config_.pair > 1) blocks += "  uvec4 outv_first;\n";
+    const int pair = config_.pair;
+    for (int j = 0; j < config_.strip * config_.strip_rows * pair; ++j) {
+      pair_index_ = j % pair;
+      strip_index_ = (j / pair) % config_.strip;
+      strip_row_index_ = j / (pair * config_.strip);
+      const std::string vector = StripVector(strip_index_, strip_row_index_, pair_index_);
       ClearMemo();
       vector_loads_.clear();
-      strip_index_ = j % config_.strip;
-      strip_row_index_ = j / config_.strip;
-      vector_context_ = VectorContext{out_, out_layout_, out_bits_, index, per_vector, "e"};
-      if (along_unit) {
+      vector_context_ = VectorContext{out_, out_layout_, out_bits_, index, per_vector, "e", vector};
+      if (!strip_first.empty()) {
+        first_index_ = strip_first;
+        auto step = [&](int64_t dim, int64_t by) {
+          if (by != 0) first_index_[static_cast<size_t>(dim)] = "(" + first_index_[static_cast<size_t>(dim)] + " + " + U(by) + ")";
+        };
+        step(config_.strip_dim, strip_index_);
+        if (config_.strip_rows > 1) step(config_.strip_row_dim, strip_row_index_);
+        step(unit, int64_t{pair_index_} * per_vector);
+      } else if (along_unit) {
         std::string first_valid;
         first_index_ = out_map.FromPhysical<GlslIndexArithmetic>("(" + vector + " * " + U(per_vector) + ")", a, first_valid);
       }
@@ -139,7 +169,7 @@ class LoopKernelBuilder : public ElementEmitter {
       element += StoreElement(t, v);
       if (!guard.empty()) element += "    }\n";
       block += "  uvec4 outv = uvec4(0u);\n";
-      const int64_t copies = int64_t{config_.strip} * config_.strip_rows * per_vector;
+      const int64_t copies = int64_t{config_.strip} * config_.strip_rows * pair * per_vector;
       if (config_.strip > 1 && per_vector > 4 && copies <= kMaxWrittenOutElements && !FusesCostlyNarrowFloats()) {
         // A strip's narrow elements written out one by one (e a constant):
         // their lanes of the shared vectors and their bit offsets become
@@ -155,31 +185,44 @@ class LoopKernelBuilder : public ElementEmitter {
       } else {
         block += "  for (uint e = 0u; e < " + U(per_vector) + "; ++e) {\n" + element + "  }\n";
       }
-      block += "  " + WriteVector(out, "vector", "outv") + "\n  }\n";
+      if (pair == 1) {
+        block += "  " + WriteVector(out, "vector", "outv") + "\n";
+      } else if (pair_index_ == 0) {
+        block += "  outv_first = outv;\n";
+      } else {
+        UseQuadWords(out);
+        block += "  " + out + "q.v[vector >> 1u] = u64vec4(narrow(outv_first), narrow(outv));\n";
+      }
+      block += "  }\n";
       body_.clear();
       blocks += block;
     }
 
-    std::string src = "  if (inv >= " + U(config_.vectors / (config_.strip * config_.strip_rows)) + ") return;\n";
+    std::string src = "  if (inv >= " + U(config_.invocations()) + ") return;\n";
     src += prelude + invocation_prelude_;
     if (!write_sizes.empty()) src += "  if (inv == 0u) {\n" + write_sizes + "  }\n";
     return Finish(group_.kernels[0].name, config_.local_size, src + blocks + "}\n");
   }
 
-  // The output vector an invocation's strip holds at (column, row): its
-  // id's digits are the vector along the unit-stride dim, the strip along
-  // strip_dim, the rows' block along strip_row_dim, and the dims outside.
-  std::string StripVector(int column, int row) const {
-    if (config_.strip == 1) return "inv";
+  // The output vector an invocation holds at (column, row) of its strip,
+  // the first or second of a pair: its id's digits are the pair along the
+  // unit-stride dim, the strip along strip_dim, the rows' block along
+  // strip_row_dim, and the dims outside.
+  std::string StripVector(int column, int row, int half) const {
+    const uint64_t pair = static_cast<uint64_t>(config_.pair);
+    const std::string second = half ? " + " + U(half) : "";
+    if (config_.strip == 1) return pair == 1 ? "inv" : "(inv * " + U(pair) + second + ")";
     const uint64_t st = static_cast<uint64_t>(config_.strip_stride), s = static_cast<uint64_t>(config_.strip);
+    const uint64_t q = st / pair;  // pairs along the unit-stride dim
+    const std::string own = pair == 1 ? "inv % " + U(q) : "(inv % " + U(q) + ") * " + U(pair) + second;
     if (config_.strip_rows == 1)
-      return "((inv / " + U(st) + ") * " + U(st * s) + " + " + U(column * st) + " + inv % " + U(st) + ")";
+      return "((inv / " + U(q) + ") * " + U(st * s) + " + " + U(column * st) + " + " + own + ")";
     const uint64_t rs = static_cast<uint64_t>(config_.strip_row_stride), r = static_cast<uint64_t>(config_.strip_rows);
     const uint64_t across = rs / (st * s);                                                  // strips per row
     const uint64_t down = static_cast<uint64_t>(out_.dim(config_.strip_row_dim)) / r;      // row blocks
-    return "(inv % " + U(st) + " + ((inv / " + U(st) + ") % " + U(across) + ") * " + U(st * s) + " + ((inv / " +
-           U(st * across) + ") % " + U(down) + ") * " + U(rs * r) + " + (inv / " + U(st * across * down) + ") * " +
-           U(rs * r * down) + " + " + U(column * st + row * rs) + ")";
+    return "(" + own + " + ((inv / " + U(q) + ") % " + U(across) + ") * " + U(st * s) + " + ((inv / " + U(q * across) +
+           ") % " + U(down) + ") * " + U(rs * r) + " + (inv / " + U(q * across * down) + ") * " + U(rs * r * down) + " + " +
+           U(column * st + row * rs) + ")";
   }
 
   // Whether the kernel computes with a narrow float other than bf16, whose
@@ -236,6 +279,7 @@ class LoopKernelBuilder : public ElementEmitter {
               std::to_string(same_column ? strip_row_index_ : strip_index_);
       }
     }
+    if (config_.pair > 1) key += ":pair" + std::to_string(pair_index_);
     auto shared = hoisted_reads_.find(key);
     const std::string id = shared != hoisted_reads_.end() ? shared->second : std::to_string(hoisted_++);
     if (shared == hoisted_reads_.end()) {
@@ -437,6 +481,7 @@ class LoopKernelBuilder : public ElementEmitter {
   int hoisted_ = 0;
   int strip_index_ = 0;                               // the vector of the strip being emitted
   int strip_row_index_ = 0;                           // and its row (LoopConfig::strip_rows)
+  int pair_index_ = 0;                                // and which of a pair (LoopConfig::pair)
   std::map<std::string, std::string> hoisted_reads_;  // what a read loads -> its hoisted id
   std::vector<std::string> block_base_;   // the block's first logical index
   std::vector<std::string> block_index_;  // the output index of element (ka, kb)

@@ -150,7 +150,7 @@ StatusOr<std::optional<std::vector<std::string>>> ElementEmitter::HoistedRngWord
   using Words = std::optional<std::vector<std::string>>;
   VKXLA_ASSIGN_OR_RETURN(RngBitsPlan p, PlanRngBits(*n));
   // Read at the invocation's own elements, which are row-major positions
-  // inv * per + e: those are whole blocks, per / epb of them.
+  // vector * per + e: those are whole blocks, per / epb of them.
   const VectorContext* v = vector_context_ ? &*vector_context_ : nullptr;
   if (!v || v->per_vector == 0 || idx != v->index || p.dims != v->shape.dims() || !v->layout.IsDescending() ||
       p.dims.empty())
@@ -164,7 +164,7 @@ StatusOr<std::optional<std::vector<std::string>>> ElementEmitter::HoistedRngWord
   if (per % epb != 0) return Words();
   const int64_t blocks = per / epb;
   const bool threefry = p.algorithm == RngAlgorithm::kThreeFry;
-  auto it = rng_blocks_.find(n);
+  auto it = rng_blocks_.find({n, v->vector});
   if (it == rng_blocks_.end()) {
     // Emitted before the element loop, with values of their own.
     const Memo saved = SaveMemo();
@@ -180,11 +180,11 @@ StatusOr<std::optional<std::vector<std::string>>> ElementEmitter::HoistedRngWord
       const std::string c = name + "_counter", carry = name + "_carry";
       body_ += "    uvec4 " + c + ";\n    uint " + carry + ";\n";
       for (int64_t k = 0; k < blocks; ++k) {
-        body_ += CounterPlus(c, carry, state->low, state->high, "inv * " + U(blocks) + " + " + U(k));
+        body_ += CounterPlus(c, carry, state->low, state->high, "(" + v->vector + ") * " + U(blocks) + " + " + U(k));
         body_ += "    " + vec + " " + name + "_" + std::to_string(k) + " = " + rounds + "(" + c + (threefry ? ".xy" : "") +
                  ", " + state->key + ");\n";
       }
-      it = rng_blocks_.emplace(n, name).first;
+      it = rng_blocks_.emplace(std::make_pair(n, v->vector), name).first;
     }
     invocation_prelude_ += body_;
     body_ = std::move(loop_body);

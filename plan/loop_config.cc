@@ -130,6 +130,10 @@ std::vector<BlockDigit> BlockDigits(const Shape& out, const LoopConfig& c, const
   return digits;
 }
 
+// Whether vector-mode kernels store pairs of vectors on the target
+// (LoopConfig::pair): CPU drivers, as u64vec4 words.
+bool PairsStored(const TargetFeatures& target) { return target.cpu && target.int64; }
+
 // Strips (LoopConfig::strip) on a CPU driver, for a stencil: where the
 // output's elements are read through index maps from the output index
 // (elementwise ops between) as shifted windows of one value, at least two
@@ -137,9 +141,11 @@ std::vector<BlockDigit> BlockDigits(const Shape& out, const LoopConfig& c, const
 // takes up to 16 vectors along it, which then share their windows' and
 // weights' vector reads (llvmpipe, depthwise 3x3 over f32[1,112,112,32]:
 // 15.3 ms with one vector per invocation, 6.6 with 4, 5.0 with 8, 4.3
-// with 16). Not where random bits are fused: their blocks follow the
-// invocation.
-void ChooseStrip(const Instruction* root, const Shape& out, const MaterializedLayoutFn& materialized, LoopConfig& c) {
+// with 16, before 2-D strips). Not where random bits are fused: their
+// blocks follow the invocation. `pairs`: whether the target stores pairs
+// of vectors (ChoosePair), which count against the 16.
+void ChooseStrip(const Instruction* root, const Shape& out, const MaterializedLayoutFn& materialized, bool pairs,
+                 LoopConfig& c) {
   const Layout layout = out.layout_or_default();
   if (layout.minor_to_major.size() < 2) return;
   const int64_t unit = layout.minor_to_major[0], along = layout.minor_to_major[1];
@@ -174,18 +180,20 @@ void ChooseStrip(const Instruction* root, const Shape& out, const MaterializedLa
   if (!windows) return;
   const int64_t stride = out.dim(unit) / c.per_vector, row_stride = stride * out.dim(along);
   // A 2-D window: strips in rows share the rows of windows between them
-  // too. Fewer invocations then, so smaller workgroups keep every core
-  // busy (llvmpipe, depthwise 3x3 over f32[1,112,112,32]: 3.9 ms with 16x1
-  // strips, 2.1 with 16x4, 2.4 with 8x4; 8x4 compiles in a third of 16x4's
-  // time).
+  // too. At most 16 vectors an invocation, pairs (LoopConfig::pair)
+  // counted, where llvmpipe's registers still hold the window (depthwise
+  // 3x3 over f32[1,112,112,32]: 0.27 ms with 4x4 strips or 4x2 of pairs,
+  // 0.31 with 8x4, 0.30 with 8x4 of pairs, 0.36 with 2x2; a third of the
+  // compile time of 16x4).
+  const int max_vectors = pairs && stride % 2 == 0 ? 8 : 16;  // besides the pair
   int strip_rows = 1;
   if (rows)
     for (const int r : {4, 2})
-      if (out.dim(row) % r == 0 && c.vectors % static_cast<uint64_t>(row_stride * r) == 0) {
+      if (r <= max_vectors / 4 && out.dim(row) % r == 0 && c.vectors % static_cast<uint64_t>(row_stride * r) == 0) {
         strip_rows = r;
         break;
       }
-  const int max_strip = strip_rows > 1 ? 8 : 16;
+  const int max_strip = max_vectors / strip_rows;
   for (const int strip : {16, 8, 4, 2})
     if (strip <= max_strip && out.dim(along) % strip == 0 && c.vectors % static_cast<uint64_t>(stride * strip) == 0) {
       c.strip = strip;
@@ -200,10 +208,20 @@ void ChooseStrip(const Instruction* root, const Shape& out, const MaterializedLa
   c.local_size = 64;
 }
 
-}  // namespace
+// Pairs of vectors (LoopConfig::pair) where both are whole and every
+// invocation's strip holds whole pairs: the unit-stride dim's vectors an
+// even count when strips step over it, the output's physical elements a
+// multiple of two vectors (no u64vec4 word reaches past its end).
+void ChoosePair(int64_t physical, const TargetFeatures& target, LoopConfig& c) {
+  if (!PairsStored(target) || c.block || c.in_place_update) return;
+  const uint64_t strips = static_cast<uint64_t>(c.strip * c.strip_rows);
+  if (physical % (2 * c.per_vector) != 0 || c.vectors % (2 * strips) != 0) return;
+  if (c.strip > 1 && c.strip_stride % 2 != 0) return;
+  c.pair = 2;
+}
 
-StatusOr<LoopConfig> ChooseLoopConfig(const Instruction* root, const Shape& out, const MaterializedLayoutFn& materialized,
-                                      const TargetFeatures& target) {
+StatusOr<LoopConfig> ChooseLoopShape(const Instruction* root, const Shape& out, const MaterializedLayoutFn& materialized,
+                                     const TargetFeatures& target) {
   LoopConfig c;
   const ElementType t = out.element_type();
   const Layout layout = out.layout_or_default();
@@ -216,7 +234,7 @@ StatusOr<LoopConfig> ChooseLoopConfig(const Instruction* root, const Shape& out,
   const int words_per_element = std::max(1, BitWidth(t) / 32);
   c.per_vector = per_word * 4 / words_per_element;
   c.vectors = static_cast<uint64_t>((physical + c.per_vector - 1) / c.per_vector);
-  if (target.cpu && root && !out_map.is_tiled() && out.is_static()) ChooseStrip(root, out, materialized, c);
+  if (target.cpu && root && !out_map.is_tiled() && out.is_static()) ChooseStrip(root, out, materialized, PairsStored(target), c);
   if (!root || per_word != 1 || words_per_element != 1 || out_map.has_padding() || !out.is_static()) return c;
   const int64_t a = out_map.UnitStrideDimension(4);
   if (a < 0) return c;
@@ -240,6 +258,16 @@ StatusOr<LoopConfig> ChooseLoopConfig(const Instruction* root, const Shape& out,
   c.digits = BlockDigits(out, c, out_map, target);
   c.blocks = 1;
   for (const BlockDigit& d : c.digits) c.blocks *= static_cast<uint64_t>(d.extent);
+  return c;
+}
+
+}  // namespace
+
+StatusOr<LoopConfig> ChooseLoopConfig(const Instruction* root, const Shape& out, const MaterializedLayoutFn& materialized,
+                                      const TargetFeatures& target) {
+  VKXLA_ASSIGN_OR_RETURN(LoopConfig c, ChooseLoopShape(root, out, materialized, target));
+  VKXLA_ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
+  ChoosePair(out_map.physical_element_count(), target, c);
   return c;
 }
 

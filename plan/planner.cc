@@ -705,7 +705,7 @@ class Planner {
         const bool whole = g.outputs[0].value.index < 0 && !g.relayout;
         VKXLA_ASSIGN_OR_RETURN(LoopConfig c, ChooseLoopConfig(whole ? &h : nullptr, out, materialized, p_.target));
         const std::string suffix = c.block ? "_block" + std::to_string(c.block) + "x" + std::to_string(c.block) : "";
-        g.kernels.push_back({"fusion_" + g.outputs[0].value.ToString().substr(1) + suffix, c.block ? c.blocks : c.vectors / (c.strip * c.strip_rows),
+        g.kernels.push_back({"fusion_" + g.outputs[0].value.ToString().substr(1) + suffix, c.invocations(),
                              c.block ? 256u : c.local_size});
         const ValueRef& v = g.outputs[0].value;
         if (g.relayout) g.inputs = {p_.value_buffer.at(v)};

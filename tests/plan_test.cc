@@ -527,7 +527,7 @@ TEST(PlanConvolution, DepthwiseIsOneKernelReadingItsWeightsInPlace) {
   // s8 operands too, widened to the accumulator inside the products (a
   // copy of x in f32 and one of each position's weights were ten more
   // dispatches), with a bias and relu6 after (TensorFlow's bf16 MobileNets).
-  for (const std::string& t : {"f32", "bf16", "s8"}) {
+  for (const std::string t : {"f32", "bf16", "s8"}) {
     const std::string acc = t == "s8" ? "s32" : t;
     const std::string y = acc + "[1,112,112,32]";
     const std::string entry = "ENTRY main {\n  x = " + t + "[1,112,112,32] parameter(0)\n  w = " + t +
@@ -549,11 +549,13 @@ TEST(PlanConvolution, DepthwiseIsOneKernelReadingItsWeightsInPlace) {
 
 TEST(PlanConvolution, DepthwiseTakesStripsAlongTheWidthOnACpuDriver) {
   // Its window positions are shifted reads of one padded input: on
-  // lavapipe an invocation takes up to 16 vectors along the width (a
-  // divisor of it), which share their overlapping windows and weights,
-  // or, where the window spans rows too, up to 8 vectors in 4 or 2 rows
-  // (divisors of the height) in workgroups of 64; a plain elementwise
-  // kernel and a GPU keep one vector each.
+  // lavapipe an invocation takes up to 16 vectors (a pair of neighbours
+  // along the features counting as two) along the width (a divisor of
+  // it), which share their overlapping windows and weights, or, where the
+  // window spans rows too, in 4 or 2 rows (divisors of the height) in
+  // workgroups of 64; a plain elementwise kernel and a GPU keep one vector
+  // each. Without 64-bit integers there are no pairs (their word is a
+  // u64vec4).
   auto depthwise = [](int64_t h, int64_t w, const std::string& window = "size=3x3 pad=1_1x1_1") {
     const std::string x = "f32[1," + std::to_string(h) + "," + std::to_string(w) + ",32]";
     const std::string k = window.find("3x3") != std::string::npos ? "f32[3,3,1,32]" : "f32[1,3,1,32]";
@@ -561,43 +563,78 @@ TEST(PlanConvolution, DepthwiseTakesStripsAlongTheWidthOnACpuDriver) {
            " convolution(x, w), window={" + window + "}, dim_labels=b01f_01io->b01f, feature_group_count=32\n}";
   };
   struct Strip {
-    int columns, rows;
+    int columns, rows, pair;
     int64_t row_stride, invocations;
     uint32_t local_size;
   };
   auto strip = [](const Planned& p) {
-    if (p.program.groups.size() != 1) return Strip{-1, -1, -1, -1, 0};
+    if (p.program.groups.size() != 1) return Strip{-1, -1, -1, -1, -1, 0};
     const LoopConfig& c = std::get<LoopConfig>(p.program.groups[0].config);
     const KernelLaunch& k = p.program.groups[0].kernels[0];
-    return Strip{c.strip, c.strip_rows, c.strip_row_stride, static_cast<int64_t>(k.invocations), k.local_size};
+    return Strip{c.strip, c.strip_rows, c.pair, c.strip_row_stride, static_cast<int64_t>(k.invocations), k.local_size};
   };
   const Strip big = strip(PlanText("", depthwise(8, 112), LavapipeTarget()));
-  EXPECT_EQ(big.columns, 8);
-  EXPECT_EQ(big.rows, 4);
+  EXPECT_EQ(big.columns, 4);
+  EXPECT_EQ(big.rows, 2);
+  EXPECT_EQ(big.pair, 2);
   EXPECT_EQ(big.row_stride, 112 * 8);  // vectors of one row of the output
-  EXPECT_EQ(big.invocations, 8 * 112 * 8 / 32);
+  EXPECT_EQ(big.invocations, 8 * 112 * 8 / 16);
   EXPECT_EQ(big.local_size, 64u);
+  TargetFeatures no_int64 = LavapipeTarget();
+  no_int64.int64 = false;
+  const Strip single = strip(PlanText("", depthwise(8, 112), no_int64));
+  EXPECT_EQ(single.columns, 4);
+  EXPECT_EQ(single.rows, 4);
+  EXPECT_EQ(single.pair, 1);
+  EXPECT_EQ(single.invocations, 8 * 112 * 8 / 16);
   const Strip small = strip(PlanText("", depthwise(6, 14), LavapipeTarget()));
   EXPECT_EQ(small.columns, 2);
   EXPECT_EQ(small.rows, 2);
-  const Strip tall = strip(PlanText("", depthwise(7, 112), LavapipeTarget()));  // no rows: 16 along the width
-  EXPECT_EQ(tall.columns, 16);
+  const Strip tall = strip(PlanText("", depthwise(7, 112), LavapipeTarget()));  // no rows: 8 pairs along the width
+  EXPECT_EQ(tall.columns, 8);
   EXPECT_EQ(tall.rows, 1);
+  EXPECT_EQ(strip(PlanText("", depthwise(7, 112), no_int64)).columns, 16);
   const Strip odd = strip(PlanText("", depthwise(7, 14), LavapipeTarget()));
   EXPECT_EQ(odd.columns, 2);
   EXPECT_EQ(odd.rows, 1);
+  EXPECT_EQ(odd.pair, 2);
   EXPECT_EQ(odd.local_size, 256u);
   // A 1x3 window reads one row: strips along the width only.
   const Strip flat = strip(PlanText("", depthwise(8, 112, "size=1x3 pad=0_0x1_1"), LavapipeTarget()));
-  EXPECT_EQ(flat.columns, 16);
+  EXPECT_EQ(flat.columns, 8);
   EXPECT_EQ(flat.rows, 1);
   EXPECT_EQ(strip(PlanText("", depthwise(8, 7), LavapipeTarget())).columns, 1);
-  EXPECT_EQ(strip(PlanText("", depthwise(8, 112), DesktopGpuTarget())).columns, 1);
+  const Strip gpu = strip(PlanText("", depthwise(8, 112), DesktopGpuTarget()));
+  EXPECT_EQ(gpu.columns, 1);
+  EXPECT_EQ(gpu.pair, 1);
   EXPECT_EQ(strip(PlanText("", "ENTRY main {\n  x = f32[8,64,32] parameter(0)\n  y = f32[8,64,32] parameter(1)\n"
                                "  ROOT z = f32[8,64,32] add(x, y)\n}",
                            LavapipeTarget()))
                 .columns,
             1);
+}
+
+// On a CPU driver with 64-bit integers every vector-mode kernel stores
+// two neighbouring vectors as one u64vec4 word, where both are whole: an
+// output of a multiple of 8 words (f32) or 16 halves; odd sizes and GPUs
+// store vectors alone.
+TEST(PlanLoop, CpuDriversStorePairsOfVectors) {
+  auto loop = [](const std::string& type, const std::string& dims, const TargetFeatures& target) {
+    const std::string x = type + "[" + dims + "]";
+    const Planned p = PlanText("", "ENTRY main {\n  x = " + x + " parameter(0)\n  y = " + x + " parameter(1)\n  ROOT z = " + x +
+                                       " add(x, y)\n}", target);
+    if (p.program.groups.size() != 1) return std::make_pair(-1, int64_t{-1});
+    const LoopConfig& c = std::get<LoopConfig>(p.program.groups[0].config);
+    return std::make_pair(c.pair, static_cast<int64_t>(p.program.groups[0].kernels[0].invocations));
+  };
+  EXPECT_EQ(loop("f32", "64,32", LavapipeTarget()), std::make_pair(2, int64_t{64 * 32 / 8}));
+  EXPECT_EQ(loop("bf16", "64,32", LavapipeTarget()), std::make_pair(2, int64_t{64 * 32 / 16}));
+  EXPECT_EQ(loop("s64", "6,4", LavapipeTarget()), std::make_pair(2, int64_t{6 * 4 / 4}));
+  EXPECT_EQ(loop("f32", "12", LavapipeTarget()), std::make_pair(1, int64_t{3}));  // a pair would reach past the end
+  EXPECT_EQ(loop("f32", "64,32", DesktopGpuTarget()), std::make_pair(1, int64_t{64 * 32 / 4}));
+  TargetFeatures no_int64 = LavapipeTarget();
+  no_int64.int64 = false;
+  EXPECT_EQ(loop("f32", "64,32", no_int64), std::make_pair(1, int64_t{64 * 32 / 4}));
 }
 
 TEST(PlanConvolution, ImplicitGemmWritesNoIm2colBuffer) {

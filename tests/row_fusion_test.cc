@@ -313,7 +313,7 @@ TEST_F(RowFusion, FastVarianceLayerNormFoldsBothStatisticsInOneWalk) {
 )";
   int trial = 100;
   // 100 rows: a lane a row on a CPU.
-  for (const std::pair<int64_t, int64_t> size : {std::pair<int64_t, int64_t>{3, 17}, {5, 1000}, {2, 16384}, {100, 1000}}) {
+  for (const std::pair<int64_t, int64_t>& size : {std::pair<int64_t, int64_t>{3, 17}, {5, 1000}, {2, 16384}, {100, 1000}}) {
     const auto [rows, n] = size;
     const std::string text = "HloModule fast_variance\n" + Fold("add", "f32", "add") + "ENTRY %e {\n  %x = f32[" +
                              std::to_string(rows) + "," + std::to_string(n) + "] parameter(0)\n" +

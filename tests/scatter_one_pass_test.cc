@@ -162,7 +162,9 @@ TEST_F(ScatterOnePass, CompareSwapCombinesEveryType) {
         const Instruction* s = (*m)->entry()->root();
         const ScatterConfig::Mode mode = ChooseScatterMode(*s, s->shape, TestDevice().target());
         EXPECT_NE(mode, ScatterConfig::Mode::kOwner);
-        if (BitWidth(t) != 32 || op.rfind("multiply", 0) == 0) EXPECT_EQ(mode, ScatterConfig::Mode::kCompareSwap);
+        if (BitWidth(t) != 32 || op.rfind("multiply", 0) == 0) {
+          EXPECT_EQ(mode, ScatterConfig::Mode::kCompareSwap);
+        }
         Literal indices(Shape(ElementType::kS32, {96, 2}));
         for (int64_t k = 0; k < 96; ++k) {
           indices.Set(2 * k, Scalar::Int(ElementType::kS32, (k * 5) % 9));  // row 8 falls outside
