@@ -181,7 +181,13 @@ class MatmulKernelBuilder : public ElementEmitter {
                                             lanes, count / lanes);
     for (int64_t e = 0; e < count; ++e) {
       const std::string word = v + "_" + std::to_string(e / lanes) + "[" + std::to_string(e % lanes / per_word) + "]";
-      VKXLA_ASSIGN_OR_RETURN(std::string converted, Convert(DecodeWords(t, {word}, U(e % per_word)), t, acc_));
+      // An f16 operand is only multiplied: the driver's widening, where
+      // exact, instead of decoding its bits (TargetFeatures::exact_half_widen).
+      const bool widen = t == ElementType::kF16 && target_.exact_half_widen;
+      VKXLA_ASSIGN_OR_RETURN(std::string converted,
+                             widen ? Convert("unpackHalf2x16(" + DecodeWords(ElementType::kU16, {word}, U(e % per_word)) + ").x",
+                                             ElementType::kF32, acc_)
+                                   : Convert(DecodeWords(t, {word}, U(e % per_word)), t, acc_));
       if (source->pad) converted = v + "_ok ? " + converted + " : padding" + s + "()";
       code += "    " + acc_type_ + " " + names[e] + " = " + converted + ";\n";
     }

@@ -9,6 +9,7 @@ std::string TargetFeatures::CacheKey() const {
          "|i64atomic=" + std::to_string(int64_atomics) + "|bda=" + std::to_string(buffer_device_address) + "|sg=" + std::to_string(subgroup_size) +
          "|vk=" + std::to_string(vulkan_api_version) + "|coop=" + std::to_string(cooperative_matrix_f16) +
          "|texel=" + std::to_string(max_texel_buffer_elements) + "|exactdiv=" + std::to_string(exact_div_sqrt) +
+         "|halfwiden=" + std::to_string(exact_half_widen) +
          "|calls=" + std::to_string(soft_float_calls) +
          "|sub32=" + std::to_string(f32_subnormals_kept) + "|fc=" + float_controls.CacheKey() +
          "|mmt=" + std::to_string(matmul_tuning.threads_m) + "." + std::to_string(matmul_tuning.threads_n) + "." +

@@ -74,6 +74,12 @@ struct TargetFeatures {
   // of correcting them (shaders/real_math.glsl): Vulkan only promises 2.5
   // ulp for division. Softmax 4096x4096 spent a fifth of its time there.
   bool exact_div_sqrt = false;
+  // The driver widens f16 to f32 exactly with unpackHalf2x16 (llvmpipe:
+  // the CPU's conversion, checked on all 65536 patterns; it quiets
+  // signaling NaNs, so only operands of arithmetic take it, a matmul's:
+  // f16 matmul 1024^3 65 -> 26 ms against the integer decoding that keeps
+  // every bit). Elsewhere a GPU may flush f16 subnormals in conversions.
+  bool exact_half_widen = false;
   // The software-double library (shaders/float64_soft.glsl) reaches the
   // driver as functions the kernel calls, not inlined copies: llvmpipe
   // inlines them itself, and spirv-opt optimizes each once (an f64 exp

@@ -19,6 +19,7 @@ TargetFeatures LavapipeTarget() {
   t.max_memory_allocation_size = uint64_t{1} << 32;
   t.max_texel_buffer_elements = uint64_t{1} << 27;
   t.exact_div_sqrt = true;
+  t.exact_half_widen = true;
   t.soft_float_calls = true;
   t.literal_zeros_folded = true;
   t.f32_subnormals_kept = true;

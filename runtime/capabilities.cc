@@ -163,6 +163,7 @@ DeviceInfo QueryDeviceInfo(VkInstance instance, VkPhysicalDevice device, uint32_
   // other CPU drivers may approximate.
   const bool llvmpipe = vk12 && driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
   hw.exact_div_sqrt = llvmpipe;
+  hw.exact_half_widen = llvmpipe;  // TargetFeatures::exact_half_widen
   // Where calls of the software-double library are known to compile right
   // (TargetFeatures::soft_float_calls); a driver's trait, kept by profiles.
   hw.soft_float_calls = llvmpipe;
@@ -215,7 +216,8 @@ Status ApplyMask(const std::string& mask, DeviceInfo& info) {
     else if (item == "coopmat") info.target.cooperative_matrix_f16 = false;
     else if (item == "texel") info.target.max_texel_buffer_elements = 0;
     else if (item == "exactdiv") info.target.exact_div_sqrt = false;
-    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32, atomici64, address, floatcontrols, coopmat, texel, exactdiv");
+    else if (item == "halfwiden") info.target.exact_half_widen = false;
+    else return InvalidArgument("VKXLA_MASK: unknown feature '" + item + "'; known: f64, i64, f16, int8, subgroup, atomicf32, atomici64, address, floatcontrols, coopmat, texel, exactdiv, halfwiden");
     info.masked += (info.masked.empty() ? "" : ",") + item;
   }
   if (!info.masked.empty())
@@ -241,6 +243,7 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
     info.target.cpu = false;
     info.target.max_texel_buffer_elements = 0;  // a GPU's reads
     info.target.exact_div_sqrt = false;         // and its corrected quotients
+    info.target.exact_half_widen = false;       // and its f16 decoding
     info.profile = profile;
     info.target.device_name = info.name + " (profile: " + profile + ")";
     return OkStatus();
@@ -250,7 +253,7 @@ Status ApplyProfile(const std::string& profile, DeviceInfo& info) {
   // MiB binding, 16 KiB of shared memory, workgroups of at most 256, a GPU. Its
   // subgroups (often 16 wide) cannot be imitated on a device whose width
   // differs, so subgroup operations are hidden as VKXLA_MASK=subgroup does.
-  VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup,atomicf32,coopmat,texel,exactdiv", info));
+  VKXLA_RETURN_IF_ERROR(ApplyMask("f64,i64,f16,int8,subgroup,atomicf32,coopmat,texel,exactdiv,halfwiden", info));
   TargetFeatures& t = info.target;
   t.max_storage_buffer_range = std::min<uint64_t>(t.max_storage_buffer_range, uint64_t{128} << 20);
   t.max_shared_memory_bytes = std::min<uint32_t>(t.max_shared_memory_bytes, 16384);
@@ -323,8 +326,9 @@ std::string DeviceInfo::Table() const {
     << (target.max_storage_buffer_range != hardware.max_storage_buffer_range ? " (profile " + profile + ")" : "")
     << "; larger arrays through device addresses: " << yn(hardware.buffer_device_address, target.buffer_device_address) << "\n"
     << "  kernel inputs read through texel buffers: "
-    << yn(hardware.max_texel_buffer_elements > 0, target.max_texel_buffer_elements > 0)
+    << yn(hardware.max_texel_buffer_elements > 0, target.max_texel_buffer_elements > 0) << "\n"
     << "  division and square root correctly rounded: " << yn(hardware.exact_div_sqrt, target.exact_div_sqrt) << "\n"
+    << "  f16 widened exactly by unpackHalf2x16: " << yn(hardware.exact_half_widen, target.exact_half_widen) << "\n"
     << "  float controls (widths): subnormals kept " << WidthList(target.float_controls.denorm_preserve)
     << ", signed zeros/inf/NaN kept " << WidthList(target.float_controls.signed_zero_inf_nan_preserve)
     << ", round to nearest even " << WidthList(target.float_controls.rounding_rte)

@@ -294,6 +294,41 @@ TEST_F(Dot, NarrowOperandsReadAsVectors) {
   }
 }
 
+// f16 operands of every bit pattern (subnormals, zeros of both signs,
+// infinities, NaNs) times the identity: finite ones come back exactly
+// widened (zeros as +0), whichever way the target decodes them (the driver's widening
+// where TargetFeatures::exact_half_widen says it is exact, the integer
+// decoding elsewhere), and rows holding an infinity or a NaN are NaN (0 x
+// inf). Both ways run here.
+TEST_F(Dot, F16OperandsOfEveryBitPatternWidenExactly) {
+  auto module = Parse("HloModule widen\nENTRY %e {\n  %x = f16[1024,64] parameter(0)\n  %i = f16[64,64] parameter(1)\n"
+                      "  ROOT %d = f32[1024,64] dot(%x, %i), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+  ASSERT_TRUE(module);
+  Literal x(Shape(ElementType::kF16, {1024, 64})), identity(Shape(ElementType::kF16, {64, 64}));
+  for (int64_t k = 0; k < 65536; ++k) x.Set(k, Scalar::FromBits(ElementType::kF16, static_cast<uint64_t>(k)));
+  for (int64_t k = 0; k < 64 * 64; ++k) identity.Set(k, Scalar::Float(ElementType::kF16, k / 64 == k % 64 ? 1.0 : 0.0));
+  TargetFeatures decoded = TestDevice().target();
+  decoded.exact_half_widen = false;
+  for (const TargetFeatures& target : {TestDevice().target(), decoded}) {
+    SCOPED_TRACE(target.exact_half_widen ? "widened by the driver" : "decoded");
+    const Literal got = RunAndCompareWith(*module, {x, identity}, -1, &target);
+    for (int64_t row = 0; row < 1024; ++row) {
+      bool special = false;  // an infinity or a NaN in the row
+      for (int64_t j = 0; j < 64; ++j) special = special || ((row * 64 + j) & 0x7C00) == 0x7C00;
+      for (int64_t j = 0; j < 64; ++j) {
+        const Scalar value = got.Get(row * 64 + j);
+        if (special) {
+          ASSERT_TRUE(std::isnan(value.re)) << "row " << row << " column " << j;
+        } else {
+          // A sum starts from +0: -0 comes back as +0.
+          const Scalar want = Scalar::Convert(x.Get(row * 64 + j), ElementType::kF32);
+          ASSERT_EQ(value.Bits(), want.re == 0 ? 0u : want.Bits()) << "f16 bits 0x" << std::hex << row * 64 + j;
+        }
+      }
+    }
+  }
+}
+
 // Stride-1 slices of operands in memory (a blocked algorithm's blocks) are
 // read as vectors from the sliced buffer where they start on a vector, as
 // elements otherwise; both against the reference, in two layouts, with a

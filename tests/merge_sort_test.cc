@@ -44,7 +44,9 @@ void ExpectMergePlan(const SortConfig& c, int64_t n, const TargetFeatures& targe
   EXPECT_EQ(c.merges, merges);
   ASSERT_EQ(c.passes.size(), static_cast<size_t>(merges + 1));
   EXPECT_EQ(c.passes[0].kernel, 0);
-  if (merges > 0) EXPECT_EQ(c.passes.back().kernel, 2);
+  if (merges > 0) {
+    EXPECT_EQ(c.passes.back().kernel, 2);
+  }
   for (size_t p = 2; p < c.passes.size(); ++p) EXPECT_NE(c.passes[p].kernel, c.passes[p - 1].kernel) << "planes alternate";
 }
 
