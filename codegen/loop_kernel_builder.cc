@@ -19,10 +19,6 @@
 namespace vkxla {
 namespace {
 
-// Copies of an element's code a strip kernel writes out in place of its
-// element loop (driver compile time grows with them).
-constexpr int64_t kMaxWrittenOutElements = 32;
-
 class LoopKernelBuilder : public ElementEmitter {
  public:
   LoopKernelBuilder(const Program& program, const FusionGroup& group)
@@ -169,18 +165,14 @@ class LoopKernelBuilder : public ElementEmitter {
       element += StoreElement(t, v);
       if (!guard.empty()) element += "    }\n";
       block += "  uvec4 outv = uvec4(0u);\n";
-      const int64_t copies = int64_t{config_.strip} * config_.strip_rows * pair * per_vector;
-      if (config_.strip > 1 && per_vector > 4 && copies <= kMaxWrittenOutElements && !FusesCostlyNarrowFloats()) {
-        // A strip's narrow elements written out one by one (e a constant):
-        // their lanes of the shared vectors and their bit offsets become
-        // constants, where llvmpipe kept an 8-trip loop selecting lanes
-        // with blends and variable shifts (a bf16 depthwise 3x3 over
-        // 150x150x32 with bias and relu6: 3.4 -> 1.3 ms; f32's 4-trip loop
-        // gains nothing). At most kMaxWrittenOutElements copies of the
-        // element's code (a strip of 16 vectors in 2 rows written out was
-        // 1 MB of GLSL and 18 s of compiling, 3 s as loops; 4 vectors,
-        // 1 s against 0.2), and not where f16 or the 8-bit floats round and
-        // decode through functions of their own (9 s for one such strip).
+      if (config_.written_out) {
+        // A strip's narrow elements written out one by one (e a constant,
+        // LoopConfig::written_out): their lanes of the shared vectors and
+        // their bit offsets become constants, where llvmpipe kept an 8-trip
+        // loop selecting lanes with blends and variable shifts (a bf16
+        // depthwise 3x3 over 150x150x32 with bias and relu6: 3.4 -> 1.3 ms;
+        // f32's 4-trip loop gains nothing; f16's decoding functions, 9 s to
+        // compile for one such strip, keep the loop).
         for (int64_t e = 0; e < per_vector; ++e) block += "  {\n    const uint e = " + U(e) + ";\n" + element + "  }\n";
       } else {
         block += "  for (uint e = 0u; e < " + U(per_vector) + "; ++e) {\n" + element + "  }\n";
@@ -223,22 +215,6 @@ class LoopKernelBuilder : public ElementEmitter {
     return "(" + own + " + ((inv / " + U(q) + ") % " + U(across) + ") * " + U(st * s) + " + ((inv / " + U(q * across) +
            ") % " + U(down) + ") * " + U(rs * r) + " + (inv / " + U(q * across * down) + ") * " + U(rs * r * down) + " + " +
            U(column * st + row * rs) + ")";
-  }
-
-  // Whether the kernel computes with a narrow float other than bf16, whose
-  // conversions are long functions.
-  bool FusesCostlyNarrowFloats() const {
-    auto costly = [](const Shape& s) {
-      if (!s.IsArray()) return false;
-      const ElementType t = s.element_type();
-      return IsFloat(t) && BitWidth(t) < 32 && t != ElementType::kBF16;
-    };
-    for (const Instruction* n : group_.fused) {
-      if (costly(n->shape)) return true;
-      for (const Instruction* o : n->operands)
-        if (costly(o->shape)) return true;
-    }
-    return costly(out_);
   }
 
   // `n` at the invocation's own index, where its vectors along the

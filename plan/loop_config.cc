@@ -156,12 +156,20 @@ void ChooseStrip(const Instruction* root, const Shape& out, const MaterializedLa
   std::map<const Instruction*, std::set<int64_t>> shifts_along, shifts_down;  // value -> shifts along `along`, `row`
   std::set<const Instruction*> seen;
   std::vector<std::pair<const Instruction*, bool>> stack = {{root, true}};  // (node, read at the output index)
+  // Whether the kernel computes with a narrow float other than bf16, whose
+  // conversions are long functions.
+  auto costly = [](const Shape& s) {
+    return s.IsArray() && IsFloat(s.element_type()) && BitWidth(s.element_type()) < 32 && s.element_type() != ElementType::kBF16;
+  };
+  bool costly_narrow = costly(out);
   while (!stack.empty()) {
     auto [n, at_output] = stack.back();
     stack.pop_back();
     if (!seen.insert(n).second) continue;
     if (seen.size() > kMaxWalk || n->opcode == Opcode::kRngBitGenerator || n->opcode == Opcode::kRng) return;
     if (n != root && materialized(n)) continue;
+    costly_narrow = costly_narrow || costly(n->shape);
+    for (const Instruction* o : n->operands) costly_narrow = costly_narrow || costly(o->shape);
     bool elementwise_here = at_output && IsElementwise(n->opcode) && n->shape.IsArray() && n->shape.dims() == out.dims();
     if (at_output && !elementwise_here && n->shape.IsArray() && n->shape.dims() == out.dims()) {
       const std::optional<VectorSource> source =
@@ -185,7 +193,14 @@ void ChooseStrip(const Instruction* root, const Shape& out, const MaterializedLa
   // 3x3 over f32[1,112,112,32]: 0.27 ms with 4x4 strips or 4x2 of pairs,
   // 0.31 with 8x4, 0.30 with 8x4 of pairs, 0.36 with 2x2; a third of the
   // compile time of 16x4).
-  const int max_vectors = pairs && stride % 2 == 0 ? 8 : 16;  // besides the pair
+  // Narrow elements' strips are written out (LoopConfig::written_out) and
+  // take no pairs, which would double the copies (llvmpipe, depthwise 3x3
+  // over 112x112x32 with bias and relu6: bf16 0.75 -> 0.38 ms with 4
+  // vectors written out against 4x2 pairs in a loop, s8 0.58 -> 0.35 with
+  // 2).
+  const bool write_out = c.per_vector > 4 && !costly_narrow;
+  const int max_vectors = write_out ? static_cast<int>(kMaxWrittenOutStripElements / c.per_vector)
+                          : pairs && stride % 2 == 0 ? 8 : 16;  // besides the pair
   int strip_rows = 1;
   if (rows)
     for (const int r : {4, 2})
@@ -201,6 +216,7 @@ void ChooseStrip(const Instruction* root, const Shape& out, const MaterializedLa
       c.strip_dim = along;
       break;
     }
+  c.written_out = write_out && c.strip > 1;
   if (c.strip == 1 || strip_rows == 1) return;
   c.strip_rows = strip_rows;
   c.strip_row_stride = row_stride;
@@ -213,7 +229,7 @@ void ChooseStrip(const Instruction* root, const Shape& out, const MaterializedLa
 // even count when strips step over it, the output's physical elements a
 // multiple of two vectors (no u64vec4 word reaches past its end).
 void ChoosePair(int64_t physical, const TargetFeatures& target, LoopConfig& c) {
-  if (!PairsStored(target) || c.block || c.in_place_update) return;
+  if (!PairsStored(target) || c.block || c.in_place_update || c.written_out) return;
   const uint64_t strips = static_cast<uint64_t>(c.strip * c.strip_rows);
   if (physical % (2 * c.per_vector) != 0 || c.vectors % (2 * strips) != 0) return;
   if (c.strip > 1 && c.strip_stride % 2 != 0) return;

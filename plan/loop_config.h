@@ -20,6 +20,11 @@ struct BlockDigit {
   int64_t dim = 0, extent = 1, scale = 1;
 };
 
+// Copies of an element's code a written-out strip holds (driver compile
+// time grows with them: a strip of 16 vectors in 2 rows written out was
+// 1 MB of GLSL and 18 s of compiling on llvmpipe).
+inline constexpr int64_t kMaxWrittenOutStripElements = 32;
+
 struct LoopConfig {
   int per_vector = 4;    // physical output elements one invocation owns (a uvec4)
   uint64_t vectors = 0;  // output vectors in vector mode
@@ -36,6 +41,12 @@ struct LoopConfig {
   int strip_rows = 1;
   int64_t strip_row_stride = 1;
   int64_t strip_row_dim = -1;
+  // A strip of narrow elements (8 or 16 to a vector) written out element
+  // by element with its lanes constants, instead of a loop over each
+  // vector's elements (at most kMaxWrittenOutStripElements copies of the
+  // element's code; not where f16 or the 8-bit floats decode through long
+  // functions of their own).
+  bool written_out = false;
   // Vector mode on a CPU driver with 64-bit integers: each of those
   // vectors comes with its neighbour along the unit-stride dim (`pair` 2),
   // the two stored as one 32-byte u64vec4 word. llvmpipe stores a lane at

@@ -614,6 +614,32 @@ TEST(PlanConvolution, DepthwiseTakesStripsAlongTheWidthOnACpuDriver) {
             1);
 }
 
+// Strips of narrow elements (bf16: 8 to a vector, s8: 16) are written out
+// element by element, at most 32 copies of the element's code and no
+// pairs; f16, whose decoding is a long function, keeps the element loop
+// and the f32 strips' shape.
+TEST(PlanConvolution, NarrowDepthwiseStripsAreWrittenOut) {
+  auto config = [](const std::string& t) {
+    const std::string x = t + "[1,112,112,32]";
+    const Planned p = PlanText("", "ENTRY main {\n  x = " + x + " parameter(0)\n  w = " + t + "[3,3,1,32] parameter(1)\n  ROOT y = " +
+                                       x + " convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, "
+                                           "feature_group_count=32\n}", LavapipeTarget());
+    EXPECT_EQ(p.program.groups.size(), 1u);
+    return p.program.groups.empty() ? LoopConfig{} : std::get<LoopConfig>(p.program.groups[0].config);
+  };
+  const LoopConfig bf16 = config("bf16");
+  EXPECT_TRUE(bf16.written_out);
+  EXPECT_EQ(bf16.strip * bf16.strip_rows * bf16.pair * bf16.per_vector, kMaxWrittenOutStripElements);
+  EXPECT_EQ(bf16.pair, 1);
+  const LoopConfig s8 = config("s8");
+  EXPECT_TRUE(s8.written_out);
+  EXPECT_EQ(s8.strip * s8.strip_rows * s8.pair * s8.per_vector, kMaxWrittenOutStripElements);
+  const LoopConfig f16 = config("f16");
+  EXPECT_FALSE(f16.written_out);
+  EXPECT_EQ(f16.strip * f16.strip_rows * f16.pair, 16);
+  EXPECT_FALSE(config("f32").written_out);
+}
+
 // On a CPU driver with 64-bit integers every vector-mode kernel stores
 // two neighbouring vectors as one u64vec4 word, where both are whole: an
 // output of a multiple of 8 words (f32) or 16 halves; odd sizes and GPUs
