@@ -1,11 +1,13 @@
 #include "plan/loop_config.h"
 
+#include <functional>
 #include <map>
 #include <set>
 
 #include "ir/layout_index.h"
 #include "ir/tiled_index.h"
 #include "ops/op_traits.h"
+#include "plan/cost_model.h"
 #include "plan/vector_source.h"
 
 namespace vkxla {
@@ -130,6 +132,33 @@ std::vector<BlockDigit> BlockDigits(const Shape& out, const LoopConfig& c, const
   return digits;
 }
 
+// Whether computing `root` inline reads, computes or writes an array of
+// an element type `of` picks (walks past 4096 nodes count as yes).
+bool ComputesWith(const Instruction* root, const Shape& out, const MaterializedLayoutFn& materialized,
+                  const std::function<bool(ElementType)>& of) {
+  auto costly = [&](const Shape& s) { return s.IsArray() && of(s.element_type()); };
+  if (costly(out)) return true;
+  constexpr size_t kMaxWalk = 4096;
+  std::set<const Instruction*> seen;
+  std::vector<const Instruction*> stack = {root};
+  while (!stack.empty()) {
+    const Instruction* n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second) continue;
+    if (seen.size() > kMaxWalk) return true;
+    if (costly(n->shape)) return true;
+    if (n != root && materialized(n)) continue;
+    for (const Instruction* o : n->operands) stack.push_back(o);
+  }
+  return false;
+}
+
+// Floats of 8 bits or fewer: their conversions are long functions, too
+// long to copy per element (LoopConfig::written_out).
+bool DecodesCostlyFloats(const Instruction* root, const Shape& out, const MaterializedLayoutFn& materialized) {
+  return ComputesWith(root, out, materialized, [](ElementType t) { return IsFloat(t) && BitWidth(t) <= 8; });
+}
+
 // Whether vector-mode kernels store pairs of vectors on the target
 // (LoopConfig::pair): CPU drivers, as u64vec4 words.
 bool PairsStored(const TargetFeatures& target) { return target.cpu && target.int64; }
@@ -156,20 +185,12 @@ void ChooseStrip(const Instruction* root, const Shape& out, const MaterializedLa
   std::map<const Instruction*, std::set<int64_t>> shifts_along, shifts_down;  // value -> shifts along `along`, `row`
   std::set<const Instruction*> seen;
   std::vector<std::pair<const Instruction*, bool>> stack = {{root, true}};  // (node, read at the output index)
-  // Whether the kernel computes with a narrow float other than bf16, whose
-  // conversions are long functions.
-  auto costly = [](const Shape& s) {
-    return s.IsArray() && IsFloat(s.element_type()) && BitWidth(s.element_type()) < 32 && s.element_type() != ElementType::kBF16;
-  };
-  bool costly_narrow = costly(out);
   while (!stack.empty()) {
     auto [n, at_output] = stack.back();
     stack.pop_back();
     if (!seen.insert(n).second) continue;
     if (seen.size() > kMaxWalk || n->opcode == Opcode::kRngBitGenerator || n->opcode == Opcode::kRng) return;
     if (n != root && materialized(n)) continue;
-    costly_narrow = costly_narrow || costly(n->shape);
-    for (const Instruction* o : n->operands) costly_narrow = costly_narrow || costly(o->shape);
     bool elementwise_here = at_output && IsElementwise(n->opcode) && n->shape.IsArray() && n->shape.dims() == out.dims();
     if (at_output && !elementwise_here && n->shape.IsArray() && n->shape.dims() == out.dims()) {
       const std::optional<VectorSource> source =
@@ -198,7 +219,7 @@ void ChooseStrip(const Instruction* root, const Shape& out, const MaterializedLa
   // over 112x112x32 with bias and relu6: bf16 0.75 -> 0.38 ms with 4
   // vectors written out against 4x2 pairs in a loop, s8 0.58 -> 0.35 with
   // 2).
-  const bool write_out = c.per_vector > 4 && !costly_narrow;
+  const bool write_out = c.per_vector > 4 && !DecodesCostlyFloats(root, out, materialized);
   const int max_vectors = write_out ? static_cast<int>(kMaxWrittenOutStripElements / c.per_vector)
                           : pairs && stride % 2 == 0 ? 8 : 16;  // besides the pair
   int strip_rows = 1;
@@ -284,6 +305,14 @@ StatusOr<LoopConfig> ChooseLoopConfig(const Instruction* root, const Shape& out,
   VKXLA_ASSIGN_OR_RETURN(LoopConfig c, ChooseLoopShape(root, out, materialized, target));
   VKXLA_ASSIGN_OR_RETURN(TiledIndexMap out_map, TiledIndexMap::Create(out));
   ChoosePair(out_map.physical_element_count(), target, c);
+  // Without a strip, f16 elements of cheap code are written out too
+  // (llvmpipe, f16 add over 16M: 22 -> 13 ms; bf16 and small integers run
+  // the same either way, and compile for longer written out).
+  if (target.cpu && root && c.strip == 1 && !c.block && !c.in_place_update && c.per_vector > 4 &&
+      c.pair * c.per_vector <= kMaxWrittenOutStripElements && InlineElementCost(root, materialized) < kMaxWrittenOutElementCost &&
+      ComputesWith(root, out, materialized, [](ElementType t) { return t == ElementType::kF16; }) &&
+      !DecodesCostlyFloats(root, out, materialized))
+    c.written_out = true;
   return c;
 }
 

@@ -24,6 +24,9 @@ struct BlockDigit {
 // time grows with them: a strip of 16 vectors in 2 rows written out was
 // 1 MB of GLSL and 18 s of compiling on llvmpipe).
 inline constexpr int64_t kMaxWrittenOutStripElements = 32;
+// Inline cost (plan/cost_model.h) below which a kernel without a strip
+// writes its narrow elements out: cheaper than one transcendental.
+inline constexpr int64_t kMaxWrittenOutElementCost = 32;
 
 struct LoopConfig {
   int per_vector = 4;    // physical output elements one invocation owns (a uvec4)
@@ -41,11 +44,11 @@ struct LoopConfig {
   int strip_rows = 1;
   int64_t strip_row_stride = 1;
   int64_t strip_row_dim = -1;
-  // A strip of narrow elements (8 or 16 to a vector) written out element
-  // by element with its lanes constants, instead of a loop over each
-  // vector's elements (at most kMaxWrittenOutStripElements copies of the
-  // element's code; not where f16 or the 8-bit floats decode through long
-  // functions of their own).
+  // Narrow elements (8 or 16 to a vector) written out element by element
+  // with their lanes constants, instead of a loop over each vector's
+  // elements: a CPU driver's strips (at most kMaxWrittenOutStripElements
+  // copies of the element's code), and pairs of cheap elements; not where
+  // the 8-bit floats decode through long functions of their own.
   bool written_out = false;
   // Vector mode on a CPU driver with 64-bit integers: each of those
   // vectors comes with its neighbour along the unit-stride dim (`pair` 2),

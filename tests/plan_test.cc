@@ -614,10 +614,11 @@ TEST(PlanConvolution, DepthwiseTakesStripsAlongTheWidthOnACpuDriver) {
             1);
 }
 
-// Strips of narrow elements (bf16: 8 to a vector, s8: 16) are written out
-// element by element, at most 32 copies of the element's code and no
-// pairs; f16, whose decoding is a long function, keeps the element loop
-// and the f32 strips' shape.
+// Strips of narrow elements (bf16 and f16: 8 to a vector, s8: 16) are
+// written out element by element, at most 32 copies of the element's code
+// and no pairs; an 8-bit float, whose decoding is a long function, keeps
+// the element loop and the f32 strips' shape. Without a strip, a plain
+// f16 add writes its pair of vectors out; an exp is too long to copy.
 TEST(PlanConvolution, NarrowDepthwiseStripsAreWrittenOut) {
   auto config = [](const std::string& t) {
     const std::string x = t + "[1,112,112,32]";
@@ -635,9 +636,20 @@ TEST(PlanConvolution, NarrowDepthwiseStripsAreWrittenOut) {
   EXPECT_TRUE(s8.written_out);
   EXPECT_EQ(s8.strip * s8.strip_rows * s8.pair * s8.per_vector, kMaxWrittenOutStripElements);
   const LoopConfig f16 = config("f16");
-  EXPECT_FALSE(f16.written_out);
-  EXPECT_EQ(f16.strip * f16.strip_rows * f16.pair, 16);
+  EXPECT_TRUE(f16.written_out);
+  EXPECT_EQ(f16.strip * f16.strip_rows * f16.pair * f16.per_vector, kMaxWrittenOutStripElements);
+  const LoopConfig f8 = config("f8e4m3fn");
+  EXPECT_FALSE(f8.written_out);
+  EXPECT_EQ(f8.strip * f8.strip_rows * f8.pair, 16);
   EXPECT_FALSE(config("f32").written_out);
+  auto elementwise = [](const std::string& op) {
+    const Planned p = PlanText("", "ENTRY main {\n  x = f16[64,32] parameter(0)\n  y = f16[64,32] parameter(1)\n  ROOT z = f16[64,32] " +
+                                       op + "\n}", LavapipeTarget());
+    EXPECT_EQ(p.program.groups.size(), 1u);
+    return p.program.groups.empty() ? LoopConfig{} : std::get<LoopConfig>(p.program.groups[0].config);
+  };
+  EXPECT_TRUE(elementwise("add(x, y)").written_out);
+  EXPECT_FALSE(elementwise("exponential(x)").written_out);
 }
 
 // On a CPU driver with 64-bit integers every vector-mode kernel stores
