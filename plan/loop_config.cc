@@ -136,8 +136,8 @@ std::vector<BlockDigit> BlockDigits(const Shape& out, const LoopConfig& c, const
 // an element type `of` picks (walks past 4096 nodes count as yes).
 bool ComputesWith(const Instruction* root, const Shape& out, const MaterializedLayoutFn& materialized,
                   const std::function<bool(ElementType)>& of) {
-  auto costly = [&](const Shape& s) { return s.IsArray() && of(s.element_type()); };
-  if (costly(out)) return true;
+  auto picked = [&](const Shape& s) { return s.IsArray() && of(s.element_type()); };
+  if (picked(out)) return true;
   constexpr size_t kMaxWalk = 4096;
   std::set<const Instruction*> seen;
   std::vector<const Instruction*> stack = {root};
@@ -146,7 +146,7 @@ bool ComputesWith(const Instruction* root, const Shape& out, const MaterializedL
     stack.pop_back();
     if (!seen.insert(n).second) continue;
     if (seen.size() > kMaxWalk) return true;
-    if (costly(n->shape)) return true;
+    if (picked(n->shape)) return true;
     if (n != root && materialized(n)) continue;
     for (const Instruction* o : n->operands) stack.push_back(o);
   }
