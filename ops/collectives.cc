@@ -269,9 +269,11 @@ bool CanFoldInPlace(const Instruction& op) {
   return !op.operands.empty();
 }
 
+Opcode FoldCombiner(const Instruction& op) { return PlainRoot(op).value_or(Opcode::kAdd); }
+
 void FoldInPlace(const Instruction& op, ElementType type, const std::vector<const uint8_t*>& operands,
                  const std::vector<uint8_t*>& results, int64_t begin, int64_t end) {
-  const Opcode o = PlainRoot(op).value_or(Opcode::kAdd);
+  const Opcode o = FoldCombiner(op);
   switch (type) {
     case ElementType::kF32: return FoldElements<float, float>(o, operands, results, begin, end);
     case ElementType::kF64: return FoldElements<double, double>(o, operands, results, begin, end);

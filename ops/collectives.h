@@ -79,6 +79,8 @@ StatusOr<std::vector<std::vector<Literal>>> CombineCollective(const Instruction&
 // f64 or 32-/64-bit integers in every leaf, every member getting the
 // result. Decided by the op alone, so every member of a group agrees.
 bool CanFoldInPlace(const Instruction& op);
+// Such an all-reduce's combiner: kAdd or kMultiply.
+Opcode FoldCombiner(const Instruction& op);
 // Elements [begin, end) of one leaf of such an all-reduce: the operands
 // (dense, row-major, one per member in group order) folded in group order,
 // as CombineCollective folds them, written to every member's result.

@@ -100,43 +100,62 @@ StatusOr<bool> ProcessRendezvous::AllReduceInPlace(int64_t self, const Instructi
   if (!CanFoldInPlace(op)) return false;
   VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> group, ProcessGroupOf(op, grid_, self));
   if (group.empty()) return false;
+  // Each member folds its share of every leaf's elements.
+  return Share(self, op, &leaves, [&](const std::vector<const void*>& all, size_t position) -> Status {
+    std::vector<const std::vector<InPlaceLeaf>*> members;
+    for (const void* m : all) members.push_back(static_cast<const std::vector<InPlaceLeaf>*>(m));
+    // Every member's leaves must match the first's (one op: modules run in
+    // parallel may still disagree); every member finds the same.
+    for (const std::vector<InPlaceLeaf>* l : members) {
+      bool same = l->size() == members[0]->size();
+      for (size_t k = 0; same && k < l->size(); ++k) same = (*l)[k].bytes == (*members[0])[k].bytes;
+      if (!same)
+        return InvalidArgument(std::string(OpcodeName(op.opcode)) + " %" + op.name + ": the members' operands differ (" +
+                               op.shape.ToString() + ")");
+    }
+    for (size_t k = 0; k < leaves.size(); ++k) {
+      const ElementType type = op.operands[k]->shape.element_type();
+      const int64_t n = leaves[k].bytes / (BitWidth(type) / 8), g = static_cast<int64_t>(members.size());
+      const int64_t p = static_cast<int64_t>(position);
+      std::vector<const uint8_t*> operands;
+      std::vector<uint8_t*> results;
+      for (const std::vector<InPlaceLeaf>* l : members) operands.push_back((*l)[k].operand), results.push_back((*l)[k].result);
+      FoldInPlace(op, type, operands, results, n * p / g, n * (p + 1) / g);
+    }
+    return OkStatus();
+  });
+}
+
+StatusOr<bool> ProcessRendezvous::Share(int64_t self, const Instruction& op, const void* mine, const ShareWork& work) {
+  VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> group, ProcessGroupOf(op, grid_, self));
+  if (group.empty()) return false;
   const std::string where = std::string(OpcodeName(op.opcode)) + " %" + op.name;
   std::unique_lock<std::mutex> lock(mu_);
   const auto [key, position] = MeetingOf(self, op, group);
   Meeting& m = meetings_[key];
-  if (m.in_place.empty()) m.in_place.resize(group.size());
-  m.in_place[position] = leaves;
+  if (m.shared.empty()) m.shared.resize(group.size());
+  m.shared[position] = mine;
   if (++m.arrived == group.size()) {
-    // Every member's leaves must match the first's (one op: modules run in
-    // parallel may still disagree, or meet by value).
-    for (const std::vector<InPlaceLeaf>& l : m.in_place) {
-      bool same = l.size() == m.in_place[0].size() && m.operands.empty();
-      for (size_t k = 0; same && k < l.size(); ++k) same = l[k].bytes == m.in_place[0][k].bytes;
-      if (!same && m.error.ok())
-        m.error = InvalidArgument(where + ": the members' operands differ (" + op.shape.ToString() + ")");
+    // Members of one op meet by value or by sharing, all alike (modules run
+    // in parallel may still disagree).
+    if (!m.operands.empty()) {
+      m.error = InvalidArgument(where + ": the members' operands differ (" + op.shape.ToString() + ")");
+      m.done = true;  // nobody works
     }
-    if (!m.error.ok()) m.done = true;  // nobody folds
     cv_.notify_all();
   } else {
     VKXLA_RETURN_IF_ERROR(Wait(lock, self, where, group, [&m, n = group.size()] { return m.arrived == n; }));
   }
-  // Each member folds its share of every leaf's elements, unlocked.
+  Status mine_worked = OkStatus();
   if (m.error.ok()) {
-    const std::vector<std::vector<InPlaceLeaf>> all = m.in_place;
+    const std::vector<const void*> all = m.shared;
     lock.unlock();
-    for (size_t k = 0; k < leaves.size(); ++k) {
-      const ElementType type = op.operands[k]->shape.element_type();
-      const int64_t n = leaves[k].bytes / (BitWidth(type) / 8), g = static_cast<int64_t>(group.size());
-      const int64_t p = static_cast<int64_t>(position);
-      std::vector<const uint8_t*> operands;
-      std::vector<uint8_t*> results;
-      for (const std::vector<InPlaceLeaf>& l : all) operands.push_back(l[k].operand), results.push_back(l[k].result);
-      FoldInPlace(op, type, operands, results, n * p / g, n * (p + 1) / g);
-    }
+    mine_worked = work(all, position);
     lock.lock();
   }
-  // Nobody leaves before every share is written: the results are theirs.
-  if (++m.folded == group.size() || m.done) {
+  // Nobody leaves before every member's work is done: it may write what
+  // the others hold.
+  if (++m.worked == group.size() || m.done) {
     m.done = true;
     cv_.notify_all();
   } else {
@@ -145,6 +164,7 @@ StatusOr<bool> ProcessRendezvous::AllReduceInPlace(int64_t self, const Instructi
   const Status error = m.error;
   if (++m.taken == group.size()) meetings_.erase(key);
   if (!error.ok()) return error;
+  if (!mine_worked.ok()) return mine_worked;
   return true;
 }
 

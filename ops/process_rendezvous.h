@@ -51,6 +51,17 @@ class ProcessTransport {
     (void)self, (void)op, (void)leaves;
     return false;
   }
+  // Members that share memory meet at `op` with what each holds (`mine`,
+  // opaque to the transport: a member's device buffers); once the whole
+  // group is there, every member's `work(all, position)` runs on its own
+  // thread, unlocked, with every member's `mine` in group order, and no
+  // member returns before every member's work has. False where the
+  // members share no memory (MPI ranks): then no work ran.
+  using ShareWork = std::function<Status(const std::vector<const void*>& all, size_t position)>;
+  virtual StatusOr<bool> Share(int64_t self, const Instruction& op, const void* mine, const ShareWork& work) {
+    (void)self, (void)op, (void)mine, (void)work;
+    return false;
+  }
   // send and recv between processes on their channel_id, FIFO; with
   // source-target pairs (SendRecvPairs) from each source to its targets, and
   // a process that is no target receives zeros.
@@ -66,6 +77,7 @@ class ProcessRendezvous : public ProcessTransport {
 
   StatusOr<std::vector<Literal>> Collective(int64_t self, const Instruction& op, std::vector<Literal> operands) override;
   StatusOr<bool> AllReduceInPlace(int64_t self, const Instruction& op, const std::vector<InPlaceLeaf>& leaves) override;
+  StatusOr<bool> Share(int64_t self, const Instruction& op, const void* mine, const ShareWork& work) override;
   Status Send(int64_t self, const Instruction& send, Literal value) override;
   StatusOr<Literal> Receive(int64_t self, const Instruction& recv) override;
   // Process `self` is done (its status says how): nobody waits for it any more.
@@ -76,9 +88,9 @@ class ProcessRendezvous : public ProcessTransport {
   struct Meeting {
     std::vector<std::optional<std::vector<Literal>>> operands;  // by group position
     std::vector<std::vector<Literal>> results;
-    // AllReduceInPlace: each member's leaves; `folded` members have done their share.
-    std::vector<std::vector<InPlaceLeaf>> in_place;
-    size_t folded = 0;
+    // Share: what each member holds; `worked` members have done their work.
+    std::vector<const void*> shared;
+    size_t worked = 0;
     size_t arrived = 0, taken = 0;
     bool done = false;
     Status error;

@@ -463,19 +463,24 @@ class Planner {
         } host.kind = HostStep::Kind::kCallback, data_operands = h.operands.size(); break;
     }
     host.op = &h;
+    std::vector<int> operand_leaves;
     for (size_t i = 0; i < data_operands; ++i) {
       VKXLA_ASSIGN_OR_RETURN(std::vector<int> leaves, LeafBuffers(h.operands[i]));
-      for (int b : leaves) {
-        const int staged = HostCopyOf(b, p_.buffers[b].name + ".to_host");
-        out.push_back(CopyOf(b, staged));
-        host.inputs.push_back(staged);
-      }
+      operand_leaves.insert(operand_leaves.end(), leaves.begin(), leaves.end());
     }
-    std::vector<Step> back;
-    for (int r : results) {
+    for (int r : results)
       if (SizesOf(r) >= 0)
         return Unimplemented(std::string(OpcodeName(h.opcode)) + " " + h.Describe() + ": result " +
                              p_.buffers[r].shape.ToString() + " has a dynamic dimension, which host steps do not size yet");
+    const bool on_device = FoldsOnDevice(h, operand_leaves, results);
+    StepList& in = on_device ? host.stage_in : out;
+    for (int b : operand_leaves) {
+      const int staged = HostCopyOf(b, p_.buffers[b].name + ".to_host");
+      in.push_back(CopyOf(b, staged));
+      host.inputs.push_back(staged);
+    }
+    StepList back;
+    for (int r : results) {
       const int staged = HostCopyOf(r, p_.buffers[r].name + ".from_host");
       host.outputs.push_back(staged);
       back.push_back(CopyOf(staged, r));
@@ -483,10 +488,31 @@ class Planner {
     Step s;
     s.reads = host.inputs;
     s.writes = host.outputs;
+    if (on_device) {
+      host.device_inputs = operand_leaves;
+      host.device_outputs = results;
+      host.stage_out = std::move(back);
+      s.reads.insert(s.reads.end(), operand_leaves.begin(), operand_leaves.end());
+      s.writes.insert(s.writes.end(), results.begin(), results.end());
+    }
     s.op = std::move(host);
     out.push_back(std::move(s));
-    for (Step& b : back) out.push_back(std::move(b));
+    if (!on_device)
+      for (Step& b : back) out.push_back(std::move(b));
     return OkStatus();
+  }
+
+  // An all-reduce whose members may fold on their device (HostStep's
+  // device_inputs): sums or products of natively folded types, every
+  // leaf's operand and result alike in bytes and layout, so the fold is
+  // one walk over the buffers' words.
+  bool FoldsOnDevice(const Instruction& h, const std::vector<int>& operands, const std::vector<int>& results) const {
+    if (!CanFoldInPlace(h) || operands.size() != results.size()) return false;
+    for (size_t k = 0; k < operands.size(); ++k) {
+      const BufferDecl &in = p_.buffers[operands[k]], &out = p_.buffers[results[k]];
+      if (!(in.shape == out.shape) || in.bytes != out.bytes || SizesOf(operands[k]) >= 0) return false;
+    }
+    return true;
   }
 
   // The body's closing copies into the state that ping-pong can leave out:

@@ -88,6 +88,7 @@ void PrintSteps(const Program& p, const StepList& steps, const std::string& inde
       static const char* const kWhat[] = {"infeed", "outfeed", "custom call", "send", "recv", "rng counter", "process op"};
       const char* what = kWhat[static_cast<int>(h->kind)];
       o << "host " << what << " %" << h->op->name;
+      if (!h->device_inputs.empty()) o << " (on the device where its members share it)";
     }
     o << "  reads " << BufferList(s.reads) << ", writes " << BufferList(s.writes) << "\n";
   }

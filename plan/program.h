@@ -159,11 +159,20 @@ struct HostStep {
   // kRngCounter: rng-get-and-update-state on the executable's counter.
   // kProcess: replica-id, partition-id or a collective (ops/collectives.h):
   // the host hands `inputs` to the run's rendezvous and writes what the
-  // process gets; collectives are host-staged.
+  // process gets; collectives are host-staged, but for the all-reduces
+  // that fold on the device (device_inputs below).
   enum class Kind { kInfeed, kOutfeed, kCallback, kSend, kRecv, kRngCounter, kProcess };
   Kind kind = Kind::kInfeed;
   const Instruction* op = nullptr;  // the infeed, outfeed or custom-call
   std::vector<int> inputs, outputs;
+  // An all-reduce that may fold on the device (CanFoldInPlace, each
+  // leaf's operand and result laid out alike): its leaves' device buffers.
+  // No step of the plan copies them to or from `inputs` and `outputs`:
+  // where every member of the group shares this device, the members fold
+  // there (runtime/device_fold.h); otherwise the runtime runs `stage_in`,
+  // the host's work, then `stage_out`.
+  std::vector<int> device_inputs, device_outputs;
+  StepList stage_in, stage_out;
 };
 
 struct Step {

@@ -484,6 +484,14 @@ Status Executable::Record(const StepList& steps, std::vector<Node>& out) {
       Node n;
       n.kind = Node::Kind::kHost;
       n.host = h;
+      if (!h->device_inputs.empty()) {
+        for (const auto& [list, cb] : {std::pair{&h->stage_in, &n.stage_in}, std::pair{&h->stage_out, &n.stage_out}}) {
+          VKXLA_ASSIGN_OR_RETURN(*cb, RecordCommandBuffer([&, list = list](Scheduler& s) {
+            s.Barrier();  // behind the submission before, whichever was recorded first
+            return RecordSteps(s, *list, 0, list->size(), false);
+          }));
+        }
+      }
       out.push_back(std::move(n));
       begin = i + 1;
       continue;
@@ -527,7 +535,14 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
         }
         break;
       case Node::Kind::kHost:
+        if (n.stage_in) {
+          VKXLA_ASSIGN_OR_RETURN(const bool folded, FoldOnDevice(*n.host));
+          device_folds_ += folded ? 1 : 0;
+          if (folded) break;
+          VKXLA_RETURN_IF_ERROR(Submit(n.stage_in));
+        }
         VKXLA_RETURN_IF_ERROR(RunHostStep(*n.host));
+        if (n.stage_out) VKXLA_RETURN_IF_ERROR(Submit(n.stage_out));
         break;
       case Node::Kind::kConditional: {
         const ElementType t = program_.buffers[n.buffer].shape.element_type();
@@ -606,6 +621,31 @@ StatusOr<bool> Executable::AllReduceInPlace(const HostStep& step) {
                                          static_cast<int64_t>(out.bytes)));
   }
   return true;
+}
+
+StatusOr<bool> Executable::FoldOnDevice(const HostStep& step) {
+  if (!process_.transport) return false;
+  DeviceFoldMember mine{&device_, {}, {}};
+  for (int b : step.device_inputs) mine.operands.push_back(SliceOf(b));
+  for (int b : step.device_outputs) mine.results.push_back(SliceOf(b));
+  bool folded = false;
+  const uint64_t texel_limit = program_.target.max_texel_buffer_elements;
+  VKXLA_ASSIGN_OR_RETURN(
+      const bool met, process_.transport->Share(process_.self, *step.op, &mine, [&](const std::vector<const void*>& all, size_t position) {
+        std::vector<const DeviceFoldMember*> members;
+        for (const void* m : all) members.push_back(static_cast<const DeviceFoldMember*>(m));
+        if (!CanFoldOnDevice(*step.op, program_.target, members)) return OkStatus();  // every member stages
+        folded = true;
+        DeviceFoldForm form{texel_limit > 0, program_.target.cpu && program_.target.int64};
+        for (const BufferSlice& s : mine.operands) {
+          form.texels = form.texels && s.size / 16 <= texel_limit;
+          form.pairs = form.pairs && s.size % 32 == 0;
+        }
+        if (!folds_) folds_ = std::make_unique<DeviceFolds>(device_);
+        return folds_->FoldShare(&step, *step.op, members, position, form, queue_,
+                                 [this](const std::function<Status(Scheduler&)>& record) { return RecordCommandBuffer(record); });
+      }));
+  return met && folded;
 }
 
 Status Executable::RunHostStep(const HostStep& step) {
@@ -744,6 +784,8 @@ void Executable::Free(std::vector<Node>& nodes) {
     if (n.unrolled) device_.FreeCommandBuffer(n.unrolled);
     for (const auto& [trips, cb] : n.batches) device_.FreeCommandBuffer(cb);
     if (n.alternation && n.alternation->fixup) device_.FreeCommandBuffer(n.alternation->fixup);
+    for (VkCommandBuffer cb : {n.stage_in, n.stage_out})
+      if (cb) device_.FreeCommandBuffer(cb);
     Free(n.condition);
     Free(n.body);
     for (auto& b : n.branches) Free(b);
@@ -783,7 +825,7 @@ StatusOr<Literal> Executable::Run(const std::vector<Literal>& arguments) {
     VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(Resized(arguments[i], declared.dims()), declared.layout_or_default()));
     if (!bytes.empty()) std::memcpy(Mapped(program_.parameter_staging[i]), bytes.data(), bytes.size());
   }
-  submissions_ = 0;
+  submissions_ = device_folds_ = 0;
   VKXLA_RETURN_IF_ERROR(Execute(nodes_));
   std::vector<Literal> leaves;
   for (const ResultLeaf& r : program_.results) {

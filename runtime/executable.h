@@ -20,6 +20,7 @@
 #include "plan/program.h"
 #include "runtime/bound_kernel.h"
 #include "runtime/device.h"
+#include "runtime/device_fold.h"
 #include "runtime/external_command.h"
 #include "runtime/gpu_timer.h"
 #include "runtime/loop_gate.h"
@@ -73,6 +74,9 @@ class Executable {
   // Submissions the last Run made (a loop the host decides costs one per
   // decision).
   int64_t last_run_submissions() const { return submissions_; }
+  // All-reduces the last Run folded on the device (FoldOnDevice), not
+  // through host memory.
+  int64_t last_run_device_folds() const { return device_folds_; }
   const std::vector<std::string>& kernel_sources() const { return sources_; }
 
  private:
@@ -123,6 +127,9 @@ class Executable {
     std::vector<std::unique_ptr<BoundKernel>> gated_copies[2];
     std::unique_ptr<Alternation> alternation;  // ping-pong, where recorded
     const HostStep* host = nullptr;  // kHost
+    // An all-reduce that may fold on the device: its copies to and from
+    // host memory, for when it cannot (HostStep::stage_in, stage_out).
+    VkCommandBuffer stage_in = VK_NULL_HANDLE, stage_out = VK_NULL_HANDLE;
   };
   // The alternation of `w`, or null where it has none or its steps are not
   // all dispatches, copies and fills; with its fix-up copies where the
@@ -138,6 +145,11 @@ class Executable {
   // An all-reduce the members fold from each other's host buffers
   // (ProcessTransport::AllReduceInPlace); false where the transport cannot.
   StatusOr<bool> AllReduceInPlace(const HostStep& step);
+  // An all-reduce with device buffers (HostStep::device_inputs): true once
+  // the group folded on the device it shares; false where the members must
+  // stage through host memory (no transport, other devices, a type the
+  // device emulates), as every member then does.
+  StatusOr<bool> FoldOnDevice(const HostStep& step);
   Status Record(const StepList& steps, std::vector<Node>& out);
   // Records the plain steps [begin, end) of `steps` into one command buffer.
   StatusOr<VkCommandBuffer> RecordCommands(const StepList& steps, size_t begin, size_t end, int64_t repeats = 1);
@@ -172,7 +184,8 @@ class Executable {
   std::map<const ExternalStep*, std::unique_ptr<ExternalCommand>> externals_;
   std::vector<Node> nodes_;
   int command_buffers_ = 0;
-  int64_t submissions_ = 0;
+  int64_t submissions_ = 0, device_folds_ = 0;
+  std::unique_ptr<DeviceFolds> folds_;  // made for the first all-reduce folded on the device
   std::optional<LoopGatePipelines> gate_pipelines_;  // built for the first gated loop
   std::mutex run_mu_;  // one Run or TimeKernels at a time
   // rng-get-and-update-state's 128-bit counter (ops/rng.h): from 0, kept across runs.

@@ -11,6 +11,7 @@
 #include "frontends/hlo_text.h"
 #include "frontends/stablehlo_reader.h"
 #include "ops/evaluator.h"
+#include "runtime/device_fold.h"
 #include "runtime/replicated_executable.h"
 #include "tests/test_util.h"
 
@@ -40,7 +41,7 @@ std::vector<std::vector<Literal>> RandomArguments(const Module& m, ProcessGrid g
 // Runs `m` as every process of `grid` on `devices` and on the reference;
 // expects the same values from each process.
 void ExpectReplicatedMatchesReference(const Module& m, ProcessGrid grid, const std::vector<Device*>& devices, uint64_t seed,
-                                      const std::string& what) {
+                                      const std::string& what, std::unique_ptr<ReplicatedExecutable>* kept = nullptr) {
   const std::vector<std::vector<Literal>> args = RandomArguments(m, grid, seed);
   std::vector<const Module*> modules(static_cast<size_t>(grid.processes()), &m);
   auto want = EvaluateProcesses(modules, args, grid);
@@ -51,6 +52,14 @@ void ExpectReplicatedMatchesReference(const Module& m, ProcessGrid grid, const s
   ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
   ASSERT_EQ(got->size(), want->size());
   for (size_t p = 0; p < got->size(); ++p) ExpectClose((*got)[p], (*want)[p], Opcode::kCopy, what + " process " + std::to_string(p));
+  if (kept) *kept = std::move(*exe);
+}
+
+// How many all-reduces each process of `exe`'s last run folded on the device.
+std::vector<int64_t> DeviceFolds(ReplicatedExecutable& exe) {
+  std::vector<int64_t> folds;
+  for (int64_t p = 0; p < exe.grid().processes(); ++p) folds.push_back(exe.process(p).last_run_device_folds());
+  return folds;
 }
 
 std::string TypeName(ElementType t) {
@@ -161,6 +170,95 @@ TEST_F(Collectives, AllReducesFoldedInPlaceMatchTheReference) {
     }
 }
 
+TEST_F(Collectives, AllReducesFoldOnTheDeviceTheirMembersShare) {
+  // Members on one device fold sums and products there, each a share of
+  // every member's operand into every member's result, bit for bit the
+  // reference's folds in group order: leaves of every natively folded type
+  // (s64 and f64 where the device computes them), an even and an odd
+  // number of 16-byte words, a tiled layout, groups; a max goes through
+  // host memory.
+  const TargetFeatures& target = TestDevice().target();
+  const bool wide = target.int64 && target.float64 && !target.float64_pairs;
+  uint64_t seed = 500;
+  for (const char* combine : {"add", "multiply"})
+    for (const char* layout : {"{1,0}", "{1,0:T(2,4)}"}) {
+      const std::string c = combine, l = layout;
+      std::string reducers, leaves, shapes;
+      std::vector<std::string> types{"f32", "s32", "u32"};
+      if (wide) types.insert(types.end(), {"f64", "s64", "u64"});
+      std::string entry = "ENTRY e {\n";
+      for (size_t i = 0; i < types.size(); ++i) {
+        const std::string& t = types[i];
+        const std::string dims = i % 2 ? "[3,3]" : "[64,8]";  // an odd number of 16-byte words, or whole pairs
+        reducers += t + "_" + c + " { a = " + t + "[] parameter(0)\n b = " + t + "[] parameter(1)\n ROOT s = " + t + "[] " + c +
+                    "(a, b) }\n";
+        entry += " x" + std::to_string(i) + " = " + t + dims + l + " parameter(" + std::to_string(i) + ")\n";
+        entry += " r" + std::to_string(i) + " = " + t + dims + l + " all-reduce(x" + std::to_string(i) + "), to_apply=" + t + "_" +
+                 c + (i == 1 ? ", replica_groups={{3,1},{0,2}}" : "") + "\n";
+        leaves += std::string(i ? ", " : "") + "r" + std::to_string(i);
+        shapes += std::string(i ? ", " : "") + t + dims + l;
+      }
+      entry += " m = f32[64,8]" + l + " all-reduce(x0), to_apply=f32_max\n";
+      reducers += "f32_max { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] maximum(a, b) }\n";
+      entry += " ROOT t = (" + shapes + ", f32[64,8]" + l + ") tuple(" + leaves + ", m)\n}\n";
+      auto m = Parse("HloModule m, replica_count=4\n" + reducers + entry);
+      ASSERT_NE(m, nullptr);
+      std::unique_ptr<ReplicatedExecutable> exe;
+      ExpectReplicatedMatchesReference(*m, ProcessGrid{4, 1}, {&TestDevice()}, seed++, c + " " + l, &exe);
+      ASSERT_NE(exe, nullptr);
+      EXPECT_EQ(DeviceFolds(*exe), std::vector<int64_t>(4, static_cast<int64_t>(types.size()))) << c << " " << l;
+    }
+}
+
+TEST_F(Collectives, TheDeviceFoldIsRefusedWhereItCannotBindOrCompute) {
+  // What every member decides from the same list: one device, leaves
+  // alike, each within one binding, at most 8 members, types computed
+  // natively; otherwise the members stage through host memory.
+  auto m = Parse("HloModule m, replica_count=2\n"
+                 "fs { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
+                 "is { a = s64[] parameter(0)\n b = s64[] parameter(1)\n ROOT s = s64[] multiply(a, b) }\n"
+                 "ENTRY e { x = f32[64] parameter(0)\n y = s64[64] parameter(1)\n"
+                 " r = f32[64] all-reduce(x), to_apply=fs\n q = s64[64] all-reduce(y), to_apply=is\n"
+                 " ROOT t = (f32[64], s64[64]) tuple(r, q) }\n");
+  ASSERT_NE(m, nullptr);
+  const Instruction* f32_sum = m->entry()->Find("r");
+  const Instruction* s64_product = m->entry()->Find("q");
+  ASSERT_NE(f32_sum, nullptr);
+  ASSERT_NE(s64_product, nullptr);
+  TargetFeatures target;
+  target.int64 = true;
+  target.max_storage_buffer_range = 1024;
+  int device_a = 0, device_b = 0;  // stand-ins: only their addresses are compared
+  const auto* a = reinterpret_cast<const Device*>(&device_a);
+  const auto* b = reinterpret_cast<const Device*>(&device_b);
+  auto member = [](const Device* d, uint64_t bytes) {
+    return DeviceFoldMember{d, {BufferSlice{VK_NULL_HANDLE, 0, bytes}}, {BufferSlice{VK_NULL_HANDLE, bytes, bytes}}};
+  };
+  const DeviceFoldMember one = member(a, 256), other = member(a, 256), elsewhere = member(b, 256), longer = member(a, 512),
+                         wide = member(a, 2048);
+  EXPECT_TRUE(CanFoldOnDevice(*f32_sum, target, {&one, &other}));
+  EXPECT_TRUE(CanFoldOnDevice(*s64_product, target, {&one, &other}));
+  EXPECT_FALSE(CanFoldOnDevice(*f32_sum, target, {&one, &elsewhere}));  // two devices
+  EXPECT_FALSE(CanFoldOnDevice(*f32_sum, target, {&one, &longer}));     // leaves that differ
+  EXPECT_FALSE(CanFoldOnDevice(*f32_sum, target, {&wide, &wide}));      // past one binding's range
+  EXPECT_TRUE(CanFoldOnDevice(*f32_sum, target, std::vector<const DeviceFoldMember*>(8, &one)));
+  EXPECT_FALSE(CanFoldOnDevice(*f32_sum, target, std::vector<const DeviceFoldMember*>(9, &one)));  // 18 bindings
+  target.int64 = false;  // emulated 64-bit integers fold on the host
+  EXPECT_FALSE(CanFoldOnDevice(*s64_product, target, {&one, &other}));
+  EXPECT_TRUE(CanFoldOnDevice(*f32_sum, target, {&one, &other}));
+}
+
+TEST_F(Collectives, GroupsTooLargeToBindAllReduceThroughHostMemory) {
+  // Nine members would bind 18 buffers: they stage through host memory.
+  auto m = Parse("HloModule m, replica_count=9\nsum { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
+                 "ENTRY e { x = f32[33] parameter(0)\n ROOT r = f32[33] all-reduce(x), to_apply=sum }\n");
+  ASSERT_NE(m, nullptr);
+  std::unique_ptr<ReplicatedExecutable> exe;
+  ExpectReplicatedMatchesReference(*m, ProcessGrid{9, 1}, {&TestDevice()}, 21, "9 members", &exe);
+  ASSERT_NE(exe, nullptr);
+  EXPECT_EQ(DeviceFolds(*exe), std::vector<int64_t>(9, 0));
+}
+
 TEST_F(Collectives, TwoDevicesGiveTheSameAnswers) {
   // A second device opened on the same GPU (lavapipe opens twice): the
   // processes alternate between the two.
@@ -168,7 +266,10 @@ TEST_F(Collectives, TwoDevicesGiveTheSameAnswers) {
   ASSERT_TRUE(second.ok()) << second.status().ToString();
   auto m = Parse(CollectiveModule("all-reduce", ElementType::kF32, "{1,0}"));
   ASSERT_NE(m, nullptr);
-  ExpectReplicatedMatchesReference(*m, ProcessGrid{4, 1}, {&TestDevice(), second->get()}, 11, "all-reduce on two devices");
+  std::unique_ptr<ReplicatedExecutable> exe;
+  ExpectReplicatedMatchesReference(*m, ProcessGrid{4, 1}, {&TestDevice(), second->get()}, 11, "all-reduce on two devices", &exe);
+  ASSERT_NE(exe, nullptr);
+  EXPECT_EQ(DeviceFolds(*exe), std::vector<int64_t>(4, 0));  // members on two devices stage through host memory
   m = Parse(CollectiveModule("all-to-all", ElementType::kS32, "{0,1}"));
   ASSERT_NE(m, nullptr);
   ExpectReplicatedMatchesReference(*m, ProcessGrid{4, 1}, {&TestDevice(), second->get()}, 12, "all-to-all on two devices");

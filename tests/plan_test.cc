@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <map>
 #include <set>
 
 #include "frontends/hlo_text.h"
@@ -1443,6 +1444,47 @@ TEST(PlanProgram, CollectivesAreProcessHostSteps) {
     }
   EXPECT_EQ(ops, (std::vector<std::string>{"r", "g", "i"}));
   EXPECT_NE(p->ToString().find("host process op %r"), std::string::npos) << p->ToString();
+}
+
+TEST(PlanProgram, SumsAndProductsAllReduceOnTheDeviceWithTheirStagingSetAside) {
+  // An all-reduce whose operand and result are laid out alike keeps its
+  // device buffers (the members fold there when they share the device);
+  // its copies to and from host memory are set aside for when they do not.
+  // A result laid out otherwise, a max, and an all-gather stage as before.
+  auto m = Parse("add { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
+                 "max { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] maximum(a, b) }\n",
+                 "ENTRY main {\n  x = f32[4,6]{1,0} parameter(0)\n  y = f32[4,6]{1,0} exponential(x)\n"
+                 "  r = f32[4,6]{1,0} all-reduce(y), to_apply=add\n  t = f32[4,6]{0,1} all-reduce(y), to_apply=add\n"
+                 "  u = f32[4,6]{1,0} all-reduce(y), to_apply=max\n  g = f32[8,6] all-gather(r), dimensions={0}, replica_groups={{0,1}}\n"
+                 "  ROOT o = (f32[8,6], f32[4,6]{0,1}, f32[4,6]{1,0}) tuple(g, t, u)\n}\n");
+  ASSERT_TRUE(m);
+  auto p = PlanModule(*m, LavapipeTarget());
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  std::map<std::string, const HostStep*> host;
+  size_t copies = 0;
+  for (const Step& s : p->steps) {
+    if (const auto* h = std::get_if<HostStep>(&s.op)) host[h->op->name] = h;
+    copies += std::holds_alternative<CopyStep>(s.op) ? 1 : 0;
+  }
+  ASSERT_EQ(host.size(), 4u) << p->ToString();
+  const HostStep& r = *host.at("r");
+  ASSERT_EQ(r.device_inputs.size(), 1u);
+  ASSERT_EQ(r.device_outputs.size(), 1u);
+  EXPECT_EQ(p->buffers[r.device_inputs[0]].memory, MemoryKind::kDevice);
+  EXPECT_EQ(p->buffers[r.device_outputs[0]].memory, MemoryKind::kDevice);
+  ASSERT_EQ(r.stage_in.size(), 1u);
+  ASSERT_EQ(r.stage_out.size(), 1u);
+  EXPECT_EQ(std::get<CopyStep>(r.stage_in[0].op).src, r.device_inputs[0]);
+  EXPECT_EQ(std::get<CopyStep>(r.stage_in[0].op).dst, r.inputs[0]);
+  EXPECT_EQ(std::get<CopyStep>(r.stage_out[0].op).src, r.outputs[0]);
+  EXPECT_EQ(std::get<CopyStep>(r.stage_out[0].op).dst, r.device_outputs[0]);
+  for (const char* staged : {"t", "u", "g"}) {
+    EXPECT_TRUE(host.at(staged)->device_inputs.empty()) << staged;
+    EXPECT_TRUE(host.at(staged)->stage_in.empty()) << staged;
+  }
+  // t, u and g each copy in and out in the plan's own steps; r does not.
+  EXPECT_GE(copies, 6u) << p->ToString();
+  EXPECT_NE(p->ToString().find("host process op %r (on the device"), std::string::npos) << p->ToString();
 }
 
 }  // namespace

@@ -86,8 +86,8 @@ Status RunCollectiveBenchmarks(Device& device, BenchReport& report) {
   const double bus_gbps = bytes / seconds * 2.0 * (kReplicas - 1) / kReplicas * 1e-9;
   report.rows.push_back(LimitRow("all-reduce 64 MiB f32, 4 replicas on one device's queue (bus bandwidth)",
                                  Format("%.2f GB/s", bus_gbps), bus_gbps, BenchLimit::kCopy, 0.5,
-                                 "host-staged: each replica's operand crosses host memory, where the members fold their shares of every "
-                                 "operand into every result; " +
+                                 "folded on the device the replicas share: each folds a quarter of every replica's operand into every "
+                                 "replica's result, 4 reads and 4 writes of 64 MiB in all; " +
                                      Format("%.0f ms", seconds * 1e3) + " a collective"));
   // The same over 4 MPI ranks (processes of this machine): the collective
   // crosses MPI as well as host memory.
