@@ -256,10 +256,8 @@ Status CheckLeaves(const Instruction& op, const std::vector<std::vector<Literal>
   return OkStatus();
 }
 
-}  // namespace
-
-bool CanFoldInPlace(const Instruction& op) {
-  if (op.opcode != Opcode::kAllReduce) return false;
+// A sum or product of natively folded arrays, every member getting a result.
+bool FoldsPlainly(const Instruction& op) {
   const std::optional<Opcode> plain = PlainRoot(op);
   if (!plain || (*plain != Opcode::kAdd && *plain != Opcode::kMultiply)) return false;
   StatusOr<bool> to_root = BoolAttribute(op, "vkxla_reduce_to_root");
@@ -267,6 +265,74 @@ bool CanFoldInPlace(const Instruction& op) {
   for (const Instruction* o : op.operands)
     if (!o->shape.IsArray() || !FoldsNatively(o->shape.element_type())) return false;
   return !op.operands.empty();
+}
+
+}  // namespace
+
+bool CanFoldInPlace(const Instruction& op) { return op.opcode == Opcode::kAllReduce && FoldsPlainly(op); }
+
+bool ScattersFold(const Instruction& op) {
+  return op.opcode == Opcode::kReduceScatter && FoldsPlainly(op) && op.dimensions && op.dimensions->size() == 1;
+}
+
+bool MovesElementsOnly(const Instruction& op) {
+  switch (op.opcode) {
+    case Opcode::kAllGather: case Opcode::kAllToAll: case Opcode::kCollectivePermute: return true;
+    case Opcode::kCollectiveBroadcast: {
+      StatusOr<bool> dynamic_root = BoolAttribute(op, "has_dynamic_root");
+      return dynamic_root.ok() && !*dynamic_root;
+    }
+    default: return false;
+  }
+}
+
+StatusOr<std::vector<LeafMove>> ResultMoves(const Instruction& op, int64_t group_size, int64_t position,
+                                            const std::vector<Shape>& operand_leaves) {
+  if (!MovesElementsOnly(op)) return OpError(op, "moves values it computes, not only elements");
+  if (group_size <= 0 || position < 0 || position >= group_size || operand_leaves.empty())
+    return Internal("a member's moves need its position in a group and the operands");
+  const size_t leaves = operand_leaves.size();
+  std::vector<LeafMove> moves;
+  switch (op.opcode) {
+    case Opcode::kCollectiveBroadcast:  // every member gets the group's first's values
+      for (size_t k = 0; k < leaves; ++k) moves.push_back({LeafMove::Kind::kWhole, 0, k});
+      return moves;
+    case Opcode::kCollectivePermute: {
+      const std::string* text = FindAttribute(op, "source_target_pairs");
+      if (!text) return OpError(op, "needs source_target_pairs");
+      VKXLA_ASSIGN_OR_RETURN(auto pairs, ParseIdGroups(*text));
+      LeafMove m;  // zeros unless someone sends here; the last pair naming this target wins, as in CombineCollective
+      for (const auto& p : pairs) {
+        if (p.size() != 2 || p[0] < 0 || p[1] < 0 || p[0] >= group_size || p[1] >= group_size)
+          return OpError(op, "source_target_pairs " + *text + " name an id outside 0.." + std::to_string(group_size - 1));
+        if (p[1] == position) m = {LeafMove::Kind::kWhole, p[0], 0};
+      }
+      moves.push_back(m);
+      return moves;
+    }
+    case Opcode::kAllGather:
+      for (size_t k = 0; k < leaves; ++k) {
+        VKXLA_ASSIGN_OR_RETURN(int64_t d, OneDimension(op, operand_leaves[k].rank()));
+        moves.push_back({LeafMove::Kind::kBlocks, 0, k, d, d, 0});
+      }
+      return moves;
+    default: {  // all-to-all
+      VKXLA_ASSIGN_OR_RETURN(std::optional<AllToAllDims> a, ReadAllToAll(op, operand_leaves[0].rank()));
+      if (!a) {  // the tuple form: result leaf i is member i's operand `position`
+        if (static_cast<int64_t>(leaves) != group_size)
+          return OpError(op, "the tuple form takes one operand per group member");
+        for (size_t i = 0; i < leaves; ++i) moves.push_back({LeafMove::Kind::kWhole, static_cast<int64_t>(i), static_cast<size_t>(position)});
+        return moves;
+      }
+      if (a->count && a->count != group_size) return OpError(op, "split_count differs from its group's size");
+      for (size_t k = 0; k < leaves; ++k) {
+        const int64_t n = operand_leaves[k].dim(a->split);
+        if (n % group_size != 0) return OpError(op, "its split dimension does not split over the group");
+        moves.push_back({LeafMove::Kind::kBlocks, 0, k, a->concat, a->split, position * (n / group_size)});
+      }
+      return moves;
+    }
+  }
 }
 
 Opcode FoldCombiner(const Instruction& op) { return PlainRoot(op).value_or(Opcode::kAdd); }

@@ -74,12 +74,39 @@ std::vector<Literal> ZerosFor(const Instruction& op);
 StatusOr<std::vector<std::vector<Literal>>> CombineCollective(const Instruction& op, const std::vector<int64_t>& group,
                                                               std::vector<std::vector<Literal>> operands);
 
+// The collectives that only move elements, whatever their values:
+// all-gather, all-to-all, collective-permute, and collective-broadcast with
+// a static root. Decided by the op alone, so every member agrees.
+bool MovesElementsOnly(const Instruction& op);
+// Where one result leaf of such a collective comes from, for one member of
+// a group: zeros (a permutation's target nobody sends to), a whole operand
+// leaf of one member, or `group size` blocks along result dimension
+// `along`, block i from member i's operand leaf `leaf`: inside a block the
+// operand's index is the result's with `along` made block-local and
+// dimension `shift_dim` advanced by `shift` (all-to-all: the part this
+// member takes).
+struct LeafMove {
+  enum class Kind { kZeros, kWhole, kBlocks };
+  Kind kind = Kind::kZeros;
+  int64_t member = 0;
+  size_t leaf = 0;
+  int64_t along = 0, shift_dim = 0, shift = 0;
+};
+// Member `position`'s result leaves of MovesElementsOnly `op` in a group of
+// `group_size`, given the operand leaves' shapes; what CombineCollective
+// computes, as a rule instead of values.
+StatusOr<std::vector<LeafMove>> ResultMoves(const Instruction& op, int64_t group_size, int64_t position,
+                                            const std::vector<Shape>& operand_leaves);
+
 // An all-reduce whose members may fold straight from each other's bytes
 // (ProcessTransport::AllReduceInPlace): a plain add or multiply of f32,
 // f64 or 32-/64-bit integers in every leaf, every member getting the
 // result. Decided by the op alone, so every member of a group agrees.
 bool CanFoldInPlace(const Instruction& op);
-// Such an all-reduce's combiner: kAdd or kMultiply.
+// A reduce-scatter of the same sums and products: each member's result
+// is its block (along dimensions={d}) of every member's operand, folded.
+bool ScattersFold(const Instruction& op);
+// Such an all-reduce's or reduce-scatter's combiner: kAdd or kMultiply.
 Opcode FoldCombiner(const Instruction& op);
 // Elements [begin, end) of one leaf of such an all-reduce: the operands
 // (dense, row-major, one per member in group order) folded in group order,

@@ -14,6 +14,7 @@
 #include "plan/barriers.h"
 #include "plan/submission_split.h"
 #include "plan/buffer_assignment.h"
+#include "plan/collective_moves.h"
 #include "plan/cost_model.h"
 #include "plan/fft_config.h"
 #include "plan/dft_expansion.h"
@@ -472,7 +473,7 @@ class Planner {
       if (SizesOf(r) >= 0)
         return Unimplemented(std::string(OpcodeName(h.opcode)) + " " + h.Describe() + ": result " +
                              p_.buffers[r].shape.ToString() + " has a dynamic dimension, which host steps do not size yet");
-    const bool on_device = FoldsOnDevice(h, operand_leaves, results);
+    const bool on_device = IsCollectiveOpcode(h.opcode) && OnDevice(h, operand_leaves, results);
     StepList& in = on_device ? host.stage_in : out;
     for (int b : operand_leaves) {
       const int staged = HostCopyOf(b, p_.buffers[b].name + ".to_host");
@@ -502,15 +503,26 @@ class Planner {
     return OkStatus();
   }
 
-  // An all-reduce whose members may fold on their device (HostStep's
-  // device_inputs): sums or products of natively folded types, every
-  // leaf's operand and result alike in bytes and layout, so the fold is
-  // one walk over the buffers' words.
-  bool FoldsOnDevice(const Instruction& h, const std::vector<int>& operands, const std::vector<int>& results) const {
-    if (!CanFoldInPlace(h) || operands.size() != results.size()) return false;
+  // A collective whose members may run it on their device (HostStep's
+  // device_inputs): an all-reduce of sums or products of natively folded
+  // types, every leaf's operand and result alike in bytes and layout, so
+  // the fold is one walk over the buffers' words; a reduce-scatter of the
+  // same whose blocks are runs of bytes; or one that only moves elements
+  // between buffers laid out for byte copies.
+  bool OnDevice(const Instruction& h, const std::vector<int>& operands, const std::vector<int>& results) const {
+    for (const std::vector<int>* list : {&operands, &results})
+      for (int b : *list)
+        if (SizesOf(b) >= 0) return false;
+    if (!CanFoldInPlace(h)) {
+      std::vector<Shape> in, out;
+      for (int b : operands) in.push_back(p_.buffers[b].shape);
+      for (int b : results) out.push_back(p_.buffers[b].shape);
+      return MovesBytesBetweenBuffers(h, in, out) || ScatteredBlocksAreRuns(h, in, out);
+    }
+    if (operands.size() != results.size()) return false;
     for (size_t k = 0; k < operands.size(); ++k) {
       const BufferDecl &in = p_.buffers[operands[k]], &out = p_.buffers[results[k]];
-      if (!(in.shape == out.shape) || in.bytes != out.bytes || SizesOf(operands[k]) >= 0) return false;
+      if (!(in.shape == out.shape) || in.bytes != out.bytes) return false;
     }
     return true;
   }

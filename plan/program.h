@@ -165,12 +165,13 @@ struct HostStep {
   Kind kind = Kind::kInfeed;
   const Instruction* op = nullptr;  // the infeed, outfeed or custom-call
   std::vector<int> inputs, outputs;
-  // An all-reduce that may fold on the device (CanFoldInPlace, each
-  // leaf's operand and result laid out alike): its leaves' device buffers.
-  // No step of the plan copies them to or from `inputs` and `outputs`:
-  // where every member of the group shares this device, the members fold
-  // there (runtime/device_fold.h); otherwise the runtime runs `stage_in`,
-  // the host's work, then `stage_out`.
+  // A collective that may run on the device its group shares (an
+  // all-reduce that CanFoldInPlace with each leaf's operand and result
+  // laid out alike, or one that moves bytes: plan/collective_moves.h): its
+  // leaves' device buffers. No step of the plan copies them to or from
+  // `inputs` and `outputs`: where every member of the group shares this
+  // device, they run there (runtime/device_collectives.h); otherwise the
+  // runtime runs `stage_in`, the host's work, then `stage_out`.
   std::vector<int> device_inputs, device_outputs;
   StepList stage_in, stage_out;
 };

@@ -536,9 +536,9 @@ Status Executable::Execute(const std::vector<Node>& nodes) {
         break;
       case Node::Kind::kHost:
         if (n.stage_in) {
-          VKXLA_ASSIGN_OR_RETURN(const bool folded, FoldOnDevice(*n.host));
-          device_folds_ += folded ? 1 : 0;
-          if (folded) break;
+          VKXLA_ASSIGN_OR_RETURN(const bool on_device, CollectiveOnDevice(*n.host));
+          device_collective_runs_ += on_device ? 1 : 0;
+          if (on_device) break;
           VKXLA_RETURN_IF_ERROR(Submit(n.stage_in));
         }
         VKXLA_RETURN_IF_ERROR(RunHostStep(*n.host));
@@ -623,29 +623,37 @@ StatusOr<bool> Executable::AllReduceInPlace(const HostStep& step) {
   return true;
 }
 
-StatusOr<bool> Executable::FoldOnDevice(const HostStep& step) {
+StatusOr<bool> Executable::CollectiveOnDevice(const HostStep& step) {
   if (!process_.transport) return false;
-  DeviceFoldMember mine{&device_, {}, {}};
+  DeviceMember mine{&device_, {}, {}};
   for (int b : step.device_inputs) mine.operands.push_back(SliceOf(b));
   for (int b : step.device_outputs) mine.results.push_back(SliceOf(b));
-  bool folded = false;
-  const uint64_t texel_limit = program_.target.max_texel_buffer_elements;
+  const Instruction& op = *step.op;
+  bool done = false;
+  auto record = [this](const std::function<Status(Scheduler&)>& r) { return RecordCommandBuffer(r); };
   VKXLA_ASSIGN_OR_RETURN(
-      const bool met, process_.transport->Share(process_.self, *step.op, &mine, [&](const std::vector<const void*>& all, size_t position) {
-        std::vector<const DeviceFoldMember*> members;
-        for (const void* m : all) members.push_back(static_cast<const DeviceFoldMember*>(m));
-        if (!CanFoldOnDevice(*step.op, program_.target, members)) return OkStatus();  // every member stages
-        folded = true;
-        DeviceFoldForm form{texel_limit > 0, program_.target.cpu && program_.target.int64};
-        for (const BufferSlice& s : mine.operands) {
-          form.texels = form.texels && s.size / 16 <= texel_limit;
-          form.pairs = form.pairs && s.size % 32 == 0;
+      const bool met, process_.transport->Share(process_.self, op, &mine, [&](const std::vector<const void*>& all, size_t position) {
+        std::vector<const DeviceMember*> members;
+        for (const void* m : all) members.push_back(static_cast<const DeviceMember*>(m));
+        if (!device_collectives_) device_collectives_ = std::make_unique<DeviceCollectives>(device_);
+        if (CanFoldInPlace(op) || ScattersFold(op)) {
+          if (!CanFoldOnDevice(op, program_.target, members)) return OkStatus();  // every member stages
+          DeviceFoldForm form{program_.target.max_texel_buffer_elements > 0, program_.target.cpu && program_.target.int64};
+          for (size_t k = 0; k < mine.operands.size(); ++k) {
+            form.texels = form.texels && mine.operands[k].size / 16 <= program_.target.max_texel_buffer_elements;
+            form.pairs = form.pairs && (ScattersFold(op) ? FoldBlockBytes(op, k) : mine.operands[k].size) % 32 == 0;
+          }
+          done = true;
+          return device_collectives_->FoldShare(&step, op, members, position, form, queue_, record);
         }
-        if (!folds_) folds_ = std::make_unique<DeviceFolds>(device_);
-        return folds_->FoldShare(&step, *step.op, members, position, form, queue_,
-                                 [this](const std::function<Status(Scheduler&)>& record) { return RecordCommandBuffer(record); });
+        if (!ShareOneDevice(members)) return OkStatus();  // every member stages
+        std::vector<Shape> operands, results;
+        for (int b : step.device_inputs) operands.push_back(program_.buffers[b].shape);
+        for (int b : step.device_outputs) results.push_back(program_.buffers[b].shape);
+        done = true;
+        return device_collectives_->MoveBytes(&step, op, members, position, operands, results, queue_, record);
       }));
-  return met && folded;
+  return met && done;
 }
 
 Status Executable::RunHostStep(const HostStep& step) {
@@ -825,7 +833,7 @@ StatusOr<Literal> Executable::Run(const std::vector<Literal>& arguments) {
     VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(Resized(arguments[i], declared.dims()), declared.layout_or_default()));
     if (!bytes.empty()) std::memcpy(Mapped(program_.parameter_staging[i]), bytes.data(), bytes.size());
   }
-  submissions_ = device_folds_ = 0;
+  submissions_ = device_collective_runs_ = 0;
   VKXLA_RETURN_IF_ERROR(Execute(nodes_));
   std::vector<Literal> leaves;
   for (const ResultLeaf& r : program_.results) {

@@ -20,7 +20,7 @@
 #include "plan/program.h"
 #include "runtime/bound_kernel.h"
 #include "runtime/device.h"
-#include "runtime/device_fold.h"
+#include "runtime/device_collectives.h"
 #include "runtime/external_command.h"
 #include "runtime/gpu_timer.h"
 #include "runtime/loop_gate.h"
@@ -74,9 +74,9 @@ class Executable {
   // Submissions the last Run made (a loop the host decides costs one per
   // decision).
   int64_t last_run_submissions() const { return submissions_; }
-  // All-reduces the last Run folded on the device (FoldOnDevice), not
-  // through host memory.
-  int64_t last_run_device_folds() const { return device_folds_; }
+  // Collectives the last Run ran on the device its group shares
+  // (CollectiveOnDevice), not through host memory.
+  int64_t last_run_device_collectives() const { return device_collective_runs_; }
   const std::vector<std::string>& kernel_sources() const { return sources_; }
 
  private:
@@ -145,11 +145,11 @@ class Executable {
   // An all-reduce the members fold from each other's host buffers
   // (ProcessTransport::AllReduceInPlace); false where the transport cannot.
   StatusOr<bool> AllReduceInPlace(const HostStep& step);
-  // An all-reduce with device buffers (HostStep::device_inputs): true once
-  // the group folded on the device it shares; false where the members must
-  // stage through host memory (no transport, other devices, a type the
-  // device emulates), as every member then does.
-  StatusOr<bool> FoldOnDevice(const HostStep& step);
+  // A collective with device buffers (HostStep::device_inputs): true once
+  // the group ran it on the device it shares; false where the members must
+  // stage through host memory (no transport, other devices, a fold the
+  // device cannot bind or compute), as every member then does.
+  StatusOr<bool> CollectiveOnDevice(const HostStep& step);
   Status Record(const StepList& steps, std::vector<Node>& out);
   // Records the plain steps [begin, end) of `steps` into one command buffer.
   StatusOr<VkCommandBuffer> RecordCommands(const StepList& steps, size_t begin, size_t end, int64_t repeats = 1);
@@ -184,8 +184,8 @@ class Executable {
   std::map<const ExternalStep*, std::unique_ptr<ExternalCommand>> externals_;
   std::vector<Node> nodes_;
   int command_buffers_ = 0;
-  int64_t submissions_ = 0, device_folds_ = 0;
-  std::unique_ptr<DeviceFolds> folds_;  // made for the first all-reduce folded on the device
+  int64_t submissions_ = 0, device_collective_runs_ = 0;
+  std::unique_ptr<DeviceCollectives> device_collectives_;  // made for the first collective run on the device
   std::optional<LoopGatePipelines> gate_pipelines_;  // built for the first gated loop
   std::mutex run_mu_;  // one Run or TimeKernels at a time
   // rng-get-and-update-state's 128-bit counter (ops/rng.h): from 0, kept across runs.

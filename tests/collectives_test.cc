@@ -11,7 +11,7 @@
 #include "frontends/hlo_text.h"
 #include "frontends/stablehlo_reader.h"
 #include "ops/evaluator.h"
-#include "runtime/device_fold.h"
+#include "runtime/device_collectives.h"
 #include "runtime/replicated_executable.h"
 #include "tests/test_util.h"
 
@@ -55,10 +55,10 @@ void ExpectReplicatedMatchesReference(const Module& m, ProcessGrid grid, const s
   if (kept) *kept = std::move(*exe);
 }
 
-// How many all-reduces each process of `exe`'s last run folded on the device.
-std::vector<int64_t> DeviceFolds(ReplicatedExecutable& exe) {
+// How many collectives each process of `exe`'s last run ran on the device.
+std::vector<int64_t> OnDeviceRuns(ReplicatedExecutable& exe) {
   std::vector<int64_t> folds;
-  for (int64_t p = 0; p < exe.grid().processes(); ++p) folds.push_back(exe.process(p).last_run_device_folds());
+  for (int64_t p = 0; p < exe.grid().processes(); ++p) folds.push_back(exe.process(p).last_run_device_collectives());
   return folds;
 }
 
@@ -99,7 +99,25 @@ TEST_F(Collectives, EveryOpEveryTypeTwoLayoutsMatchTheReference) {
         const std::string what = std::string(op) + " " + TypeName(t) + layout;
         auto m = Parse(CollectiveModule(op, t, layout));
         ASSERT_NE(m, nullptr) << what;
-        ExpectReplicatedMatchesReference(*m, ProcessGrid{4, 1}, {&TestDevice()}, seed++, what);
+        std::unique_ptr<ReplicatedExecutable> exe;
+        ExpectReplicatedMatchesReference(*m, ProcessGrid{4, 1}, {&TestDevice()}, seed++, what, &exe);
+        ASSERT_NE(exe, nullptr) << what;
+        // What only moves elements is copied between the members' buffers
+        // on the device they share (a permutation's target nobody sends to
+        // filled with zeros there); reductions other than plain sums go
+        // through host memory.
+        if (MovesElementsOnly(*m->entry()->root()))
+          EXPECT_EQ(OnDeviceRuns(*exe), std::vector<int64_t>(4, 1)) << what;
+        if (std::string(op) == "reduce-scatter") {
+          // Plain sums of natively computed types fold their blocks on the
+          // device where each block is a run of whole 16-byte words (the
+          // scattered dimension major-most: {1,0}).
+          const TargetFeatures& target = TestDevice().target();
+          const bool native = t == ElementType::kF64 ? target.float64 && !target.float64_pairs
+                              : (t == ElementType::kS64 || t == ElementType::kU64) ? target.int64 : true;
+          const int64_t runs = ScattersFold(*m->entry()->root()) && native && std::string(layout) == "{1,0}" ? 1 : 0;
+          EXPECT_EQ(OnDeviceRuns(*exe), std::vector<int64_t>(4, runs)) << what;
+        }
       }
     }
 }
@@ -206,7 +224,39 @@ TEST_F(Collectives, AllReducesFoldOnTheDeviceTheirMembersShare) {
       std::unique_ptr<ReplicatedExecutable> exe;
       ExpectReplicatedMatchesReference(*m, ProcessGrid{4, 1}, {&TestDevice()}, seed++, c + " " + l, &exe);
       ASSERT_NE(exe, nullptr);
-      EXPECT_EQ(DeviceFolds(*exe), std::vector<int64_t>(4, static_cast<int64_t>(types.size()))) << c << " " << l;
+      EXPECT_EQ(OnDeviceRuns(*exe), std::vector<int64_t>(4, static_cast<int64_t>(types.size()))) << c << " " << l;
+    }
+}
+
+TEST_F(Collectives, ReduceScattersFoldTheirBlocksOnTheDevice) {
+  // Each member folds its block of every member's operand into its result:
+  // blocks of two words (f32[8,4] over 4 members), of one word, a tuple of
+  // two leaves in groups of two; blocks that are no whole number of 16-byte words
+  // (f32[4,3]: 12 bytes each) go through host memory.
+  const TargetFeatures& target = TestDevice().target();
+  std::vector<std::string> types{"f32", "s32", "u32"};
+  if (target.int64 && target.float64 && !target.float64_pairs) types.insert(types.end(), {"f64", "s64", "u64"});
+  uint64_t seed = 700;
+  for (const std::string& t : types)
+    for (const char* combine : {"add", "multiply"}) {
+      const std::string c = combine;
+      const std::string text = "HloModule m, replica_count=4\n" + t + "_" + c + " { a = " + t + "[] parameter(0)\n b = " + t +
+                               "[] parameter(1)\n ROOT s = " + t + "[] " + c + "(a, b) }\n"
+                               "ENTRY e { x = " + t + "[8,4] parameter(0)\n y = " + t + "[4,4] parameter(1)\n z = " + t +
+                               "[4,3] parameter(2)\n"
+                               " a = " + t + "[2,4] reduce-scatter(x), dimensions={0}, to_apply=" + t + "_" + c + "\n"
+                               " b = (" + t + "[4,4], " + t + "[2,4]) reduce-scatter(x, y), dimensions={0}, replica_groups={{3,1},{0,2}},"
+                               " to_apply=" + t + "_" + c + "\n"
+                               " b0 = " + t + "[4,4] get-tuple-element(b), index=0\n b1 = " + t + "[2,4] get-tuple-element(b), index=1\n"
+                               " d = " + t + "[1,4] reduce-scatter(y), dimensions={0}, to_apply=" + t + "_" + c + "\n"
+                               " h = " + t + "[1,3] reduce-scatter(z), dimensions={0}, to_apply=" + t + "_" + c + "\n"
+                               " ROOT r = (" + t + "[2,4], " + t + "[4,4], " + t + "[2,4], " + t + "[1,4], " + t + "[1,3]) tuple(a, b0, b1, d, h) }\n";
+      auto m = Parse(text);
+      ASSERT_NE(m, nullptr) << text;
+      std::unique_ptr<ReplicatedExecutable> exe;
+      ExpectReplicatedMatchesReference(*m, ProcessGrid{4, 1}, {&TestDevice()}, seed++, t + " " + c, &exe);
+      ASSERT_NE(exe, nullptr);
+      EXPECT_EQ(OnDeviceRuns(*exe), std::vector<int64_t>(4, 3)) << t << " " << c;  // a, b and d; h through the host
     }
 }
 
@@ -232,17 +282,17 @@ TEST_F(Collectives, TheDeviceFoldIsRefusedWhereItCannotBindOrCompute) {
   const auto* a = reinterpret_cast<const Device*>(&device_a);
   const auto* b = reinterpret_cast<const Device*>(&device_b);
   auto member = [](const Device* d, uint64_t bytes) {
-    return DeviceFoldMember{d, {BufferSlice{VK_NULL_HANDLE, 0, bytes}}, {BufferSlice{VK_NULL_HANDLE, bytes, bytes}}};
+    return DeviceMember{d, {BufferSlice{VK_NULL_HANDLE, 0, bytes}}, {BufferSlice{VK_NULL_HANDLE, bytes, bytes}}};
   };
-  const DeviceFoldMember one = member(a, 256), other = member(a, 256), elsewhere = member(b, 256), longer = member(a, 512),
+  const DeviceMember one = member(a, 256), other = member(a, 256), elsewhere = member(b, 256), longer = member(a, 512),
                          wide = member(a, 2048);
   EXPECT_TRUE(CanFoldOnDevice(*f32_sum, target, {&one, &other}));
   EXPECT_TRUE(CanFoldOnDevice(*s64_product, target, {&one, &other}));
   EXPECT_FALSE(CanFoldOnDevice(*f32_sum, target, {&one, &elsewhere}));  // two devices
   EXPECT_FALSE(CanFoldOnDevice(*f32_sum, target, {&one, &longer}));     // leaves that differ
   EXPECT_FALSE(CanFoldOnDevice(*f32_sum, target, {&wide, &wide}));      // past one binding's range
-  EXPECT_TRUE(CanFoldOnDevice(*f32_sum, target, std::vector<const DeviceFoldMember*>(8, &one)));
-  EXPECT_FALSE(CanFoldOnDevice(*f32_sum, target, std::vector<const DeviceFoldMember*>(9, &one)));  // 18 bindings
+  EXPECT_TRUE(CanFoldOnDevice(*f32_sum, target, std::vector<const DeviceMember*>(8, &one)));
+  EXPECT_FALSE(CanFoldOnDevice(*f32_sum, target, std::vector<const DeviceMember*>(9, &one)));  // 18 bindings
   target.int64 = false;  // emulated 64-bit integers fold on the host
   EXPECT_FALSE(CanFoldOnDevice(*s64_product, target, {&one, &other}));
   EXPECT_TRUE(CanFoldOnDevice(*f32_sum, target, {&one, &other}));
@@ -256,7 +306,7 @@ TEST_F(Collectives, GroupsTooLargeToBindAllReduceThroughHostMemory) {
   std::unique_ptr<ReplicatedExecutable> exe;
   ExpectReplicatedMatchesReference(*m, ProcessGrid{9, 1}, {&TestDevice()}, 21, "9 members", &exe);
   ASSERT_NE(exe, nullptr);
-  EXPECT_EQ(DeviceFolds(*exe), std::vector<int64_t>(9, 0));
+  EXPECT_EQ(OnDeviceRuns(*exe), std::vector<int64_t>(9, 0));
 }
 
 TEST_F(Collectives, TwoDevicesGiveTheSameAnswers) {
@@ -269,7 +319,7 @@ TEST_F(Collectives, TwoDevicesGiveTheSameAnswers) {
   std::unique_ptr<ReplicatedExecutable> exe;
   ExpectReplicatedMatchesReference(*m, ProcessGrid{4, 1}, {&TestDevice(), second->get()}, 11, "all-reduce on two devices", &exe);
   ASSERT_NE(exe, nullptr);
-  EXPECT_EQ(DeviceFolds(*exe), std::vector<int64_t>(4, 0));  // members on two devices stage through host memory
+  EXPECT_EQ(OnDeviceRuns(*exe), std::vector<int64_t>(4, 0));  // members on two devices stage through host memory
   m = Parse(CollectiveModule("all-to-all", ElementType::kS32, "{0,1}"));
   ASSERT_NE(m, nullptr);
   ExpectReplicatedMatchesReference(*m, ProcessGrid{4, 1}, {&TestDevice(), second->get()}, 12, "all-to-all on two devices");

@@ -32,6 +32,18 @@ std::string AllReduceModule(int64_t elements, int64_t replicas, bool all_reduce)
          " ROOT out = (f32[], f32[" + n + "]) tuple(t, x) }\n";
 }
 
+// The same for an all-gather of `elements` per replica along dimension 0;
+// the baseline broadcasts the gathered shape directly (its reduce fuses it).
+std::string AllGatherModule(int64_t elements, int64_t replicas, bool all_gather) {
+  const std::string n = std::to_string(elements), total = std::to_string(elements * replicas);
+  return "HloModule allgather, replica_count=" + std::to_string(replicas) +
+         "\nsum { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
+         "ENTRY e { i = u32[] replica-id()\n f = f32[] convert(i)\n x = f32[" + n + "] broadcast(f), dimensions={}\n" +
+         (all_gather ? " r = f32[" + total + "] all-gather(x), dimensions={0}\n" : " r = f32[" + total + "] broadcast(f), dimensions={}\n") +
+         " z = f32[] constant(0)\n t = f32[] reduce(r, z), dimensions={0}, to_apply=sum\n"
+         " ROOT out = (f32[], f32[" + n + "]) tuple(t, x) }\n";
+}
+
 StatusOr<double> BestRun(Device& device, const std::string& text, int64_t replicas, int runs) {
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, ParseAndVerifyHlo(text));
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ReplicatedExecutable> exe, ReplicatedExecutable::Compile(*m, {&device}, {replicas, 1}));
@@ -89,6 +101,18 @@ Status RunCollectiveBenchmarks(Device& device, BenchReport& report) {
                                  "folded on the device the replicas share: each folds a quarter of every replica's operand into every "
                                  "replica's result, 4 reads and 4 writes of 64 MiB in all; " +
                                      Format("%.0f ms", seconds * 1e3) + " a collective"));
+  // An all-gather of 16 MiB a replica into 64 MiB each: bytes copied
+  // between the replicas' buffers (nccl-tests: bus bandwidth = result bytes
+  // x (n-1)/n / time).
+  VKXLA_ASSIGN_OR_RETURN(const double gather_with, BestRun(device, AllGatherModule(kElements / kReplicas, kReplicas, true), kReplicas, 3));
+  VKXLA_ASSIGN_OR_RETURN(const double gather_without,
+                         BestRun(device, AllGatherModule(kElements / kReplicas, kReplicas, false), kReplicas, 3));
+  const double gather_seconds = std::max(1e-9, gather_with - gather_without);
+  const double gather_gbps = bytes / gather_seconds * (kReplicas - 1) / kReplicas * 1e-9;
+  report.rows.push_back(LimitRow("all-gather 16 MiB f32 a replica into 64 MiB, 4 replicas on one device's queue (bus bandwidth)",
+                                 Format("%.2f GB/s", gather_gbps), gather_gbps, BenchLimit::kCopy, 0,
+                                 "each replica copies the four blocks of its result from the replicas' operands on the device; " +
+                                     Format("%.1f ms", gather_seconds * 1e3) + " a collective"));
   // The same over 4 MPI ranks (processes of this machine): the collective
   // crosses MPI as well as host memory.
   const std::optional<double> mpi_with = MpiRunSeconds(AllReduceModule(kElements, kReplicas, true), kReplicas, device.info().index, 3);
