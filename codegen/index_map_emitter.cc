@@ -43,15 +43,49 @@ StatusOr<std::string> ElementEmitter::MoveElements(const Instruction* n, const s
   std::vector<std::string> in(idx);
   switch (n->opcode) {
     case Opcode::kReshape: {
-      std::string linear = a.Constant(0);
-      for (int64_t d = 0; d < n->shape.rank(); ++d) linear = a.Add(a.MulConstant(linear, n->shape.dim(d)), idx[d]);
-      linear = Temp("uint", linear);
-      in.assign(x->shape.rank(), "0u");
-      int64_t stride = 1;
-      for (int64_t d = x->shape.rank() - 1; d >= 0; --d) {
-        std::string q = a.DivConstant(linear, stride);
-        in[d] = d == 0 ? q : a.ModConstant(q, x->shape.dim(d));
-        stride *= x->shape.dim(d);
+      // Row-major positions match. The dims split into consecutive groups
+      // of equal element counts on both sides; a group of one dim each
+      // (unit dims aside) maps its index straight, and only the others
+      // go through a linear index (a weight reshaped [3,3,32,1] ->
+      // [3,3,1,32] reads w[i0,i1,i3,0], no divisions).
+      const Shape &out = n->shape, &from = x->shape;
+      in.assign(from.rank(), "0u");
+      auto map_group = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+        std::vector<int64_t> outs, ins;
+        for (int64_t d = i0; d < i1; ++d)
+          if (out.dim(d) != 1) outs.push_back(d);
+        for (int64_t d = j0; d < j1; ++d)
+          if (from.dim(d) != 1) ins.push_back(d);
+        if (outs.size() == 1 && ins.size() == 1) {
+          in[ins[0]] = idx[outs[0]];
+          return;
+        }
+        std::string linear = a.Constant(0);
+        for (int64_t d : outs) linear = a.Add(a.MulConstant(linear, out.dim(d)), idx[d]);
+        linear = Temp("uint", linear);
+        int64_t stride = 1;
+        for (size_t k = ins.size(); k-- > 0;) {
+          const std::string q = a.DivConstant(linear, stride);
+          in[ins[k]] = k == 0 ? q : a.ModConstant(q, from.dim(ins[k]));
+          stride *= from.dim(ins[k]);
+        }
+      };
+      if (out.element_count() == 0) break;
+      int64_t i = 0, j = 0;
+      while (i < out.rank() && j < from.rank()) {
+        int64_t i1 = i + 1, j1 = j + 1, po = out.dim(i), pi = from.dim(j);
+        while (po != pi && (i1 < out.rank() || j1 < from.rank())) {
+          if ((po < pi && i1 < out.rank()) || j1 == from.rank()) {
+            po *= out.dim(i1++);
+          } else {
+            pi *= from.dim(j1++);
+          }
+        }
+        if (po != pi) return Internal(n->Describe() + ": reshape of " + from.ToString() + " to " + out.ToString() + " changes the element count");
+        // Trailing unit dims of either side join the last group.
+        if (i1 == out.rank() || j1 == from.rank()) i1 = out.rank(), j1 = from.rank();
+        map_group(i, i1, j, j1);
+        i = i1, j = j1;
       }
       break;
     }

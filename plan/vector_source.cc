@@ -109,7 +109,13 @@ std::optional<VectorSource> FindVectorSource(const Instruction* x, int64_t dim, 
     const bool inline_scalar = x->opcode == Opcode::kConstant && x->shape.element_count() == 1;
     if (std::optional<Layout> l = inline_scalar ? std::nullopt : materialized(x)) {
       StatusOr<int> bits = ElementStorageBits(t, *l);
-      if (!l->tiles.empty() || l->minor_to_major.empty() || l->minor_to_major[0] != dim || !bits.ok() || *bits != BitWidth(t))
+      // The unit-stride dim: the minor-most one, unit dims aside (they
+      // move no address: a weight stored [3,3,32,1] is contiguous along 32).
+      size_t minor = 0;
+      while (minor + 1 < l->minor_to_major.size() && l->minor_to_major[minor] != dim &&
+             x->shape.dim(l->minor_to_major[minor]) == 1)
+        ++minor;
+      if (!l->tiles.empty() || l->minor_to_major.empty() || l->minor_to_major[minor] != dim || !bits.ok() || *bits != BitWidth(t))
         return std::nullopt;
       source.value = x;
       source.layout = *l;

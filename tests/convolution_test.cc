@@ -209,6 +209,37 @@ TEST_F(Convolution, NarrowDepthwiseStripsMatchTheReference) {
   }
 }
 
+TEST_F(Convolution, DepthwiseWeightsStoredWithAUnitDimReadAsVectors) {
+  // TensorFlow stores depthwise weights [3,3,C,1] and reshapes them to
+  // [3,3,1,C]: the buffer is contiguous along C (its minor-most dim has
+  // one element), so the direct kernel reads each tap's weights as vectors
+  // like those of a [3,3,1,C] parameter, not element by element. With the
+  // bias and relu6 TensorFlow puts after it, in bf16 and f32.
+  for (const char* t : {"bf16", "f32"}) {
+    const std::string ty = t;
+    const std::string text =
+        "HloModule depthwise_tf\nENTRY %e {\n  %x = " + ty + "[1,20,24,32] parameter(0)\n  %k = " + ty + "[3,3,32,1] parameter(1)\n"
+        "  %b = " + ty + "[32] parameter(2)\n  %kr = " + ty + "[3,3,1,32] reshape(%k)\n"
+        "  %c = " + ty + "[1,20,24,32] convolution(%x, %kr), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f,"
+        " feature_group_count=32\n"
+        "  %bb = " + ty + "[1,20,24,32] broadcast(%b), dimensions={3}\n  %s = " + ty + "[1,20,24,32] add(%c, %bb)\n"
+        "  %lo = " + ty + "[] constant(0)\n  %hi = " + ty + "[] constant(6)\n"
+        "  %lob = " + ty + "[1,20,24,32] broadcast(%lo), dimensions={}\n  %hib = " + ty + "[1,20,24,32] broadcast(%hi), dimensions={}\n"
+        "  ROOT %r = " + ty + "[1,20,24,32] clamp(%lob, %s, %hib)\n}\n";
+    auto module = Parse(text);
+    ASSERT_TRUE(module) << text;
+    const ElementType et = ty == "bf16" ? ElementType::kBF16 : ElementType::kF32;
+    std::mt19937_64 rng(31);
+    RunAndCompareWith(*module, {SmallIntegers(Shape(et, {1, 20, 24, 32}), rng), SmallIntegers(Shape(et, {3, 3, 32, 1}), rng),
+                                SmallIntegers(Shape(et, {32}), rng)},
+                      1);
+    auto exe = Executable::Compile(*module, TestDevice());
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    for (const std::string& src : (*exe)->kernel_sources())
+      EXPECT_EQ(src.find("TW(in"), std::string::npos) << ty << ": weights read element by element\n" << src.substr(0, 4000);
+  }
+}
+
 TEST_F(Convolution, WinogradMatchesTheReference) {
   // f32 3x3, stride 1, 16 features or more: Winograd's F(2x2, 3x3). Odd
   // outputs (a part tile), valid, same, negative and uneven padding,

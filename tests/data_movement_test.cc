@@ -3,6 +3,9 @@
 // evaluator (each fuses into one kernel as an index map), and bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <regex>
+
 #include "frontends/hlo_text.h"
 #include "frontends/xla_builder.h"
 #include "plan/planner.h"
@@ -78,6 +81,46 @@ TEST_F(DataMovement, EveryTypeAndLayoutMatchesReference) {
       RunAndCompare(**m, ++trial, 1);
     }
   }
+}
+
+// A fused reshape maps indices group by group: dims split into runs of
+// equal element counts on both sides, a run of one dim each (unit dims
+// aside) passes its index straight, the others go through a linear index.
+// Unit dims moved, added and dropped, splits, merges, and runs that
+// cross, in every type and two layouts.
+TEST_F(DataMovement, ReshapesMapIndicesGroupByGroup) {
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"[3,3,32,1]", "[3,3,1,32]"}, {"[6,5]", "[2,3,5]"}, {"[2,3,5]", "[6,5]"}, {"[1,6]", "[6,1]"},
+      {"[2,1,3]", "[3,2]"},         {"[4,1,1,5]", "[2,2,5]"}, {"[1,1]", "[]"},   {"[4,6]", "[3,8]"},
+  };
+  int trial = 100;
+  for (ElementType t : {ElementType::kF32, ElementType::kBF16, ElementType::kS8, ElementType::kS64})
+    for (const auto& [from, to] : pairs)
+      for (const char* column_major : {"", "x"}) {
+        const std::string ty(ElementTypeName(t));
+        // The operand laid out otherwise too, where it has two dims or more.
+        std::string layout;
+        if (*column_major && from.find(',') != std::string::npos) {
+          const int64_t rank = static_cast<int64_t>(std::count(from.begin(), from.end(), ',')) + 1;
+          for (int64_t d = 0; d < rank; ++d) layout += (d ? "," : "{") + std::to_string(d);
+          layout += "}";
+        }
+        const std::string text = "HloModule reshape_groups\nENTRY %e {\n  %x = " + ty + from + layout + " parameter(0)\n"
+                                 "  %r = " + ty + to + " reshape(%x)\n  ROOT %n = " + ty + to + " multiply(%r, %r)\n}\n";
+        SCOPED_TRACE(text);
+        auto m = ParseAndVerifyHlo(text);
+        ASSERT_TRUE(m.ok()) << m.status().ToString();
+        RunAndCompare(**m, ++trial, 1);
+      }
+  // Moving a unit dim divides nothing: the operand's index is the result's
+  // (the kernel still splits its own element index into the result's).
+  auto m = ParseAndVerifyHlo("HloModule unit\nENTRY %e {\n  %x = f32[3,3,32,1] parameter(0)\n"
+                             "  %r = f32[3,3,1,32] reshape(%x)\n  ROOT %n = f32[3,3,1,32] negate(%r)\n}\n");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  auto exe = Executable::Compile(**m, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  const std::regex linear_split(R"(\(v[0-9]+ / 96u\))");
+  for (const std::string& src : (*exe)->kernel_sources()) EXPECT_FALSE(std::regex_search(src, linear_split)) << src;
 }
 
 // A transpose (alone, or under elementwise ops, or of a column-major
