@@ -17,38 +17,51 @@
 namespace vkxla {
 namespace {
 
-// The values are made on the device and summed to one number after; the
-// same module without the all-reduce is the baseline subtracted. Both
-// return x too, so x is written by its own kernel in both (the baseline's
-// copy would otherwise fuse the broadcast into the sum and skip it): what
-// remains is the collective's own cost.
-std::string AllReduceModule(int64_t elements, int64_t replicas, bool all_reduce) {
+// A collective timed by subtraction: each replica's `elements` values are
+// made on the device, `r` (`result` elements) is computed from them by
+// `line` and summed to one number after; the same module with a baseline
+// line instead is subtracted. Both return x too, so x is written by its
+// own kernel in both (the baseline would otherwise fuse the broadcast into
+// the sum and skip it): what remains is the collective's own cost.
+std::string CollectiveModule(int64_t elements, int64_t result, int64_t replicas, const std::string& line) {
   const std::string n = std::to_string(elements);
-  return "HloModule allreduce, replica_count=" + std::to_string(replicas) +
+  return "HloModule collective, replica_count=" + std::to_string(replicas) +
          "\nsum { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
-         "ENTRY e { i = u32[] replica-id()\n f = f32[] convert(i)\n x = f32[" + n + "] broadcast(f), dimensions={}\n" +
-         (all_reduce ? " r = f32[" + n + "] all-reduce(x), to_apply=sum\n" : " r = f32[" + n + "] copy(x)\n") +
+         "ENTRY e { i = u32[] replica-id()\n f = f32[] convert(i)\n x = f32[" + n + "] broadcast(f), dimensions={}\n"
+         " r = f32[" + std::to_string(result) + "] " + line + "\n"
          " z = f32[] constant(0)\n t = f32[] reduce(r, z), dimensions={0}, to_apply=sum\n"
          " ROOT out = (f32[], f32[" + n + "]) tuple(t, x) }\n";
 }
 
-// The same for an all-gather of `elements` per replica along dimension 0;
-// the baseline broadcasts the gathered shape directly (its reduce fuses it).
+// An all-reduce of the replicas' values, or the baseline's copy.
+std::string AllReduceModule(int64_t elements, int64_t replicas, bool all_reduce) {
+  return CollectiveModule(elements, elements, replicas, all_reduce ? "all-reduce(x), to_apply=sum" : "copy(x)");
+}
+
+// An all-gather along dimension 0, or the baseline's broadcast of the
+// gathered shape (its reduce fuses it).
 std::string AllGatherModule(int64_t elements, int64_t replicas, bool all_gather) {
-  const std::string n = std::to_string(elements), total = std::to_string(elements * replicas);
-  return "HloModule allgather, replica_count=" + std::to_string(replicas) +
-         "\nsum { a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n"
-         "ENTRY e { i = u32[] replica-id()\n f = f32[] convert(i)\n x = f32[" + n + "] broadcast(f), dimensions={}\n" +
-         (all_gather ? " r = f32[" + total + "] all-gather(x), dimensions={0}\n" : " r = f32[" + total + "] broadcast(f), dimensions={}\n") +
-         " z = f32[] constant(0)\n t = f32[] reduce(r, z), dimensions={0}, to_apply=sum\n"
-         " ROOT out = (f32[], f32[" + n + "]) tuple(t, x) }\n";
+  return CollectiveModule(elements, elements * replicas, replicas,
+                          all_gather ? "all-gather(x), dimensions={0}" : "broadcast(f), dimensions={}");
 }
 
-StatusOr<double> BestRun(Device& device, const std::string& text, int64_t replicas, int runs) {
-  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> m, ParseAndVerifyHlo(text));
-  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ReplicatedExecutable> exe, ReplicatedExecutable::Compile(*m, {&device}, {replicas, 1}));
+// The collective's own seconds: the best run of the module with it less
+// the best of the baseline, the two compiled once and run in alternation
+// (`rounds` times each) so interference on this shared host falls on both.
+StatusOr<double> CollectiveSeconds(Device& device, const std::string& with, const std::string& without, int64_t replicas,
+                                   int rounds) {
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> m1, ParseAndVerifyHlo(with));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> m0, ParseAndVerifyHlo(without));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ReplicatedExecutable> e1, ReplicatedExecutable::Compile(*m1, {&device}, {replicas, 1}));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<ReplicatedExecutable> e0, ReplicatedExecutable::Compile(*m0, {&device}, {replicas, 1}));
   const std::vector<std::vector<Literal>> args(static_cast<size_t>(replicas));
-  return BestWallSeconds(runs, [&] { return exe->Run(args).status(); });
+  double best1 = 1e30, best0 = 1e30;
+  for (int r = 0; r < rounds; ++r) {
+    VKXLA_ASSIGN_OR_RETURN(const double t1, BestWallSeconds(1, [&] { return e1->Run(args).status(); }));
+    VKXLA_ASSIGN_OR_RETURN(const double t0, BestWallSeconds(1, [&] { return e0->Run(args).status(); }));
+    best1 = std::min(best1, t1), best0 = std::min(best0, t0);
+  }
+  return std::max(1e-9, best1 - best0);
 }
 
 // The best wall time of one run of `text` as `ranks` Open MPI ranks on
@@ -91,9 +104,8 @@ std::optional<double> MpiRunSeconds(const std::string& text, int ranks, uint32_t
 Status RunCollectiveBenchmarks(Device& device, BenchReport& report) {
   constexpr int64_t kElements = int64_t{16} << 20;  // 64 MiB of f32
   constexpr int64_t kReplicas = 4;
-  VKXLA_ASSIGN_OR_RETURN(const double with, BestRun(device, AllReduceModule(kElements, kReplicas, true), kReplicas, 3));
-  VKXLA_ASSIGN_OR_RETURN(const double without, BestRun(device, AllReduceModule(kElements, kReplicas, false), kReplicas, 3));
-  const double seconds = std::max(1e-9, with - without);
+  VKXLA_ASSIGN_OR_RETURN(const double seconds, CollectiveSeconds(device, AllReduceModule(kElements, kReplicas, true),
+                                                                  AllReduceModule(kElements, kReplicas, false), kReplicas, 7));
   const double bytes = 4.0 * kElements;
   const double bus_gbps = bytes / seconds * 2.0 * (kReplicas - 1) / kReplicas * 1e-9;
   report.rows.push_back(LimitRow("all-reduce 64 MiB f32, 4 replicas on one device's queue (bus bandwidth)",
@@ -104,10 +116,9 @@ Status RunCollectiveBenchmarks(Device& device, BenchReport& report) {
   // An all-gather of 16 MiB a replica into 64 MiB each: bytes copied
   // between the replicas' buffers (nccl-tests: bus bandwidth = result bytes
   // x (n-1)/n / time).
-  VKXLA_ASSIGN_OR_RETURN(const double gather_with, BestRun(device, AllGatherModule(kElements / kReplicas, kReplicas, true), kReplicas, 3));
-  VKXLA_ASSIGN_OR_RETURN(const double gather_without,
-                         BestRun(device, AllGatherModule(kElements / kReplicas, kReplicas, false), kReplicas, 3));
-  const double gather_seconds = std::max(1e-9, gather_with - gather_without);
+  VKXLA_ASSIGN_OR_RETURN(const double gather_seconds,
+                         CollectiveSeconds(device, AllGatherModule(kElements / kReplicas, kReplicas, true),
+                                           AllGatherModule(kElements / kReplicas, kReplicas, false), kReplicas, 7));
   const double gather_gbps = bytes / gather_seconds * (kReplicas - 1) / kReplicas * 1e-9;
   report.rows.push_back(LimitRow("all-gather 16 MiB f32 a replica into 64 MiB, 4 replicas on one device's queue (bus bandwidth)",
                                  Format("%.2f GB/s", gather_gbps), gather_gbps, BenchLimit::kCopy, 0,
