@@ -8,6 +8,8 @@
 #include <set>
 #include <numeric>
 
+#include "ir/float_formats.h"
+
 #include "ir/element_type.h"
 #include "ir/numbers.h"
 #include "ops/attributes.h"
@@ -199,10 +201,27 @@ void FoldElements(Opcode opcode, const std::vector<const uint8_t*>& operands, co
   }
 }
 
+// 16-bit floats: each step computed exactly in double and rounded to the
+// type, as the evaluator's Scalar::Float does.
+void FoldNarrowFloats(Opcode opcode, ElementType t, const std::vector<const uint8_t*>& operands,
+                      const std::vector<uint8_t*>& results, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, operands[0] + i * 2, 2);
+    for (size_t m = 1; m < operands.size(); ++m) {
+      uint16_t v;
+      std::memcpy(&v, operands[m] + i * 2, 2);
+      const double a = DecodeNarrowFloat(bits, t), b = DecodeNarrowFloat(v, t);
+      bits = static_cast<uint16_t>(EncodeNarrowFloat(RoundToFloatType(opcode == Opcode::kAdd ? a + b : a * b, t), t));
+    }
+    for (uint8_t* r : results) std::memcpy(r + i * 2, &bits, 2);
+  }
+}
+
 bool FoldsNatively(ElementType t) {
   switch (t) {
     case ElementType::kF32: case ElementType::kF64: case ElementType::kS32: case ElementType::kU32: case ElementType::kS64:
-    case ElementType::kU64:
+    case ElementType::kU64: case ElementType::kF16: case ElementType::kBF16:
       return true;
     default:
       return false;
@@ -348,6 +367,7 @@ void FoldInPlace(const Instruction& op, ElementType type, const std::vector<cons
     case ElementType::kU32: return FoldElements<uint32_t, uint32_t>(o, operands, results, begin, end);
     case ElementType::kS64: return FoldElements<int64_t, uint64_t>(o, operands, results, begin, end);
     case ElementType::kU64: return FoldElements<uint64_t, uint64_t>(o, operands, results, begin, end);
+    case ElementType::kF16: case ElementType::kBF16: return FoldNarrowFloats(o, type, operands, results, begin, end);
     default: return;
   }
 }

@@ -99,8 +99,8 @@ StatusOr<std::vector<LeafMove>> ResultMoves(const Instruction& op, int64_t group
                                             const std::vector<Shape>& operand_leaves);
 
 // An all-reduce whose members may fold straight from each other's bytes
-// (ProcessTransport::AllReduceInPlace): a plain add or multiply of f32,
-// f64 or 32-/64-bit integers in every leaf, every member getting the
+// (ProcessTransport::AllReduceInPlace): a plain add or multiply of f16,
+// bf16, f32, f64 or 32-/64-bit integers in every leaf, every member getting the
 // result. Decided by the op alone, so every member of a group agrees.
 bool CanFoldInPlace(const Instruction& op);
 // A reduce-scatter of the same sums and products: each member's result

@@ -1,5 +1,6 @@
 #include "runtime/device_collectives.h"
 
+#include "codegen/shader_library.h"
 #include "ops/collectives.h"
 
 namespace vkxla {
@@ -79,6 +80,7 @@ std::string DeviceFoldGlsl(ElementType type, Opcode combiner, size_t operands, s
   std::string s = "#version 450\n";
   if (form.pairs || type == ElementType::kS64 || type == ElementType::kU64)
     s += "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n";
+  if (type == ElementType::kF16 || type == ElementType::kBF16) s += ShaderLibrarySource(LibraryNeeds{}, false, false);
   s += "layout(local_size_x = " + std::to_string(kFoldLocalSize) + ") in;\n";
   for (size_t m = 0; m < operands; ++m) {
     const std::string i = std::to_string(m);
@@ -92,17 +94,32 @@ std::string DeviceFoldGlsl(ElementType type, Opcode combiner, size_t operands, s
          " result" + i + "[]; };\n";
   }
   s += "layout(push_constant) uniform Push { uint begin; uint end; uint base; } pc;\n";
-  s += std::string(f.vector) + " Load(uvec4 w) { return " + f.from_bits + "; }\n";
-  s += std::string("uvec4 Bits(") + f.vector + " v) { return " + f.to_bits + "; }\n";
   // One word's fold: in group order, one operation at a time, as the host folds.
-  s += "uvec4 Fold(uint i) {\n";
-  const char* op = combiner == Opcode::kMultiply ? " * " : " + ";
-  for (size_t m = 0; m < operands; ++m) {
+  const std::string op = combiner == Opcode::kMultiply ? " * " : " + ";
+  auto word = [&](size_t m) {
     const std::string i = std::to_string(m);
-    const std::string word = form.texels ? "texelFetch(operand" + i + ", int(i))" : "operand" + i + "[i]";
-    s += m == 0 ? "  " + std::string(f.vector) + " acc = Load(" + word + ");\n" : "  acc = acc" + std::string(op) + "Load(" + word + ");\n";
+    return form.texels ? "texelFetch(operand" + i + ", int(i))" : "operand" + i + "[i]";
+  };
+  if (type == ElementType::kF16 || type == ElementType::kBF16) {
+    // Eight halves a word, each step rounded to the type (exact in f32,
+    // then to nearest even: what the host's double then rounding gives).
+    const std::string t = type == ElementType::kF16 ? "f16" : "bf16";
+    s += "uvec4 Fold(uint i) {\n";
+    for (size_t m = 0; m < operands; ++m) s += "  uvec4 w" + std::to_string(m) + " = " + word(m) + ";\n";
+    s += "  uvec4 r = uvec4(0u);\n  for (uint c = 0u; c < 4u; ++c) {\n    for (uint h = 0u; h < 32u; h += 16u) {\n";
+    s += "      float acc = " + t + "_to_f32((w0[c] >> h) & 0xFFFFu);\n";
+    for (size_t m = 1; m < operands; ++m)
+      s += "      acc = q_" + t + "(acc" + op + t + "_to_f32((w" + std::to_string(m) + "[c] >> h) & 0xFFFFu));\n";
+    s += "      r[c] |= " + (operands > 1 ? "f32_to_" + t + "(acc)" : std::string("(w0[c] >> h) & 0xFFFFu")) + " << h;\n";
+    s += "    }\n  }\n  return r;\n}\n";
+  } else {
+    s += std::string(f.vector) + " Load(uvec4 w) { return " + f.from_bits + "; }\n";
+    s += std::string("uvec4 Bits(") + f.vector + " v) { return " + f.to_bits + "; }\n";
+    s += "uvec4 Fold(uint i) {\n";
+    for (size_t m = 0; m < operands; ++m)
+      s += m == 0 ? "  " + std::string(f.vector) + " acc = Load(" + word(m) + ");\n" : "  acc = acc" + op + "Load(" + word(m) + ");\n";
+    s += "  return Bits(acc);\n}\n";
   }
-  s += "  return Bits(acc);\n}\n";
   s += "void main() {\n";
   s += "  uint i = pc.begin + (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * " + std::to_string(kFoldLocalSize) +
        "u + gl_LocalInvocationID.x;\n";

@@ -43,7 +43,8 @@ uint64_t FoldBlockBytes(const Instruction& op, size_t leaf);
 
 // Whether `members` fold on their device: an all-reduce (CanFoldInPlace)
 // or a reduce-scatter (ScattersFold) of element types computed natively on
-// `target` (emulated 64-bit types go through host memory), ShareOneDevice,
+// `target` (emulated 64-bit types go through host memory; f16 and bf16 are
+// computed in f32 and rounded with integer operations), ShareOneDevice,
 // few enough members to bind, operands within one binding, an
 // all-reduce's operand and result of one size, a reduce-scatter's blocks
 // whole 16-byte words.
