@@ -1,5 +1,7 @@
 #include "plan/collective_moves.h"
 
+#include <algorithm>
+
 #include "ir/layout_index.h"
 #include "ops/collectives.h"
 
@@ -44,6 +46,15 @@ bool MovesBytesBetweenBuffers(const Instruction& op, const std::vector<Shape>& o
   for (const std::vector<Shape>* list : {&in, &out})
     for (const Shape& s : *list)
       if (PlainElementBytes(s) == 0 || s.rank() != rank || MinorMost(s) != minor) return false;
+  // Runs a result leaf takes at most: one a row along the minor-most
+  // dimension, times the blocks a row joins where it gathers along it.
+  if (rank == 0) return true;
+  const int64_t inner_in = std::max<int64_t>(1, in[0].dim(minor));
+  for (const Shape& r : out) {
+    const int64_t inner = std::max<int64_t>(1, r.dim(minor));
+    const int64_t rows = r.element_count() / inner, blocks = std::max<int64_t>(1, inner / inner_in);
+    if (rows > kMaxByteMoves || rows * blocks > kMaxByteMoves) return false;
+  }
   return true;
 }
 

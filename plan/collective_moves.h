@@ -28,10 +28,16 @@ struct LeafBytes {
   std::vector<ByteMove> moves;
 };
 
+// Copies one member's result leaves may take at most: past it (a gather
+// along a short minor-most dimension of many rows) the region lists would
+// grow to gigabytes, and the members stage through host memory instead.
+constexpr int64_t kMaxByteMoves = int64_t{1} << 20;
+
 // Whether `op` moves bytes between device buffers of these leaf shapes
 // (with their layouts): MovesElementsOnly, untiled layouts of whole-byte
-// elements, and every result leaf's minor-most dimension minor-most in the
-// operands too (so copies are runs along it, not single elements).
+// elements, every result leaf's minor-most dimension minor-most in the
+// operands too (so copies are runs along it, not single elements), and at
+// most kMaxByteMoves runs a result leaf.
 bool MovesBytesBetweenBuffers(const Instruction& op, const std::vector<Shape>& operand_leaves,
                               const std::vector<Shape>& result_leaves);
 

@@ -101,6 +101,12 @@ TEST(CollectiveMoves, LayoutsCopiesCannotServeStayOnTheHost) {
   // Tiles, and elements packed below a byte.
   EXPECT_FALSE(MovesBytesBetweenBuffers(*gather.op, {Parsed("f32[2,4]{1,0:T(2,2)}")}, {Parsed("f32[8,4]{1,0:T(2,2)}")}));
   EXPECT_FALSE(MovesBytesBetweenBuffers(*gather.op, {Parsed("s4[2,4]{1,0:E(4)}")}, {Parsed("s4[8,4]{1,0:E(4)}")}));
+  // A gather along a minor-most dimension of one element over 2^20 rows:
+  // more runs than the region lists may hold.
+  OneOp rows = Collective("u8[1048576,1]{1,0}", "u8[1048576,4]{1,0} all-gather(x), dimensions={1}");
+  ASSERT_NE(rows.op, nullptr);
+  EXPECT_FALSE(MovesBytesBetweenBuffers(*rows.op, {Parsed("u8[1048576,1]{1,0}")}, {Parsed("u8[1048576,4]{1,0}")}));
+  EXPECT_TRUE(MovesBytesBetweenBuffers(*rows.op, {Parsed("u8[1048576,1]{0,1}")}, {Parsed("u8[1048576,4]{0,1}")}));
   // Values computed, not moved.
   OneOp scatter = Collective("f32[8]{0}", "f32[2]{0} reduce-scatter(x), dimensions={0}, to_apply=add");
   ASSERT_NE(scatter.op, nullptr);
