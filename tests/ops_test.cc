@@ -178,6 +178,63 @@ TEST(Trigonometry, HugeArgumentsAreReducedExactly) {
   }
 }
 
+// Every f32 binade of the large-argument reduction (|x| from 2^19, where
+// the double Cody-Waite step stops, to the top of the range), 32 random
+// mantissas each, positive and negative.
+TEST(Trigonometry, EveryF32BinadeOfTheLargeArgumentPath) {
+  std::mt19937_64 rng(19);
+  std::vector<float> xs;
+  for (int e = 19; e <= 127; ++e)
+    for (int k = 0; k < 32; ++k) {
+      const uint32_t bits = (static_cast<uint32_t>(e + 127) << 23) | static_cast<uint32_t>(rng() & 0x7FFFFF) |
+                            (k % 2 ? 0x80000000u : 0u);
+      float v;
+      std::memcpy(&v, &bits, sizeof v);
+      xs.push_back(v);
+    }
+  Literal x(Shape(ElementType::kF32, {static_cast<int64_t>(xs.size())}));
+  for (size_t i = 0; i < xs.size(); ++i) x.Set(static_cast<int64_t>(i), Scalar::Float(ElementType::kF32, xs[i]));
+  const std::string type = "f32[" + std::to_string(xs.size()) + "]";
+  for (const char* op : {"sine", "cosine", "tan"}) {
+    SCOPED_TRACE(op);
+    auto m = ParseOrFail("HloModule trig\nENTRY e {\n  x = " + type + " parameter(0)\n  ROOT y = " + type + " " + op + "(x)\n}\n");
+    ASSERT_TRUE(m);
+    auto want = EvaluateModule(*m, {x});
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto got = CompileAndRun(*m, {x});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ExpectClose(*got, *want, Opcode::kSin, op);
+  }
+}
+
+// f32 erf (fixed polynomials, shaders/real_math.glsl) over 65,536 evenly
+// spaced bit patterns of each sign from the smallest normal to 4, where it
+// rounds to 1: within 1.5 ULP of the host's erf, tighter than the
+// transcendental tolerance.
+TEST(Erf, F32WithinOneAndAHalfUlpOverADenseSweep) {
+  const uint32_t lo = 0x00800000u, hi = 0x40800000u, n = 1u << 16;
+  Literal x(Shape(ElementType::kF32, {2 * int64_t{n}}));
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t bits = lo + static_cast<uint32_t>((uint64_t{hi - lo} * i) / n);
+    float v;
+    std::memcpy(&v, &bits, sizeof v);
+    x.Set(2 * int64_t{i}, Scalar::Float(ElementType::kF32, v));
+    x.Set(2 * int64_t{i} + 1, Scalar::Float(ElementType::kF32, -v));
+  }
+  const std::string type = "f32[" + std::to_string(2 * n) + "]";
+  auto m = ParseOrFail("HloModule erf\nENTRY e {\n  x = " + type + " parameter(0)\n  ROOT y = " + type + " erf(x)\n}\n");
+  ASSERT_TRUE(m);
+  auto got = CompileAndRun(*m, {x});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  double worst = 0, worst_at = 0;
+  for (int64_t i = 0; i < 2 * int64_t{n}; ++i) {
+    const double v = x.Get(i).re, want = static_cast<double>(std::erf(static_cast<long double>(v)));
+    const double ulp = UlpDistance(got->Get(i).re, want, ElementType::kF32);
+    if (ulp > worst) worst = ulp, worst_at = v;
+  }
+  EXPECT_LE(worst, 1.5) << "worst at erf(" << worst_at << ")";
+}
+
 // The real math library against the reference on random bit patterns: every
 // exponent (a quarter of them at the subnormal end), zeros, infinities and
 // NaNs over each other, for f32 and f64, with the driver's own correctly

@@ -99,8 +99,6 @@ bool IsTranscendental(Opcode op) { return AcceptsResultAccuracy(op) || op == Opc
 double Tolerance(Opcode op, ElementType t) {
   if (op == Opcode::kAbs) return 2;  // |z| of a complex z rounds a hypot
   if (!IsTranscendental(op) || op == Opcode::kSqrt) return 0;
-  // Known gap: the f32 erf series loses a few bits near |x| = 2.5.
-  if (op == Opcode::kErf && t != ElementType::kF64) return 8;
   return ComplexComponentType(t) == ElementType::kF64 ? 64 : 4;
 }
 

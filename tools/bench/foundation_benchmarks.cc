@@ -44,6 +44,29 @@ Status FusedElementwise(Device& device, const DeviceLimits& limits, uint64_t ele
   return OkStatus();
 }
 
+// The real math library's functions one at a time over arguments in
+// [-4, 4] (log of |x|), one read and one write an element: what a model's
+// activations (gelu's erf or tanh, swish's logistic), positional encodings
+// (sin) and losses (log) cost beside a plain stream.
+Status Transcendentals(Device& device, uint64_t elements, BenchReport& report) {
+  const std::string s = "f32[" + std::to_string(elements) + "]";
+  Literal x = RandomBenchLiteral(Shape(ElementType::kF32, {static_cast<int64_t>(elements)}), 3);
+  float* p = reinterpret_cast<float*>(x.bytes().data());
+  for (uint64_t i = 0; i < elements; ++i) p[i] *= 4;
+  const std::string n = std::to_string(elements / (1 << 20)) + "M";
+  for (const char* op : {"exponential", "log", "sine", "erf", "tanh", "logistic"}) {
+    const bool log = std::string(op) == "log";
+    const std::string text = "HloModule " + std::string(op) + "\n\nENTRY main {\n  x = " + s + " parameter(0)\n" +
+                             (log ? "  a = " + s + " abs(x)\n  ROOT y = " + s + " log(a)\n" : "  ROOT y = " + s + " " + op + "(x)\n") +
+                             "}\n";
+    VKXLA_ASSIGN_OR_RETURN(ModuleTiming m, TimeModuleKernels(device, text, {x}));
+    const double gbps = 2.0 * elements * 4 / m.kernels.seconds * 1e-9;
+    report.rows.push_back(LimitRow(std::string(op) + (log ? " of |x|" : "") + ", " + n + " f32 in [-4, 4]", Format("%.1f GB/s", gbps),
+                                   gbps, BenchLimit::kStream, 0, Format("%.3f ms; bytes: one read, one write", m.kernels.seconds * 1e3)));
+  }
+  return OkStatus();
+}
+
 std::string AddModule(int64_t n) {
   const std::string s = "f32[" + std::to_string(n) + "]";
   return "HloModule add\n\nENTRY main {\n  a = " + s + " parameter(0)\n  b = " + s + " parameter(1)\n  ROOT c = " + s + " add(a, b)\n}\n";
@@ -231,6 +254,7 @@ Status CompileTime(Device& device, BenchReport& report) {
 
 Status RunFoundationBenchmarks(Device& device, const DeviceLimits& limits, uint64_t elements, BenchReport& report) {
   VKXLA_RETURN_IF_ERROR(FusedElementwise(device, limits, elements, report));
+  VKXLA_RETURN_IF_ERROR(Transcendentals(device, elements, report));
   VKXLA_RETURN_IF_ERROR(AddressedElementwise(device, report));
   VKXLA_RETURN_IF_ERROR(Emulated64BitTypes(device, report));
   VKXLA_RETURN_IF_ERROR(DispatchCost(device, report));
