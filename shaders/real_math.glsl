@@ -236,11 +236,16 @@ FLOAT expm1_FLOAT(FLOAT x) {
   FLOAT k = roundEven(x * LOG2E_FLOAT);
   precise FLOAT r = (x - k * LN2_HI_FLOAT) - k * LN2_LO_FLOAT;
   FLOAT em = r * expm1_quotient_FLOAT(r);  // expm1(r)
+  // e^x - 1 = 2^k (expm1(r) + 1) - 1, regrouped by k's size so that
+  // nothing cancels; one scaling serves every case (a SIMD driver would run
+  // one for each).
   int ik = int(k);
+  FLOAT base = ik > MANT_FLOAT ? em + FLOAT(1) : ik > 0 ? em + (FLOAT(1) - pow2_FLOAT(-ik)) : em;
+  FLOAT scaled = scale_by_halves_FLOAT(base, ik);
   if (ik == 0) return em;
-  if (ik > MANT_FLOAT) return scale_by_halves_FLOAT(em + FLOAT(1), ik) - FLOAT(1);
-  if (ik > 0) return scale_by_halves_FLOAT(em + (FLOAT(1) - pow2_FLOAT(-ik)), ik);
-  return scale_by_halves_FLOAT(em, ik) + (pow2_FLOAT(ik) - FLOAT(1));
+  if (ik > MANT_FLOAT) return scaled - FLOAT(1);
+  if (ik > 0) return scaled;
+  return scaled + (pow2_FLOAT(ik) - FLOAT(1));
 }
 
 // log(x) as hi + lo (double-word), for pow; plain log uses hi + lo.
