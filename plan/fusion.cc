@@ -419,28 +419,80 @@ class FusionPass {
     return false;
   }
 
-  // Rule 3: a non-variadic reduce's or a dot's single-user elementwise chain.
+  // Rule 3: a non-variadic reduce's or a dot's epilogue.
   void ChooseEpilogues() {
     for (const Instruction* h : order_) {
       if ((h->opcode != Opcode::kReduce && !IsDotFamily(h->opcode)) || h->shape.IsTuple() || row_of_.count(h)) continue;
-      const Instruction* end = h;
-      int length = 0;
-      while (!result_values_.count(ValueRef{end, -1}) && !NamedElsewhere(end) && ++length < kMaxFusionDepth) {
-        auto it = readers_.find(end);
-        if (it == readers_.end() || it->second.size() != 1) break;
-        const Instruction* u = it->second[0];
-        if (!IsElementwise(u->opcode) || !u->shape.IsArray() || u->shape.dims() != h->shape.dims()) break;
-        // Where two heroes' results meet (sum(x) + sum(x * x)), the op
-        // finishes the first one's kernel; the second is written and read.
-        if (epilogue_of_.count(u) || row_of_.count(u)) break;
-        epilogue_of_[u] = h;
-        end = u;
-      }
+      std::vector<const Instruction*> members;
+      const Instruction* end = EpilogueEnd(h, members);
       if (end == h) continue;
+      for (const Instruction* u : members) epilogue_of_[u] = h;
       choice_.materialized.erase(ValueRef{h, -1});
       Materialize(ValueRef{end, -1}, "epilogue of %" + h->name);
       epilogue_end_[h] = end;
     }
+  }
+
+  // Whether v may be computed inside an epilogue and not written: no
+  // result of the computation, not named by a tuple or a step.
+  bool Unwritten(const Instruction* v) const { return !result_values_.count(ValueRef{v, -1}) && !NamedElsewhere(v); }
+
+  // The elementwise ops of h's shape that only h's result flows into, up to
+  // the one value read beyond them (returned; `members` gets them with it,
+  // in order): a chain (bias, relu), or a graph that splits and joins
+  // again (gelu's x (1 + erf(x / sqrt(2))) / 2 reads x twice). h when there
+  // is none. An op where two heroes' results meet belongs to the first.
+  const Instruction* EpilogueEnd(const Instruction* h, std::vector<const Instruction*>& members) const {
+    auto eligible = [&](const Instruction* u) {
+      return IsElementwise(u->opcode) && u->shape.IsArray() && u->shape.dims() == h->shape.dims() && !epilogue_of_.count(u) &&
+             !row_of_.count(u);
+    };
+    auto readers_of = [&](const Instruction* v) -> const std::vector<const Instruction*>& {
+      static const std::vector<const Instruction*> none;
+      auto it = readers_.find(v);
+      return it == readers_.end() ? none : it->second;
+    };
+    // Candidates: what h's result reaches through eligible ops, not past a
+    // value that must be written anyway.
+    std::set<const Instruction*> candidates;
+    std::vector<const Instruction*> order, stack = {h};
+    while (!stack.empty() && static_cast<int>(candidates.size()) < kMaxFusionDepth) {
+      const Instruction* v = stack.back();
+      stack.pop_back();
+      if (!Unwritten(v)) continue;
+      for (const Instruction* u : readers_of(v))
+        if (!candidates.count(u) && eligible(u)) {
+          candidates.insert(u);
+          order.push_back(u);
+          stack.push_back(u);
+        }
+    }
+    std::sort(order.begin(), order.end(), [&](const Instruction* a, const Instruction* b) { return position_.at(a) < position_.at(b); });
+    // The latest candidate e whose ancestors among the candidates (and h)
+    // are read by nothing else.
+    for (auto e = order.rbegin(); e != order.rend(); ++e) {
+      std::set<const Instruction*> inside = {*e};
+      std::vector<const Instruction*> walk = {*e};
+      while (!walk.empty()) {
+        const Instruction* n = walk.back();
+        walk.pop_back();
+        for (const Instruction* o : n->operands)
+          if ((o == h || candidates.count(o)) && inside.insert(o).second) walk.push_back(o);
+      }
+      if (!inside.count(h)) continue;
+      bool closed = true;
+      for (const Instruction* v : inside) {
+        if (v == *e) continue;
+        closed = closed && Unwritten(v);
+        for (const Instruction* r : readers_of(v)) closed = closed && inside.count(r);
+        if (!closed) break;
+      }
+      if (!closed) continue;
+      for (const Instruction* u : order)
+        if (inside.count(u)) members.push_back(u);
+      return *e;
+    }
+    return h;
   }
 
   // Cost of one element with what would be fused under it (distinct

@@ -17,11 +17,12 @@
 //    it, as index maps and inline arithmetic.
 // 2. Parameters, array constants, heroes' results and the entry's results
 //    live in buffers.
-// 3. Epilogue: a reduce's or a dot's result that feeds a chain of
-//    elementwise ops of its own shape, each the only user of the last, is
-//    finished in the hero's kernel; the chain's end is what it writes (layer
+// 3. Epilogue: a reduce's or a dot's result that feeds elementwise ops of
+//    its own shape, read by nothing else up to one value (a chain, or a
+//    graph that splits and joins again, as gelu's x and erf(x)), is
+//    finished in the hero's kernel; that value is what it writes (layer
 //    norm's rsqrt(var + eps) is computed once per row, not once per
-//    element; relu(dot(x, w) + b) is one kernel). An op where two heroes'
+//    element; relu(dot(x, w) + b) and gelu(dot(x, w) + b) are one kernel). An op where two heroes'
 //    results meet ends the first one's chain only; the group runs where
 //    its chain ends, after the kernels writing what the chain reads.
 // 4. A fused value is written to memory once instead of being recomputed

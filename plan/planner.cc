@@ -717,7 +717,10 @@ class Planner {
   int64_t StepTrips(const FusionGroup& g, const std::vector<const Instruction*>& values, const Instruction& op) const {
     const MaterializedLayoutFn materialized = GroupMaterialized(p_, g);
     int64_t trips = 0;
-    for (const Instruction* v : values) trips += InlineLoopTrips(v, materialized);
+    // A value another kernel wrote is one load: its producers' loops ran
+    // there (counting them split a matmul reading gelu's erf 86 ways).
+    for (const Instruction* v : values)
+      if (!materialized(v)) trips += InlineLoopTrips(v, materialized);
     for (const auto& [key, c] : op.called_computations) trips += ComputationLoopTrips(*c);
     return trips;
   }

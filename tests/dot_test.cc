@@ -198,6 +198,46 @@ TEST_F(Dot, BiasAndReluFuseIntoOneKernel) {
                               SmallIntegers(Shape(ElementType::kF32, {32}), rng)}, 1);
 }
 
+// gelu(x . W + b) as BERT writes it, x (1 + erf(x / sqrt(2))) / 2: the
+// biased product is read twice, and the whole graph is the matmul's
+// epilogue, one kernel, on every element type it computes in f32 or wider.
+TEST_F(Dot, GeluEpilogueThatSplitsAndJoinsIsOneKernel) {
+  for (const char* t : {"f32", "bf16", "f16", "f64"}) {
+    SCOPED_TRACE(t);
+    const std::string ty(t), m = ty + "[9,40]";
+    const std::string text = "HloModule gelu\nENTRY %e {\n  %x = " + ty + "[9,24] parameter(0)\n  %w = " + ty +
+                             "[24,40] parameter(1)\n  %b = " + ty + "[40] parameter(2)\n  %d = " + m +
+                             " dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  %bb = " + m +
+                             " broadcast(%b), dimensions={1}\n  %h = " + m + " add(%d, %bb)\n  %r = " + ty +
+                             "[] constant(0.70710678)\n  %rb = " + m + " broadcast(%r), dimensions={}\n  %s = " + m +
+                             " multiply(%h, %rb)\n  %e = " + m + " erf(%s)\n  %one = " + ty + "[] constant(1)\n  %ob = " + m +
+                             " broadcast(%one), dimensions={}\n  %e1 = " + m + " add(%e, %ob)\n  %half = " + ty +
+                             "[] constant(0.5)\n  %hf = " + m + " broadcast(%half), dimensions={}\n  %hh = " + m +
+                             " multiply(%h, %hf)\n  ROOT %g = " + m + " multiply(%hh, %e1)\n}\n";
+    auto module = Parse(text);
+    ASSERT_TRUE(module);
+    std::mt19937_64 rng(11);
+    const ElementType et = module->entry()->parameters()[0]->shape.element_type();
+    const std::vector<Literal> args = {SmallIntegers(Shape(et, {9, 24}), rng), SmallIntegers(Shape(et, {24, 40}), rng),
+                                       SmallIntegers(Shape(et, {40}), rng)};
+    auto want = EvaluateModule(*module, args);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto exe = Executable::Compile(*module, TestDevice());
+    ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+    EXPECT_EQ((*exe)->kernel_count(), 1);
+    auto got = (*exe)->Run(args);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    // Products of small integers are exact; the erf and the three roundings
+    // after it bound the error by a few units of the type's precision
+    // relative to |h|, the largest term (1 + erf cancels for negative h).
+    const double eps = et == ElementType::kF64 ? 1e-13 : et == ElementType::kF32 ? 1e-6 : et == ElementType::kF16 ? 4e-3 : 3e-2;
+    for (int64_t i = 0; i < want->element_count(); ++i) {
+      const double w = want->Get(i).re, g = got->Get(i).re;
+      EXPECT_NEAR(g, w, eps * std::max(1.0, std::fabs(w))) << "element " << i;
+    }
+  }
+}
+
 TEST_F(Dot, ResultsStoredAsVectorsOrElements) {
   // Where a vector's neighbouring columns lie together in the output (4 of
   // 32 bits, 8 of 16, 16 of 8; the one rhs free dim innermost, its size a

@@ -403,6 +403,82 @@ ENTRY main {
   EXPECT_EQ(Groups(q.program), (std::vector<std::string>{"loop %y -> %y"}));
 }
 
+// A transformer's feed-forward half: gelu(x W1 + b) W2 as BERT writes it,
+// x (1 + erf(x / sqrt(2))) / 2, reads the biased product twice; the graph
+// splits and joins again inside the first matmul's epilogue (no kernel of
+// its own for the gelu), and the second matmul, reading it from memory,
+// walks its contraction unsplit: the erf's cost stayed in the kernel that
+// wrote it (counting it split the 1024 steps 86 ways on lavapipe).
+TEST(PlanFusion, GeluJoinsTheMatmulEpilogueAndItsReaderDoesNotPayForIt) {
+  const std::string entry = R"(
+ENTRY main {
+  x = f32[128,256] parameter(0)
+  w1 = f32[256,1024] parameter(1)
+  b1 = f32[1024] parameter(2)
+  w2 = f32[1024,256] parameter(3)
+  h = f32[128,1024] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[128,1024] broadcast(b1), dimensions={1}
+  hb = f32[128,1024] add(h, bb)
+  r = f32[] constant(0.70710678)
+  rb = f32[128,1024] broadcast(r), dimensions={}
+  hs = f32[128,1024] multiply(hb, rb)
+  e = f32[128,1024] erf(hs)
+  one = f32[] constant(1)
+  ob = f32[128,1024] broadcast(one), dimensions={}
+  e1 = f32[128,1024] add(e, ob)
+  half = f32[] constant(0.5)
+  hf = f32[128,1024] broadcast(half), dimensions={}
+  hh = f32[128,1024] multiply(hb, hf)
+  gelu = f32[128,1024] multiply(hh, e1)
+  ROOT f = f32[128,256] dot(gelu, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  for (const TargetFeatures& target : AllTargets()) {
+    SCOPED_TRACE(target.device_name);
+    Planned p = PlanText("", entry, target);
+    ASSERT_TRUE(p.module);
+    ASSERT_EQ(Groups(p.program), (std::vector<std::string>{"matmul %h -> %gelu", "matmul %f -> %f"}));
+    for (const char* name : {"hb", "hs", "e", "e1", "hh"}) EXPECT_TRUE(Fuses(p.program.groups[0], name)) << name;
+    // At most the chunks of 256 steps that spread a small product over a
+    // GPU; one on lavapipe, whose 8 workgroups already fill its cores.
+    const int64_t splits = std::get<MatmulConfig>(p.program.groups[1].config).splits;
+    EXPECT_LE(splits, 4);
+    if (target.cpu) EXPECT_EQ(splits, 1);
+  }
+}
+
+// An epilogue ends where a value is read beyond it: here the biased
+// product feeds the relu and, separately, a reduce, so only the bias joins
+// the matmul and the relu runs where the sum does not reach.
+TEST(PlanFusion, EpilogueEndsAtAValueReadBeyondIt) {
+  const std::string computations = R"(
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+)";
+  const std::string entry = R"(
+ENTRY main {
+  x = f32[64,32] parameter(0)
+  w = f32[32,48] parameter(1)
+  b = f32[48] parameter(2)
+  h = f32[64,48] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[64,48] broadcast(b), dimensions={1}
+  hb = f32[64,48] add(h, bb)
+  z = f32[] constant(0)
+  zb = f32[64,48] broadcast(z), dimensions={}
+  relu = f32[64,48] maximum(hb, zb)
+  s = f32[64] reduce(hb, z), dimensions={1}, to_apply=add
+  ROOT t = (f32[64,48], f32[64]) tuple(relu, s)
+})";
+  Planned p = PlanText(computations, entry, LavapipeTarget());
+  ASSERT_TRUE(p.module);
+  const FusionGroup* g = GroupWriting(p.program, "hb");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->kind, KernelKind::kMatmul);
+  EXPECT_FALSE(Fuses(*g, "relu"));
+}
+
 TEST(PlanFusion, MatmulLoadsHoldNoCostlyOpsAndTheEpilogueRunsAfterWhatItReads) {
   // Weights made in the graph (sine of an iota), a depthwise-like sum
   // over shifted slices, and a batch norm's rsqrt(var + eps) defined after
