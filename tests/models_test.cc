@@ -3,11 +3,16 @@
 // generated in the graph by tools/models/mobilenet_v2.py), whose 52
 // convolutions take every lowering (implicit GEMM for the stem, the 1x1
 // matmuls, the direct depthwise kernel) with batch norm folded into their
-// epilogues.
+// epilogues; a BERT encoder layer (tools/models/transformer_encoder.py),
+// its weights random here.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
 
 #include "frontends/module_file.h"
 #include "ops/evaluator.h"
+#include "runtime/executable.h"
 #include "tests/test_util.h"
 
 namespace vkxla {
@@ -30,6 +35,38 @@ TEST(Models, MobileNetV2SampleMatchesTheReference) {
     EXPECT_EQ(got->tuple_elements()[1].Get(i).s, want->tuple_elements()[1].Get(i).s) << "class " << i;
   }
   EXPECT_GT(p.Get(0).re, p.Get(4).re);
+  ExpectNoValidationMessages();
+}
+
+// The encoder layer in 11 kernels: the seven matmuls with their biases,
+// the residual adds and the gelu in their epilogues, the softmax and the
+// two layer norms as row kernels. Its rows against the reference within
+// the rounding of sums over 1024 products.
+TEST(Models, TransformerEncoderSampleMatchesTheReference) {
+  auto module = LoadModuleFile(std::string(VKXLA_SOURCE_DIR) + "/samples/transformer_encoder.hlo");
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  std::mt19937_64 rng(12);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<Literal> args;
+  for (const Instruction* p : (*module)->entry()->parameters()) {
+    Literal l(p->shape);
+    // Weights scaled by 1/sqrt(fan-in), as initialisers do, so activations stay near 1.
+    const double scale = p->name[0] == 'w' ? 1.0 / std::sqrt(static_cast<double>(p->shape.dim(0))) : p->name == "x" ? 1.0 : 0.1;
+    const bool gain = p->name.size() > 2 && p->name.substr(p->name.size() - 2) == "_g";
+    for (int64_t i = 0; i < l.element_count(); ++i)
+      l.Set(i, Scalar::Float(ElementType::kF32, (gain ? 1.0 : 0.0) + scale * normal(rng)));
+    args.push_back(std::move(l));
+  }
+  auto want = EvaluateModule(**module, args);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  auto exe = Executable::Compile(**module, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  EXPECT_EQ((*exe)->kernel_count(), 11);
+  auto got = (*exe)->Run(args);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  double worst = 0;
+  for (int64_t i = 0; i < want->element_count(); ++i) worst = std::max(worst, std::fabs(got->Get(i).re - want->Get(i).re));
+  EXPECT_LT(worst, 1e-4);
   ExpectNoValidationMessages();
 }
 

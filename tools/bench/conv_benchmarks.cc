@@ -33,9 +33,41 @@ std::string MatmulModule(int64_t m, int64_t k, int64_t n) {
 std::string KernelKindOfName(const std::string& name) {
   if (name.rfind("matmul", 0) == 0) return "matmul";
   if (name.rfind("reduce", 0) == 0) return "reduce";
+  if (name.rfind("row", 0) == 0) return "row (softmax, layer norm)";
   if (name.rfind("sort", 0) == 0) return "sort";
   if (name.rfind("fusion", 0) == 0) return "elementwise (depthwise, residual)";
   return "other";
+}
+
+// A sample module run with random arguments (weights in [-1, 1]): runs a
+// second, and the device time by kernel kind.
+Status SampleModelRow(Device& device, const std::string& path, const std::string& name, const std::string& unit, uint64_t seed,
+                      BenchReport& report) {
+  if (!std::filesystem::exists(path)) {
+    report.rows.push_back({name, "-", "", 0, 0, path + " not found: run vkxla bench from the source tree"});
+    return OkStatus();
+  }
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(path));
+  std::vector<Literal> args;
+  for (const Instruction* p : module->entry()->parameters()) args.push_back(RandomBenchLiteral(p->shape, seed++));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*module, device));
+  VKXLA_RETURN_IF_ERROR(exe->Run(args).status());
+  VKXLA_ASSIGN_OR_RETURN(Timing whole, BestTiming(3, [&] { return exe->TimeKernels(2); }));
+  std::map<std::string, double> by_kind;
+  double total = 0;
+  StatusOr<std::vector<Executable::KernelTime>> each = exe->TimeEachKernel();
+  if (each.ok())
+    for (const Executable::KernelTime& k : *each) {
+      by_kind[KernelKindOfName(k.name)] += k.seconds;
+      total += k.seconds;
+    }
+  std::string shares;
+  for (const auto& [kind, seconds] : by_kind)
+    shares += (shares.empty() ? "" : ", ") + kind + Format(" %.0f%%", total > 0 ? 100 * seconds / total : 0);
+  report.rows.push_back({name, Format("%.2f ", 1.0 / whole.seconds) + unit, "", 0, 0,
+                         Format("%.1f ms each, ", whole.seconds * 1e3) + std::to_string(exe->kernel_count()) +
+                             " kernels; device time by kernel kind: " + (shares.empty() ? "no timestamps" : shares)});
+  return OkStatus();
 }
 
 }  // namespace
@@ -105,35 +137,12 @@ Status RunConvBenchmarks(Device& device, const std::string& samples, BenchReport
                                    Format("%.3f ms", t.kernels.seconds * 1e3) + ", " + std::to_string(t.kernel_count) +
                                        " kernel(s); bytes: one read of x, one write"));
   }
-  // MobileNet-v2 end to end.
-  const std::string path = samples + "/mobilenet_v2_224_parameters.hlo";
-  if (!std::filesystem::exists(path)) {
-    report.rows.push_back({"MobileNet-v2 224x224 width 1.0, batch 1", "-", "", 0, 0,
-                           path + " not found: run vkxla bench from the source tree"});
-    return OkStatus();
-  }
-  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(path));
-  std::vector<Literal> args;
-  uint64_t seed = 30;
-  for (const Instruction* p : module->entry()->parameters()) args.push_back(RandomBenchLiteral(p->shape, seed++));
-  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*module, device));
-  VKXLA_RETURN_IF_ERROR(exe->Run(args).status());
-  VKXLA_ASSIGN_OR_RETURN(Timing whole, BestTiming(3, [&] { return exe->TimeKernels(2); }));
-  std::map<std::string, double> by_kind;
-  double total = 0;
-  StatusOr<std::vector<Executable::KernelTime>> each = exe->TimeEachKernel();
-  if (each.ok())
-    for (const Executable::KernelTime& k : *each) {
-      by_kind[KernelKindOfName(k.name)] += k.seconds;
-      total += k.seconds;
-    }
-  std::string shares;
-  for (const auto& [kind, seconds] : by_kind)
-    shares += (shares.empty() ? "" : ", ") + kind + Format(" %.0f%%", total > 0 ? 100 * seconds / total : 0);
-  report.rows.push_back({"MobileNet-v2 224x224 width 1.0, batch 1 (random weights)",
-                         Format("%.2f images/s", 1.0 / whole.seconds), "", 0, 0,
-                         Format("%.1f ms per image, ", whole.seconds * 1e3) + std::to_string(exe->kernel_count()) +
-                             " kernels; device time by kernel kind: " + (shares.empty() ? "no timestamps" : shares)});
+  // Whole models from samples/ with random weights.
+  VKXLA_RETURN_IF_ERROR(SampleModelRow(device, samples + "/mobilenet_v2_224_parameters.hlo",
+                                       "MobileNet-v2 224x224 width 1.0, batch 1 (random weights)", "images/s", 30, report));
+  VKXLA_RETURN_IF_ERROR(SampleModelRow(device, samples + "/transformer_encoder.hlo",
+                                       "BERT encoder layer, 128 tokens, hidden 256, 4 heads, ffn 1024 (random weights)", "layers/s",
+                                       40, report));
   return OkStatus();
 }
 
