@@ -238,6 +238,33 @@ TEST_F(Dot, GeluEpilogueThatSplitsAndJoinsIsOneKernel) {
   }
 }
 
+// The epilogue of an invocation's block runs in one scope: a value of the
+// column alone (the bias) is read once per column of the block, not once
+// per element, and the results still match.
+TEST_F(Dot, EpilogueReadsAValueOfTheColumnOncePerColumn) {
+  const std::string text = "HloModule dense\nENTRY %e {\n  %x = f32[64,32] parameter(0)\n  %w = f32[32,48] parameter(1)\n"
+                           "  %b = f32[48] parameter(2)\n  %d = f32[64,48] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+                           "  %bb = f32[64,48] broadcast(%b), dimensions={1}\n  %s = f32[64,48] add(%d, %bb)\n"
+                           "  %z = f32[] constant(0)\n  %zb = f32[64,48] broadcast(%z), dimensions={}\n"
+                           "  ROOT %r = f32[64,48] maximum(%s, %zb)\n}\n";
+  auto module = Parse(text);
+  ASSERT_TRUE(module);
+  auto exe = Executable::Compile(*module, TestDevice());
+  ASSERT_TRUE(exe.ok()) << exe.status().ToString();
+  ASSERT_EQ((*exe)->program().groups.size(), 1u);
+  const MatmulConfig& c = std::get<MatmulConfig>((*exe)->program().groups[0].config);
+  ASSERT_GT(c.thread_m, 1);
+  // The bias's binding: the one the epilogue reads by words.
+  const std::string& source = (*exe)->kernel_sources()[0];
+  const std::string bias_read = source.find("TW(in2t, ") != std::string::npos ? "TW(in2t, " : "W(in2, ";
+  int64_t reads = 0;
+  for (size_t at = source.find(bias_read); at != std::string::npos; at = source.find(bias_read, at + 1)) ++reads;
+  EXPECT_EQ(reads, c.thread_n) << source;
+  std::mt19937_64 rng(9);
+  RunAndCompareWith(*module, {SmallIntegers(Shape(ElementType::kF32, {64, 32}), rng), SmallIntegers(Shape(ElementType::kF32, {32, 48}), rng),
+                              SmallIntegers(Shape(ElementType::kF32, {48}), rng)}, 1);
+}
+
 TEST_F(Dot, ResultsStoredAsVectorsOrElements) {
   // Where a vector's neighbouring columns lie together in the output (4 of
   // 32 bits, 8 of 16, 16 of 8; the one rhs free dim innermost, its size a
