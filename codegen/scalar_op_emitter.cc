@@ -302,6 +302,12 @@ StatusOr<std::string> ElementEmitter::Convert(const std::string& x, ElementType 
     return ct + "(" + re + ", 0.0)";
   }
   if (IsInteger(to)) {
+    // A signed value widened to 64 bits is built from its two words: Mesa
+    // 22.3's llvmpipe compares a sign-extended int64_t(int) against a
+    // constant wrongly (int64_t(-5) > 2l was true, int64_t(1) < 2l false),
+    // which made s64 sign() of a converted s8 return 1 (random program 40334).
+    if (IsInteger(from) && IsSignedInt(from) && BitWidth(from) < 64 && BitWidth(to) == 64)
+      return ct + "(packInt2x32(ivec2(int(" + x + "), int(" + x + ") >> 31)))";
     if (IsInteger(from)) return NormalizeExpression(to, ct + "(" + x + ")");
     // Float to integer: saturate, NaN to 0, truncate toward zero.
     VKXLA_RETURN_IF_ERROR(Use(from, Instruction()));

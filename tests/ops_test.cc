@@ -407,6 +407,39 @@ TEST(Compare, EveryTypeBothComparisonKinds) {
   }
 }
 
+// Signed integers widened to 64 bits, then compared, signed and clamped:
+// lavapipe (Mesa 22.3) compared a sign-extended int64_t(int) against a
+// constant wrongly, so sign(convert(s8 -> s64)) came out 1 for every value
+// (random program 40334) and x > 2 held for x = -5. Every narrower signed
+// type, every direction, negatives, zero and the extremes.
+TEST(Convert, SignedIntegersWidenedTo64BitsCompareRight) {
+  for (const char* from : {"s8", "s16", "s32"})
+    for (const char* to : {"s64", "u64"}) {
+      const std::string f(from), t(to), n = "[9]";
+      SCOPED_TRACE(f + " -> " + t);
+      const ElementType ft = f == "s8" ? ElementType::kS8 : f == "s16" ? ElementType::kS16 : ElementType::kS32;
+      const int64_t lo = -(int64_t{1} << (BitWidth(ft) - 1)), hi = (int64_t{1} << (BitWidth(ft) - 1)) - 1;
+      Literal x(Shape(ft, {9}));
+      const int64_t values[] = {lo, -5, -2, -1, 0, 1, 2, 5, hi};
+      for (int64_t i = 0; i < 9; ++i) x.Set(i, Scalar::Int(ft, values[i]));
+      std::string body = "  w = " + t + n + " convert(x)\n  c = " + t + "[] constant(2)\n  cb = " + t + n +
+                         " broadcast(c), dimensions={}\n";
+      std::string tuple;
+      int k = 0;
+      for (const char* dir : {"GT", "GE", "LT", "LE", "EQ", "NE"}) {
+        body += "  k" + std::to_string(k) + " = pred" + n + " compare(w, cb), direction=" + dir + "\n";
+        tuple += (tuple.empty() ? "" : ", ") + std::string("k") + std::to_string(k++);
+      }
+      if (t == "s64") {
+        body += "  sg = s64" + n + " sign(w)\n  mx = s64" + n + " maximum(w, cb)\n";
+        tuple += ", sg, mx";
+      }
+      auto m = ParseOrFail("HloModule widen\nENTRY e {\n  x = " + f + n + " parameter(0)\n" + body + "  ROOT r = tuple(" + tuple + ")\n}\n");
+      ASSERT_TRUE(m);
+      RunAndCompareWith(*m, {x});
+    }
+}
+
 TEST(Convert, EveryPairOfTypes) {
   for (ElementType from : kAllTypes)
     for (ElementType to : kAllTypes) {
