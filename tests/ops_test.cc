@@ -148,6 +148,21 @@ INSTANTIATE_TEST_SUITE_P(All, ElementwiseOps, ::testing::ValuesIn(kOps),
                            return n;
                          });
 
+// sin, cos and tan of the 1-D array x against the reference evaluator.
+void ExpectTrigonometryMatchesTheReference(const Literal& x) {
+  const std::string type = std::string(ElementTypeName(x.shape().element_type())) + "[" + std::to_string(x.element_count()) + "]";
+  for (const char* op : {"sine", "cosine", "tan"}) {
+    SCOPED_TRACE(op);
+    auto m = ParseOrFail("HloModule trig\nENTRY e {\n  x = " + type + " parameter(0)\n  ROOT y = " + type + " " + op + "(x)\n}\n");
+    ASSERT_TRUE(m);
+    auto want = EvaluateModule(*m, {x});
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto got = CompileAndRun(*m, {x});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ExpectClose(*got, *want, Opcode::kSin, op);
+  }
+}
+
 // sin, cos and tan of arguments far from zero: the reduction by pi/2 is
 // exact (Payne-Hanek), as XLA's CPU and GPU results are; a Cody-Waite
 // reduction alone returned 0 or +-1 for f32 arguments near 10^7.
@@ -163,18 +178,8 @@ TEST(Trigonometry, HugeArgumentsAreReducedExactly) {
       const double v = i < 8 ? std::ldexp(1.0, 20 + 3 * static_cast<int>(i)) + 1 : std::pow(10.0, exponent(rng));
       x.Set(i, Scalar::Float(t, sign * std::min(v, t == ElementType::kF16 ? 65504.0 : v)));
     }
-    for (const char* op : {"sine", "cosine", "tan"}) {
-      SCOPED_TRACE(std::string(op) + " " + std::string(ElementTypeName(t)));
-      const std::string type = std::string(ElementTypeName(t)) + "[512]";
-      auto m = ParseOrFail("HloModule trig\nENTRY e {\n  x = " + type + " parameter(0)\n  ROOT y = " + type + " " + op +
-                           "(x)\n}\n");
-      ASSERT_TRUE(m);
-      auto want = EvaluateModule(*m, {x});
-      ASSERT_TRUE(want.ok()) << want.status().ToString();
-      auto got = CompileAndRun(*m, {x});
-      ASSERT_TRUE(got.ok()) << got.status().ToString();
-      ExpectClose(*got, *want, Opcode::kSin, op);
-    }
+    SCOPED_TRACE(ElementTypeName(t));
+    ExpectTrigonometryMatchesTheReference(x);
   }
 }
 
@@ -194,17 +199,7 @@ TEST(Trigonometry, EveryF32BinadeOfTheLargeArgumentPath) {
     }
   Literal x(Shape(ElementType::kF32, {static_cast<int64_t>(xs.size())}));
   for (size_t i = 0; i < xs.size(); ++i) x.Set(static_cast<int64_t>(i), Scalar::Float(ElementType::kF32, xs[i]));
-  const std::string type = "f32[" + std::to_string(xs.size()) + "]";
-  for (const char* op : {"sine", "cosine", "tan"}) {
-    SCOPED_TRACE(op);
-    auto m = ParseOrFail("HloModule trig\nENTRY e {\n  x = " + type + " parameter(0)\n  ROOT y = " + type + " " + op + "(x)\n}\n");
-    ASSERT_TRUE(m);
-    auto want = EvaluateModule(*m, {x});
-    ASSERT_TRUE(want.ok()) << want.status().ToString();
-    auto got = CompileAndRun(*m, {x});
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    ExpectClose(*got, *want, Opcode::kSin, op);
-  }
+  ExpectTrigonometryMatchesTheReference(x);
 }
 
 // f32 erf (fixed polynomials, shaders/real_math.glsl) over 65,536 evenly
