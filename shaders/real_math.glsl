@@ -184,13 +184,6 @@ const FLOAT PIO2_LO_FLOAT = FLOAT(6.12323399573676588613e-17LF);
 FLOAT expm1_quotient_FLOAT(FLOAT r) {
 #if WIDTH_OF_FLOAT == 32
   FLOAT q = FLOAT(2.48015873015873e-05LF);
-  q = q * r + FLOAT(0.0001984126984126984LF);
-  q = q * r + FLOAT(0.001388888888888889LF);
-  q = q * r + FLOAT(0.008333333333333333LF);
-  q = q * r + FLOAT(0.041666666666666664LF);
-  q = q * r + FLOAT(0.16666666666666666LF);
-  q = q * r + FLOAT(0.5LF);
-  return q * r + FLOAT(1);
 #else
   FLOAT q = FLOAT(1.1470745597729725e-11LF);
   q = q * r + FLOAT(1.6059043836821613e-10LF);
@@ -199,6 +192,7 @@ FLOAT expm1_quotient_FLOAT(FLOAT r) {
   q = q * r + FLOAT(2.755731922398589e-07LF);
   q = q * r + FLOAT(2.7557319223985893e-06LF);
   q = q * r + FLOAT(2.48015873015873e-05LF);
+#endif
   q = q * r + FLOAT(0.0001984126984126984LF);
   q = q * r + FLOAT(0.001388888888888889LF);
   q = q * r + FLOAT(0.008333333333333333LF);
@@ -206,7 +200,6 @@ FLOAT expm1_quotient_FLOAT(FLOAT r) {
   q = q * r + FLOAT(0.16666666666666666LF);
   q = q * r + FLOAT(0.5LF);
   return q * r + FLOAT(1);
-#endif
 }
 
 // e^r for |r| <= ln2/2.
@@ -268,13 +261,6 @@ void log_ext_FLOAT(FLOAT x, out FLOAT hi, out FLOAT lo) {
   // loop or fold its divisions (llvmpipe ran both, a vector divide a term).
 #if WIDTH_OF_FLOAT == 32
   FLOAT R = FLOAT(0.11764705882352941LF);
-  R = FLOAT(0.13333333333333333LF) + z * R;
-  R = FLOAT(0.15384615384615385LF) + z * R;
-  R = FLOAT(0.18181818181818182LF) + z * R;
-  R = FLOAT(0.2222222222222222LF) + z * R;
-  R = FLOAT(0.2857142857142857LF) + z * R;
-  R = FLOAT(0.4LF) + z * R;
-  R = FLOAT(0.6666666666666666LF) + z * R;
 #else
   FLOAT R = FLOAT(0.06896551724137931LF);
   R = FLOAT(0.07407407407407407LF) + z * R;
@@ -283,6 +269,7 @@ void log_ext_FLOAT(FLOAT x, out FLOAT hi, out FLOAT lo) {
   R = FLOAT(0.09523809523809523LF) + z * R;
   R = FLOAT(0.10526315789473684LF) + z * R;
   R = FLOAT(0.11764705882352941LF) + z * R;
+#endif
   R = FLOAT(0.13333333333333333LF) + z * R;
   R = FLOAT(0.15384615384615385LF) + z * R;
   R = FLOAT(0.18181818181818182LF) + z * R;
@@ -290,7 +277,6 @@ void log_ext_FLOAT(FLOAT x, out FLOAT hi, out FLOAT lo) {
   R = FLOAT(0.2857142857142857LF) + z * R;
   R = FLOAT(0.4LF) + z * R;
   R = FLOAT(0.6666666666666666LF) + z * R;
-#endif
   FLOAT tail = s_hi * z * R;  // 2s^3/3 + 2s^5/5 + ...
   FLOAT fe = FLOAT(e);
   FLOAT h, hl;
@@ -486,53 +472,37 @@ FLOAT reduce_pio2_FLOAT(FLOAT x, out int q) {
 // (see log_ext_FLOAT).
 FLOAT sin_kernel_FLOAT(FLOAT r) {
   FLOAT z = r * r;
-#if WIDTH_OF_FLOAT == 32
   FLOAT s = FLOAT(1);
-  s = FLOAT(1) - z * FLOAT(0.00641025641025641LF) * s;
-  s = FLOAT(1) - z * FLOAT(0.00909090909090909LF) * s;
-  s = FLOAT(1) - z * FLOAT(0.013888888888888888LF) * s;
-  s = FLOAT(1) - z * FLOAT(0.023809523809523808LF) * s;
-  s = FLOAT(1) - z * FLOAT(0.05LF) * s;
-  s = FLOAT(1) - z * FLOAT(0.16666666666666666LF) * s;
-#else
-  FLOAT s = FLOAT(1);
+#if WIDTH_OF_FLOAT != 32  // the wider type's higher terms
   s = FLOAT(1) - z * FLOAT(0.002380952380952381LF) * s;
   s = FLOAT(1) - z * FLOAT(0.0029239766081871343LF) * s;
   s = FLOAT(1) - z * FLOAT(0.003676470588235294LF) * s;
   s = FLOAT(1) - z * FLOAT(0.004761904761904762LF) * s;
+#endif
   s = FLOAT(1) - z * FLOAT(0.00641025641025641LF) * s;
   s = FLOAT(1) - z * FLOAT(0.00909090909090909LF) * s;
   s = FLOAT(1) - z * FLOAT(0.013888888888888888LF) * s;
   s = FLOAT(1) - z * FLOAT(0.023809523809523808LF) * s;
   s = FLOAT(1) - z * FLOAT(0.05LF) * s;
   s = FLOAT(1) - z * FLOAT(0.16666666666666666LF) * s;
-#endif
   return r * s;
 }
 
 FLOAT cos_kernel_FLOAT(FLOAT r) {
   FLOAT z = r * r;
-#if WIDTH_OF_FLOAT == 32
   FLOAT c = FLOAT(1);
-  c = FLOAT(1) - z * FLOAT(0.007575757575757576LF) * c;
-  c = FLOAT(1) - z * FLOAT(0.011111111111111112LF) * c;
-  c = FLOAT(1) - z * FLOAT(0.017857142857142856LF) * c;
-  c = FLOAT(1) - z * FLOAT(0.03333333333333333LF) * c;
-  c = FLOAT(1) - z * FLOAT(0.08333333333333333LF) * c;
-  c = FLOAT(1) - z * FLOAT(0.5LF) * c;
-#else
-  FLOAT c = FLOAT(1);
+#if WIDTH_OF_FLOAT != 32  // the wider type's higher terms
   c = FLOAT(1) - z * FLOAT(0.002631578947368421LF) * c;
   c = FLOAT(1) - z * FLOAT(0.0032679738562091504LF) * c;
   c = FLOAT(1) - z * FLOAT(0.004166666666666667LF) * c;
   c = FLOAT(1) - z * FLOAT(0.005494505494505495LF) * c;
+#endif
   c = FLOAT(1) - z * FLOAT(0.007575757575757576LF) * c;
   c = FLOAT(1) - z * FLOAT(0.011111111111111112LF) * c;
   c = FLOAT(1) - z * FLOAT(0.017857142857142856LF) * c;
   c = FLOAT(1) - z * FLOAT(0.03333333333333333LF) * c;
   c = FLOAT(1) - z * FLOAT(0.08333333333333333LF) * c;
   c = FLOAT(1) - z * FLOAT(0.5LF) * c;
-#endif
   return c;
 }
 
@@ -575,12 +545,6 @@ FLOAT atan_positive_FLOAT(FLOAT a) {
   FLOAT z = a * a;
 #if WIDTH_OF_FLOAT == 32
   FLOAT p = FLOAT(-0.06666666666666667LF);
-  p = FLOAT(0.07692307692307693LF) + z * p;
-  p = FLOAT(-0.09090909090909091LF) + z * p;
-  p = FLOAT(0.1111111111111111LF) + z * p;
-  p = FLOAT(-0.14285714285714285LF) + z * p;
-  p = FLOAT(0.2LF) + z * p;
-  p = FLOAT(-0.3333333333333333LF) + z * p;
 #else
   FLOAT p = FLOAT(-0.03225806451612903LF);
   p = FLOAT(0.034482758620689655LF) + z * p;
@@ -591,13 +555,13 @@ FLOAT atan_positive_FLOAT(FLOAT a) {
   p = FLOAT(-0.05263157894736842LF) + z * p;
   p = FLOAT(0.058823529411764705LF) + z * p;
   p = FLOAT(-0.06666666666666667LF) + z * p;
+#endif
   p = FLOAT(0.07692307692307693LF) + z * p;
   p = FLOAT(-0.09090909090909091LF) + z * p;
   p = FLOAT(0.1111111111111111LF) + z * p;
   p = FLOAT(-0.14285714285714285LF) + z * p;
   p = FLOAT(0.2LF) + z * p;
   p = FLOAT(-0.3333333333333333LF) + z * p;
-#endif
   FLOAT r = offset + (a + a * z * p);
   if (inverted) r = (PIO2_FLOAT - r) + PIO2_LO_FLOAT;
   return r;
