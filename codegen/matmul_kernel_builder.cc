@@ -406,6 +406,9 @@ class MatmulKernelBuilder : public ElementEmitter {
       main += "  uint sl = gl_SubgroupInvocationID;\n";
       main += "  uint row = tm * " + U(c_.tile_m) + " + gl_SubgroupID * " + U(tm) + ";\n";
       main += "  uint col = tn * " + U(c_.tile_n) + " + sl * " + U(tn) + ";\n";
+    } else if (c_.flat_blocks) {  // the blocks in order, n fastest
+      main += "  uint blk = tn * " + U(c_.local_size) + " + lid;\n";
+      main += "  uint row = (blk / " + U(c_.blocks_n) + ") * " + U(tm) + ", col = (blk % " + U(c_.blocks_n) + ") * " + U(tn) + ";\n";
     } else if (c_.quads) {  // the first rows and columns of the block's quads
       main += "  uint row = tm * " + U(c_.tile_m) + " + (lid / " + U(c_.threads_n) + ") * 4u;\n";
       main += "  uint col = tn * " + U(c_.tile_n) + " + (lid % " + U(c_.threads_n) + ") * 4u;\n";

@@ -219,6 +219,13 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   c.tile_n = c.threads_n * c.thread_n;
   c.tiles_m = CeilDiv(std::max<int64_t>(c.m, 1), c.tile_m);
   c.tiles_n = CeilDiv(std::max<int64_t>(c.n, 1), c.tile_n);
+  if (target.cpu && c.tile_k == 0 && c.k_lanes == 1 && !c.share_lhs && !c.quads) {
+    c.flat_blocks = true;
+    c.blocks_m = CeilDiv(std::max<int64_t>(c.m, 1), c.thread_m);
+    c.blocks_n = CeilDiv(std::max<int64_t>(c.n, 1), c.thread_n);
+    c.tiles_m = 1;
+    c.tiles_n = CeilDiv(c.blocks_m * c.blocks_n, static_cast<int64_t>(c.local_size));
+  }
   // Steps per iteration: the widest vector read along k.
   c.k_step = 1;
   for (int side = 0; side < 2; ++side) {
