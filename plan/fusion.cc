@@ -10,6 +10,9 @@
 #include "ops/reduction_shapes.h"
 #include "ops/window.h"
 #include "plan/cost_model.h"
+#include "plan/materialized.h"
+#include "plan/matmul_config.h"
+#include "plan/vector_source.h"
 #include "plan/row_config.h"
 #include "plan/scatter_config.h"
 #include "plan/sort_config.h"
@@ -575,6 +578,36 @@ class FusionPass {
     return total;
   }
 
+  // Rule 6b: a pad under operand `side` of a dot that keeps the operand
+  // from being read as whole vectors along its contraction (its source's
+  // rows are no whole vectors, or a vector would straddle its padding
+  // edge) where the padded value, once written, would be (a convolution's
+  // input padded to whole vectors of features, plan/conv_expansion.h).
+  const Instruction* PadBlockingVectors(const Instruction& dot, int side) {
+    StatusOr<DotPlan> plan = PlanDot(dot);
+    const Instruction* x = dot.operands[side];
+    const ElementType t = x->shape.element_type();
+    if (!plan.ok() || IsMaterialized(x) || IsComplex(t) || (BitWidth(t) != 8 && BitWidth(t) != 16 && BitWidth(t) != 32))
+      return nullptr;
+    const std::vector<int64_t>& contracting = side == 0 ? plan->dims.lhs_contracting : plan->dims.rhs_contracting;
+    if (contracting.empty()) return nullptr;
+    // Values in memory as the fusion stands, and `written` besides.
+    auto in_memory = [this](const Instruction* written) -> MaterializedLayoutFn {
+      return [this, written](const Instruction* n) -> std::optional<Layout> {
+        if (n == written || IsMaterialized(n) || !IsFusible(*n)) return n->shape.layout_or_default();
+        return std::nullopt;
+      };
+    };
+    const int64_t lanes = VectorLanes(t);
+    if (FindVectorSource(x, contracting.back(), lanes, in_memory(nullptr))) return nullptr;
+    const Instruction* found = nullptr;
+    VisitInline(x, in_memory(nullptr), [&](const Instruction* n) {
+      if (n->opcode == Opcode::kPad && FindVectorSource(x, contracting.back(), lanes, in_memory(n))) found = n;
+      return found == nullptr;
+    });
+    return found;
+  }
+
   // Rule 6a: what a matmul kernel reads through fused producers (its
   // operands, and the side operands of its epilogue) is repeated in every
   // unrolled load of its tile. A costly op there (division, transcendental)
@@ -588,6 +621,12 @@ class FusionPass {
     for (const Instruction* h : order_) {
       if (!IsDotFamily(h->opcode)) continue;
       std::vector<const Instruction*> stack;
+      for (int side = 0; side < 2 && h->opcode == Opcode::kDot; ++side)
+        if (const Instruction* pad = PadBlockingVectors(*h, side)) {
+          Materialize(ValueRef::Of(pad), "pad under operand " + std::to_string(side) + " of matmul %" + h->name +
+                                             " that, written, is read as whole vectors");
+          decided_.push_back(pad);
+        }
       for (const Instruction* o : h->operands) {
         const double arithmetic = FusedArithmetic(o);
         if (!IsMaterialized(o) && IsFusible(*o) && arithmetic > kMatmulOperandCost) {

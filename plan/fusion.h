@@ -48,6 +48,12 @@
 //    kCostlyElement, or a loop) under them, is written first. Index maps
 //    (a convolution's window gather, pads, transposes) stay fused: that is
 //    the implicit GEMM, with no im2col buffer.
+// 6b. Matmul vectors: a pad under a dot's operand that keeps the operand
+//    from being read as whole vectors along its contraction, where the
+//    padded value written would be, is written first (a convolution's
+//    input padded to whole vectors of features: one small copy, then
+//    vector reads instead of element loads through the window's index
+//    math).
 // 6. Depth: no chain of fused values (or epilogue) is longer than
 //    kMaxFusionDepth; the value at each limit is written and read back.
 //    Code generation walks a value's producers recursively, and a chain of

@@ -168,8 +168,10 @@ TEST_F(Convolution, WindowsReadAsVectorsMatchTheReference) {
   // Features in whole vectors: the matmul reads the windows a block of
   // features at a time through the gather and the pad (one address and one
   // padding test per block); padded edges, strides, dilations, negative
-  // padding and groups move the blocks; 6 features, a tiled input and NCHW
-  // fall back to element loads. Every type the matmul reads as vectors.
+  // padding and groups move the blocks; 6 features and a tiled input fall
+  // back to element loads. Fewer features than a vector (an RGB stem; 5
+  // in 16-bit types) are padded to one with zeros, the padded input
+  // written first (NCHW's too). Every type the matmul reads as vectors.
   const std::string nhwc = "dim_labels=b01f_01io->b01f";
   const std::vector<Form> forms = {
       {{2, 9, 7, 16}, {3, 3, 16, 12}, "window={size=3x3 pad=1_1x1_1}, " + nhwc},
@@ -178,12 +180,14 @@ TEST_F(Convolution, WindowsReadAsVectorsMatchTheReference) {
       {{1, 4, 5, 32}, {3, 3, 32, 4}, "window={size=3x3 pad=2_2x1_2 lhs_dilate=2x1}, " + nhwc},
       {{1, 6, 6, 32}, {3, 3, 16, 8}, "window={size=3x3 pad=1_1x1_1}, " + nhwc + ", feature_group_count=2"},
       {{2, 5, 5, 6}, {3, 3, 6, 4}, "window={size=3x3 pad=1_1x1_1}, " + nhwc},
+      {{1, 15, 13, 3}, {3, 3, 3, 8}, "window={size=3x3 stride=2x2 pad=1_1x1_1}, " + nhwc},
+      {{2, 9, 7, 5}, {3, 3, 5, 4}, "window={size=3x3 pad=1_0x0_1}, " + nhwc},
   };
   uint64_t seed = 300;
   for (ElementType t : {ElementType::kF32, ElementType::kF16, ElementType::kBF16, ElementType::kS8, ElementType::kS32}) {
     const ElementType out = t == ElementType::kS8 ? ElementType::kS32 : t;
     for (size_t i = 0; i < forms.size(); ++i)
-      if (t == ElementType::kF32 || i == 0 || i == 4) RunForm(forms[i], t, t, out, ++seed);
+      if (t == ElementType::kF32 || i == 0 || i == 4 || i >= 6) RunForm(forms[i], t, t, out, ++seed);
   }
   RunForm(forms[0], ElementType::kF32, ElementType::kF32, ElementType::kF32, ++seed, "{3,2,1,0:T(2,8)}");
   RunForm(forms[0], ElementType::kF32, ElementType::kF32, ElementType::kF32, ++seed, "{2,3,1,0}");

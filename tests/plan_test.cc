@@ -788,8 +788,11 @@ const MatmulConfig* ConvolutionMatmul(const Planned& p) {
 TEST(PlanConvolution, WindowsAreReadAsVectorsAlongTheFeatures) {
   // Through the gather, the pad and the reshape of the input: blocks of
   // features lie together in x's buffer, one address and padding test per
-  // block of up to 4 vectors; features along no unit stride (NCHW) or not
-  // whole vectors are read an element at a time.
+  // block of up to 4 vectors. Where they do not (features along no unit
+  // stride, NCHW; or fewer than a vector, padded to one) the padded input
+  // is written first and its windows read as vectors (fusion rule 6b);
+  // features that are no whole vectors otherwise are read an element at a
+  // time.
   struct Case {
     std::string x, w, y, attributes;
     MatmulConfig::Read lhs;
@@ -809,7 +812,10 @@ TEST(PlanConvolution, WindowsAreReadAsVectorsAlongTheFeatures) {
       {"f32[2,9,7,6]", "f32[3,3,6,12]", "f32[2,9,7,12]", "window={size=3x3 pad=1_1x1_1}, " + nhwc, MatmulConfig::Read::kElements, 1},
       {"f32[1,64,56,56]", "f32[64,64,3,3]", "f32[1,64,56,56]",
        "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, operand_precision={highest,highest}",
-       MatmulConfig::Read::kElements, 1},
+       MatmulConfig::Read::kAlongK, 16},
+      {"f32[1,224,224,3]", "f32[3,3,3,32]", "f32[1,112,112,32]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, " + nhwc,
+       MatmulConfig::Read::kAlongK, 4},
+      {"f32[1,16,16,5]", "f32[3,3,5,8]", "f32[1,16,16,8]", "window={size=3x3 pad=1_1x1_1}, " + nhwc, MatmulConfig::Read::kElements, 1},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.x + " " + c.w + " " + c.attributes);
