@@ -62,7 +62,8 @@ ElementType DirectAccumulator(ElementType t) {
 
 class ConvolutionExpander {
  public:
-  ConvolutionExpander(Computation& c, const Instruction& conv) : w_(c, conv, "conv"), conv_(conv) {}
+  ConvolutionExpander(Computation& c, const Instruction& conv, bool pad_features)
+      : w_(c, conv, "conv"), conv_(conv), pad_features_(pad_features) {}
 
   StatusOr<Instruction*> Expand(Instruction* lhs, Instruction* rhs) {
     VKXLA_ASSIGN_OR_RETURN(p_, ReadConvolution(conv_));
@@ -109,7 +110,7 @@ class ConvolutionExpander {
     // 224x224x3 -> 32: 2.5 -> 1.1 ms). Only where that at most doubles
     // the products; the added products are exact zeros.
     const int64_t lanes = VectorLanes(ls.element_type());
-    const int64_t extra_features = !one_by_one && groups == 1 && !IsComplex(ls.element_type()) &&
+    const int64_t extra_features = pad_features_ && !one_by_one && groups == 1 && !IsComplex(ls.element_type()) &&
                                            BitWidth(ls.element_type()) >= 16 && group_features < lanes &&
                                            2 * group_features >= lanes
                                        ? lanes - group_features
@@ -486,16 +487,17 @@ class ConvolutionExpander {
 
   ExpansionWriter w_;
   const Instruction& conv_;
+  const bool pad_features_;
   ConvolutionParams p_;
 };
 
 }  // namespace
 
-StatusOr<std::shared_ptr<const Module>> ExpandConvolutions(const Module& module) {
+StatusOr<std::shared_ptr<const Module>> ExpandConvolutions(const Module& module, bool pad_features) {
   return RewriteModule(
       module, [](const Instruction& inst) { return inst.opcode == Opcode::kConvolution; },
-      [](Computation& c, const Instruction& conv, const std::vector<Instruction*>& operands) {
-        return ConvolutionExpander(c, conv).Expand(operands.at(0), operands.at(1));
+      [pad_features](Computation& c, const Instruction& conv, const std::vector<Instruction*>& operands) {
+        return ConvolutionExpander(c, conv, pad_features).Expand(operands.at(0), operands.at(1));
       });
 }
 

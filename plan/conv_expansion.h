@@ -53,7 +53,12 @@ enum class ConvolutionLowering { kNone, kImplicitGemm, kOneByOne, kDirect, kWino
 // How a convolution of these operands runs (kNone: no work, zeros).
 ConvolutionLowering ChooseConvolutionLowering(const ConvolutionParams& p, const Shape& lhs, const Shape& rhs, const Shape& result);
 
-// A copy of `module` with every convolution expanded, or null when it has none.
-StatusOr<std::shared_ptr<const Module>> ExpandConvolutions(const Module& module);
+// A copy of `module` with every convolution expanded, or null when it has
+// none. `pad_features`: an implicit GEMM over fewer input features than a
+// vector holds (at least half of one) pads both operands with zero
+// features to a whole vector, which a target reading operands as vectors
+// (a CPU driver's register blocks) reads a window position at a time once
+// the padded input is written (plan/fusion.h, rule 6b).
+StatusOr<std::shared_ptr<const Module>> ExpandConvolutions(const Module& module, bool pad_features);
 
 }  // namespace vkxla

@@ -582,7 +582,9 @@ class FusionPass {
   // from being read as whole vectors along its contraction (its source's
   // rows are no whole vectors, or a vector would straddle its padding
   // edge) where the padded value, once written, would be (a convolution's
-  // input padded to whole vectors of features, plan/conv_expansion.h).
+  // input padded to whole vectors of features, plan/conv_expansion.h). On
+  // CPU drivers, whose register blocks read vectors; GPUs stage their tiles
+  // an element at a time.
   const Instruction* PadBlockingVectors(const Instruction& dot, int side) {
     StatusOr<DotPlan> plan = PlanDot(dot);
     const Instruction* x = dot.operands[side];
@@ -621,7 +623,7 @@ class FusionPass {
     for (const Instruction* h : order_) {
       if (!IsDotFamily(h->opcode)) continue;
       std::vector<const Instruction*> stack;
-      for (int side = 0; side < 2 && h->opcode == Opcode::kDot; ++side)
+      for (int side = 0; side < 2 && target_.cpu && h->opcode == Opcode::kDot; ++side)
         if (const Instruction* pad = PadBlockingVectors(*h, side)) {
           Materialize(ValueRef::Of(pad), "pad under operand " + std::to_string(side) + " of matmul %" + h->name +
                                              " that, written, is read as whole vectors");

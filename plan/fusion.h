@@ -48,7 +48,7 @@
 //    kCostlyElement, or a loop) under them, is written first. Index maps
 //    (a convolution's window gather, pads, transposes) stay fused: that is
 //    the implicit GEMM, with no im2col buffer.
-// 6b. Matmul vectors: a pad under a dot's operand that keeps the operand
+// 6b. Matmul vectors (CPU drivers): a pad under a dot's operand that keeps the operand
 //    from being read as whole vectors along its contraction, where the
 //    padded value written would be, is written first (a convolution's
 //    input padded to whole vectors of features: one small copy, then

@@ -1069,7 +1069,7 @@ StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target)
   if (rngs) expanded = rngs;
   VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> linalg, ExpandLinearAlgebra(expanded ? *expanded : module));
   if (linalg) expanded = linalg;
-  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> convs, ExpandConvolutions(expanded ? *expanded : module));
+  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> convs, ExpandConvolutions(expanded ? *expanded : module, target.cpu));
   if (convs) expanded = convs;
   VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> norms, ExpandBatchNorms(expanded ? *expanded : module));
   if (norms) expanded = norms;
