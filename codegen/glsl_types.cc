@@ -170,6 +170,15 @@ std::string NormalizeExpression(ElementType t, const std::string& v) {
 
 std::string GlslLiteral(const Scalar& x, bool opaque_zeros) {
   const ElementType t = x.type;
+  const std::string zero_word = "(gl_NumWorkGroups.z - 1u)";
+  if (opaque_zeros && !IsFloat(t) && !IsComplex(t) && x.u == 0 && x.s == 0) {
+    switch (t) {
+      case ElementType::kPred: return "(" + zero_word + " != 0u)";
+      case ElementType::kS64: return "int64_t" + zero_word;
+      case ElementType::kU64: return "uint64_t" + zero_word;
+      default: return IsSignedInt(t) ? "int" + zero_word : zero_word;
+    }
+  }
   switch (t) {
     case ElementType::kPred: return x.pred() ? "true" : "false";
     case ElementType::kS2: case ElementType::kS4: case ElementType::kS8: case ElementType::kS16: case ElementType::kS32:

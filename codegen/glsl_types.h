@@ -69,7 +69,10 @@ std::string NormalizeExpression(ElementType t, const std::string& value);
 // A GLSL literal of the compute type holding `value`. With opaque_zeros
 // (TargetFeatures::literal_zeros_folded), a float +0 (a part of a complex
 // one too) is read from gl_NumWorkGroups.z - 1, which is 0 in every
-// dispatch of ours (grids are x by y) but not known to the driver.
+// dispatch of ours (grids are x by y) but not known to the driver; so are
+// integer zeros and false, whose conversions to float the driver would
+// fold into a literal +0 (a dot of a converted zero and an infinity came
+// out 0 on llvmpipe, not NaN).
 std::string GlslLiteral(const Scalar& value, bool opaque_zeros = false);
 
 }  // namespace vkxla

@@ -647,7 +647,9 @@ ENTRY %e {
 // IEEE arithmetic with a constant +0 operand: inf * 0 and 0 / 0 are NaN,
 // 1 / 0 is inf, -0 + 0 is +0. llvmpipe's IR builder folded all of these
 // (0, 0, 0 and -0) when the zero was a literal (a random program found
-// it); the signs of zeros are compared too.
+// it); the signs of zeros are compared too. So with a zero converted from
+// an integer or pred constant, which the driver folded into a float +0 as
+// well (a random program's dot of a converted zero and an infinity was 0).
 TEST(SpecExamples, FloatArithmeticWithAConstantZeroKeepsIeeeSpecials) {
   for (ElementType t : {ElementType::kF32, ElementType::kF64, ElementType::kF16, ElementType::kBF16}) {
     const std::string ty(ElementTypeName(t));
@@ -655,13 +657,21 @@ TEST(SpecExamples, FloatArithmeticWithAConstantZeroKeepsIeeeSpecials) {
                        "[7] broadcast(%c), dimensions={}\n";
     std::string tuple, shapes;
     int k = 0;
+    auto result = [&](const std::string& op, const std::string& a, const std::string& b) {
+      const std::string r = "%r" + std::to_string(k++);
+      body += "  " + r + " = " + ty + "[7] " + op + "(" + a + ", " + b + ")\n";
+      tuple += (tuple.empty() ? "" : ", ") + r;
+      shapes += (shapes.empty() ? "" : ", ") + ty + "[7]";
+    };
     for (const char* op : {"multiply", "add", "subtract", "divide"})
-      for (const bool zero_first : {false, true}) {
-        const std::string r = "%r" + std::to_string(k++);
-        body += "  " + r + " = " + ty + "[7] " + op + (zero_first ? "(%z, %x)\n" : "(%x, %z)\n");
-        tuple += (tuple.empty() ? "" : ", ") + r;
-        shapes += (shapes.empty() ? "" : ", ") + ty + "[7]";
-      }
+      for (const bool zero_first : {false, true}) result(op, zero_first ? "%z" : "%x", zero_first ? "%x" : "%z");
+    for (const char* source : {"s32[] constant(0)", "u8[] constant(0)", "s64[] constant(0)", "pred[] constant(false)"}) {
+      const std::string id = std::to_string(k);
+      body += "  %i" + id + " = " + source + "\n  %f" + id + " = " + ty + "[] convert(%i" + id + ")\n  %b" + id + " = " + ty +
+              "[7] broadcast(%f" + id + "), dimensions={}\n";
+      result("multiply", "%x", "%b" + id);
+      result("divide", "%b" + id, "%x");
+    }
     auto m = ParseAndVerifyHlo("HloModule zeros\nENTRY %e {\n" + body + "  ROOT %t = (" + shapes + ") tuple(" + tuple + ")\n}\n");
     ASSERT_TRUE(m.ok()) << m.status().ToString();
     Literal x(Shape(t, {7}));
