@@ -1349,6 +1349,19 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
   EXPECT_EQ(lp.local_size, 64u);
   EXPECT_EQ(lp.tile_k, 0);
   EXPECT_EQ(lp.splits, 1);
+  EXPECT_TRUE(lp.flat_blocks);
+  EXPECT_EQ(lp.blocks_m * 1000 + lp.blocks_n, 128128);
+  EXPECT_EQ(lp.workgroups, 256u);
+  // Few blocks (MobileNet's 14x14x576 -> 96): taken in order, one padded
+  // block at most (25 x 12 of them, not 4 x 2 tiles of 8 x 8), in
+  // workgroups of 8 that make at least 32 for llvmpipe's threads instead
+  // of a split contraction.
+  const MatmulConfig few = config(PlanText("", MatmulEntry("f32", 196, 576, 96), LavapipeTarget()));
+  EXPECT_TRUE(few.flat_blocks);
+  EXPECT_EQ(few.blocks_m * 1000 + few.blocks_n, 25012);
+  EXPECT_EQ(few.local_size, 8u);
+  EXPECT_EQ(few.workgroups, 38u);
+  EXPECT_EQ(few.splits, 1);
   // 8-bit operands keep 16 x 16 blocks: a texel holds 16 columns of them.
   const MatmulConfig bytes = config(PlanText("", "ENTRY main {\n  x = s8[1024,1024] parameter(0)\n  w = s8[1024,1024] parameter(1)\n"
                                                  "  ROOT d = s32[1024,1024] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
@@ -1410,6 +1423,7 @@ TEST(PlanConfigs, MatmulTilesPerTarget) {
     EXPECT_FALSE(s.quads);
     EXPECT_EQ(s.tile_m * 1000 + s.tile_n, 64064);
     EXPECT_EQ(s.local_size, 256u);
+    EXPECT_FALSE(s.flat_blocks);
     EXPECT_EQ(s.sub_m, 0);  // sub-blocks are a CPU register file's answer
     const MatmulConfig g = config(PlanText("", MatmulEntry("f32", 1024, 1024, 1024), t));
     EXPECT_TRUE(g.quads);
