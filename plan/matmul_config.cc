@@ -219,7 +219,13 @@ StatusOr<MatmulConfig> ChooseMatmulConfig(const Instruction& dot, int64_t step_t
   c.tile_n = c.threads_n * c.thread_n;
   c.tiles_m = CeilDiv(std::max<int64_t>(c.m, 1), c.tile_m);
   c.tiles_n = CeilDiv(std::max<int64_t>(c.n, 1), c.tile_n);
-  if (target.cpu && c.tile_k == 0 && c.k_lanes == 1 && !c.share_lhs && !c.quads) {
+  // Flat blocks where tiles would pad or be few; whole tiles keep each
+  // workgroup's rows and columns near one another in the cache (f32
+  // 4096^3 on llvmpipe, alternated: 1.90-1.94 s in tiles, 2.11-2.18 s in
+  // flat blocks, whose 64 invocations span 512 columns).
+  const bool tiles_pad = c.m % c.tile_m != 0 || c.n % c.tile_n != 0;
+  if (target.cpu && c.tile_k == 0 && c.k_lanes == 1 && !c.share_lhs && !c.quads &&
+      (tiles_pad || c.batch * c.tiles_m * c.tiles_n < 32)) {
     c.flat_blocks = true;
     c.blocks_m = CeilDiv(std::max<int64_t>(c.m, 1), c.thread_m);
     c.blocks_n = CeilDiv(std::max<int64_t>(c.n, 1), c.thread_n);

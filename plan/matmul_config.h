@@ -94,11 +94,12 @@ struct MatmulConfig {
   // whose lanes' addresses are consecutive (no bank conflicts), and the
   // next slice's loads are issued before the current slice's products.
   bool quads = false;
-  // CPU drivers, blocks read straight into registers: the invocations take
+  // CPU drivers, blocks read straight into registers, where tiles of
+  // threads_m x threads_n blocks would pad or be few: the invocations take
   // the result's blocks in order (n fastest; blocks_m x blocks_n of them),
-  // not tiles of threads_m x threads_n blocks, so a dim that is no
-  // multiple of a tile pads a block at most rather than a tile (MobileNet's
-  // 14 x 14 x 576 -> 96: 57% of a padded tile's blocks in use). tiles_n
+  // so a dim that is no multiple of a tile pads a block at most rather
+  // than a tile (MobileNet's 14 x 14 x 576 -> 96: 57% of a padded tile's
+  // blocks in use). tiles_n
   // then counts the workgroups of a batch and chunk, tiles_m is 1;
   // invocations past the last block get rows past m (nothing stored).
   bool flat_blocks = false;
