@@ -55,7 +55,7 @@ ConvolutionLowering ChooseConvolutionLowering(const ConvolutionParams& p, const 
 
 // A copy of `module` with every convolution expanded, or null when it has
 // none. `pad_features`: an implicit GEMM over fewer input features than a
-// vector holds (at least half of one) pads both operands with zero
+// vector holds (at least a third of one) pads both operands with zero
 // features to a whole vector, which a target reading operands as vectors
 // (a CPU driver's register blocks) reads a window position at a time once
 // the padded input is written (plan/fusion.h, rule 6b).

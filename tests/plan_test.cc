@@ -789,10 +789,10 @@ TEST(PlanConvolution, WindowsAreReadAsVectorsAlongTheFeatures) {
   // Through the gather, the pad and the reshape of the input: blocks of
   // features lie together in x's buffer, one address and padding test per
   // block of up to 4 vectors. Where they do not (features along no unit
-  // stride, NCHW; or fewer than a vector, padded to one) the padded input
-  // is written first and its windows read as vectors (fusion rule 6b);
-  // features that are no whole vectors otherwise are read an element at a
-  // time.
+  // stride, NCHW; or fewer than a vector but at least a third of one,
+  // padded to one) the padded input is written first and its windows read
+  // as vectors (fusion rule 6b); features that are no whole vectors
+  // otherwise are read an element at a time.
   struct Case {
     std::string x, w, y, attributes;
     MatmulConfig::Read lhs;
@@ -815,7 +815,10 @@ TEST(PlanConvolution, WindowsAreReadAsVectorsAlongTheFeatures) {
        MatmulConfig::Read::kAlongK, 16},
       {"f32[1,224,224,3]", "f32[3,3,3,32]", "f32[1,112,112,32]", "window={size=3x3 stride=2x2 pad=1_1x1_1}, " + nhwc,
        MatmulConfig::Read::kAlongK, 4},
+      {"bf16[1,30,30,3]", "bf16[3,3,3,8]", "bf16[1,15,15,8]", "window={size=3x3 stride=2x2 pad=0_1x0_1}, " + nhwc,
+       MatmulConfig::Read::kAlongK, 8},
       {"f32[1,16,16,5]", "f32[3,3,5,8]", "f32[1,16,16,8]", "window={size=3x3 pad=1_1x1_1}, " + nhwc, MatmulConfig::Read::kElements, 1},
+      {"s8[1,16,16,3]", "s8[3,3,3,8]", "s32[1,16,16,8]", "window={size=3x3 pad=1_1x1_1}, " + nhwc, MatmulConfig::Read::kElements, 1},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.x + " " + c.w + " " + c.attributes);
