@@ -800,6 +800,12 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
       break;
     }
   }
+  // A broadcast of a scalar may leave out dimensions={}: XLA's parser asks
+  // for them only where the operand has dims (its GPU emitter tests write
+  // `broadcast(zero)`).
+  if (inst->opcode == Opcode::kBroadcast && !inst->dimensions && inst->operands.size() == 1 &&
+      inst->operands[0]->shape.IsArray() && inst->operands[0]->shape.rank() == 0)
+    inst->dimensions = std::vector<int64_t>{};
   if (fusion) {
     bool one_callee = inst->called_computations.size() == 1 && inst->called_computations[0].first == "calls";
     if (!one_callee) return Error(op_at, "fusion %" + inst->name + " needs one calls=%computation (the fused computation)");

@@ -631,6 +631,25 @@ ENTRY e {
   EXPECT_EQ(bare.status().message().rfind("3:12: expected the shape of %n before negate", 0), 0u) << bare.status().message();
 }
 
+// A broadcast of a scalar may leave out dimensions={} (XLA's GPU emitter
+// tests write `broadcast(zero)`); an operand with dims still needs them.
+TEST_F(HloDumps, ScalarBroadcastWithoutDimensions) {
+  const std::string text = R"(ENTRY e {
+  x = f32[3] parameter(0)
+  two = f32[] constant(2)
+  b = f32[3] broadcast(two)
+  ROOT m = f32[3] multiply(x, b)
+})";
+  auto m = ParseAndVerifyHlo(text);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_TRUE(Named(**m, "b")->dimensions.has_value());
+  EXPECT_TRUE(Named(**m, "b")->dimensions->empty());
+  EXPECT_EQ(RunDump(text, {Values("{1, -2, 0.5}", kF32x3)}), "{2, -4, 1}");
+  auto bad = ParseAndVerifyHlo("ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT b = f32[3,2] broadcast(x)\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("broadcast %b (3:8): needs dimensions={...}"), std::string::npos) << bad.status().message();
+}
+
 // NaNs with a payload, as XLA prints every NaN but the plain quiet one:
 // the mantissa field's bits, kept exactly (a signalling NaN included).
 TEST_F(HloDumps, NanPayloads) {
