@@ -34,7 +34,8 @@ namespace {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text, InferShapeFn infer = nullptr) : text_(text), infer_(std::move(infer)) {}
+  explicit Parser(std::string_view text, InferShapeFn infer = nullptr, const OpExpander* expander = nullptr)
+      : text_(text), infer_(std::move(infer)), expander_(expander) {}
 
   StatusOr<std::unique_ptr<Module>> ParseModule();
   StatusOr<Shape> ParseShapeOnly();
@@ -105,6 +106,7 @@ class Parser {
 
   std::string_view text_;
   InferShapeFn infer_;
+  const OpExpander* expander_ = nullptr;
   size_t pos_ = 0;
   int tuple_depth_ = 0;  // nesting of the tuple shape being read
   int inline_depth_ = 0;  // computations written in line, one inside the other
@@ -763,6 +765,10 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
   // it is read as a call of that computation, kind= kept verbatim.
   const bool fusion = op_name == "fusion";
   auto opcode = fusion ? std::optional<Opcode>(Opcode::kCall) : ParseOpcode(op_name);
+  // An op the caller expands is read as a copy of its first operand (its
+  // shape follows from it), then given its expansion as the operand.
+  const bool expanded = !opcode && !op_name.empty() && expander_ && expander_->handles(op_name);
+  if (expanded) opcode = Opcode::kCopy;
   if (!opcode) return Error(op_at, op_name.empty() ? "expected an opcode" : "unknown opcode '" + op_name + "'");
   inst->opcode = *opcode;
   VKXLA_RETURN_IF_ERROR(Expect("("));
@@ -816,6 +822,12 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
     StatusOr<Shape> inferred = infer_(*inst);
     if (!inferred.ok()) return Error(op_at, inferred.status().message());
     inst->shape = std::move(*inferred);
+  }
+  if (expanded) {
+    StatusOr<Instruction*> value = expander_->expand(comp, op_name, *inst);
+    if (!value.ok()) return Error(op_at, op_name + " %" + inst->name + ": " + value.status().message());
+    inst->operands = {*value};
+    inst->other_attributes.clear();
   }
   Instruction* raw = comp.AddInstruction(std::move(inst));
   if (is_root) {
@@ -991,8 +1003,8 @@ StatusOr<Literal> Parser::ParseLiteralOnly(const Shape& shape) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Module>> ParseHloText(std::string_view text, const InferShapeFn& infer) {
-  return Parser(text, infer).ParseModule();
+StatusOr<std::unique_ptr<Module>> ParseHloText(std::string_view text, const InferShapeFn& infer, const OpExpander* expander) {
+  return Parser(text, infer, expander).ParseModule();
 }
 StatusOr<Shape> ParseShape(std::string_view text) { return Parser(text).ParseShapeOnly(); }
 StatusOr<Literal> ParseLiteral(std::string_view text, const Shape& shape) {

@@ -17,7 +17,17 @@ namespace vkxla {
 // attributes, gets the shape `infer` gives (ops/shape_inference, a layer
 // above); without it such text is an error.
 using InferShapeFn = std::function<StatusOr<Shape>(const Instruction&)>;
-StatusOr<std::unique_ptr<Module>> ParseHloText(std::string_view text, const InferShapeFn& infer = nullptr);
+// Ops with no opcode here that a caller writes as other ops (XLA's acos,
+// asin, sinh..., which frontends/hlo_text.h writes as their CHLO
+// decompositions): `handles` picks the names; `expand` adds the ops for
+// `written` (its operands, attributes and shape as read) to `c` and returns
+// the value, which the written name then holds as a copy.
+struct OpExpander {
+  std::function<bool(std::string_view op)> handles;
+  std::function<StatusOr<Instruction*>(Computation& c, const std::string& op, const Instruction& written)> expand;
+};
+StatusOr<std::unique_ptr<Module>> ParseHloText(std::string_view text, const InferShapeFn& infer = nullptr,
+                                               const OpExpander* expander = nullptr);
 // The note a loader prints for `module`'s constants still elided ("{...}",
 // zeros), or "" where there are none.
 std::string ElidedConstantsNote(const Module& module);

@@ -650,6 +650,52 @@ TEST_F(HloDumps, ScalarBroadcastWithoutDimensions) {
   EXPECT_NE(bad.status().message().find("broadcast %b (3:8): needs dimensions={...}"), std::string::npos) << bad.status().message();
 }
 
+// XLA's HLO has opcodes for acos, acosh, asin, asinh, atanh and sinh (its
+// codegen tests write `acos(p0)`); they are read as the ops of their CHLO
+// decompositions (which tests/chlo_test.cc checks closely), here in f32 and
+// f64 within 4 ULP of the C library's functions. An unknown name is still
+// an error.
+TEST_F(HloDumps, XlaInverseTrigonometricOpcodes) {
+  const std::vector<std::pair<std::string, double (*)(double)>> ops = {
+      {"acos", [](double x) { return std::acos(x); }},   {"acosh", [](double x) { return std::acosh(x); }},
+      {"asin", [](double x) { return std::asin(x); }},   {"asinh", [](double x) { return std::asinh(x); }},
+      {"atanh", [](double x) { return std::atanh(x); }}, {"sinh", [](double x) { return std::sinh(x); }}};
+  const std::vector<double> xs = {-2.5, -1, -0.75, -0.1, 0, 0.3, 0.99, 1, 1.5, 4, 20};
+  for (const ElementType t : {ElementType::kF32, ElementType::kF64}) {
+    const std::string ty(ElementTypeName(t)), shape = ty + "[" + std::to_string(xs.size()) + "]";
+    std::string body, tuple, shapes;
+    for (const auto& [op, fn] : ops) {
+      body += "  " + op + "_r = " + shape + " " + op + "(x)\n";
+      tuple += (tuple.empty() ? "" : ", ") + op + "_r";
+      shapes += (shapes.empty() ? "" : ", ") + shape;
+    }
+    const std::string text =
+        "ENTRY e {\n  x = " + shape + " parameter(0)\n" + body + "  ROOT t = (" + shapes + ") tuple(" + tuple + ")\n}\n";
+    std::unique_ptr<Module> m = ParseOrFail(text);
+    ASSERT_TRUE(m);
+    Literal x(Shape(t, {static_cast<int64_t>(xs.size())}));
+    for (size_t i = 0; i < xs.size(); ++i) x.Set(static_cast<int64_t>(i), Scalar::Float(t, xs[i]));
+    StatusOr<Literal> got = CompileAndRun(*m, {x});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const std::vector<const Literal*> leaves = got->Leaves();
+    ASSERT_EQ(leaves.size(), ops.size());
+    const double ulp = t == ElementType::kF32 ? std::ldexp(1.0, -23) : std::ldexp(1.0, -52);
+    for (size_t k = 0; k < ops.size(); ++k)
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const double want = ops[k].second(xs[i]), value = leaves[k]->Get(static_cast<int64_t>(i)).re;
+        if (std::isnan(want) || std::isinf(want)) {
+          EXPECT_TRUE(std::isnan(want) ? std::isnan(value) : value == want) << ty << " " << ops[k].first << "(" << xs[i] << ") = " << value;
+        } else {
+          EXPECT_LE(std::abs(value - want), 4 * ulp * std::max(std::abs(want), 1e-30))
+              << ty << " " << ops[k].first << "(" << xs[i] << ") = " << value << ", want " << want;
+        }
+      }
+  }
+  auto bad = ParseAndVerifyHlo("ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT a = f32[2] arccos(x)\n}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unknown opcode 'arccos'"), std::string::npos) << bad.status().message();
+}
+
 // NaNs with a payload, as XLA prints every NaN but the plain quiet one:
 // the mantissa field's bits, kept exactly (a signalling NaN included).
 TEST_F(HloDumps, NanPayloads) {
