@@ -18,13 +18,15 @@ namespace {
 // XLA's HLO has opcodes of its own for these (its codegen tests write
 // `acos(x)`); here they are the ops of their CHLO decompositions, as read
 // from StableHLO.
+// `domain` (a sharding domain's boundary) is its operand.
 bool IsHloOpWrittenAsChlo(std::string_view op) {
-  return op == "acos" || op == "acosh" || op == "asin" || op == "asinh" || op == "atanh" || op == "sinh";
+  return op == "acos" || op == "acosh" || op == "asin" || op == "asinh" || op == "atanh" || op == "sinh" || op == "domain";
 }
 
 StatusOr<Instruction*> ExpandAsChlo(Computation& c, const std::string& op, const Instruction& written) {
   if (written.operands.size() != 1)
     return InvalidArgument("takes one operand, not " + std::to_string(written.operands.size()));
+  if (op == "domain") return written.operands[0];
   int next = 0;
   auto add = [&](Opcode code, Shape shape, std::vector<Instruction*> operands, std::optional<Literal> literal) {
     auto inst = std::make_unique<Instruction>();

@@ -766,7 +766,8 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
   const bool fusion = op_name == "fusion";
   auto opcode = fusion ? std::optional<Opcode>(Opcode::kCall) : ParseOpcode(op_name);
   // An op the caller expands is read as a copy of its first operand (its
-  // shape follows from it), then given its expansion as the operand.
+  // shape follows from it; an opt-barrier for a tuple), then given its
+  // expansion as the operand.
   const bool expanded = !opcode && !op_name.empty() && expander_ && expander_->handles(op_name);
   if (expanded) opcode = Opcode::kCopy;
   if (!opcode) return Error(op_at, op_name.empty() ? "expected an opcode" : "unknown opcode '" + op_name + "'");
@@ -793,6 +794,9 @@ Status Parser::ParseInstruction(Module& module, Computation& comp, bool& is_root
     VKXLA_RETURN_IF_ERROR(Expect(")"));
   } else {
     VKXLA_RETURN_IF_ERROR(ParseOperands(module, comp, *inst));
+    // A tuple is held through an opt-barrier (its identity), not a copy.
+    if (expanded && inst->operands.size() == 1 && inst->operands[0]->shape.IsTuple())
+      inst->opcode = Opcode::kOptimizationBarrier;
   }
   while (true) {
     // Attributes follow on the same line: ", name=value".

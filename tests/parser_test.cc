@@ -653,8 +653,8 @@ TEST_F(HloDumps, ScalarBroadcastWithoutDimensions) {
 // XLA's HLO has opcodes for acos, acosh, asin, asinh, atanh and sinh (its
 // codegen tests write `acos(p0)`); they are read as the ops of their CHLO
 // decompositions (which tests/chlo_test.cc checks closely), here in f32 and
-// f64 within 4 ULP of the C library's functions. An unknown name is still
-// an error.
+// f64 within 4 ULP of the C library's functions; `domain` is its operand.
+// An unknown name is still an error.
 TEST_F(HloDumps, XlaInverseTrigonometricOpcodes) {
   const std::vector<std::pair<std::string, double (*)(double)>> ops = {
       {"acos", [](double x) { return std::acos(x); }},   {"acosh", [](double x) { return std::acosh(x); }},
@@ -691,6 +691,16 @@ TEST_F(HloDumps, XlaInverseTrigonometricOpcodes) {
         }
       }
   }
+  // `domain` (a sharding domain's boundary, on an array or a tuple) is its operand.
+  const std::string domains = R"(ENTRY e {
+  a = f32[3] parameter(0)
+  b = s32[] parameter(1)
+  da = f32[3] domain(a), domain={kind="sharding", entry={maximal device=1}, exit={}}
+  t = (f32[3], s32[]) tuple(da, b)
+  dt = (f32[3], s32[]) domain(t), domain={kind="sharding", entry={maximal device=0}, exit={replicated}}
+  ROOT g = f32[3] get-tuple-element(dt), index=0
+})";
+  EXPECT_EQ(RunDump(domains, {Values("{1, -2, 0.5}", kF32x3), Values("4", Shape(ElementType::kS32, {}))}), "{1, -2, 0.5}");
   auto bad = ParseAndVerifyHlo("ENTRY e {\n  x = f32[2] parameter(0)\n  ROOT a = f32[2] arccos(x)\n}\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("unknown opcode 'arccos'"), std::string::npos) << bad.status().message();
