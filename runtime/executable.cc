@@ -810,7 +810,10 @@ Executable::~Executable() {
 
 namespace {
 
+// The result's literal from its array leaves in order; tokens hold no data
+// and have no leaf (the plan's results skip them).
 Literal Assemble(const Shape& result, size_t& next, const std::vector<Literal>& leaves) {
+  if (result.IsToken()) return Literal(result);
   if (!result.IsTuple()) return leaves[next++];
   std::vector<Literal> elements;
   for (const Shape& e : result.tuple_shapes()) elements.push_back(Assemble(e, next, leaves));

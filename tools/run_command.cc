@@ -248,7 +248,8 @@ Status WriteResults(const RunOptions& o, const Literal& result) {
     std::error_code ec;
     std::filesystem::create_directories(o.output_dir, ec);
     for (size_t i = 0; i < leaves.size(); ++i)
-      VKXLA_RETURN_IF_ERROR(WriteNpy(o.output_dir + "/out" + std::to_string(i) + ".npy", *leaves[i]));
+      if (!leaves[i]->shape().IsToken())  // a token holds no data: no file, the others keep their numbers
+        VKXLA_RETURN_IF_ERROR(WriteNpy(o.output_dir + "/out" + std::to_string(i) + ".npy", *leaves[i]));
   }
   if (o.print || (o.output_dir.empty() && o.outputs.empty())) std::cout << result.ToString() << "\n";
   return OkStatus();
