@@ -32,7 +32,8 @@ struct CompiledModule::State {
   std::shared_ptr<const Module> module;     // the executable points into it
   std::unique_ptr<Executable> executable;             // a module of one process
   std::unique_ptr<ReplicatedExecutable> replicated;  // or of several
-  std::vector<Shape> parameter_shapes;      // as declared (arrays: Executable takes no tuple parameters)
+  std::vector<Shape> parameter_shapes;      // as declared (tuples and tokens too)
+  std::vector<Shape> leaf_shapes;           // their array leaves: what Run takes
   std::vector<ArraySpec> parameters, results;
 };
 
@@ -50,14 +51,10 @@ DeviceDescription Describe(const DeviceInfo& info) {
 }
 
 void AppendLeafSpecs(const Shape& shape, std::vector<ArraySpec>& out) {
-  if (shape.IsTuple()) {
-    for (const Shape& s : shape.tuple_shapes()) AppendLeafSpecs(s, out);
-    return;
-  }
-  out.push_back(ArraySpec{shape.element_type(), shape.dims()});
+  for (const Shape& leaf : ArrayLeafShapes(shape)) out.push_back(ArraySpec{leaf.element_type(), leaf.dims()});
 }
 
-// The literal for parameter `index` (the executable takes array parameters).
+// The literal for the array leaf `index` of the parameters.
 StatusOr<Literal> ToLiteral(const Array& a, const Shape& declared, size_t index) {
   const Shape given(a.type(), a.dims());
   if (!FitsShape(given, declared))
@@ -141,7 +138,10 @@ StatusOr<CompiledModule> Runtime::Compile(std::shared_ptr<const Module> module) 
   }
   const ProgramShape shape = state->module->EntryProgramShape();
   state->parameter_shapes = shape.parameters;
-  for (const Shape& p : shape.parameters) state->parameters.push_back(ArraySpec{p.element_type(), p.dims()});
+  for (const Shape& p : shape.parameters) {
+    AppendLeafSpecs(p, state->parameters);
+    for (const Shape& leaf : ArrayLeafShapes(p)) state->leaf_shapes.push_back(leaf);
+  }
   AppendLeafSpecs(shape.result, state->results);
   return CompiledModule(std::move(state));
 }
@@ -157,9 +157,15 @@ StatusOr<std::vector<Literal>> ArgumentLiterals(const CompiledModule::State& sta
   if (arguments.size() != state.parameters.size())
     return InvalidArgument("the module takes " + std::to_string(state.parameters.size()) + " arguments, " +
                            std::to_string(arguments.size()) + " were given");
-  std::vector<Literal> literals;
+  std::vector<Literal> leaves;
   for (size_t i = 0; i < arguments.size(); ++i) {
-    VKXLA_ASSIGN_OR_RETURN(Literal l, ToLiteral(arguments[i], state.parameter_shapes[i], i));
+    VKXLA_ASSIGN_OR_RETURN(Literal l, ToLiteral(arguments[i], state.leaf_shapes[i], i));
+    leaves.push_back(std::move(l));
+  }
+  std::vector<Literal> literals;
+  size_t next = 0;
+  for (const Shape& p : state.parameter_shapes) {
+    VKXLA_ASSIGN_OR_RETURN(Literal l, LiteralFromArrayLeaves(p, leaves, next));
     literals.push_back(std::move(l));
   }
   return literals;
@@ -168,6 +174,7 @@ StatusOr<std::vector<Literal>> ArgumentLiterals(const CompiledModule::State& sta
 StatusOr<std::vector<Array>> ResultArrays(Literal result) {
   std::vector<Array> out;
   for (Literal& leaf : std::move(result).TakeLeaves()) {
+    if (leaf.shape().IsToken()) continue;  // no data
     VKXLA_ASSIGN_OR_RETURN(Array a, FromLiteral(std::move(leaf)));
     out.push_back(std::move(a));
   }

@@ -202,6 +202,21 @@ std::vector<int64_t> MultiIndex(const std::vector<int64_t>& dims, int64_t linear
   return index;
 }
 
+StatusOr<Literal> LiteralFromArrayLeaves(const Shape& shape, std::vector<Literal>& leaves, size_t& next) {
+  if (shape.IsToken()) return Literal(shape);
+  if (shape.IsTuple()) {  // nesting bounded by kMaxTupleDepth (CheckShapeBounds)
+    std::vector<Literal> elements;
+    for (const Shape& e : shape.tuple_shapes()) {
+      VKXLA_ASSIGN_OR_RETURN(Literal l, LiteralFromArrayLeaves(e, leaves, next));
+      elements.push_back(std::move(l));
+    }
+    return Literal::Tuple(std::move(elements));
+  }
+  if (next >= leaves.size())
+    return InvalidArgument("a value of " + shape.ToString() + " is missing: " + std::to_string(leaves.size()) + " arrays were given");
+  return std::move(leaves[next++]);
+}
+
 Literal Resized(const Literal& l, const std::vector<int64_t>& dims) {
   if (l.shape().dims() == dims && l.shape().is_static()) return l;
   Literal out(Shape(l.shape().element_type(), dims));

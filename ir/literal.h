@@ -62,6 +62,10 @@ class Literal {
   std::vector<Literal> tuple_;
 };
 
+// A literal of `shape` from its array leaves (ArrayLeafShapes' order),
+// taken from `leaves` from `next` on; tokens are made, not taken.
+StatusOr<Literal> LiteralFromArrayLeaves(const Shape& shape, std::vector<Literal>& leaves, size_t& next);
+
 // The elements of `l` at the indices that fit `dims`, zero elsewhere: grows
 // a value to its bounds, or cuts it to its run-time sizes.
 Literal Resized(const Literal& l, const std::vector<int64_t>& dims);

@@ -65,6 +65,19 @@ Status CheckShapeBoundsAt(const Shape& shape, int depth) {
 
 Status CheckShapeBounds(const Shape& shape) { return CheckShapeBoundsAt(shape, 0); }
 
+std::vector<Shape> ArrayLeafShapes(const Shape& shape) {
+  std::vector<Shape> out;
+  std::vector<const Shape*> stack = {&shape};
+  while (!stack.empty()) {
+    const Shape* s = stack.back();
+    stack.pop_back();
+    if (s->IsArray()) out.push_back(*s);
+    if (!s->IsTuple()) continue;
+    for (auto it = s->tuple_shapes().rbegin(); it != s->tuple_shapes().rend(); ++it) stack.push_back(&*it);
+  }
+  return out;
+}
+
 Layout Shape::layout_or_default() const { return layout_ ? *layout_ : Layout::Descending(rank()); }
 
 void Shape::clear_layout() {

@@ -73,6 +73,10 @@ class Shape {
   std::vector<Shape> tuple_;
 };
 
+// The arrays of a (possibly tuple) shape, depth first; tokens hold no
+// data and have none. What a program's values and arguments are made of.
+std::vector<Shape> ArrayLeafShapes(const Shape& shape);
+
 // An error naming the shape when it breaks a bound above (checked by every
 // reader and the verifier before anything is sized from it).
 Status CheckShapeBounds(const Shape& shape);

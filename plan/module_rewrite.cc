@@ -68,7 +68,7 @@ Instruction* ExpansionWriter::ConjugateIfComplex(Instruction* x) {
 }
 
 StatusOr<std::shared_ptr<const Module>> RewriteModule(const Module& module, const std::function<bool(const Instruction&)>& wants,
-                                                      const Expansion& expand) {
+                                                      const Expansion& expand, const ProgramShape* entry_signature) {
   bool any = false;
   for (const auto& c : module.computations())
     for (const auto& inst : c->instructions()) any = any || wants(*inst);
@@ -97,7 +97,13 @@ StatusOr<std::shared_ptr<const Module>> RewriteModule(const Module& module, cons
     for (const auto& inst : c->instructions())
       for (auto& [key, callee] : inst->called_computations) callee = copies.at(callee);
   out->set_entry(copies.at(module.entry()));
-  if (module.entry_layout()) out->set_entry_layout(*module.entry_layout());
+  if (entry_signature) {
+    out->set_entry_layout(*entry_signature);
+  } else if (module.entry_layout()) {
+    out->set_entry_layout(*module.entry_layout());
+  }
+  out->set_replica_count(module.replica_count());
+  out->set_num_partitions(module.num_partitions());
   return std::shared_ptr<const Module>(std::move(out));
 }
 

@@ -19,9 +19,10 @@ using Expansion =
     std::function<StatusOr<Instruction*>(Computation& into, const Instruction& original, const std::vector<Instruction*>& operands)>;
 
 // A copy of `module` with every instruction `wants` picks expanded, or null
-// when it picks none.
+// when it picks none. The copy's entry signature is `module`'s, or
+// `entry_signature` where the expansion changes it.
 StatusOr<std::shared_ptr<const Module>> RewriteModule(const Module& module, const std::function<bool(const Instruction&)>& wants,
-                                                      const Expansion& expand);
+                                                      const Expansion& expand, const ProgramShape* entry_signature = nullptr);
 
 // A new instruction in `c` named after `origin` ("<origin>.<suffix><n>"),
 // at its source position.

@@ -25,6 +25,7 @@
 #include "plan/batch_norm_expansion.h"
 #include "plan/topk_expansion.h"
 #include "plan/dynamic_padder.h"
+#include "plan/entry_parameters.h"
 #include "plan/fusion.h"
 #include "plan/in_place_update.h"
 #include "plan/trip_count.h"
@@ -67,8 +68,8 @@ class Planner {
   StatusOr<Program> Run() {
     const Computation& entry = *module_.entry();
     const ProgramShape shape = module_.EntryProgramShape();
-    for (const Shape& s : shape.parameters)
-      if (!s.IsArray()) return Unimplemented("entry parameter " + s.ToString() + ": only array parameters are supported yet");
+    for (const Shape& s : shape.parameters)  // plan/entry_parameters.h flattens the others
+      if (!s.IsArray()) return Internal("entry parameter " + s.ToString() + " is not an array");
     VKXLA_ASSIGN_OR_RETURN(std::vector<ValueRef> leaves, ValueLeaves(entry.root()));
     std::vector<Shape> leaf_shapes;
     LeafShapes(shape.result, leaf_shapes);
@@ -1060,8 +1061,8 @@ Status FinishProgram(Program& p) {
 StatusOr<Program> PlanModule(const Module& module, const TargetFeatures& target) {
   if (!module.entry()) return InvalidArgument("module " + module.name() + " has no entry computation");
   // Each rewrite copies the module it is given; only the last copy is kept.
-  std::shared_ptr<const Module> expanded;
-  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> ffts, ExpandRealFfts(module, !target.float64));
+  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> expanded, FlattenEntryParameters(module));
+  VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> ffts, ExpandRealFfts(expanded ? *expanded : module, !target.float64));
   if (ffts) expanded = ffts;
   VKXLA_ASSIGN_OR_RETURN(std::shared_ptr<const Module> dfts, ExpandDoubleFftsAsProducts(expanded ? *expanded : module, target));
   if (dfts) expanded = dfts;

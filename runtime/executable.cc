@@ -808,37 +808,32 @@ Executable::~Executable() {
   kernels_.clear();
 }
 
-namespace {
-
-// The result's literal from its array leaves in order; tokens hold no data
-// and have no leaf (the plan's results skip them).
-Literal Assemble(const Shape& result, size_t& next, const std::vector<Literal>& leaves) {
-  if (result.IsToken()) return Literal(result);
-  if (!result.IsTuple()) return leaves[next++];
-  std::vector<Literal> elements;
-  for (const Shape& e : result.tuple_shapes()) elements.push_back(Assemble(e, next, leaves));
-  return Literal::Tuple(std::move(elements));
-}
-
-}  // namespace
-
 StatusOr<Literal> Executable::Run(const std::vector<Literal>& arguments) {
   std::lock_guard<std::mutex> lock(run_mu_);
   VKXLA_RETURN_IF_ERROR(device_.CheckUsable());
   VKXLA_RETURN_IF_ERROR(CheckArguments(*module_->entry(), arguments));
+  // The program's parameters are the arguments' array leaves (plan/entry_parameters.h).
+  std::vector<const Literal*> leaves;
+  for (const Literal& a : arguments)
+    for (const Literal* l : a.Leaves())
+      if (l->shape().IsArray()) leaves.push_back(l);
+  if (leaves.size() != program_.parameter_device.size())
+    return Internal("the arguments hold " + std::to_string(leaves.size()) + " arrays, the program takes " +
+                    std::to_string(program_.parameter_device.size()));
   uint32_t* sizes = program_.parameter_sizes >= 0 ? static_cast<uint32_t*>(Mapped(program_.parameter_sizes)) : nullptr;
-  for (size_t i = 0; i < arguments.size(); ++i) {
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const Literal& argument = *leaves[i];
     // A dynamic dim's value is placed at its bound; its size goes alongside.
     const Shape& declared = program_.buffers[program_.parameter_device[i]].shape;
     if (sizes)
-      for (int64_t d = 0; d < arguments[i].shape().rank() && d < kMaxDynamicRank; ++d)
-        sizes[i * kMaxDynamicRank + d] = static_cast<uint32_t>(arguments[i].shape().dim(d));
-    VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(Resized(arguments[i], declared.dims()), declared.layout_or_default()));
+      for (int64_t d = 0; d < argument.shape().rank() && d < kMaxDynamicRank; ++d)
+        sizes[i * kMaxDynamicRank + d] = static_cast<uint32_t>(argument.shape().dim(d));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ToPhysical(Resized(argument, declared.dims()), declared.layout_or_default()));
     if (!bytes.empty()) std::memcpy(Mapped(program_.parameter_staging[i]), bytes.data(), bytes.size());
   }
   submissions_ = device_collective_runs_ = 0;
   VKXLA_RETURN_IF_ERROR(Execute(nodes_));
-  std::vector<Literal> leaves;
+  std::vector<Literal> results;
   for (const ResultLeaf& r : program_.results) {
     const Shape& shape = program_.buffers[r.device].shape;
     VKXLA_ASSIGN_OR_RETURN(Literal l, FromPhysical(static_cast<const uint8_t*>(Mapped(r.staging)), shape));
@@ -849,10 +844,10 @@ StatusOr<Literal> Executable::Run(const std::vector<Literal>& arguments) {
         if (shape.is_dynamic_dim(d)) dims[d] = std::min<int64_t>(got[d], dims[d]);
       l = Resized(l, dims);
     }
-    leaves.push_back(std::move(l));
+    results.push_back(std::move(l));
   }
-  size_t next = 0;
-  return Assemble(module_->EntryProgramShape().result, next, leaves);
+  size_t next = 0;  // the results are the result's array leaves
+  return LiteralFromArrayLeaves(module_->EntryProgramShape().result, results, next);
 }
 
 }  // namespace vkxla

@@ -134,6 +134,28 @@ TEST(Cli, ReplicasTakeAndGiveStackedValues) {
   ExpectCleanFailure("run " + module + input + " --reference --time-runs 2", "--time-runs times device runs");
 }
 
+// A tuple parameter takes one --input per array it holds, a token none;
+// on the device, on the host, replicated and in `benchmark` alike.
+TEST(Cli, TupleAndTokenParametersTakeTheirArrays) {
+  const std::string module = Write("tuple_param.hlo",
+                                   "HloModule m\nENTRY e {\n  t = token[] parameter(0)\n  p = (f32[2], (s32[3])) parameter(1)\n"
+                                   "  a = f32[2] get-tuple-element(p), index=0\n  q = (s32[3]) get-tuple-element(p), index=1\n"
+                                   "  b = s32[3] get-tuple-element(q), index=0\n  n = s32[3] negate(b)\n"
+                                   "  ROOT r = (f32[2], s32[3], token[]) tuple(a, n, t)\n}\n");
+  const std::string inputs = " --input 2xf32=1.5,-2 --input 3xs32=1,2,3";
+  for (const char* where : {"", " --reference", " --replicas 2"}) {
+    const std::string stacked = std::string(where) == " --replicas 2" ? " --input 2x2xf32=1.5,-2,1.5,-2 --input 2x3xs32=1,2,3,1,2,3" : inputs;
+    const Outcome o = RunCli("run " + module + stacked + where);
+    EXPECT_EQ(o.exit_code, 0) << where << "\n" << o.output;
+    EXPECT_NE(o.output.find("{-1, -2, -3}"), std::string::npos) << where << "\n" << o.output;
+    EXPECT_NE(o.output.find("1.5, -2}"), std::string::npos) << where << "\n" << o.output;
+  }
+  const Outcome bench = RunCli("benchmark " + module + " --repetitions 1");
+  EXPECT_EQ(bench.exit_code, 0) << bench.output;
+  ExpectCleanFailure("run " + module + " --input 2xf32=1,2", "the entry takes 2 parameters holding 2 arrays (tuples give one input per array, tokens none), 1 input values were given");
+  ExpectCleanFailure("run " + module + " --input 3xs32=1,2,3 --input 2xf32=1,2", "parameter 1 (%p) element {0} is f32[2] but input 0 is s32[3]");
+}
+
 }  // namespace
 }  // namespace vkxla
 

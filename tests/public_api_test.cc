@@ -125,6 +125,36 @@ ENTRY e {
   EXPECT_EQ((*(*out)[1].values<int32_t>())[0], 3);
 }
 
+// A tuple parameter takes its arrays as arguments in order, a token none;
+// a token in the result gives no array.
+TEST_F(PublicRuntime, TupleAndTokenParametersTakeTheirArrays) {
+  StatusOr<CompiledModule> m = runtime_->Compile(R"(HloModule m
+ENTRY e {
+  t = token[] parameter(0)
+  p = (f32[2], s32[]) parameter(1)
+  x = f32[2] get-tuple-element(p), index=0
+  n = s32[] get-tuple-element(p), index=1
+  nf = f32[] convert(n)
+  b = f32[2] broadcast(nf), dimensions={}
+  s = f32[2] multiply(x, b)
+  ROOT r = (token[], f32[2]) tuple(t, s)
+})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->parameters().size(), 2u);
+  EXPECT_EQ(m->parameters()[0].ToString(), "f32[2]");
+  EXPECT_EQ(m->parameters()[1].ToString(), "s32[]");
+  ASSERT_EQ(m->results().size(), 1u);
+  StatusOr<std::vector<Array>> out = m->Run({*Array::FromValues(std::vector<float>{1, -2}, {2}), Array::Scalar(int32_t{3})});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(out->size(), 1u);
+  const std::span<const float> s = *(*out)[0].values<float>();
+  EXPECT_EQ(std::vector<float>(s.begin(), s.end()), (std::vector<float>{3, -6}));
+  StatusOr<std::vector<Array>> swapped = m->Run({Array::Scalar(int32_t{3}), *Array::FromValues(std::vector<float>{1, -2}, {2})});
+  ASSERT_FALSE(swapped.ok());
+  EXPECT_NE(swapped.status().message().find("argument 0 is s32[] but the parameter is f32[2]"), std::string::npos)
+      << swapped.status().message();
+}
+
 // A dump's elided constant ({...}) runs as zeros, and Compile says so on
 // stderr, naming it.
 TEST_F(PublicRuntime, ElidedConstantsRunAsZerosWithANote) {

@@ -25,12 +25,12 @@ struct BenchmarkOptions {
 Status Benchmark(const BenchmarkOptions& o) {
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(o.module_path, o.function));
   VKXLA_RETURN_IF_ERROR(SetConstantValues(*module, o.constants));
-  const std::vector<Shape> params = module->EntryProgramShape().parameters;
-  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> arguments, ReadInputs(o.inputs, params));
-  if (arguments.size() > params.size())
-    return InvalidArgument(o.module_path + ": the entry takes " + std::to_string(params.size()) + " parameters, " +
-                           std::to_string(arguments.size()) + " input values were given");
-  for (size_t i = arguments.size(); i < params.size(); ++i) arguments.push_back(RandomBenchLiteral(params[i], 100 + i));
+  // Inputs not given are random.
+  std::vector<Shape> shapes;
+  for (const InputSlot& slot : EntryInputSlots(*module->entry())) shapes.push_back(slot.shape);
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> inputs, ReadInputs(o.inputs, shapes));
+  for (size_t i = inputs.size(); i < shapes.size(); ++i) inputs.push_back(RandomBenchLiteral(shapes[i], 100 + i));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> arguments, EntryArguments(std::move(inputs), *module->entry(), o.module_path));
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, Device::Open(o.device));
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Executable::Compile(*module, *device));
   VKXLA_RETURN_IF_ERROR(exe->Run(arguments).status());

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "ir/numbers.h"
+#include "ops/evaluator.h"
 #include "tools/inline_input.h"
 #include "tools/npy.h"
 #include "tools/npz.h"
@@ -56,6 +57,59 @@ StatusOr<std::vector<Literal>> ReadInputs(const std::vector<std::string>& specs,
     }
   }
   return out;
+}
+
+namespace {
+
+// The slots under one parameter's value of `shape`, depth first (nesting
+// bounded by kMaxTupleDepth); `at` is the tuple index so far.
+void AddSlots(const Shape& shape, const std::string& parameter, std::vector<int64_t>& at, std::vector<InputSlot>& out) {
+  if (shape.IsArray()) {
+    std::string name = parameter;
+    for (size_t k = 0; k < at.size(); ++k) name += (k == 0 ? " element {" : ",") + std::to_string(at[k]) + (k + 1 == at.size() ? "}" : "");
+    out.push_back({shape, name});
+  }
+  if (!shape.IsTuple()) return;
+  for (size_t k = 0; k < shape.tuple_shapes().size(); ++k) {
+    at.push_back(static_cast<int64_t>(k));
+    AddSlots(shape.tuple_shapes()[k], parameter, at, out);
+    at.pop_back();
+  }
+}
+
+}  // namespace
+
+std::vector<InputSlot> EntryInputSlots(const Computation& entry) {
+  std::vector<InputSlot> out;
+  const std::vector<Instruction*> params = entry.parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::vector<int64_t> at;
+    AddSlots(params[i]->shape, "parameter " + std::to_string(i) + " (%" + params[i]->name + ")", at, out);
+  }
+  return out;
+}
+
+StatusOr<std::vector<Literal>> EntryArguments(std::vector<Literal> inputs, const Computation& entry, const std::string& path) {
+  const std::vector<InputSlot> slots = EntryInputSlots(entry);
+  const std::vector<Instruction*> params = entry.parameters();
+  if (inputs.size() != slots.size()) {
+    std::string what = std::to_string(params.size()) + " parameters";
+    bool arrays = true;
+    for (const Instruction* p : params) arrays = arrays && p->shape.IsArray();
+    if (!arrays) what += " holding " + std::to_string(slots.size()) + " arrays (tuples give one input per array, tokens none)";
+    return InvalidArgument(path + ": the entry takes " + what + ", " + std::to_string(inputs.size()) + " input values were given");
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!FitsShape(inputs[i].shape(), slots[i].shape))
+      return InvalidArgument(slots[i].name + " is " + slots[i].shape.ToString() + " but input " + std::to_string(i) + " is " +
+                             inputs[i].shape().ToString());
+  std::vector<Literal> arguments;
+  size_t next = 0;
+  for (const Instruction* p : params) {
+    VKXLA_ASSIGN_OR_RETURN(Literal a, LiteralFromArrayLeaves(p->shape, inputs, next));
+    arguments.push_back(std::move(a));
+  }
+  return arguments;
 }
 
 }  // namespace vkxla

@@ -314,20 +314,25 @@ StatusOr<std::vector<Literal>> RunMpiRanks(ProcessGrid grid, const std::vector<E
     }
   MpiTransport transport(grid);
   VKXLA_ASSIGN_OR_RETURN(Literal result, run(mine, ProcessContext{grid, rank_, &transport}));
-  const std::vector<const Literal*> leaves = result.Leaves();
+  // Results travel as their arrays (a token holds no data) and are rebuilt.
+  std::vector<const Literal*> arrays;
+  for (const Literal* l : result.Leaves())
+    if (l->shape().IsArray()) arrays.push_back(l);
   if (rank_ != 0) {
-    for (const Literal* l : leaves) SendLiteral(*l, 0);
+    for (const Literal* l : arrays) SendLiteral(*l, 0);
     return std::vector<Literal>{};
   }
   std::vector<Literal> results;
   results.push_back(std::move(result));
   for (int r = 1; r < size; ++r) {
     std::vector<Literal> theirs;
-    for (const Literal* l : leaves) {
+    for (const Literal* l : arrays) {
       VKXLA_ASSIGN_OR_RETURN(Literal v, ReceiveLiteral(l->shape().element_type(), r));
       theirs.push_back(std::move(v));
     }
-    results.push_back(results[0].shape().IsTuple() ? Literal::Tuple(std::move(theirs)) : std::move(theirs[0]));
+    size_t next = 0;
+    VKXLA_ASSIGN_OR_RETURN(Literal rebuilt, LiteralFromArrayLeaves(results[0].shape(), theirs, next));
+    results.push_back(std::move(rebuilt));
   }
   return results;
 }

@@ -91,31 +91,29 @@ StatusOr<Literal> RunOnDevice(const RunOptions& o, const Module& module, const s
   return result;
 }
 
-// Every process's arguments: each --input holds them stacked on a leading
-// axis of one slice per process.
-StatusOr<std::vector<std::vector<Literal>>> ReadProcessArguments(const RunOptions& o, const Module& module, int64_t n) {
-  const auto params = module.entry()->parameters();
+// Every process's inputs (one per array leaf of the parameters): each
+// --input holds them stacked on a leading axis of one slice per process.
+StatusOr<std::vector<std::vector<Literal>>> ReadProcessInputs(const RunOptions& o, const Module& module, int64_t n) {
+  const std::vector<InputSlot> slots = EntryInputSlots(*module.entry());
   std::vector<Shape> stacked;
-  for (const Instruction* p : params) {
+  for (const InputSlot& slot : slots) {
     std::vector<int64_t> dims{n};
-    dims.insert(dims.end(), p->shape.dims().begin(), p->shape.dims().end());
-    stacked.push_back(p->shape.IsArray() ? Shape(p->shape.element_type(), dims) : p->shape);
+    dims.insert(dims.end(), slot.shape.dims().begin(), slot.shape.dims().end());
+    stacked.push_back(Shape(slot.shape.element_type(), dims));
   }
   VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> inputs, ReadInputs(o.inputs, stacked));
-  if (inputs.size() != params.size())
-    return InvalidArgument(o.module_path + ": the entry takes " + std::to_string(params.size()) + " parameters, " +
-                           std::to_string(inputs.size()) + " input values were given");
-  std::vector<std::vector<Literal>> arguments(static_cast<size_t>(n));
+  if (inputs.size() != slots.size()) return EntryArguments(std::move(inputs), *module.entry(), o.module_path).status();
+  std::vector<std::vector<Literal>> per_process(static_cast<size_t>(n));
   for (size_t i = 0; i < inputs.size(); ++i) {
     VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> slices, UnstackLiteral(inputs[i], n, "input " + std::to_string(i)));
     for (int64_t p = 0; p < n; ++p) {
-      if (!FitsShape(slices[p].shape(), params[i]->shape))
-        return InvalidArgument("parameter " + std::to_string(i) + " (%" + params[i]->name + ") is " + params[i]->shape.ToString() +
-                               " but input " + std::to_string(i) + " holds " + slices[p].shape().ToString() + " per process");
-      arguments[p].push_back(std::move(slices[p]));
+      if (!FitsShape(slices[p].shape(), slots[i].shape))
+        return InvalidArgument(slots[i].name + " is " + slots[i].shape.ToString() + " but input " + std::to_string(i) + " holds " +
+                               slices[p].shape().ToString() + " per process");
+      per_process[p].push_back(std::move(slices[p]));
     }
   }
-  return arguments;
+  return per_process;
 }
 
 // Leaf k of the result: every process's leaf k, stacked.
@@ -124,6 +122,10 @@ StatusOr<Literal> StackResults(const std::vector<Literal>& results) {
   for (const Literal& r : results) leaves.push_back(r.Leaves());
   std::vector<Literal> stacked;
   for (size_t k = 0; k < leaves[0].size(); ++k) {
+    if (leaves[0][k]->shape().IsToken()) {  // no data to stack
+      stacked.push_back(*leaves[0][k]);
+      continue;
+    }
     std::vector<const Literal*> slices;
     for (const auto& l : leaves) slices.push_back(l[k]);
     VKXLA_ASSIGN_OR_RETURN(Literal s, StackLiterals(slices));
@@ -155,10 +157,11 @@ StatusOr<std::optional<Literal>> RunProcesses(const RunOptions& o, const Module&
   std::vector<Literal> results;
   if (LaunchedByMpirun()) {
     std::vector<ElementType> types;
-    for (const Instruction* p : module.entry()->parameters()) types.push_back(p->shape.element_type());
+    for (const InputSlot& slot : EntryInputSlots(*module.entry())) types.push_back(slot.shape.element_type());
     std::vector<std::unique_ptr<Device>> opened;
     std::unique_ptr<Executable> exe;
-    auto run = [&](const std::vector<Literal>& arguments, const ProcessContext& context) -> StatusOr<Literal> {
+    auto run = [&](const std::vector<Literal>& inputs, const ProcessContext& context) -> StatusOr<Literal> {
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> arguments, EntryArguments(inputs, *module.entry(), o.module_path));
       if (o.reference) {
         EvaluationFeeds feeds;
         feeds.process = context;
@@ -174,10 +177,15 @@ StatusOr<std::optional<Literal>> RunProcesses(const RunOptions& o, const Module&
       VKXLA_RETURN_IF_ERROR(TimeRuns(o, context.self == 0, [&] { return exe->Run(arguments).status(); }));
       return result;
     };
-    VKXLA_ASSIGN_OR_RETURN(results, RunMpiRanks(grid, types, [&] { return ReadProcessArguments(o, module, n); }, run));
+    VKXLA_ASSIGN_OR_RETURN(results, RunMpiRanks(grid, types, [&] { return ReadProcessInputs(o, module, n); }, run));
     if (MpiRank() != 0) return std::optional<Literal>();
   } else {
-    VKXLA_ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> arguments, ReadProcessArguments(o, module, n));
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> inputs, ReadProcessInputs(o, module, n));
+    std::vector<std::vector<Literal>> arguments;
+    for (std::vector<Literal>& mine : inputs) {
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> a, EntryArguments(std::move(mine), *module.entry(), o.module_path));
+      arguments.push_back(std::move(a));
+    }
     if (o.reference) {
       VKXLA_ASSIGN_OR_RETURN(results, EvaluateProcesses(std::vector<const Module*>(static_cast<size_t>(n), &module), arguments, grid));
     } else {
@@ -212,18 +220,10 @@ Status RunModule(const RunOptions& o) {
     }
     return s;
   }
-  const auto params = module->entry()->parameters();
   std::vector<Shape> shapes;
-  for (const Instruction* p : params) shapes.push_back(p->shape);
-  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> arguments, ReadInputs(o.inputs, shapes));
-  if (arguments.size() != params.size())
-    return InvalidArgument(o.module_path + ": the entry takes " + std::to_string(params.size()) + " parameters, " +
-                           std::to_string(arguments.size()) + " input values were given");
-  for (size_t i = 0; i < arguments.size(); ++i)
-    if (!FitsShape(arguments[i].shape(), params[i]->shape))
-      return InvalidArgument("parameter " + std::to_string(i) + " (%" + params[i]->name + ") is " +
-                             params[i]->shape.ToString() + " but input " + std::to_string(i) + " is " +
-                             arguments[i].shape().ToString());
+  for (const InputSlot& slot : EntryInputSlots(*module->entry())) shapes.push_back(slot.shape);
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> inputs, ReadInputs(o.inputs, shapes));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> arguments, EntryArguments(std::move(inputs), *module->entry(), o.module_path));
   Literal result;
   if (o.reference) {
     // The reference evaluator on the host: what the device's answer is

@@ -61,8 +61,9 @@ struct ArraySpec {
 
 class CompiledModule {
  public:
-  // The entry's parameters, and the leaves of its result in order (a tuple
-  // result gives one per leaf).
+  // The arrays the entry takes and gives, in order: a tuple parameter or
+  // result has one per array it holds, a token none (the module makes its
+  // tokens; they carry no data).
   const std::vector<ArraySpec>& parameters() const;
   const std::vector<ArraySpec>& results() const;
 
