@@ -63,6 +63,12 @@ StatusOr<Literal> ToLiteral(const Array& a, const Shape& declared, size_t index)
   return ToLiteral(a);
 }
 
+std::vector<Shape> ArgumentShapes(const CompileOptions& options) {
+  std::vector<Shape> shapes;
+  for (const ArraySpec& a : options.argument_specs) shapes.push_back(Shape(a.type, a.dims));
+  return shapes;
+}
+
 bool LooksLikeStablehlo(std::string_view text) {
   return text.find("func.func") != std::string_view::npos || text.find("stablehlo.") != std::string_view::npos;
 }
@@ -104,7 +110,9 @@ StatusOr<CompiledModule> Runtime::Compile(std::string_view source, const Compile
                            "but the source is HLO text");
   std::unique_ptr<Module> module;
   if (stablehlo) {
-    VKXLA_ASSIGN_OR_RETURN(StablehloProgram program, ReadStablehlo(source, /*with_checks=*/false, 1, options.function));
+    const std::vector<Shape> shapes = ArgumentShapes(options);
+    VKXLA_ASSIGN_OR_RETURN(StablehloProgram program, ReadStablehlo(source, /*with_checks=*/false, 1, options.function,
+                                                                   options.argument_specs.empty() ? nullptr : &shapes));
     module = std::move(program.module);
   } else {
     VKXLA_ASSIGN_OR_RETURN(module, ParseAndVerifyHlo(source));
@@ -116,7 +124,9 @@ StatusOr<CompiledModule> Runtime::Compile(std::string_view source, const Compile
 StatusOr<CompiledModule> Runtime::CompileFile(const std::string& path, const CompileOptions& options) const {
   const bool stablehlo = options.format == SourceFormat::kDetect ? IsStablehloPath(path)
                                                                  : options.format == SourceFormat::kStablehlo;
-  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(path, options.function, stablehlo));
+  const std::vector<Shape> shapes = ArgumentShapes(options);
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
+                         LoadModuleFile(path, options.function, stablehlo, options.argument_specs.empty() ? nullptr : &shapes));
   NoteElidedConstants(*module);
   return Compile(std::shared_ptr<const Module>(std::move(module)));
 }

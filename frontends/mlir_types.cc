@@ -123,7 +123,26 @@ StatusOr<QuantizedType> ParseQuantizedType(MlirCursor& c) {
 
 }  // namespace
 
-StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth, std::optional<QuantizedType>* quantized) {
+bool HasUnknownDims(const Shape& shape) {
+  for (const Shape& leaf : ArrayLeafShapes(shape))
+    for (int64_t d : leaf.dims())
+      if (d == kUnknownDim) return true;
+  return false;
+}
+
+std::string ShapeWithUnknownDims(const Shape& shape) {
+  if (shape.IsTuple()) {
+    std::string s = "(";
+    for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) s += (i ? ", " : "") + ShapeWithUnknownDims(shape.tuple_shapes()[i]);
+    return s + ")";
+  }
+  if (!shape.IsArray()) return shape.ToString(false);
+  std::string s = std::string(ElementTypeName(shape.element_type())) + "[";
+  for (int64_t d = 0; d < shape.rank(); ++d) s += (d ? "," : "") + (shape.dim(d) == kUnknownDim ? "?" : std::to_string(shape.dim(d)));
+  return s + "]";
+}
+
+StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth, std::optional<QuantizedType>* quantized, bool unknown_dims) {
   const size_t at = c.position();
   if (c.Consume("!stablehlo.token")) return Shape::Token();
   if (c.Consume("tuple<")) {
@@ -132,7 +151,7 @@ StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth, std::optional<QuantizedT
     std::vector<Shape> elements;
     if (!c.Consume(">")) {
       do {
-        VKXLA_ASSIGN_OR_RETURN(Shape s, ParseMlirType(c, depth + 1));
+        VKXLA_ASSIGN_OR_RETURN(Shape s, ParseMlirType(c, depth + 1, nullptr, unknown_dims));
         elements.push_back(std::move(s));
       } while (c.Consume(","));
       VKXLA_RETURN_IF_ERROR(c.Expect(">"));
@@ -147,6 +166,12 @@ StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth, std::optional<QuantizedT
   for (;;) {
     c.SkipSpace();
     const std::string_view rest = c.rest();
+    if (unknown_dims && rest.substr(0, 2) == "?x") {
+      if (static_cast<int64_t>(dims.size()) == kMaxRank) return c.Error("more than " + std::to_string(kMaxRank) + " dimensions");
+      dims.push_back(kUnknownDim);
+      c.set_position(c.position() + 2);
+      continue;
+    }
     if (!rest.empty() && (rest[0] == '?' || (rest[0] == '<' && rest.substr(0, 2) == "<=")))
       return Unimplemented(c.Where() + ": dynamic dimensions are not supported yet");
     if (rest.empty() || !std::isdigit(static_cast<unsigned char>(rest[0]))) break;
@@ -175,7 +200,9 @@ StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth, std::optional<QuantizedT
   if (c.Peek() == ',') c.SkipUntil(">");  // an encoding (bounds): not supported
   if (!c.Consume(">")) return c.Error(at, "malformed tensor type");
   Shape shape(t, dims);
-  Status bounded = CheckShapeBounds(shape);
+  std::vector<int64_t> known = dims;  // bounds are checked as if open dims were 1
+  std::replace(known.begin(), known.end(), kUnknownDim, int64_t{1});
+  Status bounded = CheckShapeBounds(Shape(t, known));
   if (!bounded.ok()) return c.Error(at, bounded.message());
   return shape;
 }

@@ -28,11 +28,21 @@ struct QuantizedType {
   std::string ToString() const;
 };
 
-// A tensor, tuple or token type; dynamic dimensions and element types the
-// project does not have are Unimplemented errors naming them. A tensor of
+// A dimension a shape-polymorphic program leaves open (`tensor<?x4xf32>`),
+// known once its arguments' shapes are: never in a shape that leaves the
+// StableHLO reader.
+inline constexpr int64_t kUnknownDim = -1;
+bool HasUnknownDims(const Shape& shape);  // in any tuple element too
+// "tensor<?x4xf32>"-like text of a shape with open dims, for errors: "f32[?,4]".
+std::string ShapeWithUnknownDims(const Shape& shape);
+
+// A tensor, tuple or token type; element types the project does not have
+// are Unimplemented errors naming them, and so are open dimensions ('?')
+// unless `unknown_dims` (then kUnknownDim) and bounded ones. A tensor of
 // a quantized element type is its storage type's shape, with the type in
 // *quantized (where the caller takes one; an error where it does not).
-StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth = 0, std::optional<QuantizedType>* quantized = nullptr);
+StatusOr<Shape> ParseMlirType(MlirCursor& c, int depth = 0, std::optional<QuantizedType>* quantized = nullptr,
+                              bool unknown_dims = false);
 // `dense<...>` up to and including its closing '>', with `shape` the type
 // that follows it (read by the caller).
 struct DenseText {

@@ -1,5 +1,7 @@
 #include "frontends/module_file.h"
 
+#include "frontends/mlir_types.h"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -26,14 +28,25 @@ StatusOr<std::string> ReadModuleText(const std::string& path) {
 
 bool IsStablehloPath(const std::string& path) { return std::filesystem::path(path).extension() == ".mlir"; }
 
-StatusOr<std::unique_ptr<Module>> LoadModuleFile(const std::string& path, const std::string& function, bool stablehlo) {
+StatusOr<std::unique_ptr<Module>> LoadModuleFile(const std::string& path, const std::string& function, bool stablehlo,
+                                                 const std::vector<Shape>* argument_shapes) {
   if (!stablehlo) {
     if (!function.empty())
       return InvalidArgument("function " + function + " picks a StableHLO entry, but " + path + " is HLO text");
     return LoadHloFile(path);
   }
-  VKXLA_ASSIGN_OR_RETURN(StablehloProgram program, LoadStablehloFile(path, function));
+  VKXLA_ASSIGN_OR_RETURN(StablehloProgram program, LoadStablehloFile(path, function, argument_shapes));
   return std::move(program.module);
+}
+
+StatusOr<std::vector<Shape>> PolymorphicEntryArguments(const std::string& path, const std::string& function) {
+  if (!IsStablehloPath(path)) return std::vector<Shape>();
+  VKXLA_ASSIGN_OR_RETURN(std::string text, ReadModuleText(path));
+  StatusOr<std::vector<Shape>> types = StablehloEntryArgumentTypes(text, function);
+  if (!types.ok()) return Status(types.status().code(), path + ":" + types.status().message());
+  for (const Shape& t : *types)
+    if (HasUnknownDims(t)) return types;
+  return std::vector<Shape>();
 }
 
 }  // namespace vkxla

@@ -21,9 +21,14 @@ StatusOr<std::string> ReadModuleText(const std::string& path);
 
 bool IsStablehloPath(const std::string& path);  // ends in .mlir
 
-StatusOr<std::unique_ptr<Module>> LoadModuleFile(const std::string& path, const std::string& function, bool stablehlo);
+// `argument_shapes` refine a shape-polymorphic StableHLO entry (frontends/stablehlo_reader.h).
+StatusOr<std::unique_ptr<Module>> LoadModuleFile(const std::string& path, const std::string& function, bool stablehlo,
+                                                 const std::vector<Shape>* argument_shapes = nullptr);
 inline StatusOr<std::unique_ptr<Module>> LoadModuleFile(const std::string& path, const std::string& function = "") {
   return LoadModuleFile(path, function, IsStablehloPath(path));
 }
+// The entry's argument types where the file is StableHLO whose entry leaves
+// dimensions open (kUnknownDim); empty otherwise.
+StatusOr<std::vector<Shape>> PolymorphicEntryArguments(const std::string& path, const std::string& function);
 
 }  // namespace vkxla

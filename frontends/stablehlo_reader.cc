@@ -18,6 +18,7 @@
 #include "frontends/stablehlo_legacy_ops.h"
 #include "frontends/stablehlo_quantized.h"
 #include "frontends/mlir_types.h"
+#include "frontends/shape_refinement.h"
 #include "frontends/stablehlo_syntax.h"
 #include "ir/numbers.h"
 #include "ops/attributes.h"
@@ -41,16 +42,34 @@ constexpr int64_t kMaxResults = int64_t{1} << 16;
 // level is a few stack frames of the reader.
 constexpr int kMaxRegionDepth = 64;
 
+// `shape` with its open dimensions 0 (tuple nesting bounded by kMaxTupleDepth).
+Shape WithOpenDimsEmpty(const Shape& shape) {
+  if (shape.IsTuple()) {
+    std::vector<Shape> elements;
+    for (const Shape& e : shape.tuple_shapes()) elements.push_back(WithOpenDimsEmpty(e));
+    return Shape::Tuple(std::move(elements));
+  }
+  if (!shape.IsArray()) return shape;
+  std::vector<int64_t> dims = shape.dims();
+  for (int64_t& d : dims) d = d == kUnknownDim ? 0 : d;
+  return Shape(shape.element_type(), dims);
+}
+
 bool IsStaticFormOp(const std::string& name) {
   return name == "stablehlo.dynamic_conv" || name == "stablehlo.dynamic_pad" || name == "stablehlo.dynamic_gather" ||
-         name == "stablehlo.dynamic_iota" || name == "stablehlo.dynamic_broadcast_in_dim" || name == "stablehlo.dynamic_reshape";
+         name == "stablehlo.dynamic_iota" || name == "stablehlo.dynamic_broadcast_in_dim" || name == "stablehlo.dynamic_reshape" ||
+         name == "stablehlo.real_dynamic_slice";
 }
 
 class Reader {
  public:
   Reader(std::string_view text, bool with_checks, int first_line, std::string_view entry = {},
-         std::optional<int64_t> process = std::nullopt)
-      : c_(text, first_line), with_checks_(with_checks), entry_name_(entry), first_line_(first_line), process_(process) {}
+         std::optional<int64_t> process = std::nullopt, const std::vector<Shape>* argument_shapes = nullptr)
+      : c_(text, first_line), with_checks_(with_checks), entry_name_(entry), first_line_(first_line), process_(process) {
+    if (argument_shapes) argument_shapes_ = *argument_shapes;
+  }
+  // The entry's argument types as written (kUnknownDim where open).
+  StatusOr<std::vector<Shape>> EntryArgumentTypes();
   StatusOr<StablehloProgram> Read();
   StatusOr<std::vector<StablehloFunctionInfo>> List();
   // Process process_'s module, once its program is read.
@@ -175,8 +194,20 @@ class Reader {
   // The integers of operand `i`, which must be a constant.
   StatusOr<std::vector<int64_t>> ConstantOperand(const Statement& s, size_t i, std::map<std::string, Instruction*>& values);
 
+  // The entry function: the one asked for, else @main, else the first.
+  StatusOr<const Function*> FindEntry() const;
+  // The entry's parameter i: its written type, or where that leaves
+  // dimensions open, the shape the caller gives (shape refinement).
+  StatusOr<Shape> EntryParameterShape(const Function& entry, size_t i) const;
+  // get_dimension_size of a static dimension, and a shape_assertion (which
+  // must hold): constants, and nothing, as refinement makes them.
+  StatusOr<Instruction*> DimensionSize(const Statement& s, Instruction* operand, int64_t dim);
+  Status ShapeAssertion(const Statement& s, std::map<std::string, Instruction*>& values);
+
   MlirCursor c_;
   bool with_checks_;
+  std::optional<std::vector<Shape>> argument_shapes_;  // the entry's arguments', to refine open dims with
+  Status unrefined_;  // the first value whose open dims did not follow from its operands
   std::vector<Function> functions_;
   std::set<std::string> declarations_;  // "func.func private @f(...) -> ..." with no body
   std::map<std::string, std::map<std::string, int64_t>> meshes_;  // sdy.mesh @name -> axis sizes
@@ -264,7 +295,7 @@ Status Reader::ScanFunctions() {
         } else {
           unnamed_at = unnamed_at ? unnamed_at : c_.position();
         }
-        VKXLA_ASSIGN_OR_RETURN(Shape s, ParseMlirType(c_));
+        VKXLA_ASSIGN_OR_RETURN(Shape s, ParseMlirType(c_, 0, nullptr, true));
         if (c_.Peek() == '{') VKXLA_RETURN_IF_ERROR(c_.Balanced().status());  // argument attributes
         f.arguments.emplace_back(arg, s);
       } while (c_.Consume(","));
@@ -332,7 +363,7 @@ Status Reader::ParseSignature(Statement& s) {
   // Each type with its quantized element type, if it has one.
   auto type = [&](std::vector<Shape>& shapes, std::vector<std::optional<QuantizedType>>& quantized) -> Status {
     std::optional<QuantizedType> q;
-    VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_, 0, &q));
+    VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_, 0, &q, true));
     shapes.push_back(std::move(t));
     quantized.push_back(std::move(q));
     return OkStatus();
@@ -551,7 +582,7 @@ Status Reader::ParseReduceHeader(Statement& s) {
       std::string name = c_.ValueName();
       if (name.empty()) return c_.Error("expected a reducer argument %name");
       VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
-      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_, 0, nullptr, true));
       side->emplace_back(name, t);
       if (side == &lhs) VKXLA_RETURN_IF_ERROR(c_.Expect(","));
     }
@@ -603,7 +634,7 @@ Status Reader::ParseWhileHeader(Statement& s) {
   if (!s.operands.empty()) {
     VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
     do {
-      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_, 0, nullptr, true));
       s.operand_types.push_back(t);
     } while (c_.Consume(","));
   }
@@ -624,6 +655,18 @@ Instruction* Reader::Add(std::unique_ptr<Instruction> inst, size_t at) {
   const auto [line, column] = c_.LineColumn(at);
   inst->location.line = line;
   inst->location.column = column;
+  if (HasUnknownDims(inst->shape)) {
+    // Open dims follow from the operands (shape refinement); where they do
+    // not, the statement fails (TranslateBody returns unrefined_) and the
+    // value is left empty meanwhile, so nothing is sized from an open dim.
+    StatusOr<Shape> refined = RefinedShape(*inst);
+    if (refined.ok()) {
+      inst->shape = std::move(*refined);
+    } else {
+      if (unrefined_.ok()) unrefined_ = c_.Error(at, std::string(OpcodeName(inst->opcode)) + ": " + refined.status().message());
+      inst->shape = WithOpenDimsEmpty(inst->shape);
+    }
+  }
   return current_->AddInstruction(std::move(inst));
 }
 
@@ -660,8 +703,11 @@ Instruction* Reader::Splat(Instruction* scalar, const Shape& shape, size_t at) {
 
 std::vector<Instruction*> Reader::Elements(Instruction* whole, const std::vector<Shape>& shapes, size_t at) {
   std::vector<Instruction*> out;
+  // The whole's own elements where it has them: refined where `shapes`
+  // (as written) leave dimensions open.
+  const bool own = whole->shape.IsTuple() && whole->shape.tuple_shapes().size() == shapes.size();
   for (size_t i = 0; i < shapes.size(); ++i) {
-    Instruction* e = Make(Opcode::kGetTupleElement, shapes[i], {whole}, at);
+    Instruction* e = Make(Opcode::kGetTupleElement, own ? whole->shape.tuple_shapes()[i] : shapes[i], {whole}, at);
     e->tuple_index = static_cast<int64_t>(i);
     out.push_back(e);
   }
@@ -766,6 +812,20 @@ StatusOr<Instruction*> Reader::Value(const Statement& s, const std::string& name
     if (!outside->shape.IsArray() && !outside->shape.IsToken())
       return c_.Error(s.at, "a region of this op reads " + name + " of type " + outside->shape.ToString() +
                                  " from outside, which is not supported");
+    // A small value known before the run (a constant, a polymorphic
+    // export's shape arithmetic) is made again inside: its shape operands
+    // must fold there too.
+    if (outside->shape.IsArray()) {
+      StatusOr<std::optional<Literal>> known = FoldConstantExpression(*outside);
+      if (known.ok() && *known) {
+        Computation* saved = current_;
+        current_ = f.computation;
+        Instruction* inside = Constant(std::move(**known), s.at);
+        current_ = saved;
+        values[name] = inside;
+        return inside;
+      }
+    }
     size_t j = 0;
     while (j < f.captures->size() && (*f.captures)[j] != outside) ++j;
     if (j == f.captures->size()) f.captures->push_back(outside);
@@ -1055,6 +1115,7 @@ StatusOr<Instruction*> Reader::Lower(const Statement& s, std::map<std::string, I
       VKXLA_ASSIGN_OR_RETURN(std::string raw, need({"dimension", "dim"}));
       VKXLA_ASSIGN_OR_RETURN(int64_t d, FirstInteger(raw));
       inst->dimensions = std::vector<int64_t>{d};
+      if (inst->operands.size() == 1) return DimensionSize(s, inst->operands[0], d);
       break;
     }
     case Opcode::kGetTupleElement: {
@@ -1166,7 +1227,7 @@ StatusOr<Computation*> Reader::TranslateRegionAt(const Statement& s, size_t regi
         std::string name = c_.ValueName();
         if (name.empty()) return c_.Error("expected a block argument %name");
         VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
-        VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+        VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_, 0, nullptr, true));
         auto p = std::make_unique<Instruction>();
         p->opcode = Opcode::kParameter;
         p->parameter_number = number++;
@@ -1357,7 +1418,7 @@ Status Reader::ParseManualComputationHeader(Statement& s) {
       std::string arg = c_.ValueName();
       if (arg.empty()) return c_.Error("expected a block argument %name of sdy.manual_computation");
       VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
-      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_));
+      VKXLA_ASSIGN_OR_RETURN(Shape t, ParseMlirType(c_, 0, nullptr, true));
       s.region_parameters.emplace_back(arg, t);
     } while (c_.Consume(","));
     VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
@@ -1521,12 +1582,22 @@ StatusOr<std::vector<int64_t>> Reader::ConstantOperand(const Statement& s, size_
   const Shape& t = v->shape;
   if (!t.IsArray() || t.rank() > 2 || !(IsSignedInt(t.element_type()) || IsUnsignedInt(t.element_type())))
     return c_.Error(s.at, s.name + "'s operand " + s.operands[i] + " must be an integer vector, not " + t.ToString());
-  if (v->opcode != Opcode::kConstant || !v->literal)
+  // A constant, or shape arithmetic on constants (a polymorphic export's
+  // sizes once get_dimension_size has folded).
+  std::optional<Literal> folded;
+  if (v->opcode == Opcode::kConstant && v->literal) {
+    folded = *v->literal;
+  } else {
+    StatusOr<std::optional<Literal>> value = FoldConstantExpression(*v);
+    if (!value.ok()) return c_.Error(s.at, s.name + "'s operand " + s.operands[i] + ": " + value.status().message());
+    folded = std::move(*value);
+  }
+  if (!folded)
     return Unimplemented(c_.Where(s.at) + ": " + s.name + " with " + s.operands[i] +
                          " computed at run time is not supported; only a constant");
   std::vector<int64_t> out;
   for (int64_t k = 0; k < t.element_count(); ++k) {
-    const Scalar x = v->literal->Get(k);
+    const Scalar x = folded->Get(k);
     if (IsUnsignedInt(t.element_type()) && x.u > static_cast<uint64_t>(INT64_MAX))
       return c_.Error(s.at, s.name + "'s operand " + s.operands[i] + " holds " + std::to_string(x.u) + ", past int64");
     out.push_back(IsSignedInt(t.element_type()) ? x.s : static_cast<int64_t>(x.u));
@@ -1536,7 +1607,8 @@ StatusOr<std::vector<int64_t>> Reader::ConstantOperand(const Statement& s, size_
 
 Status Reader::StaticForm(Statement& s, std::map<std::string, Instruction*>& values) {
   const std::string op = s.name.substr(10);
-  const size_t count = op == "dynamic_pad" ? 5 : op == "dynamic_conv" || op == "dynamic_gather" ? 3 : op == "dynamic_iota" ? 1 : 2;
+  const size_t count = op == "dynamic_pad" ? 5 : op == "real_dynamic_slice" ? 4 : op == "dynamic_conv" || op == "dynamic_gather" ? 3
+                     : op == "dynamic_iota" ? 1 : 2;
   if (s.operands.size() != count || s.operand_types.size() != count || s.result_types.size() != 1)
     return c_.Error(s.at, s.name + " takes " + std::to_string(count) + " operands and gives one result");
   auto array = [](const std::vector<int64_t>& v) {
@@ -1560,30 +1632,82 @@ Status Reader::StaticForm(Statement& s, std::map<std::string, Instruction*>& val
       s.attributes[keys[k]] = array(v);
     }
     keep = 2;
+  } else if (op == "real_dynamic_slice") {
+    const char* keys[3] = {"start_indices", "limit_indices", "strides"};
+    for (size_t k = 0; k < 3; ++k) {
+      VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> v, ConstantOperand(s, 1 + k, values));
+      s.attributes[keys[k]] = array(v);
+    }
+    keep = 1;
   } else if (op == "dynamic_gather") {
     VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ConstantOperand(s, 2, values));
     s.attributes["slice_sizes"] = array(sizes);
     keep = 2;
   } else {
     // dynamic_iota, dynamic_broadcast_in_dim, dynamic_reshape: the shape
-    // operand restates the result type, which must then be static; where it
-    // is a constant it must agree.
+    // operand restates the result type, whose open dims it fills (shape
+    // refinement: it must then fold to a constant); where it is a constant
+    // it must agree.
     const size_t shape_operand = op == "dynamic_iota" ? 0 : 1;
-    const Shape& result = s.result_types[0];
-    if (!result.IsArray() || !result.is_static())
-      return Unimplemented(c_.Where(s.at) + ": " + s.name + " with a dynamic result type " + result.ToString() +
-                           " is not supported; only a static one");
+    Shape& result = s.result_types[0];
+    if (!result.IsArray()) return c_.Error(s.at, s.name + " gives an array, not " + result.ToString());
     StatusOr<std::vector<int64_t>> dims = ConstantOperand(s, shape_operand, values);
-    if (dims.ok() && *dims != result.dims())
-      return c_.Error(s.at, s.name + "'s shape operand " + s.operands[shape_operand] + " does not match its result type " +
-                                result.ToString());
-    if (!dims.ok() && dims.status().code() != StatusCode::kUnimplemented) return dims.status();
+    if (!dims.ok() && (dims.status().code() != StatusCode::kUnimplemented || HasUnknownDims(result))) return dims.status();
+    if (dims.ok()) {
+      bool fits = static_cast<int64_t>(dims->size()) == result.rank();
+      for (size_t d = 0; fits && d < dims->size(); ++d)
+        fits = (*dims)[d] >= 0 && (*dims)[d] <= kMaxElements && (result.dim(d) == kUnknownDim || result.dim(d) == (*dims)[d]);
+      if (!fits)
+        return c_.Error(s.at, s.name + "'s shape operand " + s.operands[shape_operand] + " does not match its result type " +
+                                  ShapeWithUnknownDims(result));
+      result = Shape(result.element_type(), *dims);
+    }
     keep = op == "dynamic_iota" ? 0 : 1;
   }
-  s.name = op == "dynamic_conv" ? "stablehlo.convolution" : "stablehlo." + op.substr(8);
+  s.name = op == "dynamic_conv" ? "stablehlo.convolution" : op == "real_dynamic_slice" ? "stablehlo.slice" : "stablehlo." + op.substr(8);
   s.operands.resize(keep);
   s.operand_types.resize(keep);
   return OkStatus();
+}
+
+StatusOr<Instruction*> Reader::DimensionSize(const Statement& s, Instruction* operand, int64_t dim) {
+  const Shape& x = operand->shape;
+  if (!x.IsArray() || dim < 0 || dim >= x.rank())
+    return c_.Error(s.at, s.name + ": dimension " + std::to_string(dim) + " of " + x.ToString() + " does not exist");
+  if (x.is_dynamic_dim(dim)) return Internal("a bounded dimension in StableHLO");
+  const ElementType t = s.result_types.empty() || !s.result_types[0].IsArray() ? ElementType::kS32 : s.result_types[0].element_type();
+  if (!IsInteger(t)) return c_.Error(s.at, s.name + " gives an integer, not " + s.result_types[0].ToString());
+  return Constant(Literal::ScalarOf(Scalar::Int(t, x.dim(dim))), s.at);
+}
+
+Status Reader::ShapeAssertion(const Statement& s, std::map<std::string, Instruction*>& values) {
+  // custom_call @shape_assertion(%ok, %dim...) {error_message = "... {0} ..."}:
+  // jax.export's check that the arguments fit the polymorphic shapes it
+  // was written for. With the shapes known it folds; a false one is the
+  // export's own message with the values put in.
+  std::vector<Literal> folded;
+  for (const std::string& o : s.operands) {
+    VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    StatusOr<std::optional<Literal>> value = FoldConstantExpression(*v);
+    if (!value.ok() || !*value || !value->value().shape().IsArray() || value->value().element_count() != 1)
+      return Unimplemented(c_.Where(s.at) + ": shape_assertion on " + o + ", which is not known before the run");
+    folded.push_back(std::move(**value));
+  }
+  if (folded.empty() || folded[0].shape().element_type() != ElementType::kPred)
+    return c_.Error(s.at, "shape_assertion takes a predicate first");
+  if (folded[0].Get(0).s != 0 || folded[0].Get(0).u != 0) return OkStatus();
+  std::string message = "shape assertion failed";
+  if (auto m = s.attributes.find("error_message"); m != s.attributes.end()) {
+    message = m->second;
+    if (message.size() >= 2 && message.front() == '"') message = message.substr(1, message.rfind('"') - 1);
+    for (size_t k = 1; k < folded.size(); ++k) {
+      const std::string placeholder = "{" + std::to_string(k - 1) + "}";
+      const std::string value = folded[k].ValuesToString();
+      for (size_t at = message.find(placeholder); at != std::string::npos; at = message.find(placeholder, at + value.size()))
+        message.replace(at, placeholder.size(), value);
+    }
+  }
+  return InvalidArgument(c_.Where(s.at) + ": " + message);
 }
 
 const Function* Reader::FindFunction(const std::string& name) const {
@@ -1863,7 +1987,7 @@ StatusOr<Reader::ControlRegion> Reader::TranslateControlRegion(const Statement& 
         std::string name = c_.ValueName();
         if (name.empty()) return c_.Error("expected a block argument %name");
         VKXLA_RETURN_IF_ERROR(c_.Expect(":"));
-        VKXLA_RETURN_IF_ERROR(ParseMlirType(c_).status());
+        VKXLA_RETURN_IF_ERROR(ParseMlirType(c_, 0, nullptr, true).status());
         names.push_back(name);
       } while (c_.Consume(","));
       VKXLA_RETURN_IF_ERROR(c_.Expect(")"));
@@ -1986,8 +2110,13 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
   const size_t body_end = end;
   std::vector<Instruction*> returned;
   while (c_.position() < body_end && !c_.AtEnd()) {
+    VKXLA_RETURN_IF_ERROR(unrefined_);  // the statement before left a dimension open
     VKXLA_RETURN_IF_ERROR(FlushQuantized(values));  // the results of the op before, if it ran on quantized values
     VKXLA_ASSIGN_OR_RETURN(Statement s, ParseStatement());
+    if (s.name == "stablehlo.custom_call" && s.callee == "@shape_assertion") {
+      VKXLA_RETURN_IF_ERROR(ShapeAssertion(s, values));
+      continue;
+    }
     if (IsStaticFormOp(s.name)) VKXLA_RETURN_IF_ERROR(StaticForm(s, values));
     const auto quantized = [](const std::optional<QuantizedType>& q) { return q.has_value(); };
     if (std::any_of(s.operand_quantized.begin(), s.operand_quantized.end(), quantized) ||
@@ -2127,7 +2256,15 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       }
       if (s.result_types.empty() || s.result_types.size() != s.results.size())
         return c_.Error(s.at, s.name + " needs a result type for each result");
-      const Shape result = s.result_types.size() == 1 ? s.result_types[0] : Shape::Tuple(s.result_types);
+      std::vector<Shape> result_types = s.result_types;
+      for (Shape& t : result_types)  // open dims of these elementwise-like ops: their first operand's
+        if (HasUnknownDims(t) && t.IsArray() && !operands.empty() && operands[0]->shape.IsArray() &&
+            operands[0]->shape.rank() == t.rank()) {
+          std::vector<int64_t> dims = t.dims();
+          for (int64_t d = 0; d < t.rank(); ++d) dims[d] = dims[d] == kUnknownDim ? operands[0]->shape.dim(d) : dims[d];
+          t = Shape(t.element_type(), dims);
+        }
+      const Shape result = result_types.size() == 1 ? result_types[0] : Shape::Tuple(result_types);
       const auto [make, constant] = Makers(s.at);
       StatusOr<Instruction*> r = legacy ? LowerLegacyOp(s.name.substr(10), operands, result, s.attributes, make, constant)
                                         : LowerChlo(s.name.substr(5), operands, result, s.attributes, make, constant);
@@ -2138,7 +2275,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       if (s.results.size() == 1) {
         values[s.results[0]] = *r;
       } else {
-        std::vector<Instruction*> elements = Elements(*r, s.result_types, s.at);
+        std::vector<Instruction*> elements = Elements(*r, result_types, s.at);
         for (size_t i = 0; i < elements.size(); ++i) values[s.results[i]] = elements[i];
       }
       continue;
@@ -2172,20 +2309,50 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
     }
   }
   VKXLA_RETURN_IF_ERROR(FlushQuantized(values));  // none is left behind for a later body
+  VKXLA_RETURN_IF_ERROR(unrefined_);
   c_.set_position(saved);
   return returned;
 }
 
-StatusOr<StablehloProgram> Reader::Read() {
-  VKXLA_RETURN_IF_ERROR(ScanFunctions());
-  // The entry: the one asked for, else @main, else the first function.
+StatusOr<const Function*> Reader::FindEntry() const {
   const Function* entry = nullptr;
   const std::string wanted = entry_name_.empty() ? "@main" : "@" + entry_name_;
   for (const Function& f : functions_)
     if (f.name == wanted) entry = &f;
   if (!entry && declarations_.count(wanted)) return NotFound(wanted + " is a declaration without a body: nothing to run");
   if (!entry && !entry_name_.empty()) return NotFound("no function " + wanted + " in the input");
-  if (!entry) entry = &functions_.front();
+  return entry ? entry : &functions_.front();
+}
+
+StatusOr<std::vector<Shape>> Reader::EntryArgumentTypes() {
+  VKXLA_RETURN_IF_ERROR(ScanFunctions());
+  VKXLA_ASSIGN_OR_RETURN(const Function* entry, FindEntry());
+  std::vector<Shape> types;
+  for (const auto& [name, type] : entry->arguments) types.push_back(type);
+  return types;
+}
+
+StatusOr<Shape> Reader::EntryParameterShape(const Function& entry, size_t i) const {
+  const auto& [name, declared] = entry.arguments[i];
+  if (!argument_shapes_) {
+    if (!HasUnknownDims(declared)) return declared;
+    return FailedPrecondition(c_.Where(entry.body_begin) + ": " + entry.name + "'s argument " + name + " is " +
+                              ShapeWithUnknownDims(declared) +
+                              ": a shape-polymorphic module runs once its arguments' shapes are given (vkxla run takes them "
+                              "from --input)");
+  }
+  if (argument_shapes_->size() != entry.arguments.size())
+    return InvalidArgument(entry.name + " takes " + std::to_string(entry.arguments.size()) + " arguments; " +
+                           std::to_string(argument_shapes_->size()) + " shapes were given to refine it with");
+  StatusOr<Shape> refined = RefinedArgument(declared, (*argument_shapes_)[i]);
+  if (!refined.ok())
+    return InvalidArgument(c_.Where(entry.body_begin) + ": " + entry.name + "'s argument " + name + " " + refined.status().message());
+  return *refined;
+}
+
+StatusOr<StablehloProgram> Reader::Read() {
+  VKXLA_RETURN_IF_ERROR(ScanFunctions());
+  VKXLA_ASSIGN_OR_RETURN(const Function* entry, FindEntry());
   entry_ = std::make_unique<Computation>(entry->name.substr(1));
   current_ = entry_.get();
   std::vector<Instruction*> args;
@@ -2193,7 +2360,7 @@ StatusOr<StablehloProgram> Reader::Read() {
     auto p = std::make_unique<Instruction>();
     p->opcode = Opcode::kParameter;
     p->parameter_number = static_cast<int64_t>(i);
-    p->shape = entry->arguments[i].second;
+    VKXLA_ASSIGN_OR_RETURN(p->shape, EntryParameterShape(*entry, i));
     args.push_back(Add(std::move(p), entry->body_begin));
   }
   StatusOr<std::vector<Instruction*>> translated = Translate(*entry, args, 0);
@@ -2288,9 +2455,15 @@ StatusOr<std::vector<StablehloFunctionInfo>> Reader::List() {
 
 }  // namespace
 
-StatusOr<StablehloProgram> ReadStablehlo(std::string_view text, bool with_checks, int first_line, std::string_view entry) {
-  Reader reader(text, with_checks, first_line, entry);
+StatusOr<StablehloProgram> ReadStablehlo(std::string_view text, bool with_checks, int first_line, std::string_view entry,
+                                         const std::vector<Shape>* argument_shapes) {
+  Reader reader(text, with_checks, first_line, entry, std::nullopt, argument_shapes);
   return reader.Read();
+}
+
+StatusOr<std::vector<Shape>> StablehloEntryArgumentTypes(std::string_view text, std::string_view entry) {
+  Reader reader(text, false, 1, entry);
+  return reader.EntryArgumentTypes();
 }
 
 StatusOr<std::vector<StablehloFunctionInfo>> ListStablehloFunctions(std::string_view text, int first_line) {
@@ -2298,9 +2471,10 @@ StatusOr<std::vector<StablehloFunctionInfo>> ListStablehloFunctions(std::string_
   return reader.List();
 }
 
-StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path, std::string_view entry) {
+StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path, std::string_view entry,
+                                             const std::vector<Shape>* argument_shapes) {
   VKXLA_ASSIGN_OR_RETURN(std::string text, ReadModuleText(path));
-  auto program = ReadStablehlo(text, false, 1, entry);
+  auto program = ReadStablehlo(text, false, 1, entry, argument_shapes);
   if (!program.ok()) return Status(program.status().code(), path + ":" + program.status().message());
   return program;
 }

@@ -55,8 +55,17 @@ struct StablehloProgram {
 // check reads; otherwise the returned value (or a tuple of them). The
 // entry is the function named `entry` (without '@'), else @main, else the
 // first one.
+// A shape-polymorphic entry (arguments with open dimensions, `tensor<?x4xf32>`,
+// as jax.export writes) is read with its arguments' `argument_shapes`:
+// every open dimension is then refined from them (as StableHLO's
+// refine-shapes pass does), shape arithmetic folds to constants and
+// jax.export's shape assertions are checked; without them it is a
+// FailedPrecondition error that says so.
 StatusOr<StablehloProgram> ReadStablehlo(std::string_view text, bool with_checks, int first_line = 1,
-                                         std::string_view entry = {});
+                                         std::string_view entry = {}, const std::vector<Shape>* argument_shapes = nullptr);
+// The entry's argument types as written, with kUnknownDim (frontends/mlir_types.h)
+// where a polymorphic export leaves a dimension open.
+StatusOr<std::vector<Shape>> StablehloEntryArgumentTypes(std::string_view text, std::string_view entry = {});
 
 // The functions of `text`, in order: what a test runner picks entries from.
 struct StablehloFunctionInfo {
@@ -67,6 +76,7 @@ struct StablehloFunctionInfo {
 };
 StatusOr<std::vector<StablehloFunctionInfo>> ListStablehloFunctions(std::string_view text, int first_line = 1);
 // A file's module; the entry as ReadStablehlo picks it. Errors start "path:line:col".
-StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path, std::string_view entry = {});
+StatusOr<StablehloProgram> LoadStablehloFile(const std::string& path, std::string_view entry = {},
+                                             const std::vector<Shape>* argument_shapes = nullptr);
 
 }  // namespace vkxla

@@ -193,9 +193,20 @@ bool IsPath(const std::string& source) {
 }
 
 CompiledModule Compile(const std::string& source, std::optional<int> device, const std::string& format,
-                       const std::string& function) {
+                       const std::string& function, const std::optional<py::list>& arguments) {
   CompileOptions options;
   options.function = function;
+  if (arguments)  // numpy arrays (or anything with .shape and .dtype): the shapes a polymorphic module is compiled for
+    for (const py::handle a : *arguments) {
+      const py::array array = py::array::ensure(a);
+      if (!array) Raise(InvalidArgument("arguments= takes numpy arrays, one per argument"));
+      const std::optional<ElementType> type = ElementTypeOfDtype(array.dtype());
+      if (!type) Raise(InvalidArgument("arguments=: dtype " + std::string(py::str(array.dtype())) + " is not an XLA element type"));
+      ArraySpec spec;
+      spec.type = *type;
+      for (py::ssize_t d = 0; d < array.ndim(); ++d) spec.dims.push_back(static_cast<int64_t>(array.shape(d)));
+      options.argument_specs.push_back(std::move(spec));
+    }
   if (format == "hlo") options.format = SourceFormat::kHloText;
   else if (format == "stablehlo" || format == "mlir") options.format = SourceFormat::kStablehlo;
   else if (!format.empty()) Raise(InvalidArgument("format '" + format + "' is not one of hlo, stablehlo"));
@@ -294,8 +305,9 @@ PYBIND11_MODULE(vkxla, m) {
       .def_property_readonly("results", [](const CompiledModule& c) { return Specs(c.results()); });
 
   m.def("compile", &Compile, py::arg("source"), py::arg("device") = py::none(), py::arg("format") = "",
-        py::arg("function") = "",
+        py::arg("function") = "", py::arg("arguments") = py::none(),
         "Compiles HLO text or StableHLO (text, or the path of a .hlo/.mlir file) for a device "
         "(an index from devices(); default $VKXLA_DEVICE, else 0). format: 'hlo' or 'stablehlo' "
-        "(default: from the file name or the text). function: the StableHLO function to run.");
+        "(default: from the file name or the text). function: the StableHLO function to run. "
+        "arguments: example arrays whose shapes a shape-polymorphic StableHLO module (tensor<?x4xf32>) is compiled for.");
 }

@@ -134,6 +134,29 @@ TEST(Cli, ReplicasTakeAndGiveStackedValues) {
   ExpectCleanFailure("run " + module + input + " --reference --time-runs 2", "--time-runs times device runs");
 }
 
+// A shape-polymorphic StableHLO export takes its shapes from the inputs,
+// a different one on each run; without inputs it says why it needs them.
+TEST(Cli, ShapePolymorphicStablehloTakesItsShapesFromTheInputs) {
+  const std::string module = Write("poly.mlir",
+                                   "func.func public @main(%arg0: tensor<?xf32>) -> tensor<?xf32> {\n"
+                                   "  %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?xf32>) -> tensor<i32>\n"
+                                   "  %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<f32>\n"
+                                   "  %2 = stablehlo.reshape %0 : (tensor<i32>) -> tensor<1xi32>\n"
+                                   "  %3 = stablehlo.dynamic_broadcast_in_dim %1, %2, dims = [] : (tensor<f32>, tensor<1xi32>) -> tensor<?xf32>\n"
+                                   "  %4 = stablehlo.add %arg0, %3 : tensor<?xf32>\n"
+                                   "  return %4 : tensor<?xf32>\n}\n");
+  for (const char* where : {"", " --reference"}) {
+    Outcome o = RunCli("run " + module + " --input 3xf32=1,2,3" + where);
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_NE(o.output.find("f32[3] {4, 5, 6}"), std::string::npos) << o.output;
+    o = RunCli("run " + module + " --input 5xf32=0" + where);
+    EXPECT_NE(o.output.find("f32[5] {5, 5, 5, 5, 5}"), std::string::npos) << o.output;
+  }
+  EXPECT_EQ(RunCli("benchmark " + module + " --input 1000xf32=1 --repetitions 1").exit_code, 0);
+  ExpectCleanFailure("run " + module, "the entry is shape-polymorphic (its argument shapes come from the inputs) and takes 1 arguments; 0");
+  ExpectCleanFailure("run " + module + " --input 2x2xf32=0", "%arg0 is f32[?], but its value is f32[2,2]");
+}
+
 // A tuple parameter takes one --input per array it holds, a token none;
 // on the device, on the host, replicated and in `benchmark` alike.
 TEST(Cli, TupleAndTokenParametersTakeTheirArrays) {

@@ -23,7 +23,7 @@ struct BenchmarkOptions {
 };
 
 Status Benchmark(const BenchmarkOptions& o) {
-  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(o.module_path, o.function));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleForInputs(o.module_path, o.function, o.inputs));
   VKXLA_RETURN_IF_ERROR(SetConstantValues(*module, o.constants));
   // Inputs not given are random.
   std::vector<Shape> shapes;

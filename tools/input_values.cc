@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "frontends/module_file.h"
 #include "ir/numbers.h"
 #include "ops/evaluator.h"
 #include "tools/inline_input.h"
@@ -57,6 +58,20 @@ StatusOr<std::vector<Literal>> ReadInputs(const std::vector<std::string>& specs,
     }
   }
   return out;
+}
+
+StatusOr<std::unique_ptr<Module>> LoadModuleForInputs(const std::string& path, const std::string& function,
+                                                      const std::vector<std::string>& specs) {
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Shape> declared, PolymorphicEntryArguments(path, function));
+  if (declared.empty()) return LoadModuleFile(path, function);
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> inputs, ReadInputs(specs, declared));
+  if (inputs.size() != declared.size())
+    return InvalidArgument(path + ": the entry is shape-polymorphic (its argument shapes come from the inputs) and takes " +
+                           std::to_string(declared.size()) + " arguments; " + std::to_string(inputs.size()) +
+                           " input values were given");
+  std::vector<Shape> shapes;
+  for (const Literal& l : inputs) shapes.push_back(l.shape());
+  return LoadModuleFile(path, function, true, &shapes);
 }
 
 namespace {

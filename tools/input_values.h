@@ -23,6 +23,11 @@ namespace vkxla {
 // type where the spec leaves it open (bare scalars, bf16/f8 .npy data).
 StatusOr<std::vector<Literal>> ReadInputs(const std::vector<std::string>& specs, const std::vector<Shape>& parameters);
 
+// The module at `path`, its entry refined with the inputs' shapes where it
+// is a shape-polymorphic StableHLO export (jax.export with symbolic dims).
+StatusOr<std::unique_ptr<Module>> LoadModuleForInputs(const std::string& path, const std::string& function,
+                                                      const std::vector<std::string>& specs);
+
 // One array leaf of the entry's parameters: its shape and its name in
 // errors ("parameter 0 (%p)", "parameter 0 (%p) element {1,0}").
 struct InputSlot {

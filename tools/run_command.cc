@@ -203,7 +203,7 @@ StatusOr<std::optional<Literal>> RunProcesses(const RunOptions& o, const Module&
 Status RunModule(const RunOptions& o) {
   if (o.time_runs > 0 && (o.reference || !o.infeeds.empty() || !o.outfeeds.empty()))
     return InvalidArgument("--time-runs times device runs of the same inputs: it takes no --reference, --infeed or --outfeed");
-  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleFile(o.module_path, o.function));
+  VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, LoadModuleForInputs(o.module_path, o.function, o.inputs));
   VKXLA_RETURN_IF_ERROR(SetConstantValues(*module, o.constants));
   if (o.layout_report) {
     VKXLA_ASSIGN_OR_RETURN(std::string report, LayoutReport(module->EntryProgramShape()));

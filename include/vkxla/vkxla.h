@@ -47,16 +47,20 @@ enum class SourceFormat {
   kStablehlo,  // MLIR text of the stablehlo and chlo dialects
 };
 
-struct CompileOptions {
-  SourceFormat format = SourceFormat::kDetect;
-  std::string function;  // StableHLO: the function to run (default @main, else the first)
-};
-
 // The element type and dimensions of one parameter or result.
 struct ArraySpec {
   ElementType type = ElementType::kF32;
   std::vector<int64_t> dims;
   std::string ToString() const;  // "f32[2,3]"
+};
+
+struct CompileOptions {
+  SourceFormat format = SourceFormat::kDetect;
+  std::string function;  // StableHLO: the function to run (default @main, else the first)
+  // StableHLO whose entry leaves dimensions open (tensor<?x4xf32>, as a
+  // shape-polymorphic jax.export writes): the arguments it is compiled
+  // for, one per argument. Each compile fixes the shapes, as XLA does.
+  std::vector<ArraySpec> argument_specs;
 };
 
 class CompiledModule {

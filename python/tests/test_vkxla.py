@@ -60,6 +60,29 @@ func.func @main(%x: tensor<4xi32>) -> tensor<4xi32> {
     np.testing.assert_array_equal(same, x)
 
 
+def test_shape_polymorphic_stablehlo_compiles_for_the_arguments_given():
+    # As jax.export writes f(x) = x * x.shape[0] for x of shape (b, 3).
+    text = """
+func.func public @main(%arg0: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x3xf32>) -> tensor<i32>
+  %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<f32>
+  %2 = stablehlo.reshape %0 : (tensor<i32>) -> tensor<1xi32>
+  %c = stablehlo.constant dense<3> : tensor<1xi32>
+  %3 = stablehlo.concatenate %2, %c, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %4 = stablehlo.dynamic_broadcast_in_dim %1, %3, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x3xf32>
+  %5 = stablehlo.multiply %arg0, %4 : tensor<?x3xf32>
+  return %5 : tensor<?x3xf32>
+}"""
+    for b in (1, 5):
+        x = np.arange(3 * b, dtype=np.float32).reshape(b, 3)
+        exe = vkxla.compile(text, arguments=[x])
+        assert exe.parameters == [f"f32[{b},3]"]
+        (out,) = exe(x)
+        np.testing.assert_array_equal(out, x * b)
+    with pytest.raises(Exception, match="shape-polymorphic"):
+        vkxla.compile(text)
+
+
 @pytest.mark.parametrize("dtype,hlo_type", [
     (np.int8, "s8"), (np.int16, "s16"), (np.int32, "s32"), (np.int64, "s64"),
     (np.uint8, "u8"), (np.uint16, "u16"), (np.uint32, "u32"), (np.uint64, "u64"),
