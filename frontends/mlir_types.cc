@@ -130,6 +130,13 @@ bool HasUnknownDims(const Shape& shape) {
   return false;
 }
 
+Shape WithUnknownDimsAs(const Shape& shape, int64_t size) {
+  if (!shape.IsArray()) return shape;
+  std::vector<int64_t> dims = shape.dims();
+  for (int64_t& d : dims) d = d == kUnknownDim ? size : d;
+  return Shape(shape.element_type(), dims);
+}
+
 std::string ShapeWithUnknownDims(const Shape& shape) {
   if (shape.IsTuple()) {
     std::string s = "(";

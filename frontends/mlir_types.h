@@ -33,6 +33,8 @@ struct QuantizedType {
 // StableHLO reader.
 inline constexpr int64_t kUnknownDim = -1;
 bool HasUnknownDims(const Shape& shape);  // in any tuple element too
+// `shape` (an array) with every open dimension `size`.
+Shape WithUnknownDimsAs(const Shape& shape, int64_t size);
 // "tensor<?x4xf32>"-like text of a shape with open dims, for errors: "f32[?,4]".
 std::string ShapeWithUnknownDims(const Shape& shape);
 

@@ -8,6 +8,7 @@
 #include "ops/evaluator.h"
 #include "ops/op_traits.h"
 #include "ops/shape_inference.h"
+#include "ops/verifier.h"
 
 namespace vkxla {
 namespace {
@@ -102,15 +103,20 @@ StatusOr<std::optional<Literal>> FoldConstantExpression(const Instruction& v) {
     stack.push_back({i, true});
     for (const Instruction* o : i->operands) stack.push_back({o, false});
   }
-  Computation expression("fold");
+  Module module("fold");
+  Computation* expression = module.AddComputation(std::make_unique<Computation>("fold"));
   std::map<const Instruction*, Instruction*> copies;
   for (const Instruction* i : order) {
     auto copy = std::make_unique<Instruction>(*i);
     for (Instruction*& o : copy->operands) o = copies.at(o);
-    copies[i] = expression.AddInstruction(std::move(copy));
+    copies[i] = expression->AddInstruction(std::move(copy));
   }
-  expression.set_root(copies.at(&v));
-  VKXLA_ASSIGN_OR_RETURN(Literal value, EvaluateComputation(expression, {}));
+  expression->set_root(copies.at(&v));
+  module.set_entry(expression);
+  // The reader has not verified its values yet: only a well-formed
+  // expression is evaluated (the evaluator trusts its input).
+  if (!VerifyModule(module).ok()) return std::optional<Literal>();
+  VKXLA_ASSIGN_OR_RETURN(Literal value, EvaluateComputation(*expression, {}));
   return std::optional<Literal>(std::move(value));
 }
 

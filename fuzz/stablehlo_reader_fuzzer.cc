@@ -16,11 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!types.ok()) return 0;
   bool open = false;
   for (vkxla::Shape& t : *types) {
-    if (!t.IsArray() || !vkxla::HasUnknownDims(t)) continue;
-    std::vector<int64_t> dims = t.dims();
-    for (int64_t& d : dims) d = d == vkxla::kUnknownDim ? 3 : d;
-    t = vkxla::Shape(t.element_type(), dims);
-    open = true;
+    open = open || vkxla::HasUnknownDims(t);
+    t = vkxla::WithUnknownDimsAs(t, 3);
   }
   if (open) (void)vkxla::ReadStablehlo(text, /*with_checks=*/true, 1, {}, &*types);
   return 0;
