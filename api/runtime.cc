@@ -6,6 +6,7 @@
 #include "api/array_literal.h"
 #include "frontends/hlo_text.h"
 #include "frontends/module_file.h"
+#include "frontends/shape_refinement.h"
 #include "frontends/stablehlo_reader.h"
 #include "ir/hlo_parser.h"
 #include "ir/literal.h"
@@ -63,10 +64,13 @@ StatusOr<Literal> ToLiteral(const Array& a, const Shape& declared, size_t index)
   return ToLiteral(a);
 }
 
-std::vector<Shape> ArgumentShapes(const CompileOptions& options) {
-  std::vector<Shape> shapes;
-  for (const ArraySpec& a : options.argument_specs) shapes.push_back(Shape(a.type, a.dims));
-  return shapes;
+// The shapes a polymorphic StableHLO entry is refined with: its arrays'
+// from argument_specs, its tokens as written.
+StatusOr<std::vector<Shape>> ArgumentShapes(std::string_view source, const CompileOptions& options) {
+  std::vector<Shape> arrays;
+  for (const ArraySpec& a : options.argument_specs) arrays.push_back(Shape(a.type, a.dims));
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Shape> declared, StablehloEntryArgumentTypes(source, options.function));
+  return ArgumentShapesFromArrays(declared, arrays);
 }
 
 bool LooksLikeStablehlo(std::string_view text) {
@@ -110,7 +114,10 @@ StatusOr<CompiledModule> Runtime::Compile(std::string_view source, const Compile
                            "but the source is HLO text");
   std::unique_ptr<Module> module;
   if (stablehlo) {
-    const std::vector<Shape> shapes = ArgumentShapes(options);
+    std::vector<Shape> shapes;
+    if (!options.argument_specs.empty()) {
+      VKXLA_ASSIGN_OR_RETURN(shapes, ArgumentShapes(source, options));
+    }
     VKXLA_ASSIGN_OR_RETURN(StablehloProgram program, ReadStablehlo(source, /*with_checks=*/false, 1, options.function,
                                                                    options.argument_specs.empty() ? nullptr : &shapes));
     module = std::move(program.module);
@@ -124,9 +131,13 @@ StatusOr<CompiledModule> Runtime::Compile(std::string_view source, const Compile
 StatusOr<CompiledModule> Runtime::CompileFile(const std::string& path, const CompileOptions& options) const {
   const bool stablehlo = options.format == SourceFormat::kDetect ? IsStablehloPath(path)
                                                                  : options.format == SourceFormat::kStablehlo;
-  const std::vector<Shape> shapes = ArgumentShapes(options);
+  std::vector<Shape> shapes;
+  if (stablehlo && !options.argument_specs.empty()) {
+    VKXLA_ASSIGN_OR_RETURN(std::string text, ReadModuleText(path));
+    VKXLA_ASSIGN_OR_RETURN(shapes, ArgumentShapes(text, options));
+  }
   VKXLA_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
-                         LoadModuleFile(path, options.function, stablehlo, options.argument_specs.empty() ? nullptr : &shapes));
+                         LoadModuleFile(path, options.function, stablehlo, shapes.empty() ? nullptr : &shapes));
   NoteElidedConstants(*module);
   return Compile(std::shared_ptr<const Module>(std::move(module)));
 }

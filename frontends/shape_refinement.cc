@@ -52,7 +52,29 @@ bool Foldable(const Instruction& i) {
   }
 }
 
+// `declared` with its arrays taken from `arrays` from `next` on (tuple
+// nesting bounded by kMaxTupleDepth).
+Shape FromArrays(const Shape& declared, const std::vector<Shape>& arrays, size_t& next) {
+  if (declared.IsTuple()) {
+    std::vector<Shape> elements;
+    for (const Shape& e : declared.tuple_shapes()) elements.push_back(FromArrays(e, arrays, next));
+    return Shape::Tuple(std::move(elements));
+  }
+  return declared.IsArray() ? arrays[next++] : declared;
+}
+
 }  // namespace
+
+StatusOr<std::vector<Shape>> ArgumentShapesFromArrays(const std::vector<Shape>& declared, const std::vector<Shape>& arrays) {
+  size_t count = 0;
+  for (const Shape& d : declared) count += ArrayLeafShapes(d).size();
+  if (count != arrays.size())
+    return InvalidArgument("the entry takes " + std::to_string(count) + " arrays; " + std::to_string(arrays.size()) + " were given");
+  std::vector<Shape> out;
+  size_t next = 0;
+  for (const Shape& d : declared) out.push_back(FromArrays(d, arrays, next));
+  return out;
+}
 
 StatusOr<Shape> RefinedShape(const Instruction& inst) {
   const Shape& written = inst.shape;

@@ -24,6 +24,11 @@ StatusOr<Shape> RefinedShape(const Instruction& inst);
 // `given` where it fits (same type and rank, the same written dimensions).
 StatusOr<Shape> RefinedArgument(const Shape& declared, const Shape& given);
 
+// The entry's argument shapes from the shapes of the arrays it takes
+// (`declared`'s array leaves in order; tokens take none): what the reader
+// refines with, where callers know arrays only.
+StatusOr<std::vector<Shape>> ArgumentShapesFromArrays(const std::vector<Shape>& declared, const std::vector<Shape>& arrays);
+
 // `v`'s value where it depends on constants alone (a small expression: the
 // shape arithmetic of a polymorphic export), else nullopt.
 StatusOr<std::optional<Literal>> FoldConstantExpression(const Instruction& v);

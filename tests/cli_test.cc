@@ -153,7 +153,7 @@ TEST(Cli, ShapePolymorphicStablehloTakesItsShapesFromTheInputs) {
     EXPECT_NE(o.output.find("f32[5] {5, 5, 5, 5, 5}"), std::string::npos) << o.output;
   }
   EXPECT_EQ(RunCli("benchmark " + module + " --input 1000xf32=1 --repetitions 1").exit_code, 0);
-  ExpectCleanFailure("run " + module, "the entry is shape-polymorphic (its argument shapes come from the inputs) and takes 1 arguments; 0");
+  ExpectCleanFailure("run " + module, "the entry is shape-polymorphic (its argument shapes come from the inputs) and takes 1 arrays; 0");
   ExpectCleanFailure("run " + module + " --input 2x2xf32=0", "%arg0 is f32[?], but its value is f32[2,2]");
 }
 

@@ -155,6 +155,34 @@ ENTRY e {
       << swapped.status().message();
 }
 
+// A shape-polymorphic export (jax.export with a symbolic dim and an
+// ordered-effects token) compiles for the arrays CompileOptions gives.
+TEST_F(PublicRuntime, PolymorphicStablehloCompilesForTheArgumentsGiven) {
+  const char* text = R"(
+func.func public @main(%arg0: !stablehlo.token {jax.token = true}, %arg1: tensor<?x2xf32>) -> (!stablehlo.token, tensor<?x2xf32>) {
+  %0 = stablehlo.negate %arg1 : tensor<?x2xf32>
+  return %arg0, %0 : !stablehlo.token, tensor<?x2xf32>
+})";
+  CompileOptions options;
+  options.argument_specs = {ArraySpec{ElementType::kF32, {3, 2}}};
+  StatusOr<CompiledModule> m = runtime_->Compile(text, options);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->parameters().size(), 1u);
+  EXPECT_EQ(m->parameters()[0].ToString(), "f32[3,2]");
+  StatusOr<std::vector<Array>> out = m->Run({*Array::FromValues(std::vector<float>{1, 2, 3, 4, 5, 6}, {3, 2})});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(out->size(), 1u);
+  const std::span<const float> s = *(*out)[0].values<float>();
+  EXPECT_EQ(std::vector<float>(s.begin(), s.end()), (std::vector<float>{-1, -2, -3, -4, -5, -6}));
+  StatusOr<CompiledModule> none = runtime_->Compile(text);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("shape-polymorphic"), std::string::npos) << none.status().message();
+  options.argument_specs.push_back(ArraySpec{ElementType::kF32, {1}});
+  StatusOr<CompiledModule> two = runtime_->Compile(text, options);
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.status().message().find("the entry takes 1 arrays; 2 were given"), std::string::npos) << two.status().message();
+}
+
 // A dump's elided constant ({...}) runs as zeros, and Compile says so on
 // stderr, naming it.
 TEST_F(PublicRuntime, ElidedConstantsRunAsZerosWithANote) {

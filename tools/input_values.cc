@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "frontends/module_file.h"
+#include "frontends/shape_refinement.h"
 #include "ir/numbers.h"
 #include "ops/evaluator.h"
 #include "tools/inline_input.h"
@@ -64,13 +65,17 @@ StatusOr<std::unique_ptr<Module>> LoadModuleForInputs(const std::string& path, c
                                                       const std::vector<std::string>& specs) {
   VKXLA_ASSIGN_OR_RETURN(std::vector<Shape> declared, PolymorphicEntryArguments(path, function));
   if (declared.empty()) return LoadModuleFile(path, function);
-  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> inputs, ReadInputs(specs, declared));
-  if (inputs.size() != declared.size())
+  std::vector<Shape> arrays;  // what the inputs stand for, as EntryInputSlots counts them
+  for (const Shape& d : declared)
+    for (const Shape& leaf : ArrayLeafShapes(d)) arrays.push_back(leaf);
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Literal> inputs, ReadInputs(specs, arrays));
+  if (inputs.size() != arrays.size())
     return InvalidArgument(path + ": the entry is shape-polymorphic (its argument shapes come from the inputs) and takes " +
-                           std::to_string(declared.size()) + " arguments; " + std::to_string(inputs.size()) +
+                           std::to_string(arrays.size()) + " arrays; " + std::to_string(inputs.size()) +
                            " input values were given");
-  std::vector<Shape> shapes;
-  for (const Literal& l : inputs) shapes.push_back(l.shape());
+  std::vector<Shape> given;
+  for (const Literal& l : inputs) given.push_back(l.shape());
+  VKXLA_ASSIGN_OR_RETURN(std::vector<Shape> shapes, ArgumentShapesFromArrays(declared, given));
   return LoadModuleFile(path, function, true, &shapes);
 }
 
