@@ -99,6 +99,7 @@ StatusOr<Shape> RefinedShape(const Instruction& inst) {
 }
 
 StatusOr<Shape> RefinedArgument(const Shape& declared, const Shape& given) {
+  if (Status bounded = CheckShapeBounds(given); !bounded.ok()) return InvalidArgument("is given as " + bounded.message());
   if (!Keeps(declared, given) || HasUnknownDims(given))
     return InvalidArgument("is " + ShapeWithUnknownDims(declared) + ", but its value is " + given.ToString(false));
   return given;

@@ -164,6 +164,11 @@ TEST_F(ShapeRefinement, WhatCannotBeRefinedIsAnErrorThatSaysWhy) {
   StatusOr<StablehloProgram> bad = ReadStablehlo(kRowNormalize, false, 1, {}, &wrong);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("%arg0 is f32[?,4], but its value is f32[2,5]"), std::string::npos) << bad.status().message();
+  const std::vector<Shape> negative = {Shape(ElementType::kF32, {-5, 4})};
+  StatusOr<StablehloProgram> bounds = ReadStablehlo(kRowNormalize, false, 1, {}, &negative);
+  ASSERT_FALSE(bounds.ok());
+  EXPECT_NE(bounds.status().message().find("%arg0 is given as negative dimension size -5"), std::string::npos)
+      << bounds.status().message();
   // jax.export's assertion, with its message and the value in it.
   const std::vector<Shape> empty = {Shape(ElementType::kF32, {0, 4})};
   StatusOr<StablehloProgram> zero = ReadStablehlo(kRowNormalize, false, 1, {}, &empty);
