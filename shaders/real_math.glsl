@@ -449,7 +449,7 @@ FLOAT reduce_pio2_FLOAT(FLOAT x, out int q) {
   double dx = double(x);
   double k = roundEven(dx * 0.636619772367581382433LF);
   double r = (dx - k * 1.57079632673412561417e+00LF) - k * 6.07710050650619224932e-11LF;
-  q = int(mod(k, 4.0LF));
+  q = int(k) & 3;  // |k| < 2^19: exact; mod() would divide (a slow double division on CPU drivers)
   return float(r);
 #else
 #if WIDTH_OF_FLOAT == 32
