@@ -46,7 +46,10 @@ uint f32_to_narrow_float(float f, uint eb, uint mb, int bias, uint kind) {
   uint exp_all = (1u << eb) - 1u;
   uint all_ones = sign_bit - 1u;
   uint max_bits = kind == FLOAT_IEEE ? (exp_all << mb) - 1u : kind == FLOAT_FN ? all_ones - 1u : all_ones;
-  uint nan_bits = kind == FLOAT_IEEE ? (sign | (exp_all << mb) | (1u << (mb - 1u)))
+  // A NaN keeps the leading bits of its payload (a value only moved,
+  // decoded and stored again, keeps every bit), or is the quiet NaN.
+  uint payload = (a & 0x7FFFFFu) >> (23u - mb);
+  uint nan_bits = kind == FLOAT_IEEE ? (sign | (exp_all << mb) | (payload != 0u ? payload : (1u << (mb - 1u))))
                 : kind == FLOAT_FN ? (sign | all_ones) : kind == FLOAT_FNUZ ? sign_bit : (sign ^ sign_bit);
   uint overflow = kind == FLOAT_IEEE ? (sign | (exp_all << mb)) : kind == FLOAT_FINITE ? (sign | max_bits) : nan_bits;
   int e = int(a >> 23) - 127;
@@ -73,7 +76,7 @@ float narrow_float_to_f32(uint b, uint eb, uint mb, int bias, uint kind) {
   uint mag = b & (sign_bit - 1u);
   uint e = mag >> mb;
   uint m = mag & ((1u << mb) - 1u);
-  if (kind == FLOAT_IEEE && e == (1u << eb) - 1u) return uintBitsToFloat(s | 0x7F800000u | (m != 0u ? 0x400000u : 0u));
+  if (kind == FLOAT_IEEE && e == (1u << eb) - 1u) return uintBitsToFloat(s | 0x7F800000u | (m << (23u - mb)));  // payload kept
   if ((kind == FLOAT_FN && mag == sign_bit - 1u) || (kind == FLOAT_FNUZ && b == sign_bit)) return uintBitsToFloat(s | 0x7FC00000u);
   if (e == 0u) return uintBitsToFloat(s) + (s != 0u ? -1.0 : 1.0) * float(m) * uintBitsToFloat(uint(127 + 1 - bias - int(mb)) << 23);
   return uintBitsToFloat(s | (uint(int(e) - bias + 127) << 23) | (m << (23u - mb)));
@@ -83,7 +86,9 @@ uint f32_to_f16(float f) { return f32_to_narrow_float(f, 5u, 10u, 15, FLOAT_IEEE
 
 uint f32_to_bf16(float f) {
   uint x = floatBitsToUint(f);
-  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (x >> 16) | 0x40u;  // quiet NaN, sign kept
+  // A NaN keeps its sign and the leading bits of its payload (so a moved
+  // value keeps every bit); one whose payload lies below them is quiet.
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (x >> 16) | (((x >> 16) & 0x7Fu) == 0u ? 0x40u : 0u);
   return (x + 0x7FFFu + ((x >> 16) & 1u)) >> 16;
 }
 float bf16_to_f32(uint b) { return uintBitsToFloat(b << 16); }

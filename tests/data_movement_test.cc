@@ -8,6 +8,7 @@
 
 #include "frontends/hlo_text.h"
 #include "frontends/xla_builder.h"
+#include "ops/evaluator.h"
 #include "plan/planner.h"
 #include "runtime/executable.h"
 #include "tests/dot_test_util.h"
@@ -295,6 +296,55 @@ TEST_F(DataMovement, BuilderBuildsTheSameOps) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   // x^T = {{1,4},{2,5},{3,6}}; reversed rows {{3,6},{2,5},{1,4}}; rows 0,2.
   EXPECT_EQ(got->ValuesToString(), "{{0, 3, 6}, {0, 1, 4}, {0, 0, 0}, {1, 2, 3}, {4, 5, 6}}");
+}
+
+// Moving values keeps every bit, NaN payloads and signaling NaNs
+// included, as XLA's copies do: narrow floats are decoded to f32 and
+// stored again, and that round trip must be exact. Every 8-bit pattern of
+// each 8-bit float, and NaNs of every payload kind for f16 and bf16,
+// through transpose, reverse, slice, pad and concatenate, seen as
+// integers against the reference (which moves bytes).
+TEST_F(DataMovement, NarrowFloatNansKeepTheirBits) {
+  struct Case {
+    ElementType type, bits;
+    std::vector<uint64_t> values;
+  };
+  std::vector<uint64_t> all8(256);
+  for (uint64_t i = 0; i < 256; ++i) all8[i] = i;
+  std::vector<Case> cases = {
+      {ElementType::kF16, ElementType::kU16,
+       {0x7C01, 0x7DFF, 0x7E00, 0x7FFF, 0xFC01, 0xFE55, 0x7D00, 0x7C00, 0xFC00, 0x8000, 0x0001, 0x3C00, 0x03FF, 0x7BFF, 0xFF80, 0x7C80}},
+      {ElementType::kBF16, ElementType::kU16,
+       {0x7F81, 0x7FBF, 0x7FC0, 0x7FFF, 0xFF81, 0xFFD5, 0x7FA0, 0x7F80, 0xFF80, 0x8000, 0x0001, 0x3F80, 0x007F, 0x7F7F, 0xFFC1, 0x7F88}},
+  };
+  for (ElementType t : {ElementType::kF8E5M2, ElementType::kF8E4M3, ElementType::kF8E3M4, ElementType::kF8E4M3FN,
+                        ElementType::kF8E4M3FNUZ, ElementType::kF8E5M2FNUZ, ElementType::kF8E4M3B11FNUZ})
+    cases.push_back({t, ElementType::kU8, all8});
+  for (const Case& c : cases) {
+    const std::string u = std::string(ElementTypeName(c.bits)), f = std::string(ElementTypeName(c.type));
+    const int64_t n = static_cast<int64_t>(c.values.size()), rows = n / 16;
+    const std::string dims = std::to_string(rows) + ",16", tdims = "16," + std::to_string(rows);
+    SCOPED_TRACE(f);
+    auto m = ParseAndVerifyHlo("HloModule m\nENTRY e {\n  x = " + u + "[" + dims + "] parameter(0)\n"
+                               "  v = " + f + "[" + dims + "] bitcast-convert(x)\n"
+                               "  t = " + f + "[" + tdims + "] transpose(v), dimensions={1,0}\n"
+                               "  r = " + f + "[" + tdims + "] reverse(t), dimensions={0}\n"
+                               "  s = " + f + "[15," + std::to_string(rows) + "] slice(r), slice={[1:16], [0:" + std::to_string(rows) + "]}\n"
+                               "  z = " + f + "[] constant(0)\n"
+                               "  p = " + f + "[16," + std::to_string(rows + 1) + "] pad(s, z), padding=0_1x1_0\n"
+                               "  c = " + f + "[32," + std::to_string(rows + 1) + "] concatenate(p, p), dimensions={0}\n"
+                               "  ROOT b = " + u + "[32," + std::to_string(rows + 1) + "] bitcast-convert(c)\n}\n");
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    Literal x(Shape(c.bits, {rows, 16}));
+    for (int64_t i = 0; i < n; ++i) x.Set(i, Scalar::UInt(c.bits, c.values[i]));
+    auto want = EvaluateModule(**m, {x});
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    auto got = CompileAndRun(**m, {x});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(got->ValuesToString(), want->ValuesToString());
+    // The moved values themselves: row 0 of the input, reversed, in column 1.
+    for (int64_t k = 0; k < 15; ++k) EXPECT_EQ(got->Get(k * (rows + 1) + 1).u, c.values[14 - k]) << "row " << k;
+  }
 }
 
 TEST(DataMovementErrors, QuoteTheShapes) {
