@@ -38,6 +38,8 @@ T SaturatingCast(double v, double lo, double hi) {
 }  // namespace
 
 Scalar Scalar::Int(ElementType t, int64_t v) {
+  // An unsigned type keeps its value in u: -1 is its largest.
+  if (IsUnsignedInt(t)) return UInt(t, static_cast<uint64_t>(v));
   Scalar x;
   x.type = t;
   x.s = WrapSigned(v, BitWidth(t));

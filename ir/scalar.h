@@ -18,7 +18,7 @@ struct Scalar {
   double re = 0, im = 0;
 
   static Scalar Pred(bool v) { Scalar x; x.type = ElementType::kPred; x.s = v; return x; }
-  static Scalar Int(ElementType t, int64_t v);    // wraps to t's width
+  static Scalar Int(ElementType t, int64_t v);    // wraps to t's width (two's complement for unsigned t)
   static Scalar UInt(ElementType t, uint64_t v);  // wraps to t's width
   static Scalar Float(ElementType t, double v);   // rounds to t
   static Scalar Complex(ElementType t, std::complex<double> v);

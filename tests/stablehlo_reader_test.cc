@@ -263,7 +263,8 @@ TEST_F(StablehloReader, RegionOpsAsJaxWritesThem) {
 
 // The older ops exporters still write: broadcast (sizes prepended), einsum
 // (a product, a batched product with a label summed away first, a
-// matrix-vector product), unary_einsum (a transpose, a sum), and
+// matrix-vector product), unary_einsum (a transpose, a sum, an unsigned
+// sum that wraps), and
 // torch_index_select with and without batch dimensions.
 TEST_F(StablehloReader, OlderOpsExportersStillWrite) {
   const std::string text = R"(func.func public @main() {
@@ -287,6 +288,9 @@ TEST_F(StablehloReader, OlderOpsExportersStillWrite) {
   check.expect_eq_const %t, dense<[[5.0, 8.0], [6.0, 9.0], [7.0, 10.0]]> : tensor<3x2xf32>
   %s = "stablehlo.unary_einsum"(%c) {einsum_config = "ij->i"} : (tensor<2x3xf32>) -> tensor<2xf32>
   check.expect_eq_const %s, dense<[18.0, 27.0]> : tensor<2xf32>
+  %u = stablehlo.constant dense<[[1, 2, 3], [4, 5, 4294967295]]> : tensor<2x3xui32>
+  %us = "stablehlo.unary_einsum"(%u) {einsum_config = "ij->i"} : (tensor<2x3xui32>) -> tensor<2xui32>
+  check.expect_eq_const %us, dense<[6, 8]> : tensor<2xui32>
   %table = stablehlo.constant dense<[[0, 1, 2, 3], [10, 11, 12, 13]]> : tensor<2x4xi32>
   %idx = stablehlo.constant dense<[3, 0, 3]> : tensor<3xi32>
   %sel = "stablehlo.torch_index_select"(%table, %idx) {dim = 1 : i64, batch_dims = 0 : i64} : (tensor<2x4xi32>, tensor<3xi32>) -> tensor<2x3xi32>
