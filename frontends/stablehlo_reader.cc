@@ -19,6 +19,7 @@
 #include "frontends/stablehlo_quantized.h"
 #include "frontends/mlir_types.h"
 #include "frontends/shape_refinement.h"
+#include "frontends/xla_custom_calls.h"
 #include "frontends/stablehlo_syntax.h"
 #include "ir/numbers.h"
 #include "ops/attributes.h"
@@ -53,6 +54,15 @@ Shape WithOpenDimsEmpty(const Shape& shape) {
   std::vector<int64_t> dims = shape.dims();
   for (int64_t& d : dims) d = d == kUnknownDim ? 0 : d;
   return Shape(shape.element_type(), dims);
+}
+
+// custom_call: @target(...) in the pretty form, call_target_name in the generic one.
+std::string CustomCallTargetOf(const Statement& s) {
+  if (!s.callee.empty()) return s.callee.substr(1);
+  auto it = s.attributes.find("call_target_name");
+  std::string target = it == s.attributes.end() ? "" : it->second;
+  if (target.size() >= 2 && target.front() == '"') target = target.substr(1, target.size() - 2);
+  return target;
 }
 
 bool IsStaticFormOp(const std::string& name) {
@@ -203,6 +213,12 @@ class Reader {
   // must hold): constants, and nothing, as refinement makes them.
   StatusOr<Instruction*> DimensionSize(const Statement& s, Instruction* operand, int64_t dim);
   Status ShapeAssertion(const Statement& s, std::map<std::string, Instruction*>& values);
+  // A func.func as a computation of the module (a custom call's
+  // called_computations), its arguments the parameters.
+  StatusOr<Computation*> FunctionComputation(const Statement& s, const std::string& name, int depth);
+  // The custom calls for ops XLA expands (frontends/xla_custom_calls.h).
+  StatusOr<std::vector<Instruction*>> LowerExpandedCall(const Statement& s, const std::string& target,
+                                                        std::map<std::string, Instruction*>& values, int depth);
 
   MlirCursor c_;
   bool with_checks_;
@@ -1710,6 +1726,65 @@ Status Reader::ShapeAssertion(const Statement& s, std::map<std::string, Instruct
   return InvalidArgument(c_.Where(s.at) + ": " + message);
 }
 
+StatusOr<Computation*> Reader::FunctionComputation(const Statement& s, const std::string& name, int depth) {
+  const Function* f = FindFunction(name);
+  if (!f) return c_.Error(s.at, s.name + " calls " + name + ", which is not a func.func with a body");
+  if (region_depth_ >= kMaxRegionDepth || depth > 16)
+    return c_.Error(s.at, "computations nest deeper than " + std::to_string(kMaxRegionDepth) + " levels");
+  auto comp = std::make_unique<Computation>("region" + std::to_string(regions_.size()));
+  Computation* outer = current_;
+  current_ = comp.get();
+  std::vector<Instruction*> args;
+  for (size_t i = 0; i < f->arguments.size(); ++i) {
+    auto p = std::make_unique<Instruction>();
+    p->opcode = Opcode::kParameter;
+    p->parameter_number = static_cast<int64_t>(i);
+    p->shape = f->arguments[i].second;
+    args.push_back(Add(std::move(p), f->body_begin));
+  }
+  ++region_depth_;
+  StatusOr<std::vector<Instruction*>> returned = Translate(*f, args, depth + 1);
+  --region_depth_;
+  if (returned.ok() && returned->empty()) returned = c_.Error(f->body_begin, name + " returns nothing");
+  if (returned.ok()) comp->set_root(TupleOf(*returned, f->body_begin));
+  current_ = outer;
+  VKXLA_RETURN_IF_ERROR(returned.status());
+  regions_.push_back(std::move(comp));
+  return regions_.back().get();
+}
+
+StatusOr<std::vector<Instruction*>> Reader::LowerExpandedCall(const Statement& s, const std::string& target,
+                                                              std::map<std::string, Instruction*>& values, int depth) {
+  ExpandedCustomCall call;
+  call.target = target;
+  for (const std::string& o : s.operands) {
+    VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    call.operands.push_back(v);
+  }
+  call.result_types = s.result_types;
+  call.attributes = s.attributes;
+  if (auto called = s.attributes.find("called_computations"); called != s.attributes.end()) {
+    const size_t at = called->second.find('@');
+    if (at != std::string::npos) {
+      size_t end = at + 1;
+      while (end < called->second.size() && called->second[end] != ',' && called->second[end] != ']' &&
+             !std::isspace(static_cast<unsigned char>(called->second[end])))
+        ++end;
+      std::string name = called->second.substr(at, end - at);
+      if (name.size() > 2 && name[1] == '"') name = "@" + name.substr(2, name.size() - 3);  // @"quoted"
+      VKXLA_ASSIGN_OR_RETURN(call.computation, FunctionComputation(s, name, depth));
+    }
+  }
+  call.integers = [&](size_t i) -> StatusOr<std::vector<int64_t>> {
+    if (i >= s.operands.size()) return c_.Error(s.at, "custom_call @" + target + " has no operand " + std::to_string(i));
+    return ConstantOperand(s, i, values);
+  };
+  const auto [make, constant] = Makers(s.at);
+  StatusOr<std::vector<Instruction*>> r = LowerExpandedCustomCall(call, make, constant);
+  if (!r.ok() && r.status().code() != StatusCode::kUnimplemented) return c_.Error(s.at, r.status().message());
+  return r;
+}
+
 const Function* Reader::FindFunction(const std::string& name) const {
   for (const Function& g : functions_)
     if (g.name == name) return &g;
@@ -1930,16 +2005,11 @@ StatusOr<std::vector<Instruction*>> Reader::LowerHostOp(const Statement& s, std:
     Instruction* data = TupleOf(std::vector<Instruction*>(operands.begin(), operands.end() - 1), s.at);
     return std::vector<Instruction*>{Make(Opcode::kOutfeed, Shape::Token(), {data, operands.back()}, s.at)};
   }
-  // custom_call: @target(...) in the pretty form, call_target_name in the generic one.
-  std::string target = s.callee.empty() ? "" : s.callee.substr(1);
+  const std::string target = CustomCallTargetOf(s);
   auto attr = [&](const char* key) -> std::string {
     auto it = s.attributes.find(key);
     return it == s.attributes.end() ? "" : it->second;
   };
-  if (target.empty()) {
-    target = attr("call_target_name");
-    if (target.size() >= 2 && target.front() == '"') target = target.substr(1, target.size() - 2);
-  }
   if (target.empty()) return c_.Error(s.at, "stablehlo.custom_call needs a target");
   auto inst = std::make_unique<Instruction>();
   inst->opcode = Opcode::kCustomCall;
@@ -2115,6 +2185,14 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
     VKXLA_ASSIGN_OR_RETURN(Statement s, ParseStatement());
     if (s.name == "stablehlo.custom_call" && s.callee == "@shape_assertion") {
       VKXLA_RETURN_IF_ERROR(ShapeAssertion(s, values));
+      continue;
+    }
+    if (const std::string target = s.name == "stablehlo.custom_call" ? CustomCallTargetOf(s) : "";
+        IsExpandedCustomCall(target)) {
+      const size_t here = c_.position();
+      VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, LowerExpandedCall(s, target, values, depth));
+      c_.set_position(here);
+      VKXLA_RETURN_IF_ERROR(BindResults(s, r, values));
       continue;
     }
     if (IsStaticFormOp(s.name)) VKXLA_RETURN_IF_ERROR(StaticForm(s, values));

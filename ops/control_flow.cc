@@ -114,10 +114,14 @@ bool ForwardsOperand(const Instruction& inst) {
   // Placement and sharding annotations of JAX and PyTorch/XLA exports: one
   // device, one memory space, so each passes its operand through.
   static const char* const kNoOps[] = {"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "MoveToHost",
-                                       "MoveToDevice", "annotate_device_placement"};
+                                       "MoveToDevice", "annotate_device_placement", "xla.sdy.FuncResultSharding"};
   const std::string target = CustomCallTarget(inst);
   for (const char* n : kNoOps)
     if (target == n) return true;
+  // Shardy's manual-computation boundaries change nothing where the manual
+  // axes have one device (the local shape is the global one).
+  if ((target == "xla.sdy.GlobalToLocalShape" || target == "xla.sdy.LocalToGlobalShape") && inst.operands.size() == 1)
+    return inst.operands[0]->shape.Compatible(inst.shape);
   return false;
 }
 

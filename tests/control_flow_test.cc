@@ -518,7 +518,10 @@ TEST_F(ControlFlow, TokensBarriersAndAnnotationsForwardValues) {
       "  %dx = f32[2,3] custom-call(%hx), custom_call_target=\"MoveToDevice\"\n"
       "  %e = f32[2,3] negate(%dx)\n"
       "  %sy = s32[5] custom-call(%by), custom_call_target=\"SPMDFullToShardShape\"\n"
-      "  %ny = s32[5] negate(%sy)\n  ROOT %r = (f32[2,3], s32[5]) tuple(%e, %ny)\n}\n";
+      "  %gy = s32[5] custom-call(%sy), custom_call_target=\"xla.sdy.GlobalToLocalShape\"\n"
+      "  %ly = s32[5] custom-call(%gy), custom_call_target=\"xla.sdy.LocalToGlobalShape\"\n"
+      "  %ry = s32[5] custom-call(%ly), custom_call_target=\"xla.sdy.FuncResultSharding\"\n"
+      "  %ny = s32[5] negate(%ry)\n  ROOT %r = (f32[2,3], s32[5]) tuple(%e, %ny)\n}\n";
   std::mt19937_64 rng(3);
   Check(text, {RandomLiteral(Shape(ElementType::kF32, {2, 3}), rng, Opcode::kAdd),
                RandomLiteral(Shape(ElementType::kS32, {5}), rng, Opcode::kAdd)});

@@ -207,3 +207,147 @@ func.func @main(%x: tensor<?xf32>, %n: tensor<1xi32>) -> tensor<?xf32> {
 
 }  // namespace
 }  // namespace vkxla
+
+namespace vkxla {
+namespace {
+
+// Runs `text` with `args` (its shapes refine the entry) and returns the
+// result's values, or the error.
+std::string RunRefined(const std::string& text, const std::vector<Literal>& args) {
+  std::vector<Shape> shapes;
+  for (const Literal& a : args) shapes.push_back(a.shape());
+  StatusOr<StablehloProgram> p = ReadStablehlo(text, false, 1, {}, &shapes);
+  if (!p.ok()) return p.status().ToString();
+  StatusOr<Literal> want = EvaluateModule(*p->module, args);
+  StatusOr<Literal> got = CompileAndRun(*p->module, args);
+  if (!got.ok()) return got.status().ToString();
+  EXPECT_TRUE(want.ok() && want->ValuesToString() == got->ValuesToString())
+      << (want.ok() ? want->ValuesToString() : want.status().ToString()) << " vs " << got->ValuesToString();
+  return got->shape().ToString(false) + " " + got->ValuesToString();
+}
+
+Literal F32Matrix(int64_t rows, int64_t cols, const std::vector<float>& v) {
+  Literal l(Shape(ElementType::kF32, {rows, cols}));
+  for (int64_t i = 0; i < rows * cols; ++i) l.Set(i, Scalar::Float(ElementType::kF32, v[static_cast<size_t>(i)]));
+  return l;
+}
+
+Literal F32Vector(const std::vector<float>& v) {
+  Literal l(Shape(ElementType::kF32, {static_cast<int64_t>(v.size())}));
+  for (size_t i = 0; i < v.size(); ++i) l.Set(static_cast<int64_t>(i), Scalar::Float(ElementType::kF32, v[i]));
+  return l;
+}
+
+class ExpandedCustomCalls : public ShapeRefinement {};
+
+// jax.export's dynamic top_k (k a dimension of another argument), top_k by
+// ApproxTopK (the exact one, ties to the lower index) in its static and
+// dynamic forms, a dynamic reduce_window (a cumulative sum over b rows), a
+// dynamic rng_bit_generator (the same bits as the static op), and the
+// uninitialised AllocateBuffer and Shardy's result annotation.
+TEST_F(ExpandedCustomCalls, RunAsTheOpsXlaExpandsThemTo) {
+  const Literal x = F32Matrix(2, 5, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3});
+  EXPECT_EQ(RunRefined(R"(
+func.func @main(%x: tensor<2x?xf32>, %k: tensor<?xf32>) -> (tensor<2x?xf32>, tensor<2x?xi32>) {
+  %n = stablehlo.get_dimension_size %k, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+  %0:2 = stablehlo.custom_call @stablehlo.dynamic_top_k(%x, %n) {api_version = 2 : i32} : (tensor<2x?xf32>, tensor<i32>) -> (tensor<2x?xf32>, tensor<2x?xi32>)
+  return %0#0, %0#1 : tensor<2x?xf32>, tensor<2x?xi32>
+})", {x, Literal(Shape(ElementType::kF32, {3}))}),
+            "(f32[2,3], s32[2,3]) ({{5, 4, 3}, {9, 6, 5}}, {{4, 2, 0}, {0, 2, 3}})");
+  const std::string comparator = R"(
+func.func private @gt(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>) -> tensor<i1> {
+  %c = stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  return %c : tensor<i1>
+})";
+  Literal v(Shape(ElementType::kF32, {7}));
+  const float values[] = {2, 7, 1, 7, 3, -1, 7};
+  for (int64_t i = 0; i < 7; ++i) v.Set(i, Scalar::Float(ElementType::kF32, values[i]));
+  EXPECT_EQ(RunRefined(R"(
+func.func @main(%x: tensor<7xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
+  %i = stablehlo.iota dim = 0 : tensor<7xi32>
+  %m = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %z = stablehlo.constant dense<-1> : tensor<i32>
+  %0:2 = stablehlo.custom_call @ApproxTopK(%x, %i, %m, %z) {called_computations = [@gt], mhlo.backend_config = {aggregate_to_topk = true, recall_target = 0.949999988 : f32, reduction_dim = 0 : i64, reduction_input_size_override = -1 : i64, top_k = 3 : i64}} : (tensor<7xf32>, tensor<7xi32>, tensor<f32>, tensor<i32>) -> (tensor<3xf32>, tensor<3xi32>)
+  return %0#0, %0#1 : tensor<3xf32>, tensor<3xi32>
+})" + comparator, {v}),
+            "(f32[3], s32[3]) ({7, 7, 7}, {1, 3, 6})");
+  EXPECT_EQ(RunRefined(R"(
+func.func @main(%x: tensor<2x?xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>) {
+  %i = stablehlo.iota dim = 1 : tensor<2x5xi32>
+  %m = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %z = stablehlo.constant dense<-1> : tensor<i32>
+  %s = stablehlo.constant dense<2> : tensor<2xi32>
+  %0:2 = stablehlo.custom_call @stablehlo.dynamic_approx_top_k(%x, %i, %m, %z, %s, %s) {called_computations = [@gt], indices_of_shape_operands = dense<[4, 5]> : tensor<2xi64>, mhlo.backend_config = {aggregate_to_topk = true, is_fallback = true, recall_target = 0.949999988 : f32, reduction_dim = 1 : i64, reduction_input_size_override = -1 : i64, top_k = 2 : i64}} : (tensor<2x?xf32>, tensor<2x5xi32>, tensor<f32>, tensor<i32>, tensor<2xi32>, tensor<2xi32>) -> (tensor<2x2xf32>, tensor<2x2xi32>)
+  return %0#0, %0#1 : tensor<2x2xf32>, tensor<2x2xi32>
+})" + comparator, {x}),
+            "(f32[2,2], s32[2,2]) ({{5, 4}, {9, 6}}, {{4, 2}, {0, 2}})");
+  EXPECT_EQ(RunRefined(R"(
+func.func private @add(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %s = stablehlo.add %a, %b : tensor<f32>
+  return %s : tensor<f32>
+}
+func.func @main(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  %b = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x2xf32>) -> tensor<i32>
+  %b1 = stablehlo.reshape %b : (tensor<i32>) -> tensor<1xi32>
+  %one = stablehlo.constant dense<1> : tensor<1xi32>
+  %window = stablehlo.concatenate %b1, %one, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %ones = stablehlo.constant dense<1> : tensor<2xi32>
+  %low = stablehlo.subtract %b1, %one : tensor<1xi32>
+  %zero = stablehlo.constant dense<0> : tensor<3xi32>
+  %pad1 = stablehlo.concatenate %low, %zero, dim = 0 : (tensor<1xi32>, tensor<3xi32>) -> tensor<4xi32>
+  %pad = stablehlo.reshape %pad1 : (tensor<4xi32>) -> tensor<2x2xi32>
+  %init = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = stablehlo.custom_call @stablehlo.dynamic_reduce_window(%x, %init, %window, %ones, %ones, %ones, %pad) {api_version = 2 : i32, called_computations = [@add]} : (tensor<?x2xf32>, tensor<f32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2x2xi32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+})", {F32Matrix(3, 2, {1, 10, 2, 20, 3, 30})}),
+            "f32[3,2] {{1, 10}, {3, 30}, {6, 60}}");
+  Literal key(Shape(ElementType::kU64, {2}));
+  key.Set(0, Scalar::UInt(ElementType::kU64, 42));
+  key.Set(1, Scalar::UInt(ElementType::kU64, 7));
+  const std::string dynamic = RunRefined(R"(
+func.func @main(%s: tensor<2xui64>, %x: tensor<?x3xf32>) -> (tensor<2xui64>, tensor<?x3xui32>) {
+  %b = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x3xf32>) -> tensor<i32>
+  %b1 = stablehlo.reshape %b : (tensor<i32>) -> tensor<1xi32>
+  %three = stablehlo.constant dense<3> : tensor<1xi32>
+  %shape = stablehlo.concatenate %b1, %three, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %0:2 = stablehlo.custom_call @stablehlo.dynamic_rng_bit_generator(%s, %shape) {api_version = 2 : i32, rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>} : (tensor<2xui64>, tensor<2xi32>) -> (tensor<2xui64>, tensor<?x3xui32>)
+  return %0#0, %0#1 : tensor<2xui64>, tensor<?x3xui32>
+})", {key, Literal(Shape(ElementType::kF32, {4, 3}))});
+  const std::string fixed = RunRefined(R"(
+func.func @main(%s: tensor<2xui64>) -> (tensor<2xui64>, tensor<4x3xui32>) {
+  %0:2 = stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4x3xui32>)
+  return %0#0, %0#1 : tensor<2xui64>, tensor<4x3xui32>
+})", {key});
+  EXPECT_EQ(dynamic, fixed);
+  EXPECT_NE(fixed.find("(u64[2], u32[4,3])"), std::string::npos) << fixed;
+  EXPECT_EQ(RunRefined(R"(
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.custom_call @AllocateBuffer() : () -> tensor<2x2xf32>
+  %1 = stablehlo.custom_call @xla.sdy.FuncResultSharding(%x) {has_side_effect = true} : (tensor<2xf32>) -> tensor<2xf32>
+  %r = stablehlo.slice %0 [0:1, 0:2] : (tensor<2x2xf32>) -> tensor<1x2xf32>
+  %s = stablehlo.reshape %r : (tensor<1x2xf32>) -> tensor<2xf32>
+  %t = stablehlo.add %1, %s : tensor<2xf32>
+  return %t : tensor<2xf32>
+})", {F32Vector({1.5, -2})}), "f32[2] {1.5, -2}");
+}
+
+TEST_F(ExpandedCustomCalls, BadOperandsAreErrorsAtTheirPosition) {
+  const Literal x = F32Matrix(2, 5, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3});
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%x: tensor<2x5xf32>) -> (tensor<2x9xf32>, tensor<2x9xi32>) {
+  %k = stablehlo.constant dense<9> : tensor<i32>
+  %0:2 = stablehlo.custom_call @stablehlo.dynamic_top_k(%x, %k) : (tensor<2x5xf32>, tensor<i32>) -> (tensor<2x9xf32>, tensor<2x9xi32>)
+  return %0#0, %0#1 : tensor<2x9xf32>, tensor<2x9xi32>
+})", {x}).find("4:3: custom_call @stablehlo.dynamic_top_k: k must be one integer from 0 to the last dimension of f32[2,5]"),
+            std::string::npos);
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%x: tensor<2x5xf32>) -> (tensor<2x1xf32>) {
+  %m = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.custom_call @ApproxTopK(%x, %m) {mhlo.backend_config = {reduction_dim = 1 : i64, top_k = 1 : i64}} : (tensor<2x5xf32>, tensor<f32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+})", {x}).find("4:3: custom_call @ApproxTopK: needs its comparator in called_computations"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace vkxla
