@@ -1775,6 +1775,7 @@ StatusOr<std::vector<Instruction*>> Reader::LowerExpandedCall(const Statement& s
       VKXLA_ASSIGN_OR_RETURN(call.computation, FunctionComputation(s, name, depth));
     }
   }
+  call.logical_or = [&] { return BinaryComputation(Opcode::kOr, Shape::Scalar(ElementType::kPred), s.at); };
   call.integers = [&](size_t i) -> StatusOr<std::vector<int64_t>> {
     if (i >= s.operands.size()) return c_.Error(s.at, "custom_call @" + target + " has no operand " + std::to_string(i));
     return ConstantOperand(s, i, values);

@@ -3,8 +3,11 @@
 #include "frontends/mlir_types.h"
 #include "frontends/stablehlo_syntax.h"
 #include "ops/attributes.h"
+#include "ops/cholesky.h"
+#include "ops/op_traits.h"
 #include "ops/rng_bit_generator.h"
 #include "ops/slice_and_padding.h"
+#include "ops/triangular_solve.h"
 #include "ops/window.h"
 
 namespace vkxla {
@@ -72,12 +75,111 @@ StatusOr<std::vector<Instruction*>> SortedPrefix(const ExpandedCustomCall& c, si
   return out;
 }
 
+// jaxlib's CPU linear algebra that XLA ops compute: lapack_?potrf[_ffi]
+// (Cholesky), blas_?trsm and lapack_?trsm_ffi (TriangularSolve), ? one of s, d, c, z.
+std::string LinalgKernel(const std::string& target) {
+  for (const char* family : {"lapack_", "blas_"}) {
+    const std::string f = family;
+    if (target.rfind(f, 0) != 0 || target.size() < f.size() + 1 || std::string("sdcz").find(target[f.size()]) == std::string::npos)
+      continue;
+    const std::string rest = target.substr(f.size() + 1);
+    if (f == "lapack_" && (rest == "potrf" || rest == "potrf_ffi" || rest == "trsm_ffi")) return rest;
+    if (f == "blas_" && rest == "trsm") return rest;
+  }
+  return "";
+}
+
+// 1 where a batch member's factor holds a NaN (LAPACK's info: not positive
+// definite), else 0, over the leading dims of `l`.
+Instruction* CholeskyInfo(Instruction* l, const Shape& info, const HloMaker& make, const ConstantMaker& constant, Computation* logical_or) {
+  const Shape& s = l->shape;
+  std::vector<int64_t> batch(s.dims().begin(), s.dims().end() - 2);
+  Instruction* nan = make(Opcode::kCompare, Shape(ElementType::kPred, s.dims()), {l, l});
+  nan->direction = ComparisonDirection::kNe;
+  Literal f(Shape::Scalar(ElementType::kPred));
+  Instruction* any = make(Opcode::kReduce, Shape(ElementType::kPred, batch), {nan, constant(std::move(f))});
+  any->dimensions = std::vector<int64_t>{s.rank() - 2, s.rank() - 1};
+  any->called_computations.emplace_back("to_apply", logical_or);
+  return make(Opcode::kConvert, Shape(info.element_type(), batch), {any});
+}
+
+StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, const std::string& kernel, const HloMaker& make,
+                                                const ConstantMaker& constant, const std::function<Computation*()>& logical_or) {
+  auto config = [&](const char* key) {
+    auto it = c.attributes.find("mhlo.backend_config");
+    return it == c.attributes.end() ? std::optional<int64_t>() : DictInteger(it->second, key);
+  };
+  auto flag = [&](size_t i) -> StatusOr<int64_t> {
+    VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> v, c.integers(i));
+    if (v.size() != 1) return Error(c, "operand " + std::to_string(i) + " must be one integer");
+    return v[0];
+  };
+  if (kernel == "potrf" || kernel == "potrf_ffi") {
+    // Legacy (lower, batch, n, a); FFI (a) with uplo 'L' or 'U'.
+    const bool ffi = kernel == "potrf_ffi";
+    if (c.operands.size() != (ffi ? 1u : 4u) || c.result_types.size() != 2) return Error(c, "takes a matrix and gives its factor and info");
+    bool lower = true;
+    if (ffi) {
+      lower = config("uplo").value_or('L') == 'L';
+    } else {
+      VKXLA_ASSIGN_OR_RETURN(int64_t l, flag(0));
+      lower = l != 0;
+    }
+    Instruction* a = c.operands.back();
+    if (!a->shape.IsArray() || a->shape.rank() < 2) return Error(c, "takes matrices, not " + a->shape.ToString());
+    Instruction* l = make(Opcode::kCholesky, a->shape, {a});
+    SetCholeskyLower(*l, lower);
+    Instruction* info = CholeskyInfo(l, c.result_types[1], make, constant, logical_or());
+    return std::vector<Instruction*>{l, info};
+  }
+  // trsm: legacy (left_side, lower, trans_a, unit_diagonal, m, n, batch,
+  // alpha, a, b); FFI (a, b[, alpha]) with side, uplo, trans_x and diag.
+  const bool ffi = kernel == "trsm_ffi";
+  if ((ffi ? c.operands.size() < 2 || c.operands.size() > 3 : c.operands.size() != 10) || c.result_types.size() != 1)
+    return Error(c, "takes a triangular matrix and a right-hand side and gives the solution");
+  TriangularSolveOptions o;
+  int64_t transpose = 0;
+  Instruction *a = nullptr, *b = nullptr, *alpha = nullptr;
+  if (ffi) {
+    a = c.operands[0];
+    b = c.operands[1];
+    alpha = c.operands.size() == 3 ? c.operands[2] : nullptr;
+    o.left_side = config("side").value_or('L') == 'L';
+    o.lower = config("uplo").value_or('L') == 'L';
+    o.unit_diagonal = config("diag").value_or('N') == 'U';
+    const int64_t t = config("trans_x").value_or('N');
+    transpose = t == 'T' ? 1 : t == 'C' ? 2 : 0;
+  } else {
+    VKXLA_ASSIGN_OR_RETURN(int64_t left, flag(0));
+    VKXLA_ASSIGN_OR_RETURN(int64_t lower, flag(1));
+    VKXLA_ASSIGN_OR_RETURN(transpose, flag(2));
+    VKXLA_ASSIGN_OR_RETURN(int64_t unit, flag(3));
+    o.left_side = left != 0;
+    o.lower = lower != 0;
+    o.unit_diagonal = unit != 0;
+    alpha = c.operands[7];
+    a = c.operands[8];
+    b = c.operands[9];
+  }
+  o.transpose_a = transpose == 1 ? TransposeA::kTranspose : transpose == 2 ? TransposeA::kAdjoint : TransposeA::kNoTranspose;
+  if (alpha) {  // op(a) x = alpha b: scale b first
+    if (!alpha->shape.IsArray() || alpha->shape.rank() != 0 || alpha->shape.element_type() != b->shape.element_type())
+      return Error(c, "alpha must be a scalar of " + b->shape.ToString() + "'s type");
+    Instruction* spread = make(Opcode::kBroadcast, b->shape, {alpha});
+    spread->dimensions = std::vector<int64_t>{};
+    b = make(Opcode::kMultiply, b->shape, {b, spread});
+  }
+  Instruction* x = make(Opcode::kTriangularSolve, b->shape, {a, b});
+  SetTriangularSolveOptions(*x, o);
+  return std::vector<Instruction*>{x};
+}
+
 }  // namespace
 
 bool IsExpandedCustomCall(const std::string& target) {
   for (const char* t : kTargets)
     if (target == t) return true;
-  return false;
+  return !LinalgKernel(target).empty();
 }
 
 StatusOr<std::vector<Instruction*>> LowerExpandedCustomCall(const ExpandedCustomCall& c, const HloMaker& make,
@@ -87,6 +189,7 @@ StatusOr<std::vector<Instruction*>> LowerExpandedCustomCall(const ExpandedCustom
     return it == c.attributes.end() ? std::string() : it->second;
   };
   const size_t operands = c.operands.size(), results = c.result_types.size();
+  if (const std::string kernel = LinalgKernel(c.target); !kernel.empty()) return LowerLinalg(c, kernel, make, constant, c.logical_or);
   if (c.target == "AllocateBuffer") {
     if (operands != 0 || results != 1 || !c.result_types[0].IsArray() || HasUnknownDims(c.result_types[0]))
       return Error(c, "takes nothing and gives one array of a static type");

@@ -10,6 +10,11 @@
 //       which is what XLA's CPU backend returns for an approximate one
 //   AllocateBuffer()                                 -> zeros (its values
 //       are unspecified; zeros are a deterministic choice)
+// and jaxlib's CPU kernels for what XLA ops compute (a module exported on
+// a CPU): lapack_?potrf[_ffi] -> cholesky (info 1 where the factor holds a
+// NaN, as LAPACK reports a matrix that is not positive definite),
+// blas_?trsm and lapack_?trsm_ffi -> triangular-solve (b scaled by alpha).
+// Their operand_layouts only say how jaxlib's kernels take the memory.
 // The dynamic_* forms' size operands must be known before the run (a
 // constant, or shape arithmetic of a polymorphic export, folded).
 #pragma once
@@ -36,6 +41,8 @@ struct ExpandedCustomCall {
   // The integers operand i holds, folded before the run (an error where
   // the run alone knows them).
   std::function<StatusOr<std::vector<int64_t>>(size_t i)> integers;
+  // (a, b) -> a or b over pred, a computation of the module.
+  std::function<Computation*()> logical_or;
 };
 
 // The values the call gives, one per result.
