@@ -174,12 +174,54 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
   return std::vector<Instruction*>{x};
 }
 
+bool IsThreefry(const std::string& target) {
+  return target == "cu_threefry2x32" || target == "cu_threefry2x32_ffi" || target == "hip_threefry2x32" ||
+         target == "hip_threefry2x32_ffi";
+}
+
+// jaxlib's GPU Threefry-2x32 kernel (20 rounds, Salmon et al.) over
+// (key0, key1, x0, x1) of one u32 shape, as the adds, rotations and xors
+// it is made of.
+StatusOr<std::vector<Instruction*>> LowerThreefry(const ExpandedCustomCall& c, const HloMaker& make, const ConstantMaker& constant) {
+  if (c.operands.size() != 4) return Error(c, "takes two key words and two counter words");
+  const Shape& s = c.operands[0]->shape;
+  for (const Instruction* o : c.operands)
+    if (!o->shape.IsArray() || o->shape.element_type() != ElementType::kU32 || o->shape.dims() != s.dims())
+      return Error(c, "takes u32 arrays of one shape, not " + o->shape.ToString());
+  auto splat = [&](uint32_t v) {
+    Instruction* b = make(Opcode::kBroadcast, s, {constant(Literal::ScalarOf(Scalar::UInt(ElementType::kU32, v)))});
+    b->dimensions = std::vector<int64_t>{};
+    return b;
+  };
+  auto op = [&](Opcode o, Instruction* a, Instruction* b) { return make(o, s, {a, b}); };
+  auto rotl = [&](Instruction* x, uint32_t r) {
+    return op(Opcode::kOr, op(Opcode::kShiftLeft, x, splat(r)), op(Opcode::kShiftRightLogical, x, splat(32 - r)));
+  };
+  Instruction* ks[3] = {c.operands[0], c.operands[1], nullptr};
+  ks[2] = op(Opcode::kXor, op(Opcode::kXor, ks[0], ks[1]), splat(0x1BD11BDAu));
+  Instruction* x0 = op(Opcode::kAdd, c.operands[2], ks[0]);
+  Instruction* x1 = op(Opcode::kAdd, c.operands[3], ks[1]);
+  const uint32_t rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  for (uint32_t group = 0; group < 5; ++group) {
+    for (uint32_t r : rotations[group % 2]) {
+      x0 = op(Opcode::kAdd, x0, x1);
+      x1 = op(Opcode::kXor, rotl(x1, r), x0);
+    }
+    x0 = op(Opcode::kAdd, x0, ks[(group + 1) % 3]);
+    x1 = op(Opcode::kAdd, op(Opcode::kAdd, x1, ks[(group + 2) % 3]), splat(group + 1));
+  }
+  if (c.result_types.size() == 2) return std::vector<Instruction*>{x0, x1};
+  if (c.result_types.size() == 1 && c.result_types[0].IsTuple())  // the legacy kernel's one tuple
+    return std::vector<Instruction*>{make(Opcode::kTuple, Shape::Tuple({s, s}), {x0, x1})};
+  return Error(c, "gives two u32 arrays");
+}
+
 }  // namespace
 
 bool IsExpandedCustomCall(const std::string& target) {
   for (const char* t : kTargets)
     if (target == t) return true;
-  return !LinalgKernel(target).empty();
+  return !LinalgKernel(target).empty() || IsThreefry(target);
 }
 
 StatusOr<std::vector<Instruction*>> LowerExpandedCustomCall(const ExpandedCustomCall& c, const HloMaker& make,
@@ -190,6 +232,7 @@ StatusOr<std::vector<Instruction*>> LowerExpandedCustomCall(const ExpandedCustom
   };
   const size_t operands = c.operands.size(), results = c.result_types.size();
   if (const std::string kernel = LinalgKernel(c.target); !kernel.empty()) return LowerLinalg(c, kernel, make, constant, c.logical_or);
+  if (IsThreefry(c.target)) return LowerThreefry(c, make, constant);
   if (c.target == "AllocateBuffer") {
     if (operands != 0 || results != 1 || !c.result_types[0].IsArray() || HasUnknownDims(c.result_types[0]))
       return Error(c, "takes nothing and gives one array of a static type");

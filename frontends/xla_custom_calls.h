@@ -15,6 +15,8 @@
 // NaN, as LAPACK reports a matrix that is not positive definite),
 // blas_?trsm and lapack_?trsm_ffi -> triangular-solve (b scaled by alpha).
 // Their operand_layouts only say how jaxlib's kernels take the memory.
+// And jaxlib's GPU cu_/hip_threefry2x32[_ffi] (jax.random's bits in GPU
+// exports) as the Threefry-2x32 rounds in elementwise ops.
 // The dynamic_* forms' size operands must be known before the run (a
 // constant, or shape arithmetic of a polymorphic export, folded).
 #pragma once

@@ -421,6 +421,31 @@ func.func @main(%a: tensor<3x3xf32>, %b: tensor<3x3xf32>) -> tensor<3x3xf32> {
         }
 }
 
+// jaxlib's GPU Threefry kernel, in both forms, on Random123's known
+// answers for Threefry-2x32-20 (the zero, all-ones and pi keys/counters).
+TEST_F(ExpandedCustomCalls, GpuThreefryGivesTheKnownAnswers) {
+  auto u32s = [](std::vector<uint64_t> v) {
+    Literal l(Shape(ElementType::kU32, {static_cast<int64_t>(v.size())}));
+    for (size_t i = 0; i < v.size(); ++i) l.Set(static_cast<int64_t>(i), Scalar::UInt(ElementType::kU32, v[i]));
+    return l;
+  };
+  const std::vector<Literal> args = {u32s({0, 0xFFFFFFFF, 0x13198A2E}), u32s({0, 0xFFFFFFFF, 0x03707344}),
+                                     u32s({0, 0xFFFFFFFF, 0x243F6A88}), u32s({0, 0xFFFFFFFF, 0x85A308D3})};
+  const std::string want = "(u32[3], u32[3]) ({1797259609, 481924860, 3297917596}, {2579123966, 3137350631, 1212020640})";
+  EXPECT_EQ(RunRefined(R"(
+func.func @main(%k0: tensor<3xui32>, %k1: tensor<3xui32>, %x0: tensor<3xui32>, %x1: tensor<3xui32>) -> (tensor<3xui32>, tensor<3xui32>) {
+  %0:2 = stablehlo.custom_call @cu_threefry2x32_ffi(%k0, %k1, %x0, %x1) {mhlo.backend_config = {}} : (tensor<3xui32>, tensor<3xui32>, tensor<3xui32>, tensor<3xui32>) -> (tensor<3xui32>, tensor<3xui32>)
+  return %0#0, %0#1 : tensor<3xui32>, tensor<3xui32>
+})", args), want);
+  EXPECT_EQ(RunRefined(R"(
+func.func @main(%k0: tensor<3xui32>, %k1: tensor<3xui32>, %x0: tensor<3xui32>, %x1: tensor<3xui32>) -> (tensor<3xui32>, tensor<3xui32>) {
+  %0 = stablehlo.custom_call @cu_threefry2x32(%k0, %k1, %x0, %x1) {api_version = 2 : i32, backend_config = "\03\00\00\00\00\00\00\00"} : (tensor<3xui32>, tensor<3xui32>, tensor<3xui32>, tensor<3xui32>) -> tuple<tensor<3xui32>, tensor<3xui32>>
+  %1 = stablehlo.get_tuple_element %0[0] : (tuple<tensor<3xui32>, tensor<3xui32>>) -> tensor<3xui32>
+  %2 = stablehlo.get_tuple_element %0[1] : (tuple<tensor<3xui32>, tensor<3xui32>>) -> tensor<3xui32>
+  return %1, %2 : tensor<3xui32>, tensor<3xui32>
+})", args), want);
+}
+
 TEST_F(ExpandedCustomCalls, BadOperandsAreErrorsAtTheirPosition) {
   const Literal x = F32Matrix(2, 5, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3});
   EXPECT_NE(RunRefined(R"(
