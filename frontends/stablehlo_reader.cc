@@ -1776,6 +1776,31 @@ StatusOr<std::vector<Instruction*>> Reader::LowerExpandedCall(const Statement& s
     }
   }
   call.logical_or = [&] { return BinaryComputation(Opcode::kOr, Shape::Scalar(ElementType::kPred), s.at); };
+  const size_t at = s.at;
+  call.builders.make = Makers(at).first;
+  call.builders.constant = Makers(at).second;
+  call.builders.new_computation = [this] {
+    regions_.push_back(std::make_unique<Computation>("region" + std::to_string(regions_.size())));
+    return regions_.back().get();
+  };
+  call.builders.make_in = [this, at](Computation* c) -> HloMaker {
+    return [this, at, c](Opcode op, const Shape& shape, std::vector<Instruction*> operands) {
+      Computation* outer = current_;
+      current_ = c;
+      Instruction* i = Make(op, shape, std::move(operands), at);
+      current_ = outer;
+      return i;
+    };
+  };
+  call.builders.constant_in = [this, at](Computation* c) -> ConstantMaker {
+    return [this, at, c](Literal value) {
+      Computation* outer = current_;
+      current_ = c;
+      Instruction* i = Constant(std::move(value), at);
+      current_ = outer;
+      return i;
+    };
+  };
   call.integers = [&](size_t i) -> StatusOr<std::vector<int64_t>> {
     if (i >= s.operands.size()) return c_.Error(s.at, "custom_call @" + target + " has no operand " + std::to_string(i));
     return ConstantOperand(s, i, values);

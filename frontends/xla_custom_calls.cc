@@ -83,7 +83,8 @@ std::string LinalgKernel(const std::string& target) {
     if (target.rfind(f, 0) != 0 || target.size() < f.size() + 1 || std::string("sdcz").find(target[f.size()]) == std::string::npos)
       continue;
     const std::string rest = target.substr(f.size() + 1);
-    if (f == "lapack_" && (rest == "potrf" || rest == "potrf_ffi" || rest == "trsm_ffi")) return rest;
+    if (f == "lapack_" && (rest == "potrf" || rest == "potrf_ffi" || rest == "trsm_ffi" || rest == "getrf" || rest == "getrf_ffi"))
+      return rest;
     if (f == "blas_" && rest == "trsm") return rest;
   }
   return "";
@@ -131,6 +132,16 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
     SetCholeskyLower(*l, lower);
     Instruction* info = CholeskyInfo(l, c.result_types[1], make, constant, logical_or());
     return std::vector<Instruction*>{l, info};
+  }
+  if (kernel == "getrf" || kernel == "getrf_ffi") {
+    // Legacy (batch, m, n, a); FFI (a). Results: the factors, ipiv, info.
+    if (c.operands.size() != (kernel == "getrf" ? 4u : 1u) || c.result_types.size() != 3)
+      return Error(c, "takes a matrix and gives its LU factors, pivots and info");
+    VKXLA_ASSIGN_OR_RETURN(LuFactors lu, BuildLuDecomposition(c.operands.back(), c.builders));
+    for (size_t i = 1; i < 3; ++i)
+      if (c.result_types[i].element_type() != ElementType::kS32)
+        return Error(c, "gives s32 pivots and info, not " + c.result_types[i].ToString());
+    return std::vector<Instruction*>{lu.lu, lu.pivots, lu.info};
   }
   // trsm: legacy (left_side, lower, trans_a, unit_diagonal, m, n, batch,
   // alpha, a, b); FFI (a, b[, alpha]) with side, uplo, trans_x and diag.

@@ -13,7 +13,9 @@
 // and jaxlib's CPU kernels for what XLA ops compute (a module exported on
 // a CPU): lapack_?potrf[_ffi] -> cholesky (info 1 where the factor holds a
 // NaN, as LAPACK reports a matrix that is not positive definite),
-// blas_?trsm and lapack_?trsm_ffi -> triangular-solve (b scaled by alpha).
+// blas_?trsm and lapack_?trsm_ffi -> triangular-solve (b scaled by alpha),
+// lapack_?getrf[_ffi] (s, d) -> LU with partial pivoting
+// (frontends/lu_decomposition.h: the factors, 1-based pivots, info).
 // Their operand_layouts only say how jaxlib's kernels take the memory.
 // And jaxlib's GPU cu_/hip_threefry2x32[_ffi] (jax.random's bits in GPU
 // exports) as the Threefry-2x32 rounds in elementwise ops.
@@ -27,6 +29,7 @@
 #include <vector>
 
 #include "frontends/chlo_mulhi.h"
+#include "frontends/lu_decomposition.h"
 #include "ir/instruction.h"
 #include "vkxla/status.h"
 
@@ -45,6 +48,8 @@ struct ExpandedCustomCall {
   std::function<StatusOr<std::vector<int64_t>>(size_t i)> integers;
   // (a, b) -> a or b over pred, a computation of the module.
   std::function<Computation*()> logical_or;
+  // For expansions with loops and reducers of their own (LU).
+  ComputationBuilders builders;
 };
 
 // The values the call gives, one per result.

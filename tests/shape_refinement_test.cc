@@ -446,6 +446,84 @@ func.func @main(%k0: tensor<3xui32>, %k1: tensor<3xui32>, %x0: tensor<3xui32>, %
 })", args), want);
 }
 
+// LAPACK's getrf on the host, unblocked (dgetf2): the factors in place,
+// 1-based pivots, info.
+void HostGetrf(std::vector<double>& a, int64_t m, int64_t n, std::vector<int32_t>& ipiv, int32_t& info) {
+  const int64_t k = std::min(m, n);
+  info = 0;
+  ipiv.assign(static_cast<size_t>(k), 0);
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t p = j;
+    for (int64_t i = j + 1; i < m; ++i)
+      if (std::abs(a[i * n + j]) > std::abs(a[p * n + j])) p = i;
+    ipiv[j] = static_cast<int32_t>(p + 1);
+    if (a[p * n + j] != 0) {
+      for (int64_t c = 0; c < n; ++c) std::swap(a[j * n + c], a[p * n + c]);
+      const double r = 1 / a[j * n + j];
+      for (int64_t i = j + 1; i < m; ++i) a[i * n + j] *= r;
+    } else if (info == 0) {
+      info = static_cast<int32_t>(j + 1);
+    }
+    for (int64_t i = j + 1; i < m; ++i)
+      for (int64_t c = j + 1; c < n; ++c) a[i * n + c] -= a[i * n + j] * a[j * n + c];
+  }
+}
+
+// jaxlib's getrf (jnp.linalg.lu, solve, inv, det exported on a CPU): the
+// factors, pivots and info LAPACK gives, batched, wide and tall, with a
+// singular matrix, in the legacy and FFI forms.
+TEST_F(ExpandedCustomCalls, JaxlibCpuLuMatchesLapacksGetrf) {
+  std::mt19937_64 rng(5);
+  struct Case {
+    ElementType t;
+    std::vector<int64_t> dims;
+    bool ffi;
+  };
+  for (const Case& c : {Case{ElementType::kF32, {4, 4}, true}, Case{ElementType::kF64, {3, 5, 5}, false},
+                        Case{ElementType::kF32, {2, 6, 3}, true}, Case{ElementType::kF64, {3, 6}, true}}) {
+    const int64_t rank = static_cast<int64_t>(c.dims.size()), m = c.dims[rank - 2], n = c.dims[rank - 1], k = std::min(m, n);
+    const int64_t batch = c.dims.size() == 3 ? c.dims[0] : 1;
+    const std::string t = std::string(ElementTypeName(c.t)), ty = c.t == ElementType::kF32 ? "f32" : "f64";
+    std::string shape = "", bshape = "";
+    for (int64_t d : c.dims) shape += std::to_string(d) + "x";
+    if (batch > 1 || c.dims.size() == 3) bshape = std::to_string(batch) + "x";
+    SCOPED_TRACE(shape + t);
+    Literal a(Shape(c.t, c.dims));
+    std::uniform_int_distribution<int> d(-8, 8);
+    for (int64_t i = 0; i < a.element_count(); ++i) a.Set(i, Scalar::Float(c.t, d(rng) / 4.0));
+    if (batch > 1)  // a singular member: its second column is zero
+      for (int64_t i = 0; i < m; ++i) a.Set(m * n + i * n + 1, Scalar::Float(c.t, 0));
+    const std::string ins = "tensor<" + shape + ty + ">", piv = "tensor<" + bshape + std::to_string(k) + "xi32>",
+                      inf = bshape.empty() ? "tensor<i32>" : "tensor<" + bshape.substr(0, bshape.size() - 1) + "xi32>";
+    const std::string call = c.ffi ? "stablehlo.custom_call @lapack_" + std::string(c.t == ElementType::kF32 ? "s" : "d") +
+                                         "getrf_ffi(%a) : (" + ins + ") -> (" + ins + ", " + piv + ", " + inf + ")"
+                                   : "stablehlo.custom_call @lapack_" + std::string(c.t == ElementType::kF32 ? "s" : "d") +
+                                         "getrf(%b, %m, %n, %a) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, " +
+                                         ins + ") -> (" + ins + ", " + piv + ", " + inf + ")";
+    const std::string text = "func.func @main(%a: " + ins + ") -> (" + ins + ", " + piv + ", " + inf + ") {\n"
+                             "  %b = stablehlo.constant dense<" + std::to_string(batch) + "> : tensor<i32>\n"
+                             "  %m = stablehlo.constant dense<" + std::to_string(m) + "> : tensor<i32>\n"
+                             "  %n = stablehlo.constant dense<" + std::to_string(n) + "> : tensor<i32>\n"
+                             "  %0:3 = " + call + "\n  return %0#0, %0#1, %0#2 : " + ins + ", " + piv + ", " + inf + "\n}\n";
+    auto p = ReadStablehlo(text, false);
+    ASSERT_TRUE(p.ok()) << p.status().ToString() << "\n" << text;
+    auto got = CompileAndRun(*p->module, {a});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<double> host(static_cast<size_t>(m * n));
+      for (int64_t i = 0; i < m * n; ++i) host[i] = a.Get(b * m * n + i).re;
+      std::vector<int32_t> ipiv;
+      int32_t info = 0;
+      HostGetrf(host, m, n, ipiv, info);
+      for (int64_t i = 0; i < m * n; ++i)
+        EXPECT_NEAR(got->tuple_elements()[0].Get(b * m * n + i).re, host[i], 1e-5 * (1 + std::abs(host[i]))) << "batch " << b << " element " << i;
+      for (int64_t j = 0; j < k; ++j) EXPECT_EQ(got->tuple_elements()[1].Get(b * k + j).s, ipiv[j]) << "batch " << b << " pivot " << j;
+      EXPECT_EQ(got->tuple_elements()[2].Get(b).s, info) << "batch " << b;
+      if (batch > 1) EXPECT_EQ(info, b == 1 ? 2 : 0);
+    }
+  }
+}
+
 TEST_F(ExpandedCustomCalls, BadOperandsAreErrorsAtTheirPosition) {
   const Literal x = F32Matrix(2, 5, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3});
   EXPECT_NE(RunRefined(R"(

@@ -1,0 +1,196 @@
+#include "frontends/lu_decomposition.h"
+
+#include <algorithm>
+
+#include "ir/module.h"
+
+namespace vkxla {
+namespace {
+
+// Builds elementwise work over arrays of one batch prefix in one computation.
+class Ops {
+ public:
+  Ops(HloMaker make, ConstantMaker constant) : make_(std::move(make)), constant_(std::move(constant)) {}
+
+  Instruction* Make(Opcode op, const Shape& s, std::vector<Instruction*> operands) { return make_(op, s, std::move(operands)); }
+  Instruction* Const(ElementType t, double v) {
+    Literal l(Shape::Scalar(t));
+    l.Set(0, IsFloat(t) ? Scalar::Float(t, v) : Scalar::Int(t, static_cast<int64_t>(v)));
+    return constant_(std::move(l));
+  }
+  // `x` (of dims `from`, a prefix or a subsequence given by `map`) spread to `dims`.
+  Instruction* Spread(Instruction* x, const std::vector<int64_t>& dims, std::vector<int64_t> map) {
+    if (x->shape.dims() == dims) return x;
+    Instruction* b = Make(Opcode::kBroadcast, Shape(x->shape.element_type(), dims), {x});
+    b->dimensions = std::move(map);
+    return b;
+  }
+  Instruction* Fill(ElementType t, double v, const std::vector<int64_t>& dims) { return Spread(Const(t, v), dims, {}); }
+  Instruction* Iota(ElementType t, const std::vector<int64_t>& dims, int64_t dim) {
+    Instruction* i = Make(Opcode::kIota, Shape(t, dims), {});
+    i->iota_dimension = dim;
+    return i;
+  }
+  Instruction* Compare(Instruction* a, Instruction* b, ComparisonDirection d) {
+    Instruction* c = Make(Opcode::kCompare, Shape(ElementType::kPred, a->shape.dims()), {a, b});
+    c->direction = d;
+    return c;
+  }
+  Instruction* Binary(Opcode op, Instruction* a, Instruction* b) { return Make(op, a->shape, {a, b}); }
+  Instruction* Select(Instruction* p, Instruction* a, Instruction* b) { return Make(Opcode::kSelect, a->shape, {p, a, b}); }
+  // The sum of `x` over `dim` (a reduce with `add`).
+  Instruction* Sum(Instruction* x, int64_t dim, Computation* add) {
+    std::vector<int64_t> dims = x->shape.dims();
+    dims.erase(dims.begin() + dim);
+    Instruction* r = Make(Opcode::kReduce, Shape(x->shape.element_type(), dims), {x, Const(x->shape.element_type(), 0)});
+    r->dimensions = std::vector<int64_t>{dim};
+    r->called_computations.emplace_back("to_apply", add);
+    return r;
+  }
+  Instruction* Element(Instruction* tuple, int64_t i) {
+    Instruction* e = Make(Opcode::kGetTupleElement, tuple->shape.tuple_shapes()[i], {tuple});
+    e->tuple_index = i;
+    return e;
+  }
+
+ private:
+  HloMaker make_;
+  ConstantMaker constant_;
+};
+
+std::vector<int64_t> Iota0(int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+Instruction* Parameter(Ops& o, const Shape& s, int64_t number) {
+  Instruction* p = o.Make(Opcode::kParameter, s, {});
+  p->parameter_number = number;
+  return p;
+}
+
+}  // namespace
+
+StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilders& b) {
+  const Shape& s = a->shape;
+  const ElementType t = s.element_type();
+  if (!s.IsArray() || s.rank() < 2 || !IsFloat(t) || BitWidth(t) < 32)
+    return Unimplemented("LU decomposition of " + s.ToString() + ": f32 and f64 matrices are supported");
+  const int64_t rank = s.rank(), m = s.dim(rank - 2), n = s.dim(rank - 1), k = std::min(m, n);
+  const std::vector<int64_t> dims = s.dims(), batch(dims.begin(), dims.end() - 2);
+  std::vector<int64_t> col_dims = batch, k_dims = batch;  // [..., m], [..., k]
+  col_dims.push_back(m);
+  k_dims.push_back(k);
+  std::vector<int64_t> row_dims = batch;  // [..., n]
+  row_dims.push_back(n);
+  const Shape i32 = Shape::Scalar(ElementType::kS32);
+  const Shape state = Shape::Tuple({i32, s, Shape(ElementType::kS32, k_dims), Shape(ElementType::kS32, batch)});
+  const std::vector<int64_t> batch_map = Iota0(static_cast<int64_t>(batch.size()));
+  auto with = [](std::vector<int64_t> v, int64_t x) {
+    v.push_back(x);
+    return v;
+  };
+
+  // add over t, for the sums that extract a row, a column or an element.
+  Computation* add = b.new_computation();
+  {
+    Ops o(b.make_in(add), b.constant_in(add));
+    add->set_root(o.Make(Opcode::kAdd, Shape::Scalar(t), {Parameter(o, Shape::Scalar(t), 0), Parameter(o, Shape::Scalar(t), 1)}));
+  }
+  // (value, row) pairs: the larger value, the lower row among equals.
+  Computation* argmax = b.new_computation();
+  {
+    Ops o(b.make_in(argmax), b.constant_in(argmax));
+    const Shape st = Shape::Scalar(t);
+    Instruction* av = Parameter(o, st, 0);
+    Instruction* ai = Parameter(o, i32, 1);
+    Instruction* bv = Parameter(o, st, 2);
+    Instruction* bi = Parameter(o, i32, 3);
+    Instruction* first = o.Binary(Opcode::kOr, o.Compare(av, bv, ComparisonDirection::kGt),
+                                  o.Binary(Opcode::kAnd, o.Compare(av, bv, ComparisonDirection::kEq),
+                                           o.Compare(ai, bi, ComparisonDirection::kLt)));
+    argmax->set_root(o.Make(Opcode::kTuple, Shape::Tuple({st, i32}), {o.Select(first, av, bv), o.Select(first, ai, bi)}));
+  }
+  Computation* cond = b.new_computation();
+  {
+    Ops o(b.make_in(cond), b.constant_in(cond));
+    Instruction* j = o.Element(Parameter(o, state, 0), 0);
+    cond->set_root(o.Compare(j, o.Const(ElementType::kS32, static_cast<double>(k)), ComparisonDirection::kLt));
+  }
+  Computation* body = b.new_computation();
+  {
+    Ops o(b.make_in(body), b.constant_in(body));
+    Instruction* p = Parameter(o, state, 0);
+    Instruction* j = o.Element(p, 0);
+    Instruction* x = o.Element(p, 1);
+    Instruction* ipiv = o.Element(p, 2);
+    Instruction* info = o.Element(p, 3);
+    const int64_t rd = rank - 2, cd = rank - 1;  // the row and column dims of a matrix
+    Instruction* rows = o.Iota(ElementType::kS32, dims, rd);
+    Instruction* cols = o.Iota(ElementType::kS32, dims, cd);
+    Instruction* jm = o.Spread(j, dims, {});
+    Instruction* zero = o.Fill(t, 0, dims);
+    // Column j and its candidates: magnitudes at or below the diagonal.
+    Instruction* col = o.Sum(o.Select(o.Compare(cols, jm, ComparisonDirection::kEq), x, zero), cd, add);
+    Instruction* col_rows = o.Iota(ElementType::kS32, col_dims, rank - 2);
+    Instruction* jc = o.Spread(j, col_dims, {});
+    Instruction* cand = o.Select(o.Compare(col_rows, jc, ComparisonDirection::kGe), o.Make(Opcode::kAbs, col->shape, {col}),
+                                 o.Fill(t, -1, col_dims));
+    Instruction* best = o.Make(Opcode::kReduce, Shape::Tuple({Shape(t, batch), Shape(ElementType::kS32, batch)}),
+                               {cand, col_rows, o.Const(t, -2), o.Const(ElementType::kS32, static_cast<double>(m))});
+    best->dimensions = std::vector<int64_t>{rank - 2};
+    best->called_computations.emplace_back("to_apply", argmax);
+    Instruction* pivot_row = o.Element(best, 1);  // [...]
+    // Rows j and p swapped.
+    Instruction* pm = o.Spread(pivot_row, dims, batch_map);
+    Instruction* is_j = o.Compare(rows, jm, ComparisonDirection::kEq);
+    Instruction* is_p = o.Compare(rows, pm, ComparisonDirection::kEq);
+    Instruction* row_j = o.Sum(o.Select(is_j, x, zero), rd, add);
+    Instruction* row_p = o.Sum(o.Select(is_p, x, zero), rd, add);
+    std::vector<int64_t> row_map = batch_map;
+    row_map.push_back(cd);
+    Instruction* swapped = o.Select(is_j, o.Spread(row_p, dims, row_map), o.Select(is_p, o.Spread(row_j, dims, row_map), x));
+    // The pivot, and the column below it scaled by its reciprocal where it is not zero.
+    Instruction* row_cols = o.Iota(ElementType::kS32, row_dims, rank - 2);
+    Instruction* pivot = o.Sum(o.Select(o.Compare(row_cols, o.Spread(j, row_dims, {}), ComparisonDirection::kEq), row_p,
+                                        o.Fill(t, 0, row_dims)),
+                               rank - 2, add);  // [...]
+    Instruction* nonzero = o.Compare(pivot, o.Fill(t, 0, batch), ComparisonDirection::kNe);
+    Instruction* col_now = o.Sum(o.Select(o.Compare(cols, jm, ComparisonDirection::kEq), swapped, zero), cd, add);  // [..., m]
+    Instruction* recip = o.Binary(Opcode::kDivide, o.Fill(t, 1, batch), pivot);
+    Instruction* scaled = o.Select(o.Spread(nonzero, col_dims, batch_map),
+                                   o.Binary(Opcode::kMultiply, col_now, o.Spread(recip, col_dims, batch_map)), col_now);
+    Instruction* below = o.Compare(col_rows, jc, ComparisonDirection::kGt);
+    Instruction* l = o.Select(below, scaled, o.Fill(t, 0, col_dims));
+    // The trailing matrix less l times the new row j; column j below the diagonal holds l.
+    std::vector<int64_t> col_map = batch_map;
+    col_map.push_back(rd);
+    Instruction* lm = o.Spread(l, dims, col_map);
+    Instruction* update = o.Binary(Opcode::kMultiply, lm, o.Spread(row_p, dims, row_map));
+    Instruction* trailing = o.Binary(Opcode::kAnd, o.Compare(rows, jm, ComparisonDirection::kGt),
+                                     o.Compare(cols, jm, ComparisonDirection::kGt));
+    Instruction* updated = o.Select(trailing, o.Binary(Opcode::kSubtract, swapped, update), swapped);
+    Instruction* in_l = o.Binary(Opcode::kAnd, o.Compare(rows, jm, ComparisonDirection::kGt), o.Compare(cols, jm, ComparisonDirection::kEq));
+    Instruction* next = o.Select(in_l, lm, updated);
+    // ipiv[j] = p + 1; info the first zero pivot's step.
+    Instruction* k_iota = o.Iota(ElementType::kS32, k_dims, rank - 2);
+    Instruction* one = o.Const(ElementType::kS32, 1);
+    Instruction* p1 = o.Binary(Opcode::kAdd, pivot_row, o.Spread(one, batch, {}));
+    Instruction* next_ipiv = o.Select(o.Compare(k_iota, o.Spread(j, k_dims, {}), ComparisonDirection::kEq),
+                                      o.Spread(p1, k_dims, batch_map), ipiv);
+    Instruction* j1 = o.Binary(Opcode::kAdd, j, one);
+    Instruction* first_zero = o.Binary(Opcode::kAnd, o.Compare(info, o.Fill(ElementType::kS32, 0, batch), ComparisonDirection::kEq),
+                                       o.Make(Opcode::kNot, nonzero->shape, {nonzero}));
+    Instruction* next_info = o.Select(first_zero, o.Spread(j1, batch, {}), info);
+    body->set_root(o.Make(Opcode::kTuple, state, {j1, next, next_ipiv, next_info}));
+  }
+  Ops o(b.make, b.constant);
+  Instruction* init = o.Make(Opcode::kTuple, state,
+                             {o.Const(ElementType::kS32, 0), a, o.Fill(ElementType::kS32, 0, k_dims), o.Fill(ElementType::kS32, 0, batch)});
+  Instruction* loop = o.Make(Opcode::kWhile, state, {init});
+  loop->called_computations = {{"condition", cond}, {"body", body}};
+  return LuFactors{o.Element(loop, 1), o.Element(loop, 2), o.Element(loop, 3)};
+}
+
+}  // namespace vkxla

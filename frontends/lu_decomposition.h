@@ -1,0 +1,38 @@
+// LU decomposition with partial pivoting, as LAPACK's getrf gives it, built
+// from HLO ops: what jaxlib's lapack_?getrf kernels compute for a module
+// exported on a CPU (jnp.linalg.lu, solve, inv, det). A while loop over the
+// k = min(m, n) columns: pick the row of largest magnitude at or below the
+// diagonal (the first on ties, as idamax), swap it into place, scale the
+// column below by the reciprocal of the pivot, update the trailing matrix.
+// Every step works on whole batched arrays with masks, so batches share it.
+#pragma once
+
+#include <functional>
+
+#include "frontends/chlo_mulhi.h"
+#include "ir/instruction.h"
+#include "vkxla/status.h"
+
+namespace vkxla {
+
+// How the builder adds instructions: to the computation being read, or to
+// a new computation of the module (a loop's condition and body, a
+// reducer).
+struct ComputationBuilders {
+  HloMaker make;                                        // in the computation being read
+  ConstantMaker constant;                               // likewise
+  std::function<Computation*()> new_computation;        // an empty one in the module
+  std::function<HloMaker(Computation*)> make_in;        // instructions in another
+  std::function<ConstantMaker(Computation*)> constant_in;
+};
+
+struct LuFactors {
+  Instruction* lu = nullptr;     // L below the diagonal (unit diagonal implied), U on and above
+  Instruction* pivots = nullptr;  // s32[..., k]: row swapped with row j at step j, 1-based (LAPACK's ipiv)
+  Instruction* info = nullptr;    // s32[...]: 0, or the 1-based step of the first zero pivot
+};
+
+// `a`: real floating point, [..., m, n].
+StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilders& b);
+
+}  // namespace vkxla
