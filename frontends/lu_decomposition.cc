@@ -2,75 +2,10 @@
 
 #include <algorithm>
 
+#include "frontends/array_ops.h"
 #include "ir/module.h"
 
 namespace vkxla {
-namespace {
-
-// Builds elementwise work over arrays of one batch prefix in one computation.
-class Ops {
- public:
-  Ops(HloMaker make, ConstantMaker constant) : make_(std::move(make)), constant_(std::move(constant)) {}
-
-  Instruction* Make(Opcode op, const Shape& s, std::vector<Instruction*> operands) { return make_(op, s, std::move(operands)); }
-  Instruction* Const(ElementType t, double v) {
-    Literal l(Shape::Scalar(t));
-    l.Set(0, IsFloat(t) ? Scalar::Float(t, v) : Scalar::Int(t, static_cast<int64_t>(v)));
-    return constant_(std::move(l));
-  }
-  // `x` (of dims `from`, a prefix or a subsequence given by `map`) spread to `dims`.
-  Instruction* Spread(Instruction* x, const std::vector<int64_t>& dims, std::vector<int64_t> map) {
-    if (x->shape.dims() == dims) return x;
-    Instruction* b = Make(Opcode::kBroadcast, Shape(x->shape.element_type(), dims), {x});
-    b->dimensions = std::move(map);
-    return b;
-  }
-  Instruction* Fill(ElementType t, double v, const std::vector<int64_t>& dims) { return Spread(Const(t, v), dims, {}); }
-  Instruction* Iota(ElementType t, const std::vector<int64_t>& dims, int64_t dim) {
-    Instruction* i = Make(Opcode::kIota, Shape(t, dims), {});
-    i->iota_dimension = dim;
-    return i;
-  }
-  Instruction* Compare(Instruction* a, Instruction* b, ComparisonDirection d) {
-    Instruction* c = Make(Opcode::kCompare, Shape(ElementType::kPred, a->shape.dims()), {a, b});
-    c->direction = d;
-    return c;
-  }
-  Instruction* Binary(Opcode op, Instruction* a, Instruction* b) { return Make(op, a->shape, {a, b}); }
-  Instruction* Select(Instruction* p, Instruction* a, Instruction* b) { return Make(Opcode::kSelect, a->shape, {p, a, b}); }
-  // The sum of `x` over `dim` (a reduce with `add`).
-  Instruction* Sum(Instruction* x, int64_t dim, Computation* add) {
-    std::vector<int64_t> dims = x->shape.dims();
-    dims.erase(dims.begin() + dim);
-    Instruction* r = Make(Opcode::kReduce, Shape(x->shape.element_type(), dims), {x, Const(x->shape.element_type(), 0)});
-    r->dimensions = std::vector<int64_t>{dim};
-    r->called_computations.emplace_back("to_apply", add);
-    return r;
-  }
-  Instruction* Element(Instruction* tuple, int64_t i) {
-    Instruction* e = Make(Opcode::kGetTupleElement, tuple->shape.tuple_shapes()[i], {tuple});
-    e->tuple_index = i;
-    return e;
-  }
-
- private:
-  HloMaker make_;
-  ConstantMaker constant_;
-};
-
-std::vector<int64_t> Iota0(int64_t n) {
-  std::vector<int64_t> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[i] = i;
-  return v;
-}
-
-Instruction* Parameter(Ops& o, const Shape& s, int64_t number) {
-  Instruction* p = o.Make(Opcode::kParameter, s, {});
-  p->parameter_number = number;
-  return p;
-}
-
-}  // namespace
 
 StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilders& b) {
   const Shape& s = a->shape;
@@ -87,21 +22,17 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
   const Shape i32 = Shape::Scalar(ElementType::kS32);
   const Shape state = Shape::Tuple({i32, s, Shape(ElementType::kS32, k_dims), Shape(ElementType::kS32, batch)});
   const std::vector<int64_t> batch_map = Iota0(static_cast<int64_t>(batch.size()));
-  auto with = [](std::vector<int64_t> v, int64_t x) {
-    v.push_back(x);
-    return v;
-  };
 
   // add over t, for the sums that extract a row, a column or an element.
   Computation* add = b.new_computation();
   {
-    Ops o(b.make_in(add), b.constant_in(add));
+    ArrayOps o(b.make_in(add), b.constant_in(add));
     add->set_root(o.Make(Opcode::kAdd, Shape::Scalar(t), {Parameter(o, Shape::Scalar(t), 0), Parameter(o, Shape::Scalar(t), 1)}));
   }
   // (value, row) pairs: the larger value, the lower row among equals.
   Computation* argmax = b.new_computation();
   {
-    Ops o(b.make_in(argmax), b.constant_in(argmax));
+    ArrayOps o(b.make_in(argmax), b.constant_in(argmax));
     const Shape st = Shape::Scalar(t);
     Instruction* av = Parameter(o, st, 0);
     Instruction* ai = Parameter(o, i32, 1);
@@ -114,13 +45,13 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
   }
   Computation* cond = b.new_computation();
   {
-    Ops o(b.make_in(cond), b.constant_in(cond));
+    ArrayOps o(b.make_in(cond), b.constant_in(cond));
     Instruction* j = o.Element(Parameter(o, state, 0), 0);
     cond->set_root(o.Compare(j, o.Const(ElementType::kS32, static_cast<double>(k)), ComparisonDirection::kLt));
   }
   Computation* body = b.new_computation();
   {
-    Ops o(b.make_in(body), b.constant_in(body));
+    ArrayOps o(b.make_in(body), b.constant_in(body));
     Instruction* p = Parameter(o, state, 0);
     Instruction* j = o.Element(p, 0);
     Instruction* x = o.Element(p, 1);
@@ -185,7 +116,7 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
     Instruction* next_info = o.Select(first_zero, o.Spread(j1, batch, {}), info);
     body->set_root(o.Make(Opcode::kTuple, state, {j1, next, next_ipiv, next_info}));
   }
-  Ops o(b.make, b.constant);
+  ArrayOps o(b.make, b.constant);
   Instruction* init = o.Make(Opcode::kTuple, state,
                              {o.Const(ElementType::kS32, 0), a, o.Fill(ElementType::kS32, 0, k_dims), o.Fill(ElementType::kS32, 0, batch)});
   Instruction* loop = o.Make(Opcode::kWhile, state, {init});

@@ -1,6 +1,7 @@
 #include "frontends/xla_custom_calls.h"
 
 #include "frontends/mlir_types.h"
+#include "frontends/qr_decomposition.h"
 #include "frontends/stablehlo_syntax.h"
 #include "ops/attributes.h"
 #include "ops/cholesky.h"
@@ -15,7 +16,7 @@ namespace {
 
 constexpr const char* kTargets[] = {"stablehlo.dynamic_top_k", "stablehlo.dynamic_rng_bit_generator",
                                     "stablehlo.dynamic_reduce_window", "stablehlo.dynamic_approx_top_k", "ApproxTopK",
-                                    "AllocateBuffer"};
+                                    "AllocateBuffer", "Qr", "ProductOfElementaryHouseholderReflectors"};
 
 Status Error(const ExpandedCustomCall& c, const std::string& m) { return InvalidArgument("custom_call @" + c.target + ": " + m); }
 
@@ -75,6 +76,31 @@ StatusOr<std::vector<Instruction*>> SortedPrefix(const ExpandedCustomCall& c, si
   return out;
 }
 
+// `parts` as the call's written results: the leading ones, then zeros for
+// the rest (LAPACK's info and workspace), in one tuple where the call
+// writes its results as one.
+StatusOr<std::vector<Instruction*>> WrittenResults(const ExpandedCustomCall& c, std::vector<Instruction*> parts, const HloMaker& make,
+                                                   const ConstantMaker& constant) {
+  const bool tuple = c.result_types.size() == 1 && c.result_types[0].IsTuple();
+  const std::vector<Shape> types = tuple ? c.result_types[0].tuple_shapes() : c.result_types;
+  if (types.size() < parts.size()) return Error(c, "gives " + std::to_string(parts.size()) + " results at least");
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (i < parts.size()) {
+      if (!types[i].Compatible(parts[i]->shape))
+        return Error(c, "result " + std::to_string(i) + " is written " + types[i].ToString() + " but is " + parts[i]->shape.ToString());
+      continue;
+    }
+    if (!types[i].IsArray() || HasUnknownDims(types[i])) return Error(c, "result " + std::to_string(i) + " must be a static array");
+    Instruction* z = make(Opcode::kBroadcast, types[i], {constant(Literal(Shape::Scalar(types[i].element_type())))});
+    z->dimensions = std::vector<int64_t>{};
+    parts.push_back(z);
+  }
+  if (!tuple) return parts;
+  std::vector<Shape> shapes;
+  for (const Instruction* p : parts) shapes.push_back(p->shape);
+  return std::vector<Instruction*>{make(Opcode::kTuple, Shape::Tuple(shapes), parts)};
+}
+
 // jaxlib's CPU linear algebra that XLA ops compute: lapack_?potrf[_ffi]
 // (Cholesky), blas_?trsm and lapack_?trsm_ffi (TriangularSolve), ? one of s, d, c, z.
 std::string LinalgKernel(const std::string& target) {
@@ -83,8 +109,8 @@ std::string LinalgKernel(const std::string& target) {
     if (target.rfind(f, 0) != 0 || target.size() < f.size() + 1 || std::string("sdcz").find(target[f.size()]) == std::string::npos)
       continue;
     const std::string rest = target.substr(f.size() + 1);
-    if (f == "lapack_" && (rest == "potrf" || rest == "potrf_ffi" || rest == "trsm_ffi" || rest == "getrf" || rest == "getrf_ffi"))
-      return rest;
+    for (const char* k : {"potrf", "potrf_ffi", "trsm_ffi", "getrf", "getrf_ffi", "geqrf", "geqrf_ffi", "orgqr", "orgqr_ffi"})
+      if (f == "lapack_" && rest == k) return rest;
     if (f == "blas_" && rest == "trsm") return rest;
   }
   return "";
@@ -132,6 +158,18 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
     SetCholeskyLower(*l, lower);
     Instruction* info = CholeskyInfo(l, c.result_types[1], make, constant, logical_or());
     return std::vector<Instruction*>{l, info};
+  }
+  if (kernel == "geqrf" || kernel == "geqrf_ffi") {
+    // Legacy (batch, m, n, lwork, a) -> (a, taus, info, workspace); FFI (a) -> (a, taus).
+    if (c.operands.size() != (kernel == "geqrf" ? 5u : 1u)) return Error(c, "takes a matrix");
+    VKXLA_ASSIGN_OR_RETURN(QrFactors qr, BuildQrDecomposition(c.operands.back(), c.builders));
+    return WrittenResults(c, {qr.packed, qr.taus}, make, constant);
+  }
+  if (kernel == "orgqr" || kernel == "orgqr_ffi") {
+    // Legacy (batch, m, n, k, lwork, a, taus) -> (q, info, workspace); FFI (a, taus) -> q.
+    if (c.operands.size() != (kernel == "orgqr" ? 7u : 2u)) return Error(c, "takes the reflectors and their taus");
+    VKXLA_ASSIGN_OR_RETURN(Instruction * q, BuildHouseholderProduct(c.operands[c.operands.size() - 2], c.operands.back(), c.builders));
+    return WrittenResults(c, {q}, make, constant);
   }
   if (kernel == "getrf" || kernel == "getrf_ffi") {
     // Legacy (batch, m, n, a); FFI (a). Results: the factors, ipiv, info.
@@ -244,6 +282,16 @@ StatusOr<std::vector<Instruction*>> LowerExpandedCustomCall(const ExpandedCustom
   const size_t operands = c.operands.size(), results = c.result_types.size();
   if (const std::string kernel = LinalgKernel(c.target); !kernel.empty()) return LowerLinalg(c, kernel, make, constant, c.logical_or);
   if (IsThreefry(c.target)) return LowerThreefry(c, make, constant);
+  if (c.target == "Qr") {  // XLA's: (a) -> (packed, taus)
+    if (operands != 1) return Error(c, "takes a matrix");
+    VKXLA_ASSIGN_OR_RETURN(QrFactors qr, BuildQrDecomposition(c.operands[0], c.builders));
+    return WrittenResults(c, {qr.packed, qr.taus}, make, constant);
+  }
+  if (c.target == "ProductOfElementaryHouseholderReflectors") {
+    if (operands != 2) return Error(c, "takes the reflectors and their taus");
+    VKXLA_ASSIGN_OR_RETURN(Instruction * q, BuildHouseholderProduct(c.operands[0], c.operands[1], c.builders));
+    return WrittenResults(c, {q}, make, constant);
+  }
   if (c.target == "AllocateBuffer") {
     if (operands != 0 || results != 1 || !c.result_types[0].IsArray() || HasUnknownDims(c.result_types[0]))
       return Error(c, "takes nothing and gives one array of a static type");

@@ -524,6 +524,86 @@ TEST_F(ExpandedCustomCalls, JaxlibCpuLuMatchesLapacksGetrf) {
   }
 }
 
+// jaxlib's QR (jnp.linalg.qr exported on a CPU: geqrf then orgqr) and
+// XLA's Qr and ProductOfElementaryHouseholderReflectors: Q R gives the
+// matrix back, Q's columns are orthonormal, R is upper triangular with
+// LAPACK's signs (the diagonal -sign(alpha) |column|), batched, tall and
+// square, legacy and FFI forms; a zero column reflects nothing.
+TEST_F(ExpandedCustomCalls, QrByHouseholderReflections) {
+  std::mt19937_64 rng(9);
+  struct Case {
+    ElementType t;
+    int64_t batch, m, n;
+    int form;  // 0 FFI, 1 legacy tuples, 2 XLA's Qr
+  };
+  for (const Case& c : {Case{ElementType::kF32, 1, 4, 4, 0}, Case{ElementType::kF64, 2, 5, 3, 1}, Case{ElementType::kF32, 3, 3, 3, 2}}) {
+    const std::string ty = c.t == ElementType::kF32 ? "f32" : "f64", p = c.t == ElementType::kF32 ? "s" : "d";
+    const int64_t k = std::min(c.m, c.n);
+    const std::string b = c.batch > 1 ? std::to_string(c.batch) + "x" : "";
+    const std::string mat = "tensor<" + b + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + ty + ">";
+    const std::string tau = "tensor<" + b + std::to_string(k) + "x" + ty + ">";
+    SCOPED_TRACE(mat + " form " + std::to_string(c.form));
+    std::string body;
+    if (c.form == 0) {
+      body = "  %0:2 = stablehlo.custom_call @lapack_" + p + "geqrf_ffi(%a) : (" + mat + ") -> (" + mat + ", " + tau + ")\n"
+             "  %q = stablehlo.custom_call @lapack_" + p + "orgqr_ffi(%0#0, %0#1) : (" + mat + ", " + tau + ") -> " + mat + "\n"
+             "  return %q, %0#0 : " + mat + ", " + mat + "\n";
+    } else if (c.form == 1) {
+      const std::string geqrf = "tuple<" + mat + ", " + tau + ", tensor<i32>, tensor<8x" + ty + ">>";
+      const std::string orgqr = "tuple<" + mat + ", tensor<i32>, tensor<8x" + ty + ">>";
+      body = "  %i = stablehlo.constant dense<1> : tensor<i32>\n"
+             "  %0 = stablehlo.custom_call @lapack_" + p + "geqrf(%i, %i, %i, %i, %a) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, " + mat + ") -> " + geqrf + "\n"
+             "  %r = stablehlo.get_tuple_element %0[0] : (" + geqrf + ") -> " + mat + "\n"
+             "  %t = stablehlo.get_tuple_element %0[1] : (" + geqrf + ") -> " + tau + "\n"
+             "  %1 = stablehlo.custom_call @lapack_" + p + "orgqr(%i, %i, %i, %i, %i, %r, %t) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, " + mat + ", " + tau + ") -> " + orgqr + "\n"
+             "  %q = stablehlo.get_tuple_element %1[0] : (" + orgqr + ") -> " + mat + "\n"
+             "  return %q, %r : " + mat + ", " + mat + "\n";
+    } else {
+      const std::string qr = "tuple<" + mat + ", " + tau + ">";
+      body = "  %0 = stablehlo.custom_call @Qr(%a) : (" + mat + ") -> " + qr + "\n"
+             "  %r = stablehlo.get_tuple_element %0[0] : (" + qr + ") -> " + mat + "\n"
+             "  %t = stablehlo.get_tuple_element %0[1] : (" + qr + ") -> " + tau + "\n"
+             "  %q = stablehlo.custom_call @ProductOfElementaryHouseholderReflectors(%r, %t) : (" + mat + ", " + tau + ") -> " + mat + "\n"
+             "  return %q, %r : " + mat + ", " + mat + "\n";
+    }
+    auto prog = ReadStablehlo("func.func @main(%a: " + mat + ") -> (" + mat + ", " + mat + ") {\n" + body + "}\n", false);
+    ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+    std::vector<int64_t> dims = {c.m, c.n};
+    if (c.batch > 1) dims.insert(dims.begin(), c.batch);
+    Literal a(Shape(c.t, dims));
+    std::uniform_int_distribution<int> d(-8, 8);
+    for (int64_t i = 0; i < a.element_count(); ++i) a.Set(i, Scalar::Float(c.t, d(rng) / 4.0));
+    if (c.batch > 1)  // a zero second column in the last member
+      for (int64_t i = 0; i < c.m; ++i) a.Set((c.batch - 1) * c.m * c.n + i * c.n + 1, Scalar::Float(c.t, 0));
+    auto got = CompileAndRun(*prog->module, {a});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const Literal& q = got->tuple_elements()[0];
+    const Literal& r = got->tuple_elements()[1];
+    const double tol = c.t == ElementType::kF32 ? 2e-5 : 1e-12;
+    for (int64_t bi = 0; bi < c.batch; ++bi) {
+      const int64_t base = bi * c.m * c.n;
+      auto Q = [&](int64_t i, int64_t j) { return q.Get(base + i * c.n + j).re; };
+      auto R = [&](int64_t i, int64_t j) { return i <= j ? r.Get(base + i * c.n + j).re : 0.0; };
+      for (int64_t i = 0; i < c.m; ++i)
+        for (int64_t j = 0; j < c.n; ++j) {
+          double qr = 0;
+          for (int64_t l = 0; l < c.n; ++l) qr += Q(i, l) * R(l, j);
+          EXPECT_NEAR(qr, a.Get(base + i * c.n + j).re, tol * 16) << "Q R at " << i << "," << j << " batch " << bi;
+        }
+      for (int64_t i = 0; i < c.n; ++i)
+        for (int64_t j = 0; j < c.n; ++j) {
+          double dot = 0;
+          for (int64_t l = 0; l < c.m; ++l) dot += Q(l, i) * Q(l, j);
+          EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, tol * 16) << "Q^T Q at " << i << "," << j << " batch " << bi;
+        }
+      // LAPACK's sign: R's diagonal is -sign(a_jj') |.| where the column is reflected.
+      double norm0 = 0;
+      for (int64_t i = 0; i < c.m; ++i) norm0 += a.Get(base + i * c.n).re * a.Get(base + i * c.n).re;
+      EXPECT_NEAR(R(0, 0), (a.Get(base).re >= 0 ? -1 : 1) * std::sqrt(norm0), tol * 16) << "batch " << bi;
+    }
+  }
+}
+
 TEST_F(ExpandedCustomCalls, BadOperandsAreErrorsAtTheirPosition) {
   const Literal x = F32Matrix(2, 5, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3});
   EXPECT_NE(RunRefined(R"(

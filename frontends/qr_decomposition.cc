@@ -1,0 +1,186 @@
+#include "frontends/qr_decomposition.h"
+
+#include <algorithm>
+
+#include "frontends/array_ops.h"
+#include "ir/module.h"
+
+namespace vkxla {
+namespace {
+
+Status CheckReal(const Shape& s, const char* what) {
+  if (!s.IsArray() || s.rank() < 2 || !IsFloat(s.element_type()) || BitWidth(s.element_type()) < 32)
+    return Unimplemented(std::string(what) + " of " + s.ToString() + ": f32 and f64 matrices are supported");
+  return OkStatus();
+}
+
+Computation* AddComputation(const ComputationBuilders& b, ElementType t) {
+  Computation* add = b.new_computation();
+  ArrayOps o(b.make_in(add), b.constant_in(add));
+  add->set_root(o.Make(Opcode::kAdd, Shape::Scalar(t), {Parameter(o, Shape::Scalar(t), 0), Parameter(o, Shape::Scalar(t), 1)}));
+  return add;
+}
+
+// The loop `state` = (counter, ...) runs while its counter compares `dir` to `bound`.
+Computation* CounterCondition(const ComputationBuilders& b, const Shape& state, ComparisonDirection dir, int64_t bound) {
+  Computation* cond = b.new_computation();
+  ArrayOps o(b.make_in(cond), b.constant_in(cond));
+  Instruction* i = o.Element(Parameter(o, state, 0), 0);
+  cond->set_root(o.Compare(i, o.Const(ElementType::kS32, static_cast<double>(bound)), dir));
+  return cond;
+}
+
+// The dims of a batch of matrices and the maps that spread their parts.
+struct Frame {
+  std::vector<int64_t> dims, batch, col_dims, row_dims;  // [..., m, n], [...], [..., m], [..., n]
+  std::vector<int64_t> batch_map, col_map, row_map;
+  int64_t rank = 0, m = 0, n = 0;
+  explicit Frame(const Shape& s) : dims(s.dims()), rank(s.rank()), m(s.dim(s.rank() - 2)), n(s.dim(s.rank() - 1)) {
+    batch.assign(dims.begin(), dims.end() - 2);
+    col_dims = batch;
+    col_dims.push_back(m);
+    row_dims = batch;
+    row_dims.push_back(n);
+    batch_map = Iota0(static_cast<int64_t>(batch.size()));
+    col_map = batch_map;
+    col_map.push_back(rank - 2);
+    row_map = batch_map;
+    row_map.push_back(rank - 1);
+  }
+};
+
+}  // namespace
+
+StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilders& b) {
+  VKXLA_RETURN_IF_ERROR(CheckReal(a->shape, "QR decomposition"));
+  const Frame f(a->shape);
+  const ElementType t = a->shape.element_type();
+  const int64_t k = std::min(f.m, f.n);
+  std::vector<int64_t> k_dims = f.batch;
+  k_dims.push_back(k);
+  const Shape i32 = Shape::Scalar(ElementType::kS32);
+  const Shape state = Shape::Tuple({i32, a->shape, Shape(t, k_dims)});
+  Computation* add = AddComputation(b, t);
+  Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, k);
+  Computation* body = b.new_computation();
+  {
+    ArrayOps o(b.make_in(body), b.constant_in(body));
+    Instruction* p = Parameter(o, state, 0);
+    Instruction* j = o.Element(p, 0);
+    Instruction* x = o.Element(p, 1);
+    Instruction* taus = o.Element(p, 2);
+    const int64_t rd = f.rank - 2, cd = f.rank - 1;
+    Instruction* rows = o.Iota(ElementType::kS32, f.dims, rd);
+    Instruction* cols = o.Iota(ElementType::kS32, f.dims, cd);
+    Instruction* jm = o.Spread(j, f.dims, {});
+    Instruction* zero = o.Fill(t, 0, f.dims);
+    // Column j: alpha on the diagonal, the part below it to be reflected away.
+    Instruction* col = o.Sum(o.Select(o.Compare(cols, jm, ComparisonDirection::kEq), x, zero), cd, add);  // [..., m]
+    Instruction* col_rows = o.Iota(ElementType::kS32, f.col_dims, f.rank - 2);
+    Instruction* jc = o.Spread(j, f.col_dims, {});
+    Instruction* zero_col = o.Fill(t, 0, f.col_dims);
+    Instruction* alpha = o.Sum(o.Select(o.Compare(col_rows, jc, ComparisonDirection::kEq), col, zero_col), f.rank - 2, add);
+    Instruction* below = o.Compare(col_rows, jc, ComparisonDirection::kGt);
+    Instruction* tail = o.Select(below, col, zero_col);
+    Instruction* tail2 = o.Sum(o.Binary(Opcode::kMultiply, tail, tail), f.rank - 2, add);  // [...]
+    // dlarfg: beta = -sign(alpha) |(alpha, tail)|, tau = (beta - alpha) / beta,
+    // v = tail / (alpha - beta); nothing to reflect (tau 0) where the tail is zero.
+    Instruction* nz = o.Compare(tail2, o.Fill(t, 0, f.batch), ComparisonDirection::kNe);
+    Instruction* norm = o.Make(Opcode::kSqrt, alpha->shape, {o.Binary(Opcode::kAdd, o.Binary(Opcode::kMultiply, alpha, alpha), tail2)});
+    Instruction* beta = o.Select(o.Compare(alpha, o.Fill(t, 0, f.batch), ComparisonDirection::kGe),
+                                 o.Make(Opcode::kNegate, norm->shape, {norm}), norm);
+    Instruction* zero_b = o.Fill(t, 0, f.batch);
+    Instruction* tau = o.Select(nz, o.Binary(Opcode::kDivide, o.Binary(Opcode::kSubtract, beta, alpha), beta), zero_b);
+    Instruction* scale = o.Select(nz, o.Binary(Opcode::kDivide, o.Fill(t, 1, f.batch), o.Binary(Opcode::kSubtract, alpha, beta)), zero_b);
+    Instruction* v = o.Select(below, o.Binary(Opcode::kMultiply, tail, o.Spread(scale, f.col_dims, f.batch_map)),
+                              o.Select(o.Compare(col_rows, jc, ComparisonDirection::kEq), o.Fill(t, 1, f.col_dims), zero_col));
+    // H = I - tau v v^T applied to the columns after j.
+    Instruction* vm = o.Spread(v, f.dims, f.col_map);
+    Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, vm, x), rd, add);  // [..., n]
+    Instruction* tw = o.Binary(Opcode::kMultiply, w, o.Spread(tau, f.row_dims, f.batch_map));
+    Instruction* later = o.Compare(cols, jm, ComparisonDirection::kGt);
+    Instruction* reflected = o.Select(later, o.Binary(Opcode::kSubtract, x, o.Binary(Opcode::kMultiply, vm, o.Spread(tw, f.dims, f.row_map))), x);
+    // Column j: beta on the diagonal (alpha where nothing was reflected), v below.
+    Instruction* at_j = o.Compare(cols, jm, ComparisonDirection::kEq);
+    Instruction* diag = o.Select(nz, beta, alpha);
+    Instruction* next = o.Select(o.Binary(Opcode::kAnd, at_j, o.Compare(rows, jm, ComparisonDirection::kGt)), vm,
+                                 o.Select(o.Binary(Opcode::kAnd, at_j, o.Compare(rows, jm, ComparisonDirection::kEq)),
+                                          o.Spread(diag, f.dims, f.batch_map), reflected));
+    Instruction* k_iota = o.Iota(ElementType::kS32, k_dims, f.rank - 2);
+    Instruction* next_taus = o.Select(o.Compare(k_iota, o.Spread(j, k_dims, {}), ComparisonDirection::kEq),
+                                      o.Spread(tau, k_dims, f.batch_map), taus);
+    Instruction* j1 = o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1));
+    body->set_root(o.Make(Opcode::kTuple, state, {j1, next, next_taus}));
+  }
+  ArrayOps o(b.make, b.constant);
+  Instruction* init = o.Make(Opcode::kTuple, state, {o.Const(ElementType::kS32, 0), a, o.Fill(t, 0, k_dims)});
+  Instruction* loop = o.Make(Opcode::kWhile, state, {init});
+  loop->called_computations = {{"condition", cond}, {"body", body}};
+  return QrFactors{o.Element(loop, 1), o.Element(loop, 2)};
+}
+
+StatusOr<Instruction*> BuildHouseholderProduct(Instruction* packed, Instruction* taus, const ComputationBuilders& b) {
+  VKXLA_RETURN_IF_ERROR(CheckReal(packed->shape, "The product of Householder reflectors"));
+  const Frame f(packed->shape);
+  const ElementType t = packed->shape.element_type();
+  const Shape& ts = taus->shape;
+  if (!ts.IsArray() || ts.element_type() != t || ts.rank() != f.rank - 1 ||
+      !std::equal(f.batch.begin(), f.batch.end(), ts.dims().begin()) || ts.dims().back() > f.n || f.n > f.m)
+    return InvalidArgument("the product of Householder reflectors takes [..., m, n] (n <= m) and taus [..., k] (k <= n), not " +
+                           packed->shape.ToString() + " and " + ts.ToString());
+  const int64_t k = ts.dims().back();
+  const Shape i32 = Shape::Scalar(ElementType::kS32);
+  const Shape state = Shape::Tuple({i32, packed->shape, ts});
+  Computation* add = AddComputation(b, t);
+  Computation* cond = CounterCondition(b, state, ComparisonDirection::kGe, 0);
+  Computation* body = b.new_computation();
+  {
+    ArrayOps o(b.make_in(body), b.constant_in(body));
+    Instruction* p = Parameter(o, state, 0);
+    Instruction* i = o.Element(p, 0);
+    Instruction* q = o.Element(p, 1);
+    Instruction* tv = o.Element(p, 2);
+    const int64_t rd = f.rank - 2, cd = f.rank - 1;
+    Instruction* rows = o.Iota(ElementType::kS32, f.dims, rd);
+    Instruction* cols = o.Iota(ElementType::kS32, f.dims, cd);
+    Instruction* im = o.Spread(i, f.dims, {});
+    Instruction* zero = o.Fill(t, 0, f.dims);
+    Instruction* k_iota = o.Iota(ElementType::kS32, ts.dims(), f.rank - 2);
+    Instruction* tau = o.Sum(o.Select(o.Compare(k_iota, o.Spread(i, ts.dims(), {}), ComparisonDirection::kEq), tv, o.Fill(t, 0, ts.dims())),
+                             f.rank - 2, add);  // [...]
+    // v: 1 at row i, column i of q below it.
+    Instruction* at_i = o.Compare(cols, im, ComparisonDirection::kEq);
+    Instruction* col = o.Sum(o.Select(at_i, q, zero), cd, add);  // [..., m]
+    Instruction* col_rows = o.Iota(ElementType::kS32, f.col_dims, f.rank - 2);
+    Instruction* ic = o.Spread(i, f.col_dims, {});
+    Instruction* v = o.Select(o.Compare(col_rows, ic, ComparisonDirection::kGt), col,
+                              o.Select(o.Compare(col_rows, ic, ComparisonDirection::kEq), o.Fill(t, 1, f.col_dims), o.Fill(t, 0, f.col_dims)));
+    Instruction* vm = o.Spread(v, f.dims, f.col_map);
+    // H(i) applied to the columns after i.
+    Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, vm, q), rd, add);
+    Instruction* tw = o.Binary(Opcode::kMultiply, w, o.Spread(tau, f.row_dims, f.batch_map));
+    Instruction* applied = o.Select(o.Compare(cols, im, ComparisonDirection::kGt),
+                                    o.Binary(Opcode::kSubtract, q, o.Binary(Opcode::kMultiply, vm, o.Spread(tw, f.dims, f.row_map))), q);
+    // Column i: -tau v below the diagonal, 1 - tau on it, 0 above.
+    Instruction* taum = o.Spread(tau, f.dims, f.batch_map);
+    Instruction* column = o.Select(o.Compare(rows, im, ComparisonDirection::kGt), o.Binary(Opcode::kMultiply, o.Make(Opcode::kNegate, taum->shape, {taum}), vm),
+                                   o.Select(o.Compare(rows, im, ComparisonDirection::kEq),
+                                            o.Binary(Opcode::kSubtract, o.Fill(t, 1, f.dims), taum), zero));
+    Instruction* next = o.Select(at_i, column, applied);
+    Instruction* i1 = o.Binary(Opcode::kSubtract, i, o.Const(ElementType::kS32, 1));
+    body->set_root(o.Make(Opcode::kTuple, state, {i1, next, tv}));
+  }
+  // Columns from k on start as the identity's.
+  ArrayOps o(b.make, b.constant);
+  Instruction* rows = o.Iota(ElementType::kS32, f.dims, f.rank - 2);
+  Instruction* cols = o.Iota(ElementType::kS32, f.dims, f.rank - 1);
+  Instruction* identity = o.Select(o.Compare(rows, cols, ComparisonDirection::kEq), o.Fill(t, 1, f.dims), o.Fill(t, 0, f.dims));
+  Instruction* start = o.Select(o.Compare(cols, o.Fill(ElementType::kS32, static_cast<double>(k), f.dims), ComparisonDirection::kGe),
+                                identity, packed);
+  Instruction* init = o.Make(Opcode::kTuple, state, {o.Const(ElementType::kS32, static_cast<double>(k - 1)), start, taus});
+  Instruction* loop = o.Make(Opcode::kWhile, state, {init});
+  loop->called_computations = {{"condition", cond}, {"body", body}};
+  return o.Element(loop, 1);
+}
+
+}  // namespace vkxla
