@@ -124,4 +124,55 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
   return LuFactors{o.Element(loop, 1), o.Element(loop, 2), o.Element(loop, 3)};
 }
 
+StatusOr<Instruction*> BuildPivotsToPermutation(Instruction* pivots, int64_t size, const ComputationBuilders& b) {
+  const Shape& s = pivots->shape;
+  if (!s.IsArray() || s.rank() < 1 || s.element_type() != ElementType::kS32 || size < 0 || size > (int64_t{1} << 31) - 1)
+    return InvalidArgument("pivots to a permutation take s32[..., k] pivots and a size, not " + s.ToString());
+  const int64_t rank = s.rank(), k = s.dim(rank - 1);
+  std::vector<int64_t> batch(s.dims().begin(), s.dims().end() - 1), dims = batch;
+  dims.push_back(size);
+  const std::vector<int64_t> batch_map = Iota0(static_cast<int64_t>(batch.size()));
+  const Shape i32 = Shape::Scalar(ElementType::kS32), perm_shape(ElementType::kS32, dims);
+  const Shape state = Shape::Tuple({i32, perm_shape, s});
+  Computation* add = b.new_computation();
+  {
+    ArrayOps o(b.make_in(add), b.constant_in(add));
+    add->set_root(o.Make(Opcode::kAdd, i32, {Parameter(o, i32, 0), Parameter(o, i32, 1)}));
+  }
+  Computation* cond = b.new_computation();
+  {
+    ArrayOps o(b.make_in(cond), b.constant_in(cond));
+    cond->set_root(o.Compare(o.Element(Parameter(o, state, 0), 0), o.Const(ElementType::kS32, static_cast<double>(k)),
+                             ComparisonDirection::kLt));
+  }
+  Computation* body = b.new_computation();
+  {
+    ArrayOps o(b.make_in(body), b.constant_in(body));
+    Instruction* p = Parameter(o, state, 0);
+    Instruction* j = o.Element(p, 0);
+    Instruction* perm = o.Element(p, 1);
+    Instruction* piv = o.Element(p, 2);
+    Instruction* k_iota = o.Iota(ElementType::kS32, s.dims(), rank - 1);
+    Instruction* pj = o.Sum(o.Select(o.Compare(k_iota, o.Spread(j, s.dims(), {}), ComparisonDirection::kEq), piv,
+                                     o.Fill(ElementType::kS32, 0, s.dims())),
+                            rank - 1, add);  // [...]
+    Instruction* in_range = o.Binary(Opcode::kAnd, o.Compare(pj, o.Fill(ElementType::kS32, 0, batch), ComparisonDirection::kGe),
+                                     o.Compare(pj, o.Fill(ElementType::kS32, static_cast<double>(size), batch), ComparisonDirection::kLt));
+    Instruction* idx = o.Iota(ElementType::kS32, dims, rank - 1);
+    Instruction* at_j = o.Compare(idx, o.Spread(j, dims, {}), ComparisonDirection::kEq);
+    Instruction* at_p = o.Compare(idx, o.Spread(pj, dims, batch_map), ComparisonDirection::kEq);
+    Instruction* zeros = o.Fill(ElementType::kS32, 0, dims);
+    Instruction* value_j = o.Spread(o.Sum(o.Select(at_j, perm, zeros), rank - 1, add), dims, batch_map);
+    Instruction* value_p = o.Spread(o.Sum(o.Select(at_p, perm, zeros), rank - 1, add), dims, batch_map);
+    Instruction* swapped = o.Select(at_j, value_p, o.Select(at_p, value_j, perm));
+    Instruction* next = o.Select(o.Spread(in_range, dims, batch_map), swapped, perm);
+    body->set_root(o.Make(Opcode::kTuple, state, {o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), next, piv}));
+  }
+  ArrayOps o(b.make, b.constant);
+  Instruction* init = o.Make(Opcode::kTuple, state, {o.Const(ElementType::kS32, 0), o.Iota(ElementType::kS32, dims, rank - 1), pivots});
+  Instruction* loop = o.Make(Opcode::kWhile, state, {init});
+  loop->called_computations = {{"condition", cond}, {"body", body}};
+  return o.Element(loop, 1);
+}
+
 }  // namespace vkxla

@@ -35,4 +35,9 @@ struct LuFactors {
 // `a`: real floating point, [..., m, n].
 StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilders& b);
 
+// The permutation s32[..., size] the row swaps `pivots` s32[..., k] make of
+// the identity, in order (0-based: row j swapped with row pivots[j]; a
+// pivot outside [0, size) swaps nothing, as jaxlib's kernels do).
+StatusOr<Instruction*> BuildPivotsToPermutation(Instruction* pivots, int64_t size, const ComputationBuilders& b);
+
 }  // namespace vkxla

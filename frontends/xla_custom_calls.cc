@@ -16,7 +16,8 @@ namespace {
 
 constexpr const char* kTargets[] = {"stablehlo.dynamic_top_k", "stablehlo.dynamic_rng_bit_generator",
                                     "stablehlo.dynamic_reduce_window", "stablehlo.dynamic_approx_top_k", "ApproxTopK",
-                                    "AllocateBuffer", "Qr", "ProductOfElementaryHouseholderReflectors"};
+                                    "AllocateBuffer", "Qr", "ProductOfElementaryHouseholderReflectors", "LuDecomposition",
+                                    "cu_lu_pivots_to_permutation", "hip_lu_pivots_to_permutation", "oneapi_lu_pivots_to_permutation"};
 
 Status Error(const ExpandedCustomCall& c, const std::string& m) { return InvalidArgument("custom_call @" + c.target + ": " + m); }
 
@@ -282,6 +283,21 @@ StatusOr<std::vector<Instruction*>> LowerExpandedCustomCall(const ExpandedCustom
   const size_t operands = c.operands.size(), results = c.result_types.size();
   if (const std::string kernel = LinalgKernel(c.target); !kernel.empty()) return LowerLinalg(c, kernel, make, constant, c.logical_or);
   if (IsThreefry(c.target)) return LowerThreefry(c, make, constant);
+  if (c.target == "LuDecomposition") {  // XLA's: (a) -> (lu, 0-based pivots, permutation)
+    if (operands != 1 || !c.operands[0]->shape.IsArray() || c.operands[0]->shape.rank() < 2) return Error(c, "takes a matrix");
+    VKXLA_ASSIGN_OR_RETURN(LuFactors lu, BuildLuDecomposition(c.operands[0], c.builders));
+    Instruction* one = make(Opcode::kBroadcast, lu.pivots->shape, {constant(Literal::ScalarOf(Scalar::Int(ElementType::kS32, 1)))});
+    one->dimensions = std::vector<int64_t>{};
+    Instruction* pivots = make(Opcode::kSubtract, lu.pivots->shape, {lu.pivots, one});
+    VKXLA_ASSIGN_OR_RETURN(Instruction * perm, BuildPivotsToPermutation(pivots, c.operands[0]->shape.dims()[c.operands[0]->shape.rank() - 2], c.builders));
+    return WrittenResults(c, {lu.lu, pivots, perm}, make, constant);
+  }
+  if (c.target.find("lu_pivots_to_permutation") != std::string::npos) {  // jaxlib's GPU kernels: 0-based pivots
+    if (operands != 1 || results != 1 || !c.result_types[0].IsArray() || c.result_types[0].rank() < 1)
+      return Error(c, "takes pivots and gives one permutation");
+    VKXLA_ASSIGN_OR_RETURN(Instruction * perm, BuildPivotsToPermutation(c.operands[0], c.result_types[0].dims().back(), c.builders));
+    return WrittenResults(c, {perm}, make, constant);
+  }
   if (c.target == "Qr") {  // XLA's: (a) -> (packed, taus)
     if (operands != 1) return Error(c, "takes a matrix");
     VKXLA_ASSIGN_OR_RETURN(QrFactors qr, BuildQrDecomposition(c.operands[0], c.builders));

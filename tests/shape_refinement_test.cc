@@ -524,6 +524,33 @@ TEST_F(ExpandedCustomCalls, JaxlibCpuLuMatchesLapacksGetrf) {
   }
 }
 
+// jaxlib's GPU pivots-to-permutation kernels (0-based row swaps, those
+// out of range skipped) and XLA's LuDecomposition (the factors, 0-based
+// pivots, the permutation): against the swaps done by hand.
+TEST_F(ExpandedCustomCalls, PivotsBecomePermutations) {
+  Literal piv(Shape(ElementType::kS32, {2, 3}));
+  const int pv[] = {2, 2, 9, 1, -1, 1};
+  for (int64_t i = 0; i < 6; ++i) piv.Set(i, Scalar::Int(ElementType::kS32, pv[i]));
+  // [0,1,2,3]: swap 0,2 -> [2,1,0,3]; swap 1,2 -> [2,0,1,3]; 9 out of range. [0,1,2,3]: swap 0,1 -> [1,0,2,3]; -1 skipped; 2,1 -> [1,2,0,3].
+  EXPECT_EQ(RunRefined(R"(
+func.func @main(%p: tensor<2x3xi32>) -> tensor<2x4xi32> {
+  %0 = stablehlo.custom_call @cu_lu_pivots_to_permutation(%p) {mhlo.backend_config = {}} : (tensor<2x3xi32>) -> tensor<2x4xi32>
+  return %0 : tensor<2x4xi32>
+})", {piv}),
+            "s32[2,4] {{2, 0, 1, 3}, {1, 2, 0, 3}}");
+  Literal a(Shape(ElementType::kF32, {3, 3}));
+  for (int64_t i = 0; i < 9; ++i) a.Set(i, Scalar::Float(ElementType::kF32, static_cast<double>(i)));
+  EXPECT_EQ(RunRefined(R"(
+func.func @main(%a: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>) {
+  %0 = stablehlo.custom_call @LuDecomposition(%a) : (tensor<3x3xf32>) -> tuple<tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>>
+  %1 = stablehlo.get_tuple_element %0[0] : (tuple<tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>>) -> tensor<3x3xf32>
+  %2 = stablehlo.get_tuple_element %0[1] : (tuple<tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>>) -> tensor<3xi32>
+  %3 = stablehlo.get_tuple_element %0[2] : (tuple<tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>>) -> tensor<3xi32>
+  return %1, %2, %3 : tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>
+})", {a}),
+            "(f32[3,3], s32[3], s32[3]) ({{6, 7, 8}, {0, 1, 2}, {0.5, 0.5, 0}}, {2, 2, 2}, {2, 0, 1})");
+}
+
 // jaxlib's QR (jnp.linalg.qr exported on a CPU: geqrf then orgqr) and
 // XLA's Qr and ProductOfElementaryHouseholderReflectors: Q R gives the
 // matrix back, Q's columns are orthonormal, R is upper triangular with
