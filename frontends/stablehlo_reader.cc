@@ -1807,8 +1807,10 @@ StatusOr<std::vector<Instruction*>> Reader::LowerExpandedCall(const Statement& s
   };
   const auto [make, constant] = Makers(s.at);
   StatusOr<std::vector<Instruction*>> r = LowerExpandedCustomCall(call, make, constant);
-  if (!r.ok() && r.status().code() != StatusCode::kUnimplemented) return c_.Error(s.at, r.status().message());
-  return r;
+  if (r.ok()) return r;
+  if (r.status().code() == StatusCode::kUnimplemented)
+    return Unimplemented(c_.Where(s.at) + ": custom_call @" + target + ": " + r.status().message());
+  return c_.Error(s.at, r.status().message());
 }
 
 const Function* Reader::FindFunction(const std::string& name) const {

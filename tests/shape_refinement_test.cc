@@ -632,6 +632,13 @@ TEST_F(ExpandedCustomCalls, QrByHouseholderReflections) {
 }
 
 TEST_F(ExpandedCustomCalls, BadOperandsAreErrorsAtTheirPosition) {
+  Literal z(Shape(ElementType::kC64, {2, 2}));
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%a: tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<2xi32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%a) : (tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<2xi32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<2x2xcomplex<f32>>, tensor<2xi32>, tensor<i32>
+})", {z}).find("3:3: custom_call @lapack_cgetrf_ffi: LU decomposition of c64[2,2]"),
+            std::string::npos);
   const Literal x = F32Matrix(2, 5, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3});
   EXPECT_NE(RunRefined(R"(
 func.func @main(%x: tensor<2x5xf32>) -> (tensor<2x9xf32>, tensor<2x9xi32>) {
