@@ -3,13 +3,26 @@
 // work (frontends/lu_decomposition.h, frontends/qr_decomposition.h).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "frontends/chlo_mulhi.h"
 #include "ir/instruction.h"
 #include "ir/literal.h"
+#include "ir/module.h"
 
 namespace vkxla {
+
+// How the builder adds instructions: to the computation being read, or to
+// a new computation of the module (a loop's condition and body, a
+// reducer).
+struct ComputationBuilders {
+  HloMaker make;                                        // in the computation being read
+  ConstantMaker constant;                               // likewise
+  std::function<Computation*()> new_computation;        // an empty one in the module
+  std::function<HloMaker(Computation*)> make_in;        // instructions in another
+  std::function<ConstantMaker(Computation*)> constant_in;
+};
 
 // Builds array work (elementwise, spreads, masked sums) in one computation.
 class ArrayOps {
@@ -74,5 +87,30 @@ inline Instruction* Parameter(ArrayOps& o, const Shape& s, int64_t number) {
   return p;
 }
 
+
+// (a, b) -> a + b over scalars of t, a computation of the module: the
+// masked sums that pick a row, a column or an element.
+inline Computation* AddComputation(const ComputationBuilders& b, ElementType t) {
+  Computation* add = b.new_computation();
+  ArrayOps o(b.make_in(add), b.constant_in(add));
+  add->set_root(o.Make(Opcode::kAdd, Shape::Scalar(t), {Parameter(o, Shape::Scalar(t), 0), Parameter(o, Shape::Scalar(t), 1)}));
+  return add;
+}
+
+// A loop's condition: its `state`'s element 0 (an s32 counter) compared
+// `dir` to `bound`.
+inline Computation* CounterCondition(const ComputationBuilders& b, const Shape& state, ComparisonDirection dir, int64_t bound) {
+  Computation* cond = b.new_computation();
+  ArrayOps o(b.make_in(cond), b.constant_in(cond));
+  cond->set_root(o.Compare(o.Element(Parameter(o, state, 0), 0), o.Const(ElementType::kS32, static_cast<double>(bound)), dir));
+  return cond;
+}
+
+// A while loop over `state` from `init`, in the computation being read.
+inline Instruction* CountedLoop(ArrayOps& o, const Shape& state, std::vector<Instruction*> init, Computation* cond, Computation* body) {
+  Instruction* loop = o.Make(Opcode::kWhile, state, {o.Make(Opcode::kTuple, state, std::move(init))});
+  loop->called_computations = {{"condition", cond}, {"body", body}};
+  return loop;
+}
 
 }  // namespace vkxla

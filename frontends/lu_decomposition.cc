@@ -23,12 +23,7 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
   const Shape state = Shape::Tuple({i32, s, Shape(ElementType::kS32, k_dims), Shape(ElementType::kS32, batch)});
   const std::vector<int64_t> batch_map = Iota0(static_cast<int64_t>(batch.size()));
 
-  // add over t, for the sums that extract a row, a column or an element.
-  Computation* add = b.new_computation();
-  {
-    ArrayOps o(b.make_in(add), b.constant_in(add));
-    add->set_root(o.Make(Opcode::kAdd, Shape::Scalar(t), {Parameter(o, Shape::Scalar(t), 0), Parameter(o, Shape::Scalar(t), 1)}));
-  }
+  Computation* add = AddComputation(b, t);
   // (value, row) pairs: the larger value, the lower row among equals.
   Computation* argmax = b.new_computation();
   {
@@ -43,12 +38,7 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
                                            o.Compare(ai, bi, ComparisonDirection::kLt)));
     argmax->set_root(o.Make(Opcode::kTuple, Shape::Tuple({st, i32}), {o.Select(first, av, bv), o.Select(first, ai, bi)}));
   }
-  Computation* cond = b.new_computation();
-  {
-    ArrayOps o(b.make_in(cond), b.constant_in(cond));
-    Instruction* j = o.Element(Parameter(o, state, 0), 0);
-    cond->set_root(o.Compare(j, o.Const(ElementType::kS32, static_cast<double>(k)), ComparisonDirection::kLt));
-  }
+  Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, k);
   Computation* body = b.new_computation();
   {
     ArrayOps o(b.make_in(body), b.constant_in(body));
@@ -117,10 +107,8 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
     body->set_root(o.Make(Opcode::kTuple, state, {j1, next, next_ipiv, next_info}));
   }
   ArrayOps o(b.make, b.constant);
-  Instruction* init = o.Make(Opcode::kTuple, state,
-                             {o.Const(ElementType::kS32, 0), a, o.Fill(ElementType::kS32, 0, k_dims), o.Fill(ElementType::kS32, 0, batch)});
-  Instruction* loop = o.Make(Opcode::kWhile, state, {init});
-  loop->called_computations = {{"condition", cond}, {"body", body}};
+  Instruction* loop = CountedLoop(
+      o, state, {o.Const(ElementType::kS32, 0), a, o.Fill(ElementType::kS32, 0, k_dims), o.Fill(ElementType::kS32, 0, batch)}, cond, body);
   return LuFactors{o.Element(loop, 1), o.Element(loop, 2), o.Element(loop, 3)};
 }
 
@@ -134,17 +122,8 @@ StatusOr<Instruction*> BuildPivotsToPermutation(Instruction* pivots, int64_t siz
   const std::vector<int64_t> batch_map = Iota0(static_cast<int64_t>(batch.size()));
   const Shape i32 = Shape::Scalar(ElementType::kS32), perm_shape(ElementType::kS32, dims);
   const Shape state = Shape::Tuple({i32, perm_shape, s});
-  Computation* add = b.new_computation();
-  {
-    ArrayOps o(b.make_in(add), b.constant_in(add));
-    add->set_root(o.Make(Opcode::kAdd, i32, {Parameter(o, i32, 0), Parameter(o, i32, 1)}));
-  }
-  Computation* cond = b.new_computation();
-  {
-    ArrayOps o(b.make_in(cond), b.constant_in(cond));
-    cond->set_root(o.Compare(o.Element(Parameter(o, state, 0), 0), o.Const(ElementType::kS32, static_cast<double>(k)),
-                             ComparisonDirection::kLt));
-  }
+  Computation* add = AddComputation(b, ElementType::kS32);
+  Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, k);
   Computation* body = b.new_computation();
   {
     ArrayOps o(b.make_in(body), b.constant_in(body));
@@ -169,9 +148,7 @@ StatusOr<Instruction*> BuildPivotsToPermutation(Instruction* pivots, int64_t siz
     body->set_root(o.Make(Opcode::kTuple, state, {o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), next, piv}));
   }
   ArrayOps o(b.make, b.constant);
-  Instruction* init = o.Make(Opcode::kTuple, state, {o.Const(ElementType::kS32, 0), o.Iota(ElementType::kS32, dims, rank - 1), pivots});
-  Instruction* loop = o.Make(Opcode::kWhile, state, {init});
-  loop->called_computations = {{"condition", cond}, {"body", body}};
+  Instruction* loop = CountedLoop(o, state, {o.Const(ElementType::kS32, 0), o.Iota(ElementType::kS32, dims, rank - 1), pivots}, cond, body);
   return o.Element(loop, 1);
 }
 

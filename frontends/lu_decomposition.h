@@ -9,22 +9,11 @@
 
 #include <functional>
 
-#include "frontends/chlo_mulhi.h"
+#include "frontends/array_ops.h"
 #include "ir/instruction.h"
 #include "vkxla/status.h"
 
 namespace vkxla {
-
-// How the builder adds instructions: to the computation being read, or to
-// a new computation of the module (a loop's condition and body, a
-// reducer).
-struct ComputationBuilders {
-  HloMaker make;                                        // in the computation being read
-  ConstantMaker constant;                               // likewise
-  std::function<Computation*()> new_computation;        // an empty one in the module
-  std::function<HloMaker(Computation*)> make_in;        // instructions in another
-  std::function<ConstantMaker(Computation*)> constant_in;
-};
 
 struct LuFactors {
   Instruction* lu = nullptr;     // L below the diagonal (unit diagonal implied), U on and above

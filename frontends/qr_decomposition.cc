@@ -14,22 +14,6 @@ Status CheckReal(const Shape& s, const char* what) {
   return OkStatus();
 }
 
-Computation* AddComputation(const ComputationBuilders& b, ElementType t) {
-  Computation* add = b.new_computation();
-  ArrayOps o(b.make_in(add), b.constant_in(add));
-  add->set_root(o.Make(Opcode::kAdd, Shape::Scalar(t), {Parameter(o, Shape::Scalar(t), 0), Parameter(o, Shape::Scalar(t), 1)}));
-  return add;
-}
-
-// The loop `state` = (counter, ...) runs while its counter compares `dir` to `bound`.
-Computation* CounterCondition(const ComputationBuilders& b, const Shape& state, ComparisonDirection dir, int64_t bound) {
-  Computation* cond = b.new_computation();
-  ArrayOps o(b.make_in(cond), b.constant_in(cond));
-  Instruction* i = o.Element(Parameter(o, state, 0), 0);
-  cond->set_root(o.Compare(i, o.Const(ElementType::kS32, static_cast<double>(bound)), dir));
-  return cond;
-}
-
 // The dims of a batch of matrices and the maps that spread their parts.
 struct Frame {
   std::vector<int64_t> dims, batch, col_dims, row_dims;  // [..., m, n], [...], [..., m], [..., n]
@@ -113,9 +97,7 @@ StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilde
     body->set_root(o.Make(Opcode::kTuple, state, {j1, next, next_taus}));
   }
   ArrayOps o(b.make, b.constant);
-  Instruction* init = o.Make(Opcode::kTuple, state, {o.Const(ElementType::kS32, 0), a, o.Fill(t, 0, k_dims)});
-  Instruction* loop = o.Make(Opcode::kWhile, state, {init});
-  loop->called_computations = {{"condition", cond}, {"body", body}};
+  Instruction* loop = CountedLoop(o, state, {o.Const(ElementType::kS32, 0), a, o.Fill(t, 0, k_dims)}, cond, body);
   return QrFactors{o.Element(loop, 1), o.Element(loop, 2)};
 }
 
@@ -177,9 +159,7 @@ StatusOr<Instruction*> BuildHouseholderProduct(Instruction* packed, Instruction*
   Instruction* identity = o.Select(o.Compare(rows, cols, ComparisonDirection::kEq), o.Fill(t, 1, f.dims), o.Fill(t, 0, f.dims));
   Instruction* start = o.Select(o.Compare(cols, o.Fill(ElementType::kS32, static_cast<double>(k), f.dims), ComparisonDirection::kGe),
                                 identity, packed);
-  Instruction* init = o.Make(Opcode::kTuple, state, {o.Const(ElementType::kS32, static_cast<double>(k - 1)), start, taus});
-  Instruction* loop = o.Make(Opcode::kWhile, state, {init});
-  loop->called_computations = {{"condition", cond}, {"body", body}};
+  Instruction* loop = CountedLoop(o, state, {o.Const(ElementType::kS32, static_cast<double>(k - 1)), start, taus}, cond, body);
   return o.Element(loop, 1);
 }
 
