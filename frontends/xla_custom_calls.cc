@@ -1,6 +1,9 @@
 #include "frontends/xla_custom_calls.h"
 
+#include <algorithm>
+
 #include "frontends/mlir_types.h"
+#include "frontends/eigh_decomposition.h"
 #include "frontends/qr_decomposition.h"
 #include "frontends/stablehlo_syntax.h"
 #include "ops/attributes.h"
@@ -17,7 +20,8 @@ namespace {
 constexpr const char* kTargets[] = {"stablehlo.dynamic_top_k", "stablehlo.dynamic_rng_bit_generator",
                                     "stablehlo.dynamic_reduce_window", "stablehlo.dynamic_approx_top_k", "ApproxTopK",
                                     "AllocateBuffer", "Qr", "ProductOfElementaryHouseholderReflectors", "LuDecomposition",
-                                    "cu_lu_pivots_to_permutation", "hip_lu_pivots_to_permutation", "oneapi_lu_pivots_to_permutation"};
+                                    "cu_lu_pivots_to_permutation", "hip_lu_pivots_to_permutation", "oneapi_lu_pivots_to_permutation",
+                                    "Eigh"};
 
 Status Error(const ExpandedCustomCall& c, const std::string& m) { return InvalidArgument("custom_call @" + c.target + ": " + m); }
 
@@ -110,7 +114,8 @@ std::string LinalgKernel(const std::string& target) {
     if (target.rfind(f, 0) != 0 || target.size() < f.size() + 1 || std::string("sdcz").find(target[f.size()]) == std::string::npos)
       continue;
     const std::string rest = target.substr(f.size() + 1);
-    for (const char* k : {"potrf", "potrf_ffi", "trsm_ffi", "getrf", "getrf_ffi", "geqrf", "geqrf_ffi", "orgqr", "orgqr_ffi"})
+    for (const char* k : {"potrf", "potrf_ffi", "trsm_ffi", "getrf", "getrf_ffi", "geqrf", "geqrf_ffi", "orgqr", "orgqr_ffi", "syevd",
+                          "syevd_ffi"})
       if (f == "lapack_" && rest == k) return rest;
     if (f == "blas_" && rest == "trsm") return rest;
   }
@@ -159,6 +164,20 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
     SetCholeskyLower(*l, lower);
     Instruction* info = CholeskyInfo(l, c.result_types[1], make, constant, logical_or());
     return std::vector<Instruction*>{l, info};
+  }
+  if (kernel == "syevd" || kernel == "syevd_ffi") {
+    // Legacy (lower, batch, n, a) -> (v, w, info, work, iwork); FFI (a) with uplo -> (v, w, info).
+    const bool ffi = kernel == "syevd_ffi";
+    if (c.operands.size() != (ffi ? 1u : 4u)) return Error(c, "takes a symmetric matrix");
+    bool lower = true;
+    if (ffi) {
+      lower = config("uplo").value_or('L') == 'L';
+    } else {
+      VKXLA_ASSIGN_OR_RETURN(int64_t l, flag(0));
+      lower = l != 0;
+    }
+    VKXLA_ASSIGN_OR_RETURN(EighFactors e, BuildEighDecomposition(c.operands.back(), lower, c.builders));
+    return WrittenResults(c, {e.vectors, e.values}, make, constant);
   }
   if (kernel == "geqrf" || kernel == "geqrf_ffi") {
     // Legacy (batch, m, n, lwork, a) -> (a, taus, info, workspace); FFI (a) -> (a, taus).
@@ -297,6 +316,13 @@ StatusOr<std::vector<Instruction*>> LowerExpandedCustomCall(const ExpandedCustom
       return Error(c, "takes pivots and gives one permutation");
     VKXLA_ASSIGN_OR_RETURN(Instruction * perm, BuildPivotsToPermutation(c.operands[0], c.result_types[0].dims().back(), c.builders));
     return WrittenResults(c, {perm}, make, constant);
+  }
+  if (c.target == "Eigh") {  // XLA's: (a) -> (vectors, values); backend_config "lower,sort,max_iter,tol"
+    if (operands != 1) return Error(c, "takes a matrix");
+    std::string config = attr("backend_config");
+    config.erase(std::remove(config.begin(), config.end(), '"'), config.end());
+    VKXLA_ASSIGN_OR_RETURN(EighFactors e, BuildEighDecomposition(c.operands[0], config.empty() || config[0] != '0', c.builders));
+    return WrittenResults(c, {e.vectors, e.values}, make, constant);
   }
   if (c.target == "Qr") {  // XLA's: (a) -> (packed, taus)
     if (operands != 1) return Error(c, "takes a matrix");

@@ -631,6 +631,83 @@ TEST_F(ExpandedCustomCalls, QrByHouseholderReflections) {
   }
 }
 
+// jaxlib's syevd (jnp.linalg.eigh exported on a CPU) and XLA's Eigh by
+// Jacobi rotations: A V = V diag(w) for the triangle named, V orthonormal,
+// w ascending; the other triangle holds garbage that must not be read.
+TEST_F(ExpandedCustomCalls, SymmetricEigendecompositionByJacobi) {
+  std::mt19937_64 rng(13);
+  struct Case {
+    ElementType t;
+    int64_t batch, n;
+    int form;  // 0 syevd FFI (lower), 1 syevd legacy (upper), 2 XLA's Eigh (lower)
+  };
+  for (const Case& c : {Case{ElementType::kF32, 2, 5, 0}, Case{ElementType::kF64, 1, 6, 1}, Case{ElementType::kF32, 1, 4, 2},
+                        Case{ElementType::kF64, 1, 1, 0}}) {
+    const std::string ty = c.t == ElementType::kF32 ? "f32" : "f64", p = c.t == ElementType::kF32 ? "s" : "d";
+    const std::string b = c.batch > 1 ? std::to_string(c.batch) + "x" : "";
+    const std::string mat = "tensor<" + b + std::to_string(c.n) + "x" + std::to_string(c.n) + "x" + ty + ">";
+    const std::string vec = "tensor<" + b + std::to_string(c.n) + "x" + ty + ">";
+    const std::string info = c.batch > 1 ? "tensor<" + std::to_string(c.batch) + "xi32>" : "tensor<i32>";
+    SCOPED_TRACE(mat + " form " + std::to_string(c.form));
+    std::string body;
+    if (c.form == 0) {
+      body = "  %0:3 = stablehlo.custom_call @lapack_" + p + "syevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (" + mat + ") -> (" + mat + ", " + vec + ", " + info + ")\n"
+             "  return %0#0, %0#1 : " + mat + ", " + vec + "\n";
+    } else if (c.form == 1) {
+      const std::string tuple = "tuple<" + mat + ", " + vec + ", tensor<i32>, tensor<9x" + ty + ">, tensor<4xi32>>";
+      body = "  %l = stablehlo.constant dense<0> : tensor<i32>\n  %i = stablehlo.constant dense<1> : tensor<i32>\n"
+             "  %0 = stablehlo.custom_call @lapack_" + p + "syevd(%l, %i, %i, %a) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, " + mat + ") -> " + tuple + "\n"
+             "  %v = stablehlo.get_tuple_element %0[0] : (" + tuple + ") -> " + mat + "\n"
+             "  %w = stablehlo.get_tuple_element %0[1] : (" + tuple + ") -> " + vec + "\n"
+             "  return %v, %w : " + mat + ", " + vec + "\n";
+    } else {
+      const std::string tuple = "tuple<" + mat + ", " + vec + ">";
+      body = "  %0 = stablehlo.custom_call @Eigh(%a) {backend_config = \"1,1,15,0.000010\"} : (" + mat + ") -> " + tuple + "\n"
+             "  %v = stablehlo.get_tuple_element %0[0] : (" + tuple + ") -> " + mat + "\n"
+             "  %w = stablehlo.get_tuple_element %0[1] : (" + tuple + ") -> " + vec + "\n"
+             "  return %v, %w : " + mat + ", " + vec + "\n";
+    }
+    auto prog = ReadStablehlo("func.func @main(%a: " + mat + ") -> (" + mat + ", " + vec + ") {\n" + body + "}\n", false);
+    ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+    const bool lower = c.form != 1;
+    std::vector<int64_t> dims = {c.n, c.n};
+    if (c.batch > 1) dims.insert(dims.begin(), c.batch);
+    Literal a(Shape(c.t, dims));
+    std::uniform_int_distribution<int> d(-8, 8);
+    std::vector<double> sym(static_cast<size_t>(c.batch * c.n * c.n));
+    for (int64_t bi = 0; bi < c.batch; ++bi)
+      for (int64_t i = 0; i < c.n; ++i)
+        for (int64_t j = 0; j <= i; ++j) {
+          const double v = d(rng) / 4.0;
+          sym[bi * c.n * c.n + i * c.n + j] = sym[bi * c.n * c.n + j * c.n + i] = v;
+          const int64_t read = lower ? i * c.n + j : j * c.n + i, unread = lower ? j * c.n + i : i * c.n + j;
+          a.Set(bi * c.n * c.n + read, Scalar::Float(c.t, v));
+          if (i != j) a.Set(bi * c.n * c.n + unread, Scalar::Float(c.t, 1000 + i));  // garbage
+        }
+    auto got = CompileAndRun(*prog->module, {a});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const Literal& v = got->tuple_elements()[0];
+    const Literal& w = got->tuple_elements()[1];
+    const double tol = c.t == ElementType::kF32 ? 1e-4 : 1e-10;
+    for (int64_t bi = 0; bi < c.batch; ++bi) {
+      const int64_t base = bi * c.n * c.n;
+      auto V = [&](int64_t i, int64_t j) { return v.Get(base + i * c.n + j).re; };
+      auto W = [&](int64_t j) { return w.Get(bi * c.n + j).re; };
+      for (int64_t j = 0; j + 1 < c.n; ++j) EXPECT_LE(W(j), W(j + 1)) << "ascending, batch " << bi;
+      for (int64_t i = 0; i < c.n; ++i)
+        for (int64_t j = 0; j < c.n; ++j) {
+          double av = 0, vv = 0;
+          for (int64_t l = 0; l < c.n; ++l) {
+            av += sym[base + i * c.n + l] * V(l, j);
+            vv += V(l, i) * V(l, j);
+          }
+          EXPECT_NEAR(av, V(i, j) * W(j), tol * 32) << "A V = V w at " << i << "," << j << " batch " << bi;
+          EXPECT_NEAR(vv, i == j ? 1.0 : 0.0, tol * 8) << "V^T V at " << i << "," << j << " batch " << bi;
+        }
+    }
+  }
+}
+
 TEST_F(ExpandedCustomCalls, BadOperandsAreErrorsAtTheirPosition) {
   Literal z(Shape(ElementType::kC64, {2, 2}));
   EXPECT_NE(RunRefined(R"(
