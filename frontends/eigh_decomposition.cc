@@ -10,6 +10,12 @@ StatusOr<EighFactors> BuildEighDecomposition(Instruction* a, bool lower, const C
   if (!s.IsArray() || s.rank() < 2 || !IsFloat(t) || BitWidth(t) < 32 || s.dim(s.rank() - 1) != s.dim(s.rank() - 2))
     return Unimplemented("eigendecomposition of " + s.ToString() + ": square f32 and f64 matrices are supported");
   const int64_t rank = s.rank(), n = s.dim(rank - 1), rd = rank - 2, cd = rank - 1;
+  // One rotation a loop trip: n (n - 1) / 2 a sweep. Past this order the
+  // sweeps' trips would run for minutes; a parallel ordering would be needed.
+  constexpr int64_t kMaxOrder = 64;
+  if (n > kMaxOrder)
+    return Unimplemented("eigendecomposition of " + s.ToString() + ": matrices of order up to " + std::to_string(kMaxOrder) +
+                         " (one Jacobi rotation a loop trip)");
   const std::vector<int64_t> dims = s.dims(), batch(dims.begin(), dims.end() - 2);
   std::vector<int64_t> vec_dims = batch;
   vec_dims.push_back(n);

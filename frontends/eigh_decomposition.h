@@ -17,7 +17,8 @@ struct EighFactors {
   Instruction* values = nullptr;   // [..., n], ascending
 };
 
-// `a`: f32 or f64 [..., n, n]; only the triangle `lower` names is read.
+// `a`: f32 or f64 [..., n, n], n at most 64; only the triangle `lower`
+// names is read.
 StatusOr<EighFactors> BuildEighDecomposition(Instruction* a, bool lower, const ComputationBuilders& b);
 
 }  // namespace vkxla

@@ -709,6 +709,12 @@ TEST_F(ExpandedCustomCalls, SymmetricEigendecompositionByJacobi) {
 }
 
 TEST_F(ExpandedCustomCalls, BadOperandsAreErrorsAtTheirPosition) {
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%a: tensor<65x65xf32>) -> (tensor<65x65xf32>, tensor<65xf32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) : (tensor<65x65xf32>) -> (tensor<65x65xf32>, tensor<65xf32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<65x65xf32>, tensor<65xf32>, tensor<i32>
+})", {Literal(Shape(ElementType::kF32, {65, 65}))}).find("3:3: custom_call @lapack_ssyevd_ffi: eigendecomposition of f32[65,65]"),
+            std::string::npos);
   Literal z(Shape(ElementType::kC64, {2, 2}));
   EXPECT_NE(RunRefined(R"(
 func.func @main(%a: tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<2xi32>, tensor<i32>) {
