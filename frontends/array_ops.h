@@ -88,6 +88,25 @@ inline Instruction* Parameter(ArrayOps& o, const Shape& s, int64_t number) {
 }
 
 
+// The dims of a batch of matrices and the maps that spread their parts.
+struct MatrixFrame {
+  std::vector<int64_t> dims, batch, col_dims, row_dims;  // [..., m, n], [...], [..., m], [..., n]
+  std::vector<int64_t> batch_map, col_map, row_map;
+  int64_t rank = 0, m = 0, n = 0;
+  explicit MatrixFrame(const Shape& s) : dims(s.dims()), rank(s.rank()), m(s.dim(s.rank() - 2)), n(s.dim(s.rank() - 1)) {
+    batch.assign(dims.begin(), dims.end() - 2);
+    col_dims = batch;
+    col_dims.push_back(m);
+    row_dims = batch;
+    row_dims.push_back(n);
+    batch_map = Iota0(static_cast<int64_t>(batch.size()));
+    col_map = batch_map;
+    col_map.push_back(rank - 2);
+    row_map = batch_map;
+    row_map.push_back(rank - 1);
+  }
+};
+
 // (a, b) -> a + b over scalars of t, a computation of the module: the
 // masked sums that pick a row, a column or an element.
 inline Computation* AddComputation(const ComputationBuilders& b, ElementType t) {

@@ -9,20 +9,16 @@ StatusOr<EighFactors> BuildEighDecomposition(Instruction* a, bool lower, const C
   const ElementType t = s.element_type();
   if (!s.IsArray() || s.rank() < 2 || !IsFloat(t) || BitWidth(t) < 32 || s.dim(s.rank() - 1) != s.dim(s.rank() - 2))
     return Unimplemented("eigendecomposition of " + s.ToString() + ": square f32 and f64 matrices are supported");
-  const int64_t rank = s.rank(), n = s.dim(rank - 1), rd = rank - 2, cd = rank - 1;
+  const MatrixFrame f(s);
+  const int64_t rank = f.rank, n = f.n, rd = rank - 2, cd = rank - 1;
   // One rotation a loop trip: n (n - 1) / 2 a sweep. Past this order the
   // sweeps' trips would run for minutes; a parallel ordering would be needed.
   constexpr int64_t kMaxOrder = 64;
   if (n > kMaxOrder)
     return Unimplemented("eigendecomposition of " + s.ToString() + ": matrices of order up to " + std::to_string(kMaxOrder) +
                          " (one Jacobi rotation a loop trip)");
-  const std::vector<int64_t> dims = s.dims(), batch(dims.begin(), dims.end() - 2);
-  std::vector<int64_t> vec_dims = batch;
-  vec_dims.push_back(n);
-  const std::vector<int64_t> batch_map = Iota0(static_cast<int64_t>(batch.size()));
-  std::vector<int64_t> col_map = batch_map, row_map = batch_map;
-  col_map.push_back(rd);
-  row_map.push_back(cd);
+  const std::vector<int64_t>&dims = f.dims, &batch = f.batch, &vec_dims = f.row_dims, &batch_map = f.batch_map, &col_map = f.col_map,
+                              &row_map = f.row_map;
   // The pairs (p, q), p < q, in row order; sweeps enough for the type
   // (Jacobi converges quadratically once the off-diagonal is small).
   std::vector<int64_t> ps, qs;
@@ -91,24 +87,17 @@ StatusOr<EighFactors> BuildEighDecomposition(Instruction* a, bool lower, const C
     cos = o.Select(rotate, cos, one);
     sin = o.Select(rotate, sin, zb);
     Instruction* cm = o.Spread(cos, vec_dims, batch_map), *sm = o.Spread(sin, vec_dims, batch_map);
-    // Columns p and q of y become c y_p - s y_q and s y_p + c y_q (y J).
-    auto rotate_columns = [&](Instruction* y) {
-      Instruction* yp = o.Sum(o.Select(o.Compare(cols, pm, ComparisonDirection::kEq), y, zero), cd, add);
-      Instruction* yq = o.Sum(o.Select(o.Compare(cols, qm, ComparisonDirection::kEq), y, zero), cd, add);
+    // Lines p and q of y along `dim` (columns of y J, rows of J^T y) become
+    // c y_p - s y_q and s y_p + c y_q.
+    auto turn = [&](Instruction* y, Instruction* index, int64_t dim, const std::vector<int64_t>& map) {
+      Instruction* at_p = o.Compare(index, pm, ComparisonDirection::kEq), *at_q = o.Compare(index, qm, ComparisonDirection::kEq);
+      Instruction* yp = o.Sum(o.Select(at_p, y, zero), dim, add), *yq = o.Sum(o.Select(at_q, y, zero), dim, add);
       Instruction* np = o.Binary(Opcode::kSubtract, o.Binary(Opcode::kMultiply, cm, yp), o.Binary(Opcode::kMultiply, sm, yq));
       Instruction* nq = o.Binary(Opcode::kAdd, o.Binary(Opcode::kMultiply, sm, yp), o.Binary(Opcode::kMultiply, cm, yq));
-      return o.Select(o.Compare(cols, pm, ComparisonDirection::kEq), o.Spread(np, dims, col_map),
-                      o.Select(o.Compare(cols, qm, ComparisonDirection::kEq), o.Spread(nq, dims, col_map), y));
+      return o.Select(at_p, o.Spread(np, dims, map), o.Select(at_q, o.Spread(nq, dims, map), y));
     };
-    // Rows p and q likewise (J^T y).
-    auto rotate_rows = [&](Instruction* y) {
-      Instruction* yp = o.Sum(o.Select(o.Compare(rows, pm, ComparisonDirection::kEq), y, zero), rd, add);
-      Instruction* yq = o.Sum(o.Select(o.Compare(rows, qm, ComparisonDirection::kEq), y, zero), rd, add);
-      Instruction* np = o.Binary(Opcode::kSubtract, o.Binary(Opcode::kMultiply, cm, yp), o.Binary(Opcode::kMultiply, sm, yq));
-      Instruction* nq = o.Binary(Opcode::kAdd, o.Binary(Opcode::kMultiply, sm, yp), o.Binary(Opcode::kMultiply, cm, yq));
-      return o.Select(o.Compare(rows, pm, ComparisonDirection::kEq), o.Spread(np, dims, row_map),
-                      o.Select(o.Compare(rows, qm, ComparisonDirection::kEq), o.Spread(nq, dims, row_map), y));
-    };
+    auto rotate_columns = [&](Instruction* y) { return turn(y, cols, cd, col_map); };
+    auto rotate_rows = [&](Instruction* y) { return turn(y, rows, rd, row_map); };
     Instruction* rotated = rotate_rows(rotate_columns(x));
     // a[p, q] and a[q, p] are zero now up to rounding: make them so.
     Instruction* pq = o.Binary(Opcode::kOr,

@@ -12,16 +12,14 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
   const ElementType t = s.element_type();
   if (!s.IsArray() || s.rank() < 2 || !IsFloat(t) || BitWidth(t) < 32)
     return Unimplemented("LU decomposition of " + s.ToString() + ": f32 and f64 matrices are supported");
-  const int64_t rank = s.rank(), m = s.dim(rank - 2), n = s.dim(rank - 1), k = std::min(m, n);
-  const std::vector<int64_t> dims = s.dims(), batch(dims.begin(), dims.end() - 2);
-  std::vector<int64_t> col_dims = batch, k_dims = batch;  // [..., m], [..., k]
-  col_dims.push_back(m);
+  const MatrixFrame f(s);
+  const int64_t rank = f.rank, m = f.m, k = std::min(f.m, f.n);
+  const std::vector<int64_t>&dims = f.dims, &batch = f.batch, &col_dims = f.col_dims, &row_dims = f.row_dims;
+  std::vector<int64_t> k_dims = batch;  // [..., k]
   k_dims.push_back(k);
-  std::vector<int64_t> row_dims = batch;  // [..., n]
-  row_dims.push_back(n);
   const Shape i32 = Shape::Scalar(ElementType::kS32);
   const Shape state = Shape::Tuple({i32, s, Shape(ElementType::kS32, k_dims), Shape(ElementType::kS32, batch)});
-  const std::vector<int64_t> batch_map = Iota0(static_cast<int64_t>(batch.size()));
+  const std::vector<int64_t>& batch_map = f.batch_map;
 
   Computation* add = AddComputation(b, t);
   // (value, row) pairs: the larger value, the lower row among equals.
@@ -69,8 +67,7 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
     Instruction* is_p = o.Compare(rows, pm, ComparisonDirection::kEq);
     Instruction* row_j = o.Sum(o.Select(is_j, x, zero), rd, add);
     Instruction* row_p = o.Sum(o.Select(is_p, x, zero), rd, add);
-    std::vector<int64_t> row_map = batch_map;
-    row_map.push_back(cd);
+    const std::vector<int64_t>& row_map = f.row_map;
     Instruction* swapped = o.Select(is_j, o.Spread(row_p, dims, row_map), o.Select(is_p, o.Spread(row_j, dims, row_map), x));
     // The pivot, and the column below it scaled by its reciprocal where it is not zero.
     Instruction* row_cols = o.Iota(ElementType::kS32, row_dims, rank - 2);
@@ -85,8 +82,7 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
     Instruction* below = o.Compare(col_rows, jc, ComparisonDirection::kGt);
     Instruction* l = o.Select(below, scaled, o.Fill(t, 0, col_dims));
     // The trailing matrix less l times the new row j; column j below the diagonal holds l.
-    std::vector<int64_t> col_map = batch_map;
-    col_map.push_back(rd);
+    const std::vector<int64_t>& col_map = f.col_map;
     Instruction* lm = o.Spread(l, dims, col_map);
     Instruction* update = o.Binary(Opcode::kMultiply, lm, o.Spread(row_p, dims, row_map));
     Instruction* trailing = o.Binary(Opcode::kAnd, o.Compare(rows, jm, ComparisonDirection::kGt),

@@ -14,30 +14,11 @@ Status CheckReal(const Shape& s, const char* what) {
   return OkStatus();
 }
 
-// The dims of a batch of matrices and the maps that spread their parts.
-struct Frame {
-  std::vector<int64_t> dims, batch, col_dims, row_dims;  // [..., m, n], [...], [..., m], [..., n]
-  std::vector<int64_t> batch_map, col_map, row_map;
-  int64_t rank = 0, m = 0, n = 0;
-  explicit Frame(const Shape& s) : dims(s.dims()), rank(s.rank()), m(s.dim(s.rank() - 2)), n(s.dim(s.rank() - 1)) {
-    batch.assign(dims.begin(), dims.end() - 2);
-    col_dims = batch;
-    col_dims.push_back(m);
-    row_dims = batch;
-    row_dims.push_back(n);
-    batch_map = Iota0(static_cast<int64_t>(batch.size()));
-    col_map = batch_map;
-    col_map.push_back(rank - 2);
-    row_map = batch_map;
-    row_map.push_back(rank - 1);
-  }
-};
-
 }  // namespace
 
 StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilders& b) {
   VKXLA_RETURN_IF_ERROR(CheckReal(a->shape, "QR decomposition"));
-  const Frame f(a->shape);
+  const MatrixFrame f(a->shape);
   const ElementType t = a->shape.element_type();
   const int64_t k = std::min(f.m, f.n);
   std::vector<int64_t> k_dims = f.batch;
@@ -103,7 +84,7 @@ StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilde
 
 StatusOr<Instruction*> BuildHouseholderProduct(Instruction* packed, Instruction* taus, const ComputationBuilders& b) {
   VKXLA_RETURN_IF_ERROR(CheckReal(packed->shape, "The product of Householder reflectors"));
-  const Frame f(packed->shape);
+  const MatrixFrame f(packed->shape);
   const ElementType t = packed->shape.element_type();
   const Shape& ts = taus->shape;
   if (!ts.IsArray() || ts.element_type() != t || ts.rank() != f.rank - 1 ||

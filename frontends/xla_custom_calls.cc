@@ -147,17 +147,18 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
     if (v.size() != 1) return Error(c, "operand " + std::to_string(i) + " must be one integer");
     return v[0];
   };
+  // Which triangle a kernel reads: the FFI form's uplo ('L' or 'U'), the
+  // legacy form's first operand.
+  auto lower_triangle = [&](bool ffi) -> StatusOr<bool> {
+    if (ffi) return config("uplo").value_or('L') == 'L';
+    VKXLA_ASSIGN_OR_RETURN(int64_t l, flag(0));
+    return l != 0;
+  };
   if (kernel == "potrf" || kernel == "potrf_ffi") {
     // Legacy (lower, batch, n, a); FFI (a) with uplo 'L' or 'U'.
     const bool ffi = kernel == "potrf_ffi";
     if (c.operands.size() != (ffi ? 1u : 4u) || c.result_types.size() != 2) return Error(c, "takes a matrix and gives its factor and info");
-    bool lower = true;
-    if (ffi) {
-      lower = config("uplo").value_or('L') == 'L';
-    } else {
-      VKXLA_ASSIGN_OR_RETURN(int64_t l, flag(0));
-      lower = l != 0;
-    }
+    VKXLA_ASSIGN_OR_RETURN(const bool lower, lower_triangle(ffi));
     Instruction* a = c.operands.back();
     if (!a->shape.IsArray() || a->shape.rank() < 2) return Error(c, "takes matrices, not " + a->shape.ToString());
     Instruction* l = make(Opcode::kCholesky, a->shape, {a});
@@ -169,13 +170,7 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
     // Legacy (lower, batch, n, a) -> (v, w, info, work, iwork); FFI (a) with uplo -> (v, w, info).
     const bool ffi = kernel == "syevd_ffi";
     if (c.operands.size() != (ffi ? 1u : 4u)) return Error(c, "takes a symmetric matrix");
-    bool lower = true;
-    if (ffi) {
-      lower = config("uplo").value_or('L') == 'L';
-    } else {
-      VKXLA_ASSIGN_OR_RETURN(int64_t l, flag(0));
-      lower = l != 0;
-    }
+    VKXLA_ASSIGN_OR_RETURN(const bool lower, lower_triangle(ffi));
     VKXLA_ASSIGN_OR_RETURN(EighFactors e, BuildEighDecomposition(c.operands.back(), lower, c.builders));
     return WrittenResults(c, {e.vectors, e.values}, make, constant);
   }
