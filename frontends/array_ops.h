@@ -125,6 +125,22 @@ inline Computation* CounterCondition(const ComputationBuilders& b, const Shape& 
   return cond;
 }
 
+// A loop's body over `state`: a new computation, the ops that build in it,
+// and the elements of its parameter; Finish sets the next state.
+struct LoopBody {
+  LoopBody(const ComputationBuilders& b, const Shape& state)
+      : computation(b.new_computation()), ops(b.make_in(computation), b.constant_in(computation)), state_shape(state) {
+    Instruction* p = Parameter(ops, state, 0);
+    for (int64_t i = 0; i < static_cast<int64_t>(state.tuple_shapes().size()); ++i) elements.push_back(ops.Element(p, i));
+  }
+  void Finish(std::vector<Instruction*> next) { computation->set_root(ops.Make(Opcode::kTuple, state_shape, std::move(next))); }
+
+  Computation* computation;
+  ArrayOps ops;
+  Shape state_shape;
+  std::vector<Instruction*> elements;
+};
+
 // A while loop over `state` from `init`, in the computation being read.
 inline Instruction* CountedLoop(ArrayOps& o, const Shape& state, std::vector<Instruction*> init, Computation* cond, Computation* body) {
   Instruction* loop = o.Make(Opcode::kWhile, state, {o.Make(Opcode::kTuple, state, std::move(init))});

@@ -46,13 +46,10 @@ StatusOr<EighFactors> BuildEighDecomposition(Instruction* a, bool lower, const C
   const Shape state = Shape::Tuple({i32, s, s});
   Computation* add = AddComputation(b, t);
   Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, trips);
-  Computation* body = b.new_computation();
+  LoopBody body(b, state);
   {
-    ArrayOps o(b.make_in(body), b.constant_in(body));
-    Instruction* st = Parameter(o, state, 0);
-    Instruction* step = o.Element(st, 0);
-    Instruction* x = o.Element(st, 1);
-    Instruction* v = o.Element(st, 2);
+    ArrayOps& o = body.ops;
+    Instruction *step = body.elements[0], *x = body.elements[1], *v = body.elements[2];
     // This step's pair, from tables of p and q.
     Instruction* r = o.Binary(Opcode::kRemainder, step, o.Const(ElementType::kS32, static_cast<double>(pairs)));
     auto pick = [&](const std::vector<int64_t>& table) {
@@ -104,9 +101,9 @@ StatusOr<EighFactors> BuildEighDecomposition(Instruction* a, bool lower, const C
                                o.Binary(Opcode::kAnd, o.Compare(rows, pm, ComparisonDirection::kEq), o.Compare(cols, qm, ComparisonDirection::kEq)),
                                o.Binary(Opcode::kAnd, o.Compare(rows, qm, ComparisonDirection::kEq), o.Compare(cols, pm, ComparisonDirection::kEq)));
     Instruction* next = o.Select(o.Binary(Opcode::kAnd, pq, o.Spread(rotate, dims, batch_map)), zero, rotated);
-    body->set_root(o.Make(Opcode::kTuple, state, {o.Binary(Opcode::kAdd, step, o.Const(ElementType::kS32, 1)), next, rotate_columns(v)}));
+    body.Finish({o.Binary(Opcode::kAdd, step, o.Const(ElementType::kS32, 1)), next, rotate_columns(v)});
   }
-  Instruction* loop = CountedLoop(top, state, {top.Const(ElementType::kS32, 0), sym, identity}, cond, body);
+  Instruction* loop = CountedLoop(top, state, {top.Const(ElementType::kS32, 0), sym, identity}, cond, body.computation);
   Instruction* diag = top.Element(loop, 1);
   Instruction* vectors = top.Element(loop, 2);
   // Ascending eigenvalues, the vectors' columns in the same order: a sort of

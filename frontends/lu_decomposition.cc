@@ -37,14 +37,10 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
     argmax->set_root(o.Make(Opcode::kTuple, Shape::Tuple({st, i32}), {o.Select(first, av, bv), o.Select(first, ai, bi)}));
   }
   Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, k);
-  Computation* body = b.new_computation();
+  LoopBody body(b, state);
   {
-    ArrayOps o(b.make_in(body), b.constant_in(body));
-    Instruction* p = Parameter(o, state, 0);
-    Instruction* j = o.Element(p, 0);
-    Instruction* x = o.Element(p, 1);
-    Instruction* ipiv = o.Element(p, 2);
-    Instruction* info = o.Element(p, 3);
+    ArrayOps& o = body.ops;
+    Instruction *j = body.elements[0], *x = body.elements[1], *ipiv = body.elements[2], *info = body.elements[3];
     const int64_t rd = rank - 2, cd = rank - 1;  // the row and column dims of a matrix
     Instruction* rows = o.Iota(ElementType::kS32, dims, rd);
     Instruction* cols = o.Iota(ElementType::kS32, dims, cd);
@@ -100,11 +96,11 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
     Instruction* first_zero = o.Binary(Opcode::kAnd, o.Compare(info, o.Fill(ElementType::kS32, 0, batch), ComparisonDirection::kEq),
                                        o.Make(Opcode::kNot, nonzero->shape, {nonzero}));
     Instruction* next_info = o.Select(first_zero, o.Spread(j1, batch, {}), info);
-    body->set_root(o.Make(Opcode::kTuple, state, {j1, next, next_ipiv, next_info}));
+    body.Finish({j1, next, next_ipiv, next_info});
   }
   ArrayOps o(b.make, b.constant);
   Instruction* loop = CountedLoop(
-      o, state, {o.Const(ElementType::kS32, 0), a, o.Fill(ElementType::kS32, 0, k_dims), o.Fill(ElementType::kS32, 0, batch)}, cond, body);
+      o, state, {o.Const(ElementType::kS32, 0), a, o.Fill(ElementType::kS32, 0, k_dims), o.Fill(ElementType::kS32, 0, batch)}, cond, body.computation);
   return LuFactors{o.Element(loop, 1), o.Element(loop, 2), o.Element(loop, 3)};
 }
 
@@ -120,13 +116,10 @@ StatusOr<Instruction*> BuildPivotsToPermutation(Instruction* pivots, int64_t siz
   const Shape state = Shape::Tuple({i32, perm_shape, s});
   Computation* add = AddComputation(b, ElementType::kS32);
   Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, k);
-  Computation* body = b.new_computation();
+  LoopBody body(b, state);
   {
-    ArrayOps o(b.make_in(body), b.constant_in(body));
-    Instruction* p = Parameter(o, state, 0);
-    Instruction* j = o.Element(p, 0);
-    Instruction* perm = o.Element(p, 1);
-    Instruction* piv = o.Element(p, 2);
+    ArrayOps& o = body.ops;
+    Instruction *j = body.elements[0], *perm = body.elements[1], *piv = body.elements[2];
     Instruction* k_iota = o.Iota(ElementType::kS32, s.dims(), rank - 1);
     Instruction* pj = o.Sum(o.Select(o.Compare(k_iota, o.Spread(j, s.dims(), {}), ComparisonDirection::kEq), piv,
                                      o.Fill(ElementType::kS32, 0, s.dims())),
@@ -141,10 +134,10 @@ StatusOr<Instruction*> BuildPivotsToPermutation(Instruction* pivots, int64_t siz
     Instruction* value_p = o.Spread(o.Sum(o.Select(at_p, perm, zeros), rank - 1, add), dims, batch_map);
     Instruction* swapped = o.Select(at_j, value_p, o.Select(at_p, value_j, perm));
     Instruction* next = o.Select(o.Spread(in_range, dims, batch_map), swapped, perm);
-    body->set_root(o.Make(Opcode::kTuple, state, {o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), next, piv}));
+    body.Finish({o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), next, piv});
   }
   ArrayOps o(b.make, b.constant);
-  Instruction* loop = CountedLoop(o, state, {o.Const(ElementType::kS32, 0), o.Iota(ElementType::kS32, dims, rank - 1), pivots}, cond, body);
+  Instruction* loop = CountedLoop(o, state, {o.Const(ElementType::kS32, 0), o.Iota(ElementType::kS32, dims, rank - 1), pivots}, cond, body.computation);
   return o.Element(loop, 1);
 }
 

@@ -27,13 +27,10 @@ StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilde
   const Shape state = Shape::Tuple({i32, a->shape, Shape(t, k_dims)});
   Computation* add = AddComputation(b, t);
   Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, k);
-  Computation* body = b.new_computation();
+  LoopBody body(b, state);
   {
-    ArrayOps o(b.make_in(body), b.constant_in(body));
-    Instruction* p = Parameter(o, state, 0);
-    Instruction* j = o.Element(p, 0);
-    Instruction* x = o.Element(p, 1);
-    Instruction* taus = o.Element(p, 2);
+    ArrayOps& o = body.ops;
+    Instruction *j = body.elements[0], *x = body.elements[1], *taus = body.elements[2];
     const int64_t rd = f.rank - 2, cd = f.rank - 1;
     Instruction* rows = o.Iota(ElementType::kS32, f.dims, rd);
     Instruction* cols = o.Iota(ElementType::kS32, f.dims, cd);
@@ -75,10 +72,10 @@ StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilde
     Instruction* next_taus = o.Select(o.Compare(k_iota, o.Spread(j, k_dims, {}), ComparisonDirection::kEq),
                                       o.Spread(tau, k_dims, f.batch_map), taus);
     Instruction* j1 = o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1));
-    body->set_root(o.Make(Opcode::kTuple, state, {j1, next, next_taus}));
+    body.Finish({j1, next, next_taus});
   }
   ArrayOps o(b.make, b.constant);
-  Instruction* loop = CountedLoop(o, state, {o.Const(ElementType::kS32, 0), a, o.Fill(t, 0, k_dims)}, cond, body);
+  Instruction* loop = CountedLoop(o, state, {o.Const(ElementType::kS32, 0), a, o.Fill(t, 0, k_dims)}, cond, body.computation);
   return QrFactors{o.Element(loop, 1), o.Element(loop, 2)};
 }
 
@@ -96,13 +93,10 @@ StatusOr<Instruction*> BuildHouseholderProduct(Instruction* packed, Instruction*
   const Shape state = Shape::Tuple({i32, packed->shape, ts});
   Computation* add = AddComputation(b, t);
   Computation* cond = CounterCondition(b, state, ComparisonDirection::kGe, 0);
-  Computation* body = b.new_computation();
+  LoopBody body(b, state);
   {
-    ArrayOps o(b.make_in(body), b.constant_in(body));
-    Instruction* p = Parameter(o, state, 0);
-    Instruction* i = o.Element(p, 0);
-    Instruction* q = o.Element(p, 1);
-    Instruction* tv = o.Element(p, 2);
+    ArrayOps& o = body.ops;
+    Instruction *i = body.elements[0], *q = body.elements[1], *tv = body.elements[2];
     const int64_t rd = f.rank - 2, cd = f.rank - 1;
     Instruction* rows = o.Iota(ElementType::kS32, f.dims, rd);
     Instruction* cols = o.Iota(ElementType::kS32, f.dims, cd);
@@ -131,7 +125,7 @@ StatusOr<Instruction*> BuildHouseholderProduct(Instruction* packed, Instruction*
                                             o.Binary(Opcode::kSubtract, o.Fill(t, 1, f.dims), taum), zero));
     Instruction* next = o.Select(at_i, column, applied);
     Instruction* i1 = o.Binary(Opcode::kSubtract, i, o.Const(ElementType::kS32, 1));
-    body->set_root(o.Make(Opcode::kTuple, state, {i1, next, tv}));
+    body.Finish({i1, next, tv});
   }
   // Columns from k on start as the identity's.
   ArrayOps o(b.make, b.constant);
@@ -140,7 +134,7 @@ StatusOr<Instruction*> BuildHouseholderProduct(Instruction* packed, Instruction*
   Instruction* identity = o.Select(o.Compare(rows, cols, ComparisonDirection::kEq), o.Fill(t, 1, f.dims), o.Fill(t, 0, f.dims));
   Instruction* start = o.Select(o.Compare(cols, o.Fill(ElementType::kS32, static_cast<double>(k), f.dims), ComparisonDirection::kGe),
                                 identity, packed);
-  Instruction* loop = CountedLoop(o, state, {o.Const(ElementType::kS32, static_cast<double>(k - 1)), start, taus}, cond, body);
+  Instruction* loop = CountedLoop(o, state, {o.Const(ElementType::kS32, static_cast<double>(k - 1)), start, taus}, cond, body.computation);
   return o.Element(loop, 1);
 }
 
