@@ -338,7 +338,10 @@ class FusionPass {
       for (const Instruction* u : readers) {
         if (members.count(u)) continue;
         bool joins = false, is_result = false;
-        if (!IsFree(*u) && u->shape.IsArray() && u->shape.is_static()) {
+        // A member of an earlier row kernel stays there: joining this one
+        // too, it would read that kernel's reduces inline (an internal
+        // error, found by a one-sided Jacobi SVD's column sums).
+        if (!IsFree(*u) && u->shape.IsArray() && u->shape.is_static() && !row_of_.count(u)) {
           if (u->opcode == Opcode::kBroadcast) {
             joins = result && u->shape.dims() == row && u->dimensions && *u->dimensions == plan.kept;
           } else if (IsElementwise(u->opcode)) {
@@ -406,6 +409,15 @@ class FusionPass {
     f.members.assign(members.begin(), members.end());
     f.outputs.assign(outputs.begin(), outputs.end());
     for (const Instruction* m : members) f.position = std::max(f.position, position_.at(m));
+    // The kernel runs at its last member's place: whatever reads an output
+    // must come after that, or it would read the output before it is
+    // written (a Jacobi rotation's new columns of W read before the stages
+    // that also rotate V's: a silent wrong answer).
+    for (const ValueRef& o : f.outputs)
+      for (const auto* uses : {&readers_, &users_})
+        if (auto it = uses->find(o.inst); it != uses->end())
+          for (const Instruction* u : it->second)
+            if (!members.count(u) && position_.at(u) < f.position) return std::nullopt;
     return f;
   }
 
@@ -712,7 +724,7 @@ class FusionPass {
       if (auto row = row_of_.find(h); row != row_of_.end()) {
         if (row->second != h) continue;  // a later stage of h's row kernel
         const RowFusion& f = row_fusions_.at(h);
-        groups.push_back({static_cast<double>(f.position), GroupChoice{KernelKind::kRow, h, f.outputs}});
+        groups.push_back({static_cast<double>(f.position), GroupChoice{KernelKind::kRow, h, f.outputs, f.reduces}});
         continue;
       }
       GroupChoice g{*kind, h, {}};

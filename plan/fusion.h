@@ -86,6 +86,9 @@ struct GroupChoice {
   KernelKind kind = KernelKind::kLoop;
   const Instruction* hero = nullptr;  // the hero, or the loop's output instruction
   std::vector<ValueRef> outputs;      // values the group writes (a sort's: none, it writes its permutation)
+  // A row kernel's reduces, its stages (plan/row_config.h), in definition
+  // order: the other reduces its members read are computed inline.
+  std::vector<const Instruction*> row_stages;
   // A while, conditional or call: no kernel of its own; the planner lays
   // out its called computations as steps (its operands and results are in
   // memory).

@@ -202,6 +202,7 @@ class Planner {
       // Scans, windows and scatters write every result: passes carry the
       // partial results (a scan's carries) from one to the next in them.
       FusionGroup& g = NewGroup(choice.kind, choice.hero);
+      g.row_stages = choice.row_stages;
       std::vector<ValueRef> outputs = choice.outputs;
       if (choice.kind != KernelKind::kLoop && choice.hero->shape.IsTuple())
         for (size_t k = 0; k < choice.hero->shape.tuple_shapes().size(); ++k) {
@@ -864,14 +865,11 @@ class Planner {
         return OkStatus();
       }
       case KernelKind::kRow: {
-        // The reduces among what the outputs compute inline are the stages.
+        // The fusion's stages; what the outputs read is computed inline.
         std::vector<const Instruction*> starts;
         for (const GroupOutput& o : g.outputs) starts.push_back(o.value.inst);
         CollectReads(g, starts, nullptr);
-        std::vector<const Instruction*> reduces;
-        for (const Instruction* f : g.fused)
-          if (f->opcode == Opcode::kReduce) reduces.push_back(f);
-        VKXLA_ASSIGN_OR_RETURN(RowConfig c, ChooseRowConfig(reduces, g.fused, StepTrips(g, starts, h), materialized, p_.target));
+        VKXLA_ASSIGN_OR_RETURN(RowConfig c, ChooseRowConfig(g.row_stages, g.fused, StepTrips(g, starts, h), materialized, p_.target));
         g.kernels.push_back({"row_" + name, c.Invocations(), c.WorkgroupSize()});
         g.config = std::move(c);
         return OkStatus();

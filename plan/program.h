@@ -89,6 +89,9 @@ struct FusionGroup {
   // Instructions computed inline (producers fused into the loads, the
   // epilogue), in definition order: for reading the plan.
   std::vector<const Instruction*> fused;
+  // A row kernel's reduces, its stages (the other reduces it reads are in
+  // `fused`, computed inline).
+  std::vector<const Instruction*> row_stages;
   std::vector<int> inputs;   // buffers read
   // Working buffers besides the outputs: partial results, a selection, a
   // sort's permutation (which its results' readers read too).

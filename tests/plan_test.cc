@@ -323,6 +323,20 @@ TEST(PlanFusion, RowKernelsOnlyWhereEveryReadStaysInTheRow) {
            "  y = f32[64,128] subtract(x, rb)\n  v = f32[128,64] transpose(y), dimensions={1,0}\n"
            "  ROOT t = (f32[64,128], f32[128,64]) tuple(y, v)\n}\n",
        {"row %r -> %y", "loop %v -> %v"}},
+      // A kernel runs at its last member's place: v would read y before
+      // the kernel wrote it (w joins after v).
+      {"an output read before the kernel's last member",
+       head + "  r = f32[64] reduce(x, z), dimensions={1}, to_apply=add\n" + tail +
+           "  y = f32[64,128] subtract(x, rb)\n  v = f32[128,64] transpose(y), dimensions={1,0}\n"
+           "  w = f32[64,128] multiply(x, rb)\n  ROOT t = (f32[128,64], f32[64,128]) tuple(v, w)\n}\n",
+       {"reduce %r -> %r", "loop %v -> %v", "loop %w -> %w"}},
+      // a is r's kernel's: s2's kernel does not take it too (it would read r
+      // inline: an internal error).
+      {"a reader in an earlier row kernel",
+       head + "  r = f32[64] reduce(x, z), dimensions={1}, to_apply=add\n" + tail +
+           "  e = f32[64,128] exponential(x)\n  s2 = f32[] reduce(e, z), dimensions={0,1}, to_apply=add\n"
+           "  sb2 = f32[64,128] broadcast(s2), dimensions={}\n  ROOT a = f32[64,128] add(rb, sb2)\n}\n",
+       {"row %s2 -> %sb2", "row %r -> %a"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.why);

@@ -368,6 +368,27 @@ TEST_F(RowFusion, RowsOverSeveralDimsAndRowResultArithmetic) {
   RunAndCompare(*m, 5, 1);
 }
 
+// Row kernels among other kernels, each in its place: an output read by a
+// transpose defined before the kernel's last member (which ran before the
+// kernel wrote it: a silent wrong answer), and an op in an earlier row
+// kernel read by a later one (which read the earlier one's reduce inline:
+// an internal error).
+TEST_F(RowFusion, KernelsRunAfterWhatTheyRead) {
+  const std::string head = "HloModule order\n" + Fold("add", "f32", "add") +
+                           "ENTRY %e {\n  %x = f32[64,128] parameter(0)\n  %z = f32[] constant(0)\n"
+                           "  %r = f32[64] reduce(%x, %z), dimensions={1}, to_apply=%add\n"
+                           "  %rb = f32[64,128] broadcast(%r), dimensions={0}\n";
+  for (const std::string& rest :
+       {std::string("  %y = f32[64,128] subtract(%x, %rb)\n  %v = f32[128,64] transpose(%y), dimensions={1,0}\n"
+                    "  %w = f32[64,128] multiply(%x, %rb)\n  ROOT %t = (f32[128,64], f32[64,128]) tuple(%v, %w)\n}\n"),
+        std::string("  %ex = f32[64,128] exponential(%x)\n  %s = f32[] reduce(%ex, %z), dimensions={0,1}, to_apply=%add\n"
+                    "  %sb = f32[64,128] broadcast(%s), dimensions={}\n  ROOT %a = f32[64,128] add(%rb, %sb)\n}\n")}) {
+    std::unique_ptr<Module> m = ParseOrFail(head + rest);
+    ASSERT_TRUE(m);
+    RunAndCompare(*m, 3);
+  }
+}
+
 // More rows than one grid dimension holds (65535 workgroups): the grid
 // folds into a second dimension and every row is still computed once.
 TEST_F(RowFusion, MoreRowsThanOneGridDimension) {
