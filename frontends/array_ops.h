@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "frontends/chlo_mulhi.h"
+#include "ops/slice_and_padding.h"
 #include "ir/instruction.h"
 #include "ir/literal.h"
 #include "ir/module.h"
@@ -63,6 +64,39 @@ class ArrayOps {
     r->dimensions = std::vector<int64_t>{dim};
     r->called_computations.emplace_back("to_apply", add);
     return r;
+  }
+  // x[..., r0:r1, c0:c1].
+  Instruction* SliceMatrix(Instruction* x, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    std::vector<int64_t> dims = x->shape.dims();
+    const size_t rank = dims.size();
+    if (r0 == 0 && c0 == 0 && r1 == dims[rank - 2] && c1 == dims[rank - 1]) return x;
+    std::vector<SliceDimension> slice;
+    for (size_t d = 0; d + 2 < rank; ++d) slice.push_back({0, dims[d], 1});
+    slice.push_back({r0, r1, 1});
+    slice.push_back({c0, c1, 1});
+    dims[rank - 2] = r1 - r0;
+    dims[rank - 1] = c1 - c0;
+    Instruction* s = Make(Opcode::kSlice, Shape(x->shape.element_type(), dims), {x});
+    s->other_attributes.emplace_back("slice", SliceText(slice));
+    return s;
+  }
+  // x with its last two dims swapped.
+  Instruction* TransposeMatrix(Instruction* x) {
+    std::vector<int64_t> dims = x->shape.dims(), perm(dims.size());
+    for (size_t d = 0; d < dims.size(); ++d) perm[d] = static_cast<int64_t>(d);
+    std::swap(perm[dims.size() - 2], perm[dims.size() - 1]);
+    std::swap(dims[dims.size() - 2], dims[dims.size() - 1]);
+    Instruction* t = Make(Opcode::kTranspose, Shape(x->shape.element_type(), dims), {x});
+    t->dimensions = std::move(perm);
+    return t;
+  }
+  // a and b joined along `dim`.
+  Instruction* Concatenate(Instruction* a, Instruction* b, int64_t dim) {
+    std::vector<int64_t> dims = a->shape.dims();
+    dims[dim] += b->shape.dim(dim);
+    Instruction* c = Make(Opcode::kConcatenate, Shape(a->shape.element_type(), dims), {a, b});
+    c->dimensions = std::vector<int64_t>{dim};
+    return c;
   }
   Instruction* Element(Instruction* tuple, int64_t i) {
     Instruction* e = Make(Opcode::kGetTupleElement, tuple->shape.tuple_shapes()[i], {tuple});

@@ -10,13 +10,7 @@
 //       which is what XLA's CPU backend returns for an approximate one
 //   AllocateBuffer()                                 -> zeros (its values
 //       are unspecified; zeros are a deterministic choice)
-// and jaxlib's CPU kernels for what XLA ops compute (a module exported on
-// a CPU): lapack_?potrf[_ffi] -> cholesky (info 1 where the factor holds a
-// NaN, as LAPACK reports a matrix that is not positive definite),
-// blas_?trsm and lapack_?trsm_ffi -> triangular-solve (b scaled by alpha),
-// lapack_?getrf[_ffi] (s, d) -> LU with partial pivoting
-// (frontends/lu_decomposition.h: the factors, 1-based pivots, info).
-// Their operand_layouts only say how jaxlib's kernels take the memory.
+// and the calls that stand for linear algebra (frontends/linalg_custom_calls.h).
 // And jaxlib's GPU cu_/hip_threefry2x32[_ffi] (jax.random's bits in GPU
 // exports) as the Threefry-2x32 rounds in elementwise ops.
 // The dynamic_* forms' size operands must be known before the run (a

@@ -106,8 +106,9 @@ TEST_F(Collectives, EveryOpEveryTypeTwoLayoutsMatchTheReference) {
         // on the device they share (a permutation's target nobody sends to
         // filled with zeros there); reductions other than plain sums go
         // through host memory.
-        if (MovesElementsOnly(*m->entry()->root()))
+        if (MovesElementsOnly(*m->entry()->root())) {
           EXPECT_EQ(OnDeviceRuns(*exe), std::vector<int64_t>(4, 1)) << what;
+        }
         if (std::string(op) == "reduce-scatter") {
           // Plain sums of natively computed types fold their blocks on the
           // device where each block is a run of whole 16-byte words (the

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "frontends/hlo_text.h"
+#include "frontends/stablehlo_reader.h"
 #include "ir/float_formats.h"
 #include "ops/op_traits.h"
 #include "ops/evaluator.h"
@@ -321,6 +322,23 @@ std::vector<SortConfig> SortConfigsOf(const Module& module, const TargetFeatures
     for (const FusionGroup& g : p->groups)
       if (const auto* c = std::get_if<SortConfig>(&g.config)) configs.push_back(*c);
   return configs;
+}
+
+std::string RunRefined(const std::string& text, const std::vector<Literal>& args) {
+  std::vector<Shape> shapes;
+  for (const Literal& a : args) shapes.push_back(a.shape());
+  StatusOr<StablehloProgram> p = ReadStablehlo(text, false, 1, {}, &shapes);
+  if (!p.ok()) return p.status().ToString();
+  StatusOr<Literal> want = EvaluateModule(*p->module, args);
+  StatusOr<Literal> got = CompileAndRun(*p->module, args);
+  if (!got.ok()) return got.status().ToString();
+  EXPECT_TRUE(want.ok()) << want.status().ToString();
+  if (want.ok()) {  // the reference computes in double: close, not equal
+    const std::vector<const Literal*> g = got->Leaves(), w = want->Leaves();
+    EXPECT_EQ(g.size(), w.size());
+    for (size_t i = 0; i < g.size() && i < w.size(); ++i) ExpectClose(*g[i], *w[i], Opcode::kTanh, "result " + std::to_string(i));
+  }
+  return got->shape().ToString(false) + " " + got->ValuesToString();
 }
 
 }  // namespace vkxla

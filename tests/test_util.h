@@ -75,6 +75,10 @@ StatusOr<Literal> CompileAndRun(const Module& module, const std::vector<Literal>
 // Parses "HloModule m", `computations` and an ENTRY with `entry_body`, runs
 // it without arguments and returns the values as text (or the error).
 std::string RunHloText(const std::string& computations, const std::string& entry_body);
+// Reads StableHLO `text` with `args` (their shapes refine the entry), runs
+// it on the device, checks it against the reference evaluator, and returns
+// the result's shape and values as text (or the error).
+std::string RunRefined(const std::string& text, const std::vector<Literal>& args);
 // Expects that module to be rejected with a message containing every word.
 void ExpectHloError(const std::string& computations, const std::string& entry_body, const std::vector<std::string>& words);
 

@@ -1,0 +1,222 @@
+#include "frontends/linalg_custom_calls.h"
+
+#include <algorithm>
+
+#include "frontends/custom_call_results.h"
+#include "frontends/eigh_decomposition.h"
+#include "frontends/qr_decomposition.h"
+#include "frontends/svd_decomposition.h"
+#include "ops/cholesky.h"
+#include "ops/triangular_solve.h"
+
+namespace vkxla {
+namespace {
+
+// jaxlib's CPU linear algebra that XLA ops compute: lapack_?potrf[_ffi]
+// (Cholesky), blas_?trsm and lapack_?trsm_ffi (TriangularSolve), ? one of s, d, c, z.
+std::string LinalgKernel(const std::string& target) {
+  for (const char* family : {"lapack_", "blas_"}) {
+    const std::string f = family;
+    if (target.rfind(f, 0) != 0 || target.size() < f.size() + 1 || std::string("sdcz").find(target[f.size()]) == std::string::npos)
+      continue;
+    const std::string rest = target.substr(f.size() + 1);
+    for (const char* k : {"potrf", "potrf_ffi", "trsm_ffi", "getrf", "getrf_ffi", "geqrf", "geqrf_ffi", "orgqr", "orgqr_ffi", "syevd",
+                          "syevd_ffi", "gesdd", "gesdd_ffi"})
+      if (f == "lapack_" && rest == k) return rest;
+    if (f == "blas_" && rest == "trsm") return rest;
+  }
+  return "";
+}
+
+// 1 where a batch member's factor holds a NaN (LAPACK's info: not positive
+// definite), else 0, over the leading dims of `l`.
+Instruction* CholeskyInfo(Instruction* l, const Shape& info, const HloMaker& make, const ConstantMaker& constant, Computation* logical_or) {
+  const Shape& s = l->shape;
+  std::vector<int64_t> batch(s.dims().begin(), s.dims().end() - 2);
+  Instruction* nan = make(Opcode::kCompare, Shape(ElementType::kPred, s.dims()), {l, l});
+  nan->direction = ComparisonDirection::kNe;
+  Literal f(Shape::Scalar(ElementType::kPred));
+  Instruction* any = make(Opcode::kReduce, Shape(ElementType::kPred, batch), {nan, constant(std::move(f))});
+  any->dimensions = std::vector<int64_t>{s.rank() - 2, s.rank() - 1};
+  any->called_computations.emplace_back("to_apply", logical_or);
+  return make(Opcode::kConvert, Shape(info.element_type(), batch), {any});
+}
+
+StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, const std::string& kernel, const HloMaker& make,
+                                                const ConstantMaker& constant, const std::function<Computation*()>& logical_or) {
+  auto config = [&](const char* key) {
+    auto it = c.attributes.find("mhlo.backend_config");
+    return it == c.attributes.end() ? std::optional<int64_t>() : DictInteger(it->second, key);
+  };
+  auto flag = [&](size_t i) -> StatusOr<int64_t> {
+    VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> v, c.integers(i));
+    if (v.size() != 1) return CustomCallError(c, "operand " + std::to_string(i) + " must be one integer");
+    return v[0];
+  };
+  // Which triangle a kernel reads: the FFI form's uplo ('L' or 'U'), the
+  // legacy form's first operand.
+  auto lower_triangle = [&](bool ffi) -> StatusOr<bool> {
+    if (ffi) return config("uplo").value_or('L') == 'L';
+    VKXLA_ASSIGN_OR_RETURN(int64_t l, flag(0));
+    return l != 0;
+  };
+  if (kernel == "potrf" || kernel == "potrf_ffi") {
+    // Legacy (lower, batch, n, a); FFI (a) with uplo 'L' or 'U'.
+    const bool ffi = kernel == "potrf_ffi";
+    if (c.operands.size() != (ffi ? 1u : 4u) || c.result_types.size() != 2) return CustomCallError(c, "takes a matrix and gives its factor and info");
+    VKXLA_ASSIGN_OR_RETURN(const bool lower, lower_triangle(ffi));
+    Instruction* a = c.operands.back();
+    if (!a->shape.IsArray() || a->shape.rank() < 2) return CustomCallError(c, "takes matrices, not " + a->shape.ToString());
+    Instruction* l = make(Opcode::kCholesky, a->shape, {a});
+    SetCholeskyLower(*l, lower);
+    Instruction* info = CholeskyInfo(l, c.result_types[1], make, constant, logical_or());
+    return std::vector<Instruction*>{l, info};
+  }
+  if (kernel == "syevd" || kernel == "syevd_ffi") {
+    // Legacy (lower, batch, n, a) -> (v, w, info, work, iwork); FFI (a) with uplo -> (v, w, info).
+    const bool ffi = kernel == "syevd_ffi";
+    if (c.operands.size() != (ffi ? 1u : 4u)) return CustomCallError(c, "takes a symmetric matrix");
+    VKXLA_ASSIGN_OR_RETURN(const bool lower, lower_triangle(ffi));
+    VKXLA_ASSIGN_OR_RETURN(EighFactors e, BuildEighDecomposition(c.operands.back(), lower, c.builders));
+    return WrittenResults(c, {e.vectors, e.values}, make, constant);
+  }
+  if (kernel == "geqrf" || kernel == "geqrf_ffi") {
+    // Legacy (batch, m, n, lwork, a) -> (a, taus, info, workspace); FFI (a) -> (a, taus).
+    if (c.operands.size() != (kernel == "geqrf" ? 5u : 1u)) return CustomCallError(c, "takes a matrix");
+    VKXLA_ASSIGN_OR_RETURN(QrFactors qr, BuildQrDecomposition(c.operands.back(), c.builders));
+    return WrittenResults(c, {qr.packed, qr.taus}, make, constant);
+  }
+  if (kernel == "orgqr" || kernel == "orgqr_ffi") {
+    // Legacy (batch, m, n, k, lwork, a, taus) -> (q, info, workspace); FFI (a, taus) -> q.
+    if (c.operands.size() != (kernel == "orgqr" ? 7u : 2u)) return CustomCallError(c, "takes the reflectors and their taus");
+    VKXLA_ASSIGN_OR_RETURN(Instruction * q, BuildHouseholderProduct(c.operands[c.operands.size() - 2], c.operands.back(), c.builders));
+    return WrittenResults(c, {q}, make, constant);
+  }
+  if (kernel == "gesdd" || kernel == "gesdd_ffi") {
+    // Legacy (full_matrices, compute_uv, batch, m, n, lwork, a); FFI (a)
+    // with mode 'A' (full), 'S' (thin) or 'N' (values only). Results: the
+    // overwritten a, s, u, vt, info, then workspace.
+    const bool ffi = kernel == "gesdd_ffi";
+    if (c.operands.size() != (ffi ? 1u : 7u)) return CustomCallError(c, "takes a matrix");
+    bool full = true, vectors = true;
+    if (ffi) {
+      const int64_t mode = config("mode").value_or('A');
+      full = mode == 'A';
+      vectors = mode != 'N';
+    } else {
+      VKXLA_ASSIGN_OR_RETURN(const int64_t f, flag(0));
+      VKXLA_ASSIGN_OR_RETURN(const int64_t v, flag(1));
+      full = f != 0;
+      vectors = v != 0;
+    }
+    VKXLA_ASSIGN_OR_RETURN(SvdFactors svd, BuildSvd(c.operands.back(), vectors, full, c.builders));
+    return WrittenResults(c, {nullptr, svd.values, svd.u, svd.vt}, make, constant);
+  }
+  if (kernel == "getrf" || kernel == "getrf_ffi") {
+    // Legacy (batch, m, n, a); FFI (a). Results: the factors, ipiv, info.
+    if (c.operands.size() != (kernel == "getrf" ? 4u : 1u) || c.result_types.size() != 3)
+      return CustomCallError(c, "takes a matrix and gives its LU factors, pivots and info");
+    VKXLA_ASSIGN_OR_RETURN(LuFactors lu, BuildLuDecomposition(c.operands.back(), c.builders));
+    for (size_t i = 1; i < 3; ++i)
+      if (c.result_types[i].element_type() != ElementType::kS32)
+        return CustomCallError(c, "gives s32 pivots and info, not " + c.result_types[i].ToString());
+    return std::vector<Instruction*>{lu.lu, lu.pivots, lu.info};
+  }
+  // trsm: legacy (left_side, lower, trans_a, unit_diagonal, m, n, batch,
+  // alpha, a, b); FFI (a, b[, alpha]) with side, uplo, trans_x and diag.
+  const bool ffi = kernel == "trsm_ffi";
+  if ((ffi ? c.operands.size() < 2 || c.operands.size() > 3 : c.operands.size() != 10) || c.result_types.size() != 1)
+    return CustomCallError(c, "takes a triangular matrix and a right-hand side and gives the solution");
+  TriangularSolveOptions o;
+  int64_t transpose = 0;
+  Instruction *a = nullptr, *b = nullptr, *alpha = nullptr;
+  if (ffi) {
+    a = c.operands[0];
+    b = c.operands[1];
+    alpha = c.operands.size() == 3 ? c.operands[2] : nullptr;
+    o.left_side = config("side").value_or('L') == 'L';
+    o.lower = config("uplo").value_or('L') == 'L';
+    o.unit_diagonal = config("diag").value_or('N') == 'U';
+    const int64_t t = config("trans_x").value_or('N');
+    transpose = t == 'T' ? 1 : t == 'C' ? 2 : 0;
+  } else {
+    VKXLA_ASSIGN_OR_RETURN(int64_t left, flag(0));
+    VKXLA_ASSIGN_OR_RETURN(int64_t lower, flag(1));
+    VKXLA_ASSIGN_OR_RETURN(transpose, flag(2));
+    VKXLA_ASSIGN_OR_RETURN(int64_t unit, flag(3));
+    o.left_side = left != 0;
+    o.lower = lower != 0;
+    o.unit_diagonal = unit != 0;
+    alpha = c.operands[7];
+    a = c.operands[8];
+    b = c.operands[9];
+  }
+  o.transpose_a = transpose == 1 ? TransposeA::kTranspose : transpose == 2 ? TransposeA::kAdjoint : TransposeA::kNoTranspose;
+  if (alpha) {  // op(a) x = alpha b: scale b first
+    if (!alpha->shape.IsArray() || alpha->shape.rank() != 0 || alpha->shape.element_type() != b->shape.element_type())
+      return CustomCallError(c, "alpha must be a scalar of " + b->shape.ToString() + "'s type");
+    Instruction* spread = make(Opcode::kBroadcast, b->shape, {alpha});
+    spread->dimensions = std::vector<int64_t>{};
+    b = make(Opcode::kMultiply, b->shape, {b, spread});
+  }
+  Instruction* x = make(Opcode::kTriangularSolve, b->shape, {a, b});
+  SetTriangularSolveOptions(*x, o);
+  return std::vector<Instruction*>{x};
+}
+
+// XLA's own decompositions and jaxlib's GPU pivots kernels.
+StatusOr<std::vector<Instruction*>> LowerXlaLinalg(const ExpandedCustomCall& c, const HloMaker& make, const ConstantMaker& constant) {
+  const size_t operands = c.operands.size(), results = c.result_types.size();
+  if (c.target == "LuDecomposition") {  // XLA's: (a) -> (lu, 0-based pivots, permutation)
+    if (operands != 1 || !c.operands[0]->shape.IsArray() || c.operands[0]->shape.rank() < 2) return CustomCallError(c, "takes a matrix");
+    VKXLA_ASSIGN_OR_RETURN(LuFactors lu, BuildLuDecomposition(c.operands[0], c.builders));
+    Instruction* one = make(Opcode::kBroadcast, lu.pivots->shape, {constant(Literal::ScalarOf(Scalar::Int(ElementType::kS32, 1)))});
+    one->dimensions = std::vector<int64_t>{};
+    Instruction* pivots = make(Opcode::kSubtract, lu.pivots->shape, {lu.pivots, one});
+    VKXLA_ASSIGN_OR_RETURN(Instruction * perm, BuildPivotsToPermutation(pivots, c.operands[0]->shape.dims()[c.operands[0]->shape.rank() - 2], c.builders));
+    return WrittenResults(c, {lu.lu, pivots, perm}, make, constant);
+  }
+  if (c.target.find("lu_pivots_to_permutation") != std::string::npos) {  // jaxlib's GPU kernels: 0-based pivots
+    if (operands != 1 || results != 1 || !c.result_types[0].IsArray() || c.result_types[0].rank() < 1)
+      return CustomCallError(c, "takes pivots and gives one permutation");
+    VKXLA_ASSIGN_OR_RETURN(Instruction * perm, BuildPivotsToPermutation(c.operands[0], c.result_types[0].dims().back(), c.builders));
+    return WrittenResults(c, {perm}, make, constant);
+  }
+  if (c.target == "Eigh") {  // XLA's: (a) -> (vectors, values); backend_config "lower,sort,max_iter,tol"
+    if (operands != 1) return CustomCallError(c, "takes a matrix");
+    auto it = c.attributes.find("backend_config");
+    std::string config = it == c.attributes.end() ? std::string() : it->second;
+    config.erase(std::remove(config.begin(), config.end(), '"'), config.end());
+    VKXLA_ASSIGN_OR_RETURN(EighFactors e, BuildEighDecomposition(c.operands[0], config.empty() || config[0] != '0', c.builders));
+    return WrittenResults(c, {e.vectors, e.values}, make, constant);
+  }
+  if (c.target == "Qr") {  // XLA's: (a) -> (packed, taus)
+    if (operands != 1) return CustomCallError(c, "takes a matrix");
+    VKXLA_ASSIGN_OR_RETURN(QrFactors qr, BuildQrDecomposition(c.operands[0], c.builders));
+    return WrittenResults(c, {qr.packed, qr.taus}, make, constant);
+  }
+  if (c.target == "ProductOfElementaryHouseholderReflectors") {
+    if (operands != 2) return CustomCallError(c, "takes the reflectors and their taus");
+    VKXLA_ASSIGN_OR_RETURN(Instruction * q, BuildHouseholderProduct(c.operands[0], c.operands[1], c.builders));
+    return WrittenResults(c, {q}, make, constant);
+  }
+  return CustomCallError(c, "is no linear algebra call");
+}
+
+bool IsXlaLinalg(const std::string& target) {
+  for (const char* t : {"Qr", "ProductOfElementaryHouseholderReflectors", "LuDecomposition", "cu_lu_pivots_to_permutation",
+                        "hip_lu_pivots_to_permutation", "oneapi_lu_pivots_to_permutation", "Eigh"})
+    if (target == t) return true;
+  return false;
+}
+
+}  // namespace
+
+bool IsLinalgCustomCall(const std::string& target) { return !LinalgKernel(target).empty() || IsXlaLinalg(target); }
+
+StatusOr<std::vector<Instruction*>> LowerLinalgCustomCall(const ExpandedCustomCall& c, const HloMaker& make, const ConstantMaker& constant) {
+  if (const std::string kernel = LinalgKernel(c.target); !kernel.empty()) return LowerLinalg(c, kernel, make, constant, c.logical_or);
+  return LowerXlaLinalg(c, make, constant);
+}
+
+}  // namespace vkxla

@@ -1,0 +1,30 @@
+// The custom calls that stand for linear algebra, read as the HLO ops that
+// compute it or the decompositions built of them:
+// - XLA's own: Qr, ProductOfElementaryHouseholderReflectors,
+//   LuDecomposition, Eigh;
+// - jaxlib's CPU kernels (a module exported on a CPU): lapack_?potrf[_ffi]
+//   -> cholesky (info 1 where the factor holds a NaN, as LAPACK reports a
+//   matrix that is not positive definite), blas_?trsm and lapack_?trsm_ffi
+//   -> triangular-solve (b scaled by alpha), lapack_?getrf[_ffi] -> LU with
+//   partial pivoting (frontends/lu_decomposition.h), lapack_?geqrf/orgqr
+//   [_ffi] -> Householder QR (frontends/qr_decomposition.h),
+//   lapack_?syevd[_ffi] -> Jacobi eigendecomposition
+//   (frontends/eigh_decomposition.h), lapack_?gesdd[_ffi] -> one-sided
+//   Jacobi SVD (frontends/svd_decomposition.h);
+// - jaxlib's GPU pivots-to-permutation kernels.
+// Their operand_layouts only say how the kernels take the memory.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "frontends/xla_custom_calls.h"
+
+namespace vkxla {
+
+bool IsLinalgCustomCall(const std::string& target);
+
+// The values the call gives, one per result.
+StatusOr<std::vector<Instruction*>> LowerLinalgCustomCall(const ExpandedCustomCall& c, const HloMaker& make, const ConstantMaker& constant);
+
+}  // namespace vkxla

@@ -1,0 +1,508 @@
+// The custom calls that stand for linear algebra
+// (frontends/linalg_custom_calls.h): jaxlib's LAPACK/BLAS kernels in CPU
+// exports and XLA's own decompositions run as the decompositions built of
+// HLO ops, checked by what defines each factorisation (the product gives
+// the matrix back, factors are orthonormal or triangular, LAPACK's signs,
+// pivots and info) and against known answers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "frontends/stablehlo_reader.h"
+#include "ops/evaluator.h"
+#include "runtime/executable.h"
+#include "tests/test_util.h"
+
+namespace vkxla {
+namespace {
+
+class LinalgCustomCalls : public ::testing::Test {
+ protected:
+  void TearDown() override { ExpectNoValidationMessages(); }
+};
+
+// LAPACK's getrf on the host, unblocked (dgetf2): the factors in place,
+// 1-based pivots, info.
+void HostGetrf(std::vector<double>& a, int64_t m, int64_t n, std::vector<int32_t>& ipiv, int32_t& info) {
+  const int64_t k = std::min(m, n);
+  info = 0;
+  ipiv.assign(static_cast<size_t>(k), 0);
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t p = j;
+    for (int64_t i = j + 1; i < m; ++i)
+      if (std::abs(a[i * n + j]) > std::abs(a[p * n + j])) p = i;
+    ipiv[j] = static_cast<int32_t>(p + 1);
+    if (a[p * n + j] != 0) {
+      for (int64_t c = 0; c < n; ++c) std::swap(a[j * n + c], a[p * n + c]);
+      const double r = 1 / a[j * n + j];
+      for (int64_t i = j + 1; i < m; ++i) a[i * n + j] *= r;
+    } else if (info == 0) {
+      info = static_cast<int32_t>(j + 1);
+    }
+    for (int64_t i = j + 1; i < m; ++i)
+      for (int64_t c = j + 1; c < n; ++c) a[i * n + c] -= a[i * n + j] * a[j * n + c];
+  }
+}
+
+// A module jax.export wrote on a CPU calls jaxlib's LAPACK/BLAS kernels:
+// the ones XLA ops compute give what those ops give (the same kernels), in
+// the legacy and the FFI forms, batched, and LAPACK's info says which
+// matrix is not positive definite.
+TEST_F(LinalgCustomCalls, JaxlibCpuLinearAlgebraRunsAsXlaOps) {
+  // Two 3x3 matrices: one positive definite, one not.
+  Literal a(Shape(ElementType::kF32, {2, 3, 3}));
+  const float av[] = {4, 2, 0.6f, 2, 5, 1, 0.6f, 1, 3, /**/ 1, 2, 0, 2, 1, 0, 0, 0, 1};
+  for (int64_t i = 0; i < 18; ++i) a.Set(i, Scalar::Float(ElementType::kF32, av[i]));
+  const std::string info_and_factor = RunRefined(R"(
+func.func @main(%a: tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2xi32>) {
+  %0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]} : (tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2xi32>)
+  return %0#0, %0#1 : tensor<2x3x3xf32>, tensor<2xi32>
+})", {a});
+  EXPECT_NE(info_and_factor.find("{0, 1})"), std::string::npos) << info_and_factor;
+  const std::string direct = RunRefined(R"(
+func.func @main(%a: tensor<2x3x3xf32>) -> tensor<2x3x3xf32> {
+  %0 = stablehlo.cholesky %a, lower = true : tensor<2x3x3xf32>
+  return %0 : tensor<2x3x3xf32>
+})", {a});
+  // The first factor as the op gives it (the second holds NaNs).
+  const std::string first = direct.substr(direct.find("{{{"), direct.find("}}, {{") - direct.find("{{{"));
+  EXPECT_NE(info_and_factor.find(first), std::string::npos) << info_and_factor << "\n" << direct;
+  const std::string legacy = RunRefined(R"(
+func.func @main(%a: tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2xi32>) {
+  %lower = stablehlo.constant dense<1> : tensor<i32>
+  %b = stablehlo.constant dense<2> : tensor<i32>
+  %n = stablehlo.constant dense<3> : tensor<i32>
+  %0:2 = stablehlo.custom_call @lapack_spotrf(%lower, %b, %n, %a) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2xi32>)
+  return %0#0, %0#1 : tensor<2x3x3xf32>, tensor<2xi32>
+})", {a});
+  EXPECT_EQ(legacy, info_and_factor);
+  // op(a) x = alpha b for each side, triangle, transpose and diagonal,
+  // against stablehlo.triangular_solve of alpha b.
+  Literal t(Shape(ElementType::kF32, {3, 3})), b(Shape(ElementType::kF32, {3, 3}));
+  const float tv[] = {2, 0.5f, -1, 0.25f, 3, 0.5f, 1, -0.5f, 4}, bv[] = {1, 2, 3, -1, 0.5f, 2, 4, -2, 1};
+  for (int64_t i = 0; i < 9; ++i) {
+    t.Set(i, Scalar::Float(ElementType::kF32, tv[i]));
+    b.Set(i, Scalar::Float(ElementType::kF32, bv[i]));
+  }
+  for (const char* side : {"L", "R"})
+    for (const char* uplo : {"L", "U"})
+      for (const char* trans : {"N", "T"})
+        for (const char* diag : {"N", "U"}) {
+          SCOPED_TRACE(std::string(side) + uplo + trans + diag);
+          auto code = [](const char* c) { return std::to_string(static_cast<int>(c[0])); };
+          const std::string ffi = RunRefined(R"(
+func.func @main(%a: tensor<3x3xf32>, %b: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %alpha = stablehlo.constant dense<2.0> : tensor<f32>
+  %0 = stablehlo.custom_call @lapack_strsm_ffi(%a, %b, %alpha) {mhlo.backend_config = {diag = )" + code(diag) + " : ui8, side = " +
+                                             code(side) + " : ui8, trans_x = " + code(trans) + " : ui8, uplo = " + code(uplo) +
+                                             R"( : ui8}} : (tensor<3x3xf32>, tensor<3x3xf32>, tensor<f32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+})", {t, b});
+          const std::string flags = std::string(side[0] == 'L' ? "1" : "0") + "," + (uplo[0] == 'L' ? "1" : "0") + "," +
+                                    (trans[0] == 'T' ? "1" : "0") + "," + (diag[0] == 'U' ? "1" : "0");
+          std::vector<std::string> f;
+          for (size_t at = 0; at < flags.size(); at += 2) f.push_back(flags.substr(at, 1));
+          const std::string blas = RunRefined(R"(
+func.func @main(%a: tensor<3x3xf32>, %b: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %s = stablehlo.constant dense<)" + f[0] + R"(> : tensor<i32>
+  %l = stablehlo.constant dense<)" + f[1] + R"(> : tensor<i32>
+  %t = stablehlo.constant dense<)" + f[2] + R"(> : tensor<i32>
+  %u = stablehlo.constant dense<)" + f[3] + R"(> : tensor<i32>
+  %m = stablehlo.constant dense<3> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %alpha = stablehlo.constant dense<2.0> : tensor<f32>
+  %0 = stablehlo.custom_call @blas_strsm(%s, %l, %t, %u, %m, %m, %one, %alpha, %a, %b) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+})", {t, b});
+          const std::string op = RunRefined(R"(
+func.func @main(%a: tensor<3x3xf32>, %b: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %alpha = stablehlo.constant dense<2.0> : tensor<3x3xf32>
+  %ab = stablehlo.multiply %b, %alpha : tensor<3x3xf32>
+  %0 = "stablehlo.triangular_solve"(%a, %ab) {left_side = )" + std::string(side[0] == 'L' ? "true" : "false") +
+                                            ", lower = " + (uplo[0] == 'L' ? "true" : "false") + ", unit_diagonal = " +
+                                            (diag[0] == 'U' ? "true" : "false") + ", transpose_a = #stablehlo<transpose " +
+                                            (trans[0] == 'T' ? "TRANSPOSE" : "NO_TRANSPOSE") + R"(>} : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+})", {t, b});
+          EXPECT_EQ(ffi, op);
+          EXPECT_EQ(blas, op);
+          EXPECT_EQ(op.rfind("f32[3,3] {{", 0), 0u) << op;
+        }
+}
+
+// jaxlib's getrf (jnp.linalg.lu, solve, inv, det exported on a CPU): the
+// factors, pivots and info LAPACK gives, batched, wide and tall, with a
+// singular matrix, in the legacy and FFI forms.
+TEST_F(LinalgCustomCalls, JaxlibCpuLuMatchesLapacksGetrf) {
+  std::mt19937_64 rng(5);
+  struct Case {
+    ElementType t;
+    std::vector<int64_t> dims;
+    bool ffi;
+  };
+  for (const Case& c : {Case{ElementType::kF32, {4, 4}, true}, Case{ElementType::kF64, {3, 5, 5}, false},
+                        Case{ElementType::kF32, {2, 6, 3}, true}, Case{ElementType::kF64, {3, 6}, true}}) {
+    const int64_t rank = static_cast<int64_t>(c.dims.size()), m = c.dims[rank - 2], n = c.dims[rank - 1], k = std::min(m, n);
+    const int64_t batch = c.dims.size() == 3 ? c.dims[0] : 1;
+    const std::string t = std::string(ElementTypeName(c.t)), ty = c.t == ElementType::kF32 ? "f32" : "f64";
+    std::string shape = "", bshape = "";
+    for (int64_t d : c.dims) shape += std::to_string(d) + "x";
+    if (batch > 1 || c.dims.size() == 3) bshape = std::to_string(batch) + "x";
+    SCOPED_TRACE(shape + t);
+    Literal a(Shape(c.t, c.dims));
+    std::uniform_int_distribution<int> d(-8, 8);
+    for (int64_t i = 0; i < a.element_count(); ++i) a.Set(i, Scalar::Float(c.t, d(rng) / 4.0));
+    if (batch > 1)  // a singular member: its second column is zero
+      for (int64_t i = 0; i < m; ++i) a.Set(m * n + i * n + 1, Scalar::Float(c.t, 0));
+    const std::string ins = "tensor<" + shape + ty + ">", piv = "tensor<" + bshape + std::to_string(k) + "xi32>",
+                      inf = bshape.empty() ? "tensor<i32>" : "tensor<" + bshape.substr(0, bshape.size() - 1) + "xi32>";
+    const std::string call = c.ffi ? "stablehlo.custom_call @lapack_" + std::string(c.t == ElementType::kF32 ? "s" : "d") +
+                                         "getrf_ffi(%a) : (" + ins + ") -> (" + ins + ", " + piv + ", " + inf + ")"
+                                   : "stablehlo.custom_call @lapack_" + std::string(c.t == ElementType::kF32 ? "s" : "d") +
+                                         "getrf(%b, %m, %n, %a) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, " +
+                                         ins + ") -> (" + ins + ", " + piv + ", " + inf + ")";
+    const std::string text = "func.func @main(%a: " + ins + ") -> (" + ins + ", " + piv + ", " + inf + ") {\n"
+                             "  %b = stablehlo.constant dense<" + std::to_string(batch) + "> : tensor<i32>\n"
+                             "  %m = stablehlo.constant dense<" + std::to_string(m) + "> : tensor<i32>\n"
+                             "  %n = stablehlo.constant dense<" + std::to_string(n) + "> : tensor<i32>\n"
+                             "  %0:3 = " + call + "\n  return %0#0, %0#1, %0#2 : " + ins + ", " + piv + ", " + inf + "\n}\n";
+    auto p = ReadStablehlo(text, false);
+    ASSERT_TRUE(p.ok()) << p.status().ToString() << "\n" << text;
+    auto got = CompileAndRun(*p->module, {a});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<double> host(static_cast<size_t>(m * n));
+      for (int64_t i = 0; i < m * n; ++i) host[i] = a.Get(b * m * n + i).re;
+      std::vector<int32_t> ipiv;
+      int32_t info = 0;
+      HostGetrf(host, m, n, ipiv, info);
+      for (int64_t i = 0; i < m * n; ++i)
+        EXPECT_NEAR(got->tuple_elements()[0].Get(b * m * n + i).re, host[i], 1e-5 * (1 + std::abs(host[i]))) << "batch " << b << " element " << i;
+      for (int64_t j = 0; j < k; ++j) EXPECT_EQ(got->tuple_elements()[1].Get(b * k + j).s, ipiv[j]) << "batch " << b << " pivot " << j;
+      EXPECT_EQ(got->tuple_elements()[2].Get(b).s, info) << "batch " << b;
+      if (batch > 1) {
+        EXPECT_EQ(info, b == 1 ? 2 : 0);
+      }
+    }
+  }
+}
+
+// jaxlib's GPU pivots-to-permutation kernels (0-based row swaps, those
+// out of range skipped) and XLA's LuDecomposition (the factors, 0-based
+// pivots, the permutation): against the swaps done by hand.
+TEST_F(LinalgCustomCalls, PivotsBecomePermutations) {
+  Literal piv(Shape(ElementType::kS32, {2, 3}));
+  const int pv[] = {2, 2, 9, 1, -1, 1};
+  for (int64_t i = 0; i < 6; ++i) piv.Set(i, Scalar::Int(ElementType::kS32, pv[i]));
+  // [0,1,2,3]: swap 0,2 -> [2,1,0,3]; swap 1,2 -> [2,0,1,3]; 9 out of range. [0,1,2,3]: swap 0,1 -> [1,0,2,3]; -1 skipped; 2,1 -> [1,2,0,3].
+  EXPECT_EQ(RunRefined(R"(
+func.func @main(%p: tensor<2x3xi32>) -> tensor<2x4xi32> {
+  %0 = stablehlo.custom_call @cu_lu_pivots_to_permutation(%p) {mhlo.backend_config = {}} : (tensor<2x3xi32>) -> tensor<2x4xi32>
+  return %0 : tensor<2x4xi32>
+})", {piv}),
+            "s32[2,4] {{2, 0, 1, 3}, {1, 2, 0, 3}}");
+  Literal a(Shape(ElementType::kF32, {3, 3}));
+  for (int64_t i = 0; i < 9; ++i) a.Set(i, Scalar::Float(ElementType::kF32, static_cast<double>(i)));
+  EXPECT_EQ(RunRefined(R"(
+func.func @main(%a: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>) {
+  %0 = stablehlo.custom_call @LuDecomposition(%a) : (tensor<3x3xf32>) -> tuple<tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>>
+  %1 = stablehlo.get_tuple_element %0[0] : (tuple<tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>>) -> tensor<3x3xf32>
+  %2 = stablehlo.get_tuple_element %0[1] : (tuple<tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>>) -> tensor<3xi32>
+  %3 = stablehlo.get_tuple_element %0[2] : (tuple<tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>>) -> tensor<3xi32>
+  return %1, %2, %3 : tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>
+})", {a}),
+            "(f32[3,3], s32[3], s32[3]) ({{6, 7, 8}, {0, 1, 2}, {0.5, 0.5, 0}}, {2, 2, 2}, {2, 0, 1})");
+}
+
+// jaxlib's QR (jnp.linalg.qr exported on a CPU: geqrf then orgqr) and
+// XLA's Qr and ProductOfElementaryHouseholderReflectors: Q R gives the
+// matrix back, Q's columns are orthonormal, R is upper triangular with
+// LAPACK's signs (the diagonal -sign(alpha) |column|), batched, tall and
+// square, legacy and FFI forms; a zero column reflects nothing.
+TEST_F(LinalgCustomCalls, QrByHouseholderReflections) {
+  std::mt19937_64 rng(9);
+  struct Case {
+    ElementType t;
+    int64_t batch, m, n;
+    int form;  // 0 FFI, 1 legacy tuples, 2 XLA's Qr
+  };
+  for (const Case& c : {Case{ElementType::kF32, 1, 4, 4, 0}, Case{ElementType::kF64, 2, 5, 3, 1}, Case{ElementType::kF32, 3, 3, 3, 2}}) {
+    const std::string ty = c.t == ElementType::kF32 ? "f32" : "f64", p = c.t == ElementType::kF32 ? "s" : "d";
+    const int64_t k = std::min(c.m, c.n);
+    const std::string b = c.batch > 1 ? std::to_string(c.batch) + "x" : "";
+    const std::string mat = "tensor<" + b + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + ty + ">";
+    const std::string tau = "tensor<" + b + std::to_string(k) + "x" + ty + ">";
+    SCOPED_TRACE(mat + " form " + std::to_string(c.form));
+    std::string body;
+    if (c.form == 0) {
+      body = "  %0:2 = stablehlo.custom_call @lapack_" + p + "geqrf_ffi(%a) : (" + mat + ") -> (" + mat + ", " + tau + ")\n"
+             "  %q = stablehlo.custom_call @lapack_" + p + "orgqr_ffi(%0#0, %0#1) : (" + mat + ", " + tau + ") -> " + mat + "\n"
+             "  return %q, %0#0 : " + mat + ", " + mat + "\n";
+    } else if (c.form == 1) {
+      const std::string geqrf = "tuple<" + mat + ", " + tau + ", tensor<i32>, tensor<8x" + ty + ">>";
+      const std::string orgqr = "tuple<" + mat + ", tensor<i32>, tensor<8x" + ty + ">>";
+      body = "  %i = stablehlo.constant dense<1> : tensor<i32>\n"
+             "  %0 = stablehlo.custom_call @lapack_" + p + "geqrf(%i, %i, %i, %i, %a) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, " + mat + ") -> " + geqrf + "\n"
+             "  %r = stablehlo.get_tuple_element %0[0] : (" + geqrf + ") -> " + mat + "\n"
+             "  %t = stablehlo.get_tuple_element %0[1] : (" + geqrf + ") -> " + tau + "\n"
+             "  %1 = stablehlo.custom_call @lapack_" + p + "orgqr(%i, %i, %i, %i, %i, %r, %t) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, " + mat + ", " + tau + ") -> " + orgqr + "\n"
+             "  %q = stablehlo.get_tuple_element %1[0] : (" + orgqr + ") -> " + mat + "\n"
+             "  return %q, %r : " + mat + ", " + mat + "\n";
+    } else {
+      const std::string qr = "tuple<" + mat + ", " + tau + ">";
+      body = "  %0 = stablehlo.custom_call @Qr(%a) : (" + mat + ") -> " + qr + "\n"
+             "  %r = stablehlo.get_tuple_element %0[0] : (" + qr + ") -> " + mat + "\n"
+             "  %t = stablehlo.get_tuple_element %0[1] : (" + qr + ") -> " + tau + "\n"
+             "  %q = stablehlo.custom_call @ProductOfElementaryHouseholderReflectors(%r, %t) : (" + mat + ", " + tau + ") -> " + mat + "\n"
+             "  return %q, %r : " + mat + ", " + mat + "\n";
+    }
+    auto prog = ReadStablehlo("func.func @main(%a: " + mat + ") -> (" + mat + ", " + mat + ") {\n" + body + "}\n", false);
+    ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+    std::vector<int64_t> dims = {c.m, c.n};
+    if (c.batch > 1) dims.insert(dims.begin(), c.batch);
+    Literal a(Shape(c.t, dims));
+    std::uniform_int_distribution<int> d(-8, 8);
+    for (int64_t i = 0; i < a.element_count(); ++i) a.Set(i, Scalar::Float(c.t, d(rng) / 4.0));
+    if (c.batch > 1)  // a zero second column in the last member
+      for (int64_t i = 0; i < c.m; ++i) a.Set((c.batch - 1) * c.m * c.n + i * c.n + 1, Scalar::Float(c.t, 0));
+    auto got = CompileAndRun(*prog->module, {a});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const Literal& q = got->tuple_elements()[0];
+    const Literal& r = got->tuple_elements()[1];
+    const double tol = c.t == ElementType::kF32 ? 2e-5 : 1e-12;
+    for (int64_t bi = 0; bi < c.batch; ++bi) {
+      const int64_t base = bi * c.m * c.n;
+      auto Q = [&](int64_t i, int64_t j) { return q.Get(base + i * c.n + j).re; };
+      auto R = [&](int64_t i, int64_t j) { return i <= j ? r.Get(base + i * c.n + j).re : 0.0; };
+      for (int64_t i = 0; i < c.m; ++i)
+        for (int64_t j = 0; j < c.n; ++j) {
+          double qr = 0;
+          for (int64_t l = 0; l < c.n; ++l) qr += Q(i, l) * R(l, j);
+          EXPECT_NEAR(qr, a.Get(base + i * c.n + j).re, tol * 16) << "Q R at " << i << "," << j << " batch " << bi;
+        }
+      for (int64_t i = 0; i < c.n; ++i)
+        for (int64_t j = 0; j < c.n; ++j) {
+          double dot = 0;
+          for (int64_t l = 0; l < c.m; ++l) dot += Q(l, i) * Q(l, j);
+          EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, tol * 16) << "Q^T Q at " << i << "," << j << " batch " << bi;
+        }
+      // LAPACK's sign: R's diagonal is -sign(a_jj') |.| where the column is reflected.
+      double norm0 = 0;
+      for (int64_t i = 0; i < c.m; ++i) norm0 += a.Get(base + i * c.n).re * a.Get(base + i * c.n).re;
+      EXPECT_NEAR(R(0, 0), (a.Get(base).re >= 0 ? -1 : 1) * std::sqrt(norm0), tol * 16) << "batch " << bi;
+    }
+  }
+}
+
+// jaxlib's syevd (jnp.linalg.eigh exported on a CPU) and XLA's Eigh by
+// Jacobi rotations: A V = V diag(w) for the triangle named, V orthonormal,
+// w ascending; the other triangle holds garbage that must not be read.
+TEST_F(LinalgCustomCalls, SymmetricEigendecompositionByJacobi) {
+  std::mt19937_64 rng(13);
+  struct Case {
+    ElementType t;
+    int64_t batch, n;
+    int form;  // 0 syevd FFI (lower), 1 syevd legacy (upper), 2 XLA's Eigh (lower)
+  };
+  for (const Case& c : {Case{ElementType::kF32, 2, 5, 0}, Case{ElementType::kF64, 1, 6, 1}, Case{ElementType::kF32, 1, 4, 2},
+                        Case{ElementType::kF64, 1, 1, 0}}) {
+    const std::string ty = c.t == ElementType::kF32 ? "f32" : "f64", p = c.t == ElementType::kF32 ? "s" : "d";
+    const std::string b = c.batch > 1 ? std::to_string(c.batch) + "x" : "";
+    const std::string mat = "tensor<" + b + std::to_string(c.n) + "x" + std::to_string(c.n) + "x" + ty + ">";
+    const std::string vec = "tensor<" + b + std::to_string(c.n) + "x" + ty + ">";
+    const std::string info = c.batch > 1 ? "tensor<" + std::to_string(c.batch) + "xi32>" : "tensor<i32>";
+    SCOPED_TRACE(mat + " form " + std::to_string(c.form));
+    std::string body;
+    if (c.form == 0) {
+      body = "  %0:3 = stablehlo.custom_call @lapack_" + p + "syevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (" + mat + ") -> (" + mat + ", " + vec + ", " + info + ")\n"
+             "  return %0#0, %0#1 : " + mat + ", " + vec + "\n";
+    } else if (c.form == 1) {
+      const std::string tuple = "tuple<" + mat + ", " + vec + ", tensor<i32>, tensor<9x" + ty + ">, tensor<4xi32>>";
+      body = "  %l = stablehlo.constant dense<0> : tensor<i32>\n  %i = stablehlo.constant dense<1> : tensor<i32>\n"
+             "  %0 = stablehlo.custom_call @lapack_" + p + "syevd(%l, %i, %i, %a) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, " + mat + ") -> " + tuple + "\n"
+             "  %v = stablehlo.get_tuple_element %0[0] : (" + tuple + ") -> " + mat + "\n"
+             "  %w = stablehlo.get_tuple_element %0[1] : (" + tuple + ") -> " + vec + "\n"
+             "  return %v, %w : " + mat + ", " + vec + "\n";
+    } else {
+      const std::string tuple = "tuple<" + mat + ", " + vec + ">";
+      body = "  %0 = stablehlo.custom_call @Eigh(%a) {backend_config = \"1,1,15,0.000010\"} : (" + mat + ") -> " + tuple + "\n"
+             "  %v = stablehlo.get_tuple_element %0[0] : (" + tuple + ") -> " + mat + "\n"
+             "  %w = stablehlo.get_tuple_element %0[1] : (" + tuple + ") -> " + vec + "\n"
+             "  return %v, %w : " + mat + ", " + vec + "\n";
+    }
+    auto prog = ReadStablehlo("func.func @main(%a: " + mat + ") -> (" + mat + ", " + vec + ") {\n" + body + "}\n", false);
+    ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+    const bool lower = c.form != 1;
+    std::vector<int64_t> dims = {c.n, c.n};
+    if (c.batch > 1) dims.insert(dims.begin(), c.batch);
+    Literal a(Shape(c.t, dims));
+    std::uniform_int_distribution<int> d(-8, 8);
+    std::vector<double> sym(static_cast<size_t>(c.batch * c.n * c.n));
+    for (int64_t bi = 0; bi < c.batch; ++bi)
+      for (int64_t i = 0; i < c.n; ++i)
+        for (int64_t j = 0; j <= i; ++j) {
+          const double v = d(rng) / 4.0;
+          sym[bi * c.n * c.n + i * c.n + j] = sym[bi * c.n * c.n + j * c.n + i] = v;
+          const int64_t read = lower ? i * c.n + j : j * c.n + i, unread = lower ? j * c.n + i : i * c.n + j;
+          a.Set(bi * c.n * c.n + read, Scalar::Float(c.t, v));
+          if (i != j) a.Set(bi * c.n * c.n + unread, Scalar::Float(c.t, 1000 + i));  // garbage
+        }
+    auto got = CompileAndRun(*prog->module, {a});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const Literal& v = got->tuple_elements()[0];
+    const Literal& w = got->tuple_elements()[1];
+    const double tol = c.t == ElementType::kF32 ? 1e-4 : 1e-10;
+    for (int64_t bi = 0; bi < c.batch; ++bi) {
+      const int64_t base = bi * c.n * c.n;
+      auto V = [&](int64_t i, int64_t j) { return v.Get(base + i * c.n + j).re; };
+      auto W = [&](int64_t j) { return w.Get(bi * c.n + j).re; };
+      for (int64_t j = 0; j + 1 < c.n; ++j) EXPECT_LE(W(j), W(j + 1)) << "ascending, batch " << bi;
+      for (int64_t i = 0; i < c.n; ++i)
+        for (int64_t j = 0; j < c.n; ++j) {
+          double av = 0, vv = 0;
+          for (int64_t l = 0; l < c.n; ++l) {
+            av += sym[base + i * c.n + l] * V(l, j);
+            vv += V(l, i) * V(l, j);
+          }
+          EXPECT_NEAR(av, V(i, j) * W(j), tol * 32) << "A V = V w at " << i << "," << j << " batch " << bi;
+          EXPECT_NEAR(vv, i == j ? 1.0 : 0.0, tol * 8) << "V^T V at " << i << "," << j << " batch " << bi;
+        }
+    }
+  }
+}
+
+// jaxlib's gesdd (jnp.linalg.svd exported on a CPU) by one-sided Jacobi:
+// U diag(s) V^T gives the matrix back, U and V are orthonormal (completed
+// where the matrix is wide, tall or rank-deficient), s descends; full and
+// thin matrices, values only, legacy and FFI forms, batched.
+TEST_F(LinalgCustomCalls, SingularValuesByOneSidedJacobi) {
+  std::mt19937_64 rng(17);
+  struct Case {
+    ElementType t;
+    int64_t batch, m, n;
+    char mode;    // 'A' full, 'S' thin, 'N' values only
+    bool legacy;  // (full_matrices, compute_uv, batch, m, n, lwork, a) -> tuple
+  };
+  for (const Case& c : {Case{ElementType::kF32, 2, 4, 4, 'A', false}, Case{ElementType::kF64, 1, 3, 5, 'S', false},
+                        Case{ElementType::kF32, 2, 6, 3, 'A', true}, Case{ElementType::kF64, 2, 2, 5, 'A', false},
+                        Case{ElementType::kF32, 1, 5, 3, 'N', false}, Case{ElementType::kF64, 1, 1, 1, 'A', true}}) {
+    const std::string ty = c.t == ElementType::kF32 ? "f32" : "f64", p = c.t == ElementType::kF32 ? "s" : "d";
+    const int64_t k = std::min(c.m, c.n), um = c.mode == 'A' ? c.m : c.mode == 'S' ? k : 0, vn = c.mode == 'A' ? c.n : c.mode == 'S' ? k : 0;
+    const bool vectors = c.mode != 'N';
+    const std::string b = std::to_string(c.batch) + "x";
+    auto tensor = [&](int64_t r, int64_t cols) { return "tensor<" + b + std::to_string(r) + "x" + std::to_string(cols) + "x" + ty + ">"; };
+    const std::string mat = tensor(c.m, c.n), vals = "tensor<" + b + std::to_string(k) + "x" + ty + ">";
+    const std::string u = vectors ? tensor(c.m, um) : tensor(0, 0), vt = vectors ? tensor(vn, c.n) : tensor(0, 0);
+    const std::string info = "tensor<" + std::to_string(c.batch) + "xi32>", results = vals + ", " + u + ", " + vt;
+    SCOPED_TRACE(mat + " mode " + std::string(1, c.mode) + (c.legacy ? " legacy" : " ffi"));
+    std::string body;
+    if (!c.legacy) {
+      body = "  %0:5 = stablehlo.custom_call @lapack_" + p + "gesdd_ffi(%a) {mhlo.backend_config = {mode = " + std::to_string(int(c.mode)) +
+             " : ui8}} : (" + mat + ") -> (" + mat + ", " + results + ", " + info + ")\n  return %0#1, %0#2, %0#3 : " + results + "\n";
+    } else {
+      const std::string tuple = "tuple<" + mat + ", " + results + ", " + info + ", tensor<32xi32>, tensor<64x" + ty + ">>";
+      body = "  %one = stablehlo.constant dense<1> : tensor<i32>\n"
+             "  %0 = stablehlo.custom_call @lapack_" + p + "gesdd(%one, %one, %one, %one, %one, %one, %a) {api_version = 2 : i32} : "
+             "(tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>, " + mat + ") -> " + tuple + "\n"
+             "  %s = stablehlo.get_tuple_element %0[1] : (" + tuple + ") -> " + vals + "\n"
+             "  %u = stablehlo.get_tuple_element %0[2] : (" + tuple + ") -> " + u + "\n"
+             "  %v = stablehlo.get_tuple_element %0[3] : (" + tuple + ") -> " + vt + "\n  return %s, %u, %v : " + results + "\n";
+    }
+    auto prog = ReadStablehlo("func.func @main(%a: " + mat + ") -> (" + results + ") {\n" + body + "}\n", false);
+    ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+    Literal a(Shape(c.t, {c.batch, c.m, c.n}));
+    std::uniform_int_distribution<int> d(-8, 8);
+    for (int64_t i = 0; i < a.element_count(); ++i) a.Set(i, Scalar::Float(c.t, d(rng) / 4.0));
+    if (c.batch > 1 && c.n > 1)  // the last member's column 1 twice its column 0: rank deficient
+      for (int64_t i = 0; i < c.m; ++i) {
+        const int64_t at = (c.batch - 1) * c.m * c.n + i * c.n;
+        a.Set(at + 1, Scalar::Float(c.t, 2 * a.Get(at).re));
+      }
+    auto got = CompileAndRun(*prog->module, {a});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const Literal &s = got->tuple_elements()[0], &U = got->tuple_elements()[1], &VT = got->tuple_elements()[2];
+    EXPECT_EQ(U.shape().ToString(false), (vectors ? Shape(c.t, {c.batch, c.m, um}) : Shape(c.t, {c.batch, 0, 0})).ToString(false));
+    const double tol = c.t == ElementType::kF32 ? 1e-5 : 1e-12;
+    for (int64_t bi = 0; bi < c.batch; ++bi) {
+      auto S = [&](int64_t j) { return s.Get(bi * k + j).re; };
+      for (int64_t j = 0; j < k; ++j) {
+        EXPECT_GE(S(j), 0.0) << j;
+        if (j + 1 < k) {
+          EXPECT_GE(S(j), S(j + 1)) << "descending at " << j << " batch " << bi;
+        }
+      }
+      double frobenius = 0, squares = 0;  // sum of s^2 is |A|_F^2 even without vectors
+      for (int64_t i = 0; i < c.m * c.n; ++i) frobenius += a.Get(bi * c.m * c.n + i).re * a.Get(bi * c.m * c.n + i).re;
+      for (int64_t j = 0; j < k; ++j) squares += S(j) * S(j);
+      EXPECT_NEAR(squares, frobenius, tol * 64 * std::max(1.0, frobenius));
+      if (!vectors) continue;
+      auto Uat = [&](int64_t i, int64_t j) { return U.Get(bi * c.m * um + i * um + j).re; };
+      auto Vt = [&](int64_t i, int64_t j) { return VT.Get(bi * vn * c.n + i * c.n + j).re; };
+      for (int64_t i = 0; i < c.m; ++i)
+        for (int64_t j = 0; j < c.n; ++j) {
+          double sum = 0;
+          for (int64_t l = 0; l < k; ++l) sum += Uat(i, l) * S(l) * Vt(l, j);
+          EXPECT_NEAR(sum, a.Get(bi * c.m * c.n + i * c.n + j).re, tol * 16) << "U S V^T at " << i << "," << j << " batch " << bi;
+        }
+      for (int64_t i = 0; i < um; ++i)
+        for (int64_t j = 0; j < um; ++j) {
+          double dot = 0;
+          for (int64_t l = 0; l < c.m; ++l) dot += Uat(l, i) * Uat(l, j);
+          EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, tol * 16) << "U^T U at " << i << "," << j << " batch " << bi;
+        }
+      for (int64_t i = 0; i < vn; ++i)
+        for (int64_t j = 0; j < vn; ++j) {
+          double dot = 0;
+          for (int64_t l = 0; l < c.n; ++l) dot += Vt(i, l) * Vt(j, l);
+          EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, tol * 16) << "V^T V at " << i << "," << j << " batch " << bi;
+        }
+    }
+  }
+  // A known answer: [[3, 0], [4, 5]] has singular values 3 sqrt(5) and sqrt(5).
+  auto known = ReadStablehlo(R"(
+func.func @main(%a: tensor<2x2xf64>) -> tensor<2xf64> {
+  %0:5 = stablehlo.custom_call @lapack_dgesdd_ffi(%a) {mhlo.backend_config = {mode = 78 : ui8}} : (tensor<2x2xf64>) -> (tensor<2x2xf64>, tensor<2xf64>, tensor<0x0xf64>, tensor<0x0xf64>, tensor<i32>)
+  return %0#1 : tensor<2xf64>
+})", false);
+  ASSERT_TRUE(known.ok()) << known.status().ToString();
+  Literal a(Shape(ElementType::kF64, {2, 2}));
+  const double values[] = {3, 0, 4, 5};
+  for (int64_t i = 0; i < 4; ++i) a.Set(i, Scalar::Float(ElementType::kF64, values[i]));
+  auto s = CompileAndRun(*known->module, {a});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_NEAR(s->Get(0).re, 3 * std::sqrt(5.0), 1e-14);
+  EXPECT_NEAR(s->Get(1).re, std::sqrt(5.0), 1e-14);
+}
+
+TEST_F(LinalgCustomCalls, BadOperandsAreErrorsAtTheirPosition) {
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%a: tensor<65x65xf32>) -> (tensor<65x65xf32>, tensor<65xf32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) : (tensor<65x65xf32>) -> (tensor<65x65xf32>, tensor<65xf32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<65x65xf32>, tensor<65xf32>, tensor<i32>
+})", {Literal(Shape(ElementType::kF32, {65, 65}))}).find("3:3: custom_call @lapack_ssyevd_ffi: eigendecomposition of f32[65,65]"),
+            std::string::npos);
+  Literal z(Shape(ElementType::kC64, {2, 2}));
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%a: tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<2xi32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%a) : (tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<2xi32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<2x2xcomplex<f32>>, tensor<2xi32>, tensor<i32>
+})", {z}).find("3:3: custom_call @lapack_cgetrf_ffi: LU decomposition of c64[2,2]"),
+            std::string::npos);
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%a: tensor<3x65xf32>) -> (tensor<3xf32>, tensor<3x3xf32>, tensor<3x3xf32>) {
+  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) : (tensor<3x65xf32>) -> (tensor<3x65xf32>, tensor<3xf32>, tensor<3x3xf32>, tensor<3x3xf32>, tensor<i32>)
+  return %0#1, %0#2, %0#3 : tensor<3xf32>, tensor<3x3xf32>, tensor<3x3xf32>
+})", {Literal(Shape(ElementType::kF32, {3, 65}))}).find("3:3: custom_call @lapack_sgesdd_ffi: result 3 is written f32[3,3] but is f32[65,65]"),
+            std::string::npos);
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%a: tensor<65x66xf32>) -> tensor<65xf32> {
+  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 78 : ui8}} : (tensor<65x66xf32>) -> (tensor<65x66xf32>, tensor<65xf32>, tensor<0x0xf32>, tensor<0x0xf32>, tensor<i32>)
+  return %0#1 : tensor<65xf32>
+})", {Literal(Shape(ElementType::kF32, {65, 66}))}).find("3:3: custom_call @lapack_sgesdd_ffi: singular value decomposition of f32[65,66]: matrices with at most 64"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace vkxla
