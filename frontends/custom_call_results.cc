@@ -1,5 +1,7 @@
 #include "frontends/custom_call_results.h"
 
+#include <cctype>
+
 #include "frontends/stablehlo_syntax.h"
 #include "frontends/mlir_types.h"
 
@@ -13,6 +15,17 @@ std::optional<int64_t> DictInteger(const std::string& dict, const std::string& k
   const std::vector<int64_t> v = Integers(dict.substr(at + key.size() + 2, 40));
   if (v.empty()) return std::nullopt;
   return v[0];
+}
+
+std::optional<bool> DictBool(const std::string& dict, const std::string& key) {
+  for (size_t at = dict.find(key + " ="); at != std::string::npos; at = dict.find(key + " =", at + 1)) {
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(dict[at - 1])) || dict[at - 1] == '_')) continue;  // a longer key
+    const std::string value = dict.substr(at + key.size() + 2, 6);
+    if (value.rfind(" true", 0) == 0) return true;
+    if (value.rfind(" false", 0) == 0) return false;
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 StatusOr<std::vector<Instruction*>> WrittenResults(const ExpandedCustomCall& c, std::vector<Instruction*> parts, const HloMaker& make,

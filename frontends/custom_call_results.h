@@ -15,6 +15,8 @@ Status CustomCallError(const ExpandedCustomCall& c, const std::string& m);
 
 // The integer after `key =` in a dictionary attribute's text.
 std::optional<int64_t> DictInteger(const std::string& dict, const std::string& key);
+// The boolean after `key =` (true or false) in a dictionary attribute's text.
+std::optional<bool> DictBool(const std::string& dict, const std::string& key);
 
 // `parts` as the call's written results: the leading ones, then zeros for
 // the rest (LAPACK's info and workspace) and for the null ones, in one tuple

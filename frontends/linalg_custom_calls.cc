@@ -12,9 +12,15 @@
 namespace vkxla {
 namespace {
 
-// jaxlib's CPU linear algebra that XLA ops compute: lapack_?potrf[_ffi]
-// (Cholesky), blas_?trsm and lapack_?trsm_ffi (TriangularSolve), ? one of s, d, c, z.
-std::string LinalgKernel(const std::string& target) {
+// A jaxlib kernel for linear algebra: LAPACK's and BLAS's on a CPU
+// (lapack_?getrf[_ffi], blas_?trsm, ? one of s, d, c, z), cuSOLVER's and
+// hipSOLVER's FFI kernels on a GPU (cusolver_getrf_ffi, hipsolver_...).
+struct LinalgKernel {
+  std::string name;  // getrf_ffi, trsm, ...; empty where the target is none
+  bool gpu = false;  // attributes are booleans (lower, full_matrices), not LAPACK's letters
+};
+
+LinalgKernel FindLinalgKernel(const std::string& target) {
   for (const char* family : {"lapack_", "blas_"}) {
     const std::string f = family;
     if (target.rfind(f, 0) != 0 || target.size() < f.size() + 1 || std::string("sdcz").find(target[f.size()]) == std::string::npos)
@@ -22,10 +28,17 @@ std::string LinalgKernel(const std::string& target) {
     const std::string rest = target.substr(f.size() + 1);
     for (const char* k : {"potrf", "potrf_ffi", "trsm_ffi", "getrf", "getrf_ffi", "geqrf", "geqrf_ffi", "orgqr", "orgqr_ffi", "syevd",
                           "syevd_ffi", "gesdd", "gesdd_ffi"})
-      if (f == "lapack_" && rest == k) return rest;
-    if (f == "blas_" && rest == "trsm") return rest;
+      if (f == "lapack_" && rest == k) return {rest, false};
+    if (f == "blas_" && rest == "trsm") return {rest, false};
   }
-  return "";
+  for (const char* family : {"cusolver_", "hipsolver_"}) {
+    const std::string f = family;
+    if (target.rfind(f, 0) != 0) continue;
+    const std::string rest = target.substr(f.size());
+    for (const char* k : {"potrf_ffi", "getrf_ffi", "geqrf_ffi", "orgqr_ffi", "syevd_ffi", "gesvd_ffi", "gesvdj_ffi"})
+      if (rest == k) return {rest, true};
+  }
+  return {};
 }
 
 // 1 where a batch member's factor holds a NaN (LAPACK's info: not positive
@@ -42,20 +55,22 @@ Instruction* CholeskyInfo(Instruction* l, const Shape& info, const HloMaker& mak
   return make(Opcode::kConvert, Shape(info.element_type(), batch), {any});
 }
 
-StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, const std::string& kernel, const HloMaker& make,
+StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, const LinalgKernel& k, const HloMaker& make,
                                                 const ConstantMaker& constant, const std::function<Computation*()>& logical_or) {
-  auto config = [&](const char* key) {
-    auto it = c.attributes.find("mhlo.backend_config");
-    return it == c.attributes.end() ? std::optional<int64_t>() : DictInteger(it->second, key);
-  };
+  const std::string& kernel = k.name;
+  auto it = c.attributes.find("mhlo.backend_config");
+  const std::string dict = it == c.attributes.end() ? std::string() : it->second;
+  auto config = [&](const char* key) { return DictInteger(dict, key); };
+  auto boolean = [&](const char* key, bool otherwise) { return DictBool(dict, key).value_or(otherwise); };
   auto flag = [&](size_t i) -> StatusOr<int64_t> {
     VKXLA_ASSIGN_OR_RETURN(std::vector<int64_t> v, c.integers(i));
     if (v.size() != 1) return CustomCallError(c, "operand " + std::to_string(i) + " must be one integer");
     return v[0];
   };
-  // Which triangle a kernel reads: the FFI form's uplo ('L' or 'U'), the
-  // legacy form's first operand.
+  // Which triangle a kernel reads: the FFI form's uplo ('L' or 'U'; a GPU
+  // kernel's lower), the legacy form's first operand.
   auto lower_triangle = [&](bool ffi) -> StatusOr<bool> {
+    if (k.gpu) return boolean("lower", true);
     if (ffi) return config("uplo").value_or('L') == 'L';
     VKXLA_ASSIGN_OR_RETURN(int64_t l, flag(0));
     return l != 0;
@@ -110,6 +125,24 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
       vectors = v != 0;
     }
     VKXLA_ASSIGN_OR_RETURN(SvdFactors svd, BuildSvd(c.operands.back(), vectors, full, c.builders));
+    return WrittenResults(c, {nullptr, svd.values, svd.u, svd.vt}, make, constant);
+  }
+  if (kernel == "gesvd_ffi" || kernel == "gesvdj_ffi") {
+    // cuSOLVER's and hipSOLVER's (a) with full_matrices and compute_uv ->
+    // (a, s, u, vt, info); gesvd with `transposed` (a wide matrix) gives vt
+    // before u, and gesvdj gives V itself, not its transpose.
+    if (c.operands.size() != 1) return CustomCallError(c, "takes a matrix");
+    const bool vectors = boolean("compute_uv", true);
+    VKXLA_ASSIGN_OR_RETURN(SvdFactors svd, BuildSvd(c.operands[0], vectors, boolean("full_matrices", true), c.builders));
+    if (kernel == "gesvdj_ffi") {
+      Instruction* v = nullptr;
+      if (vectors) {
+        ArrayOps o(make, constant);
+        v = o.TransposeMatrix(svd.vt);
+      }
+      return WrittenResults(c, {nullptr, svd.values, svd.u, v}, make, constant);
+    }
+    if (boolean("transposed", false)) return WrittenResults(c, {nullptr, svd.values, svd.vt, svd.u}, make, constant);
     return WrittenResults(c, {nullptr, svd.values, svd.u, svd.vt}, make, constant);
   }
   if (kernel == "getrf" || kernel == "getrf_ffi") {
@@ -212,10 +245,10 @@ bool IsXlaLinalg(const std::string& target) {
 
 }  // namespace
 
-bool IsLinalgCustomCall(const std::string& target) { return !LinalgKernel(target).empty() || IsXlaLinalg(target); }
+bool IsLinalgCustomCall(const std::string& target) { return !FindLinalgKernel(target).name.empty() || IsXlaLinalg(target); }
 
 StatusOr<std::vector<Instruction*>> LowerLinalgCustomCall(const ExpandedCustomCall& c, const HloMaker& make, const ConstantMaker& constant) {
-  if (const std::string kernel = LinalgKernel(c.target); !kernel.empty()) return LowerLinalg(c, kernel, make, constant, c.logical_or);
+  if (const LinalgKernel k = FindLinalgKernel(c.target); !k.name.empty()) return LowerLinalg(c, k, make, constant, c.logical_or);
   return LowerXlaLinalg(c, make, constant);
 }
 

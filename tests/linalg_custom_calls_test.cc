@@ -476,6 +476,87 @@ func.func @main(%a: tensor<2x2xf64>) -> tensor<2xf64> {
   EXPECT_NEAR(s->Get(1).re, std::sqrt(5.0), 1e-14);
 }
 
+// jaxlib's GPU solver kernels (a module exported on a GPU) compute what
+// the CPU ones do, with booleans for attributes and their own result
+// arrangements: each gives exactly what its LAPACK counterpart gives.
+TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
+  auto run = [](const std::string& text, const Literal& a) -> StatusOr<Literal> {
+    VKXLA_ASSIGN_OR_RETURN(StablehloProgram p, ReadStablehlo(text, false));
+    return CompileAndRun(*p.module, {a});
+  };
+  std::mt19937_64 rng(23);
+  auto random = [&](std::vector<int64_t> dims, bool symmetric_positive) {
+    Literal a(Shape(ElementType::kF32, dims));
+    std::uniform_int_distribution<int> d(-8, 8);
+    for (int64_t i = 0; i < a.element_count(); ++i) a.Set(i, Scalar::Float(ElementType::kF32, d(rng) / 4.0));
+    if (symmetric_positive) {  // A^T A + n I
+      const int64_t n = dims.back();
+      Literal s(a.shape());
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double v = i == j ? static_cast<double>(n) : 0.0;
+          for (int64_t l = 0; l < n; ++l) v += a.Get(l * n + i).re * a.Get(l * n + j).re;
+          s.Set(i * n + j, Scalar::Float(ElementType::kF32, v));
+        }
+      return s;
+    }
+    return a;
+  };
+  struct Case {
+    std::string why, gpu, lapack;
+    std::vector<int64_t> dims;
+    bool spd;
+  };
+  const std::string m44 = "tensor<4x4xf32>", m35 = "tensor<3x5xf32>", i32 = "tensor<i32>";
+  const std::vector<Case> cases = {
+      {"potrf, upper",
+       "  %0:2 = stablehlo.custom_call @cusolver_potrf_ffi(%a) {mhlo.backend_config = {lower = false}} : (" + m44 + ") -> (" + m44 + ", " + i32 + ")\n  return %0#0 : " + m44,
+       "  %0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 85 : ui8}} : (" + m44 + ") -> (" + m44 + ", " + i32 + ")\n  return %0#0 : " + m44,
+       {4, 4}, true},
+      {"getrf",
+       "  %0:3 = stablehlo.custom_call @hipsolver_getrf_ffi(%a) : (" + m44 + ") -> (" + m44 + ", tensor<4xi32>, " + i32 + ")\n  return %0#0, %0#1 : " + m44 + ", tensor<4xi32>",
+       "  %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) : (" + m44 + ") -> (" + m44 + ", tensor<4xi32>, " + i32 + ")\n  return %0#0, %0#1 : " + m44 + ", tensor<4xi32>",
+       {4, 4}, false},
+      {"geqrf and orgqr",
+       "  %0:2 = stablehlo.custom_call @cusolver_geqrf_ffi(%a) : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>)\n"
+       "  %1 = stablehlo.custom_call @cusolver_orgqr_ffi(%0#0, %0#1) : (" + m44 + ", tensor<4xf32>) -> " + m44 + "\n  return %1 : " + m44,
+       "  %0:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>)\n"
+       "  %1 = stablehlo.custom_call @lapack_sorgqr_ffi(%0#0, %0#1) : (" + m44 + ", tensor<4xf32>) -> " + m44 + "\n  return %1 : " + m44,
+       {4, 4}, false},
+      {"syevd, upper",
+       "  %0:3 = stablehlo.custom_call @cusolver_syevd_ffi(%a) {mhlo.backend_config = {algorithm = 0 : ui8, lower = false}} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ")\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
+       "  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 85 : ui8}} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ")\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
+       {4, 4}, false},
+      {"gesvd of a wide matrix: vt before u",
+       "  %0:5 = stablehlo.custom_call @cusolver_gesvd_ffi(%a) {mhlo.backend_config = {compute_uv = true, full_matrices = true, transposed = true}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<5x5xf32>, tensor<3x3xf32>, " + i32 + ")\n"
+       "  return %0#1, %0#3, %0#2 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>",
+       "  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, " + i32 + ")\n"
+       "  return %0#1, %0#2, %0#3 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>",
+       {3, 5}, false},
+      {"gesvdj: V itself, thin",
+       "  %0:5 = stablehlo.custom_call @cusolver_gesvdj_ffi(%a) {mhlo.backend_config = {compute_uv = true, full_matrices = false}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x3xf32>, " + i32 + ")\n"
+       "  %vt = stablehlo.transpose %0#3, dims = [1, 0] : (tensor<5x3xf32>) -> tensor<3x5xf32>\n"
+       "  return %0#1, %0#2, %vt : tensor<3xf32>, tensor<3x3xf32>, tensor<3x5xf32>",
+       "  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<3x5xf32>, " + i32 + ")\n"
+       "  return %0#1, %0#2, %0#3 : tensor<3xf32>, tensor<3x3xf32>, tensor<3x5xf32>",
+       {3, 5}, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.why);
+    const std::string arg = "tensor<" + std::to_string(c.dims[0]) + "x" + std::to_string(c.dims[1]) + "xf32>";
+    auto results = [&](const std::string& body) {
+      const size_t at = body.rfind("return ");
+      const std::string types = body.substr(body.find(" : ", at) + 3);
+      return "func.func @main(%a: " + arg + ") -> (" + types + ") {\n" + body + "\n}\n";
+    };
+    const Literal a = random(c.dims, c.spd);
+    StatusOr<Literal> gpu = run(results(c.gpu), a), lapack = run(results(c.lapack), a);
+    ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+    ASSERT_TRUE(lapack.ok()) << lapack.status().ToString();
+    EXPECT_EQ(gpu->ToString(), lapack->ToString());
+  }
+}
+
 TEST_F(LinalgCustomCalls, BadOperandsAreErrorsAtTheirPosition) {
   EXPECT_NE(RunRefined(R"(
 func.func @main(%a: tensor<65x65xf32>) -> (tensor<65x65xf32>, tensor<65xf32>, tensor<i32>) {
