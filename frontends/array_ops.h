@@ -33,7 +33,7 @@ class ArrayOps {
   Instruction* Make(Opcode op, const Shape& s, std::vector<Instruction*> operands) { return make_(op, s, std::move(operands)); }
   Instruction* Const(ElementType t, double v) {
     Literal l(Shape::Scalar(t));
-    l.Set(0, IsFloat(t) ? Scalar::Float(t, v) : Scalar::Int(t, static_cast<int64_t>(v)));
+    l.Set(0, IsComplex(t) ? Scalar::Complex(t, {v, 0}) : IsFloat(t) ? Scalar::Float(t, v) : Scalar::Int(t, static_cast<int64_t>(v)));
     return constant_(std::move(l));
   }
   // `x` (of dims `from`, a prefix or a subsequence given by `map`) spread to `dims`.
@@ -56,6 +56,25 @@ class ArrayOps {
   }
   Instruction* Binary(Opcode op, Instruction* a, Instruction* b) { return Make(op, a->shape, {a, b}); }
   Instruction* Select(Instruction* p, Instruction* a, Instruction* b) { return Make(Opcode::kSelect, a->shape, {p, a, b}); }
+  // Complex parts, the conjugate, |x|^2 and a real x made complex; the
+  // identity or the obvious where x is real.
+  Instruction* Real(Instruction* x) {
+    if (!IsComplex(x->shape.element_type())) return x;
+    return Make(Opcode::kReal, Shape(ComplexComponentType(x->shape.element_type()), x->shape.dims()), {x});
+  }
+  Instruction* Imag(Instruction* x) {
+    return Make(Opcode::kImag, Shape(ComplexComponentType(x->shape.element_type()), x->shape.dims()), {x});
+  }
+  Instruction* Conj(Instruction* x) {
+    if (!IsComplex(x->shape.element_type())) return x;
+    Instruction* im = Imag(x);
+    return Make(Opcode::kComplex, x->shape, {Real(x), Make(Opcode::kNegate, im->shape, {im})});
+  }
+  Instruction* AbsSquared(Instruction* x) { return Real(Binary(Opcode::kMultiply, x, Conj(x))); }
+  Instruction* As(Instruction* x, ElementType t) {
+    if (x->shape.element_type() == t) return x;
+    return Make(Opcode::kConvert, Shape(t, x->shape.dims()), {x});
+  }
   // The sum of `x` over `dim` (a reduce with `add`).
   Instruction* Sum(Instruction* x, int64_t dim, Computation* add) {
     std::vector<int64_t> dims = x->shape.dims();
@@ -80,6 +99,8 @@ class ArrayOps {
     s->other_attributes.emplace_back("slice", SliceText(slice));
     return s;
   }
+  // x with its last two dims swapped, conjugated where complex.
+  Instruction* AdjointMatrix(Instruction* x) { return Conj(TransposeMatrix(x)); }
   // x with its last two dims swapped.
   Instruction* TransposeMatrix(Instruction* x) {
     std::vector<int64_t> dims = x->shape.dims(), perm(dims.size());
@@ -108,6 +129,12 @@ class ArrayOps {
   HloMaker make_;
   ConstantMaker constant_;
 };
+
+// The type of a complex type's parts; a real type itself.
+inline ElementType RealType(ElementType t) { return IsComplex(t) ? ComplexComponentType(t) : t; }
+
+// f32, f64, c64 and c128: what the decompositions compute in.
+inline bool IsDecompositionType(ElementType t) { return (IsFloat(t) && BitWidth(t) >= 32) || IsComplex(t); }
 
 inline std::vector<int64_t> Iota0(int64_t n) {
   std::vector<int64_t> v(static_cast<size_t>(n));

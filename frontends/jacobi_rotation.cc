@@ -43,6 +43,23 @@ PlaneRotation SymmetricSchurRotation(ArrayOps& o, Instruction* app, Instruction*
   return PlaneRotation{o.Select(rotates, cos, one), o.Select(rotates, sin, zero), rotates};
 }
 
+Phase PhaseOf(ArrayOps& o, Instruction* apq) {
+  const ElementType t = apq->shape.element_type(), rt = RealType(t);
+  const std::vector<int64_t>& batch = apq->shape.dims();
+  Instruction* magnitude = o.Make(Opcode::kAbs, Shape(rt, batch), {apq});
+  Instruction* nonzero = o.Compare(magnitude, o.Fill(rt, 0, batch), ComparisonDirection::kNe);
+  Instruction* factor = o.Binary(Opcode::kDivide, o.Conj(apq), o.As(o.Select(nonzero, magnitude, o.Fill(rt, 1, batch)), t));
+  return Phase{o.Select(nonzero, factor, o.Fill(t, 1, batch)), magnitude};
+}
+
+Instruction* MatrixLines::Scale(ArrayOps& o, Instruction* y, Instruction* qm, Instruction* factor,
+                                const std::vector<int64_t>& batch_map) const {
+  const std::vector<int64_t>& dims = y->shape.dims();
+  Instruction* f = o.Select(o.Compare(index, qm, ComparisonDirection::kEq), o.Spread(factor, dims, batch_map),
+                            o.Fill(y->shape.element_type(), 1, dims));
+  return o.Binary(Opcode::kMultiply, y, f);
+}
+
 Instruction* MatrixLines::Take(ArrayOps& o, Instruction* y, Instruction* i) const {
   return o.Sum(o.Select(o.Compare(index, i, ComparisonDirection::kEq), y, o.Fill(y->shape.element_type(), 0, y->shape.dims())), dim, add);
 }
@@ -50,7 +67,8 @@ Instruction* MatrixLines::Take(ArrayOps& o, Instruction* y, Instruction* i) cons
 Instruction* MatrixLines::Rotate(ArrayOps& o, Instruction* y, Instruction* pm, Instruction* qm, Instruction* yp, Instruction* yq,
                                  const PlaneRotation& r, const std::vector<int64_t>& batch_map) const {
   const std::vector<int64_t>& line = yp->shape.dims();
-  Instruction *c = o.Spread(r.cos, line, batch_map), *s = o.Spread(r.sin, line, batch_map);
+  const ElementType t = y->shape.element_type();
+  Instruction *c = o.As(o.Spread(r.cos, line, batch_map), t), *s = o.As(o.Spread(r.sin, line, batch_map), t);
   Instruction* np = o.Binary(Opcode::kSubtract, o.Binary(Opcode::kMultiply, c, yp), o.Binary(Opcode::kMultiply, s, yq));
   Instruction* nq = o.Binary(Opcode::kAdd, o.Binary(Opcode::kMultiply, s, yp), o.Binary(Opcode::kMultiply, c, yq));
   const std::vector<int64_t>& dims = y->shape.dims();

@@ -1,7 +1,7 @@
 // The pieces cyclic Jacobi methods share, built from HLO ops on whole
 // batched arrays: the (p, q) pair a loop trip rotates, the plane rotation
-// that diagonalises a symmetric 2x2, and that rotation applied to two lines
-// of a matrix. The symmetric eigendecomposition rotates rows and columns of
+// that diagonalises a symmetric 2x2 (a Hermitian one after a phase), and
+// that rotation applied to two lines of a matrix. The symmetric eigendecomposition rotates rows and columns of
 // the matrix (frontends/eigh_decomposition.h); the one-sided SVD rotates
 // columns only (frontends/svd_decomposition.h).
 #pragma once
@@ -37,6 +37,16 @@ struct PlaneRotation {
 };
 PlaneRotation SymmetricSchurRotation(ArrayOps& o, Instruction* app, Instruction* aqq, Instruction* apq);
 
+// A complex apq as its magnitude times a phase: the factor e = conj(apq) /
+// |apq| (1 where apq is zero) that makes apq e real. Scaling column q by e
+// (and row q by conj e) makes a Hermitian 2x2 real symmetric, which a
+// plane rotation then diagonalises.
+struct Phase {
+  Instruction* factor = nullptr;     // complex, over the batch dims
+  Instruction* magnitude = nullptr;  // real
+};
+Phase PhaseOf(ArrayOps& o, Instruction* apq);
+
 // Lines of a batch of matrices along one dim: `index` (s32 of y's dims)
 // counts along the other, so a line is a column where index is the column
 // iota and `dim` the row dim (summed over to take one out), a row the
@@ -52,6 +62,9 @@ struct MatrixLines {
   // c yp - s yq and s yp + c yq: y J for columns, J^T y for rows.
   Instruction* Rotate(ArrayOps& o, Instruction* y, Instruction* pm, Instruction* qm, Instruction* yp, Instruction* yq,
                       const PlaneRotation& r, const std::vector<int64_t>& batch_map) const;
+  // y with line q (qm a spread s32 of y's dims) times `factor` (over the
+  // batch dims).
+  Instruction* Scale(ArrayOps& o, Instruction* y, Instruction* qm, Instruction* factor, const std::vector<int64_t>& batch_map) const;
 };
 
 // Columns of `matrix` [..., r, n] put in the order of `values` [..., n]

@@ -25,13 +25,16 @@ LinalgKernel FindLinalgKernel(const std::string& target) {
     const std::string f = family;
     if (target.rfind(f, 0) != 0 || target.size() < f.size() + 1 || std::string("sdcz").find(target[f.size()]) == std::string::npos)
       continue;
-    const std::string rest = target.substr(f.size() + 1);
+    std::string rest = target.substr(f.size() + 1);
+    // The complex kernels' names: ?ungqr for orgqr, ?heevd for syevd.
+    if (rest.rfind("ungqr", 0) == 0) rest = "orgqr" + rest.substr(5);
+    if (rest.rfind("heevd", 0) == 0) rest = "syevd" + rest.substr(5);
     for (const char* k : {"potrf", "potrf_ffi", "trsm_ffi", "getrf", "getrf_ffi", "geqrf", "geqrf_ffi", "orgqr", "orgqr_ffi", "syevd",
                           "syevd_ffi", "gesdd", "gesdd_ffi"})
       if (f == "lapack_" && rest == k) return {rest, false};
     if (f == "blas_" && rest == "trsm") return {rest, false};
   }
-  for (const char* family : {"cusolver_", "hipsolver_"}) {
+  for (const char* family : {"cusolver_", "hipsolver_", "rocsolver_"}) {
     const std::string f = family;
     if (target.rfind(f, 0) != 0) continue;
     const std::string rest = target.substr(f.size());
@@ -130,7 +133,7 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
   if (kernel == "gesvd_ffi" || kernel == "gesvdj_ffi") {
     // cuSOLVER's and hipSOLVER's (a) with full_matrices and compute_uv ->
     // (a, s, u, vt, info); gesvd with `transposed` (a wide matrix) gives vt
-    // before u, and gesvdj gives V itself, not its transpose.
+    // before u, and gesvdj gives V itself, not its adjoint.
     if (c.operands.size() != 1) return CustomCallError(c, "takes a matrix");
     const bool vectors = boolean("compute_uv", true);
     VKXLA_ASSIGN_OR_RETURN(SvdFactors svd, BuildSvd(c.operands[0], vectors, boolean("full_matrices", true), c.builders));
@@ -138,7 +141,7 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
       Instruction* v = nullptr;
       if (vectors) {
         ArrayOps o(make, constant);
-        v = o.TransposeMatrix(svd.vt);
+        v = o.AdjointMatrix(svd.vt);
       }
       return WrittenResults(c, {nullptr, svd.values, svd.u, v}, make, constant);
     }

@@ -15,7 +15,7 @@
 //   same with attributes as booleans: cusolver_/hipsolver_potrf_ffi,
 //   getrf_ffi, geqrf_ffi, orgqr_ffi, syevd_ffi (lower), gesvd_ffi
 //   (full_matrices, compute_uv, transposed: vt before u) and gesvdj_ffi (V,
-//   not its transpose); and the pivots-to-permutation kernels.
+//   not its adjoint); and the pivots-to-permutation kernels.
 // Their operand_layouts only say how the kernels take the memory.
 #pragma once
 

@@ -10,8 +10,9 @@ namespace vkxla {
 StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilders& b) {
   const Shape& s = a->shape;
   const ElementType t = s.element_type();
-  if (!s.IsArray() || s.rank() < 2 || !IsFloat(t) || BitWidth(t) < 32)
-    return Unimplemented("LU decomposition of " + s.ToString() + ": f32 and f64 matrices are supported");
+  if (!s.IsArray() || s.rank() < 2 || !IsDecompositionType(t))
+    return Unimplemented("LU decomposition of " + s.ToString() + ": f32, f64, c64 and c128 matrices are supported");
+  const ElementType rt = RealType(t);  // magnitudes
   const MatrixFrame f(s);
   const int64_t rank = f.rank, m = f.m, k = std::min(f.m, f.n);
   const std::vector<int64_t>&dims = f.dims, &batch = f.batch, &col_dims = f.col_dims, &row_dims = f.row_dims;
@@ -22,11 +23,11 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
   const std::vector<int64_t>& batch_map = f.batch_map;
 
   Computation* add = AddComputation(b, t);
-  // (value, row) pairs: the larger value, the lower row among equals.
+  // (magnitude, row) pairs: the larger magnitude, the lower row among equals.
   Computation* argmax = b.new_computation();
   {
     ArrayOps o(b.make_in(argmax), b.constant_in(argmax));
-    const Shape st = Shape::Scalar(t);
+    const Shape st = Shape::Scalar(rt);
     Instruction* av = Parameter(o, st, 0);
     Instruction* ai = Parameter(o, i32, 1);
     Instruction* bv = Parameter(o, st, 2);
@@ -46,14 +47,17 @@ StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilde
     Instruction* cols = o.Iota(ElementType::kS32, dims, cd);
     Instruction* jm = o.Spread(j, dims, {});
     Instruction* zero = o.Fill(t, 0, dims);
-    // Column j and its candidates: magnitudes at or below the diagonal.
+    // Column j and its candidates: magnitudes at or below the diagonal
+    // (|re| + |im| where complex, as izamax measures).
     Instruction* col = o.Sum(o.Select(o.Compare(cols, jm, ComparisonDirection::kEq), x, zero), cd, add);
     Instruction* col_rows = o.Iota(ElementType::kS32, col_dims, rank - 2);
     Instruction* jc = o.Spread(j, col_dims, {});
-    Instruction* cand = o.Select(o.Compare(col_rows, jc, ComparisonDirection::kGe), o.Make(Opcode::kAbs, col->shape, {col}),
-                                 o.Fill(t, -1, col_dims));
-    Instruction* best = o.Make(Opcode::kReduce, Shape::Tuple({Shape(t, batch), Shape(ElementType::kS32, batch)}),
-                               {cand, col_rows, o.Const(t, -2), o.Const(ElementType::kS32, static_cast<double>(m))});
+    Instruction* magnitude = IsComplex(t) ? o.Binary(Opcode::kAdd, o.Make(Opcode::kAbs, Shape(rt, col_dims), {o.Real(col)}),
+                                                     o.Make(Opcode::kAbs, Shape(rt, col_dims), {o.Imag(col)}))
+                                          : o.Make(Opcode::kAbs, col->shape, {col});
+    Instruction* cand = o.Select(o.Compare(col_rows, jc, ComparisonDirection::kGe), magnitude, o.Fill(rt, -1, col_dims));
+    Instruction* best = o.Make(Opcode::kReduce, Shape::Tuple({Shape(rt, batch), Shape(ElementType::kS32, batch)}),
+                               {cand, col_rows, o.Const(rt, -2), o.Const(ElementType::kS32, static_cast<double>(m))});
     best->dimensions = std::vector<int64_t>{rank - 2};
     best->called_computations.emplace_back("to_apply", argmax);
     Instruction* pivot_row = o.Element(best, 1);  // [...]

@@ -21,7 +21,7 @@ struct LuFactors {
   Instruction* info = nullptr;    // s32[...]: 0, or the 1-based step of the first zero pivot
 };
 
-// `a`: real floating point, [..., m, n].
+// `a`: f32, f64, c64 or c128, [..., m, n].
 StatusOr<LuFactors> BuildLuDecomposition(Instruction* a, const ComputationBuilders& b);
 
 // The permutation s32[..., size] the row swaps `pivots` s32[..., k] make of

@@ -8,24 +8,25 @@
 namespace vkxla {
 namespace {
 
-Status CheckReal(const Shape& s, const char* what) {
-  if (!s.IsArray() || s.rank() < 2 || !IsFloat(s.element_type()) || BitWidth(s.element_type()) < 32)
-    return Unimplemented(std::string(what) + " of " + s.ToString() + ": f32 and f64 matrices are supported");
+Status CheckType(const Shape& s, const char* what) {
+  if (!s.IsArray() || s.rank() < 2 || !IsDecompositionType(s.element_type()))
+    return Unimplemented(std::string(what) + " of " + s.ToString() + ": f32, f64, c64 and c128 matrices are supported");
   return OkStatus();
 }
 
 }  // namespace
 
 StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilders& b) {
-  VKXLA_RETURN_IF_ERROR(CheckReal(a->shape, "QR decomposition"));
+  VKXLA_RETURN_IF_ERROR(CheckType(a->shape, "QR decomposition"));
   const MatrixFrame f(a->shape);
-  const ElementType t = a->shape.element_type();
+  const ElementType t = a->shape.element_type(), rt = RealType(t);
   const int64_t k = std::min(f.m, f.n);
   std::vector<int64_t> k_dims = f.batch;
   k_dims.push_back(k);
   const Shape i32 = Shape::Scalar(ElementType::kS32);
   const Shape state = Shape::Tuple({i32, a->shape, Shape(t, k_dims)});
   Computation* add = AddComputation(b, t);
+  Computation* add_real = IsComplex(t) ? AddComputation(b, rt) : add;
   Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, k);
   LoopBody body(b, state);
   {
@@ -44,22 +45,24 @@ StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilde
     Instruction* alpha = o.Sum(o.Select(o.Compare(col_rows, jc, ComparisonDirection::kEq), col, zero_col), f.rank - 2, add);
     Instruction* below = o.Compare(col_rows, jc, ComparisonDirection::kGt);
     Instruction* tail = o.Select(below, col, zero_col);
-    Instruction* tail2 = o.Sum(o.Binary(Opcode::kMultiply, tail, tail), f.rank - 2, add);  // [...]
-    // dlarfg: beta = -sign(alpha) |(alpha, tail)|, tau = (beta - alpha) / beta,
-    // v = tail / (alpha - beta); nothing to reflect (tau 0) where the tail is zero.
-    Instruction* nz = o.Compare(tail2, o.Fill(t, 0, f.batch), ComparisonDirection::kNe);
-    Instruction* norm = o.Make(Opcode::kSqrt, alpha->shape, {o.Binary(Opcode::kAdd, o.Binary(Opcode::kMultiply, alpha, alpha), tail2)});
-    Instruction* beta = o.Select(o.Compare(alpha, o.Fill(t, 0, f.batch), ComparisonDirection::kGe),
-                                 o.Make(Opcode::kNegate, norm->shape, {norm}), norm);
+    Instruction* tail2 = o.Sum(o.AbsSquared(tail), f.rank - 2, add_real);  // [...]
+    // dlarfg/zlarfg: beta = -sign(re alpha) |(alpha, tail)| (real), tau =
+    // (beta - alpha) / beta, v = tail / (alpha - beta); nothing to reflect
+    // (tau 0) where the tail is zero and alpha real.
+    Instruction* zero_r = o.Fill(rt, 0, f.batch);
+    Instruction* nz = o.Compare(tail2, zero_r, ComparisonDirection::kNe);
+    if (IsComplex(t)) nz = o.Binary(Opcode::kOr, nz, o.Compare(o.Imag(alpha), zero_r, ComparisonDirection::kNe));
+    Instruction* norm = o.Make(Opcode::kSqrt, tail2->shape, {o.Binary(Opcode::kAdd, o.AbsSquared(alpha), tail2)});
+    Instruction* beta = o.As(o.Select(o.Compare(o.Real(alpha), zero_r, ComparisonDirection::kGe), o.Make(Opcode::kNegate, norm->shape, {norm}), norm), t);
     Instruction* zero_b = o.Fill(t, 0, f.batch);
     Instruction* tau = o.Select(nz, o.Binary(Opcode::kDivide, o.Binary(Opcode::kSubtract, beta, alpha), beta), zero_b);
     Instruction* scale = o.Select(nz, o.Binary(Opcode::kDivide, o.Fill(t, 1, f.batch), o.Binary(Opcode::kSubtract, alpha, beta)), zero_b);
     Instruction* v = o.Select(below, o.Binary(Opcode::kMultiply, tail, o.Spread(scale, f.col_dims, f.batch_map)),
                               o.Select(o.Compare(col_rows, jc, ComparisonDirection::kEq), o.Fill(t, 1, f.col_dims), zero_col));
-    // H = I - tau v v^T applied to the columns after j.
+    // H^H = I - conj(tau) v v^H applied to the columns after j.
     Instruction* vm = o.Spread(v, f.dims, f.col_map);
-    Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, vm, x), rd, add);  // [..., n]
-    Instruction* tw = o.Binary(Opcode::kMultiply, w, o.Spread(tau, f.row_dims, f.batch_map));
+    Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, o.Conj(vm), x), rd, add);  // [..., n]
+    Instruction* tw = o.Binary(Opcode::kMultiply, w, o.Spread(o.Conj(tau), f.row_dims, f.batch_map));
     Instruction* later = o.Compare(cols, jm, ComparisonDirection::kGt);
     Instruction* reflected = o.Select(later, o.Binary(Opcode::kSubtract, x, o.Binary(Opcode::kMultiply, vm, o.Spread(tw, f.dims, f.row_map))), x);
     // Column j: beta on the diagonal (alpha where nothing was reflected), v below.
@@ -80,7 +83,7 @@ StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilde
 }
 
 StatusOr<Instruction*> BuildHouseholderProduct(Instruction* packed, Instruction* taus, const ComputationBuilders& b) {
-  VKXLA_RETURN_IF_ERROR(CheckReal(packed->shape, "The product of Householder reflectors"));
+  VKXLA_RETURN_IF_ERROR(CheckType(packed->shape, "The product of Householder reflectors"));
   const MatrixFrame f(packed->shape);
   const ElementType t = packed->shape.element_type();
   const Shape& ts = taus->shape;
@@ -113,8 +116,8 @@ StatusOr<Instruction*> BuildHouseholderProduct(Instruction* packed, Instruction*
     Instruction* v = o.Select(o.Compare(col_rows, ic, ComparisonDirection::kGt), col,
                               o.Select(o.Compare(col_rows, ic, ComparisonDirection::kEq), o.Fill(t, 1, f.col_dims), o.Fill(t, 0, f.col_dims)));
     Instruction* vm = o.Spread(v, f.dims, f.col_map);
-    // H(i) applied to the columns after i.
-    Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, vm, q), rd, add);
+    // H(i) = I - tau v v^H applied to the columns after i.
+    Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, o.Conj(vm), q), rd, add);
     Instruction* tw = o.Binary(Opcode::kMultiply, w, o.Spread(tau, f.row_dims, f.batch_map));
     Instruction* applied = o.Select(o.Compare(cols, im, ComparisonDirection::kGt),
                                     o.Binary(Opcode::kSubtract, q, o.Binary(Opcode::kMultiply, vm, o.Spread(tw, f.dims, f.row_map))), q);

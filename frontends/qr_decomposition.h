@@ -3,7 +3,8 @@
 // ops: what jaxlib's lapack_?geqrf and lapack_?orgqr compute for a module
 // exported on a CPU (jnp.linalg.qr), and XLA's Qr and
 // ProductOfElementaryHouseholderReflectors custom calls. While loops over
-// the columns on whole batched arrays with masks, real types.
+// the columns on whole batched arrays with masks; real and complex types
+// (zgeqrf's reflectors: a real diagonal of R, H = I - tau v v^H).
 #pragma once
 
 #include "frontends/lu_decomposition.h"
@@ -14,10 +15,10 @@ struct QrFactors {
   // R on and above the diagonal; below it, each column's reflector v
   // (its leading 1 implied): LAPACK's packed form.
   Instruction* packed = nullptr;
-  Instruction* taus = nullptr;  // [..., min(m, n)]: H = I - tau v v^T
+  Instruction* taus = nullptr;  // [..., min(m, n)]: H = I - tau v v^H
 };
 
-// `a`: f32 or f64, [..., m, n].
+// `a`: f32, f64, c64 or c128, [..., m, n].
 StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilders& b);
 
 // Q's first n columns (orgqr): the product H(0) ... H(k-1) of the

@@ -30,9 +30,9 @@ std::vector<int64_t> WithMatrix(std::vector<int64_t> batch, int64_t rows, int64_
 
 StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrices, const ComputationBuilders& b) {
   const Shape& s = a->shape;
-  const ElementType t = s.element_type();
-  if (!s.IsArray() || s.rank() < 2 || !IsFloat(t) || BitWidth(t) < 32)
-    return Unimplemented("singular value decomposition of " + s.ToString() + ": f32 and f64 matrices are supported");
+  const ElementType t = s.element_type(), rt = RealType(t);
+  if (!s.IsArray() || s.rank() < 2 || !IsDecompositionType(t))
+    return Unimplemented("singular value decomposition of " + s.ToString() + ": f32, f64, c64 and c128 matrices are supported");
   const MatrixFrame f(s);
   const int64_t k = std::min(f.m, f.n), rank = f.rank, rd = rank - 2, cd = rank - 1;
   if (k > kMaxSvdOrder)
@@ -42,23 +42,24 @@ StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrice
   std::vector<int64_t> k_dims = f.batch;
   k_dims.push_back(k);
   if (k == 0)  // nothing to decompose: the identity's bases
-    return SvdFactors{top.Fill(t, 0, k_dims), compute_uv ? Identity(top, t, WithMatrix(f.batch, f.m, full_matrices ? f.m : 0)) : nullptr,
+    return SvdFactors{top.Fill(rt, 0, k_dims), compute_uv ? Identity(top, t, WithMatrix(f.batch, f.m, full_matrices ? f.m : 0)) : nullptr,
                       compute_uv ? Identity(top, t, WithMatrix(f.batch, full_matrices ? f.n : 0, f.n)) : nullptr};
-  // A wide matrix through its transpose: x = U' S V'^T is tall, A = V' S U'^T.
+  // A wide matrix through its adjoint: x = U' S V'^H is tall, A = V' S U'^H.
   const bool wide = f.m < f.n;
-  Instruction* x = wide ? top.TransposeMatrix(a) : a;
+  Instruction* x = wide ? top.AdjointMatrix(a) : a;
   const MatrixFrame g(x->shape);  // M x N, M >= N = k
   const int64_t M = g.m, N = g.n;
   const std::vector<int64_t> v_dims = WithMatrix(g.batch, N, N);
   // Scaled by the largest magnitude so that squared norms neither overflow
   // nor underflow; the values are scaled back.
-  Instruction* zero_b = top.Fill(t, 0, g.batch);
-  Instruction* largest = top.Make(Opcode::kReduce, Shape(t, g.batch), {top.Make(Opcode::kAbs, x->shape, {x}), top.Const(t, 0)});
+  Instruction* zero_b = top.Fill(rt, 0, g.batch);
+  Instruction* largest = top.Make(Opcode::kReduce, Shape(rt, g.batch), {top.Make(Opcode::kAbs, Shape(rt, g.dims), {x}), top.Const(rt, 0)});
   largest->dimensions = std::vector<int64_t>{rd, cd};
-  largest->called_computations.emplace_back("to_apply", MaxComputation(b, t));
-  Instruction* scale = top.Select(top.Compare(largest, zero_b, ComparisonDirection::kGt), largest, top.Fill(t, 1, g.batch));
-  Instruction* w0 = top.Binary(Opcode::kDivide, x, top.Spread(scale, g.dims, g.batch_map));
+  largest->called_computations.emplace_back("to_apply", MaxComputation(b, rt));
+  Instruction* scale = top.Select(top.Compare(largest, zero_b, ComparisonDirection::kGt), largest, top.Fill(rt, 1, g.batch));
+  Instruction* w0 = top.Binary(Opcode::kDivide, x, top.As(top.Spread(scale, g.dims, g.batch_map), t));
   Computation* add = AddComputation(b, t);
+  Computation* add_real = IsComplex(t) ? AddComputation(b, rt) : add;
 
   const JacobiSweep sweep(N);
   const Shape i32 = Shape::Scalar(ElementType::kS32);
@@ -72,18 +73,27 @@ StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrice
     ArrayOps& o = body.ops;
     Instruction *step = body.elements[0], *y = body.elements[1];
     auto [p, q] = PickPair(o, step, sweep);
-    // Columns p and q, their Gram matrix, the rotation that makes them orthogonal.
+    // Columns p and q, their Gram matrix, the rotation that makes them
+    // orthogonal (column q first times the phase that makes y_p^H y_q real).
     Instruction *pm = o.Spread(p, g.dims, {}), *qm = o.Spread(q, g.dims, {});
     const MatrixLines columns{o.Iota(ElementType::kS32, g.dims, cd), cd, g.col_map, add};
     Instruction *yp = columns.Take(o, y, pm), *yq = columns.Take(o, y, qm);
-    auto dot = [&](Instruction* l, Instruction* r) { return o.Sum(o.Binary(Opcode::kMultiply, l, r), rd, add); };
-    const PlaneRotation r = SymmetricSchurRotation(o, dot(yp, yp), dot(yq, yq), dot(yp, yq));
+    Instruction* gamma = o.Sum(o.Binary(Opcode::kMultiply, o.Conj(yp), yq), rd, add);
+    Phase phase{nullptr, gamma};
+    if (IsComplex(t)) {
+      phase = PhaseOf(o, gamma);
+      y = columns.Scale(o, y, qm, phase.factor, g.batch_map);
+      yq = columns.Take(o, y, qm);
+    }
+    auto norm2 = [&](Instruction* l) { return o.Sum(o.AbsSquared(l), rd, add_real); };
+    const PlaneRotation r = SymmetricSchurRotation(o, norm2(yp), norm2(yq), phase.magnitude);
     std::vector<Instruction*> next = {o.Binary(Opcode::kAdd, step, o.Const(ElementType::kS32, 1)),
                                       columns.Rotate(o, y, pm, qm, yp, yq, r, g.batch_map)};
     if (compute_uv) {
       Instruction* vv = body.elements[2];
       Instruction *vp = o.Spread(p, v_dims, {}), *vq = o.Spread(q, v_dims, {});
       const MatrixLines v_columns{o.Iota(ElementType::kS32, v_dims, cd), cd, g.col_map, add};
+      if (IsComplex(t)) vv = v_columns.Scale(o, vv, vq, phase.factor, g.batch_map);
       next.push_back(v_columns.Rotate(o, vv, vp, vq, v_columns.Take(o, vv, vp), v_columns.Take(o, vv, vq), r, g.batch_map));
     }
     body.Finish(std::move(next));
@@ -94,7 +104,7 @@ StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrice
     if (compute_uv) v = top.Element(loop, 2);
   }
   // The column norms, descending, W's and V's columns in their order.
-  Instruction* norms = top.Make(Opcode::kSqrt, Shape(t, k_dims), {top.Sum(top.Binary(Opcode::kMultiply, w, w), rd, add)});
+  Instruction* norms = top.Make(Opcode::kSqrt, Shape(rt, k_dims), {top.Sum(top.AbsSquared(w), rd, add_real)});
   auto [sorted, columns] = SortColumnsByValues(top, norms, compute_uv ? top.Concatenate(w, v, rd) : w, true, b);
   Instruction* values = top.Binary(Opcode::kMultiply, sorted, top.Spread(scale, k_dims, g.batch_map));
   if (!compute_uv) return SvdFactors{values, nullptr, nullptr};
@@ -103,9 +113,9 @@ StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrice
   // U's columns W_j / s_j (zero where s_j is), made exactly orthonormal and
   // completed by a QR decomposition: Q R = U0 with R's diagonal +-1 where
   // U0's columns are unit, so Q's columns times those signs are U0's.
-  Instruction* positive = top.Compare(sorted, top.Fill(t, 0, k_dims), ComparisonDirection::kGt);
-  Instruction* safe = top.Select(positive, sorted, top.Fill(t, 1, k_dims));
-  Instruction* u0 = top.Select(top.Spread(positive, g.dims, g.row_map), top.Binary(Opcode::kDivide, w, top.Spread(safe, g.dims, g.row_map)),
+  Instruction* positive = top.Compare(sorted, top.Fill(rt, 0, k_dims), ComparisonDirection::kGt);
+  Instruction* safe = top.Select(positive, sorted, top.Fill(rt, 1, k_dims));
+  Instruction* u0 = top.Select(top.Spread(positive, g.dims, g.row_map), top.Binary(Opcode::kDivide, w, top.As(top.Spread(safe, g.dims, g.row_map), t)),
                                top.Fill(t, 0, g.dims));
   VKXLA_ASSIGN_OR_RETURN(QrFactors qr, BuildQrDecomposition(u0, b));
   const int64_t width = full_matrices ? M : N;  // Q's columns wanted
@@ -115,12 +125,13 @@ StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrice
   Instruction* on_diagonal = top.Compare(top.Iota(ElementType::kS32, q_dims, rd), top.Iota(ElementType::kS32, q_dims, cd), ComparisonDirection::kEq);
   std::vector<int64_t> width_dims = g.batch;
   width_dims.push_back(width);
-  Instruction* diagonal = top.Sum(top.Select(on_diagonal, packed, top.Fill(t, 0, q_dims)), rd, add);  // [..., width], 0 past N
-  Instruction* sign = top.Select(top.Compare(diagonal, top.Fill(t, 0, width_dims), ComparisonDirection::kLt), top.Fill(t, -1, width_dims),
-                                 top.Fill(t, 1, width_dims));
+  // R's diagonal is real (zgeqrf's betas): [..., width], 0 past N.
+  Instruction* diagonal = top.Sum(top.Select(on_diagonal, top.Real(packed), top.Fill(rt, 0, q_dims)), rd, add_real);
+  Instruction* sign = top.As(top.Select(top.Compare(diagonal, top.Fill(rt, 0, width_dims), ComparisonDirection::kLt), top.Fill(rt, -1, width_dims),
+                                        top.Fill(rt, 1, width_dims)), t);
   Instruction* u = top.Binary(Opcode::kMultiply, q, top.Spread(sign, q_dims, g.row_map));
-  if (wide) return SvdFactors{values, v, top.TransposeMatrix(u)};
-  return SvdFactors{values, u, top.TransposeMatrix(v)};
+  if (wide) return SvdFactors{values, v, top.AdjointMatrix(u)};
+  return SvdFactors{values, u, top.AdjointMatrix(v)};
 }
 
 }  // namespace vkxla

@@ -1,4 +1,4 @@
-// Singular value decomposition A = U diag(s) V^T by one-sided Jacobi
+// Singular value decomposition A = U diag(s) V^H by one-sided Jacobi
 // rotations (Hestenes), built from HLO ops: what jaxlib's lapack_?gesdd
 // and the GPU solvers' gesvd compute for a module exported with
 // jnp.linalg.svd. A while loop of fixed sweeps over every column pair
@@ -6,7 +6,9 @@
 // batched arrays with masks; the singular values are W's column norms, in
 // descending order, and U W's columns scaled to unit length, completed to an
 // orthonormal basis by a Householder QR (full matrices, zero singular
-// values). A wide matrix is decomposed through its transpose. The signs of
+// values). A complex pair of columns is first made to have a real inner
+// product by a phase on one. A wide matrix is decomposed through its
+// adjoint. The signs (phases) of
 // singular vectors, and the basis of a repeated singular value's space, are
 // the algorithm's own: they need not be LAPACK's.
 #pragma once
@@ -16,7 +18,7 @@
 namespace vkxla {
 
 struct SvdFactors {
-  Instruction* values = nullptr;  // [..., k], k = min(m, n), descending, >= 0
+  Instruction* values = nullptr;  // [..., k] of the real type, k = min(m, n), descending, >= 0
   Instruction* u = nullptr;       // [..., m, m] (full) or [..., m, k]; null without vectors
   Instruction* vt = nullptr;      // [..., n, n] (full) or [..., k, n]; null without vectors
 };
@@ -25,7 +27,7 @@ struct SvdFactors {
 // rotations take: n (n - 1) / 2 loop trips a sweep.
 inline constexpr int64_t kMaxSvdOrder = 64;
 
-// `a`: f32 or f64 [..., m, n], min(m, n) at most kMaxSvdOrder.
+// `a`: f32, f64, c64 or c128 [..., m, n], min(m, n) at most kMaxSvdOrder.
 StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrices, const ComputationBuilders& b);
 
 }  // namespace vkxla

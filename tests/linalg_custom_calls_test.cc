@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <random>
 
 #include "frontends/stablehlo_reader.h"
@@ -25,18 +26,20 @@ class LinalgCustomCalls : public ::testing::Test {
 
 // LAPACK's getrf on the host, unblocked (dgetf2): the factors in place,
 // 1-based pivots, info.
-void HostGetrf(std::vector<double>& a, int64_t m, int64_t n, std::vector<int32_t>& ipiv, int32_t& info) {
+// Complex pivots by |re| + |im|, as izamax.
+void HostGetrf(std::vector<std::complex<double>>& a, int64_t m, int64_t n, std::vector<int32_t>& ipiv, int32_t& info) {
   const int64_t k = std::min(m, n);
+  auto magnitude = [](std::complex<double> z) { return std::abs(z.real()) + std::abs(z.imag()); };
   info = 0;
   ipiv.assign(static_cast<size_t>(k), 0);
   for (int64_t j = 0; j < k; ++j) {
     int64_t p = j;
     for (int64_t i = j + 1; i < m; ++i)
-      if (std::abs(a[i * n + j]) > std::abs(a[p * n + j])) p = i;
+      if (magnitude(a[i * n + j]) > magnitude(a[p * n + j])) p = i;
     ipiv[j] = static_cast<int32_t>(p + 1);
-    if (a[p * n + j] != 0) {
+    if (a[p * n + j] != 0.0) {
       for (int64_t c = 0; c < n; ++c) std::swap(a[j * n + c], a[p * n + c]);
-      const double r = 1 / a[j * n + j];
+      const std::complex<double> r = 1.0 / a[j * n + j];
       for (int64_t i = j + 1; i < m; ++i) a[i * n + j] *= r;
     } else if (info == 0) {
       info = static_cast<int32_t>(j + 1);
@@ -143,24 +146,30 @@ TEST_F(LinalgCustomCalls, JaxlibCpuLuMatchesLapacksGetrf) {
     bool ffi;
   };
   for (const Case& c : {Case{ElementType::kF32, {4, 4}, true}, Case{ElementType::kF64, {3, 5, 5}, false},
-                        Case{ElementType::kF32, {2, 6, 3}, true}, Case{ElementType::kF64, {3, 6}, true}}) {
+                        Case{ElementType::kF32, {2, 6, 3}, true}, Case{ElementType::kF64, {3, 6}, true},
+                        Case{ElementType::kC64, {2, 4, 4}, true}, Case{ElementType::kC128, {3, 5}, false}}) {
     const int64_t rank = static_cast<int64_t>(c.dims.size()), m = c.dims[rank - 2], n = c.dims[rank - 1], k = std::min(m, n);
     const int64_t batch = c.dims.size() == 3 ? c.dims[0] : 1;
-    const std::string t = std::string(ElementTypeName(c.t)), ty = c.t == ElementType::kF32 ? "f32" : "f64";
+    const std::string t = std::string(ElementTypeName(c.t));
+    const std::string ty = c.t == ElementType::kF32 ? "f32" : c.t == ElementType::kF64 ? "f64" : c.t == ElementType::kC64 ? "complex<f32>" : "complex<f64>";
+    const std::string prefix = c.t == ElementType::kF32 ? "s" : c.t == ElementType::kF64 ? "d" : c.t == ElementType::kC64 ? "c" : "z";
     std::string shape = "", bshape = "";
     for (int64_t d : c.dims) shape += std::to_string(d) + "x";
     if (batch > 1 || c.dims.size() == 3) bshape = std::to_string(batch) + "x";
     SCOPED_TRACE(shape + t);
     Literal a(Shape(c.t, c.dims));
     std::uniform_int_distribution<int> d(-8, 8);
-    for (int64_t i = 0; i < a.element_count(); ++i) a.Set(i, Scalar::Float(c.t, d(rng) / 4.0));
+    for (int64_t i = 0; i < a.element_count(); ++i) {
+      const double re = d(rng) / 4.0;
+      a.Set(i, IsComplex(c.t) ? Scalar::Complex(c.t, {re, d(rng) / 4.0}) : Scalar::Float(c.t, re));
+    }
     if (batch > 1)  // a singular member: its second column is zero
-      for (int64_t i = 0; i < m; ++i) a.Set(m * n + i * n + 1, Scalar::Float(c.t, 0));
+      for (int64_t i = 0; i < m; ++i) a.Set(m * n + i * n + 1, Scalar::Convert(Scalar::Float(ElementType::kF64, 0), c.t));
     const std::string ins = "tensor<" + shape + ty + ">", piv = "tensor<" + bshape + std::to_string(k) + "xi32>",
                       inf = bshape.empty() ? "tensor<i32>" : "tensor<" + bshape.substr(0, bshape.size() - 1) + "xi32>";
-    const std::string call = c.ffi ? "stablehlo.custom_call @lapack_" + std::string(c.t == ElementType::kF32 ? "s" : "d") +
+    const std::string call = c.ffi ? "stablehlo.custom_call @lapack_" + prefix +
                                          "getrf_ffi(%a) : (" + ins + ") -> (" + ins + ", " + piv + ", " + inf + ")"
-                                   : "stablehlo.custom_call @lapack_" + std::string(c.t == ElementType::kF32 ? "s" : "d") +
+                                   : "stablehlo.custom_call @lapack_" + prefix +
                                          "getrf(%b, %m, %n, %a) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, " +
                                          ins + ") -> (" + ins + ", " + piv + ", " + inf + ")";
     const std::string text = "func.func @main(%a: " + ins + ") -> (" + ins + ", " + piv + ", " + inf + ") {\n"
@@ -173,13 +182,16 @@ TEST_F(LinalgCustomCalls, JaxlibCpuLuMatchesLapacksGetrf) {
     auto got = CompileAndRun(*p->module, {a});
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     for (int64_t b = 0; b < batch; ++b) {
-      std::vector<double> host(static_cast<size_t>(m * n));
-      for (int64_t i = 0; i < m * n; ++i) host[i] = a.Get(b * m * n + i).re;
+      std::vector<std::complex<double>> host(static_cast<size_t>(m * n));
+      for (int64_t i = 0; i < m * n; ++i) host[i] = {a.Get(b * m * n + i).re, a.Get(b * m * n + i).im};
       std::vector<int32_t> ipiv;
       int32_t info = 0;
       HostGetrf(host, m, n, ipiv, info);
-      for (int64_t i = 0; i < m * n; ++i)
-        EXPECT_NEAR(got->tuple_elements()[0].Get(b * m * n + i).re, host[i], 1e-5 * (1 + std::abs(host[i]))) << "batch " << b << " element " << i;
+      for (int64_t i = 0; i < m * n; ++i) {
+        const Scalar g = got->tuple_elements()[0].Get(b * m * n + i);
+        EXPECT_NEAR(g.re, host[i].real(), 1e-5 * (1 + std::abs(host[i]))) << "batch " << b << " element " << i;
+        EXPECT_NEAR(g.im, host[i].imag(), 1e-5 * (1 + std::abs(host[i]))) << "batch " << b << " element " << i;
+      }
       for (int64_t j = 0; j < k; ++j) EXPECT_EQ(got->tuple_elements()[1].Get(b * k + j).s, ipiv[j]) << "batch " << b << " pivot " << j;
       EXPECT_EQ(got->tuple_elements()[2].Get(b).s, info) << "batch " << b;
       if (batch > 1) {
@@ -476,6 +488,93 @@ func.func @main(%a: tensor<2x2xf64>) -> tensor<2xf64> {
   EXPECT_NEAR(s->Get(1).re, std::sqrt(5.0), 1e-14);
 }
 
+// Complex matrices through the complex kernels' names (?geqrf + ?ungqr,
+// ?heevd, ?gesdd): Q R = A with Q unitary and R's diagonal real with
+// zgeqrf's signs; A V = V w for the Hermitian matrix the lower triangle
+// names, V unitary, w real ascending; U S V^H = A with U, V unitary.
+TEST_F(LinalgCustomCalls, ComplexMatricesDecompose) {
+  std::mt19937_64 rng(29);
+  std::uniform_int_distribution<int> d(-8, 8);
+  for (const ElementType t : {ElementType::kC64, ElementType::kC128}) {
+    const bool single = t == ElementType::kC64;
+    const std::string ty = single ? "complex<f32>" : "complex<f64>", real = single ? "f32" : "f64", p = single ? "c" : "z";
+    const double tol = single ? 2e-5 : 1e-12;
+    SCOPED_TRACE(ty);
+    const int64_t m = 4, n = 3;
+    Literal a(Shape(t, {m, n})), h(Shape(t, {n, n}));
+    for (int64_t i = 0; i < m * n; ++i) a.Set(i, Scalar::Complex(t, {d(rng) / 4.0, d(rng) / 4.0}));
+    std::vector<std::complex<double>> herm(static_cast<size_t>(n * n));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j <= i; ++j) {
+        const std::complex<double> v = {d(rng) / 4.0, i == j ? 0.0 : d(rng) / 4.0};
+        herm[i * n + j] = v;
+        herm[j * n + i] = std::conj(v);
+        h.Set(i * n + j, Scalar::Complex(t, v));
+        if (i != j) h.Set(j * n + i, Scalar::Complex(t, {1000.0 + i, 7}));  // the upper triangle is not read
+      }
+    const std::string ma = "tensor<4x3x" + ty + ">", mh = "tensor<3x3x" + ty + ">", v3 = "tensor<3x" + ty + ">", r3 = "tensor<3x" + real + ">";
+    const std::string text = "func.func @main(%a: " + ma + ", %h: " + mh + ") -> (" + ma + ", " + ma + ", " + mh + ", " + r3 + ", " + r3 + ", tensor<4x4x" + ty + ">, " + mh + ") {\n"
+        "  %0:2 = stablehlo.custom_call @lapack_" + p + "geqrf_ffi(%a) : (" + ma + ") -> (" + ma + ", " + v3 + ")\n"
+        "  %q = stablehlo.custom_call @lapack_" + p + "ungqr_ffi(%0#0, %0#1) : (" + ma + ", " + v3 + ") -> " + ma + "\n"
+        "  %1:3 = stablehlo.custom_call @lapack_" + p + "heevd_ffi(%h) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (" + mh + ") -> (" + mh + ", " + r3 + ", tensor<i32>)\n"
+        "  %2:5 = stablehlo.custom_call @lapack_" + p + "gesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (" + ma + ") -> (" + ma + ", " + r3 + ", tensor<4x4x" + ty + ">, " + mh + ", tensor<i32>)\n"
+        "  return %q, %0#0, %1#0, %1#1, %2#1, %2#2, %2#3 : " + ma + ", " + ma + ", " + mh + ", " + r3 + ", " + r3 + ", tensor<4x4x" + ty + ">, " + mh + "\n}\n";
+    auto prog = ReadStablehlo(text, false);
+    ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+    auto got = CompileAndRun(*prog->module, {a, h});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const std::vector<Literal>& r = got->tuple_elements();
+    auto at = [](const Literal& l, int64_t cols, int64_t i, int64_t j) { return l.Get(i * cols + j).c(); };
+    auto A = [&](int64_t i, int64_t j) { return at(a, n, i, j); };
+    // QR: Q (4x3, orthonormal columns) times R (the upper triangle of the packed result).
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        std::complex<double> qr = 0;
+        for (int64_t l = 0; l <= j; ++l) qr += at(r[0], n, i, l) * at(r[1], n, l, j);
+        EXPECT_NEAR(std::abs(qr - A(i, j)), 0, tol * 16) << "Q R at " << i << "," << j;
+      }
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_NEAR(at(r[1], n, i, i).imag(), 0, tol) << "R's diagonal is real";
+      for (int64_t j = 0; j < n; ++j) {
+        std::complex<double> dot = 0;
+        for (int64_t l = 0; l < m; ++l) dot += std::conj(at(r[0], n, l, i)) * at(r[0], n, l, j);
+        EXPECT_NEAR(std::abs(dot - (i == j ? 1.0 : 0.0)), 0, tol * 16) << "Q^H Q at " << i << "," << j;
+      }
+    }
+    double column0 = 0;
+    for (int64_t i = 0; i < m; ++i) column0 += std::norm(A(i, 0));
+    EXPECT_NEAR(at(r[1], n, 0, 0).real(), (A(0, 0).real() >= 0 ? -1 : 1) * std::sqrt(column0), tol * 16);
+    // Hermitian eigendecomposition.
+    for (int64_t j = 0; j < n; ++j) {
+      if (j + 1 < n) {
+        EXPECT_LE(r[3].Get(j).re, r[3].Get(j + 1).re);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        std::complex<double> av = 0, vv = 0;
+        for (int64_t l = 0; l < n; ++l) {
+          av += herm[i * n + l] * at(r[2], n, l, j);
+          vv += std::conj(at(r[2], n, l, i)) * at(r[2], n, l, j);
+        }
+        EXPECT_NEAR(std::abs(av - at(r[2], n, i, j) * r[3].Get(j).re), 0, tol * 32) << "A V = V w at " << i << "," << j;
+        EXPECT_NEAR(std::abs(vv - (i == j ? 1.0 : 0.0)), 0, tol * 16) << "V^H V at " << i << "," << j;
+      }
+    }
+    // SVD, full: U 4x4, V^H 3x3.
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        std::complex<double> usv = 0;
+        for (int64_t l = 0; l < n; ++l) usv += at(r[5], m, i, l) * r[4].Get(l).re * at(r[6], n, l, j);
+        EXPECT_NEAR(std::abs(usv - A(i, j)), 0, tol * 16) << "U S V^H at " << i << "," << j;
+      }
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < m; ++j) {
+        std::complex<double> dot = 0;
+        for (int64_t l = 0; l < m; ++l) dot += std::conj(at(r[5], m, l, i)) * at(r[5], m, l, j);
+        EXPECT_NEAR(std::abs(dot - (i == j ? 1.0 : 0.0)), 0, tol * 16) << "U^H U at " << i << "," << j;
+      }
+  }
+}
+
 // jaxlib's GPU solver kernels (a module exported on a GPU) compute what
 // the CPU ones do, with booleans for attributes and their own result
 // arrangements: each gives exactly what its LAPACK counterpart gives.
@@ -564,12 +663,12 @@ func.func @main(%a: tensor<65x65xf32>) -> (tensor<65x65xf32>, tensor<65xf32>, te
   return %0#0, %0#1, %0#2 : tensor<65x65xf32>, tensor<65xf32>, tensor<i32>
 })", {Literal(Shape(ElementType::kF32, {65, 65}))}).find("3:3: custom_call @lapack_ssyevd_ffi: eigendecomposition of f32[65,65]"),
             std::string::npos);
-  Literal z(Shape(ElementType::kC64, {2, 2}));
+  Literal z(Shape(ElementType::kF16, {2, 2}));
   EXPECT_NE(RunRefined(R"(
-func.func @main(%a: tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<2xi32>, tensor<i32>) {
-  %0:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%a) : (tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<2xi32>, tensor<i32>)
-  return %0#0, %0#1, %0#2 : tensor<2x2xcomplex<f32>>, tensor<2xi32>, tensor<i32>
-})", {z}).find("3:3: custom_call @lapack_cgetrf_ffi: LU decomposition of c64[2,2]"),
+func.func @main(%a: tensor<2x2xf16>) -> (tensor<2x2xf16>, tensor<2xi32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) : (tensor<2x2xf16>) -> (tensor<2x2xf16>, tensor<2xi32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<2x2xf16>, tensor<2xi32>, tensor<i32>
+})", {z}).find("3:3: custom_call @lapack_sgetrf_ffi: LU decomposition of f16[2,2]: f32, f64, c64 and c128 matrices are supported"),
             std::string::npos);
   EXPECT_NE(RunRefined(R"(
 func.func @main(%a: tensor<3x65xf32>) -> (tensor<3xf32>, tensor<3x3xf32>, tensor<3x3xf32>) {

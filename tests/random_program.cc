@@ -503,8 +503,21 @@ class Generator {
     if (reduced.empty()) reduced.push_back(static_cast<int64_t>(a.dims.size()) - 1), dims.pop_back(), terms = a.dims.back();
     double bound = 0;
     const auto [reducer, init] = ReduceOp(a, terms, bound);
-    Emit(a.type, dims, "reduce(" + a.name + ", " + init + "), dimensions={" + List(reduced) + "}, to_apply=" + reducer, bound,
-         a.integral);
+    const Value r = Emit(a.type, dims, "reduce(" + a.name + ", " + init + "), dimensions={" + List(reduced) + "}, to_apply=" + reducer,
+                         bound, a.integral);
+    if (Chance(2)) return;
+    // The result spread back over the rows and combined with them (x - max
+    // x, x * sum x): what row kernels fuse, with later readers of both.
+    std::vector<int64_t> kept;
+    for (size_t d = 0; d < a.dims.size(); ++d)
+      if (std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) == reduced.end()) kept.push_back(static_cast<int64_t>(d));
+    const Value spread = Emit(a.type, a.dims, "broadcast(" + r.name + "), dimensions={" + List(kept) + "}", r.bound, r.integral);
+    const std::vector<std::string> ops = a.type == ElementType::kPred ? std::vector<std::string>{"and", "or", "xor"}
+                                                                      : std::vector<std::string>{"subtract", "add", "multiply", "maximum"};
+    const std::string op = ops[rng_() % ops.size()];
+    const double combined = op == "multiply" ? a.bound * r.bound : op == "maximum" ? std::max(a.bound, r.bound) : a.bound + r.bound;
+    Emit(a.type, a.dims, op + "(" + (Chance(2) ? a.name : SameShape(a).name) + ", " + spread.name + ")", combined,
+         a.integral && r.integral);
   }
 
   void ReduceWindow(const Value& a) {
