@@ -99,6 +99,17 @@ class ArrayOps {
     s->other_attributes.emplace_back("slice", SliceText(slice));
     return s;
   }
+  // x[..., start:limit] along its last dim.
+  Instruction* SliceLast(Instruction* x, int64_t start, int64_t limit) {
+    std::vector<int64_t> dims = x->shape.dims();
+    std::vector<SliceDimension> slice;
+    for (size_t d = 0; d + 1 < dims.size(); ++d) slice.push_back({0, dims[d], 1});
+    slice.push_back({start, limit, 1});
+    dims.back() = limit - start;
+    Instruction* s = Make(Opcode::kSlice, Shape(x->shape.element_type(), dims), {x});
+    s->other_attributes.emplace_back("slice", SliceText(slice));
+    return s;
+  }
   // x with its last two dims swapped, conjugated where complex.
   Instruction* AdjointMatrix(Instruction* x) { return Conj(TransposeMatrix(x)); }
   // x with its last two dims swapped.

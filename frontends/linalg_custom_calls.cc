@@ -6,6 +6,7 @@
 #include "frontends/eigh_decomposition.h"
 #include "frontends/qr_decomposition.h"
 #include "frontends/svd_decomposition.h"
+#include "frontends/tridiagonal_solve.h"
 #include "ops/cholesky.h"
 #include "ops/triangular_solve.h"
 
@@ -30,10 +31,11 @@ LinalgKernel FindLinalgKernel(const std::string& target) {
     if (rest.rfind("ungqr", 0) == 0) rest = "orgqr" + rest.substr(5);
     if (rest.rfind("heevd", 0) == 0) rest = "syevd" + rest.substr(5);
     for (const char* k : {"potrf", "potrf_ffi", "trsm_ffi", "getrf", "getrf_ffi", "geqrf", "geqrf_ffi", "orgqr", "orgqr_ffi", "syevd",
-                          "syevd_ffi", "gesdd", "gesdd_ffi"})
+                          "syevd_ffi", "gesdd", "gesdd_ffi", "gtsv_ffi"})
       if (f == "lapack_" && rest == k) return {rest, false};
     if (f == "blas_" && rest == "trsm") return {rest, false};
   }
+  if (target == "cusparse_gtsv2_ffi" || target == "hipsparse_gtsv2_ffi") return {"gtsv2_ffi", true};
   for (const char* family : {"cusolver_", "hipsolver_", "rocsolver_"}) {
     const std::string f = family;
     if (target.rfind(f, 0) != 0) continue;
@@ -147,6 +149,13 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
     }
     if (boolean("transposed", false)) return WrittenResults(c, {nullptr, svd.values, svd.vt, svd.u}, make, constant);
     return WrittenResults(c, {nullptr, svd.values, svd.u, svd.vt}, make, constant);
+  }
+  if (kernel == "gtsv_ffi" || kernel == "gtsv2_ffi") {
+    // (dl, d, du, b): LAPACK's -> (dl, d, du, x, info), cuSPARSE's -> x.
+    if (c.operands.size() != 4) return CustomCallError(c, "takes three diagonals and a right-hand side");
+    VKXLA_ASSIGN_OR_RETURN(TridiagonalSolution s, BuildTridiagonalSolve(c.operands[0], c.operands[1], c.operands[2], c.operands[3], c.builders));
+    if (kernel == "gtsv2_ffi") return WrittenResults(c, {s.x}, make, constant);
+    return WrittenResults(c, {nullptr, nullptr, nullptr, s.x, s.info}, make, constant);
   }
   if (kernel == "getrf" || kernel == "getrf_ffi") {
     // Legacy (batch, m, n, a); FFI (a). Results: the factors, ipiv, info.

@@ -10,12 +10,14 @@
 //   [_ffi] -> Householder QR (frontends/qr_decomposition.h),
 //   lapack_?syevd[_ffi] -> Jacobi eigendecomposition
 //   (frontends/eigh_decomposition.h), lapack_?gesdd[_ffi] -> one-sided
-//   Jacobi SVD (frontends/svd_decomposition.h);
+//   Jacobi SVD (frontends/svd_decomposition.h), lapack_?gtsv_ffi ->
+//   tridiagonal elimination with pivoting (frontends/tridiagonal_solve.h);
 // - jaxlib's GPU kernels (a module exported on a GPU), which compute the
 //   same with attributes as booleans: cusolver_/hipsolver_potrf_ffi,
 //   getrf_ffi, geqrf_ffi, orgqr_ffi, syevd_ffi (lower), gesvd_ffi
 //   (full_matrices, compute_uv, transposed: vt before u) and gesvdj_ffi (V,
-//   not its adjoint); and the pivots-to-permutation kernels.
+//   not its adjoint), cuSPARSE's gtsv2_ffi; and the pivots-to-permutation
+//   kernels.
 // Their operand_layouts only say how the kernels take the memory.
 #pragma once
 

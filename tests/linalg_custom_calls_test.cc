@@ -575,6 +575,75 @@ TEST_F(LinalgCustomCalls, ComplexMatricesDecompose) {
   }
 }
 
+// jaxlib's gtsv (jax.lax.linalg.tridiagonal_solve on a CPU) and cuSPARSE's
+// gtsv2: A x = b for every type, batched, with a zero leading diagonal
+// element (rows must swap) and a singular member (LAPACK's info);
+// dl[0] and du[n - 1] hold garbage that must not be read.
+TEST_F(LinalgCustomCalls, TridiagonalSystemsSolveWithPivoting) {
+  std::mt19937_64 rng(31);
+  std::uniform_int_distribution<int> d(-8, 8);
+  for (const ElementType t : {ElementType::kF32, ElementType::kF64, ElementType::kC64, ElementType::kC128}) {
+    const bool complex = IsComplex(t), single = t == ElementType::kF32 || t == ElementType::kC64;
+    const std::string ty = t == ElementType::kF32 ? "f32" : t == ElementType::kF64 ? "f64" : t == ElementType::kC64 ? "complex<f32>" : "complex<f64>";
+    const std::string p = t == ElementType::kF32 ? "s" : t == ElementType::kF64 ? "d" : t == ElementType::kC64 ? "c" : "z";
+    SCOPED_TRACE(ty);
+    const int64_t batch = 3, n = 5, k = 2;
+    auto value = [&](double scale) { return std::complex<double>(d(rng) / scale, complex ? d(rng) / scale : 0.0); };
+    std::vector<std::complex<double>> dl(batch * n), dd(batch * n), du(batch * n), bb(batch * n * k);
+    for (int64_t i = 0; i < batch * n; ++i) {  // diagonally dominant: regular
+      dl[i] = value(8);
+      dd[i] = value(4) + 6.0;
+      du[i] = value(8);
+    }
+    for (auto& v : bb) v = value(2);
+    dd[0] = 0;  // member 0: rows 0 and 1 swap
+    du[0] = dl[1] = 1;
+    for (int64_t i = 0; i < n; ++i) dd[2 * n + i] = dl[2 * n + i] = du[2 * n + i] = 0;  // member 2: singular
+    auto literal = [&](const std::vector<std::complex<double>>& v, std::vector<int64_t> dims) {
+      Literal l(Shape(t, dims));
+      for (size_t i = 0; i < v.size(); ++i) l.Set(static_cast<int64_t>(i), complex ? Scalar::Complex(t, v[i]) : Scalar::Float(t, v[i].real()));
+      return l;
+    };
+    // Garbage where the kernels must not read.
+    std::vector<std::complex<double>> dl_in = dl, du_in = du;
+    for (int64_t b = 0; b < batch; ++b) {
+      dl_in[b * n] = 1e3;
+      du_in[b * n + n - 1] = -1e3;
+    }
+    const std::string vec = "tensor<3x5x" + ty + ">", mat = "tensor<3x5x2x" + ty + ">", info = "tensor<3xi32>";
+    for (const bool gpu : {false, true}) {
+      if (gpu && complex) continue;
+      const std::string call = gpu ? "  %x = stablehlo.custom_call @cusparse_gtsv2_ffi(%dl, %d, %du, %b) : (" + vec + ", " + vec + ", " + vec + ", " + mat + ") -> " + mat + "\n"
+                                     "  %i = stablehlo.constant dense<0> : " + info + "\n"
+                                   : "  %0:5 = stablehlo.custom_call @lapack_" + p + "gtsv_ffi(%dl, %d, %du, %b) : (" + vec + ", " + vec + ", " + vec + ", " + mat +
+                                         ") -> (" + vec + ", " + vec + ", " + vec + ", " + mat + ", " + info + ")\n"
+                                         "  %x = stablehlo.add %0#3, %0#3 : " + mat + "\n  %i = stablehlo.add %0#4, %0#4 : " + info + "\n";
+      auto prog = ReadStablehlo("func.func @main(%dl: " + vec + ", %d: " + vec + ", %du: " + vec + ", %b: " + mat + ") -> (" + mat + ", " + info + ") {\n" +
+                                    call + "  return %x, %i : " + mat + ", " + info + "\n}\n",
+                                false);
+      ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+      auto got = CompileAndRun(*prog->module, {literal(dl_in, {batch, n}), literal(dd, {batch, n}), literal(du_in, {batch, n}), literal(bb, {batch, n, k})});
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      const double scale = gpu ? 1 : 2;  // the LAPACK form's results are doubled above
+      const Literal &x = got->tuple_elements()[0], &inf = got->tuple_elements()[1];
+      if (!gpu) {
+        EXPECT_EQ(inf.Get(0).s, 0);
+        EXPECT_EQ(inf.Get(1).s, 0);
+        EXPECT_EQ(inf.Get(2).s, 2 * 1) << "the singular member's first zero pivot, row 1 (1-based), doubled";
+      }
+      for (int64_t b = 0; b < 2; ++b)  // A x = b for the regular members
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < k; ++j) {
+            auto X = [&](int64_t r) { return r < 0 || r >= n ? std::complex<double>(0) : x.Get((b * n + r) * k + j).c() / scale; };
+            std::complex<double> ax = dd[b * n + i] * X(i);
+            if (i > 0) ax += dl[b * n + i] * X(i - 1);
+            if (i + 1 < n) ax += du[b * n + i] * X(i + 1);
+            EXPECT_NEAR(std::abs(ax - bb[(b * n + i) * k + j]), 0, single ? 1e-5 : 1e-12) << "row " << i << " column " << j << " batch " << b;
+          }
+    }
+  }
+}
+
 // jaxlib's GPU solver kernels (a module exported on a GPU) compute what
 // the CPU ones do, with booleans for attributes and their own result
 // arrangements: each gives exactly what its LAPACK counterpart gives.
