@@ -91,9 +91,12 @@ StatusOr<std::string> ElementEmitter::Unary(const Instruction& n, const std::str
       if (IsFloat(it)) return "sign_" + s + "(" + fx + ")";
       if (bits == 64 && IsSignedInt(it)) {
         // Not sign(): glslang 11 folds sign() of a 64-bit constant to
-        // garbage (sign(-2L) gave 4294967295 or 7234014060897894399).
-        const std::string v = Temp(g.compute, x), c = g.compute;
-        return "(" + v + " > " + c + "(0) ? " + c + "(1) : " + v + " < " + c + "(0) ? " + c + "(-1) : " + c + "(0))";
+        // garbage (sign(-2L) gave 4294967295 or 7234014060897894399); and
+        // not two nested 64-bit compares: llvmpipe (Mesa 22.3) gave 1 for
+        // the sign of a zero count of leading zeros computed inline. From
+        // the words: the high one's sign bit, then whether any bit is set.
+        const std::string w = Temp("uvec2", "unpackUint2x32(uint64_t(" + x + "))"), c = g.compute;
+        return "(int(" + w + ".y) < 0 ? " + c + "(-1) : (" + w + ".x | " + w + ".y) != 0u ? " + c + "(1) : " + c + "(0))";
       }
       return "sign(" + x + ")";
     case Opcode::kNot: return it == ElementType::kPred ? "(!" + x + ")" : "(~" + x + ")";

@@ -4,6 +4,8 @@
 // VKXLA_MASK) lacks must fail with an error naming the feature.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -732,6 +734,23 @@ TEST(SpecExamples, IntegerOpsOfConstantsFoldToTheirValues) {
   auto got = CompileAndRun(**m, {});
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->ValuesToString(), "(2, -1)");
+}
+
+// sign of a computed s64 count of leading zeros: llvmpipe (Mesa 22.3) gave
+// 1 for a zero count when the sign was two nested 64-bit compares (a
+// random program found it), so it is taken from the 32-bit words.
+TEST(SpecExamples, SignOfSixtyFourBitValuesComputedInline) {
+  auto m = ParseAndVerifyHlo("HloModule s64\nENTRY %e {\n  %x = s64[6] parameter(0)\n  %c = s64[6] count-leading-zeros(%x)\n"
+                             "  %s = s64[6] sign(%c)\n  %n = s64[6] negate(%x)\n  %t = s64[6] sign(%n)\n"
+                             "  ROOT %r = (s64[6], s64[6]) tuple(%s, %t)\n}\n");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  Literal x(Shape(ElementType::kS64, {6}));
+  const int64_t v[] = {-5, 0, 3, int64_t{1} << 40, std::numeric_limits<int64_t>::min(), -1};
+  for (int64_t i = 0; i < 6; ++i) x.Set(i, Scalar::Int(ElementType::kS64, v[i]));
+  auto got = CompileAndRun(**m, {x});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  // clz: 0, 64, 62, 23, 0, 0; -x: 5, 0, -3, -2^40, min (wraps), 1.
+  EXPECT_EQ(got->ValuesToString(), "({0, 1, 1, 1, 0, 0}, {1, 0, -1, -1, -1, 1})");
 }
 
 TEST(Executable, FusesWholeElementwiseDagIntoOneKernel) {
