@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "frontends/chlo_mulhi.h"
+#include "ops/attributes.h"
 #include "ops/slice_and_padding.h"
 #include "ir/instruction.h"
 #include "ir/literal.h"
@@ -33,7 +34,10 @@ class ArrayOps {
   Instruction* Make(Opcode op, const Shape& s, std::vector<Instruction*> operands) { return make_(op, s, std::move(operands)); }
   Instruction* Const(ElementType t, double v) {
     Literal l(Shape::Scalar(t));
-    l.Set(0, IsComplex(t) ? Scalar::Complex(t, {v, 0}) : IsFloat(t) ? Scalar::Float(t, v) : Scalar::Int(t, static_cast<int64_t>(v)));
+    l.Set(0, t == ElementType::kPred ? Scalar::Pred(v != 0)
+             : IsComplex(t)          ? Scalar::Complex(t, {v, 0})
+             : IsFloat(t)            ? Scalar::Float(t, v)
+                                     : Scalar::Int(t, static_cast<int64_t>(v)));
     return constant_(std::move(l));
   }
   // `x` (of dims `from`, a prefix or a subsequence given by `map`) spread to `dims`.
@@ -121,6 +125,20 @@ class ArrayOps {
     Instruction* t = Make(Opcode::kTranspose, Shape(x->shape.element_type(), dims), {x});
     t->dimensions = std::move(perm);
     return t;
+  }
+  // The batched matrix product a [..., m, k] times b [..., k, n].
+  Instruction* MatMul(Instruction* a, Instruction* b) {
+    std::vector<int64_t> dims = a->shape.dims();
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    dims.back() = b->shape.dims().back();
+    Instruction* d = Make(Opcode::kDot, Shape(a->shape.element_type(), dims), {a, b});
+    std::vector<int64_t> batch(static_cast<size_t>(rank - 2));
+    for (int64_t i = 0; i < rank - 2; ++i) batch[i] = i;
+    SetAttribute(*d, "lhs_batch_dims", IntListText(batch));
+    SetAttribute(*d, "rhs_batch_dims", IntListText(batch));
+    SetAttribute(*d, "lhs_contracting_dims", IntListText({rank - 1}));
+    SetAttribute(*d, "rhs_contracting_dims", IntListText({rank - 2}));
+    return d;
   }
   // a and b joined along `dim`.
   Instruction* Concatenate(Instruction* a, Instruction* b, int64_t dim) {

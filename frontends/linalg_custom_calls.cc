@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "frontends/custom_call_results.h"
+#include "frontends/eig_decomposition.h"
 #include "frontends/eigh_decomposition.h"
 #include "frontends/qr_decomposition.h"
 #include "frontends/svd_decomposition.h"
@@ -31,7 +32,7 @@ LinalgKernel FindLinalgKernel(const std::string& target) {
     if (rest.rfind("ungqr", 0) == 0) rest = "orgqr" + rest.substr(5);
     if (rest.rfind("heevd", 0) == 0) rest = "syevd" + rest.substr(5);
     for (const char* k : {"potrf", "potrf_ffi", "trsm_ffi", "getrf", "getrf_ffi", "geqrf", "geqrf_ffi", "orgqr", "orgqr_ffi", "syevd",
-                          "syevd_ffi", "gesdd", "gesdd_ffi", "gtsv_ffi"})
+                          "syevd_ffi", "gesdd", "gesdd_ffi", "gtsv_ffi", "geev", "geev_ffi", "gees", "gees_ffi"})
       if (f == "lapack_" && rest == k) return {rest, false};
     if (f == "blas_" && rest == "trsm") return {rest, false};
   }
@@ -156,6 +157,53 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
     VKXLA_ASSIGN_OR_RETURN(TridiagonalSolution s, BuildTridiagonalSolve(c.operands[0], c.operands[1], c.operands[2], c.operands[3], c.builders));
     if (kernel == "gtsv2_ffi") return WrittenResults(c, {s.x}, make, constant);
     return WrittenResults(c, {nullptr, nullptr, nullptr, s.x, s.info}, make, constant);
+  }
+  if (kernel == "geev" || kernel == "geev_ffi") {
+    // Legacy (batch, n, jobvl, jobvr, a); FFI (a) with compute_left and
+    // compute_right ('V' or 'N'). Real: legacy (a, vl, vr work, wr, wi, vl,
+    // vr, info), FFI (wr, wi, vl, vr, info, work...); complex: legacy (a,
+    // rwork, w, vl, vr, info), FFI (w, vl, vr, info, work...). The
+    // eigenvectors are complex either way (jaxlib unpacks LAPACK's pairs).
+    const bool ffi = kernel == "geev_ffi";
+    if (c.operands.size() != (ffi ? 1u : 5u)) return CustomCallError(c, "takes a matrix");
+    bool left = true, right = true;
+    if (ffi) {
+      left = config("compute_left").value_or('V') == 'V';
+      right = config("compute_right").value_or('V') == 'V';
+    } else {
+      VKXLA_ASSIGN_OR_RETURN(const int64_t l, flag(2));
+      VKXLA_ASSIGN_OR_RETURN(const int64_t r, flag(3));
+      left = l == 'V';
+      right = r == 'V';
+    }
+    Instruction* a = c.operands.back();
+    VKXLA_ASSIGN_OR_RETURN(EigFactors e, BuildEigDecomposition(a, left, right, c.builders));
+    if (IsComplex(a->shape.element_type())) {
+      if (ffi) return WrittenResults(c, {e.values, e.left, e.right, e.info}, make, constant);
+      return WrittenResults(c, {nullptr, nullptr, e.values, e.left, e.right, e.info}, make, constant);
+    }
+    ArrayOps o(make, constant);
+    Instruction *wr = o.Real(e.values), *wi = o.Imag(e.values);
+    if (ffi) return WrittenResults(c, {wr, wi, e.left, e.right, e.info}, make, constant);
+    return WrittenResults(c, {nullptr, nullptr, nullptr, wr, wi, e.left, e.right, e.info}, make, constant);
+  }
+  if (kernel == "gees" || kernel == "gees_ffi") {
+    // Legacy (batch, n, jobvs, sort, a) -> (t, rwork, w, vs, sdim, info);
+    // FFI (a) with mode and sort -> (t, w, vs, sdim, info, rwork). Complex
+    // only: a real matrix's Schur form is quasi-triangular, in real arithmetic.
+    const bool ffi = kernel == "gees_ffi";
+    if (c.operands.size() != (ffi ? 1u : 5u)) return CustomCallError(c, "takes a matrix");
+    Instruction* a = c.operands.back();
+    if (!IsComplex(a->shape.element_type()))
+      return CustomCallError(c, "the real Schur form (quasi-triangular) of " + a->shape.ToString() + " is not supported; complex matrices are");
+    if (ffi ? config("sort").value_or('N') != 'N' : false) return CustomCallError(c, "sorting the Schur form's eigenvalues is not supported");
+    VKXLA_ASSIGN_OR_RETURN(SchurFactors schur, BuildComplexSchur(a, c.builders));
+    ArrayOps o(make, constant);
+    const MatrixFrame f(a->shape);
+    Instruction* diagonal = o.Compare(o.Iota(ElementType::kS32, f.dims, f.rank - 2), o.Iota(ElementType::kS32, f.dims, f.rank - 1), ComparisonDirection::kEq);
+    Instruction* w = o.Sum(o.Select(diagonal, schur.t, o.Fill(a->shape.element_type(), 0, f.dims)), f.rank - 1, AddComputation(c.builders, a->shape.element_type()));
+    if (ffi) return WrittenResults(c, {schur.t, w, schur.z, nullptr, schur.info}, make, constant);
+    return WrittenResults(c, {schur.t, nullptr, w, schur.z, nullptr, schur.info}, make, constant);
   }
   if (kernel == "getrf" || kernel == "getrf_ffi") {
     // Legacy (batch, m, n, a); FFI (a). Results: the factors, ipiv, info.

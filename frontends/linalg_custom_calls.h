@@ -11,7 +11,9 @@
 //   lapack_?syevd[_ffi] -> Jacobi eigendecomposition
 //   (frontends/eigh_decomposition.h), lapack_?gesdd[_ffi] -> one-sided
 //   Jacobi SVD (frontends/svd_decomposition.h), lapack_?gtsv_ffi ->
-//   tridiagonal elimination with pivoting (frontends/tridiagonal_solve.h);
+//   tridiagonal elimination with pivoting (frontends/tridiagonal_solve.h),
+//   lapack_?geev[_ffi] and complex lapack_?gees[_ffi] -> Hessenberg and
+//   shifted QR steps (frontends/eig_decomposition.h);
 // - jaxlib's GPU kernels (a module exported on a GPU), which compute the
 //   same with attributes as booleans: cusolver_/hipsolver_potrf_ffi,
 //   getrf_ffi, geqrf_ffi, orgqr_ffi, syevd_ffi (lower), gesvd_ffi

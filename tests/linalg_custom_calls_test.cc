@@ -644,6 +644,143 @@ TEST_F(LinalgCustomCalls, TridiagonalSystemsSolveWithPivoting) {
   }
 }
 
+// jaxlib's geev (jnp.linalg.eig on a CPU) and complex gees (Schur): A v =
+// lambda v and u^H A = lambda u^H for every pair, each vector of unit length
+// with its largest component real; a real matrix's real eigenvalues exactly
+// real (with real vectors) and its complex ones in conjugate pairs; known
+// answers (a companion matrix's roots, a rotation's +-i); batched members
+// converging at their own pace; A = Z T Z^H with T upper triangular.
+TEST_F(LinalgCustomCalls, GeneralEigenvectorsAndSchurForms) {
+  std::mt19937_64 rng(37);
+  std::uniform_int_distribution<int> d(-8, 8);
+  for (const ElementType t : {ElementType::kF32, ElementType::kF64, ElementType::kC64, ElementType::kC128}) {
+    const bool complex = IsComplex(t), single = t == ElementType::kF32 || t == ElementType::kC64;
+    const std::string ty = t == ElementType::kF32 ? "f32" : t == ElementType::kF64 ? "f64" : t == ElementType::kC64 ? "complex<f32>" : "complex<f64>";
+    const std::string cty = single ? "complex<f32>" : "complex<f64>", rty = single ? "f32" : "f64";
+    const std::string p = t == ElementType::kF32 ? "s" : t == ElementType::kF64 ? "d" : t == ElementType::kC64 ? "c" : "z";
+    SCOPED_TRACE(ty);
+    const int64_t batch = 3, n = 5;
+    std::vector<std::complex<double>> a(batch * n * n);
+    for (auto& v : a) v = {d(rng) / 4.0, complex ? d(rng) / 4.0 : 0.0};
+    // Member 1: the companion matrix of (x - 1)(x - 2)(x - 3)(x - 4)(x - 5).
+    const double coefficients[] = {-120, 274, -225, 85, -15};  // x^5 - 15 x^4 + 85 x^3 - 225 x^2 + 274 x - 120
+    for (int64_t i = 0; i < n * n; ++i) a[n * n + i] = 0;
+    for (int64_t i = 1; i < n; ++i) a[n * n + i * n + i - 1] = 1;
+    for (int64_t i = 0; i < n; ++i) a[n * n + i * n + n - 1] = -coefficients[i];
+    // Member 2: a rotation by 90 degrees in the first two coordinates, 2 and 3 beyond.
+    for (int64_t i = 0; i < n * n; ++i) a[2 * n * n + i] = 0;
+    a[2 * n * n + 0 * n + 1] = -1;
+    a[2 * n * n + 1 * n + 0] = 1;
+    a[2 * n * n + 2 * n + 2] = 2;
+    a[2 * n * n + 3 * n + 3] = 3;
+    a[2 * n * n + 4 * n + 4] = 3;
+    Literal in(Shape(t, {batch, n, n}));
+    for (int64_t i = 0; i < batch * n * n; ++i) in.Set(i, complex ? Scalar::Complex(t, a[i]) : Scalar::Float(t, a[i].real()));
+    const std::string mat = "tensor<3x5x5x" + ty + ">", cmat = "tensor<3x5x5x" + cty + ">", cvec = "tensor<3x5x" + cty + ">",
+                      rvec = "tensor<3x5x" + rty + ">", info = "tensor<3xi32>";
+    std::string call;
+    if (complex)
+      call = "  %0:6 = stablehlo.custom_call @lapack_" + p + "geev_ffi(%a) {mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}} : (" + mat +
+             ") -> (" + cvec + ", " + cmat + ", " + cmat + ", " + info + ", " + cmat + ", tensor<10x" + rty + ">)\n  %w = stablehlo.add %0#0, %0#0 : " + cvec + "\n";
+    else
+      call = "  %0:8 = stablehlo.custom_call @lapack_" + p + "geev_ffi(%a) {mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}} : (" + mat +
+             ") -> (" + rvec + ", " + rvec + ", " + cmat + ", " + cmat + ", " + info + ", " + mat + ", " + mat + ", " + mat + ")\n"
+             "  %c = stablehlo.complex %0#0, %0#1 : " + cvec + "\n  %w = stablehlo.add %c, %c : " + cvec + "\n";
+    const std::string l = complex ? "%0#1" : "%0#2", r = complex ? "%0#2" : "%0#3", inf = complex ? "%0#3" : "%0#4";
+    auto prog = ReadStablehlo("func.func @main(%a: " + mat + ") -> (" + cvec + ", " + cmat + ", " + cmat + ", " + info + ") {\n" + call +
+                                  "  return %w, " + l + ", " + r + ", " + inf + " : " + cvec + ", " + cmat + ", " + cmat + ", " + info + "\n}\n",
+                              false);
+    ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+    auto got = CompileAndRun(*prog->module, {in});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const Literal &w2 = got->tuple_elements()[0], &vl = got->tuple_elements()[1], &vr = got->tuple_elements()[2], &inf_l = got->tuple_elements()[3];
+    const double tol = single ? 1e-4 : 1e-10;
+    for (int64_t b = 0; b < batch; ++b) {
+      EXPECT_EQ(inf_l.Get(b).s, 0) << "batch " << b;
+      auto A = [&](int64_t i, int64_t j) { return a[b * n * n + i * n + j]; };
+      auto W = [&](int64_t k) { return w2.Get(b * n + k).c() / 2.0; };
+      auto R = [&](int64_t i, int64_t k) { return vr.Get(b * n * n + i * n + k).c(); };
+      auto L = [&](int64_t i, int64_t k) { return vl.Get(b * n * n + i * n + k).c(); };
+      double scale = 1;
+      for (int64_t i = 0; i < n * n; ++i) scale = std::max(scale, std::abs(a[b * n * n + i]));
+      for (int64_t k = 0; k < n; ++k) {
+        double right_norm = 0, left_norm = 0, right_largest = 0, left_largest = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          std::complex<double> av = 0, ua = 0;
+          for (int64_t j = 0; j < n; ++j) {
+            av += A(i, j) * R(j, k);
+            ua += std::conj(L(j, k)) * A(j, i);
+          }
+          EXPECT_NEAR(std::abs(av - W(k) * R(i, k)), 0, tol * 32 * scale) << "A v = w v, batch " << b << " pair " << k << " row " << i;
+          EXPECT_NEAR(std::abs(ua - W(k) * std::conj(L(i, k))), 0, tol * 32 * scale) << "u^H A = w u^H, batch " << b << " pair " << k;
+          right_norm += std::norm(R(i, k));
+          left_norm += std::norm(L(i, k));
+          right_largest = std::max(right_largest, std::norm(R(i, k)));
+          left_largest = std::max(left_largest, std::norm(L(i, k)));
+        }
+        // A largest component (ties within rounding) is real.
+        bool right_real = false, left_real = false;
+        for (int64_t i = 0; i < n; ++i) {
+          right_real = right_real || (std::norm(R(i, k)) >= right_largest * (1 - 1e-3) && std::abs(R(i, k).imag()) <= tol);
+          left_real = left_real || (std::norm(L(i, k)) >= left_largest * (1 - 1e-3) && std::abs(L(i, k).imag()) <= tol);
+        }
+        EXPECT_NEAR(right_norm, 1, tol * 8);
+        EXPECT_NEAR(left_norm, 1, tol * 8);
+        EXPECT_TRUE(right_real) << "batch " << b << " pair " << k;
+        EXPECT_TRUE(left_real) << "batch " << b << " pair " << k;
+        if (!complex && W(k).imag() == 0) {
+          for (int64_t i = 0; i < n; ++i) EXPECT_EQ(R(i, k).imag(), 0) << "a real eigenvalue's vector is real";
+        }
+      }
+    }
+    // Known answers, in any order.
+    auto sorted_values = [&](int64_t b) {
+      std::vector<std::complex<double>> v;
+      for (int64_t k = 0; k < n; ++k) v.push_back(w2.Get(b * n + k).c() / 2.0);
+      std::sort(v.begin(), v.end(), [](auto x, auto y) { return x.real() != y.real() ? x.real() < y.real() : x.imag() < y.imag(); });
+      return v;
+    };
+    const std::vector<std::complex<double>> roots = sorted_values(1), rotation = sorted_values(2);
+    for (int64_t k = 0; k < n; ++k) EXPECT_NEAR(std::abs(roots[k] - static_cast<double>(k + 1)), 0, single ? 2e-3 : 1e-9) << k;
+    const std::complex<double> rotation_want[] = {{0, -1}, {0, 1}, {2, 0}, {3, 0}, {3, 0}};
+    for (int64_t k = 0; k < n; ++k) EXPECT_NEAR(std::abs(rotation[k] - rotation_want[k]), 0, tol * 10) << k;
+    if (!complex) {
+      for (int64_t k = 0; k < n; ++k) {
+        EXPECT_EQ(roots[k].imag(), 0) << "real eigenvalues are exactly real";
+        if (std::abs(rotation[k].imag()) < 0.5) {
+          EXPECT_EQ(rotation[k].imag(), 0);
+        }
+      }
+      continue;
+    }
+    // The complex Schur form.
+    auto schur = ReadStablehlo("func.func @main(%a: " + mat + ") -> (" + mat + ", " + mat + ") {\n"
+                               "  %0:5 = stablehlo.custom_call @lapack_" + p + "gees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (" + mat +
+                               ") -> (" + mat + ", " + cvec + ", " + mat + ", tensor<3xi32>, " + info + ")\n  return %0#0, %0#2 : " + mat + ", " + mat + "\n}\n",
+                               false);
+    ASSERT_TRUE(schur.ok()) << schur.status().ToString();
+    auto tz = CompileAndRun(*schur->module, {in});
+    ASSERT_TRUE(tz.ok()) << tz.status().ToString();
+    for (int64_t b = 0; b < batch; ++b) {
+      auto T = [&](int64_t i, int64_t j) { return tz->tuple_elements()[0].Get(b * n * n + i * n + j).c(); };
+      auto Z = [&](int64_t i, int64_t j) { return tz->tuple_elements()[1].Get(b * n * n + i * n + j).c(); };
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          if (i > j) {
+            EXPECT_EQ(T(i, j), std::complex<double>(0)) << "T is upper triangular";
+          }
+          std::complex<double> ztz = 0, zz = 0;
+          for (int64_t k = 0; k < n; ++k) {
+            for (int64_t l = 0; l < n; ++l) ztz += Z(i, k) * T(k, l) * std::conj(Z(j, l));
+            zz += std::conj(Z(k, i)) * Z(k, j);
+          }
+          EXPECT_NEAR(std::abs(ztz - a[b * n * n + i * n + j]), 0, tol * 64) << "Z T Z^H at " << i << "," << j << " batch " << b;
+          EXPECT_NEAR(std::abs(zz - (i == j ? 1.0 : 0.0)), 0, tol * 8) << "Z^H Z";
+        }
+    }
+  }
+}
+
 // jaxlib's GPU solver kernels (a module exported on a GPU) compute what
 // the CPU ones do, with booleans for attributes and their own result
 // arrangements: each gives exactly what its LAPACK counterpart gives.
@@ -726,6 +863,18 @@ TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
 }
 
 TEST_F(LinalgCustomCalls, BadOperandsAreErrorsAtTheirPosition) {
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0:6 = stablehlo.custom_call @lapack_sgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>, tensor<i32>, tensor<i32>)
+  return %0#0 : tensor<4x4xf32>
+})", {Literal(Shape(ElementType::kF32, {4, 4}))}).find("3:3: custom_call @lapack_sgees_ffi: the real Schur form (quasi-triangular) of f32[4,4] is not supported"),
+            std::string::npos);
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%a: tensor<33x33xcomplex<f32>>) -> tensor<33xcomplex<f32>> {
+  %0:6 = stablehlo.custom_call @lapack_cgeev_ffi(%a) {mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 78 : ui8}} : (tensor<33x33xcomplex<f32>>) -> (tensor<33xcomplex<f32>>, tensor<33x33xcomplex<f32>>, tensor<33x33xcomplex<f32>>, tensor<i32>, tensor<33x33xcomplex<f32>>, tensor<66xf32>)
+  return %0#0 : tensor<33xcomplex<f32>>
+})", {Literal(Shape(ElementType::kC64, {33, 33}))}).find("3:3: custom_call @lapack_cgeev_ffi: the Schur decomposition of c64[33,33]: matrices of order up to 32"),
+            std::string::npos);
   EXPECT_NE(RunRefined(R"(
 func.func @main(%a: tensor<65x65xf32>) -> (tensor<65x65xf32>, tensor<65xf32>, tensor<i32>) {
   %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) : (tensor<65x65xf32>) -> (tensor<65x65xf32>, tensor<65xf32>, tensor<i32>)

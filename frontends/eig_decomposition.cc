@@ -1,0 +1,337 @@
+#include "frontends/eig_decomposition.h"
+
+#include <limits>
+
+#include "frontends/qr_decomposition.h"
+
+namespace vkxla {
+namespace {
+
+ElementType ComplexOf(ElementType t) {
+  if (IsComplex(t)) return t;
+  return t == ElementType::kF32 ? ElementType::kC64 : ElementType::kC128;
+}
+
+double Epsilon(ElementType rt) {
+  return rt == ElementType::kF32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+}
+
+// What the loops of a batch of matrices share: the frame, iotas, the adder.
+struct Frame {
+  ArrayOps& o;
+  const MatrixFrame& f;
+  Computation *add, *add_real;
+  Instruction *rows, *cols;
+  Frame(ArrayOps& ops, const MatrixFrame& frame, Computation* a, Computation* ar)
+      : o(ops), f(frame), add(a), add_real(ar), rows(ops.Iota(ElementType::kS32, frame.dims, frame.rank - 2)),
+        cols(ops.Iota(ElementType::kS32, frame.dims, frame.rank - 1)) {}
+  Instruction* Is(Instruction* index, Instruction* at) const {  // index == at, at over the batch dims
+    return o.Compare(index, o.Spread(at, f.dims, f.batch_map), ComparisonDirection::kEq);
+  }
+  // x[..., i, j] for i, j s32 over the batch dims.
+  Instruction* At(Instruction* x, Instruction* i, Instruction* j) const {
+    Instruction* mask = o.Binary(Opcode::kAnd, Is(rows, i), Is(cols, j));
+    Instruction* picked = o.Select(mask, x, o.Fill(x->shape.element_type(), 0, f.dims));
+    return o.Sum(o.Sum(picked, f.rank - 1, add), f.rank - 2, add);
+  }
+  Instruction* Identity(ElementType t) const {
+    return o.Select(o.Compare(rows, cols, ComparisonDirection::kEq), o.Fill(t, 1, f.dims), o.Fill(t, 0, f.dims));
+  }
+  Instruction* Magnitude(Instruction* x) const {
+    return o.Make(Opcode::kAbs, Shape(RealType(x->shape.element_type()), x->shape.dims()), {x});
+  }
+};
+
+ComputationBuilders BuildersIn(const ComputationBuilders& b, Computation* c) {
+  return ComputationBuilders{b.make_in(c), b.constant_in(c), b.new_computation, b.make_in, b.constant_in};
+}
+
+// The columns of v [..., n, n] scaled to unit length, then by the phase
+// that makes each one's first largest component real (zgeev's scaling).
+Instruction* NormalizeColumns(ArrayOps& o, const MatrixFrame& f, Computation* add_real, const ComputationBuilders& b, Instruction* v) {
+  const ElementType ct = v->shape.element_type(), rt = RealType(ct);
+  const int64_t rd = f.rank - 2;
+  Instruction* norm = o.Make(Opcode::kSqrt, Shape(rt, f.row_dims), {o.Sum(o.AbsSquared(v), rd, add_real)});
+  Instruction* unit = o.Binary(Opcode::kDivide, v, o.As(o.Spread(norm, f.dims, f.row_map), ct));
+  // The first row of largest |v|^2 in each column: a (value, row) reduce.
+  Computation* first_max = b.new_computation();
+  {
+    ArrayOps c(b.make_in(first_max), b.constant_in(first_max));
+    const Shape sv = Shape::Scalar(rt), si = Shape::Scalar(ElementType::kS32);
+    Instruction *av = Parameter(c, sv, 0), *ai = Parameter(c, si, 1), *bv = Parameter(c, sv, 2), *bi = Parameter(c, si, 3);
+    Instruction* take_a = c.Binary(Opcode::kOr, c.Compare(av, bv, ComparisonDirection::kGt),
+                                   c.Binary(Opcode::kAnd, c.Compare(av, bv, ComparisonDirection::kEq), c.Compare(ai, bi, ComparisonDirection::kLt)));
+    first_max->set_root(c.Make(Opcode::kTuple, Shape::Tuple({sv, si}), {c.Select(take_a, av, bv), c.Select(take_a, ai, bi)}));
+  }
+  Instruction* rows = o.Iota(ElementType::kS32, f.dims, rd);
+  Instruction* best = o.Make(Opcode::kReduce, Shape::Tuple({Shape(rt, f.row_dims), Shape(ElementType::kS32, f.row_dims)}),
+                             {o.AbsSquared(unit), rows, o.Const(rt, -1), o.Const(ElementType::kS32, static_cast<double>(f.m))});
+  best->dimensions = std::vector<int64_t>{rd};
+  best->called_computations.emplace_back("to_apply", first_max);
+  Instruction* at_best = o.Compare(rows, o.Spread(o.Element(best, 1), f.dims, f.row_map), ComparisonDirection::kEq);
+  Instruction* largest = o.Sum(o.Select(at_best, unit, o.Fill(ct, 0, f.dims)), rd, AddComputation(b, ct));  // [..., n]
+  Instruction* size = o.Make(Opcode::kAbs, Shape(rt, f.row_dims), {largest});
+  Instruction* safe = o.Select(o.Compare(size, o.Fill(rt, 0, f.row_dims), ComparisonDirection::kGt), size, o.Fill(rt, 1, f.row_dims));
+  Instruction* phase = o.Binary(Opcode::kDivide, o.Conj(largest), o.As(safe, ct));
+  Instruction* turned = o.Binary(Opcode::kMultiply, unit, o.Spread(phase, f.dims, f.row_map));
+  return o.Select(at_best, o.As(o.Real(turned), ct), turned);  // exactly real there
+}
+
+// The eigenvectors of upper triangular t [..., n, n] as the columns of an
+// upper (right: t y = lambda y) or, conjugated, lower (left: w^H t =
+// lambda w^H) triangular matrix with a unit diagonal, by substitution one
+// row a loop trip. A difference of eigenvalues smaller than eps |lambda|
+// is taken as that (ztrevc's smin), so repeated eigenvalues give finite
+// vectors.
+Instruction* TriangularEigenvectors(const MatrixFrame& f, Computation* add, Computation* add_real, const ComputationBuilders& b,
+                                    Instruction* t, Instruction* values, bool right) {
+  const ElementType ct = t->shape.element_type(), rt = RealType(ct);
+  const int64_t n = f.n, rd = f.rank - 2, cd = f.rank - 1;
+  const Shape i32 = Shape::Scalar(ElementType::kS32);
+  const Shape state = Shape::Tuple({i32, t->shape, t->shape, values->shape});
+  // Right: rows n - 2 .. 0; left: rows 1 .. n - 1.
+  Computation* cond = right ? CounterCondition(b, state, ComparisonDirection::kGe, 0) : CounterCondition(b, state, ComparisonDirection::kLt, n);
+  LoopBody body(b, state);
+  {
+    ArrayOps& o = body.ops;
+    Frame fr(o, f, add, add_real);
+    Instruction *j = body.elements[0], *y = body.elements[1], *tt = body.elements[2], *lam = body.elements[3];
+    Instruction* jm = o.Spread(j, f.dims, {});
+    Instruction* zero = o.Fill(ct, 0, f.dims);
+    // Right: s_k = sum over l > j of t[j, l] y[l, k]; left: s_k = sum over l < j of y[l, k] t[l, j].
+    Instruction* line = right ? o.Sum(o.Select(o.Binary(Opcode::kAnd, o.Compare(fr.rows, jm, ComparisonDirection::kEq),
+                                                        o.Compare(fr.cols, jm, ComparisonDirection::kGt)),
+                                               tt, zero),
+                                      rd, add)
+                              : o.Sum(o.Select(o.Binary(Opcode::kAnd, o.Compare(fr.cols, jm, ComparisonDirection::kEq),
+                                                        o.Compare(fr.rows, jm, ComparisonDirection::kLt)),
+                                               tt, zero),
+                                      cd, add);  // [..., n] over l
+    Instruction* s = o.Sum(o.Binary(Opcode::kMultiply, o.Spread(line, f.dims, f.col_map), y), rd, add);  // [..., n] over k
+    Instruction* tjj = fr.At(tt, o.Spread(j, f.batch, {}), o.Spread(j, f.batch, {}));
+    Instruction* denom = o.Binary(Opcode::kSubtract, o.Spread(tjj, f.row_dims, f.batch_map), lam);
+    Instruction* smin = o.Binary(Opcode::kMaximum, o.Binary(Opcode::kMultiply, o.Fill(rt, Epsilon(rt), f.row_dims), fr.Magnitude(lam)),
+                                 o.Fill(rt, rt == ElementType::kF32 ? 1e-30 : 1e-300, f.row_dims));
+    Instruction* tiny = o.Compare(fr.Magnitude(denom), smin, ComparisonDirection::kLt);
+    denom = o.Select(tiny, o.As(smin, ct), denom);
+    Instruction* solved = o.Binary(Opcode::kDivide, o.Make(Opcode::kNegate, s->shape, {s}), denom);
+    Instruction* in_row = o.Binary(Opcode::kAnd, o.Compare(fr.rows, jm, ComparisonDirection::kEq),
+                                   o.Compare(fr.cols, jm, right ? ComparisonDirection::kGt : ComparisonDirection::kLt));
+    Instruction* next = o.Select(in_row, o.Spread(solved, f.dims, f.row_map), y);
+    body.Finish({o.Binary(right ? Opcode::kSubtract : Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), next, tt, lam});
+  }
+  ArrayOps top(b.make, b.constant);
+  Frame fr(top, f, add, add_real);
+  Instruction* loop = CountedLoop(top, state, {top.Const(ElementType::kS32, right ? static_cast<double>(n - 2) : 1.0), fr.Identity(ct), t, values},
+                                  cond, body.computation);
+  Instruction* y = top.Element(loop, 1);
+  return right ? y : top.Conj(y);
+}
+
+// A = Z H Z^H with H upper Hessenberg: a Householder reflection a loop trip
+// zeroes column j below its subdiagonal (zlarfg's reflector, applied from
+// both sides), Z accumulating them. Returns (H, Z).
+std::pair<Instruction*, Instruction*> Hessenberg(const MatrixFrame& f, Computation* add, Computation* add_real, const ComputationBuilders& b,
+                                                 Instruction* a) {
+  const ElementType ct = a->shape.element_type(), rt = RealType(ct);
+  const int64_t n = f.n, rd = f.rank - 2, cd = f.rank - 1;
+  ArrayOps top(b.make, b.constant);
+  Frame outer(top, f, add, add_real);
+  if (n < 3) return {a, outer.Identity(ct)};
+  const Shape i32 = Shape::Scalar(ElementType::kS32);
+  const Shape state = Shape::Tuple({i32, a->shape, a->shape});
+  Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, n - 2);
+  LoopBody body(b, state);
+  {
+    ArrayOps& o = body.ops;
+    Frame fr(o, f, add, add_real);
+    Instruction *j = body.elements[0], *x = body.elements[1], *z = body.elements[2];
+    Instruction* jm = o.Spread(j, f.dims, {});
+    Instruction* zero = o.Fill(ct, 0, f.dims);
+    // Column j as a vector over the rows; alpha its entry j + 1, the tail below.
+    Instruction* col = o.Sum(o.Select(o.Compare(fr.cols, jm, ComparisonDirection::kEq), x, zero), cd, add);  // [..., n]
+    Instruction* line_rows = o.Iota(ElementType::kS32, f.col_dims, rd);
+    Instruction* j1 = o.Spread(o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), f.col_dims, {});
+    Instruction* zero_line = o.Fill(ct, 0, f.col_dims);
+    Instruction* alpha = o.Sum(o.Select(o.Compare(line_rows, j1, ComparisonDirection::kEq), col, zero_line), rd, add);
+    Instruction* below = o.Compare(line_rows, j1, ComparisonDirection::kGt);
+    Instruction* tail = o.Select(below, col, zero_line);
+    Instruction* tail2 = o.Sum(o.AbsSquared(tail), rd, add_real);
+    Instruction* zero_r = o.Fill(rt, 0, f.batch);
+    Instruction* nz = o.Binary(Opcode::kOr, o.Compare(tail2, zero_r, ComparisonDirection::kNe),
+                               o.Compare(o.Imag(alpha), zero_r, ComparisonDirection::kNe));
+    Instruction* norm = o.Make(Opcode::kSqrt, tail2->shape, {o.Binary(Opcode::kAdd, o.AbsSquared(alpha), tail2)});
+    Instruction* beta = o.As(o.Select(o.Compare(o.Real(alpha), zero_r, ComparisonDirection::kGe), o.Make(Opcode::kNegate, norm->shape, {norm}), norm), ct);
+    Instruction* zero_b = o.Fill(ct, 0, f.batch);
+    Instruction* tau = o.Select(nz, o.Binary(Opcode::kDivide, o.Binary(Opcode::kSubtract, beta, alpha), beta), zero_b);
+    Instruction* scale = o.Select(nz, o.Binary(Opcode::kDivide, o.Fill(ct, 1, f.batch), o.Binary(Opcode::kSubtract, alpha, beta)), zero_b);
+    Instruction* v = o.Select(below, o.Binary(Opcode::kMultiply, tail, o.Spread(scale, f.col_dims, f.batch_map)),
+                              o.Select(o.Compare(line_rows, j1, ComparisonDirection::kEq), o.Fill(ct, 1, f.col_dims), zero_line));
+    // x <- H^H x H, z <- z H, H = I - tau v v^H.
+    Instruction* v_rows = o.Spread(v, f.dims, f.col_map);  // v[i] at (i, *)
+    Instruction* v_cols = o.Spread(v, f.dims, f.row_map);  // v[k] at (*, k)
+    auto from_left = [&](Instruction* y, Instruction* t) {  // (I - t v v^H) y
+      Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, o.Conj(v_rows), y), rd, add);  // v^H y: [..., n] over columns
+      return o.Binary(Opcode::kSubtract, y, o.Binary(Opcode::kMultiply, v_rows, o.Spread(o.Binary(Opcode::kMultiply, w, o.Spread(t, f.row_dims, f.batch_map)), f.dims, f.row_map)));
+    };
+    auto from_right = [&](Instruction* y) {  // y (I - tau v v^H)
+      Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, y, v_cols), cd, add);  // y v: [..., n] over rows
+      return o.Binary(Opcode::kSubtract, y, o.Binary(Opcode::kMultiply, o.Spread(o.Binary(Opcode::kMultiply, w, o.Spread(tau, f.col_dims, f.batch_map)), f.dims, f.col_map), o.Conj(v_cols)));
+    };
+    Instruction* x1 = from_right(from_left(x, o.Conj(tau)));
+    // Column j below its subdiagonal is zero now: make it so.
+    Instruction* cleared = o.Binary(Opcode::kAnd, o.Compare(fr.cols, jm, ComparisonDirection::kEq),
+                                    o.Compare(fr.rows, o.Spread(o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), f.dims, {}), ComparisonDirection::kGt));
+    x1 = o.Select(cleared, zero, x1);
+    body.Finish({o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), x1, from_right(z)});
+  }
+  Instruction* loop = CountedLoop(top, state, {top.Const(ElementType::kS32, 0), a, outer.Identity(ct)}, cond, body.computation);
+  return {top.Element(loop, 1), top.Element(loop, 2)};
+}
+
+}  // namespace
+
+StatusOr<SchurFactors> BuildComplexSchur(Instruction* a, const ComputationBuilders& b) {
+  const Shape& s = a->shape;
+  const ElementType ct = s.element_type();
+  if (!s.IsArray() || s.rank() < 2 || !IsComplex(ct) || s.dim(s.rank() - 1) != s.dim(s.rank() - 2))
+    return Unimplemented("the complex Schur decomposition of " + s.ToString() + ": square c64 and c128 matrices are supported");
+  const MatrixFrame f(s);
+  const int64_t n = f.n;
+  if (n > kMaxEigOrder)
+    return Unimplemented("the Schur decomposition of " + s.ToString() + ": matrices of order up to " + std::to_string(kMaxEigOrder) +
+                         " (a QR decomposition a step)");
+  const ElementType rt = RealType(ct);
+  Computation* add = AddComputation(b, ct);
+  Computation* add_real = AddComputation(b, rt);
+  ArrayOps top(b.make, b.constant);
+  Frame outer(top, f, add, add_real);
+  const Shape i32 = Shape::Scalar(ElementType::kS32), counts(ElementType::kS32, f.batch);
+  const Shape state = Shape::Tuple({i32, s, s, counts, counts});  // step, x, z, active order, steps since a deflation
+  const int64_t max_steps = 30 * std::max<int64_t>(n, 1);
+  // Runs while some member has an active part of order 2 or more.
+  Computation* cond = b.new_computation();
+  {
+    ArrayOps o(b.make_in(cond), b.constant_in(cond));
+    Instruction* p = Parameter(o, state, 0);
+    Instruction* running = o.Compare(o.Element(p, 3), o.Fill(ElementType::kS32, 1, f.batch), ComparisonDirection::kGt);
+    Instruction* any = running;
+    if (!f.batch.empty()) {
+      Computation* either = b.new_computation();
+      ArrayOps e(b.make_in(either), b.constant_in(either));
+      const Shape pred = Shape::Scalar(ElementType::kPred);
+      either->set_root(e.Binary(Opcode::kOr, Parameter(e, pred, 0), Parameter(e, pred, 1)));
+      any = o.Make(Opcode::kReduce, pred, {running, o.Const(ElementType::kPred, 0)});
+      any->dimensions = Iota0(static_cast<int64_t>(f.batch.size()));
+      any->called_computations.emplace_back("to_apply", either);
+    }
+    cond->set_root(o.Binary(Opcode::kAnd, o.Compare(o.Element(p, 0), o.Const(ElementType::kS32, static_cast<double>(max_steps)), ComparisonDirection::kLt), any));
+  }
+  LoopBody body(b, state);
+  {
+    ArrayOps& o = body.ops;
+    const ComputationBuilders inner = BuildersIn(b, body.computation);
+    Frame fr(o, f, add, add_real);
+    Instruction *step = body.elements[0], *x = body.elements[1], *z = body.elements[2], *active = body.elements[3], *stall = body.elements[4];
+    auto minus = [&](Instruction* v, double k) {
+      return o.Binary(Opcode::kMaximum, o.Binary(Opcode::kSubtract, v, o.Fill(ElementType::kS32, k, f.batch)), o.Fill(ElementType::kS32, 0, f.batch));
+    };
+    Instruction *last = minus(active, 1), *before = minus(active, 2);
+    Instruction *p = fr.At(x, before, before), *q = fr.At(x, before, last), *r = fr.At(x, last, before), *d = fr.At(x, last, last);
+    // Wilkinson's shift: the trailing 2x2's eigenvalue nearer d.
+    Instruction* half = o.Fill(ct, 0.5, f.batch);
+    Instruction* mean = o.Binary(Opcode::kMultiply, o.Binary(Opcode::kAdd, p, d), half);
+    Instruction* gap = o.Binary(Opcode::kMultiply, o.Binary(Opcode::kSubtract, p, d), half);
+    Instruction* root = o.Make(Opcode::kSqrt, gap->shape, {o.Binary(Opcode::kAdd, o.Binary(Opcode::kMultiply, gap, gap), o.Binary(Opcode::kMultiply, q, r))});
+    Instruction *mu1 = o.Binary(Opcode::kAdd, mean, root), *mu2 = o.Binary(Opcode::kSubtract, mean, root);
+    Instruction* nearer = o.Compare(fr.Magnitude(o.Binary(Opcode::kSubtract, mu1, d)), fr.Magnitude(o.Binary(Opcode::kSubtract, mu2, d)),
+                                    ComparisonDirection::kLe);
+    Instruction* mu = o.Select(nearer, mu1, mu2);
+    // After ten steps without a deflation, an exceptional shift.
+    Instruction* exceptional = o.Compare(o.Binary(Opcode::kRemainder, stall, o.Fill(ElementType::kS32, 10, f.batch)),
+                                         o.Fill(ElementType::kS32, 9, f.batch), ComparisonDirection::kEq);
+    mu = o.Select(exceptional, o.Binary(Opcode::kAdd, d, o.As(o.Binary(Opcode::kMultiply, o.Fill(rt, 0.75, f.batch), fr.Magnitude(r)), ct)), mu);
+    Instruction* running = o.Compare(active, o.Fill(ElementType::kS32, 1, f.batch), ComparisonDirection::kGt);
+    mu = o.Select(running, mu, o.Fill(ct, 0, f.batch));
+    Instruction* diagonal = o.Compare(fr.rows, fr.cols, ComparisonDirection::kEq);
+    Instruction* shift = o.Select(diagonal, o.Spread(mu, f.dims, f.batch_map), o.Fill(ct, 0, f.dims));
+    // x - mu I = Q R; x <- R Q + mu I, z <- z Q.
+    VKXLA_ASSIGN_OR_RETURN(QrFactors qr, BuildQrDecomposition(o.Binary(Opcode::kSubtract, x, shift), inner));
+    VKXLA_ASSIGN_OR_RETURN(Instruction * qm, BuildHouseholderProduct(qr.packed, qr.taus, inner));
+    Instruction* rm = o.Select(o.Compare(fr.rows, fr.cols, ComparisonDirection::kLe), qr.packed, o.Fill(ct, 0, f.dims));
+    // R Q of a Hessenberg matrix is Hessenberg: what falls below is rounding.
+    Instruction* hessenberg = o.Compare(fr.rows, o.Binary(Opcode::kAdd, fr.cols, o.Fill(ElementType::kS32, 1, f.dims)), ComparisonDirection::kLe);
+    Instruction* x1 = o.Select(hessenberg, o.Binary(Opcode::kAdd, o.MatMul(rm, qm), shift), o.Fill(ct, 0, f.dims));
+    Instruction* z1 = o.MatMul(z, qm);
+    // The bottom subdiagonal element negligible next to its diagonal neighbours: deflate.
+    Instruction* sub = fr.Magnitude(fr.At(x1, last, before));
+    Instruction* scale = o.Binary(Opcode::kAdd, fr.Magnitude(fr.At(x1, before, before)), fr.Magnitude(fr.At(x1, last, last)));
+    Instruction* small = o.Compare(sub, o.Binary(Opcode::kMultiply, o.Fill(rt, Epsilon(rt), f.batch), scale), ComparisonDirection::kLe);
+    Instruction* deflate = o.Binary(Opcode::kAnd, running, small);
+    Instruction* at_sub = o.Binary(Opcode::kAnd, o.Spread(deflate, f.dims, f.batch_map),
+                                   o.Binary(Opcode::kAnd, fr.Is(fr.rows, last), fr.Is(fr.cols, before)));
+    x1 = o.Select(at_sub, o.Fill(ct, 0, f.dims), x1);
+    Instruction* one = o.Fill(ElementType::kS32, 1, f.batch);
+    body.Finish({o.Binary(Opcode::kAdd, step, o.Const(ElementType::kS32, 1)), x1, z1,
+                 o.Select(deflate, o.Binary(Opcode::kSubtract, active, one), active),
+                 o.Select(deflate, o.Fill(ElementType::kS32, 0, f.batch), o.Binary(Opcode::kAdd, stall, one))});
+  }
+  auto [h, hz] = Hessenberg(f, add, add_real, b, a);
+  Instruction* loop = CountedLoop(top, state,
+                                  {top.Const(ElementType::kS32, 0), h, hz, top.Fill(ElementType::kS32, static_cast<double>(n), f.batch),
+                                   top.Fill(ElementType::kS32, 0, f.batch)},
+                                  cond, body.computation);
+  // T: the upper triangle (what lies below is rounding, or a part that did
+  // not converge, which info reports).
+  Instruction* t = top.Select(top.Compare(outer.rows, outer.cols, ComparisonDirection::kLe), top.Element(loop, 1), top.Fill(ct, 0, f.dims));
+  Instruction* active = top.Element(loop, 3);
+  Instruction* info = top.Select(top.Compare(active, top.Fill(ElementType::kS32, 1, f.batch), ComparisonDirection::kGt), active,
+                                 top.Fill(ElementType::kS32, 0, f.batch));
+  return SchurFactors{t, top.Element(loop, 2), info};
+}
+
+StatusOr<EigFactors> BuildEigDecomposition(Instruction* a, bool left, bool right, const ComputationBuilders& b) {
+  const Shape& s = a->shape;
+  const ElementType t = s.element_type();
+  if (!s.IsArray() || s.rank() < 2 || !IsDecompositionType(t) || s.dim(s.rank() - 1) != s.dim(s.rank() - 2))
+    return Unimplemented("the eigendecomposition of " + s.ToString() + ": square f32, f64, c64 and c128 matrices are supported");
+  const ElementType ct = ComplexOf(t), rt = RealType(ct);
+  const MatrixFrame f(s);
+  ArrayOps top(b.make, b.constant);
+  VKXLA_ASSIGN_OR_RETURN(SchurFactors schur, BuildComplexSchur(top.As(a, ct), b));
+  Computation* add = AddComputation(b, ct);
+  Computation* add_real = AddComputation(b, rt);
+  Frame fr(top, f, add, add_real);
+  Instruction* diagonal = top.Compare(fr.rows, fr.cols, ComparisonDirection::kEq);
+  Instruction* values = top.Sum(top.Select(diagonal, schur.t, top.Fill(ct, 0, f.dims)), f.rank - 1, add);
+  // A real matrix's eigenvalue whose imaginary part is rounding is real.
+  Instruction* real_value = nullptr;
+  if (!IsComplex(t)) {
+    Instruction* largest = top.Make(Opcode::kReduce, Shape(rt, f.batch), {fr.Magnitude(schur.t), top.Const(rt, 0)});
+    largest->dimensions = std::vector<int64_t>{f.rank - 2, f.rank - 1};
+    Computation* max = b.new_computation();
+    {
+      ArrayOps c(b.make_in(max), b.constant_in(max));
+      max->set_root(c.Make(Opcode::kMaximum, Shape::Scalar(rt), {Parameter(c, Shape::Scalar(rt), 0), Parameter(c, Shape::Scalar(rt), 1)}));
+    }
+    largest->called_computations.emplace_back("to_apply", max);
+    Instruction* bound = top.Spread(top.Binary(Opcode::kMultiply, largest, top.Fill(rt, 16.0 * static_cast<double>(f.n) * Epsilon(rt), f.batch)),
+                                    f.row_dims, f.batch_map);
+    real_value = top.Compare(top.Make(Opcode::kAbs, Shape(rt, f.row_dims), {top.Imag(values)}), bound, ComparisonDirection::kLe);
+    values = top.Select(real_value, top.As(top.Real(values), ct), values);
+  }
+  auto vectors = [&](bool right_side) {
+    Instruction* y = TriangularEigenvectors(f, add, add_real, b, schur.t, values, right_side);
+    Instruction* v = NormalizeColumns(top, f, add_real, b, top.MatMul(schur.z, y));
+    if (real_value) v = top.Select(top.Spread(real_value, f.dims, f.row_map), top.As(top.Real(v), ct), v);
+    return v;
+  };
+  EigFactors e;
+  e.values = values;
+  e.info = schur.info;
+  if (right) e.right = vectors(true);
+  if (left) e.left = vectors(false);
+  return e;
+}
+
+}  // namespace vkxla
