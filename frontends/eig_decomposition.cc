@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "frontends/hessenberg_reduction.h"
 #include "frontends/qr_decomposition.h"
 
 namespace vkxla {
@@ -128,67 +129,6 @@ Instruction* TriangularEigenvectors(const MatrixFrame& f, Computation* add, Comp
   return right ? y : top.Conj(y);
 }
 
-// A = Z H Z^H with H upper Hessenberg: a Householder reflection a loop trip
-// zeroes column j below its subdiagonal (zlarfg's reflector, applied from
-// both sides), Z accumulating them. Returns (H, Z).
-std::pair<Instruction*, Instruction*> Hessenberg(const MatrixFrame& f, Computation* add, Computation* add_real, const ComputationBuilders& b,
-                                                 Instruction* a) {
-  const ElementType ct = a->shape.element_type(), rt = RealType(ct);
-  const int64_t n = f.n, rd = f.rank - 2, cd = f.rank - 1;
-  ArrayOps top(b.make, b.constant);
-  Frame outer(top, f, add, add_real);
-  if (n < 3) return {a, outer.Identity(ct)};
-  const Shape i32 = Shape::Scalar(ElementType::kS32);
-  const Shape state = Shape::Tuple({i32, a->shape, a->shape});
-  Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, n - 2);
-  LoopBody body(b, state);
-  {
-    ArrayOps& o = body.ops;
-    Frame fr(o, f, add, add_real);
-    Instruction *j = body.elements[0], *x = body.elements[1], *z = body.elements[2];
-    Instruction* jm = o.Spread(j, f.dims, {});
-    Instruction* zero = o.Fill(ct, 0, f.dims);
-    // Column j as a vector over the rows; alpha its entry j + 1, the tail below.
-    Instruction* col = o.Sum(o.Select(o.Compare(fr.cols, jm, ComparisonDirection::kEq), x, zero), cd, add);  // [..., n]
-    Instruction* line_rows = o.Iota(ElementType::kS32, f.col_dims, rd);
-    Instruction* j1 = o.Spread(o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), f.col_dims, {});
-    Instruction* zero_line = o.Fill(ct, 0, f.col_dims);
-    Instruction* alpha = o.Sum(o.Select(o.Compare(line_rows, j1, ComparisonDirection::kEq), col, zero_line), rd, add);
-    Instruction* below = o.Compare(line_rows, j1, ComparisonDirection::kGt);
-    Instruction* tail = o.Select(below, col, zero_line);
-    Instruction* tail2 = o.Sum(o.AbsSquared(tail), rd, add_real);
-    Instruction* zero_r = o.Fill(rt, 0, f.batch);
-    Instruction* nz = o.Binary(Opcode::kOr, o.Compare(tail2, zero_r, ComparisonDirection::kNe),
-                               o.Compare(o.Imag(alpha), zero_r, ComparisonDirection::kNe));
-    Instruction* norm = o.Make(Opcode::kSqrt, tail2->shape, {o.Binary(Opcode::kAdd, o.AbsSquared(alpha), tail2)});
-    Instruction* beta = o.As(o.Select(o.Compare(o.Real(alpha), zero_r, ComparisonDirection::kGe), o.Make(Opcode::kNegate, norm->shape, {norm}), norm), ct);
-    Instruction* zero_b = o.Fill(ct, 0, f.batch);
-    Instruction* tau = o.Select(nz, o.Binary(Opcode::kDivide, o.Binary(Opcode::kSubtract, beta, alpha), beta), zero_b);
-    Instruction* scale = o.Select(nz, o.Binary(Opcode::kDivide, o.Fill(ct, 1, f.batch), o.Binary(Opcode::kSubtract, alpha, beta)), zero_b);
-    Instruction* v = o.Select(below, o.Binary(Opcode::kMultiply, tail, o.Spread(scale, f.col_dims, f.batch_map)),
-                              o.Select(o.Compare(line_rows, j1, ComparisonDirection::kEq), o.Fill(ct, 1, f.col_dims), zero_line));
-    // x <- H^H x H, z <- z H, H = I - tau v v^H.
-    Instruction* v_rows = o.Spread(v, f.dims, f.col_map);  // v[i] at (i, *)
-    Instruction* v_cols = o.Spread(v, f.dims, f.row_map);  // v[k] at (*, k)
-    auto from_left = [&](Instruction* y, Instruction* t) {  // (I - t v v^H) y
-      Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, o.Conj(v_rows), y), rd, add);  // v^H y: [..., n] over columns
-      return o.Binary(Opcode::kSubtract, y, o.Binary(Opcode::kMultiply, v_rows, o.Spread(o.Binary(Opcode::kMultiply, w, o.Spread(t, f.row_dims, f.batch_map)), f.dims, f.row_map)));
-    };
-    auto from_right = [&](Instruction* y) {  // y (I - tau v v^H)
-      Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, y, v_cols), cd, add);  // y v: [..., n] over rows
-      return o.Binary(Opcode::kSubtract, y, o.Binary(Opcode::kMultiply, o.Spread(o.Binary(Opcode::kMultiply, w, o.Spread(tau, f.col_dims, f.batch_map)), f.dims, f.col_map), o.Conj(v_cols)));
-    };
-    Instruction* x1 = from_right(from_left(x, o.Conj(tau)));
-    // Column j below its subdiagonal is zero now: make it so.
-    Instruction* cleared = o.Binary(Opcode::kAnd, o.Compare(fr.cols, jm, ComparisonDirection::kEq),
-                                    o.Compare(fr.rows, o.Spread(o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), f.dims, {}), ComparisonDirection::kGt));
-    x1 = o.Select(cleared, zero, x1);
-    body.Finish({o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), x1, from_right(z)});
-  }
-  Instruction* loop = CountedLoop(top, state, {top.Const(ElementType::kS32, 0), a, outer.Identity(ct)}, cond, body.computation);
-  return {top.Element(loop, 1), top.Element(loop, 2)};
-}
-
 }  // namespace
 
 StatusOr<SchurFactors> BuildComplexSchur(Instruction* a, const ComputationBuilders& b) {
@@ -276,9 +216,9 @@ StatusOr<SchurFactors> BuildComplexSchur(Instruction* a, const ComputationBuilde
                  o.Select(deflate, o.Binary(Opcode::kSubtract, active, one), active),
                  o.Select(deflate, o.Fill(ElementType::kS32, 0, f.batch), o.Binary(Opcode::kAdd, stall, one))});
   }
-  auto [h, hz] = Hessenberg(f, add, add_real, b, a);
+  VKXLA_ASSIGN_OR_RETURN(HessenbergFactors hessenberg, BuildHessenbergReduction(a, b));
   Instruction* loop = CountedLoop(top, state,
-                                  {top.Const(ElementType::kS32, 0), h, hz, top.Fill(ElementType::kS32, static_cast<double>(n), f.batch),
+                                  {top.Const(ElementType::kS32, 0), hessenberg.h, hessenberg.q, top.Fill(ElementType::kS32, static_cast<double>(n), f.batch),
                                    top.Fill(ElementType::kS32, 0, f.batch)},
                                   cond, body.computation);
   // T: the upper triangle (what lies below is rounding, or a part that did

@@ -5,6 +5,7 @@
 #include "frontends/custom_call_results.h"
 #include "frontends/eig_decomposition.h"
 #include "frontends/eigh_decomposition.h"
+#include "frontends/hessenberg_reduction.h"
 #include "frontends/qr_decomposition.h"
 #include "frontends/svd_decomposition.h"
 #include "frontends/tridiagonal_solve.h"
@@ -31,8 +32,10 @@ LinalgKernel FindLinalgKernel(const std::string& target) {
     // The complex kernels' names: ?ungqr for orgqr, ?heevd for syevd.
     if (rest.rfind("ungqr", 0) == 0) rest = "orgqr" + rest.substr(5);
     if (rest.rfind("heevd", 0) == 0) rest = "syevd" + rest.substr(5);
+    if (rest.rfind("hetrd", 0) == 0) rest = "sytrd" + rest.substr(5);
     for (const char* k : {"potrf", "potrf_ffi", "trsm_ffi", "getrf", "getrf_ffi", "geqrf", "geqrf_ffi", "orgqr", "orgqr_ffi", "syevd",
-                          "syevd_ffi", "gesdd", "gesdd_ffi", "gtsv_ffi", "geev", "geev_ffi", "gees", "gees_ffi"})
+                          "syevd_ffi", "gesdd", "gesdd_ffi", "gtsv_ffi", "geev", "geev_ffi", "gees", "gees_ffi",
+                          "gehrd", "gehrd_ffi", "sytrd_ffi"})
       if (f == "lapack_" && rest == k) return {rest, false};
     if (f == "blas_" && rest == "trsm") return {rest, false};
   }
@@ -41,7 +44,7 @@ LinalgKernel FindLinalgKernel(const std::string& target) {
     const std::string f = family;
     if (target.rfind(f, 0) != 0) continue;
     const std::string rest = target.substr(f.size());
-    for (const char* k : {"potrf_ffi", "getrf_ffi", "geqrf_ffi", "orgqr_ffi", "syevd_ffi", "gesvd_ffi", "gesvdj_ffi"})
+    for (const char* k : {"potrf_ffi", "getrf_ffi", "geqrf_ffi", "orgqr_ffi", "syevd_ffi", "gesvd_ffi", "gesvdj_ffi", "sytrd_ffi"})
       if (rest == k) return {rest, true};
   }
   return {};
@@ -204,6 +207,62 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
     Instruction* w = o.Sum(o.Select(diagonal, schur.t, o.Fill(a->shape.element_type(), 0, f.dims)), f.rank - 1, AddComputation(c.builders, a->shape.element_type()));
     if (ffi) return WrittenResults(c, {schur.t, w, schur.z, nullptr, schur.info}, make, constant);
     return WrittenResults(c, {schur.t, nullptr, w, schur.z, nullptr, schur.info}, make, constant);
+  }
+  if (kernel == "gehrd" || kernel == "gehrd_ffi") {
+    // Legacy (n, ilo, ihi, lda, batch, lwork, a) -> (a, tau, info, work);
+    // FFI (a) with low and high (ilo, ihi) -> (a, tau, info): LAPACK's
+    // packed form, H on and above the subdiagonal, the reflectors below.
+    const bool ffi = kernel == "gehrd_ffi";
+    if (c.operands.size() != (ffi ? 1u : 7u)) return CustomCallError(c, "takes a matrix");
+    Instruction* a = c.operands.back();
+    if (!a->shape.IsArray() || a->shape.rank() < 2) return CustomCallError(c, "takes matrices, not " + a->shape.ToString());
+    const int64_t n = a->shape.dims().back();
+    int64_t low = 1, high = n;
+    if (ffi) {
+      low = config("low").value_or(1);
+      high = config("high").value_or(n);
+    } else {
+      VKXLA_ASSIGN_OR_RETURN(low, flag(1));
+      VKXLA_ASSIGN_OR_RETURN(high, flag(2));
+    }
+    if (low != 1 || high != n) return CustomCallError(c, "reduces the whole matrix only (ilo 1, ihi n), not rows " + std::to_string(low) + " to " + std::to_string(high));
+    VKXLA_ASSIGN_OR_RETURN(HessenbergFactors h, BuildHessenbergReduction(a, c.builders));
+    ArrayOps o(make, constant);
+    const MatrixFrame f(a->shape);
+    Instruction* rows = o.Iota(ElementType::kS32, f.dims, f.rank - 2);
+    Instruction* below = o.Compare(rows, o.Binary(Opcode::kAdd, o.Iota(ElementType::kS32, f.dims, f.rank - 1), o.Fill(ElementType::kS32, 1, f.dims)),
+                                   ComparisonDirection::kGt);
+    return WrittenResults(c, {o.Select(below, h.reflectors, h.h), h.taus}, make, constant);
+  }
+  if (kernel == "sytrd_ffi") {
+    // (a) with uplo 'L' (a GPU kernel's lower) -> (a, d, e, tau, info):
+    // the Hermitian matrix the lower triangle names reduced to a real
+    // tridiagonal T = Q^H A Q; LAPACK's packed form keeps the upper triangle.
+    if (c.operands.size() != 1) return CustomCallError(c, "takes a matrix");
+    VKXLA_ASSIGN_OR_RETURN(const bool lower, lower_triangle(true));
+    if (!lower) return CustomCallError(c, "reduces the lower triangle only (uplo 'L')");
+    Instruction* a = c.operands[0];
+    const Shape& s = a->shape;
+    if (!s.IsArray() || s.rank() < 2 || !IsDecompositionType(s.element_type()) || s.dims().back() != s.dim(s.rank() - 2))
+      return CustomCallError(c, "takes square f32, f64, c64 or c128 matrices, not " + s.ToString());
+    const ElementType t = s.element_type(), rt = RealType(t);
+    ArrayOps o(make, constant);
+    const MatrixFrame f(s);
+    const int64_t rd = f.rank - 2, cd = f.rank - 1;
+    Instruction *rows = o.Iota(ElementType::kS32, f.dims, rd), *cols = o.Iota(ElementType::kS32, f.dims, cd);
+    Instruction* diagonal = o.Compare(rows, cols, ComparisonDirection::kEq);
+    Instruction* hermitian = o.Select(o.Compare(rows, cols, ComparisonDirection::kGe), a, o.AdjointMatrix(a));
+    if (IsComplex(t)) hermitian = o.Select(diagonal, o.As(o.Real(hermitian), t), hermitian);
+    VKXLA_ASSIGN_OR_RETURN(HessenbergFactors h, BuildHessenbergReduction(hermitian, c.builders));
+    Computation* add_real = AddComputation(c.builders, rt);
+    Instruction* sub = o.Compare(rows, o.Binary(Opcode::kAdd, cols, o.Fill(ElementType::kS32, 1, f.dims)), ComparisonDirection::kEq);
+    Instruction* real_h = o.Real(h.h);
+    Instruction* d = o.Sum(o.Select(diagonal, real_h, o.Fill(rt, 0, f.dims)), cd, add_real);
+    Instruction* e_rows = o.Sum(o.Select(sub, real_h, o.Fill(rt, 0, f.dims)), cd, add_real);  // row i holds T[i, i - 1]
+    Instruction* e = f.n > 0 ? o.SliceLast(e_rows, 1, f.n) : e_rows;
+    Instruction* below = o.Compare(rows, o.Binary(Opcode::kAdd, cols, o.Fill(ElementType::kS32, 1, f.dims)), ComparisonDirection::kGt);
+    Instruction* packed = o.Select(below, h.reflectors, o.Select(o.Binary(Opcode::kOr, diagonal, sub), o.As(real_h, t), a));
+    return WrittenResults(c, {packed, d, e, h.taus}, make, constant);
   }
   if (kernel == "getrf" || kernel == "getrf_ffi") {
     // Legacy (batch, m, n, a); FFI (a). Results: the factors, ipiv, info.

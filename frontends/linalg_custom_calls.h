@@ -13,10 +13,12 @@
 //   Jacobi SVD (frontends/svd_decomposition.h), lapack_?gtsv_ffi ->
 //   tridiagonal elimination with pivoting (frontends/tridiagonal_solve.h),
 //   lapack_?geev[_ffi] and complex lapack_?gees[_ffi] -> Hessenberg and
-//   shifted QR steps (frontends/eig_decomposition.h);
+//   shifted QR steps (frontends/eig_decomposition.h), lapack_?gehrd[_ffi]
+//   and ?sytrd_ffi/?hetrd_ffi (lower) -> Householder reductions in LAPACK's
+//   packed forms (frontends/hessenberg_reduction.h);
 // - jaxlib's GPU kernels (a module exported on a GPU), which compute the
 //   same with attributes as booleans: cusolver_/hipsolver_potrf_ffi,
-//   getrf_ffi, geqrf_ffi, orgqr_ffi, syevd_ffi (lower), gesvd_ffi
+//   getrf_ffi, geqrf_ffi, orgqr_ffi, syevd_ffi and sytrd_ffi (lower), gesvd_ffi
 //   (full_matrices, compute_uv, transposed: vt before u) and gesvdj_ffi (V,
 //   not its adjoint), cuSPARSE's gtsv2_ffi; and the pivots-to-permutation
 //   kernels.

@@ -781,6 +781,95 @@ TEST_F(LinalgCustomCalls, GeneralEigenvectorsAndSchurForms) {
   }
 }
 
+// jaxlib's gehrd (jax.lax.linalg.hessenberg) and sytrd/hetrd and
+// cuSOLVER's sytrd (jax.lax.linalg.tridiagonal, lower): LAPACK's packed
+// forms. Q rebuilt from the reflectors below the subdiagonal and the taus
+// gives A = Q H Q^H with H Hessenberg (tridiagonal, real, for a Hermitian
+// matrix, its diagonal and subdiagonal also in d and e); sytrd leaves the
+// upper triangle as it was.
+TEST_F(LinalgCustomCalls, HessenbergAndTridiagonalReductions) {
+  std::mt19937_64 rng(41);
+  std::uniform_int_distribution<int> d(-8, 8);
+  for (const ElementType t : {ElementType::kF32, ElementType::kF64, ElementType::kC64, ElementType::kC128}) {
+    const bool complex = IsComplex(t), single = t == ElementType::kF32 || t == ElementType::kC64;
+    const std::string ty = t == ElementType::kF32 ? "f32" : t == ElementType::kF64 ? "f64" : t == ElementType::kC64 ? "complex<f32>" : "complex<f64>";
+    const std::string rty = single ? "f32" : "f64";
+    const std::string p = t == ElementType::kF32 ? "s" : t == ElementType::kF64 ? "d" : t == ElementType::kC64 ? "c" : "z";
+    const double tol = single ? 1e-4 : 1e-11;
+    SCOPED_TRACE(ty);
+    const int64_t batch = 2, n = 5;
+    std::vector<std::complex<double>> a(batch * n * n), herm(batch * n * n);
+    for (auto& v : a) v = {d(rng) / 4.0, complex ? d(rng) / 4.0 : 0.0};
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          const std::complex<double> lower = i >= j ? a[b * n * n + i * n + j] : std::conj(a[b * n * n + j * n + i]);
+          herm[b * n * n + i * n + j] = i == j ? std::complex<double>(lower.real(), 0) : lower;
+        }
+    Literal in(Shape(t, {batch, n, n}));
+    for (int64_t i = 0; i < batch * n * n; ++i) in.Set(i, complex ? Scalar::Complex(t, a[i]) : Scalar::Float(t, a[i].real()));
+    const std::string mat = "tensor<2x5x5x" + ty + ">", taus = "tensor<2x4x" + ty + ">", info = "tensor<2xi32>";
+    const std::string trd = complex ? "hetrd" : "sytrd";
+    auto prog = ReadStablehlo(
+        "func.func @main(%a: " + mat + ") -> (" + mat + ", " + taus + ", " + mat + ", tensor<2x5x" + rty + ">, tensor<2x4x" + rty + ">, " + taus + ", " + mat + ") {\n"
+        "  %0:3 = stablehlo.custom_call @lapack_" + p + "gehrd_ffi(%a) {mhlo.backend_config = {high = 5 : i32, low = 1 : i32}} : (" + mat + ") -> (" + mat + ", " + taus + ", " + info + ")\n"
+        "  %1:5 = stablehlo.custom_call @lapack_" + p + trd + "_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (" + mat + ") -> (" + mat + ", tensor<2x5x" + rty + ">, tensor<2x4x" + rty + ">, " + taus + ", " + info + ")\n"
+        "  %2:5 = stablehlo.custom_call @cusolver_sytrd_ffi(%a) {mhlo.backend_config = {lower = true}} : (" + mat + ") -> (" + mat + ", tensor<2x5x" + rty + ">, tensor<2x4x" + rty + ">, " + taus + ", " + info + ")\n"
+        "  return %0#0, %0#1, %1#0, %1#1, %1#2, %1#3, %2#0 : " + mat + ", " + taus + ", " + mat + ", tensor<2x5x" + rty + ">, tensor<2x4x" + rty + ">, " + taus + ", " + mat + "\n}\n",
+        false);
+    ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+    auto got = CompileAndRun(*prog->module, {in});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const std::vector<Literal>& r = got->tuple_elements();
+    EXPECT_EQ(r[2].ToString(), r[6].ToString()) << "cuSOLVER's sytrd gives what LAPACK's does";
+    for (const bool tridiagonal : {false, true}) {
+      const Literal &packed = r[tridiagonal ? 2 : 0], &tau = r[tridiagonal ? 5 : 1];
+      const std::vector<std::complex<double>>& m = tridiagonal ? herm : a;
+      for (int64_t b = 0; b < batch; ++b) {
+        auto P = [&](int64_t i, int64_t j) { return packed.Get(b * n * n + i * n + j).c(); };
+        // Q = H(0) ... H(n - 2), H(j) = I - tau v v^H.
+        std::vector<std::complex<double>> q(n * n, 0.0);
+        for (int64_t i = 0; i < n; ++i) q[i * n + i] = 1;
+        for (int64_t j = 0; j + 1 < n; ++j) {
+          std::vector<std::complex<double>> v(n, 0.0);
+          v[j + 1] = 1;
+          for (int64_t i = j + 2; i < n; ++i) v[i] = P(i, j);
+          const std::complex<double> tj = tau.Get(b * (n - 1) + j).c();
+          for (int64_t i = 0; i < n; ++i) {  // q <- q H(j)
+            std::complex<double> qv = 0;
+            for (int64_t k = 0; k < n; ++k) qv += q[i * n + k] * v[k];
+            for (int64_t k = 0; k < n; ++k) q[i * n + k] -= qv * tj * std::conj(v[k]);
+          }
+        }
+        auto H = [&](int64_t i, int64_t j) -> std::complex<double> {
+          if (i > j + 1 || (tridiagonal && j > i + 1)) return 0.0;
+          if (tridiagonal && j > i) return std::conj(P(j, i));  // T is Hermitian; its upper part is not written
+          return P(i, j);
+        };
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            std::complex<double> qhq = 0;
+            for (int64_t k = 0; k < n; ++k)
+              for (int64_t l = 0; l < n; ++l) qhq += q[i * n + k] * H(k, l) * std::conj(q[j * n + l]);
+            EXPECT_NEAR(std::abs(qhq - m[b * n * n + i * n + j]), 0, tol * 16) << (tridiagonal ? "Q T Q^H" : "Q H Q^H") << " at " << i << "," << j << " batch " << b;
+            if (tridiagonal && j > i) {
+              EXPECT_EQ(P(i, j), a[b * n * n + i * n + j]) << "the upper triangle is kept";
+            }
+          }
+        if (tridiagonal)
+          for (int64_t i = 0; i < n; ++i) {
+            EXPECT_EQ(r[3].Get(b * n + i).re, P(i, i).real());
+            EXPECT_EQ(P(i, i).imag(), 0);
+            if (i + 1 < n) {
+              EXPECT_EQ(r[4].Get(b * (n - 1) + i).re, P(i + 1, i).real());
+              EXPECT_EQ(P(i + 1, i).imag(), 0) << "a real subdiagonal";
+            }
+          }
+      }
+    }
+  }
+}
+
 // jaxlib's GPU solver kernels (a module exported on a GPU) compute what
 // the CPU ones do, with booleans for attributes and their own result
 // arrangements: each gives exactly what its LAPACK counterpart gives.

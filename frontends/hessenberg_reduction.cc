@@ -1,0 +1,83 @@
+#include "frontends/hessenberg_reduction.h"
+
+namespace vkxla {
+
+StatusOr<HessenbergFactors> BuildHessenbergReduction(Instruction* a, const ComputationBuilders& b) {
+  const Shape& s = a->shape;
+  const ElementType ct = s.element_type();
+  if (!s.IsArray() || s.rank() < 2 || !IsDecompositionType(ct) || s.dim(s.rank() - 1) != s.dim(s.rank() - 2))
+    return Unimplemented("the Hessenberg reduction of " + s.ToString() + ": square f32, f64, c64 and c128 matrices are supported");
+  const MatrixFrame f(s);
+  const ElementType rt = RealType(ct);
+  const int64_t n = f.n, rd = f.rank - 2, cd = f.rank - 1;
+  std::vector<int64_t> tau_dims = f.batch;
+  tau_dims.push_back(std::max<int64_t>(n - 1, 0));
+  ArrayOps top(b.make, b.constant);
+  auto identity = [&](ArrayOps& o) {
+    return o.Select(o.Compare(o.Iota(ElementType::kS32, f.dims, rd), o.Iota(ElementType::kS32, f.dims, cd), ComparisonDirection::kEq),
+                    o.Fill(ct, 1, f.dims), o.Fill(ct, 0, f.dims));
+  };
+  if (n < 2) return HessenbergFactors{a, identity(top), top.Fill(ct, 0, f.dims), top.Fill(ct, 0, tau_dims)};
+  Computation* add = AddComputation(b, ct);
+  Computation* add_real = IsComplex(ct) ? AddComputation(b, rt) : add;
+  const Shape i32 = Shape::Scalar(ElementType::kS32), taus_shape(ct, tau_dims);
+  const Shape state = Shape::Tuple({i32, s, s, s, taus_shape});  // j, x, q, reflectors, taus
+  Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, n - 1);
+  LoopBody body(b, state);
+  {
+    ArrayOps& o = body.ops;
+    Instruction *j = body.elements[0], *x = body.elements[1], *q = body.elements[2], *refl = body.elements[3], *taus = body.elements[4];
+    Instruction *rows = o.Iota(ElementType::kS32, f.dims, rd), *cols = o.Iota(ElementType::kS32, f.dims, cd);
+    Instruction* jm = o.Spread(j, f.dims, {});
+    Instruction* j1 = o.Binary(Opcode::kAdd, j, o.Const(ElementType::kS32, 1));
+    Instruction* j1m = o.Spread(j1, f.dims, {});
+    Instruction* zero = o.Fill(ct, 0, f.dims);
+    // Column j as a vector over the rows: alpha its entry j + 1, the tail below.
+    Instruction* col = o.Sum(o.Select(o.Compare(cols, jm, ComparisonDirection::kEq), x, zero), cd, add);  // [..., n]
+    Instruction* line_rows = o.Iota(ElementType::kS32, f.col_dims, rd);
+    Instruction* j1l = o.Spread(j1, f.col_dims, {});
+    Instruction* zero_line = o.Fill(ct, 0, f.col_dims);
+    Instruction* alpha = o.Sum(o.Select(o.Compare(line_rows, j1l, ComparisonDirection::kEq), col, zero_line), rd, add);
+    Instruction* below = o.Compare(line_rows, j1l, ComparisonDirection::kGt);
+    Instruction* tail = o.Select(below, col, zero_line);
+    Instruction* tail2 = o.Sum(o.AbsSquared(tail), rd, add_real);
+    // zlarfg: beta = -sign(re alpha) |(alpha, tail)|, tau = (beta - alpha) / beta,
+    // v = tail / (alpha - beta); nothing to reflect where the tail is zero and alpha real.
+    Instruction* zero_r = o.Fill(rt, 0, f.batch);
+    Instruction* nz = o.Compare(tail2, zero_r, ComparisonDirection::kNe);
+    if (IsComplex(ct)) nz = o.Binary(Opcode::kOr, nz, o.Compare(o.Imag(alpha), zero_r, ComparisonDirection::kNe));
+    Instruction* norm = o.Make(Opcode::kSqrt, tail2->shape, {o.Binary(Opcode::kAdd, o.AbsSquared(alpha), tail2)});
+    Instruction* beta = o.As(o.Select(o.Compare(o.Real(alpha), zero_r, ComparisonDirection::kGe), o.Make(Opcode::kNegate, norm->shape, {norm}), norm), ct);
+    Instruction* zero_b = o.Fill(ct, 0, f.batch);
+    Instruction* tau = o.Select(nz, o.Binary(Opcode::kDivide, o.Binary(Opcode::kSubtract, beta, alpha), beta), zero_b);
+    Instruction* scale = o.Select(nz, o.Binary(Opcode::kDivide, o.Fill(ct, 1, f.batch), o.Binary(Opcode::kSubtract, alpha, beta)), zero_b);
+    Instruction* v = o.Select(below, o.Binary(Opcode::kMultiply, tail, o.Spread(scale, f.col_dims, f.batch_map)),
+                              o.Select(o.Compare(line_rows, j1l, ComparisonDirection::kEq), o.Fill(ct, 1, f.col_dims), zero_line));
+    // x <- H^H x H, q <- q H, H = I - tau v v^H.
+    Instruction* v_rows = o.Spread(v, f.dims, f.col_map);  // v[i] at (i, *)
+    Instruction* v_cols = o.Spread(v, f.dims, f.row_map);  // v[k] at (*, k)
+    auto from_left = [&](Instruction* y, Instruction* t) {  // (I - t v v^H) y
+      Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, o.Conj(v_rows), y), rd, add);  // v^H y, over the columns
+      Instruction* tw = o.Binary(Opcode::kMultiply, w, o.Spread(t, f.row_dims, f.batch_map));
+      return o.Binary(Opcode::kSubtract, y, o.Binary(Opcode::kMultiply, v_rows, o.Spread(tw, f.dims, f.row_map)));
+    };
+    auto from_right = [&](Instruction* y) {  // y (I - tau v v^H)
+      Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, y, v_cols), cd, add);  // y v, over the rows
+      Instruction* tw = o.Binary(Opcode::kMultiply, w, o.Spread(tau, f.col_dims, f.batch_map));
+      return o.Binary(Opcode::kSubtract, y, o.Binary(Opcode::kMultiply, o.Spread(tw, f.dims, f.col_map), o.Conj(v_cols)));
+    };
+    Instruction* x1 = from_right(from_left(x, o.Conj(tau)));
+    // Column j below the subdiagonal is zero now: make it so, and keep v there.
+    Instruction* under = o.Binary(Opcode::kAnd, o.Compare(cols, jm, ComparisonDirection::kEq), o.Compare(rows, j1m, ComparisonDirection::kGt));
+    x1 = o.Select(under, zero, x1);
+    Instruction* refl1 = o.Select(under, v_rows, refl);
+    Instruction* tau_index = o.Iota(ElementType::kS32, tau_dims, rd);
+    Instruction* taus1 = o.Select(o.Compare(tau_index, o.Spread(j, tau_dims, {}), ComparisonDirection::kEq), o.Spread(tau, tau_dims, f.batch_map), taus);
+    body.Finish({j1, x1, from_right(q), refl1, taus1});
+  }
+  Instruction* loop = CountedLoop(top, state, {top.Const(ElementType::kS32, 0), a, identity(top), top.Fill(ct, 0, f.dims), top.Fill(ct, 0, tau_dims)},
+                                  cond, body.computation);
+  return HessenbergFactors{top.Element(loop, 1), top.Element(loop, 2), top.Element(loop, 3), top.Element(loop, 4)};
+}
+
+}  // namespace vkxla
