@@ -44,6 +44,8 @@ LinalgKernel FindLinalgKernel(const std::string& target) {
     const std::string f = family;
     if (target.rfind(f, 0) != 0) continue;
     const std::string rest = target.substr(f.size());
+    // hipSOLVER's gesdd takes gesvd's attributes and gives its results.
+    if (rest == "gesdd_ffi") return {"gesvd_ffi", true};
     for (const char* k : {"potrf_ffi", "getrf_ffi", "geqrf_ffi", "orgqr_ffi", "syevd_ffi", "gesvd_ffi", "gesvdj_ffi", "sytrd_ffi"})
       if (rest == k) return {rest, true};
   }

@@ -19,9 +19,9 @@
 // - jaxlib's GPU kernels (a module exported on a GPU), which compute the
 //   same with attributes as booleans: cusolver_/hipsolver_potrf_ffi,
 //   getrf_ffi, geqrf_ffi, orgqr_ffi, syevd_ffi and sytrd_ffi (lower), gesvd_ffi
-//   (full_matrices, compute_uv, transposed: vt before u) and gesvdj_ffi (V,
-//   not its adjoint), cuSPARSE's gtsv2_ffi; and the pivots-to-permutation
-//   kernels.
+//   (full_matrices, compute_uv, transposed: vt before u; hipSOLVER's
+//   gesdd_ffi likewise) and gesvdj_ffi (V, not its adjoint), cuSPARSE's
+//   gtsv2_ffi; and the pivots-to-permutation kernels.
 // Their operand_layouts only say how the kernels take the memory.
 #pragma once
 

@@ -927,6 +927,12 @@ TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
        "  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, " + i32 + ")\n"
        "  return %0#1, %0#2, %0#3 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>",
        {3, 5}, false},
+      {"hipSOLVER's gesdd, as gesvd",
+       "  %0:5 = stablehlo.custom_call @hipsolver_gesdd_ffi(%a) {mhlo.backend_config = {compute_uv = true, full_matrices = true, transposed = true}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<5x5xf32>, tensor<3x3xf32>, " + i32 + ")\n"
+       "  return %0#1, %0#3, %0#2 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>",
+       "  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, " + i32 + ")\n"
+       "  return %0#1, %0#2, %0#3 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>",
+       {3, 5}, false},
       {"gesvdj: V itself, thin",
        "  %0:5 = stablehlo.custom_call @cusolver_gesvdj_ffi(%a) {mhlo.backend_config = {compute_uv = true, full_matrices = false}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x3xf32>, " + i32 + ")\n"
        "  %vt = stablehlo.transpose %0#3, dims = [1, 0] : (tensor<5x3xf32>) -> tensor<3x5xf32>\n"
