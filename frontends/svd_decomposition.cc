@@ -37,7 +37,7 @@ StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrice
   const int64_t k = std::min(f.m, f.n), rank = f.rank, rd = rank - 2, cd = rank - 1;
   if (k > kMaxSvdOrder)
     return Unimplemented("singular value decomposition of " + s.ToString() + ": matrices with at most " + std::to_string(kMaxSvdOrder) +
-                         " rows or columns (one Jacobi rotation a loop trip)");
+                         " rows or columns (each Jacobi round a product of the matrix with an n x n one)");
   ArrayOps top(b.make, b.constant);
   std::vector<int64_t> k_dims = f.batch;
   k_dims.push_back(k);
@@ -61,47 +61,50 @@ StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrice
   Computation* add = AddComputation(b, t);
   Computation* add_real = IsComplex(t) ? AddComputation(b, rt) : add;
 
-  const JacobiSweep sweep(N);
-  const Shape i32 = Shape::Scalar(ElementType::kS32);
-  std::vector<Shape> parts = {i32, w0->shape};
+  const JacobiRounds rounds(N);
+  const MatrixFrame fv(Shape(t, v_dims));  // the pairing's frame: N x N
+  const Shape i32 = Shape::Scalar(ElementType::kS32), pred = Shape::Scalar(ElementType::kPred);
+  std::vector<Shape> parts = {i32, w0->shape, pred, pred};  // step, w, quiet this sweep, done[, v]
   if (compute_uv) parts.push_back(Shape(t, v_dims));
   const Shape state = Shape::Tuple(parts);
   Instruction *w = w0, *v = compute_uv ? Identity(top, t, v_dims) : nullptr;
-  if (sweep.pairs() > 0) {
-    Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, sweep.pairs() * JacobiSweep::SweepsFor(t));
+  if (N > 1) {
+    Computation* cond = JacobiCondition(b, state, 3, JacobiRounds::kMaxSweeps * rounds.rounds);
     LoopBody body(b, state);
     ArrayOps& o = body.ops;
-    Instruction *step = body.elements[0], *y = body.elements[1];
-    auto [p, q] = PickPair(o, step, sweep);
-    // Columns p and q, their Gram matrix, the rotation that makes them
-    // orthogonal (column q first times the phase that makes y_p^H y_q real).
-    Instruction *pm = o.Spread(p, g.dims, {}), *qm = o.Spread(q, g.dims, {});
-    const MatrixLines columns{o.Iota(ElementType::kS32, g.dims, cd), cd, g.col_map, add};
-    Instruction *yp = columns.Take(o, y, pm), *yq = columns.Take(o, y, qm);
-    Instruction* gamma = o.Sum(o.Binary(Opcode::kMultiply, o.Conj(yp), yq), rd, add);
+    Instruction *step = body.elements[0], *y = body.elements[1], *quiet = body.elements[2];
+    const Pairing p = RoundPairing(o, step, rounds, fv, t, add);
+    std::vector<int64_t> column_map = g.batch_map;
+    column_map.push_back(rd + 1);
+    // Each pair's Gram matrix [[|y_p|^2, y_p^H y_q], [., |y_q|^2]] at both of
+    // its indices; the rotation that makes the columns orthogonal (column q
+    // first times the phase that makes y_p^H y_q real).
+    Instruction* own = o.Sum(o.Binary(Opcode::kMultiply, o.Conj(y), o.MatMul(y, p.gather_cols)), rd, add);  // y_i^H y_p(i)
+    Instruction* gamma = o.Select(p.first, own, p.Partner(o, own));
+    Instruction* norm2 = o.Sum(o.AbsSquared(y), rd, add_real);
+    Instruction* norm2_partner = p.Partner(o, norm2);
+    Instruction *app = o.Select(p.first, norm2, norm2_partner), *aqq = o.Select(p.first, norm2_partner, norm2);
+    Instruction* vv = compute_uv ? body.elements[4] : nullptr;
     Phase phase{nullptr, gamma};
     if (IsComplex(t)) {
       phase = PhaseOf(o, gamma);
-      y = columns.Scale(o, y, qm, phase.factor, g.batch_map);
-      yq = columns.Take(o, y, qm);
+      Instruction* factor = o.Select(o.Binary(Opcode::kOr, p.first, o.Make(Opcode::kNot, p.paired->shape, {p.paired})),
+                                     o.Fill(t, 1, fv.row_dims), phase.factor);
+      y = o.Binary(Opcode::kMultiply, y, o.Spread(factor, g.dims, column_map));
+      if (vv) vv = o.Binary(Opcode::kMultiply, vv, o.Spread(factor, v_dims, column_map));
     }
-    auto norm2 = [&](Instruction* l) { return o.Sum(o.AbsSquared(l), rd, add_real); };
-    const PlaneRotation r = SymmetricSchurRotation(o, norm2(yp), norm2(yq), phase.magnitude);
-    std::vector<Instruction*> next = {o.Binary(Opcode::kAdd, step, o.Const(ElementType::kS32, 1)),
-                                      columns.Rotate(o, y, pm, qm, yp, yq, r, g.batch_map)};
-    if (compute_uv) {
-      Instruction* vv = body.elements[2];
-      Instruction *vp = o.Spread(p, v_dims, {}), *vq = o.Spread(q, v_dims, {});
-      const MatrixLines v_columns{o.Iota(ElementType::kS32, v_dims, cd), cd, g.col_map, add};
-      if (IsComplex(t)) vv = v_columns.Scale(o, vv, vq, phase.factor, g.batch_map);
-      next.push_back(v_columns.Rotate(o, vv, vp, vq, v_columns.Take(o, vv, vp), v_columns.Take(o, vv, vq), r, g.batch_map));
-    }
+    const PlaneRotation r = SymmetricSchurRotation(o, app, aqq, phase.magnitude);
+    Instruction* significant = AnySignificant(o, p, app, aqq, o.Make(Opcode::kAbs, Shape(rt, fv.row_dims), {phase.magnitude}), b);
+    auto [c, sn] = RotationCoefficients(o, p, r);
+    auto [quiet_now, done] = SweepProgress(o, step, rounds, quiet, significant);
+    std::vector<Instruction*> next = {o.Binary(Opcode::kAdd, step, o.Const(ElementType::kS32, 1)), p.RotateColumns(o, y, c, sn), quiet_now, done};
+    if (vv) next.push_back(p.RotateColumns(o, vv, c, sn));
     body.Finish(std::move(next));
-    std::vector<Instruction*> init = {top.Const(ElementType::kS32, 0), w0};
+    std::vector<Instruction*> init = {top.Const(ElementType::kS32, 0), w0, top.Const(ElementType::kPred, 1), top.Const(ElementType::kPred, 0)};
     if (compute_uv) init.push_back(v);
     Instruction* loop = CountedLoop(top, state, std::move(init), cond, body.computation);
     w = top.Element(loop, 1);
-    if (compute_uv) v = top.Element(loop, 2);
+    if (compute_uv) v = top.Element(loop, 4);
   }
   // The column norms, descending, W's and V's columns in their order.
   Instruction* norms = top.Make(Opcode::kSqrt, Shape(rt, k_dims), {top.Sum(top.AbsSquared(w), rd, add_real)});

@@ -575,6 +575,53 @@ TEST_F(LinalgCustomCalls, ComplexMatricesDecompose) {
   }
 }
 
+// Orders past the 64 that one rotation a loop trip allowed: eigh of a
+// 100 x 100 symmetric matrix and the SVD of a 90 x 70 one, n / 2 rotations
+// a trip, until a sweep needs none.
+TEST_F(LinalgCustomCalls, LargerMatricesRotateManyPairsATrip) {
+  std::mt19937_64 rng(43);
+  std::normal_distribution<double> g;
+  const int64_t n = 100, m = 90, k = 70;
+  Literal sym(Shape(ElementType::kF32, {n, n})), a(Shape(ElementType::kF32, {m, k}));
+  std::vector<double> s(n * n), av(m * k);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j <= i; ++j) s[i * n + j] = s[j * n + i] = g(rng);
+  for (int64_t i = 0; i < n * n; ++i) sym.Set(i, Scalar::Float(ElementType::kF32, s[i]));
+  for (int64_t i = 0; i < m * k; ++i) a.Set(i, Scalar::Float(ElementType::kF32, av[i] = g(rng)));
+  auto prog = ReadStablehlo(R"(
+func.func @main(%s: tensor<100x100xf32>, %a: tensor<90x70xf32>) -> (tensor<100x100xf32>, tensor<100xf32>, tensor<70xf32>, tensor<90x70xf32>, tensor<70x70xf32>) {
+  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%s) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<100x100xf32>) -> (tensor<100x100xf32>, tensor<100xf32>, tensor<i32>)
+  %1:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<90x70xf32>) -> (tensor<90x70xf32>, tensor<70xf32>, tensor<90x70xf32>, tensor<70x70xf32>, tensor<i32>)
+  return %0#0, %0#1, %1#1, %1#2, %1#3 : tensor<100x100xf32>, tensor<100xf32>, tensor<70xf32>, tensor<90x70xf32>, tensor<70x70xf32>
+})", false);
+  ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+  auto got = CompileAndRun(*prog->module, {sym, a});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  const std::vector<Literal>& r = got->tuple_elements();
+  double worst_av = 0, worst_vv = 0, worst_usv = 0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double av_ij = 0, vv = 0;
+      for (int64_t l = 0; l < n; ++l) {
+        av_ij += s[i * n + l] * r[0].Get(l * n + j).re;
+        vv += r[0].Get(l * n + i).re * r[0].Get(l * n + j).re;
+      }
+      worst_av = std::max(worst_av, std::abs(av_ij - r[0].Get(i * n + j).re * r[1].Get(j).re));
+      worst_vv = std::max(worst_vv, std::abs(vv - (i == j ? 1.0 : 0.0)));
+    }
+  for (int64_t j = 0; j + 1 < n; ++j) EXPECT_LE(r[1].Get(j).re, r[1].Get(j + 1).re);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < k; ++j) {
+      double usv = 0;
+      for (int64_t l = 0; l < k; ++l) usv += r[3].Get(i * k + l).re * r[2].Get(l).re * r[4].Get(l * k + j).re;
+      worst_usv = std::max(worst_usv, std::abs(usv - av[i * k + j]));
+    }
+  // |A| is about 2 sqrt(n): errors of a few hundred f32 epsilons of it.
+  EXPECT_LT(worst_av, 2e-3);
+  EXPECT_LT(worst_vv, 1e-4);
+  EXPECT_LT(worst_usv, 2e-4);
+}
+
 // jaxlib's gtsv (jax.lax.linalg.tridiagonal_solve on a CPU) and cuSPARSE's
 // gtsv2: A x = b for every type, batched, with a zero leading diagonal
 // element (rows must swap) and a singular member (LAPACK's info);
@@ -971,10 +1018,10 @@ func.func @main(%a: tensor<33x33xcomplex<f32>>) -> tensor<33xcomplex<f32>> {
 })", {Literal(Shape(ElementType::kC64, {33, 33}))}).find("3:3: custom_call @lapack_cgeev_ffi: the Schur decomposition of c64[33,33]: matrices of order up to 32"),
             std::string::npos);
   EXPECT_NE(RunRefined(R"(
-func.func @main(%a: tensor<65x65xf32>) -> (tensor<65x65xf32>, tensor<65xf32>, tensor<i32>) {
-  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) : (tensor<65x65xf32>) -> (tensor<65x65xf32>, tensor<65xf32>, tensor<i32>)
-  return %0#0, %0#1, %0#2 : tensor<65x65xf32>, tensor<65xf32>, tensor<i32>
-})", {Literal(Shape(ElementType::kF32, {65, 65}))}).find("3:3: custom_call @lapack_ssyevd_ffi: eigendecomposition of f32[65,65]"),
+func.func @main(%a: tensor<1025x1025xf32>) -> (tensor<1025x1025xf32>, tensor<1025xf32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) : (tensor<1025x1025xf32>) -> (tensor<1025x1025xf32>, tensor<1025xf32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<1025x1025xf32>, tensor<1025xf32>, tensor<i32>
+})", {Literal(Shape(ElementType::kF32, {1025, 1025}))}).find("3:3: custom_call @lapack_ssyevd_ffi: eigendecomposition of f32[1025,1025]: matrices of order up to 1024"),
             std::string::npos);
   Literal z(Shape(ElementType::kF16, {2, 2}));
   EXPECT_NE(RunRefined(R"(
@@ -990,10 +1037,10 @@ func.func @main(%a: tensor<3x65xf32>) -> (tensor<3xf32>, tensor<3x3xf32>, tensor
 })", {Literal(Shape(ElementType::kF32, {3, 65}))}).find("3:3: custom_call @lapack_sgesdd_ffi: result 3 is written f32[3,3] but is f32[65,65]"),
             std::string::npos);
   EXPECT_NE(RunRefined(R"(
-func.func @main(%a: tensor<65x66xf32>) -> tensor<65xf32> {
-  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 78 : ui8}} : (tensor<65x66xf32>) -> (tensor<65x66xf32>, tensor<65xf32>, tensor<0x0xf32>, tensor<0x0xf32>, tensor<i32>)
-  return %0#1 : tensor<65xf32>
-})", {Literal(Shape(ElementType::kF32, {65, 66}))}).find("3:3: custom_call @lapack_sgesdd_ffi: singular value decomposition of f32[65,66]: matrices with at most 64"),
+func.func @main(%a: tensor<1025x1026xf32>) -> tensor<1025xf32> {
+  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 78 : ui8}} : (tensor<1025x1026xf32>) -> (tensor<1025x1026xf32>, tensor<1025xf32>, tensor<0x0xf32>, tensor<0x0xf32>, tensor<i32>)
+  return %0#1 : tensor<1025xf32>
+})", {Literal(Shape(ElementType::kF32, {1025, 1026}))}).find("3:3: custom_call @lapack_sgesdd_ffi: singular value decomposition of f32[1025,1026]: matrices with at most 1024"),
             std::string::npos);
 }
 
