@@ -4,6 +4,7 @@
 
 #include "frontends/hessenberg_reduction.h"
 #include "frontends/qr_decomposition.h"
+#include "ops/attributes.h"
 
 namespace vkxla {
 namespace {
@@ -43,8 +44,39 @@ struct Frame {
   }
 };
 
+std::vector<int64_t> MatrixDims(const MatrixFrame& f, int64_t rows, int64_t cols) {
+  std::vector<int64_t> dims = f.batch;
+  dims.push_back(rows);
+  dims.push_back(cols);
+  return dims;
+}
+
 ComputationBuilders BuildersIn(const ComputationBuilders& b, Computation* c) {
   return ComputationBuilders{b.make_in(c), b.constant_in(c), b.new_computation, b.make_in, b.constant_in};
+}
+
+// The index of the first best element of x along `dim` (the largest with
+// kGt, the smallest with kLt): a (value, index) reduce.
+Instruction* FirstBest(ArrayOps& o, const ComputationBuilders& b, Instruction* x, int64_t dim, ComparisonDirection better) {
+  const ElementType t = x->shape.element_type();
+  Computation* pick = b.new_computation();
+  {
+    ArrayOps c(b.make_in(pick), b.constant_in(pick));
+    const Shape sv = Shape::Scalar(t), si = Shape::Scalar(ElementType::kS32);
+    Instruction *av = Parameter(c, sv, 0), *ai = Parameter(c, si, 1), *bv = Parameter(c, sv, 2), *bi = Parameter(c, si, 3);
+    Instruction* take_a = c.Binary(Opcode::kOr, c.Compare(av, bv, better),
+                                   c.Binary(Opcode::kAnd, c.Compare(av, bv, ComparisonDirection::kEq), c.Compare(ai, bi, ComparisonDirection::kLt)));
+    pick->set_root(c.Make(Opcode::kTuple, Shape::Tuple({sv, si}), {c.Select(take_a, av, bv), c.Select(take_a, ai, bi)}));
+  }
+  std::vector<int64_t> dims = x->shape.dims();
+  const int64_t size = dims[static_cast<size_t>(dim)];
+  dims.erase(dims.begin() + dim);
+  const double worst = better == ComparisonDirection::kGt ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  Instruction* best = o.Make(Opcode::kReduce, Shape::Tuple({Shape(t, dims), Shape(ElementType::kS32, dims)}),
+                             {x, o.Iota(ElementType::kS32, x->shape.dims(), dim), o.Const(t, worst), o.Const(ElementType::kS32, static_cast<double>(size))});
+  best->dimensions = std::vector<int64_t>{dim};
+  best->called_computations.emplace_back("to_apply", pick);
+  return o.Element(best, 1);
 }
 
 // The columns of v [..., n, n] scaled to unit length, then by the phase
@@ -54,22 +86,10 @@ Instruction* NormalizeColumns(ArrayOps& o, const MatrixFrame& f, Computation* ad
   const int64_t rd = f.rank - 2;
   Instruction* norm = o.Make(Opcode::kSqrt, Shape(rt, f.row_dims), {o.Sum(o.AbsSquared(v), rd, add_real)});
   Instruction* unit = o.Binary(Opcode::kDivide, v, o.As(o.Spread(norm, f.dims, f.row_map), ct));
-  // The first row of largest |v|^2 in each column: a (value, row) reduce.
-  Computation* first_max = b.new_computation();
-  {
-    ArrayOps c(b.make_in(first_max), b.constant_in(first_max));
-    const Shape sv = Shape::Scalar(rt), si = Shape::Scalar(ElementType::kS32);
-    Instruction *av = Parameter(c, sv, 0), *ai = Parameter(c, si, 1), *bv = Parameter(c, sv, 2), *bi = Parameter(c, si, 3);
-    Instruction* take_a = c.Binary(Opcode::kOr, c.Compare(av, bv, ComparisonDirection::kGt),
-                                   c.Binary(Opcode::kAnd, c.Compare(av, bv, ComparisonDirection::kEq), c.Compare(ai, bi, ComparisonDirection::kLt)));
-    first_max->set_root(c.Make(Opcode::kTuple, Shape::Tuple({sv, si}), {c.Select(take_a, av, bv), c.Select(take_a, ai, bi)}));
-  }
+  // The first row of largest |v|^2 in each column.
   Instruction* rows = o.Iota(ElementType::kS32, f.dims, rd);
-  Instruction* best = o.Make(Opcode::kReduce, Shape::Tuple({Shape(rt, f.row_dims), Shape(ElementType::kS32, f.row_dims)}),
-                             {o.AbsSquared(unit), rows, o.Const(rt, -1), o.Const(ElementType::kS32, static_cast<double>(f.m))});
-  best->dimensions = std::vector<int64_t>{rd};
-  best->called_computations.emplace_back("to_apply", first_max);
-  Instruction* at_best = o.Compare(rows, o.Spread(o.Element(best, 1), f.dims, f.row_map), ComparisonDirection::kEq);
+  Instruction* best_row = FirstBest(o, b, o.AbsSquared(unit), rd, ComparisonDirection::kGt);
+  Instruction* at_best = o.Compare(rows, o.Spread(best_row, f.dims, f.row_map), ComparisonDirection::kEq);
   Instruction* largest = o.Sum(o.Select(at_best, unit, o.Fill(ct, 0, f.dims)), rd, AddComputation(b, ct));  // [..., n]
   Instruction* size = o.Make(Opcode::kAbs, Shape(rt, f.row_dims), {largest});
   Instruction* safe = o.Select(o.Compare(size, o.Fill(rt, 0, f.row_dims), ComparisonDirection::kGt), size, o.Fill(rt, 1, f.row_dims));
@@ -127,6 +147,78 @@ Instruction* TriangularEigenvectors(const MatrixFrame& f, Computation* add, Comp
                                   cond, body.computation);
   Instruction* y = top.Element(loop, 1);
   return right ? y : top.Conj(y);
+}
+
+// A real matrix's complex eigenvalues as LAPACK gives them: each next to
+// its conjugate (the one with the positive imaginary part first, the rest
+// in the Schur order), the two exact conjugates, their vectors conjugates
+// too. The partner of each eigenvalue above the real axis is the one below
+// nearest its conjugate.
+void PairConjugates(ArrayOps& o, const MatrixFrame& f, Computation* add, Computation* add_real, const ComputationBuilders& b, EigFactors& e) {
+  const ElementType ct = e.values->shape.element_type(), rt = RealType(ct);
+  const int64_t rd = f.rank - 2, cd = f.rank - 1;
+  const std::vector<int64_t>& vec = f.row_dims;  // [..., n]
+  Instruction *rows = o.Iota(ElementType::kS32, f.dims, rd), *cols = o.Iota(ElementType::kS32, f.dims, cd);
+  Instruction* index = o.Iota(ElementType::kS32, vec, rd);
+  Instruction *re = o.Real(e.values), *im = o.Imag(e.values);
+  Instruction* zero = o.Fill(rt, 0, vec);
+  Instruction *above = o.Compare(im, zero, ComparisonDirection::kGt), *below = o.Compare(im, zero, ComparisonDirection::kLt);
+  // Row i's partner: among the columns j below the axis, lambda_j nearest conj(lambda_i).
+  Instruction* at_rows = o.Spread(e.values, f.dims, f.col_map);  // lambda_i at (i, *)
+  Instruction* at_cols = o.Spread(e.values, f.dims, f.row_map);  // lambda_j at (*, j)
+  Instruction* candidates = o.Binary(Opcode::kAnd, o.Spread(above, f.dims, f.col_map), o.Spread(below, f.dims, f.row_map));
+  Instruction* distance = o.Select(candidates, o.AbsSquared(o.Binary(Opcode::kSubtract, at_cols, o.Conj(at_rows))),
+                                   o.Fill(rt, std::numeric_limits<double>::infinity(), f.dims));
+  Instruction* nearest = FirstBest(o, b, distance, cd, ComparisonDirection::kLt);  // [..., n]
+  // Below the axis: the row above that chose it.
+  Instruction* chose = o.Binary(Opcode::kAnd, o.Spread(above, f.dims, f.col_map),
+                                o.Compare(o.Spread(nearest, f.dims, f.col_map), cols, ComparisonDirection::kEq));
+  Computation* add_s32 = AddComputation(b, ElementType::kS32);
+  Instruction* owner = o.Sum(o.Select(chose, rows, o.Fill(ElementType::kS32, 0, f.dims)), rd, add_s32);
+  Instruction* owners = o.Sum(o.Select(chose, o.Fill(ElementType::kS32, 1, f.dims), o.Fill(ElementType::kS32, 0, f.dims)), rd, add_s32);
+  Instruction* owned = o.Binary(Opcode::kAnd, below, o.Compare(owners, o.Fill(ElementType::kS32, 1, vec), ComparisonDirection::kEq));
+  Instruction* partnered = o.Binary(Opcode::kOr, above, owned);
+  Instruction* partner = o.Select(above, nearest, o.Select(owned, owner, index));
+  // Exact conjugates: the mean real part, half the difference of the imaginary parts.
+  auto at_partner = [&](Instruction* v) {
+    Instruction* mask = o.Compare(cols, o.Spread(partner, f.dims, f.col_map), ComparisonDirection::kEq);
+    return o.Sum(o.Select(mask, o.Spread(v, f.dims, f.row_map), o.Fill(rt, 0, f.dims)), cd, add_real);
+  };
+  Instruction* half = o.Fill(rt, 0.5, vec);
+  Instruction* re_pair = o.Binary(Opcode::kMultiply, o.Binary(Opcode::kAdd, re, at_partner(re)), half);
+  Instruction* im_pair = o.Binary(Opcode::kMultiply, o.Binary(Opcode::kSubtract, im, at_partner(im)), half);
+  Instruction* values = o.Select(partnered, o.Make(Opcode::kComplex, e.values->shape, {re_pair, im_pair}), e.values);
+  // The order: by the pair's first place, the one above the axis first.
+  Instruction* place = o.Binary(Opcode::kMinimum, index, partner);
+  Instruction* second = o.Select(owned, o.Fill(ElementType::kS32, 1, vec), o.Fill(ElementType::kS32, 0, vec));
+  Computation* order = b.new_computation();
+  {
+    ArrayOps c(b.make_in(order), b.constant_in(order));
+    const Shape si = Shape::Scalar(ElementType::kS32);
+    Instruction* p[6];
+    for (int64_t k = 0; k < 6; ++k) p[k] = Parameter(c, si, k);
+    Instruction* before = c.Binary(Opcode::kOr, c.Compare(p[0], p[1], ComparisonDirection::kLt),
+                                   c.Binary(Opcode::kAnd, c.Compare(p[0], p[1], ComparisonDirection::kEq), c.Compare(p[2], p[3], ComparisonDirection::kLt)));
+    order->set_root(before);
+  }
+  const Shape key(ElementType::kS32, vec);
+  Instruction* sorted = o.Make(Opcode::kSort, Shape::Tuple({key, key, key}), {place, second, index});
+  sorted->dimensions = std::vector<int64_t>{rd};
+  SetAttribute(*sorted, "is_stable", "true");
+  sorted->called_computations.emplace_back("to_apply", order);
+  Instruction* perm = o.Element(sorted, 2);  // new place j holds old index perm[j]
+  Instruction* gather = o.Select(o.Compare(rows, o.Spread(perm, f.dims, f.row_map), ComparisonDirection::kEq), o.Fill(ct, 1, f.dims), o.Fill(ct, 0, f.dims));
+  e.values = o.Sum(o.Select(o.Compare(rows, o.Spread(perm, f.dims, f.row_map), ComparisonDirection::kEq), o.Spread(values, f.dims, f.col_map),
+                            o.Fill(ct, 0, f.dims)),
+                   rd, add);
+  // The vectors in the new order; one below the axis is the conjugate of its partner's, just before it.
+  Instruction* below_now = o.Compare(o.Imag(e.values), zero, ComparisonDirection::kLt);
+  for (Instruction** v : {&e.right, &e.left}) {
+    if (!*v) continue;
+    Instruction* moved = o.MatMul(*v, gather);
+    Instruction* previous = o.Concatenate(o.Fill(ct, 0, MatrixDims(f, f.m, 1)), o.SliceMatrix(moved, 0, f.m, 0, f.n - 1), cd);
+    *v = o.Select(o.Spread(below_now, f.dims, f.row_map), o.Conj(previous), moved);
+  }
 }
 
 }  // namespace
@@ -271,7 +363,16 @@ StatusOr<EigFactors> BuildEigDecomposition(Instruction* a, bool left, bool right
   e.info = schur.info;
   if (right) e.right = vectors(true);
   if (left) e.left = vectors(false);
+  if (!IsComplex(t) && f.n > 1) PairConjugates(top, f, add, add_real, b, e);
   return e;
+}
+
+Instruction* PackRealEigenvectors(ArrayOps& o, Instruction* v, Instruction* values) {
+  const MatrixFrame f(v->shape);
+  const ElementType ct = v->shape.element_type(), rt = RealType(ct);
+  Instruction* previous = o.Concatenate(o.Fill(ct, 0, MatrixDims(f, f.m, 1)), o.SliceMatrix(v, 0, f.m, 0, f.n - 1), f.rank - 1);
+  Instruction* below = o.Compare(o.Imag(values), o.Fill(rt, 0, values->shape.dims()), ComparisonDirection::kLt);
+  return o.Select(o.Spread(below, f.dims, f.row_map), o.Imag(previous), o.Real(v));
 }
 
 }  // namespace vkxla

@@ -38,7 +38,16 @@ struct EigFactors {
   Instruction* info = nullptr;    // s32[...]
 };
 
-// `a`: f32, f64, c64 or c128 [..., n, n], n at most kMaxEigOrder.
+// `a`: f32, f64, c64 or c128 [..., n, n], n at most kMaxEigOrder. A real
+// matrix's complex eigenvalues come as LAPACK gives them: each next to its
+// exact conjugate (the one with the positive imaginary part first), their
+// vectors conjugates too.
 StatusOr<EigFactors> BuildEigDecomposition(Instruction* a, bool left, bool right, const ComputationBuilders& b);
+
+// A real matrix's complex eigenvectors `v` [..., n, n] (paired as
+// BuildEigDecomposition pairs them) in LAPACK's packed real form: a real
+// eigenvalue's vector as it is, a conjugate pair's as the real and the
+// imaginary part of the first one's.
+Instruction* PackRealEigenvectors(ArrayOps& o, Instruction* v, Instruction* values);
 
 }  // namespace vkxla

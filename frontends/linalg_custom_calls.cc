@@ -46,7 +46,7 @@ LinalgKernel FindLinalgKernel(const std::string& target) {
     const std::string rest = target.substr(f.size());
     // hipSOLVER's gesdd takes gesvd's attributes and gives its results.
     if (rest == "gesdd_ffi") return {"gesvd_ffi", true};
-    for (const char* k : {"potrf_ffi", "getrf_ffi", "geqrf_ffi", "orgqr_ffi", "syevd_ffi", "gesvd_ffi", "gesvdj_ffi", "sytrd_ffi"})
+    for (const char* k : {"potrf_ffi", "getrf_ffi", "geqrf_ffi", "orgqr_ffi", "syevd_ffi", "gesvd_ffi", "gesvdj_ffi", "sytrd_ffi", "geev_ffi"})
       if (rest == k) return {rest, true};
   }
   return {};
@@ -172,6 +172,17 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
     const bool ffi = kernel == "geev_ffi";
     if (c.operands.size() != (ffi ? 1u : 5u)) return CustomCallError(c, "takes a matrix");
     bool left = true, right = true;
+    if (k.gpu) {
+      // cuSOLVER's (a) with left and right -> (a, w, vl, vr, info); a real
+      // matrix's vectors in LAPACK's packed real form.
+      Instruction* a = c.operands[0];
+      VKXLA_ASSIGN_OR_RETURN(EigFactors e, BuildEigDecomposition(a, boolean("left", false), boolean("right", true), c.builders));
+      if (IsComplex(a->shape.element_type())) return WrittenResults(c, {nullptr, e.values, e.left, e.right, e.info}, make, constant);
+      ArrayOps o(make, constant);
+      return WrittenResults(c, {nullptr, e.values, e.left ? PackRealEigenvectors(o, e.left, e.values) : nullptr,
+                                e.right ? PackRealEigenvectors(o, e.right, e.values) : nullptr, e.info},
+                            make, constant);
+    }
     if (ffi) {
       left = config("compute_left").value_or('V') == 'V';
       right = config("compute_right").value_or('V') == 'V';

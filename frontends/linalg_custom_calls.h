@@ -20,7 +20,8 @@
 //   same with attributes as booleans: cusolver_/hipsolver_potrf_ffi,
 //   getrf_ffi, geqrf_ffi, orgqr_ffi, syevd_ffi and sytrd_ffi (lower), gesvd_ffi
 //   (full_matrices, compute_uv, transposed: vt before u; hipSOLVER's
-//   gesdd_ffi likewise) and gesvdj_ffi (V, not its adjoint), cuSPARSE's
+//   gesdd_ffi likewise), gesvdj_ffi (V, not its adjoint), geev_ffi (left,
+//   right; a real matrix's vectors packed as LAPACK packs them), cuSPARSE's
 //   gtsv2_ffi; and the pivots-to-permutation kernels.
 // Their operand_layouts only say how the kernels take the memory.
 #pragma once

@@ -826,6 +826,24 @@ TEST_F(LinalgCustomCalls, GeneralEigenvectorsAndSchurForms) {
         }
     }
   }
+  // cuSOLVER's real form: a rotation's +-i, their vector (1, -i) / sqrt 2
+  // packed as its real and imaginary parts.
+  Literal rotation(Shape(ElementType::kF32, {2, 2}));
+  const float rv[] = {0, -1, 1, 0};
+  for (int64_t i = 0; i < 4; ++i) rotation.Set(i, Scalar::Float(ElementType::kF32, rv[i]));
+  auto packed = ReadStablehlo(R"(
+func.func @main(%a: tensor<2x2xf32>) -> (tensor<2xcomplex<f32>>, tensor<2x2xf32>) {
+  %0:5 = stablehlo.custom_call @cusolver_geev_ffi(%a) {mhlo.backend_config = {left = false, right = true}} : (tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2xcomplex<f32>>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<i32>)
+  return %0#1, %0#3 : tensor<2xcomplex<f32>>, tensor<2x2xf32>
+})", false);
+  ASSERT_TRUE(packed.ok()) << packed.status().ToString();
+  auto wv = CompileAndRun(*packed->module, {rotation});
+  ASSERT_TRUE(wv.ok()) << wv.status().ToString();
+  const double h = std::sqrt(0.5);
+  const std::complex<double> want_w[] = {{0, 1}, {0, -1}};
+  const double want_v[] = {h, 0, 0, -h};
+  for (int64_t i = 0; i < 2; ++i) EXPECT_NEAR(std::abs(wv->tuple_elements()[0].Get(i).c() - want_w[i]), 0, 1e-6) << i;
+  for (int64_t i = 0; i < 4; ++i) EXPECT_NEAR(wv->tuple_elements()[1].Get(i).re, want_v[i], 1e-6) << i;
 }
 
 // jaxlib's gehrd (jax.lax.linalg.hessenberg) and sytrd/hetrd and
@@ -947,8 +965,9 @@ TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
     std::string why, gpu, lapack;
     std::vector<int64_t> dims;
     bool spd;
+    bool complex = false;
   };
-  const std::string m44 = "tensor<4x4xf32>", m35 = "tensor<3x5xf32>", i32 = "tensor<i32>";
+  const std::string m44 = "tensor<4x4xf32>", m35 = "tensor<3x5xf32>", m44c = "tensor<4x4xcomplex<f32>>", i32 = "tensor<i32>";
   const std::vector<Case> cases = {
       {"potrf, upper",
        "  %0:2 = stablehlo.custom_call @cusolver_potrf_ffi(%a) {mhlo.backend_config = {lower = false}} : (" + m44 + ") -> (" + m44 + ", " + i32 + ")\n  return %0#0 : " + m44,
@@ -980,6 +999,12 @@ TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
        "  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, " + i32 + ")\n"
        "  return %0#1, %0#2, %0#3 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>",
        {3, 5}, false},
+      {"geev of a complex matrix: (a, w, vl, vr, info)",
+       "  %0:5 = stablehlo.custom_call @cusolver_geev_ffi(%a) {mhlo.backend_config = {left = true, right = true}} : (" + m44c + ") -> (" + m44c + ", tensor<4xcomplex<f32>>, " + m44c + ", " + m44c + ", " + i32 + ")\n"
+       "  return %0#1, %0#2, %0#3 : tensor<4xcomplex<f32>>, " + m44c + ", " + m44c,
+       "  %0:6 = stablehlo.custom_call @lapack_cgeev_ffi(%a) {mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}} : (" + m44c + ") -> (tensor<4xcomplex<f32>>, " + m44c + ", " + m44c + ", " + i32 + ", " + m44c + ", tensor<8xf32>)\n"
+       "  return %0#0, %0#1, %0#2 : tensor<4xcomplex<f32>>, " + m44c + ", " + m44c,
+       {4, 4}, false, true},
       {"gesvdj: V itself, thin",
        "  %0:5 = stablehlo.custom_call @cusolver_gesvdj_ffi(%a) {mhlo.backend_config = {compute_uv = true, full_matrices = false}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x3xf32>, " + i32 + ")\n"
        "  %vt = stablehlo.transpose %0#3, dims = [1, 0] : (tensor<5x3xf32>) -> tensor<3x5xf32>\n"
@@ -990,13 +1015,19 @@ TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.why);
-    const std::string arg = "tensor<" + std::to_string(c.dims[0]) + "x" + std::to_string(c.dims[1]) + "xf32>";
+    const std::string arg = "tensor<" + std::to_string(c.dims[0]) + "x" + std::to_string(c.dims[1]) + (c.complex ? "xcomplex<f32>>" : "xf32>");
     auto results = [&](const std::string& body) {
       const size_t at = body.rfind("return ");
       const std::string types = body.substr(body.find(" : ", at) + 3);
       return "func.func @main(%a: " + arg + ") -> (" + types + ") {\n" + body + "\n}\n";
     };
-    const Literal a = random(c.dims, c.spd);
+    Literal a = random(c.dims, c.spd);
+    if (c.complex) {  // the real parts and a second draw as imaginary parts
+      const Literal im = random(c.dims, false);
+      Literal z(Shape(ElementType::kC64, c.dims));
+      for (int64_t i = 0; i < z.element_count(); ++i) z.Set(i, Scalar::Complex(ElementType::kC64, {a.Get(i).re, im.Get(i).re}));
+      a = std::move(z);
+    }
     StatusOr<Literal> gpu = run(results(c.gpu), a), lapack = run(results(c.lapack), a);
     ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
     ASSERT_TRUE(lapack.ok()) << lapack.status().ToString();
