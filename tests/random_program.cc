@@ -511,13 +511,26 @@ class Generator {
     std::vector<int64_t> kept;
     for (size_t d = 0; d < a.dims.size(); ++d)
       if (std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(d)) == reduced.end()) kept.push_back(static_cast<int64_t>(d));
-    const Value spread = Emit(a.type, a.dims, "broadcast(" + r.name + "), dimensions={" + List(kept) + "}", r.bound, r.integral);
+    // Sometimes a second statistic of the same rows first (a mean of
+    // squares beside the mean: layer norm's sibling reduces), the two
+    // combined on the rows' results.
+    Value stat = r;
+    if (a.type != ElementType::kPred && Chance(3)) {
+      const Value square = Emit(a.type, a.dims, "multiply(" + a.name + ", " + a.name + ")", a.bound * a.bound, a.integral);
+      double square_bound = 0;
+      const auto [reducer2, init2] = ReduceOp(square, terms, square_bound);
+      const Value r2 = Emit(a.type, dims, "reduce(" + square.name + ", " + init2 + "), dimensions={" + List(reduced) + "}, to_apply=" + reducer2,
+                            square_bound, square.integral);
+      stat = Emit(a.type, dims, std::string(Chance(2) ? "subtract" : "add") + "(" + r2.name + ", " + r.name + ")", r2.bound + r.bound,
+                  r.integral && r2.integral);
+    }
+    const Value spread = Emit(a.type, a.dims, "broadcast(" + stat.name + "), dimensions={" + List(kept) + "}", stat.bound, stat.integral);
     const std::vector<std::string> ops = a.type == ElementType::kPred ? std::vector<std::string>{"and", "or", "xor"}
                                                                       : std::vector<std::string>{"subtract", "add", "multiply", "maximum"};
     const std::string op = ops[rng_() % ops.size()];
-    const double combined = op == "multiply" ? a.bound * r.bound : op == "maximum" ? std::max(a.bound, r.bound) : a.bound + r.bound;
+    const double combined = op == "multiply" ? a.bound * stat.bound : op == "maximum" ? std::max(a.bound, stat.bound) : a.bound + stat.bound;
     Emit(a.type, a.dims, op + "(" + (Chance(2) ? a.name : SameShape(a).name) + ", " + spread.name + ")", combined,
-         a.integral && r.integral);
+         a.integral && stat.integral);
   }
 
   void ReduceWindow(const Value& a) {
