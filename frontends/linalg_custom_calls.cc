@@ -40,6 +40,8 @@ LinalgKernel FindLinalgKernel(const std::string& target) {
     if (f == "blas_" && rest == "trsm") return {rest, false};
   }
   if (target == "cusparse_gtsv2_ffi" || target == "hipsparse_gtsv2_ffi") return {"gtsv2_ffi", true};
+  // The GPU kernels of older exports: their attributes an opaque descriptor.
+  if (target == "cublas_geqrf_batched" || target == "hipblas_geqrf_batched") return {"gpu_legacy_geqrf", true};
   for (const char* family : {"cusolver_", "hipsolver_", "rocsolver_"}) {
     const std::string f = family;
     if (target.rfind(f, 0) != 0) continue;
@@ -48,8 +50,35 @@ LinalgKernel FindLinalgKernel(const std::string& target) {
     if (rest == "gesdd_ffi") return {"gesvd_ffi", true};
     for (const char* k : {"potrf_ffi", "getrf_ffi", "geqrf_ffi", "orgqr_ffi", "syevd_ffi", "gesvd_ffi", "gesvdj_ffi", "sytrd_ffi", "geev_ffi"})
       if (rest == k) return {rest, true};
+    for (const char* k : {"geqrf", "orgqr", "syevd", "syevj"})
+      if (rest == k) return {"gpu_legacy_" + rest, true};
   }
   return {};
+}
+
+// The bytes of an opaque backend_config as MLIR writes them ("\00z\01":
+// hex escapes and plain characters).
+std::vector<uint8_t> OpaqueBytes(const std::string& raw) {
+  std::vector<uint8_t> bytes;
+  const size_t begin = raw.find('"'), end = raw.rfind('"');
+  if (begin == std::string::npos || end <= begin) return bytes;
+  auto hex = [](char ch) -> int {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = begin + 1; i < end; ++i) {
+    if (raw[i] == '\\' && i + 2 < end && hex(raw[i + 1]) >= 0 && hex(raw[i + 2]) >= 0) {
+      bytes.push_back(static_cast<uint8_t>(hex(raw[i + 1]) * 16 + hex(raw[i + 2])));
+      i += 2;
+    } else if (raw[i] == '\\' && i + 1 < end) {
+      bytes.push_back(static_cast<uint8_t>(raw[++i]));
+    } else {
+      bytes.push_back(static_cast<uint8_t>(raw[i]));
+    }
+  }
+  return bytes;
 }
 
 // 1 where a batch member's factor holds a NaN (LAPACK's info: not positive
@@ -220,6 +249,33 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
     Instruction* w = o.Sum(o.Select(diagonal, schur.t, o.Fill(a->shape.element_type(), 0, f.dims)), f.rank - 1, AddComputation(c.builders, a->shape.element_type()));
     if (ffi) return WrittenResults(c, {schur.t, w, schur.z, nullptr, schur.info}, make, constant);
     return WrittenResults(c, {schur.t, nullptr, w, schur.z, nullptr, schur.info}, make, constant);
+  }
+  if (kernel.rfind("gpu_legacy_", 0) == 0) {
+    // Older exports' cuSOLVER/hipSOLVER/cuBLAS kernels: geqrf (a) -> (a,
+    // tau, info or scratch...), orgqr (a, tau) -> (q, info, work), syevd and
+    // syevj (a) -> (v, w, info, work), the triangle in the descriptor's
+    // second word (cuBLAS's fill mode 0 lower, hipSOLVER's 122 lower).
+    const std::string op = kernel.substr(11);
+    if (op == "geqrf") {
+      if (c.operands.size() != 1) return CustomCallError(c, "takes a matrix");
+      VKXLA_ASSIGN_OR_RETURN(QrFactors qr, BuildQrDecomposition(c.operands[0], c.builders));
+      return WrittenResults(c, {qr.packed, qr.taus}, make, constant);
+    }
+    if (op == "orgqr") {
+      if (c.operands.size() != 2) return CustomCallError(c, "takes the reflectors and their taus");
+      VKXLA_ASSIGN_OR_RETURN(Instruction * q, BuildHouseholderProduct(c.operands[0], c.operands[1], c.builders));
+      return WrittenResults(c, {q}, make, constant);
+    }
+    if (c.operands.size() != 1) return CustomCallError(c, "takes a symmetric matrix");
+    auto it = c.attributes.find("backend_config");
+    const std::vector<uint8_t> d = it == c.attributes.end() ? std::vector<uint8_t>() : OpaqueBytes(it->second);
+    if (d.size() < 8) return CustomCallError(c, "needs its descriptor (type, fill mode, ...) in backend_config");
+    const uint32_t fill = d[4] | (d[5] << 8) | (d[6] << 16) | (static_cast<uint32_t>(d[7]) << 24);
+    const bool hip = c.target.rfind("hip", 0) == 0;
+    const bool lower = hip ? fill == 122 : fill == 0;
+    if (hip ? fill != 121 && fill != 122 : fill > 1) return CustomCallError(c, "its descriptor's fill mode " + std::to_string(fill) + " is none");
+    VKXLA_ASSIGN_OR_RETURN(EighFactors e, BuildEighDecomposition(c.operands[0], lower, c.builders));
+    return WrittenResults(c, {e.vectors, e.values}, make, constant);
   }
   if (kernel == "gehrd" || kernel == "gehrd_ffi") {
     // Legacy (n, ilo, ihi, lda, batch, lwork, a) -> (a, tau, info, work);

@@ -22,7 +22,9 @@
 //   (full_matrices, compute_uv, transposed: vt before u; hipSOLVER's
 //   gesdd_ffi likewise), gesvdj_ffi (V, not its adjoint), geev_ffi (left,
 //   right; a real matrix's vectors packed as LAPACK packs them), cuSPARSE's
-//   gtsv2_ffi; and the pivots-to-permutation kernels.
+//   gtsv2_ffi; older exports' geqrf, orgqr, syevd and syevj (and cuBLAS's
+//   geqrf_batched), whose attributes are an opaque descriptor (the fill
+//   mode read from it); and the pivots-to-permutation kernels.
 // Their operand_layouts only say how the kernels take the memory.
 #pragma once
 

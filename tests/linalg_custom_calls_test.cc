@@ -1005,6 +1005,20 @@ TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
        "  %0:6 = stablehlo.custom_call @lapack_cgeev_ffi(%a) {mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}} : (" + m44c + ") -> (tensor<4xcomplex<f32>>, " + m44c + ", " + m44c + ", " + i32 + ", " + m44c + ", tensor<8xf32>)\n"
        "  return %0#0, %0#1, %0#2 : tensor<4xcomplex<f32>>, " + m44c + ", " + m44c,
        {4, 4}, false, true},
+      {"older exports' cuSOLVER geqrf and orgqr",
+       "  %0:4 = stablehlo.custom_call @cusolver_geqrf(%a) {api_version = 2 : i32, backend_config = \"\\00\\00\\00\\00\\01\\00\\00\\00\\04\\00\\00\\00\\04\\00\\00\\00\\00\\01\\00\\00\"} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ", tensor<256xf32>)\n"
+       "  %1:3 = stablehlo.custom_call @cusolver_orgqr(%0#0, %0#1) {api_version = 2 : i32, backend_config = \"\\00\\00\\00\\00\\01\\00\\00\\00\"} : (" + m44 + ", tensor<4xf32>) -> (" + m44 + ", " + i32 + ", tensor<64xf32>)\n  return %1#0 : " + m44,
+       "  %0:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>)\n"
+       "  %1 = stablehlo.custom_call @lapack_sorgqr_ffi(%0#0, %0#1) : (" + m44 + ", tensor<4xf32>) -> " + m44 + "\n  return %1 : " + m44,
+       {4, 4}, false},
+      {"older exports' hipSOLVER syevd, lower by its descriptor",
+       "  %0:4 = stablehlo.custom_call @hipsolver_syevd(%a) {api_version = 2 : i32, backend_config = \"\\00\\00\\00\\00z\\00\\00\\00\\01\\00\\00\\00\\04\\00\\00\\00@\\00\\00\\00\"} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ", tensor<64xf32>)\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
+       "  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ")\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
+       {4, 4}, false},
+      {"older exports' cuSOLVER syevj, upper by its descriptor",
+       "  %0:4 = stablehlo.custom_call @cusolver_syevj(%a) {api_version = 2 : i32, backend_config = \"\\00\\00\\00\\00\\01\\00\\00\\00\\01\\00\\00\\00\\04\\00\\00\\00@\\00\\00\\00\"} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ", tensor<64xf32>)\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
+       "  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 85 : ui8}} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ")\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
+       {4, 4}, false},
       {"gesvdj: V itself, thin",
        "  %0:5 = stablehlo.custom_call @cusolver_gesvdj_ffi(%a) {mhlo.backend_config = {compute_uv = true, full_matrices = false}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x3xf32>, " + i32 + ")\n"
        "  %vt = stablehlo.transpose %0#3, dims = [1, 0] : (tensor<5x3xf32>) -> tensor<3x5xf32>\n"
@@ -1036,6 +1050,12 @@ TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
 }
 
 TEST_F(LinalgCustomCalls, BadOperandsAreErrorsAtTheirPosition) {
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%a: tensor<4x4xf32>) -> tensor<4xf32> {
+  %0:4 = stablehlo.custom_call @hipsolver_syevd(%a) {api_version = 2 : i32, backend_config = "\00\00"} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>, tensor<64xf32>)
+  return %0#1 : tensor<4xf32>
+})", {Literal(Shape(ElementType::kF32, {4, 4}))}).find("3:3: custom_call @hipsolver_syevd: needs its descriptor"),
+            std::string::npos);
   EXPECT_NE(RunRefined(R"(
 func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %0:6 = stablehlo.custom_call @lapack_sgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>, tensor<i32>, tensor<i32>)
