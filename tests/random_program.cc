@@ -586,7 +586,20 @@ class Generator {
     const Value b = NewParameter(a.type, rdims);
     std::string dnums = "lhs_contracting_dims={" + std::to_string(c) + "}, rhs_contracting_dims={" + std::to_string(rk) + "}";
     if (batch >= 0) dnums = "lhs_batch_dims={" + std::to_string(batch) + "}, rhs_batch_dims={" + std::to_string(rb) + "}, " + dnums;
-    Emit(a.type, out, "dot(" + a.name + ", " + b.name + "), " + dnums, a.bound * b.bound * static_cast<double>(k), a.integral);
+    const Value product = Emit(a.type, out, "dot(" + a.name + ", " + b.name + "), " + dnums, a.bound * b.bound * static_cast<double>(k),
+                               a.integral);
+    if (out.empty() || Chance(2) || args_.size() >= kMaxParameters) return;
+    // An epilogue: a bias along the last dim, now and then a relu, and now
+    // and then a residual that reads the product again.
+    const int64_t last = static_cast<int64_t>(out.size()) - 1;
+    const Value bias = NewParameter(a.type, {out.back()});
+    const Value spread = Emit(a.type, out, "broadcast(" + bias.name + "), dimensions={" + std::to_string(last) + "}", bias.bound, bias.integral);
+    Value y = Emit(a.type, out, "add(" + product.name + ", " + spread.name + ")", product.bound + bias.bound, product.integral && bias.integral);
+    if (Chance(2)) {
+      const Value zero = Emit(a.type, out, "broadcast(" + Constant(a.type, 0.0) + "), dimensions={}", 0, true);
+      y = Emit(a.type, out, "maximum(" + y.name + ", " + zero.name + ")", y.bound, y.integral);
+    }
+    if (Chance(3)) Emit(a.type, out, "add(" + y.name + ", " + product.name + ")", y.bound + product.bound, y.integral && product.integral);
   }
 
   void Gather(const Value& a) {
