@@ -1,5 +1,7 @@
 #include "frontends/hessenberg_reduction.h"
 
+#include "frontends/householder_reflector.h"
+
 namespace vkxla {
 
 StatusOr<HessenbergFactors> BuildHessenbergReduction(Instruction* a, const ComputationBuilders& b) {
@@ -34,25 +36,8 @@ StatusOr<HessenbergFactors> BuildHessenbergReduction(Instruction* a, const Compu
     Instruction* zero = o.Fill(ct, 0, f.dims);
     // Column j as a vector over the rows: alpha its entry j + 1, the tail below.
     Instruction* col = o.Sum(o.Select(o.Compare(cols, jm, ComparisonDirection::kEq), x, zero), cd, add);  // [..., n]
-    Instruction* line_rows = o.Iota(ElementType::kS32, f.col_dims, rd);
-    Instruction* j1l = o.Spread(j1, f.col_dims, {});
-    Instruction* zero_line = o.Fill(ct, 0, f.col_dims);
-    Instruction* alpha = o.Sum(o.Select(o.Compare(line_rows, j1l, ComparisonDirection::kEq), col, zero_line), rd, add);
-    Instruction* below = o.Compare(line_rows, j1l, ComparisonDirection::kGt);
-    Instruction* tail = o.Select(below, col, zero_line);
-    Instruction* tail2 = o.Sum(o.AbsSquared(tail), rd, add_real);
-    // zlarfg: beta = -sign(re alpha) |(alpha, tail)|, tau = (beta - alpha) / beta,
-    // v = tail / (alpha - beta); nothing to reflect where the tail is zero and alpha real.
-    Instruction* zero_r = o.Fill(rt, 0, f.batch);
-    Instruction* nz = o.Compare(tail2, zero_r, ComparisonDirection::kNe);
-    if (IsComplex(ct)) nz = o.Binary(Opcode::kOr, nz, o.Compare(o.Imag(alpha), zero_r, ComparisonDirection::kNe));
-    Instruction* norm = o.Make(Opcode::kSqrt, tail2->shape, {o.Binary(Opcode::kAdd, o.AbsSquared(alpha), tail2)});
-    Instruction* beta = o.As(o.Select(o.Compare(o.Real(alpha), zero_r, ComparisonDirection::kGe), o.Make(Opcode::kNegate, norm->shape, {norm}), norm), ct);
-    Instruction* zero_b = o.Fill(ct, 0, f.batch);
-    Instruction* tau = o.Select(nz, o.Binary(Opcode::kDivide, o.Binary(Opcode::kSubtract, beta, alpha), beta), zero_b);
-    Instruction* scale = o.Select(nz, o.Binary(Opcode::kDivide, o.Fill(ct, 1, f.batch), o.Binary(Opcode::kSubtract, alpha, beta)), zero_b);
-    Instruction* v = o.Select(below, o.Binary(Opcode::kMultiply, tail, o.Spread(scale, f.col_dims, f.batch_map)),
-                              o.Select(o.Compare(line_rows, j1l, ComparisonDirection::kEq), o.Fill(ct, 1, f.col_dims), zero_line));
+    const Reflector r = HouseholderReflector(o, f, col, j1, add, add_real);
+    Instruction *tau = r.tau, *v = r.v;
     // x <- H^H x H, q <- q H, H = I - tau v v^H.
     Instruction* v_rows = o.Spread(v, f.dims, f.col_map);  // v[i] at (i, *)
     Instruction* v_cols = o.Spread(v, f.dims, f.row_map);  // v[k] at (*, k)

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "frontends/array_ops.h"
+#include "frontends/householder_reflector.h"
 #include "ir/module.h"
 
 namespace vkxla {
@@ -39,26 +40,8 @@ StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilde
     Instruction* zero = o.Fill(t, 0, f.dims);
     // Column j: alpha on the diagonal, the part below it to be reflected away.
     Instruction* col = o.Sum(o.Select(o.Compare(cols, jm, ComparisonDirection::kEq), x, zero), cd, add);  // [..., m]
-    Instruction* col_rows = o.Iota(ElementType::kS32, f.col_dims, f.rank - 2);
-    Instruction* jc = o.Spread(j, f.col_dims, {});
-    Instruction* zero_col = o.Fill(t, 0, f.col_dims);
-    Instruction* alpha = o.Sum(o.Select(o.Compare(col_rows, jc, ComparisonDirection::kEq), col, zero_col), f.rank - 2, add);
-    Instruction* below = o.Compare(col_rows, jc, ComparisonDirection::kGt);
-    Instruction* tail = o.Select(below, col, zero_col);
-    Instruction* tail2 = o.Sum(o.AbsSquared(tail), f.rank - 2, add_real);  // [...]
-    // dlarfg/zlarfg: beta = -sign(re alpha) |(alpha, tail)| (real), tau =
-    // (beta - alpha) / beta, v = tail / (alpha - beta); nothing to reflect
-    // (tau 0) where the tail is zero and alpha real.
-    Instruction* zero_r = o.Fill(rt, 0, f.batch);
-    Instruction* nz = o.Compare(tail2, zero_r, ComparisonDirection::kNe);
-    if (IsComplex(t)) nz = o.Binary(Opcode::kOr, nz, o.Compare(o.Imag(alpha), zero_r, ComparisonDirection::kNe));
-    Instruction* norm = o.Make(Opcode::kSqrt, tail2->shape, {o.Binary(Opcode::kAdd, o.AbsSquared(alpha), tail2)});
-    Instruction* beta = o.As(o.Select(o.Compare(o.Real(alpha), zero_r, ComparisonDirection::kGe), o.Make(Opcode::kNegate, norm->shape, {norm}), norm), t);
-    Instruction* zero_b = o.Fill(t, 0, f.batch);
-    Instruction* tau = o.Select(nz, o.Binary(Opcode::kDivide, o.Binary(Opcode::kSubtract, beta, alpha), beta), zero_b);
-    Instruction* scale = o.Select(nz, o.Binary(Opcode::kDivide, o.Fill(t, 1, f.batch), o.Binary(Opcode::kSubtract, alpha, beta)), zero_b);
-    Instruction* v = o.Select(below, o.Binary(Opcode::kMultiply, tail, o.Spread(scale, f.col_dims, f.batch_map)),
-                              o.Select(o.Compare(col_rows, jc, ComparisonDirection::kEq), o.Fill(t, 1, f.col_dims), zero_col));
+    const Reflector r = HouseholderReflector(o, f, col, j, add, add_real);
+    Instruction *alpha = r.alpha, *beta = r.beta, *tau = r.tau, *nz = r.reflects, *v = r.v;
     // H^H = I - conj(tau) v v^H applied to the columns after j.
     Instruction* vm = o.Spread(v, f.dims, f.col_map);
     Instruction* w = o.Sum(o.Binary(Opcode::kMultiply, o.Conj(vm), x), rd, add);  // [..., n]
