@@ -968,6 +968,18 @@ TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
     bool complex = false;
   };
   const std::string m44 = "tensor<4x4xf32>", m35 = "tensor<3x5xf32>", m44c = "tensor<4x4xcomplex<f32>>", i32 = "tensor<i32>";
+  // LAPACK's forms the GPU ones are held against.
+  const std::string lapack_svd_wide =
+      "  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (" + m35 + ") -> (" + m35 +
+      ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, " + i32 + ")\n  return %0#1, %0#2, %0#3 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>";
+  auto lapack_eigh = [&](const char* uplo) {
+    return "  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = " + std::string(uplo) +
+           " : ui8}} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ")\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>";
+  };
+  const std::string lapack_eigh_lower = lapack_eigh("76"), lapack_eigh_upper = lapack_eigh("85");
+  const std::string lapack_q = "  %0:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) : (" + m44 + ") -> (" + m44 +
+                               ", tensor<4xf32>)\n  %1 = stablehlo.custom_call @lapack_sorgqr_ffi(%0#0, %0#1) : (" + m44 +
+                               ", tensor<4xf32>) -> " + m44 + "\n  return %1 : " + m44;
   const std::vector<Case> cases = {
       {"potrf, upper",
        "  %0:2 = stablehlo.custom_call @cusolver_potrf_ffi(%a) {mhlo.backend_config = {lower = false}} : (" + m44 + ") -> (" + m44 + ", " + i32 + ")\n  return %0#0 : " + m44,
@@ -980,24 +992,21 @@ TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
       {"geqrf and orgqr",
        "  %0:2 = stablehlo.custom_call @cusolver_geqrf_ffi(%a) : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>)\n"
        "  %1 = stablehlo.custom_call @cusolver_orgqr_ffi(%0#0, %0#1) : (" + m44 + ", tensor<4xf32>) -> " + m44 + "\n  return %1 : " + m44,
-       "  %0:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>)\n"
-       "  %1 = stablehlo.custom_call @lapack_sorgqr_ffi(%0#0, %0#1) : (" + m44 + ", tensor<4xf32>) -> " + m44 + "\n  return %1 : " + m44,
+       lapack_q,
        {4, 4}, false},
       {"syevd, upper",
        "  %0:3 = stablehlo.custom_call @cusolver_syevd_ffi(%a) {mhlo.backend_config = {algorithm = 0 : ui8, lower = false}} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ")\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
-       "  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 85 : ui8}} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ")\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
+       lapack_eigh_upper,
        {4, 4}, false},
       {"gesvd of a wide matrix: vt before u",
        "  %0:5 = stablehlo.custom_call @cusolver_gesvd_ffi(%a) {mhlo.backend_config = {compute_uv = true, full_matrices = true, transposed = true}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<5x5xf32>, tensor<3x3xf32>, " + i32 + ")\n"
        "  return %0#1, %0#3, %0#2 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>",
-       "  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, " + i32 + ")\n"
-       "  return %0#1, %0#2, %0#3 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>",
+       lapack_svd_wide,
        {3, 5}, false},
       {"hipSOLVER's gesdd, as gesvd",
        "  %0:5 = stablehlo.custom_call @hipsolver_gesdd_ffi(%a) {mhlo.backend_config = {compute_uv = true, full_matrices = true, transposed = true}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<5x5xf32>, tensor<3x3xf32>, " + i32 + ")\n"
        "  return %0#1, %0#3, %0#2 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>",
-       "  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>, " + i32 + ")\n"
-       "  return %0#1, %0#2, %0#3 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>",
+       lapack_svd_wide,
        {3, 5}, false},
       {"geev of a complex matrix: (a, w, vl, vr, info)",
        "  %0:5 = stablehlo.custom_call @cusolver_geev_ffi(%a) {mhlo.backend_config = {left = true, right = true}} : (" + m44c + ") -> (" + m44c + ", tensor<4xcomplex<f32>>, " + m44c + ", " + m44c + ", " + i32 + ")\n"
@@ -1008,16 +1017,15 @@ TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
       {"older exports' cuSOLVER geqrf and orgqr",
        "  %0:4 = stablehlo.custom_call @cusolver_geqrf(%a) {api_version = 2 : i32, backend_config = \"\\00\\00\\00\\00\\01\\00\\00\\00\\04\\00\\00\\00\\04\\00\\00\\00\\00\\01\\00\\00\"} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ", tensor<256xf32>)\n"
        "  %1:3 = stablehlo.custom_call @cusolver_orgqr(%0#0, %0#1) {api_version = 2 : i32, backend_config = \"\\00\\00\\00\\00\\01\\00\\00\\00\"} : (" + m44 + ", tensor<4xf32>) -> (" + m44 + ", " + i32 + ", tensor<64xf32>)\n  return %1#0 : " + m44,
-       "  %0:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>)\n"
-       "  %1 = stablehlo.custom_call @lapack_sorgqr_ffi(%0#0, %0#1) : (" + m44 + ", tensor<4xf32>) -> " + m44 + "\n  return %1 : " + m44,
+       lapack_q,
        {4, 4}, false},
       {"older exports' hipSOLVER syevd, lower by its descriptor",
        "  %0:4 = stablehlo.custom_call @hipsolver_syevd(%a) {api_version = 2 : i32, backend_config = \"\\00\\00\\00\\00z\\00\\00\\00\\01\\00\\00\\00\\04\\00\\00\\00@\\00\\00\\00\"} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ", tensor<64xf32>)\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
-       "  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ")\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
+       lapack_eigh_lower,
        {4, 4}, false},
       {"older exports' cuSOLVER syevj, upper by its descriptor",
        "  %0:4 = stablehlo.custom_call @cusolver_syevj(%a) {api_version = 2 : i32, backend_config = \"\\00\\00\\00\\00\\01\\00\\00\\00\\01\\00\\00\\00\\04\\00\\00\\00@\\00\\00\\00\"} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ", tensor<64xf32>)\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
-       "  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 85 : ui8}} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ")\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
+       lapack_eigh_upper,
        {4, 4}, false},
       {"gesvdj: V itself, thin",
        "  %0:5 = stablehlo.custom_call @cusolver_gesvdj_ffi(%a) {mhlo.backend_config = {compute_uv = true, full_matrices = false}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x3xf32>, " + i32 + ")\n"
