@@ -114,6 +114,12 @@ class ArrayOps {
     s->other_attributes.emplace_back("slice", SliceText(slice));
     return s;
   }
+  // The identity matrix (ones where row == column) of dims [..., r, c].
+  Instruction* Identity(ElementType t, const std::vector<int64_t>& dims) {
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    Instruction* eq = Compare(Iota(ElementType::kS32, dims, rank - 2), Iota(ElementType::kS32, dims, rank - 1), ComparisonDirection::kEq);
+    return Select(eq, Fill(t, 1, dims), Fill(t, 0, dims));
+  }
   // x with its last two dims swapped, conjugated where complex.
   Instruction* AdjointMatrix(Instruction* x) { return Conj(TransposeMatrix(x)); }
   // x with its last two dims swapped.
@@ -162,6 +168,18 @@ class ArrayOps {
 // The type of a complex type's parts; a real type itself.
 inline ElementType RealType(ElementType t) { return IsComplex(t) ? ComplexComponentType(t) : t; }
 
+// The machine epsilon of t's real type (f32 or f64).
+inline double Epsilon(ElementType t) {
+  return RealType(t) == ElementType::kF32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+}
+
+// batch dims followed by [rows, cols].
+inline std::vector<int64_t> MatrixDims(std::vector<int64_t> batch, int64_t rows, int64_t cols) {
+  batch.push_back(rows);
+  batch.push_back(cols);
+  return batch;
+}
+
 // f32, f64, c64 and c128: what the decompositions compute in.
 inline bool IsDecompositionType(ElementType t) { return (IsFloat(t) && BitWidth(t) >= 32) || IsComplex(t); }
 
@@ -204,6 +222,14 @@ inline Computation* AddComputation(const ComputationBuilders& b, ElementType t) 
   ArrayOps o(b.make_in(add), b.constant_in(add));
   add->set_root(o.Make(Opcode::kAdd, Shape::Scalar(t), {Parameter(o, Shape::Scalar(t), 0), Parameter(o, Shape::Scalar(t), 1)}));
   return add;
+}
+
+// (a, b) -> max(a, b) over scalars of t, a computation of the module.
+inline Computation* MaxComputation(const ComputationBuilders& b, ElementType t) {
+  Computation* max = b.new_computation();
+  ArrayOps o(b.make_in(max), b.constant_in(max));
+  max->set_root(o.Make(Opcode::kMaximum, Shape::Scalar(t), {Parameter(o, Shape::Scalar(t), 0), Parameter(o, Shape::Scalar(t), 1)}));
+  return max;
 }
 
 // A loop's condition: its `state`'s element 0 (an s32 counter) compared

@@ -14,10 +14,6 @@ ElementType ComplexOf(ElementType t) {
   return t == ElementType::kF32 ? ElementType::kC64 : ElementType::kC128;
 }
 
-double Epsilon(ElementType rt) {
-  return rt == ElementType::kF32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
-}
-
 // What the loops of a batch of matrices share: the frame, iotas, the adder.
 struct Frame {
   ArrayOps& o;
@@ -36,20 +32,10 @@ struct Frame {
     Instruction* picked = o.Select(mask, x, o.Fill(x->shape.element_type(), 0, f.dims));
     return o.Sum(o.Sum(picked, f.rank - 1, add), f.rank - 2, add);
   }
-  Instruction* Identity(ElementType t) const {
-    return o.Select(o.Compare(rows, cols, ComparisonDirection::kEq), o.Fill(t, 1, f.dims), o.Fill(t, 0, f.dims));
-  }
   Instruction* Magnitude(Instruction* x) const {
     return o.Make(Opcode::kAbs, Shape(RealType(x->shape.element_type()), x->shape.dims()), {x});
   }
 };
-
-std::vector<int64_t> MatrixDims(const MatrixFrame& f, int64_t rows, int64_t cols) {
-  std::vector<int64_t> dims = f.batch;
-  dims.push_back(rows);
-  dims.push_back(cols);
-  return dims;
-}
 
 ComputationBuilders BuildersIn(const ComputationBuilders& b, Computation* c) {
   return ComputationBuilders{b.make_in(c), b.constant_in(c), b.new_computation, b.make_in, b.constant_in};
@@ -142,8 +128,7 @@ Instruction* TriangularEigenvectors(const MatrixFrame& f, Computation* add, Comp
     body.Finish({o.Binary(right ? Opcode::kSubtract : Opcode::kAdd, j, o.Const(ElementType::kS32, 1)), next, tt, lam});
   }
   ArrayOps top(b.make, b.constant);
-  Frame fr(top, f, add, add_real);
-  Instruction* loop = CountedLoop(top, state, {top.Const(ElementType::kS32, right ? static_cast<double>(n - 2) : 1.0), fr.Identity(ct), t, values},
+  Instruction* loop = CountedLoop(top, state, {top.Const(ElementType::kS32, right ? static_cast<double>(n - 2) : 1.0), top.Identity(ct, f.dims), t, values},
                                   cond, body.computation);
   Instruction* y = top.Element(loop, 1);
   return right ? y : top.Conj(y);
@@ -216,7 +201,7 @@ void PairConjugates(ArrayOps& o, const MatrixFrame& f, Computation* add, Computa
   for (Instruction** v : {&e.right, &e.left}) {
     if (!*v) continue;
     Instruction* moved = o.MatMul(*v, gather);
-    Instruction* previous = o.Concatenate(o.Fill(ct, 0, MatrixDims(f, f.m, 1)), o.SliceMatrix(moved, 0, f.m, 0, f.n - 1), cd);
+    Instruction* previous = o.Concatenate(o.Fill(ct, 0, MatrixDims(f.batch, f.m, 1)), o.SliceMatrix(moved, 0, f.m, 0, f.n - 1), cd);
     *v = o.Select(o.Spread(below_now, f.dims, f.row_map), o.Conj(previous), moved);
   }
 }
@@ -341,12 +326,7 @@ StatusOr<EigFactors> BuildEigDecomposition(Instruction* a, bool left, bool right
   if (!IsComplex(t)) {
     Instruction* largest = top.Make(Opcode::kReduce, Shape(rt, f.batch), {fr.Magnitude(schur.t), top.Const(rt, 0)});
     largest->dimensions = std::vector<int64_t>{f.rank - 2, f.rank - 1};
-    Computation* max = b.new_computation();
-    {
-      ArrayOps c(b.make_in(max), b.constant_in(max));
-      max->set_root(c.Make(Opcode::kMaximum, Shape::Scalar(rt), {Parameter(c, Shape::Scalar(rt), 0), Parameter(c, Shape::Scalar(rt), 1)}));
-    }
-    largest->called_computations.emplace_back("to_apply", max);
+    largest->called_computations.emplace_back("to_apply", MaxComputation(b, rt));
     Instruction* bound = top.Spread(top.Binary(Opcode::kMultiply, largest, top.Fill(rt, 16.0 * static_cast<double>(f.n) * Epsilon(rt), f.batch)),
                                     f.row_dims, f.batch_map);
     real_value = top.Compare(top.Make(Opcode::kAbs, Shape(rt, f.row_dims), {top.Imag(values)}), bound, ComparisonDirection::kLe);
@@ -370,7 +350,7 @@ StatusOr<EigFactors> BuildEigDecomposition(Instruction* a, bool left, bool right
 Instruction* PackRealEigenvectors(ArrayOps& o, Instruction* v, Instruction* values) {
   const MatrixFrame f(v->shape);
   const ElementType ct = v->shape.element_type(), rt = RealType(ct);
-  Instruction* previous = o.Concatenate(o.Fill(ct, 0, MatrixDims(f, f.m, 1)), o.SliceMatrix(v, 0, f.m, 0, f.n - 1), f.rank - 1);
+  Instruction* previous = o.Concatenate(o.Fill(ct, 0, MatrixDims(f.batch, f.m, 1)), o.SliceMatrix(v, 0, f.m, 0, f.n - 1), f.rank - 1);
   Instruction* below = o.Compare(o.Imag(values), o.Fill(rt, 0, values->shape.dims()), ComparisonDirection::kLt);
   return o.Select(o.Spread(below, f.dims, f.row_map), o.Imag(previous), o.Real(v));
 }

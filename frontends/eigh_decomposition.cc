@@ -22,7 +22,7 @@ StatusOr<EighFactors> BuildEighDecomposition(Instruction* a, bool lower, const C
   Instruction* diagonal = top.Compare(rows0, cols0, ComparisonDirection::kEq);
   Instruction* sym = top.Select(top.Compare(rows0, cols0, lower ? ComparisonDirection::kGe : ComparisonDirection::kLe), a, top.AdjointMatrix(a));
   if (IsComplex(t)) sym = top.Select(diagonal, top.As(top.Real(sym), t), sym);
-  Instruction* identity = top.Select(diagonal, top.Fill(t, 1, dims), top.Fill(t, 0, dims));
+  Instruction* identity = top.Identity(t, dims);
   Computation* add = AddComputation(b, t);
   Computation* add_real = IsComplex(t) ? AddComputation(b, rt) : add;
   // The eigenvalues: the real diagonal.

@@ -15,11 +15,7 @@ StatusOr<HessenbergFactors> BuildHessenbergReduction(Instruction* a, const Compu
   std::vector<int64_t> tau_dims = f.batch;
   tau_dims.push_back(std::max<int64_t>(n - 1, 0));
   ArrayOps top(b.make, b.constant);
-  auto identity = [&](ArrayOps& o) {
-    return o.Select(o.Compare(o.Iota(ElementType::kS32, f.dims, rd), o.Iota(ElementType::kS32, f.dims, cd), ComparisonDirection::kEq),
-                    o.Fill(ct, 1, f.dims), o.Fill(ct, 0, f.dims));
-  };
-  if (n < 2) return HessenbergFactors{a, identity(top), top.Fill(ct, 0, f.dims), top.Fill(ct, 0, tau_dims)};
+  if (n < 2) return HessenbergFactors{a, top.Identity(ct, f.dims), top.Fill(ct, 0, f.dims), top.Fill(ct, 0, tau_dims)};
   Computation* add = AddComputation(b, ct);
   Computation* add_real = IsComplex(ct) ? AddComputation(b, rt) : add;
   const Shape i32 = Shape::Scalar(ElementType::kS32), taus_shape(ct, tau_dims);
@@ -60,7 +56,7 @@ StatusOr<HessenbergFactors> BuildHessenbergReduction(Instruction* a, const Compu
     Instruction* taus1 = o.Select(o.Compare(tau_index, o.Spread(j, tau_dims, {}), ComparisonDirection::kEq), o.Spread(tau, tau_dims, f.batch_map), taus);
     body.Finish({j1, x1, from_right(q), refl1, taus1});
   }
-  Instruction* loop = CountedLoop(top, state, {top.Const(ElementType::kS32, 0), a, identity(top), top.Fill(ct, 0, f.dims), top.Fill(ct, 0, tau_dims)},
+  Instruction* loop = CountedLoop(top, state, {top.Const(ElementType::kS32, 0), a, top.Identity(ct, f.dims), top.Fill(ct, 0, f.dims), top.Fill(ct, 0, tau_dims)},
                                   cond, body.computation);
   return HessenbergFactors{top.Element(loop, 1), top.Element(loop, 2), top.Element(loop, 3), top.Element(loop, 4)};
 }

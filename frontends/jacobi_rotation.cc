@@ -1,15 +1,9 @@
 #include "frontends/jacobi_rotation.h"
 
-#include <limits>
-
 #include "ops/attributes.h"
 
 namespace vkxla {
 namespace {
-
-double Epsilon(ElementType t) {
-  return RealType(t) == ElementType::kF32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
-}
 
 // (a, b) -> a op b over pred scalars.
 Computation* PredComputation(const ComputationBuilders& b, Opcode op) {

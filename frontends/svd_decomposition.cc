@@ -4,30 +4,6 @@
 #include "frontends/qr_decomposition.h"
 
 namespace vkxla {
-namespace {
-
-// (a, b) -> max(a, b) over scalars of t.
-Computation* MaxComputation(const ComputationBuilders& b, ElementType t) {
-  Computation* max = b.new_computation();
-  ArrayOps o(b.make_in(max), b.constant_in(max));
-  max->set_root(o.Make(Opcode::kMaximum, Shape::Scalar(t), {Parameter(o, Shape::Scalar(t), 0), Parameter(o, Shape::Scalar(t), 1)}));
-  return max;
-}
-
-Instruction* Identity(ArrayOps& o, ElementType t, const std::vector<int64_t>& dims) {
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  Instruction* eq = o.Compare(o.Iota(ElementType::kS32, dims, rank - 2), o.Iota(ElementType::kS32, dims, rank - 1), ComparisonDirection::kEq);
-  return o.Select(eq, o.Fill(t, 1, dims), o.Fill(t, 0, dims));
-}
-
-std::vector<int64_t> WithMatrix(std::vector<int64_t> batch, int64_t rows, int64_t cols) {
-  batch.push_back(rows);
-  batch.push_back(cols);
-  return batch;
-}
-
-}  // namespace
-
 StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrices, const ComputationBuilders& b) {
   const Shape& s = a->shape;
   const ElementType t = s.element_type(), rt = RealType(t);
@@ -42,14 +18,14 @@ StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrice
   std::vector<int64_t> k_dims = f.batch;
   k_dims.push_back(k);
   if (k == 0)  // nothing to decompose: the identity's bases
-    return SvdFactors{top.Fill(rt, 0, k_dims), compute_uv ? Identity(top, t, WithMatrix(f.batch, f.m, full_matrices ? f.m : 0)) : nullptr,
-                      compute_uv ? Identity(top, t, WithMatrix(f.batch, full_matrices ? f.n : 0, f.n)) : nullptr};
+    return SvdFactors{top.Fill(rt, 0, k_dims), compute_uv ? top.Identity(t, MatrixDims(f.batch, f.m, full_matrices ? f.m : 0)) : nullptr,
+                      compute_uv ? top.Identity(t, MatrixDims(f.batch, full_matrices ? f.n : 0, f.n)) : nullptr};
   // A wide matrix through its adjoint: x = U' S V'^H is tall, A = V' S U'^H.
   const bool wide = f.m < f.n;
   Instruction* x = wide ? top.AdjointMatrix(a) : a;
   const MatrixFrame g(x->shape);  // M x N, M >= N = k
   const int64_t M = g.m, N = g.n;
-  const std::vector<int64_t> v_dims = WithMatrix(g.batch, N, N);
+  const std::vector<int64_t> v_dims = MatrixDims(g.batch, N, N);
   // Scaled by the largest magnitude so that squared norms neither overflow
   // nor underflow; the values are scaled back.
   Instruction* zero_b = top.Fill(rt, 0, g.batch);
@@ -67,7 +43,7 @@ StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrice
   std::vector<Shape> parts = {i32, w0->shape, pred, pred};  // step, w, quiet this sweep, done[, v]
   if (compute_uv) parts.push_back(Shape(t, v_dims));
   const Shape state = Shape::Tuple(parts);
-  Instruction *w = w0, *v = compute_uv ? Identity(top, t, v_dims) : nullptr;
+  Instruction *w = w0, *v = compute_uv ? top.Identity(t, v_dims) : nullptr;
   if (N > 1) {
     Computation* cond = JacobiCondition(b, state, 3, JacobiRounds::kMaxSweeps * rounds.rounds);
     LoopBody body(b, state);
@@ -122,7 +98,7 @@ StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrice
                                top.Fill(t, 0, g.dims));
   VKXLA_ASSIGN_OR_RETURN(QrFactors qr, BuildQrDecomposition(u0, b));
   const int64_t width = full_matrices ? M : N;  // Q's columns wanted
-  Instruction* packed = width > N ? top.Concatenate(qr.packed, top.Fill(t, 0, WithMatrix(g.batch, M, width - N)), cd) : qr.packed;
+  Instruction* packed = width > N ? top.Concatenate(qr.packed, top.Fill(t, 0, MatrixDims(g.batch, M, width - N)), cd) : qr.packed;
   VKXLA_ASSIGN_OR_RETURN(Instruction * q, BuildHouseholderProduct(packed, qr.taus, b));
   const std::vector<int64_t>& q_dims = packed->shape.dims();
   Instruction* on_diagonal = top.Compare(top.Iota(ElementType::kS32, q_dims, rd), top.Iota(ElementType::kS32, q_dims, cd), ComparisonDirection::kEq);
