@@ -17,6 +17,7 @@ StatusOr<HessenbergFactors> BuildHessenbergReduction(Instruction* a, const Compu
   ArrayOps top(b.make, b.constant);
   if (n < 2) return HessenbergFactors{a, top.Identity(ct, f.dims), top.Fill(ct, 0, f.dims), top.Fill(ct, 0, tau_dims)};
   Computation* add = AddComputation(b, ct);
+  Computation* max_real = MaxComputation(b, rt);
   Computation* add_real = IsComplex(ct) ? AddComputation(b, rt) : add;
   const Shape i32 = Shape::Scalar(ElementType::kS32), taus_shape(ct, tau_dims);
   const Shape state = Shape::Tuple({i32, s, s, s, taus_shape});  // j, x, q, reflectors, taus
@@ -32,7 +33,7 @@ StatusOr<HessenbergFactors> BuildHessenbergReduction(Instruction* a, const Compu
     Instruction* zero = o.Fill(ct, 0, f.dims);
     // Column j as a vector over the rows: alpha its entry j + 1, the tail below.
     Instruction* col = o.Sum(o.Select(o.Compare(cols, jm, ComparisonDirection::kEq), x, zero), cd, add);  // [..., n]
-    const Reflector r = HouseholderReflector(o, f, col, j1, add, add_real);
+    const Reflector r = HouseholderReflector(o, f, col, j1, add, add_real, max_real);
     Instruction *tau = r.tau, *v = r.v;
     // x <- H^H x H, q <- q H, H = I - tau v v^H.
     Instruction* v_rows = o.Spread(v, f.dims, f.col_map);  // v[i] at (i, *)

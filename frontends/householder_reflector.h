@@ -17,9 +17,9 @@ struct Reflector {
 };
 
 // The reflector of `column` [..., m] (frame f's col_dims) from row `pivot`
-// (an s32 scalar) down; `add` and `add_real` reduce over the type and its
-// real type.
+// (an s32 scalar) down; `add` and `add_real` add over the type and its
+// real type, `max_real` takes the larger of two of the real type.
 Reflector HouseholderReflector(ArrayOps& o, const MatrixFrame& f, Instruction* column, Instruction* pivot, Computation* add,
-                               Computation* add_real);
+                               Computation* add_real, Computation* max_real);
 
 }  // namespace vkxla

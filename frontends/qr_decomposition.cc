@@ -27,6 +27,7 @@ StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilde
   const Shape i32 = Shape::Scalar(ElementType::kS32);
   const Shape state = Shape::Tuple({i32, a->shape, Shape(t, k_dims)});
   Computation* add = AddComputation(b, t);
+  Computation* max_real = MaxComputation(b, rt);
   Computation* add_real = IsComplex(t) ? AddComputation(b, rt) : add;
   Computation* cond = CounterCondition(b, state, ComparisonDirection::kLt, k);
   LoopBody body(b, state);
@@ -40,7 +41,7 @@ StatusOr<QrFactors> BuildQrDecomposition(Instruction* a, const ComputationBuilde
     Instruction* zero = o.Fill(t, 0, f.dims);
     // Column j: alpha on the diagonal, the part below it to be reflected away.
     Instruction* col = o.Sum(o.Select(o.Compare(cols, jm, ComparisonDirection::kEq), x, zero), cd, add);  // [..., m]
-    const Reflector r = HouseholderReflector(o, f, col, j, add, add_real);
+    const Reflector r = HouseholderReflector(o, f, col, j, add, add_real, max_real);
     Instruction *alpha = r.alpha, *beta = r.beta, *tau = r.tau, *nz = r.reflects, *v = r.v;
     // H^H = I - conj(tau) v v^H applied to the columns after j.
     Instruction* vm = o.Spread(v, f.dims, f.col_map);

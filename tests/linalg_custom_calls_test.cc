@@ -308,6 +308,49 @@ TEST_F(LinalgCustomCalls, QrByHouseholderReflections) {
   }
 }
 
+// A column's norm is taken over its largest entry (LAPACK's scaled norm):
+// matrices of tiny or huge entries, whose squares underflow or overflow f32,
+// still give an orthonormal Q and Q R = A, real and complex.
+TEST_F(LinalgCustomCalls, QrOfTinyAndHugeMatrices) {
+  std::mt19937_64 rng(41);
+  std::normal_distribution<double> d;
+  for (const ElementType t : {ElementType::kF32, ElementType::kC64})
+    for (const double scale : {1e-21, 1e22}) {
+      const bool complex = IsComplex(t);
+      const std::string ty = complex ? "complex<f32>" : "f32";
+      SCOPED_TRACE(ty + " scaled " + std::to_string(scale));
+      const int64_t n = 5;
+      const std::string mat = "tensor<5x5x" + ty + ">", tau = "tensor<5x" + ty + ">";
+      auto prog = ReadStablehlo("func.func @main(%a: " + mat + ") -> (" + mat + ", " + mat + ") {\n"
+                                "  %0:2 = stablehlo.custom_call @Qr(%a) : (" + mat + ") -> (" + mat + ", " + tau + ")\n"
+                                "  %q = stablehlo.custom_call @ProductOfElementaryHouseholderReflectors(%0#0, %0#1) : (" + mat + ", " + tau + ") -> " + mat + "\n"
+                                "  return %q, %0#0 : " + mat + ", " + mat + "\n}\n",
+                                false);
+      ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+      Literal a(Shape(t, {n, n}));
+      std::vector<std::complex<double>> want(n * n);
+      for (int64_t i = 0; i < n * n; ++i) {
+        want[i] = {d(rng) * scale, complex ? d(rng) * scale : 0.0};
+        a.Set(i, complex ? Scalar::Complex(t, want[i]) : Scalar::Float(t, want[i].real()));
+        want[i] = a.Get(i).c();  // as rounded to f32
+      }
+      auto got = CompileAndRun(*prog->module, {a});
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      auto Q = [&](int64_t i, int64_t j) { return got->tuple_elements()[0].Get(i * n + j).c(); };
+      auto R = [&](int64_t i, int64_t j) { return i <= j ? got->tuple_elements()[1].Get(i * n + j).c() : std::complex<double>(0); };
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          std::complex<double> qr = 0, qq = 0;
+          for (int64_t l = 0; l < n; ++l) {
+            qr += Q(i, l) * R(l, j);
+            qq += std::conj(Q(l, i)) * Q(l, j);
+          }
+          EXPECT_NEAR(std::abs(qq - (i == j ? 1.0 : 0.0)), 0, 1e-5) << "Q^H Q at " << i << "," << j;
+          EXPECT_NEAR(std::abs(qr - want[i * n + j]) / scale, 0, 1e-5) << "Q R at " << i << "," << j;
+        }
+    }
+}
+
 // jaxlib's syevd (jnp.linalg.eigh exported on a CPU) and XLA's Eigh by
 // Jacobi rotations: A V = V diag(w) for the triangle named, V orthonormal,
 // w ascending; the other triangle holds garbage that must not be read.
