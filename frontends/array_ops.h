@@ -168,6 +168,12 @@ class ArrayOps {
 // The type of a complex type's parts; a real type itself.
 inline ElementType RealType(ElementType t) { return IsComplex(t) ? ComplexComponentType(t) : t; }
 
+// The complex type of t's precision (f32 -> c64, f64 -> c128); a complex type itself.
+inline ElementType ComplexOf(ElementType t) {
+  if (IsComplex(t)) return t;
+  return t == ElementType::kF32 ? ElementType::kC64 : ElementType::kC128;
+}
+
 // The machine epsilon of t's real type (f32 or f64).
 inline double Epsilon(ElementType t) {
   return RealType(t) == ElementType::kF32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
@@ -255,6 +261,42 @@ struct LoopBody {
   ArrayOps ops;
   Shape state_shape;
   std::vector<Instruction*> elements;
+};
+
+// The builders of another computation (a loop's body) of the same module.
+inline ComputationBuilders BuildersIn(const ComputationBuilders& b, Computation* c) {
+  return ComputationBuilders{b.make_in(c), b.constant_in(c), b.new_computation, b.make_in, b.constant_in};
+}
+
+// Elements of a batch of square matrices picked by index: masks of the
+// row and column iotas, masked sums with `add` (and `add_real` over the
+// real type).
+struct MatrixPicker {
+  ArrayOps& o;
+  const MatrixFrame& f;
+  Computation *add, *add_real;
+  Instruction *rows, *cols;
+  MatrixPicker(ArrayOps& ops, const MatrixFrame& frame, Computation* a, Computation* ar)
+      : o(ops), f(frame), add(a), add_real(ar), rows(ops.Iota(ElementType::kS32, frame.dims, frame.rank - 2)),
+        cols(ops.Iota(ElementType::kS32, frame.dims, frame.rank - 1)) {}
+  Instruction* Is(Instruction* index, Instruction* at) const {  // index == at, at over the batch dims
+    return o.Compare(index, o.Spread(at, f.dims, f.batch_map), ComparisonDirection::kEq);
+  }
+  // x[..., i, j] for i, j s32 over the batch dims.
+  Instruction* At(Instruction* x, Instruction* i, Instruction* j) const {
+    Instruction* mask = o.Binary(Opcode::kAnd, Is(rows, i), Is(cols, j));
+    Instruction* picked = o.Select(mask, x, o.Fill(x->shape.element_type(), 0, f.dims));
+    return o.Sum(o.Sum(picked, f.rank - 1, add), f.rank - 2, add);
+  }
+  // x[..., k, k + offset] over k ([..., n]; 0 past the edge).
+  Instruction* Diagonal(Instruction* x, int64_t offset) const {
+    Instruction* on = o.Compare(o.Binary(Opcode::kAdd, rows, o.Fill(ElementType::kS32, static_cast<double>(offset), f.dims)), cols,
+                                ComparisonDirection::kEq);
+    return o.Sum(o.Select(on, x, o.Fill(x->shape.element_type(), 0, f.dims)), f.rank - 1, add);
+  }
+  Instruction* Magnitude(Instruction* x) const {
+    return o.Make(Opcode::kAbs, Shape(RealType(x->shape.element_type()), x->shape.dims()), {x});
+  }
 };
 
 // A while loop over `state` from `init`, in the computation being read.

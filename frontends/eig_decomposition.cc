@@ -2,44 +2,11 @@
 
 #include <limits>
 
-#include "frontends/hessenberg_reduction.h"
-#include "frontends/qr_decomposition.h"
+#include "frontends/schur_decomposition.h"
 #include "ops/attributes.h"
 
 namespace vkxla {
 namespace {
-
-ElementType ComplexOf(ElementType t) {
-  if (IsComplex(t)) return t;
-  return t == ElementType::kF32 ? ElementType::kC64 : ElementType::kC128;
-}
-
-// What the loops of a batch of matrices share: the frame, iotas, the adder.
-struct Frame {
-  ArrayOps& o;
-  const MatrixFrame& f;
-  Computation *add, *add_real;
-  Instruction *rows, *cols;
-  Frame(ArrayOps& ops, const MatrixFrame& frame, Computation* a, Computation* ar)
-      : o(ops), f(frame), add(a), add_real(ar), rows(ops.Iota(ElementType::kS32, frame.dims, frame.rank - 2)),
-        cols(ops.Iota(ElementType::kS32, frame.dims, frame.rank - 1)) {}
-  Instruction* Is(Instruction* index, Instruction* at) const {  // index == at, at over the batch dims
-    return o.Compare(index, o.Spread(at, f.dims, f.batch_map), ComparisonDirection::kEq);
-  }
-  // x[..., i, j] for i, j s32 over the batch dims.
-  Instruction* At(Instruction* x, Instruction* i, Instruction* j) const {
-    Instruction* mask = o.Binary(Opcode::kAnd, Is(rows, i), Is(cols, j));
-    Instruction* picked = o.Select(mask, x, o.Fill(x->shape.element_type(), 0, f.dims));
-    return o.Sum(o.Sum(picked, f.rank - 1, add), f.rank - 2, add);
-  }
-  Instruction* Magnitude(Instruction* x) const {
-    return o.Make(Opcode::kAbs, Shape(RealType(x->shape.element_type()), x->shape.dims()), {x});
-  }
-};
-
-ComputationBuilders BuildersIn(const ComputationBuilders& b, Computation* c) {
-  return ComputationBuilders{b.make_in(c), b.constant_in(c), b.new_computation, b.make_in, b.constant_in};
-}
 
 // The index of the first best element of x along `dim` (the largest with
 // kGt, the smallest with kLt): a (value, index) reduce.
@@ -101,7 +68,7 @@ Instruction* TriangularEigenvectors(const MatrixFrame& f, Computation* add, Comp
   LoopBody body(b, state);
   {
     ArrayOps& o = body.ops;
-    Frame fr(o, f, add, add_real);
+    MatrixPicker fr(o, f, add, add_real);
     Instruction *j = body.elements[0], *y = body.elements[1], *tt = body.elements[2], *lam = body.elements[3];
     Instruction* jm = o.Spread(j, f.dims, {});
     Instruction* zero = o.Fill(ct, 0, f.dims);
@@ -208,105 +175,6 @@ void PairConjugates(ArrayOps& o, const MatrixFrame& f, Computation* add, Computa
 
 }  // namespace
 
-StatusOr<SchurFactors> BuildComplexSchur(Instruction* a, const ComputationBuilders& b) {
-  const Shape& s = a->shape;
-  const ElementType ct = s.element_type();
-  if (!s.IsArray() || s.rank() < 2 || !IsComplex(ct) || s.dim(s.rank() - 1) != s.dim(s.rank() - 2))
-    return Unimplemented("the complex Schur decomposition of " + s.ToString() + ": square c64 and c128 matrices are supported");
-  const MatrixFrame f(s);
-  const int64_t n = f.n;
-  if (n > kMaxEigOrder)
-    return Unimplemented("the Schur decomposition of " + s.ToString() + ": matrices of order up to " + std::to_string(kMaxEigOrder) +
-                         " (a QR decomposition a step)");
-  const ElementType rt = RealType(ct);
-  Computation* add = AddComputation(b, ct);
-  Computation* add_real = AddComputation(b, rt);
-  ArrayOps top(b.make, b.constant);
-  Frame outer(top, f, add, add_real);
-  const Shape i32 = Shape::Scalar(ElementType::kS32), counts(ElementType::kS32, f.batch);
-  const Shape state = Shape::Tuple({i32, s, s, counts, counts});  // step, x, z, active order, steps since a deflation
-  const int64_t max_steps = 30 * std::max<int64_t>(n, 1);
-  // Runs while some member has an active part of order 2 or more.
-  Computation* cond = b.new_computation();
-  {
-    ArrayOps o(b.make_in(cond), b.constant_in(cond));
-    Instruction* p = Parameter(o, state, 0);
-    Instruction* running = o.Compare(o.Element(p, 3), o.Fill(ElementType::kS32, 1, f.batch), ComparisonDirection::kGt);
-    Instruction* any = running;
-    if (!f.batch.empty()) {
-      Computation* either = b.new_computation();
-      ArrayOps e(b.make_in(either), b.constant_in(either));
-      const Shape pred = Shape::Scalar(ElementType::kPred);
-      either->set_root(e.Binary(Opcode::kOr, Parameter(e, pred, 0), Parameter(e, pred, 1)));
-      any = o.Make(Opcode::kReduce, pred, {running, o.Const(ElementType::kPred, 0)});
-      any->dimensions = Iota0(static_cast<int64_t>(f.batch.size()));
-      any->called_computations.emplace_back("to_apply", either);
-    }
-    cond->set_root(o.Binary(Opcode::kAnd, o.Compare(o.Element(p, 0), o.Const(ElementType::kS32, static_cast<double>(max_steps)), ComparisonDirection::kLt), any));
-  }
-  LoopBody body(b, state);
-  {
-    ArrayOps& o = body.ops;
-    const ComputationBuilders inner = BuildersIn(b, body.computation);
-    Frame fr(o, f, add, add_real);
-    Instruction *step = body.elements[0], *x = body.elements[1], *z = body.elements[2], *active = body.elements[3], *stall = body.elements[4];
-    auto minus = [&](Instruction* v, double k) {
-      return o.Binary(Opcode::kMaximum, o.Binary(Opcode::kSubtract, v, o.Fill(ElementType::kS32, k, f.batch)), o.Fill(ElementType::kS32, 0, f.batch));
-    };
-    Instruction *last = minus(active, 1), *before = minus(active, 2);
-    Instruction *p = fr.At(x, before, before), *q = fr.At(x, before, last), *r = fr.At(x, last, before), *d = fr.At(x, last, last);
-    // Wilkinson's shift: the trailing 2x2's eigenvalue nearer d.
-    Instruction* half = o.Fill(ct, 0.5, f.batch);
-    Instruction* mean = o.Binary(Opcode::kMultiply, o.Binary(Opcode::kAdd, p, d), half);
-    Instruction* gap = o.Binary(Opcode::kMultiply, o.Binary(Opcode::kSubtract, p, d), half);
-    Instruction* root = o.Make(Opcode::kSqrt, gap->shape, {o.Binary(Opcode::kAdd, o.Binary(Opcode::kMultiply, gap, gap), o.Binary(Opcode::kMultiply, q, r))});
-    Instruction *mu1 = o.Binary(Opcode::kAdd, mean, root), *mu2 = o.Binary(Opcode::kSubtract, mean, root);
-    Instruction* nearer = o.Compare(fr.Magnitude(o.Binary(Opcode::kSubtract, mu1, d)), fr.Magnitude(o.Binary(Opcode::kSubtract, mu2, d)),
-                                    ComparisonDirection::kLe);
-    Instruction* mu = o.Select(nearer, mu1, mu2);
-    // After ten steps without a deflation, an exceptional shift.
-    Instruction* exceptional = o.Compare(o.Binary(Opcode::kRemainder, stall, o.Fill(ElementType::kS32, 10, f.batch)),
-                                         o.Fill(ElementType::kS32, 9, f.batch), ComparisonDirection::kEq);
-    mu = o.Select(exceptional, o.Binary(Opcode::kAdd, d, o.As(o.Binary(Opcode::kMultiply, o.Fill(rt, 0.75, f.batch), fr.Magnitude(r)), ct)), mu);
-    Instruction* running = o.Compare(active, o.Fill(ElementType::kS32, 1, f.batch), ComparisonDirection::kGt);
-    mu = o.Select(running, mu, o.Fill(ct, 0, f.batch));
-    Instruction* diagonal = o.Compare(fr.rows, fr.cols, ComparisonDirection::kEq);
-    Instruction* shift = o.Select(diagonal, o.Spread(mu, f.dims, f.batch_map), o.Fill(ct, 0, f.dims));
-    // x - mu I = Q R; x <- R Q + mu I, z <- z Q.
-    VKXLA_ASSIGN_OR_RETURN(QrFactors qr, BuildQrDecomposition(o.Binary(Opcode::kSubtract, x, shift), inner));
-    VKXLA_ASSIGN_OR_RETURN(Instruction * qm, BuildHouseholderProduct(qr.packed, qr.taus, inner));
-    Instruction* rm = o.Select(o.Compare(fr.rows, fr.cols, ComparisonDirection::kLe), qr.packed, o.Fill(ct, 0, f.dims));
-    // R Q of a Hessenberg matrix is Hessenberg: what falls below is rounding.
-    Instruction* hessenberg = o.Compare(fr.rows, o.Binary(Opcode::kAdd, fr.cols, o.Fill(ElementType::kS32, 1, f.dims)), ComparisonDirection::kLe);
-    Instruction* x1 = o.Select(hessenberg, o.Binary(Opcode::kAdd, o.MatMul(rm, qm), shift), o.Fill(ct, 0, f.dims));
-    Instruction* z1 = o.MatMul(z, qm);
-    // The bottom subdiagonal element negligible next to its diagonal neighbours: deflate.
-    Instruction* sub = fr.Magnitude(fr.At(x1, last, before));
-    Instruction* scale = o.Binary(Opcode::kAdd, fr.Magnitude(fr.At(x1, before, before)), fr.Magnitude(fr.At(x1, last, last)));
-    Instruction* small = o.Compare(sub, o.Binary(Opcode::kMultiply, o.Fill(rt, Epsilon(rt), f.batch), scale), ComparisonDirection::kLe);
-    Instruction* deflate = o.Binary(Opcode::kAnd, running, small);
-    Instruction* at_sub = o.Binary(Opcode::kAnd, o.Spread(deflate, f.dims, f.batch_map),
-                                   o.Binary(Opcode::kAnd, fr.Is(fr.rows, last), fr.Is(fr.cols, before)));
-    x1 = o.Select(at_sub, o.Fill(ct, 0, f.dims), x1);
-    Instruction* one = o.Fill(ElementType::kS32, 1, f.batch);
-    body.Finish({o.Binary(Opcode::kAdd, step, o.Const(ElementType::kS32, 1)), x1, z1,
-                 o.Select(deflate, o.Binary(Opcode::kSubtract, active, one), active),
-                 o.Select(deflate, o.Fill(ElementType::kS32, 0, f.batch), o.Binary(Opcode::kAdd, stall, one))});
-  }
-  VKXLA_ASSIGN_OR_RETURN(HessenbergFactors hessenberg, BuildHessenbergReduction(a, b));
-  Instruction* loop = CountedLoop(top, state,
-                                  {top.Const(ElementType::kS32, 0), hessenberg.h, hessenberg.q, top.Fill(ElementType::kS32, static_cast<double>(n), f.batch),
-                                   top.Fill(ElementType::kS32, 0, f.batch)},
-                                  cond, body.computation);
-  // T: the upper triangle (what lies below is rounding, or a part that did
-  // not converge, which info reports).
-  Instruction* t = top.Select(top.Compare(outer.rows, outer.cols, ComparisonDirection::kLe), top.Element(loop, 1), top.Fill(ct, 0, f.dims));
-  Instruction* active = top.Element(loop, 3);
-  Instruction* info = top.Select(top.Compare(active, top.Fill(ElementType::kS32, 1, f.batch), ComparisonDirection::kGt), active,
-                                 top.Fill(ElementType::kS32, 0, f.batch));
-  return SchurFactors{t, top.Element(loop, 2), info};
-}
-
 StatusOr<EigFactors> BuildEigDecomposition(Instruction* a, bool left, bool right, const ComputationBuilders& b) {
   const Shape& s = a->shape;
   const ElementType t = s.element_type();
@@ -315,12 +183,11 @@ StatusOr<EigFactors> BuildEigDecomposition(Instruction* a, bool left, bool right
   const ElementType ct = ComplexOf(t), rt = RealType(ct);
   const MatrixFrame f(s);
   ArrayOps top(b.make, b.constant);
-  VKXLA_ASSIGN_OR_RETURN(SchurFactors schur, BuildComplexSchur(top.As(a, ct), b));
+  VKXLA_ASSIGN_OR_RETURN(SchurFactors schur, BuildSchurDecomposition(top.As(a, ct), b));
   Computation* add = AddComputation(b, ct);
   Computation* add_real = AddComputation(b, rt);
-  Frame fr(top, f, add, add_real);
-  Instruction* diagonal = top.Compare(fr.rows, fr.cols, ComparisonDirection::kEq);
-  Instruction* values = top.Sum(top.Select(diagonal, schur.t, top.Fill(ct, 0, f.dims)), f.rank - 1, add);
+  MatrixPicker fr(top, f, add, add_real);
+  Instruction* values = schur.values;
   // A real matrix's eigenvalue whose imaginary part is rounding is real.
   Instruction* real_value = nullptr;
   if (!IsComplex(t)) {

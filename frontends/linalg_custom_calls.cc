@@ -6,6 +6,7 @@
 #include "frontends/eig_decomposition.h"
 #include "frontends/eigh_decomposition.h"
 #include "frontends/hessenberg_reduction.h"
+#include "frontends/schur_decomposition.h"
 #include "frontends/qr_decomposition.h"
 #include "frontends/svd_decomposition.h"
 #include "frontends/tridiagonal_solve.h"
@@ -233,22 +234,24 @@ StatusOr<std::vector<Instruction*>> LowerLinalg(const ExpandedCustomCall& c, con
     return WrittenResults(c, {nullptr, nullptr, nullptr, wr, wi, e.left, e.right, e.info}, make, constant);
   }
   if (kernel == "gees" || kernel == "gees_ffi") {
-    // Legacy (batch, n, jobvs, sort, a) -> (t, rwork, w, vs, sdim, info);
-    // FFI (a) with mode and sort -> (t, w, vs, sdim, info, rwork). Complex
-    // only: a real matrix's Schur form is quasi-triangular, in real arithmetic.
+    // Legacy (batch, n, jobvs, sort, a) -> complex (t, rwork, w, vs, sdim,
+    // info), real (t, wr, wi, vs, sdim, info); FFI (a) with mode and sort
+    // -> complex (t, w, vs, sdim, info), real (t, wr, wi, vs, sdim, info).
     const bool ffi = kernel == "gees_ffi";
     if (c.operands.size() != (ffi ? 1u : 5u)) return CustomCallError(c, "takes a matrix");
     Instruction* a = c.operands.back();
-    if (!IsComplex(a->shape.element_type()))
-      return CustomCallError(c, "the real Schur form (quasi-triangular) of " + a->shape.ToString() + " is not supported; complex matrices are");
     if (ffi ? config("sort").value_or('N') != 'N' : false) return CustomCallError(c, "sorting the Schur form's eigenvalues is not supported");
-    VKXLA_ASSIGN_OR_RETURN(SchurFactors schur, BuildComplexSchur(a, c.builders));
+    if (!ffi) {
+      VKXLA_ASSIGN_OR_RETURN(const int64_t sort, flag(3));
+      if (sort != 'N') return CustomCallError(c, "sorting the Schur form's eigenvalues is not supported");
+    }
+    VKXLA_ASSIGN_OR_RETURN(SchurFactors schur, BuildSchurDecomposition(a, c.builders));
+    if (IsComplex(a->shape.element_type())) {
+      if (ffi) return WrittenResults(c, {schur.t, schur.values, schur.z, nullptr, schur.info}, make, constant);
+      return WrittenResults(c, {schur.t, nullptr, schur.values, schur.z, nullptr, schur.info}, make, constant);
+    }
     ArrayOps o(make, constant);
-    const MatrixFrame f(a->shape);
-    Instruction* diagonal = o.Compare(o.Iota(ElementType::kS32, f.dims, f.rank - 2), o.Iota(ElementType::kS32, f.dims, f.rank - 1), ComparisonDirection::kEq);
-    Instruction* w = o.Sum(o.Select(diagonal, schur.t, o.Fill(a->shape.element_type(), 0, f.dims)), f.rank - 1, AddComputation(c.builders, a->shape.element_type()));
-    if (ffi) return WrittenResults(c, {schur.t, w, schur.z, nullptr, schur.info}, make, constant);
-    return WrittenResults(c, {schur.t, nullptr, w, schur.z, nullptr, schur.info}, make, constant);
+    return WrittenResults(c, {schur.t, o.Real(schur.values), o.Imag(schur.values), schur.z, nullptr, schur.info}, make, constant);
   }
   if (kernel.rfind("gpu_legacy_", 0) == 0) {
     // Older exports' cuSOLVER/hipSOLVER/cuBLAS kernels: geqrf (a) -> (a,

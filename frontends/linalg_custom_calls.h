@@ -12,8 +12,10 @@
 //   (frontends/eigh_decomposition.h), lapack_?gesdd[_ffi] -> one-sided
 //   Jacobi SVD (frontends/svd_decomposition.h), lapack_?gtsv_ffi ->
 //   tridiagonal elimination with pivoting (frontends/tridiagonal_solve.h),
-//   lapack_?geev[_ffi] and complex lapack_?gees[_ffi] -> Hessenberg and
-//   shifted QR steps (frontends/eig_decomposition.h), lapack_?gehrd[_ffi]
+//   lapack_?gees[_ffi] -> Hessenberg and shifted QR steps, a real matrix's
+//   by double shifts to its quasi-triangular form
+//   (frontends/schur_decomposition.h), lapack_?geev[_ffi] -> the complex
+//   form's eigenvectors (frontends/eig_decomposition.h), lapack_?gehrd[_ffi]
 //   and ?sytrd_ffi/?hetrd_ffi (lower) -> Householder reductions in LAPACK's
 //   packed forms (frontends/hessenberg_reduction.h);
 // - jaxlib's GPU kernels (a module exported on a GPU), which compute the

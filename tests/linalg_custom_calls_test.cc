@@ -49,6 +49,14 @@ void HostGetrf(std::vector<std::complex<double>>& a, int64_t m, int64_t n, std::
   }
 }
 
+// Eigenvalues by real part, then imaginary part; real parts within 1e-6
+// of each other (a conjugate pair's, rounded apart) count as one.
+std::vector<std::complex<double>> InValueOrder(std::vector<std::complex<double>> v) {
+  auto key = [](std::complex<double> z) { return std::make_pair(std::round(z.real() * 1e6), z.imag()); };
+  std::sort(v.begin(), v.end(), [&](auto x, auto y) { return key(x) < key(y); });
+  return v;
+}
+
 // A module jax.export wrote on a CPU calls jaxlib's LAPACK/BLAS kernels:
 // the ones XLA ops compute give what those ops give (the same kernels), in
 // the legacy and the FFI forms, batched, and LAPACK's info says which
@@ -827,8 +835,7 @@ TEST_F(LinalgCustomCalls, GeneralEigenvectorsAndSchurForms) {
     auto sorted_values = [&](int64_t b) {
       std::vector<std::complex<double>> v;
       for (int64_t k = 0; k < n; ++k) v.push_back(w2.Get(b * n + k).c() / 2.0);
-      std::sort(v.begin(), v.end(), [](auto x, auto y) { return x.real() != y.real() ? x.real() < y.real() : x.imag() < y.imag(); });
-      return v;
+      return InValueOrder(v);
     };
     const std::vector<std::complex<double>> roots = sorted_values(1), rotation = sorted_values(2);
     for (int64_t k = 0; k < n; ++k) EXPECT_NEAR(std::abs(roots[k] - static_cast<double>(k + 1)), 0, single ? 2e-3 : 1e-9) << k;
@@ -887,6 +894,111 @@ func.func @main(%a: tensor<2x2xf32>) -> (tensor<2xcomplex<f32>>, tensor<2x2xf32>
   const double want_v[] = {h, 0, 0, -h};
   for (int64_t i = 0; i < 2; ++i) EXPECT_NEAR(std::abs(wv->tuple_elements()[0].Get(i).c() - want_w[i]), 0, 1e-6) << i;
   for (int64_t i = 0; i < 4; ++i) EXPECT_NEAR(wv->tuple_elements()[1].Get(i).re, want_v[i], 1e-6) << i;
+}
+
+// jaxlib's real gees (jax.scipy.linalg.schur of a real matrix): A = Z T
+// Z^T with Z orthogonal and T quasi-triangular, each 2x2 block in LAPACK's
+// standard form (a complex pair's: equal diagonal entries, off-diagonal
+// ones of opposite signs; a real pair is split), wr + i wi the blocks'
+// eigenvalues (the positive imaginary part first); known answers (a
+// companion matrix's roots, a rotation's +-i beside a block of 2 +- i
+// sqrt 15, JAX's own 4x4 example), the zero matrix, an upper triangular
+// one; the legacy form too.
+TEST_F(LinalgCustomCalls, RealSchurFormsAreQuasiTriangularAndStandard) {
+  std::mt19937_64 rng(43);
+  std::normal_distribution<double> d;
+  for (const ElementType t : {ElementType::kF32, ElementType::kF64}) {
+    const bool single = t == ElementType::kF32;
+    const std::string ty = single ? "f32" : "f64", p = single ? "s" : "d";
+    for (const bool legacy : {false, true}) {
+      SCOPED_TRACE(ty + (legacy ? " legacy" : " ffi"));
+      const int64_t batch = 6, n = 6;
+      std::vector<double> a(batch * n * n, 0.0);
+      auto A = [&](int64_t b, int64_t i, int64_t j) -> double& { return a[(b * n + i) * n + j]; };
+      for (int64_t i = 0; i < n * n; ++i) a[i] = d(rng);                 // 0: random, complex pairs likely
+      const double coefficients[] = {720, -1764, 1624, -735, 175, -21};  // 1: (x - 1) ... (x - 6)
+      for (int64_t i = 1; i < n; ++i) A(1, i, i - 1) = 1;
+      for (int64_t i = 0; i < n; ++i) A(1, i, n - 1) = -coefficients[i];
+      A(2, 0, 1) = -1, A(2, 1, 0) = 1;                                   // 2: +-i, 2 +- i sqrt 15, 4, 5
+      A(2, 2, 2) = 2, A(2, 2, 3) = 5, A(2, 3, 2) = -3, A(2, 3, 3) = 2;
+      A(2, 4, 4) = 4, A(2, 5, 5) = 5, A(2, 0, 5) = 1;
+      for (int64_t i = 0; i < 4; ++i)                                    // 3: JAX's example, 0 .. 15
+        for (int64_t j = 0; j < 4; ++j) A(3, i, j) = static_cast<double>(4 * i + j);
+      for (int64_t i = 0; i < n; ++i)                                    // 4: upper triangular
+        for (int64_t j = i; j < n; ++j) A(4, i, j) = std::round(4 * d(rng));
+      Literal in(Shape(t, {batch, n, n}));                               // 5: zero
+      for (int64_t i = 0; i < batch * n * n; ++i) in.Set(i, Scalar::Float(t, a[i]));
+      for (int64_t i = 0; i < batch * n * n; ++i) a[i] = in.Get(i).re;  // as rounded
+      const std::string mat = "tensor<6x6x6x" + ty + ">", vec = "tensor<6x6x" + ty + ">", info = "tensor<6xi32>";
+      std::string call;
+      if (legacy)
+        call = "  %b = stablehlo.constant dense<6> : tensor<i32>\n  %v = stablehlo.constant dense<86> : tensor<ui8>\n"
+               "  %s = stablehlo.constant dense<78> : tensor<ui8>\n"
+               "  %0:6 = stablehlo.custom_call @lapack_" + p + "gees(%b, %b, %v, %s, %a) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<ui8>, tensor<ui8>, " +
+               mat + ") -> (" + mat + ", " + vec + ", " + vec + ", " + mat + ", " + info + ", " + info + ")\n";
+      else
+        call = "  %0:6 = stablehlo.custom_call @lapack_" + p + "gees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (" + mat + ") -> (" + mat +
+               ", " + vec + ", " + vec + ", " + mat + ", " + info + ", " + info + ")\n";
+      auto prog = ReadStablehlo("func.func @main(%a: " + mat + ") -> (" + mat + ", " + vec + ", " + vec + ", " + mat + ", " + info + ", " + info + ") {\n" + call +
+                                    "  return %0#0, %0#1, %0#2, %0#3, %0#4, %0#5 : " + mat + ", " + vec + ", " + vec + ", " + mat + ", " + info + ", " + info + "\n}\n",
+                                false);
+      ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+      auto got = CompileAndRun(*prog->module, {in});
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      const std::vector<Literal>& r = got->tuple_elements();
+      const double tol = single ? 2e-6 : 1e-14;
+      for (int64_t b = 0; b < batch; ++b) {
+        SCOPED_TRACE("batch " + std::to_string(b));
+        auto T = [&](int64_t i, int64_t j) { return r[0].Get((b * n + i) * n + j).re; };
+        auto Z = [&](int64_t i, int64_t j) { return r[3].Get((b * n + i) * n + j).re; };
+        auto W = [&](int64_t k) { return std::complex<double>(r[1].Get(b * n + k).re, r[2].Get(b * n + k).re); };
+        EXPECT_EQ(r[4].Get(b).s, 0) << "sdim";
+        EXPECT_EQ(r[5].Get(b).s, 0) << "info";
+        double scale = 1;
+        for (int64_t i = 0; i < n * n; ++i) scale = std::max(scale, std::abs(a[b * n * n + i]));
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double ztz = 0, zz = 0;
+            for (int64_t k = 0; k < n; ++k) {
+              for (int64_t l = 0; l < n; ++l) ztz += Z(i, k) * T(k, l) * Z(j, l);
+              zz += Z(k, i) * Z(k, j);
+            }
+            EXPECT_NEAR(ztz, A(b, i, j), tol * 64 * scale) << "Z T Z^T at " << i << "," << j;
+            EXPECT_NEAR(zz, i == j ? 1.0 : 0.0, tol * 16) << "Z^T Z at " << i << "," << j;
+            if (i > j + 1) {
+              EXPECT_EQ(T(i, j), 0) << "below the subdiagonal at " << i << "," << j;
+            }
+          }
+        for (int64_t k = 0; k < n; ++k) {
+          const bool block = k + 1 < n && T(k + 1, k) != 0, second = k > 0 && T(k, k - 1) != 0;
+          if (block) {
+            EXPECT_FALSE(second) << "blocks overlap at " << k;
+            EXPECT_EQ(T(k, k), T(k + 1, k + 1)) << "a block's diagonal at " << k;
+            EXPECT_LT(T(k, k + 1) * T(k + 1, k), 0) << "a block's off-diagonal signs at " << k;
+            const double im = std::sqrt(std::abs(T(k, k + 1))) * std::sqrt(std::abs(T(k + 1, k)));
+            EXPECT_NEAR(std::abs(W(k) - std::complex<double>(T(k, k), im)), 0, tol * 8 * scale) << k;
+            EXPECT_EQ(W(k + 1), std::conj(W(k))) << k;
+          } else if (!second) {
+            EXPECT_EQ(W(k), std::complex<double>(T(k, k), 0)) << k;
+          }
+        }
+      }
+      auto sorted_values = [&](int64_t b) {
+        std::vector<std::complex<double>> v;
+        for (int64_t k = 0; k < n; ++k) v.emplace_back(r[1].Get(b * n + k).re, r[2].Get(b * n + k).re);
+        return InValueOrder(v);
+      };
+      const std::vector<std::complex<double>> roots = sorted_values(1), blocks = sorted_values(2), jax = sorted_values(3);
+      for (int64_t k = 0; k < n; ++k) EXPECT_NEAR(std::abs(roots[k] - static_cast<double>(k + 1)), 0, single ? 2e-2 : 1e-8) << k;
+      const double s15 = std::sqrt(15.0);
+      const std::complex<double> blocks_want[] = {{0, -1}, {0, 1}, {2, -s15}, {2, s15}, {4, 0}, {5, 0}};
+      for (int64_t k = 0; k < n; ++k) EXPECT_NEAR(std::abs(blocks[k] - blocks_want[k]), 0, tol * 32) << k;
+      // JAX's example: 15 -+ sqrt 305 (rank 2: trace 30, the product -80), then zeros.
+      EXPECT_NEAR(jax[0].real(), 15 - std::sqrt(305.0), tol * 64 * 15);
+      EXPECT_NEAR(jax[n - 1].real(), 15 + std::sqrt(305.0), tol * 64 * 15);
+      for (int64_t k = 1; k + 1 < n; ++k) EXPECT_NEAR(std::abs(jax[k]), 0, single ? 1e-5 * 15 : 1e-13 * 15) << k;
+    }
+  }
 }
 
 // jaxlib's gehrd (jax.lax.linalg.hessenberg) and sytrd/hetrd and
@@ -1109,9 +1221,15 @@ func.func @main(%a: tensor<4x4xf32>) -> tensor<4xf32> {
             std::string::npos);
   EXPECT_NE(RunRefined(R"(
 func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %0:6 = stablehlo.custom_call @lapack_sgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>, tensor<i32>, tensor<i32>)
+  %0:6 = stablehlo.custom_call @lapack_sgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 83 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>, tensor<i32>, tensor<i32>)
   return %0#0 : tensor<4x4xf32>
-})", {Literal(Shape(ElementType::kF32, {4, 4}))}).find("3:3: custom_call @lapack_sgees_ffi: the real Schur form (quasi-triangular) of f32[4,4] is not supported"),
+})", {Literal(Shape(ElementType::kF32, {4, 4}))}).find("3:3: custom_call @lapack_sgees_ffi: sorting the Schur form's eigenvalues is not supported"),
+            std::string::npos);
+  EXPECT_NE(RunRefined(R"(
+func.func @main(%a: tensor<65x65xf64>) -> tensor<65x65xf64> {
+  %0:6 = stablehlo.custom_call @lapack_dgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (tensor<65x65xf64>) -> (tensor<65x65xf64>, tensor<65xf64>, tensor<65xf64>, tensor<65x65xf64>, tensor<i32>, tensor<i32>)
+  return %0#0 : tensor<65x65xf64>
+})", {Literal(Shape(ElementType::kF64, {65, 65}))}).find("3:3: custom_call @lapack_dgees_ffi: the Schur decomposition of f64[65,65]: matrices of order up to 64"),
             std::string::npos);
   EXPECT_NE(RunRefined(R"(
 func.func @main(%a: tensor<65x65xcomplex<f32>>) -> tensor<65xcomplex<f32>> {
