@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "frontends/range_scaling.h"
 #include "frontends/schur_decomposition.h"
 #include "ops/attributes.h"
 
@@ -183,7 +184,10 @@ StatusOr<EigFactors> BuildEigDecomposition(Instruction* a, bool left, bool right
   const ElementType ct = ComplexOf(t), rt = RealType(ct);
   const MatrixFrame f(s);
   ArrayOps top(b.make, b.constant);
-  VKXLA_ASSIGN_OR_RETURN(SchurFactors schur, BuildSchurDecomposition(top.As(a, ct), b));
+  // Scaled into range here, so that T's eigenvectors see what the Schur
+  // decomposition saw; the eigenvalues scaled back at the end.
+  const RangeScaling range = ScaleIntoRange(top, top.As(a, ct), b);
+  VKXLA_ASSIGN_OR_RETURN(SchurFactors schur, BuildSchurDecomposition(range.scaled, b));
   Computation* add = AddComputation(b, ct);
   Computation* add_real = AddComputation(b, rt);
   MatrixPicker fr(top, f, add, add_real);
@@ -211,6 +215,7 @@ StatusOr<EigFactors> BuildEigDecomposition(Instruction* a, bool left, bool right
   if (right) e.right = vectors(true);
   if (left) e.left = vectors(false);
   if (!IsComplex(t) && f.n > 1) PairConjugates(top, f, add, add_real, b, e);
+  e.values = ScaledBack(top, e.values, range.factor);
   return e;
 }
 

@@ -1,5 +1,7 @@
 #include "frontends/eigh_decomposition.h"
 
+#include "frontends/range_scaling.h"
+
 #include "frontends/jacobi_rotation.h"
 
 namespace vkxla {
@@ -22,6 +24,9 @@ StatusOr<EighFactors> BuildEighDecomposition(Instruction* a, bool lower, const C
   Instruction* diagonal = top.Compare(rows0, cols0, ComparisonDirection::kEq);
   Instruction* sym = top.Select(top.Compare(rows0, cols0, lower ? ComparisonDirection::kGe : ComparisonDirection::kLe), a, top.AdjointMatrix(a));
   if (IsComplex(t)) sym = top.Select(diagonal, top.As(top.Real(sym), t), sym);
+  // Into the range where the rotations' squares neither underflow nor overflow.
+  const RangeScaling range = ScaleIntoRange(top, sym, b);
+  sym = range.scaled;
   Instruction* identity = top.Identity(t, dims);
   Computation* add = AddComputation(b, t);
   Computation* add_real = IsComplex(t) ? AddComputation(b, rt) : add;
@@ -30,7 +35,7 @@ StatusOr<EighFactors> BuildEighDecomposition(Instruction* a, bool lower, const C
     Instruction* d = o.Compare(o.Iota(ElementType::kS32, dims, rd), o.Iota(ElementType::kS32, dims, cd), ComparisonDirection::kEq);
     return o.Sum(o.Select(d, o.Real(x), o.Fill(rt, 0, dims)), cd, add_real);
   };
-  if (n < 2) return EighFactors{identity, values_of(top, sym)};
+  if (n < 2) return EighFactors{identity, ScaledBack(top, values_of(top, sym), range.factor)};
   const JacobiRounds rounds(n);
   const Shape i32 = Shape::Scalar(ElementType::kS32), pred = Shape::Scalar(ElementType::kPred);
   const Shape state = Shape::Tuple({i32, s, s, pred, pred});  // step, x, v, quiet this sweep, done
@@ -71,7 +76,7 @@ StatusOr<EighFactors> BuildEighDecomposition(Instruction* a, bool lower, const C
                                   cond, body.computation);
   // Ascending eigenvalues, the vectors' columns in the same order.
   auto [sorted_values, sorted_vectors] = SortColumnsByValues(top, values_of(top, top.Element(loop, 1)), top.Element(loop, 2), false, b);
-  return EighFactors{sorted_vectors, sorted_values};
+  return EighFactors{sorted_vectors, ScaledBack(top, sorted_values, range.factor)};
 }
 
 }  // namespace vkxla

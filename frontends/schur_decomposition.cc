@@ -4,6 +4,7 @@
 
 #include "frontends/hessenberg_reduction.h"
 #include "frontends/qr_decomposition.h"
+#include "frontends/range_scaling.h"
 
 namespace vkxla {
 namespace {
@@ -281,7 +282,8 @@ StatusOr<SchurFactors> BuildSchurDecomposition(Instruction* a, const Computation
     body.Finish({o.Binary(Opcode::kAdd, step, o.Const(ElementType::kS32, 1)), x1, z1, next_active,
                  o.Select(deflated, o.Fill(ElementType::kS32, 0, f.batch), o.Binary(Opcode::kAdd, stall, one))});
   }
-  VKXLA_ASSIGN_OR_RETURN(HessenbergFactors hessenberg, BuildHessenbergReduction(a, b));
+  const RangeScaling range = ScaleIntoRange(top, a, b);
+  VKXLA_ASSIGN_OR_RETURN(HessenbergFactors hessenberg, BuildHessenbergReduction(range.scaled, b));
   Instruction* loop = CountedLoop(top, state,
                                   {top.Const(ElementType::kS32, 0), hessenberg.h, hessenberg.q, top.Fill(ElementType::kS32, static_cast<double>(n), f.batch),
                                    top.Fill(ElementType::kS32, 0, f.batch)},
@@ -300,6 +302,8 @@ StatusOr<SchurFactors> BuildSchurDecomposition(Instruction* a, const Computation
     factors.t = top.Select(top.Compare(outer.rows, outer.cols, ComparisonDirection::kLe), top.Element(loop, 1), top.Fill(t, 0, f.dims));
     factors.values = outer.Diagonal(factors.t, 0);
   }
+  factors.t = ScaledBack(top, factors.t, range.factor);
+  factors.values = ScaledBack(top, factors.values, range.factor);
   return factors;
 }
 

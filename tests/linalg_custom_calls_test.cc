@@ -359,6 +359,77 @@ TEST_F(LinalgCustomCalls, QrOfTinyAndHugeMatrices) {
     }
 }
 
+// The eigenvalue drivers scale a matrix whose entries lie outside
+// [3e-16, 3e15] (f32) into range first, as LAPACK's do: syevd, geev and
+// gees (real and complex) of f32 matrices of 1e-30s and 1e30s give
+// A V = V diag(w) and A = Z T Z^H to f32's precision, where unscaled the
+// rotations' squares underflowed (eigenvalues off by 80%, info 0) or
+// overflowed (NaNs).
+TEST_F(LinalgCustomCalls, EigenvaluesOfTinyAndHugeMatrices) {
+  std::mt19937_64 rng(47);
+  std::normal_distribution<double> d;
+  const int64_t n = 5;
+  const std::string mat = "tensor<5x5xf32>", vec = "tensor<5xf32>", cmat = "tensor<5x5xcomplex<f32>>", cvec = "tensor<5xcomplex<f32>>";
+  for (const double scale : {1e-30, 1e30}) {
+    SCOPED_TRACE("scaled " + std::to_string(scale));
+    std::vector<double> a(n * n);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j <= i; ++j) a[i * n + j] = a[j * n + i] = d(rng);  // symmetric, so that syevd reads it whole
+    Literal in(Shape(ElementType::kF32, {n, n})), cin(Shape(ElementType::kC64, {n, n}));
+    std::vector<std::complex<double>> ca(n * n);
+    for (int64_t i = 0; i < n * n; ++i) {
+      in.Set(i, Scalar::Float(ElementType::kF32, a[i] * scale));
+      a[i] = in.Get(i).re / scale;
+      cin.Set(i, Scalar::Complex(ElementType::kC64, {d(rng) * scale, d(rng) * scale}));
+      ca[i] = cin.Get(i).c() / scale;
+    }
+    auto run = [&](const std::string& text, const Literal& x) {
+      auto prog = ReadStablehlo(text, false);
+      EXPECT_TRUE(prog.ok()) << prog.status().ToString();
+      auto got = CompileAndRun(*prog->module, {x});
+      EXPECT_TRUE(got.ok()) << got.status().ToString();
+      return got.ok() ? std::move(*got) : Literal();
+    };
+    // A v_k = w_k v_k for the columns of v, |A| = 1 after the scale.
+    auto expect_pairs = [&](const std::vector<std::complex<double>>& m, const Literal& w, const Literal& v, const char* what) {
+      for (int64_t k = 0; k < n; ++k)
+        for (int64_t i = 0; i < n; ++i) {
+          std::complex<double> av = 0;
+          for (int64_t j = 0; j < n; ++j) av += m[i * n + j] * v.Get(j * n + k).c();
+          EXPECT_NEAR(std::abs(av - w.Get(k).c() / scale * v.Get(i * n + k).c()), 0, 3e-5) << what << " pair " << k << " row " << i;
+        }
+    };
+    // A = Z T Z^H.
+    auto expect_schur = [&](const std::vector<std::complex<double>>& m, const Literal& t, const Literal& z, const char* what) {
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          std::complex<double> ztz = 0;
+          for (int64_t k = 0; k < n; ++k)
+            for (int64_t l = 0; l < n; ++l) ztz += z.Get(i * n + k).c() * t.Get(k * n + l).c() / scale * std::conj(z.Get(j * n + l).c());
+          EXPECT_NEAR(std::abs(ztz - m[i * n + j]), 0, 3e-5) << what << " at " << i << "," << j;
+        }
+    };
+    std::vector<std::complex<double>> ra(a.begin(), a.end());
+    Literal eigh = run("func.func @main(%a: " + mat + ") -> (" + mat + ", " + vec + ") {\n  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (" +
+                           mat + ") -> (" + mat + ", " + vec + ", tensor<i32>)\n  return %0#0, %0#1 : " + mat + ", " + vec + "\n}\n",
+                       in);
+    if (eigh.shape().IsTuple()) expect_pairs(ra, eigh.tuple_elements()[1], eigh.tuple_elements()[0], "syevd");
+    Literal geev = run("func.func @main(%a: " + mat + ") -> (" + cvec + ", " + cmat + ") {\n  %0:8 = stablehlo.custom_call @lapack_sgeev_ffi(%a) {mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}} : (" +
+                           mat + ") -> (" + vec + ", " + vec + ", " + cmat + ", " + cmat + ", tensor<i32>, " + mat + ", " + mat + ", " + mat +
+                           ")\n  %w = stablehlo.complex %0#0, %0#1 : " + cvec + "\n  return %w, %0#3 : " + cvec + ", " + cmat + "\n}\n",
+                       in);
+    if (geev.shape().IsTuple()) expect_pairs(ra, geev.tuple_elements()[0], geev.tuple_elements()[1], "geev");
+    Literal gees = run("func.func @main(%a: " + mat + ") -> (" + mat + ", " + mat + ") {\n  %0:6 = stablehlo.custom_call @lapack_sgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (" +
+                           mat + ") -> (" + mat + ", " + vec + ", " + vec + ", " + mat + ", tensor<i32>, tensor<i32>)\n  return %0#0, %0#3 : " + mat + ", " + mat + "\n}\n",
+                       in);
+    if (gees.shape().IsTuple()) expect_schur(ra, gees.tuple_elements()[0], gees.tuple_elements()[1], "sgees");
+    Literal cgees = run("func.func @main(%a: " + cmat + ") -> (" + cmat + ", " + cmat + ") {\n  %0:5 = stablehlo.custom_call @lapack_cgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (" +
+                            cmat + ") -> (" + cmat + ", " + cvec + ", " + cmat + ", tensor<i32>, tensor<i32>)\n  return %0#0, %0#2 : " + cmat + ", " + cmat + "\n}\n",
+                        cin);
+    if (cgees.shape().IsTuple()) expect_schur(ca, cgees.tuple_elements()[0], cgees.tuple_elements()[1], "cgees");
+  }
+}
+
 // jaxlib's syevd (jnp.linalg.eigh exported on a CPU) and XLA's Eigh by
 // Jacobi rotations: A V = V diag(w) for the triangle named, V orthonormal,
 // w ascending; the other triangle holds garbage that must not be read.
