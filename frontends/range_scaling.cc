@@ -1,6 +1,7 @@
 #include "frontends/range_scaling.h"
 
 #include <cmath>
+#include <limits>
 
 namespace vkxla {
 
@@ -19,7 +20,9 @@ RangeScaling ScaleIntoRange(ArrayOps& o, Instruction* a, const ComputationBuilde
                                                     o.Compare(largest, o.Fill(rt, low, f.batch), ComparisonDirection::kLt)),
                               o.Compare(largest, o.Fill(rt, high, f.batch), ComparisonDirection::kGt));
   Instruction* factor = o.Select(out, largest, o.Fill(rt, 1, f.batch));
-  return RangeScaling{o.Binary(Opcode::kDivide, a, o.As(o.Spread(factor, f.dims, f.batch_map), t)), factor};
+  // The maximum carries a NaN through; an infinity is no less than the largest finite value.
+  Instruction* finite = o.Compare(largest, o.Fill(rt, std::numeric_limits<double>::infinity(), f.batch), ComparisonDirection::kLt);
+  return RangeScaling{o.Binary(Opcode::kDivide, a, o.As(o.Spread(factor, f.dims, f.batch_map), t)), factor, finite};
 }
 
 Instruction* ScaledBack(ArrayOps& o, Instruction* v, Instruction* factor) {

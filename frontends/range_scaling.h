@@ -12,6 +12,7 @@ namespace vkxla {
 struct RangeScaling {
   Instruction* scaled = nullptr;  // a / factor
   Instruction* factor = nullptr;  // real [...]: the largest |part| of an entry where out of range, else 1
+  Instruction* finite = nullptr;  // pred [...]: no entry is NaN or infinite
 };
 
 // `a`: f32, f64, c64 or c128 [..., m, n].

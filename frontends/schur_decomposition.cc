@@ -284,14 +284,19 @@ StatusOr<SchurFactors> BuildSchurDecomposition(Instruction* a, const Computation
   }
   const RangeScaling range = ScaleIntoRange(top, a, b);
   VKXLA_ASSIGN_OR_RETURN(HessenbergFactors hessenberg, BuildHessenbergReduction(range.scaled, b));
+  // A member with a NaN or an infinity takes no steps (they could never
+  // deflate it) and reports that none of its eigenvalues converged.
+  Instruction* order = top.Fill(ElementType::kS32, static_cast<double>(n), f.batch);
   Instruction* loop = CountedLoop(top, state,
-                                  {top.Const(ElementType::kS32, 0), hessenberg.h, hessenberg.q, top.Fill(ElementType::kS32, static_cast<double>(n), f.batch),
-                                   top.Fill(ElementType::kS32, 0, f.batch)},
+                                  {top.Const(ElementType::kS32, 0), hessenberg.h, hessenberg.q,
+                                   top.Select(range.finite, order, top.Fill(ElementType::kS32, 0, f.batch)), top.Fill(ElementType::kS32, 0, f.batch)},
                                   cond, body.computation);
   Instruction* active = top.Element(loop, 3);
   SchurFactors factors;
-  factors.info = top.Select(top.Compare(active, top.Fill(ElementType::kS32, settled, f.batch), ComparisonDirection::kGt), active,
-                            top.Fill(ElementType::kS32, 0, f.batch));
+  factors.info = top.Select(range.finite,
+                            top.Select(top.Compare(active, top.Fill(ElementType::kS32, settled, f.batch), ComparisonDirection::kGt), active,
+                                       top.Fill(ElementType::kS32, 0, f.batch)),
+                            order);
   factors.z = top.Element(loop, 2);
   if (real) {
     factors.t = top.Element(loop, 1);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <random>
 
 #include "frontends/stablehlo_reader.h"
@@ -427,6 +428,40 @@ TEST_F(LinalgCustomCalls, EigenvaluesOfTinyAndHugeMatrices) {
                             cmat + ") -> (" + cmat + ", " + cvec + ", " + cmat + ", tensor<i32>, tensor<i32>)\n  return %0#0, %0#2 : " + cmat + ", " + cmat + "\n}\n",
                         cin);
     if (cgees.shape().IsTuple()) expect_schur(ca, cgees.tuple_elements()[0], cgees.tuple_elements()[1], "cgees");
+  }
+}
+
+// A matrix with a NaN or an infinity takes no QR steps (none could
+// deflate it: the loop would run to its limit) and reports info = n, which
+// JAX turns into NaNs; the others of its batch decompose as ever.
+TEST_F(LinalgCustomCalls, NonFiniteMatricesReportAtOnce) {
+  const int64_t n = 4;
+  for (const bool eig : {false, true}) {
+    SCOPED_TRACE(eig ? "sgeev" : "sgees");
+    Literal in(Shape(ElementType::kF32, {3, n, n}));
+    for (int64_t i = 0; i < 3 * n * n; ++i) in.Set(i, Scalar::Float(ElementType::kF32, static_cast<double>((i * 7) % 11) - 5));
+    in.Set(0 * n * n + 6, Scalar::Float(ElementType::kF32, std::nan("")));
+    in.Set(1 * n * n + 9, Scalar::Float(ElementType::kF32, -std::numeric_limits<double>::infinity()));
+    const std::string mat = "tensor<3x4x4xf32>", vec = "tensor<3x4xf32>", cmat = "tensor<3x4x4xcomplex<f32>>", info = "tensor<3xi32>";
+    const std::string call =
+        eig ? "  %0:8 = stablehlo.custom_call @lapack_sgeev_ffi(%a) {mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}} : (" + mat + ") -> (" +
+                  vec + ", " + vec + ", " + cmat + ", " + cmat + ", " + info + ", " + mat + ", " + mat + ", " + mat + ")\n  return %0#0, %0#4 : " + vec + ", " + info + "\n"
+            : "  %0:6 = stablehlo.custom_call @lapack_sgees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (" + mat + ") -> (" + mat + ", " + vec +
+                  ", " + vec + ", " + mat + ", " + info + ", " + info + ")\n  return %0#1, %0#5 : " + vec + ", " + info + "\n";
+    auto prog = ReadStablehlo("func.func @main(%a: " + mat + ") -> (" + vec + ", " + info + ") {\n" + call + "}\n", false);
+    ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+    auto got = CompileAndRun(*prog->module, {in});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const Literal &wr = got->tuple_elements()[0], &inf = got->tuple_elements()[1];
+    EXPECT_EQ(inf.Get(0).s, n);
+    EXPECT_EQ(inf.Get(1).s, n);
+    EXPECT_EQ(inf.Get(2).s, 0);
+    double trace = 0, sum = 0;  // the regular member's eigenvalues add up to its trace
+    for (int64_t k = 0; k < n; ++k) {
+      trace += in.Get(2 * n * n + k * n + k).re;
+      sum += wr.Get(2 * n + k).re;
+    }
+    EXPECT_NEAR(sum, trace, 1e-4);
   }
 }
 
