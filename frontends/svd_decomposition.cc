@@ -1,5 +1,7 @@
 #include "frontends/svd_decomposition.h"
 
+#include <limits>
+
 #include "frontends/jacobi_rotation.h"
 #include "frontends/qr_decomposition.h"
 
@@ -109,8 +111,15 @@ StatusOr<SvdFactors> BuildSvd(Instruction* a, bool compute_uv, bool full_matrice
   Instruction* sign = top.As(top.Select(top.Compare(diagonal, top.Fill(rt, 0, width_dims), ComparisonDirection::kLt), top.Fill(rt, -1, width_dims),
                                         top.Fill(rt, 1, width_dims)), t);
   Instruction* u = top.Binary(Opcode::kMultiply, q, top.Spread(sign, q_dims, g.row_map));
-  if (wide) return SvdFactors{values, v, top.AdjointMatrix(u)};
-  return SvdFactors{values, u, top.AdjointMatrix(v)};
+  // A matrix with a NaN or an infinity: NaNs throughout (LAPACK's gesdd
+  // reports it, info -4, and JAX fills the results with NaNs), not the
+  // identity the rotations leave in U.
+  Instruction* finite = top.Compare(largest, top.Fill(rt, std::numeric_limits<double>::infinity(), g.batch), ComparisonDirection::kLt);
+  auto or_nan = [&](Instruction* y) {
+    return top.Select(top.Spread(finite, y->shape.dims(), g.batch_map), y, top.Fill(t, std::numeric_limits<double>::quiet_NaN(), y->shape.dims()));
+  };
+  if (wide) return SvdFactors{values, or_nan(v), or_nan(top.AdjointMatrix(u))};
+  return SvdFactors{values, or_nan(u), or_nan(top.AdjointMatrix(v))};
 }
 
 }  // namespace vkxla

@@ -434,7 +434,7 @@ TEST_F(LinalgCustomCalls, EigenvaluesOfTinyAndHugeMatrices) {
 // A matrix with a NaN or an infinity takes no QR steps (none could
 // deflate it: the loop would run to its limit) and reports info = n, which
 // JAX turns into NaNs; the others of its batch decompose as ever.
-TEST_F(LinalgCustomCalls, NonFiniteMatricesReportAtOnce) {
+TEST_F(LinalgCustomCalls, MatricesWithNaNsOrInfinities) {
   const int64_t n = 4;
   for (const bool eig : {false, true}) {
     SCOPED_TRACE(eig ? "sgeev" : "sgees");
@@ -463,6 +463,25 @@ TEST_F(LinalgCustomCalls, NonFiniteMatricesReportAtOnce) {
     }
     EXPECT_NEAR(sum, trace, 1e-4);
   }
+  // gesdd: NaNs throughout such a member (LAPACK's info -4, which JAX
+  // turns into NaNs), not the identity the rotations would leave in U.
+  Literal in(Shape(ElementType::kF32, {2, n, n}));
+  for (int64_t i = 0; i < 2 * n * n; ++i) in.Set(i, Scalar::Float(ElementType::kF32, static_cast<double>((i * 5) % 7) - 3));
+  in.Set(3, Scalar::Float(ElementType::kF32, std::nan("")));
+  auto prog = ReadStablehlo(R"(
+func.func @main(%a: tensor<2x4x4xf32>) -> (tensor<2x4xf32>, tensor<2x4x4xf32>, tensor<2x4x4xf32>) {
+  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (tensor<2x4x4xf32>) -> (tensor<2x4x4xf32>, tensor<2x4xf32>, tensor<2x4x4xf32>, tensor<2x4x4xf32>, tensor<2xi32>)
+  return %0#1, %0#2, %0#3 : tensor<2x4xf32>, tensor<2x4x4xf32>, tensor<2x4x4xf32>
+})",
+                            false);
+  ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+  auto got = CompileAndRun(*prog->module, {in});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  for (int64_t r = 0; r < 3; ++r)
+    for (int64_t i = 0; i < got->tuple_elements()[r].element_count(); ++i) {
+      const bool first = i < got->tuple_elements()[r].element_count() / 2;
+      EXPECT_EQ(std::isnan(got->tuple_elements()[r].Get(i).re), first) << "result " << r << " element " << i;
+    }
 }
 
 // jaxlib's syevd (jnp.linalg.eigh exported on a CPU) and XLA's Eigh by
