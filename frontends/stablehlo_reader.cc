@@ -18,7 +18,9 @@
 #include "frontends/stablehlo_legacy_ops.h"
 #include "frontends/stablehlo_quantized.h"
 #include "frontends/mlir_types.h"
+#include "frontends/sdy_sharding.h"
 #include "frontends/shape_refinement.h"
+#include "frontends/spmd_expansion.h"
 #include "frontends/xla_custom_calls.h"
 #include "frontends/stablehlo_syntax.h"
 #include "ir/numbers.h"
@@ -180,6 +182,8 @@ class Reader {
   Status ValueList(std::vector<std::string>& out, const std::string& what);
   StatusOr<std::vector<Instruction*>> TranslateManualComputation(const Statement& s, std::map<std::string, Instruction*>& values,
                                                                  int depth);
+  // One over sharded manual axes: its body written out once per device.
+  StatusOr<std::vector<Instruction*>> ExpandManual(const Statement& s, std::map<std::string, Instruction*>& values, int depth);
 
   // The dynamic_* ops whose size and padding operands are constants (or
   // only restate a static result type): rewritten in place as their static
@@ -227,6 +231,7 @@ class Reader {
   std::vector<Function> functions_;
   std::set<std::string> declarations_;  // "func.func private @f(...) -> ..." with no body
   std::map<std::string, std::map<std::string, int64_t>> meshes_;  // sdy.mesh @name -> axis sizes
+  std::map<std::string, std::string> mesh_text_;                  // sdy.mesh @name -> its <...>
   std::unique_ptr<Computation> entry_;
   std::string entry_name_;  // the entry the caller asked for, or empty
   int first_line_ = 1;
@@ -286,6 +291,7 @@ Status Reader::ScanFunctions() {
       if (c_.Peek() != '<') return c_.Error("expected the mesh <[...]> of sdy.mesh");
       VKXLA_ASSIGN_OR_RETURN(const std::string axes, c_.Balanced());
       meshes_[mesh] = MeshAxes(axes);
+      mesh_text_[mesh] = axes;
       continue;
     }
     if (!c_.Consume("func.func")) {
@@ -1471,10 +1477,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateManualComputation(const Sta
     if (size == axes.end()) return c_.Error(s.at, "sdy.manual_computation's manual axis \"" + axis + "\" is not an axis of its mesh");
     if (size->second != 1) sharded += (sharded.empty() ? "\"" : ", \"") + axis + "\"=" + std::to_string(size->second);
   }
-  if (!sharded.empty())
-    return Unimplemented(c_.Where(s.at) + ": sdy.manual_computation over manual axes {" + sharded +
-                         "} runs its body once per device, on that device's shard; vkxla runs one device, and "
-                         "partitions are not supported yet");
+  if (!sharded.empty()) return ExpandManual(s, values, depth);
   // Every manual axis has size 1: each device's shard is the whole array.
   if (s.region_parameters.size() != s.operands.size() || s.operand_types.size() != s.operands.size())
     return c_.Error(s.at, "sdy.manual_computation takes " + std::to_string(s.operands.size()) + " operands but its body " +
@@ -1502,6 +1505,42 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateManualComputation(const Sta
       return c_.Error(s.at, "sdy.manual_computation's result " + std::to_string(i) + " is " + s.result_types[i].ToString() +
                                 " but its body returns " + (*returned)[i]->shape.ToString());
   return *returned;
+}
+
+StatusOr<std::vector<Instruction*>> Reader::ExpandManual(const Statement& s, std::map<std::string, Instruction*>& values, int depth) {
+  // The body as a computation of its own, written out once per device by
+  // frontends/spmd_expansion.h, then dropped.
+  // Errors from outside the reader, placed at the statement.
+  auto located = [&](auto r) -> decltype(r) {
+    if (r.ok()) return r;
+    return Status(r.status().code(), c_.Where(s.at) + ": sdy.manual_computation: " + r.status().message());
+  };
+  ManualComputation m;
+  const std::string& in = s.attributes.at("in_shardings");
+  VKXLA_ASSIGN_OR_RETURN(m.in_shardings, located(ParseShardingList(in)));
+  VKXLA_ASSIGN_OR_RETURN(m.out_shardings, located(ParseShardingList(s.attributes.at("out_shardings"))));
+  std::string mesh_text;
+  for (const std::vector<TensorSharding>* list : {&m.in_shardings, &m.out_shardings})
+    for (const TensorSharding& t : *list) {
+      const std::string text = t.inline_mesh.empty() ? (mesh_text_.count(t.mesh) ? mesh_text_.at(t.mesh) : "") : t.inline_mesh.substr(4);
+      if (text.empty()) return c_.Error(s.at, "sdy.manual_computation names " + t.mesh + ", which no sdy.mesh defines");
+      if (!mesh_text.empty() && text != mesh_text) return c_.Error(s.at, "sdy.manual_computation's shardings name different meshes");
+      mesh_text = text;
+    }
+  VKXLA_ASSIGN_OR_RETURN(m.mesh, located(ParseSdyMesh(mesh_text)));
+  m.manual_axes = QuotedStrings(s.attributes.at("manual_axes"));
+  m.result_types = s.result_types;
+  std::vector<Instruction*> operands;
+  for (const std::string& o : s.operands) {
+    VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
+    operands.push_back(v);
+  }
+  VKXLA_ASSIGN_OR_RETURN(Computation * body, TranslateRegion(s, 0, depth));
+  m.body = body;
+  const auto [make, constant] = Makers(s.at);
+  StatusOr<std::vector<Instruction*>> results = located(ExpandManualComputation(m, operands, make, constant));
+  if (!regions_.empty() && regions_.back().get() == body) regions_.pop_back();
+  return results;
 }
 
 StatusOr<bool> Reader::LowerQuantized(Statement& s, std::map<std::string, Instruction*>& values, std::vector<Instruction*>& out) {

@@ -24,6 +24,20 @@ inline void ExpectChecksPass(const std::string& text) {
   EXPECT_EQ(r.outcome, Outcome::kPassed) << r.detail;
 }
 
+// `text` read and run on the test device, checked against the reference
+// evaluator: its values as text, or the error.
+inline std::string ReadAndRun(const std::string& text, const std::vector<Literal>& args) {
+  auto p = ReadStablehlo(text, /*with_checks=*/false);
+  if (!p.ok()) return p.status().ToString();
+  return RunAndCompareWith(*p->module, args).ValuesToString();
+}
+
+inline Literal F32Values(const std::vector<int64_t>& dims, const std::vector<double>& v) {
+  Literal l(Shape(ElementType::kF32, dims));
+  for (size_t i = 0; i < v.size(); ++i) l.Set(static_cast<int64_t>(i), Scalar::Float(ElementType::kF32, v[i]));
+  return l;
+}
+
 // f32 and f64 (in software where the device lacks shaderFloat64).
 inline std::vector<ElementType> TestedFloatTypes() { return {ElementType::kF32, ElementType::kF64}; }
 

@@ -1,0 +1,376 @@
+#include "frontends/spmd_expansion.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "ops/collectives.h"
+#include "ops/slice_and_padding.h"
+
+namespace vkxla {
+namespace {
+
+// Whether `c` or a computation it calls holds a collective, replica-id or
+// partition-id (an iterative walk).
+bool CallsProcessOps(const Computation* c) {
+  std::vector<const Computation*> stack = {c};
+  std::set<const Computation*> seen;
+  while (!stack.empty()) {
+    const Computation* top = stack.back();
+    stack.pop_back();
+    if (!seen.insert(top).second) continue;
+    for (const auto& inst : top->instructions()) {
+      if (IsProcessOpcode(inst->opcode)) return true;
+      for (const auto& [name, callee] : inst->called_computations) stack.push_back(callee);
+    }
+  }
+  return false;
+}
+
+// Ops whose copies may not be shared between devices even where their
+// operands are: each device's own random numbers, feeds and calls.
+bool PerDevice(Opcode op) {
+  return op == Opcode::kRng || op == Opcode::kCustomCall || op == Opcode::kInfeed || op == Opcode::kOutfeed || op == Opcode::kSend ||
+         op == Opcode::kRecv;
+}
+
+// The elementwise op a reduction computation is, where its root applies
+// one to its two parameters.
+std::optional<Opcode> PlainCombiner(const Computation* c) {
+  const Instruction* r = c ? c->root() : nullptr;
+  if (!r || r->operands.size() != 2) return std::nullopt;
+  for (const Instruction* o : r->operands)
+    if (o->opcode != Opcode::kParameter) return std::nullopt;
+  switch (r->opcode) {
+    case Opcode::kAdd: case Opcode::kMultiply: case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kAnd: case Opcode::kOr:
+    case Opcode::kXor:
+      return r->opcode;
+    default:
+      return std::nullopt;
+  }
+}
+
+class Expander {
+ public:
+  Expander(const ManualComputation& m, const HloMaker& make, const ConstantMaker& constant) : m_(m), make_(make), constant_(constant) {}
+
+  StatusOr<std::vector<Instruction*>> Run(const std::vector<Instruction*>& operands) {
+    VKXLA_RETURN_IF_ERROR(Check(operands));
+    devices_ = m_.mesh.devices();
+    coordinates_.assign(static_cast<size_t>(devices_), {});
+    for (int64_t linear = 0; linear < devices_; ++linear) {
+      std::vector<int64_t> c(m_.mesh.axes.size());
+      int64_t rest = linear;
+      for (size_t a = m_.mesh.axes.size(); a-- > 0;) {
+        c[a] = rest % m_.mesh.axes[a].second;
+        rest /= m_.mesh.axes[a].second;
+      }
+      coordinates_[static_cast<size_t>(m_.mesh.DeviceAt(c))] = c;
+    }
+    values_.assign(static_cast<size_t>(devices_), {});
+    const std::vector<Instruction*> params = m_.body->parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+      std::map<std::vector<int64_t>, Instruction*> shards;  // one slice per distinct shard
+      for (int64_t d = 0; d < devices_; ++d) {
+        VKXLA_ASSIGN_OR_RETURN(Instruction * s, Shard(operands[i], m_.in_shardings[i], d, shards));
+        if (!s->shape.Compatible(params[i]->shape))
+          return InvalidArgument("its body's argument " + std::to_string(i) + " is " + params[i]->shape.ToString() + " but a shard of " +
+                                 operands[i]->shape.ToString() + " is " + s->shape.ToString());
+        values_[static_cast<size_t>(d)][params[i]] = s;
+      }
+    }
+    for (const auto& inst : m_.body->instructions()) {
+      if (inst->opcode == Opcode::kParameter) continue;
+      VKXLA_RETURN_IF_ERROR(Write(*inst));
+    }
+    std::vector<Instruction*> results;
+    for (size_t j = 0; j < m_.result_types.size(); ++j) {
+      std::vector<Instruction*> local(static_cast<size_t>(devices_));
+      for (int64_t d = 0; d < devices_; ++d) {
+        Instruction* root = values_[static_cast<size_t>(d)].at(m_.body->root());
+        local[static_cast<size_t>(d)] = m_.result_types.size() == 1 && !root->shape.IsTuple() ? root : root->operands.at(j);
+      }
+      VKXLA_ASSIGN_OR_RETURN(Instruction * global, Assemble(local, m_.out_shardings[j], m_.result_types[j]));
+      results.push_back(global);
+    }
+    return results;
+  }
+
+ private:
+  Status Check(const std::vector<Instruction*>& operands) {
+    const SdyMesh& mesh = m_.mesh;
+    if (mesh.devices() > kMaxManualDevices)
+      return Unimplemented("a manual computation over " + std::to_string(mesh.devices()) + " devices: at most " +
+                           std::to_string(kMaxManualDevices) + " are written out on one device");
+    for (const auto& [axis, size] : mesh.axes)
+      if (size > 1 && std::find(m_.manual_axes.begin(), m_.manual_axes.end(), axis) == m_.manual_axes.end())
+        return Unimplemented("a manual computation whose mesh axis \"" + axis + "\" (" + std::to_string(size) +
+                             " devices) is not manual: only fully manual computations are written out per device");
+    const std::vector<Instruction*> params = m_.body->parameters();
+    if (params.size() != operands.size() || m_.in_shardings.size() != operands.size() || m_.out_shardings.size() != m_.result_types.size())
+      return InvalidArgument("a manual computation's operands, arguments, in_shardings and out_shardings do not match in number");
+    for (const std::vector<TensorSharding>* list : {&m_.in_shardings, &m_.out_shardings})
+      for (const TensorSharding& t : *list) {
+        if (t.unreduced) return Unimplemented("an unreduced sharding of a manual computation (partial values left to sum)");
+        for (const auto& axes : t.dims)
+          for (const std::string& a : axes)
+            if (mesh.AxisIndex(a) < 0) return InvalidArgument("a sharding names axis \"" + a + "\", which the mesh does not have");
+      }
+    for (const auto& inst : m_.body->instructions())
+      for (const auto& [name, callee] : inst->called_computations)
+        if (CallsProcessOps(callee))
+          return Unimplemented(inst->Describe() + " of a manual computation over several devices calls a computation that holds a "
+                                                  "collective or partition-id: the devices' copies would have to run in lockstep");
+    return OkStatus();
+  }
+
+  // Device d's shard index along one dimension split by `axes`, and their count.
+  std::pair<int64_t, int64_t> ShardOf(const std::vector<std::string>& axes, int64_t d) const {
+    int64_t index = 0, count = 1;
+    for (const std::string& a : axes) {
+      const int64_t i = m_.mesh.AxisIndex(a), size = m_.mesh.axes[static_cast<size_t>(i)].second;
+      index = index * size + coordinates_[static_cast<size_t>(d)][static_cast<size_t>(i)];
+      count *= size;
+    }
+    return {index, count};
+  }
+
+  StatusOr<Instruction*> Shard(Instruction* x, const TensorSharding& t, int64_t d, std::map<std::vector<int64_t>, Instruction*>& cache) {
+    const Shape& s = x->shape;
+    if (!s.IsArray()) return Unimplemented("a manual computation's operand " + s.ToString() + ": arrays are supported");
+    std::vector<int64_t> key;
+    std::vector<SliceDimension> slice;
+    std::vector<int64_t> dims = s.dims();
+    bool whole = true;
+    for (int64_t k = 0; k < s.rank(); ++k) {
+      const auto [index, count] = ShardOf(static_cast<size_t>(k) < t.dims.size() ? t.dims[static_cast<size_t>(k)] : std::vector<std::string>{}, d);
+      if (s.dim(k) % count != 0)
+        return InvalidArgument("a manual computation's operand " + s.ToString() + ": dimension " + std::to_string(k) + " does not split into " +
+                               std::to_string(count) + " shards");
+      const int64_t size = s.dim(k) / count;
+      slice.push_back({index * size, (index + 1) * size, 1});
+      dims[static_cast<size_t>(k)] = size;
+      key.push_back(index);
+      whole = whole && count == 1;
+    }
+    if (whole) return x;
+    auto found = cache.find(key);
+    if (found != cache.end()) return found->second;
+    Instruction* sliced = make_(Opcode::kSlice, Shape(s.element_type(), dims), {x});
+    sliced->other_attributes.emplace_back("slice", SliceText(slice));
+    cache[key] = sliced;
+    return sliced;
+  }
+
+  Instruction* Clone(const Instruction& inst, std::vector<Instruction*> operands) {
+    Instruction* c = make_(inst.opcode, inst.shape, {});
+    const std::string name = c->name;
+    *c = inst;
+    c->name = name;
+    c->operands = std::move(operands);
+    return c;
+  }
+
+  Status Write(const Instruction& inst) {
+    if (inst.opcode == Opcode::kPartitionId || inst.opcode == Opcode::kReplicaId) {
+      for (int64_t d = 0; d < devices_; ++d) {
+        Literal id(Shape::Scalar(inst.shape.element_type()));
+        id.Set(0, Scalar::Int(inst.shape.element_type(), inst.opcode == Opcode::kPartitionId ? d : 0));
+        values_[static_cast<size_t>(d)][&inst] = constant_(std::move(id));
+      }
+      return OkStatus();
+    }
+    if (IsCollectiveOpcode(inst.opcode)) return WriteCollective(inst);
+    if (IsProcessOpcode(inst.opcode)) return Unimplemented(inst.Describe() + " in a manual computation over several devices");
+    std::vector<std::vector<Instruction*>> operands(static_cast<size_t>(devices_));
+    bool same = !PerDevice(inst.opcode);
+    for (int64_t d = 0; d < devices_; ++d) {
+      for (const Instruction* o : inst.operands) operands[static_cast<size_t>(d)].push_back(values_[static_cast<size_t>(d)].at(o));
+      same = same && operands[static_cast<size_t>(d)] == operands[0];
+    }
+    Instruction* shared = same ? Clone(inst, operands[0]) : nullptr;
+    for (int64_t d = 0; d < devices_; ++d)
+      values_[static_cast<size_t>(d)][&inst] = shared ? shared : Clone(inst, operands[static_cast<size_t>(d)]);
+    return OkStatus();
+  }
+
+  Instruction* Zeros(const Shape& s) {
+    Literal zero(Shape::Scalar(s.element_type()));
+    Instruction* c = constant_(std::move(zero));
+    if (s.rank() == 0) return c;
+    Instruction* b = make_(Opcode::kBroadcast, s, {c});
+    b->dimensions = std::vector<int64_t>{};
+    return b;
+  }
+
+  Instruction* Concatenate(const std::vector<Instruction*>& parts, int64_t dim) {
+    if (parts.size() == 1) return parts[0];
+    std::vector<int64_t> dims = parts[0]->shape.dims();
+    dims[static_cast<size_t>(dim)] = 0;
+    for (Instruction* p : parts) dims[static_cast<size_t>(dim)] += p->shape.dim(dim);
+    Instruction* c = make_(Opcode::kConcatenate, Shape(parts[0]->shape.element_type(), dims), parts);
+    c->dimensions = std::vector<int64_t>{dim};
+    return c;
+  }
+
+  Instruction* Slice(Instruction* x, const std::vector<int64_t>& start, const std::vector<int64_t>& dims) {
+    if (dims == x->shape.dims()) return x;
+    std::vector<SliceDimension> slice;
+    for (size_t k = 0; k < dims.size(); ++k) slice.push_back({start[k], start[k] + dims[k], 1});
+    Instruction* s = make_(Opcode::kSlice, Shape(x->shape.element_type(), dims), {x});
+    s->other_attributes.emplace_back("slice", SliceText(slice));
+    return s;
+  }
+
+  // The group's values of one leaf folded in group order by the op's reduction.
+  StatusOr<Instruction*> Fold(const Instruction& inst, const std::vector<Instruction*>& values) {
+    const Computation* reduce = nullptr;
+    for (const auto& [name, c] : inst.called_computations)
+      if (name == "to_apply") reduce = c;
+    if (!reduce) return InvalidArgument(inst.Describe() + " needs to_apply");
+    const std::optional<Opcode> plain = PlainCombiner(reduce);
+    Instruction* acc = values[0];
+    for (size_t i = 1; i < values.size(); ++i) {
+      if (plain) {
+        acc = make_(*plain, acc->shape, {acc, values[i]});
+      } else {
+        Instruction* map = make_(Opcode::kMap, acc->shape, {acc, values[i]});
+        std::vector<int64_t> all(static_cast<size_t>(acc->shape.rank()));
+        for (size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int64_t>(k);
+        map->dimensions = all;
+        map->called_computations.emplace_back("to_apply", const_cast<Computation*>(reduce));
+        acc = map;
+      }
+    }
+    return acc;
+  }
+
+  Status WriteCollective(const Instruction& inst) {
+    const ProcessGrid grid{1, devices_};
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> groups, ProcessGroups(inst, grid));
+    std::vector<Shape> leaves;
+    for (const Instruction* o : inst.operands) {
+      if (!o->shape.IsArray()) return Unimplemented(inst.Describe() + " of " + o->shape.ToString() + " in a manual computation");
+      leaves.push_back(o->shape);
+    }
+    const std::vector<Shape> result_leaves = inst.shape.IsTuple() ? inst.shape.tuple_shapes() : std::vector<Shape>{inst.shape};
+    auto leaf_of = [&](int64_t device, size_t k) { return values_[static_cast<size_t>(device)].at(inst.operands[k]); };
+    auto bind = [&](int64_t device, const std::vector<Instruction*>& parts) {
+      values_[static_cast<size_t>(device)][&inst] = inst.shape.IsTuple() ? make_(Opcode::kTuple, inst.shape, parts) : parts.at(0);
+    };
+    std::vector<bool> bound(static_cast<size_t>(devices_), false);
+    for (const std::vector<int64_t>& group : groups) {
+      const int64_t size = static_cast<int64_t>(group.size());
+      if (inst.opcode == Opcode::kAllReduce || inst.opcode == Opcode::kReduceScatter) {
+        std::vector<Instruction*> folded;
+        for (size_t k = 0; k < leaves.size(); ++k) {
+          std::vector<Instruction*> members;
+          for (int64_t d : group) members.push_back(leaf_of(d, k));
+          VKXLA_ASSIGN_OR_RETURN(Instruction * f, Fold(inst, members));
+          folded.push_back(f);
+        }
+        for (int64_t p = 0; p < size; ++p) {
+          std::vector<Instruction*> parts = folded;
+          if (inst.opcode == Opcode::kReduceScatter) {
+            if (!inst.dimensions || inst.dimensions->size() != 1) return InvalidArgument(inst.Describe() + " needs dimensions={d}");
+            const int64_t dim = (*inst.dimensions)[0];
+            for (size_t k = 0; k < parts.size(); ++k) {
+              const std::vector<int64_t>& dims = result_leaves.at(k).dims();
+              std::vector<int64_t> start(dims.size(), 0);
+              start[static_cast<size_t>(dim)] = p * dims[static_cast<size_t>(dim)];
+              parts[k] = Slice(parts[k], start, dims);
+            }
+          }
+          bind(group[static_cast<size_t>(p)], parts);
+          bound[static_cast<size_t>(group[static_cast<size_t>(p)])] = true;
+        }
+        continue;
+      }
+      for (int64_t p = 0; p < size; ++p) {
+        VKXLA_ASSIGN_OR_RETURN(std::vector<LeafMove> moves, ResultMoves(inst, size, p, leaves));
+        std::vector<Instruction*> parts;
+        for (size_t k = 0; k < moves.size() && k < result_leaves.size(); ++k) {
+          const LeafMove& mv = moves[k];
+          if (mv.kind == LeafMove::Kind::kZeros) {
+            parts.push_back(Zeros(result_leaves[k]));
+          } else if (mv.kind == LeafMove::Kind::kWhole) {
+            parts.push_back(leaf_of(group[static_cast<size_t>(mv.member)], mv.leaf));
+          } else {
+            std::vector<int64_t> block = result_leaves[k].dims();
+            block[static_cast<size_t>(mv.along)] /= size;
+            std::vector<int64_t> start(block.size(), 0);
+            start[static_cast<size_t>(mv.shift_dim)] = mv.shift;
+            std::vector<Instruction*> blocks;
+            for (int64_t i = 0; i < size; ++i) blocks.push_back(Slice(leaf_of(group[static_cast<size_t>(i)], mv.leaf), start, block));
+            parts.push_back(Concatenate(blocks, mv.along));
+          }
+        }
+        bind(group[static_cast<size_t>(p)], parts);
+        bound[static_cast<size_t>(group[static_cast<size_t>(p)])] = true;
+      }
+    }
+    for (int64_t d = 0; d < devices_; ++d)  // a collective-broadcast's devices in no group get zeros
+      if (!bound[static_cast<size_t>(d)]) {
+        std::vector<Instruction*> parts;
+        for (const Shape& s : result_leaves) parts.push_back(Zeros(s));
+        bind(d, parts);
+      }
+    return OkStatus();
+  }
+
+  // The devices' local results put together by `t`: along each dimension
+  // the shards of the axes splitting it, in their order; an axis that
+  // splits none holds the same values on each device (its first is read).
+  StatusOr<Instruction*> Assemble(const std::vector<Instruction*>& local, const TensorSharding& t, const Shape& global) {
+    const Shape& ls = local[0]->shape;
+    if (!ls.IsArray() || ls.rank() != global.rank() || ls.element_type() != global.element_type())
+      return InvalidArgument("a manual computation's body returns " + ls.ToString() + " for its result " + global.ToString());
+    for (int64_t k = 0; k < ls.rank(); ++k) {
+      const int64_t count = ShardOf(static_cast<size_t>(k) < t.dims.size() ? t.dims[static_cast<size_t>(k)] : std::vector<std::string>{}, 0).second;
+      if (ls.dim(k) * count != global.dim(k))
+        return InvalidArgument("a manual computation's body returns " + ls.ToString() + ", whose shards along dimension " +
+                               std::to_string(k) + " do not make its result " + global.ToString());
+    }
+    std::vector<int64_t> coordinates(m_.mesh.axes.size(), 0);
+    // Recursive over the dimensions (as deep as the rank): dimension k's
+    // parts, each built from dimension k + 1's with k's shard fixed.
+    std::function<Instruction*(int64_t)> build = [&](int64_t k) -> Instruction* {
+      if (k == ls.rank()) return local[static_cast<size_t>(m_.mesh.DeviceAt(coordinates))];
+      const std::vector<std::string> axes = static_cast<size_t>(k) < t.dims.size() ? t.dims[static_cast<size_t>(k)] : std::vector<std::string>{};
+      int64_t count = 1;
+      for (const std::string& a : axes) count *= m_.mesh.axes[static_cast<size_t>(m_.mesh.AxisIndex(a))].second;
+      std::vector<Instruction*> parts;
+      for (int64_t index = 0; index < count; ++index) {
+        int64_t rest = index;
+        for (size_t a = axes.size(); a-- > 0;) {
+          const size_t axis = static_cast<size_t>(m_.mesh.AxisIndex(axes[a]));
+          coordinates[axis] = rest % m_.mesh.axes[axis].second;
+          rest /= m_.mesh.axes[axis].second;
+        }
+        parts.push_back(build(k + 1));
+      }
+      for (const std::string& a : axes) coordinates[static_cast<size_t>(m_.mesh.AxisIndex(a))] = 0;
+      return Concatenate(parts, k);
+    };
+    return build(0);
+  }
+
+  const ManualComputation& m_;
+  const HloMaker& make_;
+  const ConstantMaker& constant_;
+  int64_t devices_ = 1;
+  std::vector<std::vector<int64_t>> coordinates_;                         // per device id, per mesh axis
+  std::vector<std::unordered_map<const Instruction*, Instruction*>> values_;  // per device: the body's instructions' copies
+};
+
+}  // namespace
+
+StatusOr<std::vector<Instruction*>> ExpandManualComputation(const ManualComputation& m, const std::vector<Instruction*>& operands,
+                                                             const HloMaker& make, const ConstantMaker& constant) {
+  Expander e(m, make, constant);
+  return e.Run(operands);
+}
+
+}  // namespace vkxla

@@ -1,0 +1,43 @@
+// A manual computation over sharded mesh axes (sdy.manual_computation, what
+// jax.shard_map exports) run on one device: its body is a program for each
+// device of the mesh, on that device's shard of every operand, meeting the
+// others in collectives. Here the body is written out once per device in
+// the computation being read: each copy takes its shards (slices of the
+// global operands, by the in_shardings), partition-id is the copy's device,
+// and every collective becomes the element moves and folds between the
+// copies that it means (ops/collectives.h's groups and moves: all-reduce a
+// fold of the group's values in group order, all-gather and all-to-all
+// concatenations of blocks, collective-permute the source's value or
+// zeros, reduce-scatter a fold then the member's block). The copies'
+// results are put together again by the out_shardings. Ops whose operands
+// are the same in every copy are written once.
+//
+// Not supported, each a clear error: a collective or partition-id inside
+// a loop, conditional or call of the body (the copies would have to run
+// in lockstep), mesh axes that are not manual but have more than one
+// device, sub-axes, unreduced results, more than 64 devices.
+#pragma once
+
+#include <vector>
+
+#include "frontends/chlo_mulhi.h"
+#include "frontends/sdy_sharding.h"
+#include "ir/module.h"
+
+namespace vkxla {
+
+struct ManualComputation {
+  const Computation* body = nullptr;  // parameters: the local operands; root: the local results (a tuple for several)
+  SdyMesh mesh;
+  std::vector<std::string> manual_axes;
+  std::vector<TensorSharding> in_shardings, out_shardings;
+  std::vector<Shape> result_types;  // global
+};
+
+inline constexpr int64_t kMaxManualDevices = 64;
+
+// The global results of `m` over `operands` (global arrays), built with `make`.
+StatusOr<std::vector<Instruction*>> ExpandManualComputation(const ManualComputation& m, const std::vector<Instruction*>& operands,
+                                                             const HloMaker& make, const ConstantMaker& constant);
+
+}  // namespace vkxla
