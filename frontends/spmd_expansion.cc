@@ -54,7 +54,7 @@ std::optional<Opcode> PlainCombiner(const Computation* c) {
 
 class Expander {
  public:
-  Expander(const ManualComputation& m, const HloMaker& make, const ConstantMaker& constant) : m_(m), make_(make), constant_(constant) {}
+  Expander(const ManualComputation& m, const ComputationBuilders& b) : m_(m), b_(b), make_(b.make), constant_(b.constant) {}
 
   StatusOr<std::vector<Instruction*>> Run(const std::vector<Instruction*>& operands) {
     VKXLA_RETURN_IF_ERROR(Check(operands));
@@ -69,8 +69,8 @@ class Expander {
       }
       coordinates_[static_cast<size_t>(m_.mesh.DeviceAt(c))] = c;
     }
-    values_.assign(static_cast<size_t>(devices_), {});
     const std::vector<Instruction*> params = m_.body->parameters();
+    std::vector<std::vector<Instruction*>> shard_args(static_cast<size_t>(devices_));
     for (size_t i = 0; i < params.size(); ++i) {
       std::map<std::vector<int64_t>, Instruction*> shards;  // one slice per distinct shard
       for (int64_t d = 0; d < devices_; ++d) {
@@ -78,18 +78,15 @@ class Expander {
         if (!s->shape.Compatible(params[i]->shape))
           return InvalidArgument("its body's argument " + std::to_string(i) + " is " + params[i]->shape.ToString() + " but a shard of " +
                                  operands[i]->shape.ToString() + " is " + s->shape.ToString());
-        values_[static_cast<size_t>(d)][params[i]] = s;
+        shard_args[static_cast<size_t>(d)].push_back(s);
       }
     }
-    for (const auto& inst : m_.body->instructions()) {
-      if (inst->opcode == Opcode::kParameter) continue;
-      VKXLA_RETURN_IF_ERROR(Write(*inst));
-    }
+    VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> roots, WriteComputation(*m_.body, shard_args));
     std::vector<Instruction*> results;
     for (size_t j = 0; j < m_.result_types.size(); ++j) {
       std::vector<Instruction*> local(static_cast<size_t>(devices_));
       for (int64_t d = 0; d < devices_; ++d) {
-        Instruction* root = values_[static_cast<size_t>(d)].at(m_.body->root());
+        Instruction* root = roots[static_cast<size_t>(d)];
         local[static_cast<size_t>(d)] = m_.result_types.size() == 1 && !root->shape.IsTuple() ? root : root->operands.at(j);
       }
       VKXLA_ASSIGN_OR_RETURN(Instruction * global, Assemble(local, m_.out_shardings[j], m_.result_types[j]));
@@ -118,11 +115,6 @@ class Expander {
           for (const std::string& a : axes)
             if (mesh.AxisIndex(a) < 0) return InvalidArgument("a sharding names axis \"" + a + "\", which the mesh does not have");
       }
-    for (const auto& inst : m_.body->instructions())
-      for (const auto& [name, callee] : inst->called_computations)
-        if (CallsProcessOps(callee))
-          return Unimplemented(inst->Describe() + " of a manual computation over several devices calls a computation that holds a "
-                                                  "collective or partition-id: the devices' copies would have to run in lockstep");
     return OkStatus();
   }
 
@@ -184,6 +176,12 @@ class Expander {
     }
     if (IsCollectiveOpcode(inst.opcode)) return WriteCollective(inst);
     if (IsProcessOpcode(inst.opcode)) return Unimplemented(inst.Describe() + " in a manual computation over several devices");
+    for (const auto& [name, callee] : inst.called_computations)
+      if (CallsProcessOps(callee)) {
+        if (inst.opcode == Opcode::kWhile) return WriteLockstepWhile(inst);
+        return Unimplemented(inst.Describe() + " of a manual computation over several devices calls a computation that holds a "
+                                               "collective or partition-id: only a while loop's copies run in lockstep");
+      }
     std::vector<std::vector<Instruction*>> operands(static_cast<size_t>(devices_));
     bool same = !PerDevice(inst.opcode);
     for (int64_t d = 0; d < devices_; ++d) {
@@ -193,6 +191,123 @@ class Expander {
     Instruction* shared = same ? Clone(inst, operands[0]) : nullptr;
     for (int64_t d = 0; d < devices_; ++d)
       values_[static_cast<size_t>(d)][&inst] = shared ? shared : Clone(inst, operands[static_cast<size_t>(d)]);
+    return OkStatus();
+  }
+
+  // Every device's copy of `c` (its parameters given per device) where
+  // make_ and constant_ write: each device's root.
+  StatusOr<std::vector<Instruction*>> WriteComputation(const Computation& c, const std::vector<std::vector<Instruction*>>& args) {
+    std::vector<std::unordered_map<const Instruction*, Instruction*>> saved = std::move(values_);
+    values_.assign(static_cast<size_t>(devices_), {});
+    const std::vector<Instruction*> params = c.parameters();
+    for (int64_t d = 0; d < devices_; ++d)
+      for (size_t i = 0; i < params.size(); ++i) values_[static_cast<size_t>(d)][params[i]] = args[static_cast<size_t>(d)].at(i);
+    Status status = OkStatus();
+    for (const auto& inst : c.instructions()) {
+      if (inst->opcode == Opcode::kParameter) continue;
+      status = Write(*inst);
+      if (!status.ok()) break;
+    }
+    std::vector<Instruction*> roots;
+    if (status.ok())
+      for (int64_t d = 0; d < devices_; ++d) roots.push_back(values_[static_cast<size_t>(d)].at(c.root()));
+    values_ = std::move(saved);
+    VKXLA_RETURN_IF_ERROR(status);
+    return roots;
+  }
+
+  Instruction* Element(Instruction* tuple, int64_t i) {
+    if (tuple->opcode == Opcode::kTuple) return tuple->operands[static_cast<size_t>(i)];
+    Instruction* e = make_(Opcode::kGetTupleElement, tuple->shape.tuple_shapes()[static_cast<size_t>(i)], {tuple});
+    e->tuple_index = i;
+    return e;
+  }
+
+  // A while loop whose condition or body meets other devices: one loop over
+  // every device's state, running while any device's condition holds, a
+  // device whose own condition fails keeping its state (so devices that
+  // agree, as collectives need, run exactly their own trips).
+  Status WriteLockstepWhile(const Instruction& inst) {
+    const Computation *cond = nullptr, *body = nullptr;
+    for (const auto& [name, c] : inst.called_computations) (name == "condition" ? cond : body) = c;
+    const Shape& state = inst.shape;
+    const std::vector<Shape> leaves = state.IsTuple() ? state.tuple_shapes() : std::vector<Shape>{state};
+    for (const Shape& l : leaves)
+      if (!l.IsArray()) return Unimplemented(inst.Describe() + ": a lockstep loop over a state of nested tuples");
+    const int64_t k = static_cast<int64_t>(leaves.size());
+    std::vector<Shape> all;
+    for (int64_t d = 0; d < devices_; ++d) all.insert(all.end(), leaves.begin(), leaves.end());
+    const Shape flat = Shape::Tuple(all);
+    // Device d's state out of the flat tuple `p`, where make_ writes.
+    auto state_of = [&](Instruction* p, int64_t d) {
+      std::vector<Instruction*> parts;
+      for (int64_t j = 0; j < k; ++j) parts.push_back(Element(p, d * k + j));
+      return state.IsTuple() ? make_(Opcode::kTuple, state, parts) : parts[0];
+    };
+    auto leaf_of = [&](Instruction* s, int64_t j) { return state.IsTuple() ? Element(s, j) : s; };
+    // Each device's condition, written into the loop's condition and body.
+    auto conditions = [&](Instruction* p) -> StatusOr<std::vector<Instruction*>> {
+      std::vector<std::vector<Instruction*>> args;
+      for (int64_t d = 0; d < devices_; ++d) args.push_back({state_of(p, d)});
+      return WriteComputation(*cond, args);
+    };
+    const HloMaker outer_make = make_;
+    const ConstantMaker outer_constant = constant_;
+    auto enter = [&](Computation* c) -> Instruction* {
+      make_ = b_.make_in(c);
+      constant_ = b_.constant_in(c);
+      Instruction* p = make_(Opcode::kParameter, flat, {});
+      p->parameter_number = 0;
+      return p;
+    };
+    auto leave = [&] {
+      make_ = outer_make;
+      constant_ = outer_constant;
+    };
+    Computation* new_cond = b_.new_computation();
+    {
+      Instruction* p = enter(new_cond);
+      StatusOr<std::vector<Instruction*>> holds = conditions(p);
+      if (!holds.ok()) {
+        leave();
+        return holds.status();
+      }
+      Instruction* any = (*holds)[0];
+      for (size_t d = 1; d < holds->size(); ++d) any = make_(Opcode::kOr, any->shape, {any, (*holds)[d]});
+      new_cond->set_root(any);
+      leave();
+    }
+    Computation* new_body = b_.new_computation();
+    {
+      Instruction* p = enter(new_body);
+      StatusOr<std::vector<Instruction*>> holds = conditions(p);
+      std::vector<std::vector<Instruction*>> args;
+      for (int64_t d = 0; d < devices_; ++d) args.push_back({state_of(p, d)});
+      StatusOr<std::vector<Instruction*>> next = holds.ok() ? WriteComputation(*body, args) : holds;
+      if (!next.ok()) {
+        leave();
+        return next.status();
+      }
+      std::vector<Instruction*> parts;
+      for (int64_t d = 0; d < devices_; ++d)
+        for (int64_t j = 0; j < k; ++j) {
+          const Shape& l = leaves[static_cast<size_t>(j)];
+          Instruction* keep = (*holds)[static_cast<size_t>(d)];
+          if (l.rank() > 0) {
+            keep = make_(Opcode::kBroadcast, Shape(ElementType::kPred, l.dims()), {keep});
+            keep->dimensions = std::vector<int64_t>{};
+          }
+          parts.push_back(make_(Opcode::kSelect, l, {keep, leaf_of((*next)[static_cast<size_t>(d)], j), Element(p, d * k + j)}));
+        }
+      new_body->set_root(make_(Opcode::kTuple, flat, parts));
+      leave();
+    }
+    std::vector<Instruction*> init;
+    for (int64_t d = 0; d < devices_; ++d)
+      for (int64_t j = 0; j < k; ++j) init.push_back(leaf_of(values_[static_cast<size_t>(d)].at(inst.operands.at(0)), j));
+    Instruction* loop = make_(Opcode::kWhile, flat, {make_(Opcode::kTuple, flat, init)});
+    loop->called_computations = {{"condition", new_cond}, {"body", new_body}};
+    for (int64_t d = 0; d < devices_; ++d) values_[static_cast<size_t>(d)][&inst] = state_of(loop, d);
     return OkStatus();
   }
 
@@ -358,8 +473,9 @@ class Expander {
   }
 
   const ManualComputation& m_;
-  const HloMaker& make_;
-  const ConstantMaker& constant_;
+  const ComputationBuilders& b_;
+  HloMaker make_;          // where the copies go: the computation being read, or a lockstep loop's
+  ConstantMaker constant_;
   int64_t devices_ = 1;
   std::vector<std::vector<int64_t>> coordinates_;                         // per device id, per mesh axis
   std::vector<std::unordered_map<const Instruction*, Instruction*>> values_;  // per device: the body's instructions' copies
@@ -368,8 +484,8 @@ class Expander {
 }  // namespace
 
 StatusOr<std::vector<Instruction*>> ExpandManualComputation(const ManualComputation& m, const std::vector<Instruction*>& operands,
-                                                             const HloMaker& make, const ConstantMaker& constant) {
-  Expander e(m, make, constant);
+                                                             const ComputationBuilders& b) {
+  Expander e(m, b);
   return e.Run(operands);
 }
 

@@ -12,15 +12,18 @@
 // results are put together again by the out_shardings. Ops whose operands
 // are the same in every copy are written once.
 //
-// Not supported, each a clear error: a collective or partition-id inside
-// a loop, conditional or call of the body (the copies would have to run
-// in lockstep), mesh axes that are not manual but have more than one
-// device, sub-axes, unreduced results, more than 64 devices.
+// A while loop whose condition or body meets other devices becomes one
+// loop over every device's state, running while any device's condition
+// holds (a device whose own fails keeps its state). Not supported, each a
+// clear error: a collective or partition-id inside a conditional, call or
+// other called computation of the body, mesh axes that are not manual but
+// have more than one device, sub-axes, unreduced results, more than 64
+// devices.
 #pragma once
 
 #include <vector>
 
-#include "frontends/chlo_mulhi.h"
+#include "frontends/array_ops.h"
 #include "frontends/sdy_sharding.h"
 #include "ir/module.h"
 
@@ -36,8 +39,9 @@ struct ManualComputation {
 
 inline constexpr int64_t kMaxManualDevices = 64;
 
-// The global results of `m` over `operands` (global arrays), built with `make`.
+// The global results of `m` over `operands` (global arrays), built with
+// `b` (a lockstep loop's condition and body are new computations).
 StatusOr<std::vector<Instruction*>> ExpandManualComputation(const ManualComputation& m, const std::vector<Instruction*>& operands,
-                                                             const HloMaker& make, const ConstantMaker& constant);
+                                                             const ComputationBuilders& b);
 
 }  // namespace vkxla

@@ -182,6 +182,8 @@ class Reader {
   Status ValueList(std::vector<std::string>& out, const std::string& what);
   StatusOr<std::vector<Instruction*>> TranslateManualComputation(const Statement& s, std::map<std::string, Instruction*>& values,
                                                                  int depth);
+  // Builders of instructions at `at` in the current or a new computation.
+  ComputationBuilders BuildersAt(size_t at);
   // One over sharded manual axes: its body written out once per device.
   StatusOr<std::vector<Instruction*>> ExpandManual(const Statement& s, std::map<std::string, Instruction*>& values, int depth);
 
@@ -1507,6 +1509,35 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateManualComputation(const Sta
   return *returned;
 }
 
+ComputationBuilders Reader::BuildersAt(size_t at) {
+  ComputationBuilders b;
+  b.make = Makers(at).first;
+  b.constant = Makers(at).second;
+  b.new_computation = [this] {
+    regions_.push_back(std::make_unique<Computation>("region" + std::to_string(regions_.size())));
+    return regions_.back().get();
+  };
+  b.make_in = [this, at](Computation* c) -> HloMaker {
+    return [this, at, c](Opcode op, const Shape& shape, std::vector<Instruction*> operands) {
+      Computation* outer = current_;
+      current_ = c;
+      Instruction* i = Make(op, shape, std::move(operands), at);
+      current_ = outer;
+      return i;
+    };
+  };
+  b.constant_in = [this, at](Computation* c) -> ConstantMaker {
+    return [this, at, c](Literal value) {
+      Computation* outer = current_;
+      current_ = c;
+      Instruction* i = Constant(std::move(value), at);
+      current_ = outer;
+      return i;
+    };
+  };
+  return b;
+}
+
 StatusOr<std::vector<Instruction*>> Reader::ExpandManual(const Statement& s, std::map<std::string, Instruction*>& values, int depth) {
   // The body as a computation of its own, written out once per device by
   // frontends/spmd_expansion.h, then dropped.
@@ -1537,9 +1568,12 @@ StatusOr<std::vector<Instruction*>> Reader::ExpandManual(const Statement& s, std
   }
   VKXLA_ASSIGN_OR_RETURN(Computation * body, TranslateRegion(s, 0, depth));
   m.body = body;
-  const auto [make, constant] = Makers(s.at);
-  StatusOr<std::vector<Instruction*>> results = located(ExpandManualComputation(m, operands, make, constant));
-  if (!regions_.empty() && regions_.back().get() == body) regions_.pop_back();
+  StatusOr<std::vector<Instruction*>> results = located(ExpandManualComputation(m, operands, BuildersAt(s.at)));
+  for (auto it = regions_.begin(); it != regions_.end(); ++it)  // the body itself is in no program
+    if (it->get() == body) {
+      regions_.erase(it);
+      break;
+    }
   return results;
 }
 
@@ -1816,30 +1850,7 @@ StatusOr<std::vector<Instruction*>> Reader::LowerExpandedCall(const Statement& s
   }
   call.logical_or = [&] { return BinaryComputation(Opcode::kOr, Shape::Scalar(ElementType::kPred), s.at); };
   const size_t at = s.at;
-  call.builders.make = Makers(at).first;
-  call.builders.constant = Makers(at).second;
-  call.builders.new_computation = [this] {
-    regions_.push_back(std::make_unique<Computation>("region" + std::to_string(regions_.size())));
-    return regions_.back().get();
-  };
-  call.builders.make_in = [this, at](Computation* c) -> HloMaker {
-    return [this, at, c](Opcode op, const Shape& shape, std::vector<Instruction*> operands) {
-      Computation* outer = current_;
-      current_ = c;
-      Instruction* i = Make(op, shape, std::move(operands), at);
-      current_ = outer;
-      return i;
-    };
-  };
-  call.builders.constant_in = [this, at](Computation* c) -> ConstantMaker {
-    return [this, at, c](Literal value) {
-      Computation* outer = current_;
-      current_ = c;
-      Instruction* i = Constant(std::move(value), at);
-      current_ = outer;
-      return i;
-    };
-  };
+  call.builders = BuildersAt(at);
   call.integers = [&](size_t i) -> StatusOr<std::vector<int64_t>> {
     if (i >= s.operands.size()) return c_.Error(s.at, "custom_call @" + target + " has no operand " + std::to_string(i));
     return ConstantOperand(s, i, values);

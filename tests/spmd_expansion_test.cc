@@ -149,6 +149,41 @@ TEST_F(SpmdExpansion, ContractionSplitAcrossDevices) {
             "{" + Values({c[0], c[1], c[2]}) + ", " + Values({c[3], c[4], c[5]}) + "}");
 }
 
+// A loop meeting other devices runs in lockstep: a ring of ppermutes adding
+// up every device's shard (what a ring all-reduce does), and a loop whose
+// trip count is the device's own (partition_id + 1), each device stopping
+// at its own count.
+TEST_F(SpmdExpansion, LoopsRunInLockstep) {
+  const std::string text =
+      "module @jit_ring attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {\n"
+      "  sdy.mesh @mesh = <[\"x\"=4]>\n"
+      "  func.func public @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<4xf32>) {\n"
+      "    %0:2 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"x\"}]>] out_shardings=[<@mesh, [{\"x\"}]>, <@mesh, [{\"x\"}]>] "
+      "manual_axes={\"x\"} (%x: tensor<2xf32>) {\n"
+      "      %c0 = stablehlo.constant dense<0> : tensor<i32>\n"
+      "      %w:3 = stablehlo.while(%i = %c0, %v = %x, %acc = %x) : tensor<i32>, tensor<2xf32>, tensor<2xf32>\n"
+      "       cond {\n        %n = stablehlo.constant dense<3> : tensor<i32>\n"
+      "        %lt = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>\n        stablehlo.return %lt : tensor<i1>\n"
+      "      } do {\n        %one = stablehlo.constant dense<1> : tensor<i32>\n        %j = stablehlo.add %i, %one : tensor<i32>\n"
+      "        %next = \"stablehlo.collective_permute\"(%v) <{" + Channel(1) + ", source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : "
+      "tensor<4x2xi64>}> : (tensor<2xf32>) -> tensor<2xf32>\n"
+      "        %sum = stablehlo.add %acc, %next : tensor<2xf32>\n"
+      "        stablehlo.return %j, %next, %sum : tensor<i32>, tensor<2xf32>, tensor<2xf32>\n      }\n"
+      "      %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+      "      %t:2 = stablehlo.while(%i = %c0, %count = %z) : tensor<i32>, tensor<f32>\n"
+      "       cond {\n        %p = stablehlo.partition_id : tensor<ui32>\n        %pi = stablehlo.convert %p : (tensor<ui32>) -> tensor<i32>\n"
+      "        %le = stablehlo.compare LE, %i, %pi : (tensor<i32>, tensor<i32>) -> tensor<i1>\n        stablehlo.return %le : tensor<i1>\n"
+      "      } do {\n        %one = stablehlo.constant dense<1> : tensor<i32>\n        %j = stablehlo.add %i, %one : tensor<i32>\n"
+      "        %onef = stablehlo.constant dense<1.0> : tensor<f32>\n        %more = stablehlo.add %count, %onef : tensor<f32>\n"
+      "        stablehlo.return %j, %more : tensor<i32>, tensor<f32>\n      }\n"
+      "      %trips = stablehlo.reshape %t#1 : (tensor<f32>) -> tensor<1xf32>\n"
+      "      sdy.return %w#2, %trips : tensor<2xf32>, tensor<1xf32>\n"
+      "    } : (tensor<8xf32>) -> (tensor<8xf32>, tensor<4xf32>)\n"
+      "    return %0#0, %0#1 : tensor<8xf32>, tensor<4xf32>\n  }\n}\n";
+  std::vector<double> x = {1, 2, 10, 20, 100, 200, 1000, 2000};
+  EXPECT_EQ(ReadAndRun(text, {F32Values({8}, x)}), "({1111, 2222, 1111, 2222, 1111, 2222, 1111, 2222}, {1, 2, 3, 4})");
+}
+
 // What is not written out per device is a clear error at the statement.
 TEST_F(SpmdExpansion, Errors) {
   auto module = [](const std::string& mesh, const std::string& manual, const std::string& global, const std::string& local,
@@ -161,20 +196,17 @@ TEST_F(SpmdExpansion, Errors) {
            "    return %0 : tensor<" + global + "xf32>\n  }\n}\n";
   };
   const std::string plain = "      sdy.return %arg1 : tensor<2xf32>\n";
-  const std::string in_loop =
-      "      %c = stablehlo.constant dense<0> : tensor<i32>\n"
-      "      %w:2 = stablehlo.while(%i = %c, %v = %arg1) : tensor<i32>, tensor<2xf32>\n"
-      "       cond {\n        %n = stablehlo.constant dense<3> : tensor<i32>\n"
-      "        %lt = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>\n        stablehlo.return %lt : tensor<i1>\n"
-      "      } do {\n        %one = stablehlo.constant dense<1> : tensor<i32>\n        %j = stablehlo.add %i, %one : tensor<i32>\n"
-      "        %s = \"stablehlo.all_reduce\"(%v) <{" + Channel(1) + ", replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> " +
-      kAdd + " : (tensor<2xf32>) -> tensor<2xf32>\n        stablehlo.return %j, %s : tensor<i32>, tensor<2xf32>\n      }\n"
-      "      sdy.return %w#1 : tensor<2xf32>\n";
+  const std::string in_branch =
+      "      %c = stablehlo.constant dense<true> : tensor<i1>\n"
+      "      %w = \"stablehlo.if\"(%c) ({\n"
+      "        %s = \"stablehlo.all_reduce\"(%arg1) <{" + Channel(1) + ", replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> " +
+      kAdd + " : (tensor<2xf32>) -> tensor<2xf32>\n        stablehlo.return %s : tensor<2xf32>\n"
+      "      }, {\n        stablehlo.return %arg1 : tensor<2xf32>\n      }) : (tensor<i1>) -> tensor<2xf32>\n"
+      "      sdy.return %w : tensor<2xf32>\n";
   struct Case {
     std::string text, expect;
   } cases[] = {
-      {module("\"x\"=2", "\"x\"", "4", "2", in_loop),
-       "(6:7) of a manual computation over several devices calls a computation"},
+      {module("\"x\"=2", "\"x\"", "4", "2", in_branch), "of a manual computation over several devices calls a computation"},
       {module("\"x\"=2, \"y\"=2", "\"x\"", "4", "2", plain), "mesh axis \"y\" (2 devices) is not manual"},
       {module("\"x\"=2", "\"x\"", "3", "2", plain), "4:5: sdy.manual_computation: a manual computation's operand f32[3]: dimension 0 does not split into 2 shards"},
       {module("\"x\"=2", "\"x\"", "4", "3", "      sdy.return %arg1 : tensor<3xf32>\n"), "its body's argument 0 is f32[3] but a shard of f32[4] is f32[2]"},
@@ -185,10 +217,10 @@ TEST_F(SpmdExpansion, Errors) {
     ASSERT_FALSE(p.ok()) << c.expect;
     EXPECT_NE(p.status().message().find(c.expect), std::string::npos) << p.status().message();
   }
-  // The loop's message names why.
+  // The conditional's message names why.
   auto p = ReadStablehlo(cases[0].text, false);
   ASSERT_FALSE(p.ok());
-  EXPECT_NE(p.status().message().find("holds a collective or partition-id: the devices' copies would have to run in lockstep"), std::string::npos)
+  EXPECT_NE(p.status().message().find("holds a collective or partition-id: only a while loop's copies run in lockstep"), std::string::npos)
       << p.status().message();
 }
 
