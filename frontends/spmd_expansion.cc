@@ -8,24 +8,32 @@
 
 #include "ops/collectives.h"
 #include "ops/slice_and_padding.h"
+#include "ops/verifier.h"
 
 namespace vkxla {
 namespace {
 
-// Whether `c` or a computation it calls holds a collective, replica-id or
-// partition-id (an iterative walk).
-bool CallsProcessOps(const Computation* c) {
-  std::vector<const Computation*> stack = {c};
+// `c` and every computation it calls, each once (an iterative walk).
+std::vector<const Computation*> Reachable(const Computation* c) {
+  std::vector<const Computation*> stack = {c}, out;
   std::set<const Computation*> seen;
   while (!stack.empty()) {
     const Computation* top = stack.back();
     stack.pop_back();
     if (!seen.insert(top).second) continue;
-    for (const auto& inst : top->instructions()) {
-      if (IsProcessOpcode(inst->opcode)) return true;
+    out.push_back(top);
+    for (const auto& inst : top->instructions())
       for (const auto& [name, callee] : inst->called_computations) stack.push_back(callee);
-    }
   }
+  return out;
+}
+
+// Whether `c` or a computation it calls holds a collective, replica-id or
+// partition-id.
+bool CallsProcessOps(const Computation* c) {
+  for (const Computation* r : Reachable(c))
+    for (const auto& inst : r->instructions())
+      if (IsProcessOpcode(inst->opcode)) return true;
   return false;
 }
 
@@ -87,7 +95,7 @@ class Expander {
       std::vector<Instruction*> local(static_cast<size_t>(devices_));
       for (int64_t d = 0; d < devices_; ++d) {
         Instruction* root = roots[static_cast<size_t>(d)];
-        local[static_cast<size_t>(d)] = m_.result_types.size() == 1 && !root->shape.IsTuple() ? root : root->operands.at(j);
+        local[static_cast<size_t>(d)] = root->shape.IsTuple() ? Element(root, static_cast<int64_t>(j)) : root;
       }
       VKXLA_ASSIGN_OR_RETURN(Instruction * global, Assemble(local, m_.out_shardings[j], m_.result_types[j]));
       results.push_back(global);
@@ -108,6 +116,14 @@ class Expander {
     const std::vector<Instruction*> params = m_.body->parameters();
     if (params.size() != operands.size() || m_.in_shardings.size() != operands.size() || m_.out_shardings.size() != m_.result_types.size())
       return InvalidArgument("a manual computation's operands, arguments, in_shardings and out_shardings do not match in number");
+    // The body and what it calls are checked here: what the copies take from
+    // them (a collective's shapes and dimensions) must hold.
+    for (const Computation* c : Reachable(m_.body)) VKXLA_RETURN_IF_ERROR(VerifyComputation(*c));
+    const Shape& returned = m_.body->root()->shape;
+    const size_t count = returned.IsTuple() ? returned.tuple_shapes().size() : 1;
+    if (count != m_.result_types.size() || (returned.IsTuple() && m_.result_types.size() == 1))
+      return InvalidArgument("a manual computation's body returns " + std::to_string(count) + " values for " +
+                             std::to_string(m_.result_types.size()) + " results");
     for (const std::vector<TensorSharding>* list : {&m_.in_shardings, &m_.out_shardings})
       for (const TensorSharding& t : *list) {
         if (t.unreduced) return Unimplemented("an unreduced sharding of a manual computation (partial values left to sum)");
@@ -482,6 +498,13 @@ class Expander {
 };
 
 }  // namespace
+
+std::vector<const Computation*> ConsumedComputations(const Computation* body) {
+  std::vector<const Computation*> out = {body};
+  for (const Computation* c : Reachable(body))
+    if (c != body && CallsProcessOps(c)) out.push_back(c);
+  return out;
+}
 
 StatusOr<std::vector<Instruction*>> ExpandManualComputation(const ManualComputation& m, const std::vector<Instruction*>& operands,
                                                              const ComputationBuilders& b) {

@@ -44,4 +44,9 @@ inline constexpr int64_t kMaxManualDevices = 64;
 StatusOr<std::vector<Instruction*>> ExpandManualComputation(const ManualComputation& m, const std::vector<Instruction*>& operands,
                                                              const ComputationBuilders& b);
 
+// What no copy refers to once `body` is written out: the body, and each
+// computation it calls that meets other devices (a lockstep loop's
+// condition and body are new ones); the module drops them.
+std::vector<const Computation*> ConsumedComputations(const Computation* body);
+
 }  // namespace vkxla

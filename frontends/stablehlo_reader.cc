@@ -1569,11 +1569,11 @@ StatusOr<std::vector<Instruction*>> Reader::ExpandManual(const Statement& s, std
   VKXLA_ASSIGN_OR_RETURN(Computation * body, TranslateRegion(s, 0, depth));
   m.body = body;
   StatusOr<std::vector<Instruction*>> results = located(ExpandManualComputation(m, operands, BuildersAt(s.at)));
-  for (auto it = regions_.begin(); it != regions_.end(); ++it)  // the body itself is in no program
-    if (it->get() == body) {
-      regions_.erase(it);
-      break;
-    }
+  // The body, and what only its collectives' lockstep loops read, are in no program now.
+  const std::vector<const Computation*> consumed = ConsumedComputations(body);
+  std::erase_if(regions_, [&](const std::unique_ptr<Computation>& c) {
+    return std::find(consumed.begin(), consumed.end(), c.get()) != consumed.end();
+  });
   return results;
 }
 

@@ -13,6 +13,8 @@ Status WithLocation(const Instruction& inst, const Status& s) {
   return Status(s.code(), inst.location.ToString() + ": " + s.message());
 }
 
+}  // namespace
+
 Status VerifyComputation(const Computation& c) {
   std::set<int64_t> params;
   for (const auto& inst : c.instructions()) {
@@ -50,8 +52,6 @@ Status VerifyComputation(const Computation& c) {
   }
   return OkStatus();
 }
-
-}  // namespace
 
 Status VerifyModule(const Module& module) {
   if (!module.entry()) return InvalidArgument("module " + module.name() + " has no entry computation");

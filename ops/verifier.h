@@ -8,5 +8,7 @@
 namespace vkxla {
 
 Status VerifyModule(const Module& module);
+// One computation's instructions (what VerifyModule checks of each).
+Status VerifyComputation(const Computation& c);
 
 }  // namespace vkxla

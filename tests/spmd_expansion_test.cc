@@ -211,6 +211,12 @@ TEST_F(SpmdExpansion, Errors) {
       {module("\"x\"=2", "\"x\"", "3", "2", plain), "4:5: sdy.manual_computation: a manual computation's operand f32[3]: dimension 0 does not split into 2 shards"},
       {module("\"x\"=2", "\"x\"", "4", "3", "      sdy.return %arg1 : tensor<3xf32>\n"), "its body's argument 0 is f32[3] but a shard of f32[4] is f32[2]"},
       {module("\"x\"=128", "\"x\"", "128", "1", "      sdy.return %arg1 : tensor<1xf32>\n"), "a manual computation over 128 devices: at most 64"},
+      {module("\"x\"=2", "\"x\"", "4", "2", "      sdy.return %arg1, %arg1 : tensor<2xf32>, tensor<2xf32>\n"), "body returns 2 values for 1 results"},
+      {module("\"x\"=2", "\"x\"", "4", "2",
+              "      %g = \"stablehlo.all_gather\"(%arg1) <{all_gather_dim = 5 : i64, " + Channel(1) +
+                  ", replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> : (tensor<2xf32>) -> tensor<4xf32>\n"
+              "      %s = stablehlo.slice %g [0:2] : (tensor<4xf32>) -> tensor<2xf32>\n      sdy.return %s : tensor<2xf32>\n"),
+       "all-gather"},
   };
   for (const Case& c : cases) {
     auto p = ReadStablehlo(c.text, false);
