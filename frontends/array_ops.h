@@ -189,6 +189,14 @@ inline std::vector<int64_t> MatrixDims(std::vector<int64_t> batch, int64_t rows,
 // f32, f64, c64 and c128: what the decompositions compute in.
 inline bool IsDecompositionType(ElementType t) { return (IsFloat(t) && BitWidth(t) >= 32) || IsComplex(t); }
 
+// A batch of square f32, f64, c64 or c128 matrices, or an error naming
+// `what` ("the Schur decomposition") and the shape.
+inline Status CheckSquareMatrices(const Shape& s, const std::string& what) {
+  if (!s.IsArray() || s.rank() < 2 || !IsDecompositionType(s.element_type()) || s.dim(s.rank() - 1) != s.dim(s.rank() - 2))
+    return Unimplemented(what + " of " + s.ToString() + ": square f32, f64, c64 and c128 matrices are supported");
+  return OkStatus();
+}
+
 inline std::vector<int64_t> Iota0(int64_t n) {
   std::vector<int64_t> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[i] = i;

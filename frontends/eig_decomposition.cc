@@ -179,8 +179,7 @@ void PairConjugates(ArrayOps& o, const MatrixFrame& f, Computation* add, Computa
 StatusOr<EigFactors> BuildEigDecomposition(Instruction* a, bool left, bool right, const ComputationBuilders& b) {
   const Shape& s = a->shape;
   const ElementType t = s.element_type();
-  if (!s.IsArray() || s.rank() < 2 || !IsDecompositionType(t) || s.dim(s.rank() - 1) != s.dim(s.rank() - 2))
-    return Unimplemented("the eigendecomposition of " + s.ToString() + ": square f32, f64, c64 and c128 matrices are supported");
+  VKXLA_RETURN_IF_ERROR(CheckSquareMatrices(s, "the eigendecomposition"));
   const ElementType ct = ComplexOf(t), rt = RealType(ct);
   const MatrixFrame f(s);
   ArrayOps top(b.make, b.constant);

@@ -9,8 +9,7 @@ namespace vkxla {
 StatusOr<EighFactors> BuildEighDecomposition(Instruction* a, bool lower, const ComputationBuilders& b) {
   const Shape& s = a->shape;
   const ElementType t = s.element_type(), rt = RealType(t);
-  if (!s.IsArray() || s.rank() < 2 || !IsDecompositionType(t) || s.dim(s.rank() - 1) != s.dim(s.rank() - 2))
-    return Unimplemented("eigendecomposition of " + s.ToString() + ": square f32, f64, c64 and c128 matrices are supported");
+  VKXLA_RETURN_IF_ERROR(CheckSquareMatrices(s, "eigendecomposition"));
   const MatrixFrame f(s);
   const int64_t rank = f.rank, n = f.n, rd = rank - 2, cd = rank - 1;
   if (n > kMaxEighOrder)

@@ -7,8 +7,7 @@ namespace vkxla {
 StatusOr<HessenbergFactors> BuildHessenbergReduction(Instruction* a, const ComputationBuilders& b) {
   const Shape& s = a->shape;
   const ElementType ct = s.element_type();
-  if (!s.IsArray() || s.rank() < 2 || !IsDecompositionType(ct) || s.dim(s.rank() - 1) != s.dim(s.rank() - 2))
-    return Unimplemented("the Hessenberg reduction of " + s.ToString() + ": square f32, f64, c64 and c128 matrices are supported");
+  VKXLA_RETURN_IF_ERROR(CheckSquareMatrices(s, "the Hessenberg reduction"));
   const MatrixFrame f(s);
   const ElementType rt = RealType(ct);
   const int64_t n = f.n, rd = f.rank - 2, cd = f.rank - 1;

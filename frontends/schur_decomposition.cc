@@ -156,8 +156,7 @@ void StandardizeBlocks(ArrayOps& o, const MatrixPicker& pk, SchurFactors& s) {
 StatusOr<SchurFactors> BuildSchurDecomposition(Instruction* a, const ComputationBuilders& b) {
   const Shape& s = a->shape;
   const ElementType t = s.element_type();
-  if (!s.IsArray() || s.rank() < 2 || !IsDecompositionType(t) || s.dim(s.rank() - 1) != s.dim(s.rank() - 2))
-    return Unimplemented("the Schur decomposition of " + s.ToString() + ": square f32, f64, c64 and c128 matrices are supported");
+  VKXLA_RETURN_IF_ERROR(CheckSquareMatrices(s, "the Schur decomposition"));
   const MatrixFrame f(s);
   const int64_t n = f.n;
   if (n > kMaxEigOrder)

@@ -327,14 +327,7 @@ class Expander {
     return OkStatus();
   }
 
-  Instruction* Zeros(const Shape& s) {
-    Literal zero(Shape::Scalar(s.element_type()));
-    Instruction* c = constant_(std::move(zero));
-    if (s.rank() == 0) return c;
-    Instruction* b = make_(Opcode::kBroadcast, s, {c});
-    b->dimensions = std::vector<int64_t>{};
-    return b;
-  }
+  Instruction* Zeros(const Shape& s) { return ArrayOps(make_, constant_).Fill(s.element_type(), 0, s.dims()); }
 
   Instruction* Concatenate(const std::vector<Instruction*>& parts, int64_t dim) {
     if (parts.size() == 1) return parts[0];
