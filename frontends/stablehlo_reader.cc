@@ -232,8 +232,7 @@ class Reader {
   Status unrefined_;  // the first value whose open dims did not follow from its operands
   std::vector<Function> functions_;
   std::set<std::string> declarations_;  // "func.func private @f(...) -> ..." with no body
-  std::map<std::string, std::map<std::string, int64_t>> meshes_;  // sdy.mesh @name -> axis sizes
-  std::map<std::string, std::string> mesh_text_;                  // sdy.mesh @name -> its <...>
+  std::map<std::string, std::string> mesh_text_;  // sdy.mesh @name -> its <...>
   std::unique_ptr<Computation> entry_;
   std::string entry_name_;  // the entry the caller asked for, or empty
   int first_line_ = 1;
@@ -285,14 +284,14 @@ Status Reader::ScanFunctions() {
     }
     if (c_.Consume("sdy.mesh")) {
       // sdy.mesh @mesh = <["x"=2, "y"=4]>: the device mesh that shardings
-      // name; one device holds every shard, so only its axes' sizes are
-      // kept (a manual computation needs them).
+      // name, kept as written for the manual computations that read it
+      // (its axes' sizes; their order and device_ids where one is written
+      // out per device).
       const std::string mesh = c_.SymbolName();
       if (mesh.empty()) return c_.Error("expected @name after sdy.mesh");
       VKXLA_RETURN_IF_ERROR(c_.Expect("="));
       if (c_.Peek() != '<') return c_.Error("expected the mesh <[...]> of sdy.mesh");
       VKXLA_ASSIGN_OR_RETURN(const std::string axes, c_.Balanced());
-      meshes_[mesh] = MeshAxes(axes);
       mesh_text_[mesh] = axes;
       continue;
     }
@@ -1469,9 +1468,9 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateManualComputation(const Sta
                                       shardings[end] == '.' || shardings[end] == '$'))
       ++end;
     const std::string mesh = shardings.substr(at, end - at);
-    auto found = meshes_.find(mesh);
-    if (found == meshes_.end()) return c_.Error(s.at, "sdy.manual_computation names " + mesh + ", which no sdy.mesh defines");
-    axes = found->second;
+    auto found = mesh_text_.find(mesh);
+    if (found == mesh_text_.end()) return c_.Error(s.at, "sdy.manual_computation names " + mesh + ", which no sdy.mesh defines");
+    axes = MeshAxes(found->second);
   }
   std::string sharded;
   for (const std::string& axis : QuotedStrings(s.attributes.at("manual_axes"))) {
