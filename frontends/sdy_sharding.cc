@@ -2,67 +2,13 @@
 
 #include <cctype>
 
-#include "ir/numbers.h"
+#include "frontends/attribute_scan.h"
 
 namespace vkxla {
 namespace {
 
-// A small cursor over attribute text: no input it reads may run past its end.
-struct Scan {
-  const std::string& s;
-  size_t p = 0;
-  void Space() {
-    while (p < s.size() && std::isspace(static_cast<unsigned char>(s[p]))) ++p;
-  }
-  bool Eat(char c) {
-    Space();
-    if (p < s.size() && s[p] == c) {
-      ++p;
-      return true;
-    }
-    return false;
-  }
-  bool Eat(const std::string& word) {
-    Space();
-    if (s.compare(p, word.size(), word) == 0) {
-      p += word.size();
-      return true;
-    }
-    return false;
-  }
-  StatusOr<std::string> Quoted() {
-    Space();
-    if (p >= s.size() || s[p] != '"') return InvalidArgument("expected a quoted axis name in " + s);
-    const size_t close = s.find('"', p + 1);
-    if (close == std::string::npos) return InvalidArgument("an unterminated axis name in " + s);
-    std::string name = s.substr(p + 1, close - p - 1);
-    p = close + 1;
-    return name;
-  }
-  StatusOr<int64_t> Integer() {
-    Space();
-    const size_t begin = p;
-    if (p < s.size() && s[p] == '-') ++p;
-    while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p]))) ++p;
-    std::optional<int64_t> v = ParseInt64(s.substr(begin, p - begin));
-    if (!v) return InvalidArgument("expected an integer at \"" + s.substr(begin, 16) + "\" in " + s);
-    return *v;
-  }
-  // Past the bracketed group opening here (`open` already eaten).
-  Status Skip(char open, char close) {
-    int depth = 1;
-    while (p < s.size() && depth > 0) {
-      if (s[p] == open) ++depth;
-      if (s[p] == close) --depth;
-      ++p;
-    }
-    if (depth != 0) return InvalidArgument("unbalanced " + std::string(1, open) + " in " + s);
-    return OkStatus();
-  }
-};
-
 // {"x", "y", ?} -> {"x", "y"}; sub-axes ("x":(1)2) are refused.
-StatusOr<std::vector<std::string>> AxisList(Scan& c) {
+StatusOr<std::vector<std::string>> AxisList(AttributeScan& c) {
   std::vector<std::string> axes;
   if (!c.Eat('{')) return InvalidArgument("expected {axes} in " + c.s);
   if (c.Eat('}')) return axes;
@@ -97,7 +43,7 @@ int64_t SdyMesh::DeviceAt(const std::vector<int64_t>& coordinates) const {
 }
 
 StatusOr<SdyMesh> ParseSdyMesh(const std::string& raw) {
-  Scan c{raw};
+  AttributeScan c{raw};
   SdyMesh mesh;
   c.Eat('<');
   const bool bracketed = c.Eat('[');
@@ -141,8 +87,9 @@ StatusOr<SdyMesh> ParseSdyMesh(const std::string& raw) {
 }
 
 StatusOr<std::vector<TensorSharding>> ParseShardingList(const std::string& raw) {
-  Scan c{raw};
+  AttributeScan c{raw};
   std::vector<TensorSharding> out;
+  const bool wrapped = c.Eat("#sdy.sharding_per_value<");
   if (!c.Eat('[')) return InvalidArgument("expected [shardings] in " + raw);
   if (c.Eat(']')) return out;
   do {
@@ -180,7 +127,35 @@ StatusOr<std::vector<TensorSharding>> ParseShardingList(const std::string& raw) 
     out.push_back(std::move(t));
   } while (c.Eat(','));
   if (!c.Eat(']')) return InvalidArgument("expected ] closing the shardings in " + raw);
+  if (wrapped && !c.Eat('>')) return InvalidArgument("expected > closing #sdy.sharding_per_value in " + raw);
   return out;
+}
+
+StatusOr<std::vector<std::string>> ParseManualAxes(const std::string& raw) {
+  AttributeScan c{raw};
+  const bool wrapped = c.Eat("#sdy<manual_axes");
+  VKXLA_ASSIGN_OR_RETURN(std::vector<std::string> axes, AxisList(c));
+  if (wrapped && !c.Eat('>')) return InvalidArgument("expected > closing #sdy<manual_axes in " + raw);
+  return axes;
+}
+
+StatusOr<std::vector<std::pair<std::string, std::string>>> ParseMeshDictionary(const std::string& raw) {
+  AttributeScan c{raw};
+  std::vector<std::pair<std::string, std::string>> meshes;
+  if (!c.Eat('{')) return InvalidArgument("expected {name = #sdy.mesh<...>, ...} in " + raw);
+  if (c.Eat('}')) return meshes;
+  do {
+    c.Space();
+    const size_t begin = c.p;
+    while (c.p < raw.size() && (std::isalnum(static_cast<unsigned char>(raw[c.p])) || raw[c.p] == '_' || raw[c.p] == '.' || raw[c.p] == '$')) ++c.p;
+    const std::string name = raw.substr(begin, c.p - begin);
+    if (name.empty() || !c.Eat('=') || !c.Eat("#sdy.mesh<")) return InvalidArgument("expected name = #sdy.mesh<...> in " + raw);
+    const size_t open = c.p - 1;
+    VKXLA_RETURN_IF_ERROR(c.Skip('<', '>'));
+    meshes.emplace_back("@" + name, raw.substr(open, c.p - open));
+  } while (c.Eat(','));
+  if (!c.Eat('}')) return InvalidArgument("expected } closing the meshes in " + raw);
+  return meshes;
 }
 
 }  // namespace vkxla

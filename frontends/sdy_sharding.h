@@ -33,7 +33,16 @@ struct TensorSharding {
   bool unreduced = false;  // some axes hold partial values still to be reduced
 };
 
-// `raw`: a list `[<@m, [{"x"}, {}]>, ...]` as the shardings attributes write it.
+// `raw`: a list `[<@m, [{"x"}, {}]>, ...]` as the shardings attributes write
+// it, or wrapped as Shardy's round trip through HLO writes it:
+// `#sdy.sharding_per_value<[...]>`.
 StatusOr<std::vector<TensorSharding>> ParseShardingList(const std::string& raw);
+
+// `{"x", "y"}`, or `#sdy<manual_axes{"x", "y"}>`.
+StatusOr<std::vector<std::string>> ParseManualAxes(const std::string& raw);
+
+// The meshes of Shardy's round trip through HLO (the module's
+// xla.sdy.meshes): `{mesh = #sdy.mesh<["x"=2]>, ...}` -> ("@mesh", "<["x"=2]>").
+StatusOr<std::vector<std::pair<std::string, std::string>>> ParseMeshDictionary(const std::string& raw);
 
 }  // namespace vkxla

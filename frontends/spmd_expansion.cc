@@ -67,22 +67,15 @@ class Expander {
   StatusOr<std::vector<Instruction*>> Run(const std::vector<Instruction*>& operands) {
     VKXLA_RETURN_IF_ERROR(Check(operands));
     devices_ = m_.mesh.devices();
-    coordinates_.assign(static_cast<size_t>(devices_), {});
-    for (int64_t linear = 0; linear < devices_; ++linear) {
-      std::vector<int64_t> c(m_.mesh.axes.size());
-      int64_t rest = linear;
-      for (size_t a = m_.mesh.axes.size(); a-- > 0;) {
-        c[a] = rest % m_.mesh.axes[a].second;
-        rest /= m_.mesh.axes[a].second;
-      }
-      coordinates_[static_cast<size_t>(m_.mesh.DeviceAt(c))] = c;
-    }
+    const Placement common = PlacementOn(m_.mesh);
+    auto placement = [&](const std::vector<SdyMesh>& own, size_t i) { return own.empty() ? common : PlacementOn(own[i]); };
     const std::vector<Instruction*> params = m_.body->parameters();
     std::vector<std::vector<Instruction*>> shard_args(static_cast<size_t>(devices_));
     for (size_t i = 0; i < params.size(); ++i) {
       std::map<std::vector<int64_t>, Instruction*> shards;  // one slice per distinct shard
+      const Placement in_place = placement(m_.in_meshes, i);
       for (int64_t d = 0; d < devices_; ++d) {
-        VKXLA_ASSIGN_OR_RETURN(Instruction * s, Shard(operands[i], m_.in_shardings[i], d, shards));
+        VKXLA_ASSIGN_OR_RETURN(Instruction * s, Shard(operands[i], m_.in_shardings[i], in_place, d, shards));
         if (!s->shape.Compatible(params[i]->shape))
           return InvalidArgument("its body's argument " + std::to_string(i) + " is " + params[i]->shape.ToString() + " but a shard of " +
                                  operands[i]->shape.ToString() + " is " + s->shape.ToString());
@@ -97,7 +90,7 @@ class Expander {
         Instruction* root = roots[static_cast<size_t>(d)];
         local[static_cast<size_t>(d)] = root->shape.IsTuple() ? Element(root, static_cast<int64_t>(j)) : root;
       }
-      VKXLA_ASSIGN_OR_RETURN(Instruction * global, Assemble(local, m_.out_shardings[j], m_.result_types[j]));
+      VKXLA_ASSIGN_OR_RETURN(Instruction * global, Assemble(local, m_.out_shardings[j], placement(m_.out_meshes, j), m_.result_types[j]));
       results.push_back(global);
     }
     return results;
@@ -124,28 +117,56 @@ class Expander {
     if (count != m_.result_types.size() || (returned.IsTuple() && m_.result_types.size() == 1))
       return InvalidArgument("a manual computation's body returns " + std::to_string(count) + " values for " +
                              std::to_string(m_.result_types.size()) + " results");
-    for (const std::vector<TensorSharding>* list : {&m_.in_shardings, &m_.out_shardings})
-      for (const TensorSharding& t : *list) {
+    for (const auto& [list, own] : {std::pair{&m_.in_shardings, &m_.in_meshes}, std::pair{&m_.out_shardings, &m_.out_meshes}}) {
+      if (!own->empty() && own->size() != list->size())
+        return InvalidArgument("a manual computation's shardings and their meshes do not match in number");
+      for (size_t i = 0; i < list->size(); ++i) {
+        const TensorSharding& t = (*list)[i];
+        const SdyMesh& on = own->empty() ? mesh : (*own)[i];
+        if (on.devices() != mesh.devices())
+          return InvalidArgument("a sharding over " + std::to_string(on.devices()) + " devices in a manual computation over " +
+                                 std::to_string(mesh.devices()));
         if (t.unreduced) return Unimplemented("an unreduced sharding of a manual computation (partial values left to sum)");
         for (const auto& axes : t.dims)
           for (const std::string& a : axes)
-            if (mesh.AxisIndex(a) < 0) return InvalidArgument("a sharding names axis \"" + a + "\", which the mesh does not have");
+            if (on.AxisIndex(a) < 0) return InvalidArgument("a sharding names axis \"" + a + "\", which the mesh does not have");
       }
+    }
     return OkStatus();
   }
 
+  // A mesh and each device's coordinates on it (by device id).
+  struct Placement {
+    const SdyMesh* mesh;
+    std::vector<std::vector<int64_t>> coordinates;
+  };
+  static Placement PlacementOn(const SdyMesh& mesh) {
+    Placement p{&mesh, std::vector<std::vector<int64_t>>(static_cast<size_t>(mesh.devices()))};
+    for (int64_t linear = 0; linear < mesh.devices(); ++linear) {
+      std::vector<int64_t> c(mesh.axes.size());
+      int64_t rest = linear;
+      for (size_t a = mesh.axes.size(); a-- > 0;) {
+        c[a] = rest % mesh.axes[a].second;
+        rest /= mesh.axes[a].second;
+      }
+      p.coordinates[static_cast<size_t>(mesh.DeviceAt(c))] = c;
+    }
+    return p;
+  }
+
   // Device d's shard index along one dimension split by `axes`, and their count.
-  std::pair<int64_t, int64_t> ShardOf(const std::vector<std::string>& axes, int64_t d) const {
+  static std::pair<int64_t, int64_t> ShardOf(const Placement& p, const std::vector<std::string>& axes, int64_t d) {
     int64_t index = 0, count = 1;
     for (const std::string& a : axes) {
-      const int64_t i = m_.mesh.AxisIndex(a), size = m_.mesh.axes[static_cast<size_t>(i)].second;
-      index = index * size + coordinates_[static_cast<size_t>(d)][static_cast<size_t>(i)];
+      const int64_t i = p.mesh->AxisIndex(a), size = p.mesh->axes[static_cast<size_t>(i)].second;
+      index = index * size + p.coordinates[static_cast<size_t>(d)][static_cast<size_t>(i)];
       count *= size;
     }
     return {index, count};
   }
 
-  StatusOr<Instruction*> Shard(Instruction* x, const TensorSharding& t, int64_t d, std::map<std::vector<int64_t>, Instruction*>& cache) {
+  StatusOr<Instruction*> Shard(Instruction* x, const TensorSharding& t, const Placement& p, int64_t d,
+                               std::map<std::vector<int64_t>, Instruction*>& cache) {
     const Shape& s = x->shape;
     if (!s.IsArray()) return Unimplemented("a manual computation's operand " + s.ToString() + ": arrays are supported");
     std::vector<int64_t> key;
@@ -153,7 +174,7 @@ class Expander {
     std::vector<int64_t> dims = s.dims();
     bool whole = true;
     for (int64_t k = 0; k < s.rank(); ++k) {
-      const auto [index, count] = ShardOf(static_cast<size_t>(k) < t.dims.size() ? t.dims[static_cast<size_t>(k)] : std::vector<std::string>{}, d);
+      const auto [index, count] = ShardOf(p, static_cast<size_t>(k) < t.dims.size() ? t.dims[static_cast<size_t>(k)] : std::vector<std::string>{}, d);
       if (s.dim(k) % count != 0)
         return InvalidArgument("a manual computation's operand " + s.ToString() + ": dimension " + std::to_string(k) + " does not split into " +
                                std::to_string(count) + " shards");
@@ -447,35 +468,36 @@ class Expander {
   // The devices' local results put together by `t`: along each dimension
   // the shards of the axes splitting it, in their order; an axis that
   // splits none holds the same values on each device (its first is read).
-  StatusOr<Instruction*> Assemble(const std::vector<Instruction*>& local, const TensorSharding& t, const Shape& global) {
+  StatusOr<Instruction*> Assemble(const std::vector<Instruction*>& local, const TensorSharding& t, const Placement& p, const Shape& global) {
+    const SdyMesh& mesh = *p.mesh;
     const Shape& ls = local[0]->shape;
     if (!ls.IsArray() || ls.rank() != global.rank() || ls.element_type() != global.element_type())
       return InvalidArgument("a manual computation's body returns " + ls.ToString() + " for its result " + global.ToString());
     for (int64_t k = 0; k < ls.rank(); ++k) {
-      const int64_t count = ShardOf(static_cast<size_t>(k) < t.dims.size() ? t.dims[static_cast<size_t>(k)] : std::vector<std::string>{}, 0).second;
+      const int64_t count = ShardOf(p, static_cast<size_t>(k) < t.dims.size() ? t.dims[static_cast<size_t>(k)] : std::vector<std::string>{}, 0).second;
       if (ls.dim(k) * count != global.dim(k))
         return InvalidArgument("a manual computation's body returns " + ls.ToString() + ", whose shards along dimension " +
                                std::to_string(k) + " do not make its result " + global.ToString());
     }
-    std::vector<int64_t> coordinates(m_.mesh.axes.size(), 0);
+    std::vector<int64_t> coordinates(mesh.axes.size(), 0);
     // Recursive over the dimensions (as deep as the rank): dimension k's
     // parts, each built from dimension k + 1's with k's shard fixed.
     std::function<Instruction*(int64_t)> build = [&](int64_t k) -> Instruction* {
-      if (k == ls.rank()) return local[static_cast<size_t>(m_.mesh.DeviceAt(coordinates))];
+      if (k == ls.rank()) return local[static_cast<size_t>(mesh.DeviceAt(coordinates))];
       const std::vector<std::string> axes = static_cast<size_t>(k) < t.dims.size() ? t.dims[static_cast<size_t>(k)] : std::vector<std::string>{};
       int64_t count = 1;
-      for (const std::string& a : axes) count *= m_.mesh.axes[static_cast<size_t>(m_.mesh.AxisIndex(a))].second;
+      for (const std::string& a : axes) count *= mesh.axes[static_cast<size_t>(mesh.AxisIndex(a))].second;
       std::vector<Instruction*> parts;
       for (int64_t index = 0; index < count; ++index) {
         int64_t rest = index;
         for (size_t a = axes.size(); a-- > 0;) {
-          const size_t axis = static_cast<size_t>(m_.mesh.AxisIndex(axes[a]));
-          coordinates[axis] = rest % m_.mesh.axes[axis].second;
-          rest /= m_.mesh.axes[axis].second;
+          const size_t axis = static_cast<size_t>(mesh.AxisIndex(axes[a]));
+          coordinates[axis] = rest % mesh.axes[axis].second;
+          rest /= mesh.axes[axis].second;
         }
         parts.push_back(build(k + 1));
       }
-      for (const std::string& a : axes) coordinates[static_cast<size_t>(m_.mesh.AxisIndex(a))] = 0;
+      for (const std::string& a : axes) coordinates[static_cast<size_t>(mesh.AxisIndex(a))] = 0;
       return Concatenate(parts, k);
     };
     return build(0);
@@ -486,7 +508,6 @@ class Expander {
   HloMaker make_;          // where the copies go: the computation being read, or a lockstep loop's
   ConstantMaker constant_;
   int64_t devices_ = 1;
-  std::vector<std::vector<int64_t>> coordinates_;                         // per device id, per mesh axis
   std::vector<std::unordered_map<const Instruction*, Instruction*>> values_;  // per device: the body's instructions' copies
 };
 

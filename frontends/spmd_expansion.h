@@ -34,6 +34,9 @@ struct ManualComputation {
   SdyMesh mesh;
   std::vector<std::string> manual_axes;
   std::vector<TensorSharding> in_shardings, out_shardings;
+  // Where each sharding lies on a mesh of its own (a GSPMD tile assignment
+  // over the same devices): one per sharding; empty: all on `mesh`.
+  std::vector<SdyMesh> in_meshes, out_meshes;
   std::vector<Shape> result_types;  // global
 };
 

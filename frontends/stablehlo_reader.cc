@@ -12,6 +12,8 @@
 
 #include "frontends/chlo_decompositions.h"
 #include "frontends/chlo_mulhi.h"
+#include "frontends/frontend_attributes.h"
+#include "frontends/manual_regions.h"
 #include "frontends/mlir_cursor.h"
 #include "frontends/stablehlo_convolution.h"
 #include "frontends/stablehlo_dot.h"
@@ -232,7 +234,12 @@ class Reader {
   Status unrefined_;  // the first value whose open dims did not follow from its operands
   std::vector<Function> functions_;
   std::set<std::string> declarations_;  // "func.func private @f(...) -> ..." with no body
-  std::map<std::string, std::string> mesh_text_;  // sdy.mesh @name -> its <...>
+  std::map<std::string, std::string> mesh_text_;  // sdy.mesh @name (and xla.sdy.meshes) -> its <...>
+  // The shardings a call of a manual region's body held (Shardy's round
+  // trip through HLO), by the values it returned, for the exits that read them.
+  std::map<const Instruction*, std::string> sdy_body_attributes_;
+  void KeepManualBodyAttributes(const Statement& call, const std::vector<Instruction*>& arguments, const std::vector<Instruction*>& results);
+  Status ExpandManualRegionsOf(Computation* c);
   std::unique_ptr<Computation> entry_;
   std::string entry_name_;  // the entry the caller asked for, or empty
   int first_line_ = 1;
@@ -266,7 +273,19 @@ Status Reader::ScanFunctions() {
     const size_t at = c_.position();
     if (c_.Consume("module")) {  // module @name attributes {...} { func.func ... }
       c_.SymbolName();
-      if (c_.Consume("attributes")) VKXLA_RETURN_IF_ERROR(c_.Balanced().status());
+      if (c_.Consume("attributes")) {
+        VKXLA_ASSIGN_OR_RETURN(const std::string attributes, c_.Balanced());
+        // Shardy's round trip through HLO keeps the meshes here:
+        // mhlo.frontend_attributes = {xla.sdy.meshes = "{mesh = #sdy.mesh<...>}"}.
+        const size_t dictionary = attributes.find("mhlo.frontend_attributes");
+        std::optional<std::string> meshes;
+        if (dictionary != std::string::npos) meshes = FrontendAttribute(std::string_view(attributes).substr(dictionary), "xla.sdy.meshes");
+        if (meshes) {
+          StatusOr<std::vector<std::pair<std::string, std::string>>> parsed = ParseMeshDictionary(*meshes);
+          if (!parsed.ok()) return c_.Error(at, "xla.sdy.meshes: " + parsed.status().message());
+          for (auto& [name, text] : *parsed) mesh_text_[name] = text;
+        }
+      }
       VKXLA_RETURN_IF_ERROR(c_.Expect("{"));
       continue;
     }
@@ -2099,6 +2118,17 @@ StatusOr<std::vector<Instruction*>> Reader::LowerHostOp(const Statement& s, std:
     if (!v.empty() && v[0] >= 0 && v[0] < kApiVersions)
       inst->other_attributes.emplace_back("api_version", std::string(ApiVersionName(static_cast<int>(v[0]))));
   }
+  // What a manual region's boundaries say of shards (frontends/manual_regions.h).
+  if (target == "Sharding" || IsManualRegionBoundary(*inst)) {
+    if (const std::string sharding = attr("mhlo.sharding"); sharding.size() >= 2 && sharding.front() == '"')
+      inst->other_attributes.emplace_back("sharding", UnescapeAttributeString(sharding.substr(1, sharding.size() - 2)));
+    std::string frontend = attr("mhlo.frontend_attributes");
+    if (frontend.empty()) {  // attributes the call of the region's body held
+      for (const Instruction* o : operands)
+        if (auto held = sdy_body_attributes_.find(o); held != sdy_body_attributes_.end()) frontend = held->second;
+    }
+    if (!frontend.empty()) inst->other_attributes.emplace_back("frontend_attributes", frontend);
+  }
   Instruction* call = Add(std::move(inst), s.at);
   if (s.result_types.size() == 1) return std::vector<Instruction*>{call};
   return Elements(call, s.result_types, s.at);
@@ -2328,6 +2358,7 @@ StatusOr<std::vector<Instruction*>> Reader::TranslateBody(size_t begin, size_t e
       const size_t here = c_.position();
       VKXLA_ASSIGN_OR_RETURN(std::vector<Instruction*> r, Translate(*callee, call_args, depth + 1));
       c_.set_position(here);
+      if (name.find("xla.sdy.manual_computation_body") != std::string::npos) KeepManualBodyAttributes(s, call_args, r);
       for (size_t i = 0; i < s.results.size() && i < r.size(); ++i) values[s.results[i]] = r[i];
       continue;
     }
@@ -2505,6 +2536,34 @@ StatusOr<Shape> Reader::EntryParameterShape(const Function& entry, size_t i) con
   return *refined;
 }
 
+void Reader::KeepManualBodyAttributes(const Statement& call, const std::vector<Instruction*>& arguments,
+                                      const std::vector<Instruction*>& results) {
+  auto held = call.attributes.find("mhlo.frontend_attributes");
+  if (held == call.attributes.end()) return;
+  for (Instruction* a : arguments) {
+    Instruction* entry = a->opcode == Opcode::kGetTupleElement && !a->operands.empty() ? a->operands[0] : a;
+    if (IsManualRegionBoundary(*entry) && !FindAttribute(*entry, "frontend_attributes"))
+      entry->other_attributes.emplace_back("frontend_attributes", held->second);
+  }
+  for (const Instruction* r : results) sdy_body_attributes_[r] = held->second;
+}
+
+Status Reader::ExpandManualRegionsOf(Computation* c) {
+  ManualRegionContext context;
+  context.meshes = mesh_text_;
+  VKXLA_ASSIGN_OR_RETURN(const auto grid, ModuleProcessGrid(c_.text()));
+  context.partitions = grid.second;
+  Computation* outer = current_;
+  current_ = c;
+  StatusOr<std::vector<const Computation*>> consumed = ExpandManualRegions(*c, context, BuildersAt(0));
+  current_ = outer;
+  VKXLA_RETURN_IF_ERROR(consumed.status());
+  std::erase_if(regions_, [&](const std::unique_ptr<Computation>& r) {
+    return std::find(consumed->begin(), consumed->end(), r.get()) != consumed->end();
+  });
+  return OkStatus();
+}
+
 StatusOr<StablehloProgram> Reader::Read() {
   VKXLA_RETURN_IF_ERROR(ScanFunctions());
   VKXLA_ASSIGN_OR_RETURN(const Function* entry, FindEntry());
@@ -2539,6 +2598,15 @@ StatusOr<StablehloProgram> Reader::Read() {
     entry_->set_root(leaves[0]);
   } else {
     entry_->set_root(RootTuple(leaves, entry->body_end));
+  }
+  // Manual regions between boundary custom calls, in the entry and in any
+  // region (a shard_map inside a loop).
+  std::vector<Computation*> computations = {entry_.get()};
+  for (const auto& r : regions_) computations.push_back(r.get());
+  for (Computation* c : computations) {
+    bool bounded = false;
+    for (const auto& inst : c->instructions()) bounded = bounded || IsManualRegionBoundary(*inst);
+    if (bounded) VKXLA_RETURN_IF_ERROR(ExpandManualRegionsOf(c));
   }
   program.checks = std::move(checks_);
   program.infeed = std::move(infeed_);

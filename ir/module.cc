@@ -38,6 +38,57 @@ std::unique_ptr<Computation> Computation::Clone(std::string name) const {
   return copy;
 }
 
+void Computation::ReplaceUses(const Instruction* old, Instruction* with) {
+  for (const auto& inst : instructions_)
+    for (Instruction*& o : inst->operands)
+      if (o == old) o = with;
+  if (root_ == old) root_ = with;
+}
+
+std::vector<std::unique_ptr<Instruction>> Computation::Extract(const std::set<const Instruction*>& taken) {
+  std::vector<std::unique_ptr<Instruction>> out, kept;
+  for (auto& inst : instructions_) {
+    if (taken.count(inst.get())) {
+      by_name_.erase(inst->name);
+      out.push_back(std::move(inst));
+    } else {
+      kept.push_back(std::move(inst));
+    }
+  }
+  instructions_ = std::move(kept);
+  return out;
+}
+
+void Computation::RestoreDefinitionOrder() {
+  // Kahn's walk, always taking the earliest ready instruction.
+  std::map<const Instruction*, size_t> position;
+  for (size_t i = 0; i < instructions_.size(); ++i) position[instructions_[i].get()] = i;
+  std::vector<size_t> waiting(instructions_.size(), 0);
+  std::vector<std::vector<size_t>> users(instructions_.size());
+  for (size_t i = 0; i < instructions_.size(); ++i)
+    for (const Instruction* o : instructions_[i]->operands) {
+      auto found = position.find(o);
+      if (found == position.end()) continue;
+      ++waiting[i];
+      users[found->second].push_back(i);
+    }
+  std::set<size_t> ready;
+  for (size_t i = 0; i < instructions_.size(); ++i)
+    if (waiting[i] == 0) ready.insert(i);
+  std::vector<std::unique_ptr<Instruction>> ordered;
+  while (!ready.empty()) {
+    const size_t i = *ready.begin();
+    ready.erase(ready.begin());
+    for (size_t u : users[i])
+      if (--waiting[u] == 0) ready.insert(u);
+    ordered.push_back(std::move(instructions_[i]));
+  }
+  // A cycle (no pass makes one) leaves its instructions where they were.
+  for (auto& inst : instructions_)
+    if (inst) ordered.push_back(std::move(inst));
+  instructions_ = std::move(ordered);
+}
+
 std::string ProgramShape::ToString() const {
   std::string s = "(";
   for (size_t i = 0; i < parameters.size(); ++i) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,16 @@ class Computation {
   Instruction* Find(const std::string& name) const;
   // A deep copy under another name; called computations are shared, not copied.
   std::unique_ptr<Computation> Clone(std::string name) const;
+
+  // Edits for passes that rewrite a region of a computation in place.
+  // Every operand (and the root) that is `old` becomes `with`.
+  void ReplaceUses(const Instruction* old, Instruction* with);
+  // Takes `taken` out of the computation, in definition order; nothing
+  // left in it may use them (the caller checks).
+  std::vector<std::unique_ptr<Instruction>> Extract(const std::set<const Instruction*>& taken);
+  // Back into definition order after instructions were added after their
+  // users: each goes as early as its operands allow, ties keep their order.
+  void RestoreDefinitionOrder();
 
  private:
   std::string name_;

@@ -24,13 +24,6 @@ std::string Channel(int handle) { return "channel_handle = #stablehlo.channel_ha
 const char kAdd[] = "({\n      ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n        %s = stablehlo.add %a, %b : tensor<f32>\n"
                     "        stablehlo.return %s : tensor<f32>\n      })";
 
-// Integer values as Literal::ValuesToString writes them.
-std::string Values(const std::vector<double>& v) {
-  std::string s = "{";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(static_cast<long long>(v[i]));
-  return s + "}";
-}
-
 // One axis of two devices: psum (a plain add, and a reducer that is not
 // one op, which folds by map), partition_id, a ppermute swapping halves.
 TEST_F(SpmdExpansion, OneAxis) {

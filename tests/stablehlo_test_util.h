@@ -32,6 +32,13 @@ inline std::string ReadAndRun(const std::string& text, const std::vector<Literal
   return RunAndCompareWith(*p->module, args).ValuesToString();
 }
 
+// Integer values as Literal::ValuesToString writes them.
+inline std::string Values(const std::vector<double>& v) {
+  std::string s = "{";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(static_cast<long long>(v[i]));
+  return s + "}";
+}
+
 inline Literal F32Values(const std::vector<int64_t>& dims, const std::vector<double>& v) {
   Literal l(Shape(ElementType::kF32, dims));
   for (size_t i = 0; i < v.size(); ++i) l.Set(static_cast<int64_t>(i), Scalar::Float(ElementType::kF32, v[i]));
