@@ -8,6 +8,7 @@
 #include "frontends/gspmd_sharding.h"
 #include "frontends/spmd_expansion.h"
 #include "ops/attributes.h"
+#include "ops/collectives.h"
 #include "ops/control_flow.h"
 
 namespace vkxla {
@@ -84,6 +85,7 @@ class RegionExpander {
     if (exits.empty()) return UnclosedEntries();
     VKXLA_ASSIGN_OR_RETURN(std::vector<Region> regions, Regions(exits));
     for (Region& r : regions) {
+      if (Unsharded(r)) continue;
       VKXLA_RETURN_IF_ERROR(CheckClosed(r));
       VKXLA_ASSIGN_OR_RETURN(const Computation* body, Expand(r));
       for (const Computation* done : ConsumedComputations(body)) consumed.push_back(done);
@@ -94,10 +96,26 @@ class RegionExpander {
   }
 
  private:
-  // An entry left once every region is written out has no exit.
+  // A region whose boundaries keep every shape and that meets no other
+  // device is the same program on one device: its boundaries pass their
+  // operands through (ops/control_flow.h's ForwardsOperand).
+  bool Unsharded(const Region& r) const {
+    for (const Instruction* x : r.members)
+      if (IsProcessOpcode(x->opcode)) return false;
+    for (const Instruction* v : r.entry_values) {
+      auto [entry, k] = EntryOf(const_cast<Instruction*>(v));
+      if (!entry->shape.IsArray() || entry->operands.size() != 1 || !entry->operands[0]->shape.Compatible(entry->shape)) return false;
+    }
+    for (const Instruction* exit : r.exits)
+      if (!exit->shape.IsArray() || exit->operands.size() != 1 || !exit->operands[0]->shape.Compatible(exit->shape)) return false;
+    return true;
+  }
+
+  // An entry that changes the shape, left once every region is written
+  // out, has no exit.
   StatusOr<std::vector<const Computation*>> UnclosedEntries() {
     for (const auto& inst : c_.instructions())
-      if (IsEntry(*inst))
+      if (IsEntry(*inst) && !(inst->operands.size() == 1 && inst->operands[0]->shape.Compatible(inst->shape)))
         return Unimplemented(CustomCallTarget(*inst) + " " + inst->Describe() +
                              " opens a manual region that no exit closes (a shard_map without results)");
     return std::vector<const Computation*>{};
@@ -408,6 +426,20 @@ class RegionExpander {
 }  // namespace
 
 bool IsManualRegionBoundary(const Instruction& inst) { return BoundaryOf(inst) != Boundary::kNone; }
+
+std::vector<const Computation*> DroppableComputations(const std::vector<const Computation*>& consumed,
+                                                      const std::vector<const Computation*>& all) {
+  const std::set<const Computation*> gone(consumed.begin(), consumed.end());
+  std::set<const Computation*> called;
+  for (const Computation* c : all)
+    if (!gone.count(c))
+      for (const auto& inst : c->instructions())
+        for (const auto& [name, callee] : inst->called_computations) called.insert(callee);
+  std::vector<const Computation*> droppable;
+  for (const Computation* c : gone)
+    if (!called.count(c)) droppable.push_back(c);
+  return droppable;
+}
 
 StatusOr<std::vector<const Computation*>> ExpandManualRegions(Computation& c, const ManualRegionContext& context,
                                                                const ComputationBuilders& b) {

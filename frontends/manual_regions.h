@@ -34,6 +34,12 @@ struct ManualRegionContext {
 StatusOr<std::vector<const Computation*>> ExpandManualRegions(Computation& c, const ManualRegionContext& context,
                                                                const ComputationBuilders& b);
 
+// Of `consumed`, those that no instruction of the other computations of
+// `all` calls: what a module may drop once its regions are written out (a
+// body two regions share is consumed by both).
+std::vector<const Computation*> DroppableComputations(const std::vector<const Computation*>& consumed,
+                                                      const std::vector<const Computation*>& all);
+
 // Whether `inst` is a region's entry or exit.
 bool IsManualRegionBoundary(const Instruction& inst);
 

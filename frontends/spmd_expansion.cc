@@ -216,8 +216,9 @@ class Expander {
     for (const auto& [name, callee] : inst.called_computations)
       if (CallsProcessOps(callee)) {
         if (inst.opcode == Opcode::kWhile) return WriteLockstepWhile(inst);
+        if (inst.opcode == Opcode::kCall) return WriteCall(inst, *callee);
         return Unimplemented(inst.Describe() + " of a manual computation over several devices calls a computation that holds a "
-                                               "collective or partition-id: only a while loop's copies run in lockstep");
+                                               "collective or partition-id: only a while loop's copies run in lockstep, and a call in line");
       }
     std::vector<std::vector<Instruction*>> operands(static_cast<size_t>(devices_));
     bool same = !PerDevice(inst.opcode);
@@ -251,6 +252,22 @@ class Expander {
     values_ = std::move(saved);
     VKXLA_RETURN_IF_ERROR(status);
     return roots;
+  }
+
+  // A call whose callee meets other devices, written in line (HLO text's
+  // shard_map bodies are called computations).
+  Status WriteCall(const Instruction& inst, const Computation& callee) {
+    if (call_depth_ >= kMaxCallDepth)
+      return Unimplemented(inst.Describe() + ": calls nest deeper than " + std::to_string(kMaxCallDepth) + " in a manual computation");
+    std::vector<std::vector<Instruction*>> args(static_cast<size_t>(devices_));
+    for (int64_t d = 0; d < devices_; ++d)
+      for (const Instruction* o : inst.operands) args[static_cast<size_t>(d)].push_back(values_[static_cast<size_t>(d)].at(o));
+    ++call_depth_;
+    StatusOr<std::vector<Instruction*>> roots = WriteComputation(callee, args);
+    --call_depth_;
+    VKXLA_RETURN_IF_ERROR(roots.status());
+    for (int64_t d = 0; d < devices_; ++d) values_[static_cast<size_t>(d)][&inst] = (*roots)[static_cast<size_t>(d)];
+    return OkStatus();
   }
 
   Instruction* Element(Instruction* tuple, int64_t i) {
@@ -508,6 +525,8 @@ class Expander {
   HloMaker make_;          // where the copies go: the computation being read, or a lockstep loop's
   ConstantMaker constant_;
   int64_t devices_ = 1;
+  static constexpr int kMaxCallDepth = 64;
+  int call_depth_ = 0;
   std::vector<std::unordered_map<const Instruction*, Instruction*>> values_;  // per device: the body's instructions' copies
 };
 

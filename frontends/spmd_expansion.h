@@ -14,9 +14,10 @@
 //
 // A while loop whose condition or body meets other devices becomes one
 // loop over every device's state, running while any device's condition
-// holds (a device whose own fails keeps its state). Not supported, each a
-// clear error: a collective or partition-id inside a conditional, call or
-// other called computation of the body, mesh axes that are not manual but
+// holds (a device whose own fails keeps its state); a call of a computation
+// that meets them is written in line. Not supported, each a clear error: a
+// collective or partition-id inside a conditional or other called
+// computation of the body, mesh axes that are not manual but
 // have more than one device, sub-axes, unreduced results, more than 64
 // devices.
 #pragma once

@@ -239,7 +239,7 @@ class Reader {
   // trip through HLO), by the values it returned, for the exits that read them.
   std::map<const Instruction*, std::string> sdy_body_attributes_;
   void KeepManualBodyAttributes(const Statement& call, const std::vector<Instruction*>& arguments, const std::vector<Instruction*>& results);
-  Status ExpandManualRegionsOf(Computation* c);
+  StatusOr<std::vector<const Computation*>> ExpandManualRegionsOf(Computation* c);
   std::unique_ptr<Computation> entry_;
   std::string entry_name_;  // the entry the caller asked for, or empty
   int first_line_ = 1;
@@ -2548,7 +2548,7 @@ void Reader::KeepManualBodyAttributes(const Statement& call, const std::vector<I
   for (const Instruction* r : results) sdy_body_attributes_[r] = held->second;
 }
 
-Status Reader::ExpandManualRegionsOf(Computation* c) {
+StatusOr<std::vector<const Computation*>> Reader::ExpandManualRegionsOf(Computation* c) {
   ManualRegionContext context;
   context.meshes = mesh_text_;
   VKXLA_ASSIGN_OR_RETURN(const auto grid, ModuleProcessGrid(c_.text()));
@@ -2557,11 +2557,7 @@ Status Reader::ExpandManualRegionsOf(Computation* c) {
   current_ = c;
   StatusOr<std::vector<const Computation*>> consumed = ExpandManualRegions(*c, context, BuildersAt(0));
   current_ = outer;
-  VKXLA_RETURN_IF_ERROR(consumed.status());
-  std::erase_if(regions_, [&](const std::unique_ptr<Computation>& r) {
-    return std::find(consumed->begin(), consumed->end(), r.get()) != consumed->end();
-  });
-  return OkStatus();
+  return consumed;
 }
 
 StatusOr<StablehloProgram> Reader::Read() {
@@ -2603,10 +2599,21 @@ StatusOr<StablehloProgram> Reader::Read() {
   // region (a shard_map inside a loop).
   std::vector<Computation*> computations = {entry_.get()};
   for (const auto& r : regions_) computations.push_back(r.get());
+  std::vector<const Computation*> consumed;
   for (Computation* c : computations) {
     bool bounded = false;
     for (const auto& inst : c->instructions()) bounded = bounded || IsManualRegionBoundary(*inst);
-    if (bounded) VKXLA_RETURN_IF_ERROR(ExpandManualRegionsOf(c));
+    if (!bounded) continue;
+    VKXLA_ASSIGN_OR_RETURN(std::vector<const Computation*> done, ExpandManualRegionsOf(c));
+    consumed.insert(consumed.end(), done.begin(), done.end());
+  }
+  if (!consumed.empty()) {
+    std::vector<const Computation*> all = {entry_.get()};
+    for (const auto& r : regions_) all.push_back(r.get());
+    const std::vector<const Computation*> droppable = DroppableComputations(consumed, all);
+    std::erase_if(regions_, [&](const std::unique_ptr<Computation>& r) {
+      return std::find(droppable.begin(), droppable.end(), r.get()) != droppable.end();
+    });
   }
   program.checks = std::move(checks_);
   program.infeed = std::move(infeed_);

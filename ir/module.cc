@@ -103,6 +103,12 @@ Computation* Module::AddComputation(std::unique_ptr<Computation> c) {
   return computations_.back().get();
 }
 
+void Module::RemoveComputations(const std::vector<const Computation*>& unused) {
+  std::erase_if(computations_, [&](const std::unique_ptr<Computation>& c) {
+    return std::find(unused.begin(), unused.end(), c.get()) != unused.end();
+  });
+}
+
 Computation* Module::Find(const std::string& name) const {
   for (const auto& c : computations_)
     if (c->name() == name) return c.get();

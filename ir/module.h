@@ -59,6 +59,8 @@ class Module {
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
   Computation* AddComputation(std::unique_ptr<Computation> c);
+  // Drops computations nothing calls any more (a pass replaced their uses).
+  void RemoveComputations(const std::vector<const Computation*>& unused);
   const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }
   Computation* entry() const { return entry_; }
   void set_entry(Computation* c) { entry_ = c; }

@@ -12,6 +12,7 @@
 
 #include "frontends/frontend_attributes.h"
 #include "frontends/gspmd_sharding.h"
+#include "frontends/hlo_text.h"
 #include "tests/stablehlo_test_util.h"
 
 namespace vkxla {
@@ -189,6 +190,62 @@ TEST_F(ManualRegions, ShardyRoundTripShardingsOnTheCall) {
       expected[r * 4 + c] = 2 * (source_row * 4 + source_column);
     }
   EXPECT_EQ(ReadAndRun(text, {F32Values({4, 4}, Iota(16))}), Rows(expected, 4));
+}
+
+// A dump before SPMD partitioning (HLO text): the body a called
+// computation, its results through get-tuple-element; and a second region
+// calling the same body after the first.
+TEST_F(ManualRegions, GspmdRegionsInHloText) {
+  const std::string text = R"(HloModule jit_f, entry_computation_layout={(f32[8]{0})->(f32[8]{0}, f32[4]{0})}, num_partitions=2
+
+%region_add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+%shmap_body (Arg_0.1: f32[4]) -> (f32[4], f32[4]) {
+  %Arg_0.1 = f32[4]{0} parameter(0)
+  %all-reduce = f32[4]{0} all-reduce(%Arg_0.1), channel_id=1, replica_groups={{0,1}}, use_global_device_ids=true, to_apply=%region_add
+  %pid = u32[] partition-id()
+  %cv = f32[] convert(%pid)
+  %bc = f32[4]{0} broadcast(%cv), dimensions={}
+  %plus = f32[4]{0} add(%Arg_0.1, %bc)
+  ROOT %t = (f32[4]{0}, f32[4]{0}) tuple(%plus, %all-reduce)
+}
+
+ENTRY %main (Arg_0.1: f32[8]) -> (f32[8], f32[4]) {
+  %Arg_0.1 = f32[8]{0} parameter(0)
+  %custom-call.2 = f32[8]{0} custom-call(%Arg_0.1), custom_call_target="Sharding", sharding={devices=[2]<=[2]}
+  %custom-call.3 = f32[4]{0} custom-call(%custom-call.2), custom_call_target="SPMDFullToShardShape", sharding={manual}
+  %call.4 = (f32[4]{0}, f32[4]{0}) call(%custom-call.3), to_apply=%shmap_body
+  %gte.0 = f32[4]{0} get-tuple-element(%call.4), index=0
+  %gte.1 = f32[4]{0} get-tuple-element(%call.4), index=1
+  %custom-call.5 = f32[4]{0} custom-call(%gte.0), custom_call_target="Sharding", sharding={manual}
+  %custom-call.6 = f32[8]{0} custom-call(%custom-call.5), custom_call_target="SPMDShardToFullShape", sharding={devices=[2]<=[2]}
+  %custom-call.7 = f32[4]{0} custom-call(%gte.1), custom_call_target="Sharding", sharding={manual}
+  %custom-call.8 = f32[4]{0} custom-call(%custom-call.7), custom_call_target="SPMDShardToFullShape", sharding={replicated}
+  ROOT %r = (f32[8]{0}, f32[4]{0}) tuple(%custom-call.6, %custom-call.8)
+}
+)";
+  auto module = ParseAndVerifyHlo(text);
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  EXPECT_EQ((*module)->num_partitions(), 1);
+  // Device 1 adds 1 to its half; the psum adds the halves.
+  EXPECT_EQ(RunAndCompareWith(**module, {F32Values({8}, Iota(8))}).ValuesToString(), "({0, 1, 2, 3, 5, 6, 7, 8}, {4, 6, 8, 10})");
+
+  std::string twice = text;
+  const std::string root = "  ROOT %r = (f32[8]{0}, f32[4]{0}) tuple(%custom-call.6, %custom-call.8)";
+  twice.replace(twice.find(root), root.size(),
+                "  %again.1 = f32[8]{0} custom-call(%custom-call.6), custom_call_target=\"Sharding\", sharding={devices=[2]<=[2]}\n"
+                "  %again.2 = f32[4]{0} custom-call(%again.1), custom_call_target=\"SPMDFullToShardShape\", sharding={manual}\n"
+                "  %again.3 = (f32[4]{0}, f32[4]{0}) call(%again.2), to_apply=%shmap_body\n"
+                "  %again.4 = f32[4]{0} get-tuple-element(%again.3), index=0\n"
+                "  %again.5 = f32[8]{0} custom-call(%again.4), custom_call_target=\"SPMDShardToFullShape\", sharding={devices=[2]<=[2]}\n"
+                "  ROOT %r = (f32[8]{0}, f32[4]{0}) tuple(%again.5, %custom-call.8)");
+  auto again = ParseAndVerifyHlo(twice);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(RunAndCompareWith(**again, {F32Values({8}, Iota(8))}).ValuesToString(), "({0, 1, 2, 3, 6, 7, 8, 9}, {4, 6, 8, 10})");
 }
 
 const char kRegionHead[] = R"(module @jit_f attributes {mhlo.num_partitions = 2 : i32} {
