@@ -51,6 +51,12 @@ bool IsEntryValue(const Instruction& x) {
   return x.opcode == Opcode::kGetTupleElement && x.operands.size() == 1 && IsEntry(*x.operands[0]);
 }
 
+// A region's result as others read it: an exit, or an element of one.
+bool IsExitValue(const Instruction& x) {
+  if (IsExit(x)) return true;
+  return x.opcode == Opcode::kGetTupleElement && x.operands.size() == 1 && IsExit(*x.operands[0]);
+}
+
 // The entry an entry value comes from, and which of its operands it is.
 std::pair<Instruction*, size_t> EntryOf(Instruction* value) {
   if (IsEntry(*value)) return {value, 0};
@@ -139,7 +145,7 @@ class RegionExpander {
         Instruction* x = stack.back();
         stack.pop_back();
         if (cone[e].count(x) || outside[e].count(x)) continue;
-        if (x->opcode == Opcode::kParameter || IsExit(*x)) {
+        if (x->opcode == Opcode::kParameter || IsExitValue(*x)) {
           outside[e].insert(x);
           continue;
         }
@@ -337,7 +343,16 @@ class RegionExpander {
     return values;
   }
 
-  StatusOr<const Computation*> Expand(const Region& r) {
+  static StatusOr<Instruction*> Remapped(const std::map<const Instruction*, Instruction*>& remap, const Instruction* x) {
+    auto found = remap.find(x);
+    if (found == remap.end()) return Internal("a manual region's body reads " + x->Describe() + ", which it does not hold");
+    return found->second;
+  }
+
+  StatusOr<const Computation*> Expand(Region& r) {
+    // Results of regions written out before, read whole here, are their new values.
+    for (Instruction*& o : r.outside)
+      for (auto found = replaced_.find(o); found != replaced_.end(); found = replaced_.find(o)) o = found->second;
     const bool sdy = IsSdy(*r.exits[0]);
     for (const Instruction* x : r.exits)
       if (IsSdy(*x) != sdy) return Unimplemented("a manual region opened and closed by both GSPMD and Shardy boundaries");
@@ -348,7 +363,8 @@ class RegionExpander {
     const Instruction* first = r.exits[0];
     auto located = [&](Status s) -> Status {
       if (s.ok()) return s;
-      return Status(s.code(), "the manual region closed by " + CustomCallTarget(*first) + " " + first->Describe() + ": " + s.message());
+      const std::string where = first->location.line ? first->location.ToString() + ": " : "";
+      return Status(s.code(), where + "the manual region closed by " + CustomCallTarget(*first) + " %" + first->name + ": " + s.message());
     };
     VKXLA_RETURN_IF_ERROR(located(sdy ? SdyShardingsOf(r, m) : GspmdShardingsOf(r, m)));
 
@@ -377,7 +393,9 @@ class RegionExpander {
       const std::string name = copy->name;
       *copy = *inst;
       copy->name = name;
-      for (Instruction*& o : copy->operands) o = remap.at(o);
+      for (Instruction*& o : copy->operands) {
+        VKXLA_ASSIGN_OR_RETURN(o, Remapped(remap, o));
+      }
       remap[inst.get()] = copy;
     }
     std::vector<Instruction*> returned;
@@ -387,7 +405,8 @@ class RegionExpander {
       if (values.size() != exit->operands.size())
         return located(InvalidArgument("it gives " + std::to_string(values.size()) + " values for " + std::to_string(exit->operands.size()) + " operands"));
       for (size_t k = 0; k < values.size(); ++k) {
-        returned.push_back(remap.at(exit->operands[k]));
+        VKXLA_ASSIGN_OR_RETURN(Instruction * value, Remapped(remap, exit->operands[k]));
+        returned.push_back(value);
         m.result_types.push_back(exit->shape.IsArray() ? exit->shape : exit->shape.tuple_shapes()[k]);
         exit_values.push_back(values[k]);
       }
@@ -409,6 +428,7 @@ class RegionExpander {
     for (size_t k = 0; k < exit_values.size(); ++k)
       for (Instruction* v : exit_values[k]) {
         c_.ReplaceUses(v, (*results)[k]);
+        replaced_[v] = (*results)[k];
         taken.insert(v);
       }
     c_.Extract(taken);
@@ -421,6 +441,7 @@ class RegionExpander {
   std::map<const Instruction*, size_t> position_;
   std::map<const Instruction*, std::vector<Instruction*>> users_;
   std::set<const Instruction*> depends_;  // what an entry reaches
+  std::map<const Instruction*, Instruction*> replaced_;  // regions' exit values -> their results
 };
 
 }  // namespace
