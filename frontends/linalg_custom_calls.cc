@@ -17,8 +17,9 @@ namespace vkxla {
 namespace {
 
 // A jaxlib kernel for linear algebra: LAPACK's and BLAS's on a CPU
-// (lapack_?getrf[_ffi], blas_?trsm, ? one of s, d, c, z), cuSOLVER's and
-// hipSOLVER's FFI kernels on a GPU (cusolver_getrf_ffi, hipsolver_...).
+// (lapack_?getrf[_ffi], blas_?trsm[_ffi], ? one of s, d, c, z), cuSOLVER's,
+// hipSOLVER's and oneMKL's FFI kernels on a GPU (cusolver_getrf_ffi,
+// hipsolver_..., oneapisolver_...: the same operands and attributes).
 struct LinalgKernel {
   std::string name;  // getrf_ffi, trsm, ...; empty where the target is none
   bool gpu = false;  // attributes are booleans (lower, full_matrices), not LAPACK's letters
@@ -38,12 +39,12 @@ LinalgKernel FindLinalgKernel(const std::string& target) {
                           "syevd_ffi", "gesdd", "gesdd_ffi", "gtsv_ffi", "geev", "geev_ffi", "gees", "gees_ffi",
                           "gehrd", "gehrd_ffi", "sytrd_ffi"})
       if (f == "lapack_" && rest == k) return {rest, false};
-    if (f == "blas_" && rest == "trsm") return {rest, false};
+    if (f == "blas_" && (rest == "trsm" || rest == "trsm_ffi")) return {rest, false};  // jaxlib writes blas_?trsm_ffi
   }
   if (target == "cusparse_gtsv2_ffi" || target == "hipsparse_gtsv2_ffi") return {"gtsv2_ffi", true};
   // The GPU kernels of older exports: their attributes an opaque descriptor.
   if (target == "cublas_geqrf_batched" || target == "hipblas_geqrf_batched") return {"gpu_legacy_geqrf", true};
-  for (const char* family : {"cusolver_", "hipsolver_", "rocsolver_"}) {
+  for (const char* family : {"cusolver_", "hipsolver_", "rocsolver_", "oneapisolver_"}) {
     const std::string f = family;
     if (target.rfind(f, 0) != 0) continue;
     const std::string rest = target.substr(f.size());

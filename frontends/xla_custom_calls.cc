@@ -68,11 +68,9 @@ StatusOr<std::vector<Instruction*>> SortedPrefix(const ExpandedCustomCall& c, si
   return out;
 }
 
-
-
 bool IsThreefry(const std::string& target) {
   return target == "cu_threefry2x32" || target == "cu_threefry2x32_ffi" || target == "hip_threefry2x32" ||
-         target == "hip_threefry2x32_ffi";
+         target == "hip_threefry2x32_ffi" || target == "oneapi_threefry2x32_ffi";
 }
 
 // jaxlib's GPU Threefry-2x32 kernel (20 rounds, Salmon et al.) over

@@ -107,7 +107,7 @@ func.func @main(%a: tensor<2x3x3xf32>) -> (tensor<2x3x3xf32>, tensor<2xi32>) {
           const std::string ffi = RunRefined(R"(
 func.func @main(%a: tensor<3x3xf32>, %b: tensor<3x3xf32>) -> tensor<3x3xf32> {
   %alpha = stablehlo.constant dense<2.0> : tensor<f32>
-  %0 = stablehlo.custom_call @lapack_strsm_ffi(%a, %b, %alpha) {mhlo.backend_config = {diag = )" + code(diag) + " : ui8, side = " +
+  %0 = stablehlo.custom_call @blas_strsm_ffi(%a, %b, %alpha) {mhlo.backend_config = {diag = )" + code(diag) + " : ui8, side = " +
                                              code(side) + " : ui8, trans_x = " + code(trans) + " : ui8, uplo = " + code(uplo) +
                                              R"( : ui8}} : (tensor<3x3xf32>, tensor<3x3xf32>, tensor<f32>) -> tensor<3x3xf32>
   return %0 : tensor<3x3xf32>
@@ -1307,6 +1307,29 @@ TEST_F(LinalgCustomCalls, GpuSolverKernelsGiveWhatLapacksGive) {
        "  %0:4 = stablehlo.custom_call @cusolver_syevj(%a) {api_version = 2 : i32, backend_config = \"\\00\\00\\00\\00\\01\\00\\00\\00\\01\\00\\00\\00\\04\\00\\00\\00@\\00\\00\\00\"} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ", tensor<64xf32>)\n  return %0#0, %0#1 : " + m44 + ", tensor<4xf32>",
        lapack_eigh_upper,
        {4, 4}, false},
+      {"oneMKL's potrf, lower",
+       "  %0:2 = stablehlo.custom_call @oneapisolver_potrf_ffi(%a) {mhlo.backend_config = {lower = true}} : (" + m44 + ") -> (" + m44 + ", " + i32 + ")\n  return %0#0 : " + m44,
+       "  %0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (" + m44 + ") -> (" + m44 + ", " + i32 + ")\n  return %0#0 : " + m44,
+       {4, 4}, true},
+      {"oneMKL's geqrf, orgqr and syevd",
+       "  %0:2 = stablehlo.custom_call @oneapisolver_geqrf_ffi(%a) : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>)\n"
+       "  %1 = stablehlo.custom_call @oneapisolver_orgqr_ffi(%0#0, %0#1) : (" + m44 + ", tensor<4xf32>) -> " + m44 + "\n"
+       "  %s = stablehlo.transpose %1, dims = [1, 0] : (" + m44 + ") -> " + m44 + "\n"
+       "  %2 = stablehlo.add %1, %s : " + m44 + "\n"
+       "  %3:3 = stablehlo.custom_call @oneapisolver_syevd_ffi(%2) {mhlo.backend_config = {algorithm = 0 : ui8, lower = true}} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ")\n"
+       "  return %1, %3#1 : " + m44 + ", tensor<4xf32>",
+       "  %0:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>)\n"
+       "  %1 = stablehlo.custom_call @lapack_sorgqr_ffi(%0#0, %0#1) : (" + m44 + ", tensor<4xf32>) -> " + m44 + "\n"
+       "  %s = stablehlo.transpose %1, dims = [1, 0] : (" + m44 + ") -> " + m44 + "\n"
+       "  %2 = stablehlo.add %1, %s : " + m44 + "\n"
+       "  %3:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%2) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (" + m44 + ") -> (" + m44 + ", tensor<4xf32>, " + i32 + ")\n"
+       "  return %1, %3#1 : " + m44 + ", tensor<4xf32>",
+       {4, 4}, false},
+      {"oneMKL's gesvd of a wide matrix",
+       "  %0:5 = stablehlo.custom_call @oneapisolver_gesvd_ffi(%a) {mhlo.backend_config = {compute_uv = true, full_matrices = true, transposed = true}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<5x5xf32>, tensor<3x3xf32>, " + i32 + ")\n"
+       "  return %0#1, %0#3, %0#2 : tensor<3xf32>, tensor<3x3xf32>, tensor<5x5xf32>",
+       lapack_svd_wide,
+       {3, 5}, false},
       {"gesvdj: V itself, thin",
        "  %0:5 = stablehlo.custom_call @cusolver_gesvdj_ffi(%a) {mhlo.backend_config = {compute_uv = true, full_matrices = false}} : (" + m35 + ") -> (" + m35 + ", tensor<3xf32>, tensor<3x3xf32>, tensor<5x3xf32>, " + i32 + ")\n"
        "  %vt = stablehlo.transpose %0#3, dims = [1, 0] : (tensor<5x3xf32>) -> tensor<3x5xf32>\n"

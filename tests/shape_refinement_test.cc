@@ -334,6 +334,11 @@ func.func @main(%k0: tensor<3xui32>, %k1: tensor<3xui32>, %x0: tensor<3xui32>, %
 })", args), want);
   EXPECT_EQ(RunRefined(R"(
 func.func @main(%k0: tensor<3xui32>, %k1: tensor<3xui32>, %x0: tensor<3xui32>, %x1: tensor<3xui32>) -> (tensor<3xui32>, tensor<3xui32>) {
+  %0:2 = stablehlo.custom_call @oneapi_threefry2x32_ffi(%k0, %k1, %x0, %x1) {mhlo.backend_config = {}} : (tensor<3xui32>, tensor<3xui32>, tensor<3xui32>, tensor<3xui32>) -> (tensor<3xui32>, tensor<3xui32>)
+  return %0#0, %0#1 : tensor<3xui32>, tensor<3xui32>
+})", args), want);
+  EXPECT_EQ(RunRefined(R"(
+func.func @main(%k0: tensor<3xui32>, %k1: tensor<3xui32>, %x0: tensor<3xui32>, %x1: tensor<3xui32>) -> (tensor<3xui32>, tensor<3xui32>) {
   %0 = stablehlo.custom_call @cu_threefry2x32(%k0, %k1, %x0, %x1) {api_version = 2 : i32, backend_config = "\03\00\00\00\00\00\00\00"} : (tensor<3xui32>, tensor<3xui32>, tensor<3xui32>, tensor<3xui32>) -> tuple<tensor<3xui32>, tensor<3xui32>>
   %1 = stablehlo.get_tuple_element %0[0] : (tuple<tensor<3xui32>, tensor<3xui32>>) -> tensor<3xui32>
   %2 = stablehlo.get_tuple_element %0[1] : (tuple<tensor<3xui32>, tensor<3xui32>>) -> tensor<3xui32>
