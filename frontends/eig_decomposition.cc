@@ -205,7 +205,10 @@ StatusOr<EigFactors> BuildEigDecomposition(Instruction* a, bool left, bool right
   auto vectors = [&](bool right_side) {
     Instruction* y = TriangularEigenvectors(f, add, add_real, b, schur.t, values, right_side);
     Instruction* v = NormalizeColumns(top, f, add_real, b, top.MatMul(schur.z, y));
-    if (real_value) v = top.Select(top.Spread(real_value, f.dims, f.row_map), top.As(top.Real(v), ct), v);
+    // A real eigenvalue's vector is real: its real part, an eigenvector too
+    // (all of it where the eigenspace is a line; less where a repeated
+    // eigenvalue's is wider), normalized again.
+    if (real_value) v = NormalizeColumns(top, f, add_real, b, top.Select(top.Spread(real_value, f.dims, f.row_map), top.As(top.Real(v), ct), v));
     return v;
   };
   EigFactors e;

@@ -882,7 +882,7 @@ TEST_F(LinalgCustomCalls, GeneralEigenvectorsAndSchurForms) {
     const std::string cty = single ? "complex<f32>" : "complex<f64>", rty = single ? "f32" : "f64";
     const std::string p = t == ElementType::kF32 ? "s" : t == ElementType::kF64 ? "d" : t == ElementType::kC64 ? "c" : "z";
     SCOPED_TRACE(ty);
-    const int64_t batch = 3, n = 5;
+    const int64_t batch = 4, n = 5;
     std::vector<std::complex<double>> a(batch * n * n);
     for (auto& v : a) v = {d(rng) / 4.0, complex ? d(rng) / 4.0 : 0.0};
     // Member 1: the companion matrix of (x - 1)(x - 2)(x - 3)(x - 4)(x - 5).
@@ -897,10 +897,14 @@ TEST_F(LinalgCustomCalls, GeneralEigenvectorsAndSchurForms) {
     a[2 * n * n + 2 * n + 2] = 2;
     a[2 * n * n + 3 * n + 3] = 3;
     a[2 * n * n + 4 * n + 4] = 3;
+    // Member 3: rank 2 (row i is i n + 0 .. n - 1, over 4): 0 three times,
+    // its eigenspace a plane and more; a real eigenvalue's vector, the real
+    // part of a complex one there, is still of unit length.
+    for (int64_t i = 0; i < n * n; ++i) a[3 * n * n + i] = i / 4.0;
     Literal in(Shape(t, {batch, n, n}));
     for (int64_t i = 0; i < batch * n * n; ++i) in.Set(i, complex ? Scalar::Complex(t, a[i]) : Scalar::Float(t, a[i].real()));
-    const std::string mat = "tensor<3x5x5x" + ty + ">", cmat = "tensor<3x5x5x" + cty + ">", cvec = "tensor<3x5x" + cty + ">",
-                      rvec = "tensor<3x5x" + rty + ">", info = "tensor<3xi32>";
+    const std::string mat = "tensor<4x5x5x" + ty + ">", cmat = "tensor<4x5x5x" + cty + ">", cvec = "tensor<4x5x" + cty + ">",
+                      rvec = "tensor<4x5x" + rty + ">", info = "tensor<4xi32>";
     std::string call;
     if (complex)
       call = "  %0:6 = stablehlo.custom_call @lapack_" + p + "geev_ffi(%a) {mhlo.backend_config = {compute_left = 86 : ui8, compute_right = 86 : ui8}} : (" + mat +
@@ -978,7 +982,7 @@ TEST_F(LinalgCustomCalls, GeneralEigenvectorsAndSchurForms) {
     // The complex Schur form.
     auto schur = ReadStablehlo("func.func @main(%a: " + mat + ") -> (" + mat + ", " + mat + ") {\n"
                                "  %0:5 = stablehlo.custom_call @lapack_" + p + "gees_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (" + mat +
-                               ") -> (" + mat + ", " + cvec + ", " + mat + ", tensor<3xi32>, " + info + ")\n  return %0#0, %0#2 : " + mat + ", " + mat + "\n}\n",
+                               ") -> (" + mat + ", " + cvec + ", " + mat + ", tensor<4xi32>, " + info + ")\n  return %0#0, %0#2 : " + mat + ", " + mat + "\n}\n",
                                false);
     ASSERT_TRUE(schur.ok()) << schur.status().ToString();
     auto tz = CompileAndRun(*schur->module, {in});
