@@ -4,6 +4,7 @@
 
 #include "frontends/mlir_types.h"
 #include "frontends/custom_call_results.h"
+#include "frontends/ducc_fft.h"
 #include "frontends/linalg_custom_calls.h"
 #include "frontends/stablehlo_syntax.h"
 #include "ops/attributes.h"
@@ -115,7 +116,7 @@ StatusOr<std::vector<Instruction*>> LowerThreefry(const ExpandedCustomCall& c, c
 bool IsExpandedCustomCall(const std::string& target) {
   for (const char* t : kTargets)
     if (target == t) return true;
-  return IsLinalgCustomCall(target) || IsThreefry(target);
+  return IsLinalgCustomCall(target) || IsThreefry(target) || IsDuccFft(target);
 }
 
 StatusOr<std::vector<Instruction*>> LowerExpandedCustomCall(const ExpandedCustomCall& c, const HloMaker& make,
@@ -127,6 +128,7 @@ StatusOr<std::vector<Instruction*>> LowerExpandedCustomCall(const ExpandedCustom
   const size_t operands = c.operands.size(), results = c.result_types.size();
   if (IsLinalgCustomCall(c.target)) return LowerLinalgCustomCall(c, make, constant);
   if (IsThreefry(c.target)) return LowerThreefry(c, make, constant);
+  if (IsDuccFft(c.target)) return LowerDuccFft(c, make, constant);
   if (c.target == "AllocateBuffer") {
     if (operands != 0 || results != 1 || !c.result_types[0].IsArray() || HasUnknownDims(c.result_types[0]))
       return CustomCallError(c, "takes nothing and gives one array of a static type");

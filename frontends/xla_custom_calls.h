@@ -11,8 +11,9 @@
 //   AllocateBuffer()                                 -> zeros (its values
 //       are unspecified; zeros are a deterministic choice)
 // and the calls that stand for linear algebra (frontends/linalg_custom_calls.h).
-// And jaxlib's GPU cu_/hip_threefry2x32[_ffi] (jax.random's bits in GPU
-// exports) as the Threefry-2x32 rounds in elementwise ops.
+// And jaxlib's GPU cu_/hip_/oneapi_threefry2x32[_ffi] (jax.random's bits in
+// GPU exports) as the Threefry-2x32 rounds in elementwise ops, and its 2023
+// CPU FFT kernels (frontends/ducc_fft.h) as Fft.
 // The dynamic_* forms' size operands must be known before the run (a
 // constant, or shape arithmetic of a polymorphic export, folded).
 #pragma once
