@@ -60,32 +60,36 @@ std::vector<std::unique_ptr<Instruction>> Computation::Extract(const std::set<co
 }
 
 void Computation::RestoreDefinitionOrder() {
-  // Kahn's walk, always taking the earliest ready instruction.
+  // In the old order, each instruction preceded by those of its operands
+  // not yet placed (an iterative depth-first walk): the originals keep
+  // their order, a new one goes just before its first user.
   std::map<const Instruction*, size_t> position;
   for (size_t i = 0; i < instructions_.size(); ++i) position[instructions_[i].get()] = i;
-  std::vector<size_t> waiting(instructions_.size(), 0);
-  std::vector<std::vector<size_t>> users(instructions_.size());
-  for (size_t i = 0; i < instructions_.size(); ++i)
-    for (const Instruction* o : instructions_[i]->operands) {
-      auto found = position.find(o);
-      if (found == position.end()) continue;
-      ++waiting[i];
-      users[found->second].push_back(i);
-    }
-  std::set<size_t> ready;
-  for (size_t i = 0; i < instructions_.size(); ++i)
-    if (waiting[i] == 0) ready.insert(i);
+  std::vector<char> state(instructions_.size(), 0);  // 0 new, 1 opened, 2 placed
   std::vector<std::unique_ptr<Instruction>> ordered;
-  while (!ready.empty()) {
-    const size_t i = *ready.begin();
-    ready.erase(ready.begin());
-    for (size_t u : users[i])
-      if (--waiting[u] == 0) ready.insert(u);
-    ordered.push_back(std::move(instructions_[i]));
+  for (size_t start = 0; start < instructions_.size(); ++start) {
+    std::vector<size_t> stack = {start};
+    while (!stack.empty()) {
+      const size_t i = stack.back();
+      if (state[i] == 2) {
+        stack.pop_back();
+        continue;
+      }
+      if (state[i] == 0) {
+        state[i] = 1;
+        const auto& operands = instructions_[i]->operands;
+        for (size_t k = operands.size(); k-- > 0;) {
+          auto found = position.find(operands[k]);
+          if (found != position.end() && state[found->second] == 0) stack.push_back(found->second);
+        }
+        continue;
+      }
+      // Opened, its operands placed (or on a cycle no pass makes): placed.
+      state[i] = 2;
+      stack.pop_back();
+      ordered.push_back(std::move(instructions_[i]));
+    }
   }
-  // A cycle (no pass makes one) leaves its instructions where they were.
-  for (auto& inst : instructions_)
-    if (inst) ordered.push_back(std::move(inst));
   instructions_ = std::move(ordered);
 }
 

@@ -35,7 +35,8 @@ class Computation {
   // left in it may use them (the caller checks).
   std::vector<std::unique_ptr<Instruction>> Extract(const std::set<const Instruction*>& taken);
   // Back into definition order after instructions were added after their
-  // users: each goes as early as its operands allow, ties keep their order.
+  // users: the others keep their order, each added one goes just before
+  // its first user.
   void RestoreDefinitionOrder();
 
  private:

@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "frontends/frontend_attributes.h"
-#include "frontends/gspmd_sharding.h"
 #include "frontends/hlo_text.h"
 #include "tests/stablehlo_test_util.h"
 
@@ -303,41 +301,6 @@ TEST_F(ManualRegions, Errors) {
                       ": (tensor<2xf32>) -> tensor<4xf32>\n    return %2 : tensor<4xf32>\n")
                 .find("@nowhere, which no sdy.mesh or xla.sdy.meshes defines"),
             std::string::npos);
-}
-
-TEST(GspmdSharding, ParsesTileAssignments) {
-  auto listed = ParseGspmdSharding("{devices=[2,1]1,0}");
-  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
-  EXPECT_EQ(listed->tiles, (std::vector<int64_t>{2, 1}));
-  EXPECT_EQ(listed->devices, (std::vector<int64_t>{1, 0}));
-  auto iota = ParseGspmdSharding("{devices=[2,3]<=[3,2]T(1,0)}");
-  ASSERT_TRUE(iota.ok()) << iota.status().ToString();
-  EXPECT_EQ(iota->devices, (std::vector<int64_t>{0, 2, 4, 1, 3, 5}));
-  auto replicate = ParseGspmdSharding("{devices=[2,1,2]<=[4] last_tile_dim_replicate metadata={op_name=\"x\"}}");
-  ASSERT_TRUE(replicate.ok()) << replicate.status().ToString();
-  EXPECT_EQ(replicate->replicated_subgroups, 1);
-  auto mesh = AsMeshSharding(*replicate, 2, 4);
-  ASSERT_TRUE(mesh.ok()) << mesh.status().ToString();
-  EXPECT_EQ(mesh->mesh.devices(), 4);
-  EXPECT_EQ(mesh->sharding.dims.size(), 2u);
-  auto manual = ParseGspmdSharding("{devices=[1,2,2]<=[4] last_tile_dims={manual, replicated}}");
-  ASSERT_TRUE(manual.ok());
-  EXPECT_TRUE(manual->partly_manual);
-  EXPECT_FALSE(AsMeshSharding(*manual, 1, 4).ok());
-  EXPECT_EQ(ParseGspmdSharding("{replicated}")->kind, GspmdSharding::Kind::kReplicated);
-  EXPECT_EQ(ParseGspmdSharding("{maximal device=1}")->devices, (std::vector<int64_t>{1}));
-  for (const char* bad : {"{devices=[2,2]0,1,2}", "{devices=[2]<=[2]T(0,0)}", "{devices=[0]}", "{devices=[4096,2]<=[8192]}",
-                          "{devices=[2]0,1", "{tiles}", "{{replicated}, {manual}}", "devices=[2]0,1", "{devices=[2]0,1 extra}"})
-    EXPECT_FALSE(ParseGspmdSharding(bad).ok()) << bad;
-}
-
-TEST(FrontendAttributes, ReadsEscapedStrings) {
-  EXPECT_EQ(FrontendAttribute("{a = \"x\", xla.sdy.manual_axes = \"#sdy<manual_axes{\\22a\\22}>\"}", "xla.sdy.manual_axes"),
-            "#sdy<manual_axes{\"a\"}>");
-  EXPECT_EQ(FrontendAttribute("{k = \"{\\\\\\22b\\\\\\22}\"}", "k"), "{\"b\"}");  // \\\22: escaped twice
-  EXPECT_EQ(FrontendAttribute("{n = 3 : i32, k=\"v\"}", "k"), "v");
-  EXPECT_EQ(FrontendAttribute("{kk = \"v\"}", "k"), std::nullopt);
-  EXPECT_EQ(FrontendAttribute("{k = \"unterminated}", "k"), std::nullopt);
 }
 
 }  // namespace
