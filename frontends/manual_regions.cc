@@ -301,8 +301,10 @@ class RegionExpander {
       return ParseGspmdSharding(*text);
     };
     for (const Instruction* v : r.entry_values) {
+      // The operand's own sharding: a Sharding custom call's, or (HLO text)
+      // that of a parameter or any op written with one.
       const Instruction* operand = v->operands.empty() ? nullptr : v->operands[0];
-      if (!operand || operand->opcode != Opcode::kCustomCall || CustomCallTarget(*operand) != "Sharding" || !FindAttribute(*operand, "sharding"))
+      if (!operand || !FindAttribute(*operand, "sharding"))
         return InvalidArgument("SPMDFullToShardShape " + v->Describe() +
                                ": the sharding of its operand is not known (a Sharding custom call with mhlo.sharding before it)");
       VKXLA_ASSIGN_OR_RETURN(GspmdSharding s, sharding_of(*operand));

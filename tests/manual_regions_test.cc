@@ -244,6 +244,18 @@ ENTRY %main (Arg_0.1: f32[8]) -> (f32[8], f32[4]) {
   auto again = ParseAndVerifyHlo(twice);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(RunAndCompareWith(**again, {F32Values({8}, Iota(8))}).ValuesToString(), "({0, 1, 2, 3, 6, 7, 8, 9}, {4, 6, 8, 10})");
+
+  // The operand's sharding on the parameter itself, no Sharding call between.
+  std::string on_parameter = text;
+  const std::string parameter = "  %Arg_0.1 = f32[8]{0} parameter(0)\n  %custom-call.2";
+  on_parameter.replace(on_parameter.find(parameter), parameter.size(), "  %Arg_0.1 = f32[8]{0} parameter(0), sharding={devices=[2]1,0}\n  %custom-call.2");
+  const std::string entry = "custom-call(%custom-call.2), custom_call_target=\"SPMDFullToShardShape\"";
+  on_parameter.replace(on_parameter.find(entry), entry.size(), "custom-call(%Arg_0.1), custom_call_target=\"SPMDFullToShardShape\"");
+  auto reversed = ParseAndVerifyHlo(on_parameter);
+  ASSERT_TRUE(reversed.ok()) << reversed.status().ToString();
+  // Device 1 now holds the first half, device 0 the second; the result is
+  // put together in the order [2]<=[2], device 0's first.
+  EXPECT_EQ(RunAndCompareWith(**reversed, {F32Values({8}, Iota(8))}).ValuesToString(), "({4, 5, 6, 7, 1, 2, 3, 4}, {4, 6, 8, 10})");
 }
 
 const char kRegionHead[] = R"(module @jit_f attributes {mhlo.num_partitions = 2 : i32} {
