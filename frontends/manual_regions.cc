@@ -63,6 +63,12 @@ std::pair<Instruction*, size_t> EntryOf(Instruction* value) {
   return {value->operands[0], static_cast<size_t>(value->tuple_index)};
 }
 
+// Ops that act beyond their results: live wherever they are.
+bool HasEffect(Opcode op) {
+  return op == Opcode::kOutfeed || op == Opcode::kInfeed || op == Opcode::kSend || op == Opcode::kSendDone || op == Opcode::kRecv ||
+         op == Opcode::kRecvDone;
+}
+
 struct Region {
   std::vector<Instruction*> exits;         // in definition order
   std::set<const Instruction*> members;    // between the entries and exits, entry values included
@@ -87,6 +93,17 @@ class RegionExpander {
       if (depends) depends_.insert(inst);
       if (IsExit(*inst)) exits.push_back(inst);
     }
+    // What the results and the effects read; the rest is dead.
+    std::vector<const Instruction*> stack;
+    if (c_.root()) stack.push_back(c_.root());
+    for (const auto& inst : c_.instructions())
+      if (HasEffect(inst->opcode)) stack.push_back(inst.get());
+    while (!stack.empty()) {
+      const Instruction* x = stack.back();
+      stack.pop_back();
+      if (!live_.insert(x).second) continue;
+      for (const Instruction* o : x->operands) stack.push_back(o);
+    }
     std::vector<const Computation*> consumed;
     if (exits.empty()) return UnclosedEntries();
     VKXLA_ASSIGN_OR_RETURN(std::vector<Region> regions, Regions(exits));
@@ -106,8 +123,11 @@ class RegionExpander {
   // device is the same program on one device: its boundaries pass their
   // operands through (ops/control_flow.h's ForwardsOperand).
   bool Unsharded(const Region& r) const {
-    for (const Instruction* x : r.members)
+    for (const Instruction* x : r.members) {
       if (IsProcessOpcode(x->opcode)) return false;
+      for (const auto& [name, callee] : x->called_computations)
+        if (CallsProcessOps(callee)) return false;
+    }
     for (const Instruction* v : r.entry_values) {
       auto [entry, k] = EntryOf(const_cast<Instruction*>(v));
       if (!entry->shape.IsArray() || entry->operands.size() != 1 || !entry->operands[0]->shape.Compatible(entry->shape)) return false;
@@ -217,7 +237,7 @@ class RegionExpander {
       auto found = users_.find(x);
       if (found == users_.end()) continue;
       for (const Instruction* u : found->second)
-        if (!inside.count(u) && !exits.count(u))
+        if (!inside.count(u) && !exits.count(u) && live_.count(u))
           return InvalidArgument(x->Describe() + ", between a manual region's entries and exits, is read outside the region by " +
                                  u->Describe());
     }
@@ -433,6 +453,14 @@ class RegionExpander {
         replaced_[v] = (*results)[k];
         taken.insert(v);
       }
+    // Dead readers of what leaves (a loop's unused element) leave with it.
+    for (const auto& inst : c_.instructions())
+      if (!live_.count(inst.get()) && !taken.count(inst.get()))
+        for (const Instruction* o : inst->operands)
+          if (taken.count(o)) {
+            taken.insert(inst.get());
+            break;
+          }
     c_.Extract(taken);
     return body;
   }
@@ -443,6 +471,7 @@ class RegionExpander {
   std::map<const Instruction*, size_t> position_;
   std::map<const Instruction*, std::vector<Instruction*>> users_;
   std::set<const Instruction*> depends_;  // what an entry reaches
+  std::set<const Instruction*> live_;     // what the root and the effects read
   std::map<const Instruction*, Instruction*> replaced_;  // regions' exit values -> their results
 };
 

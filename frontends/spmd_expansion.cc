@@ -28,14 +28,6 @@ std::vector<const Computation*> Reachable(const Computation* c) {
   return out;
 }
 
-// Whether `c` or a computation it calls holds a collective, replica-id or
-// partition-id.
-bool CallsProcessOps(const Computation* c) {
-  for (const Computation* r : Reachable(c))
-    for (const auto& inst : r->instructions())
-      if (IsProcessOpcode(inst->opcode)) return true;
-  return false;
-}
 
 // Ops whose copies may not be shared between devices even where their
 // operands are: each device's own random numbers, feeds and calls.
@@ -531,6 +523,13 @@ class Expander {
 };
 
 }  // namespace
+
+bool CallsProcessOps(const Computation* c) {
+  for (const Computation* r : Reachable(c))
+    for (const auto& inst : r->instructions())
+      if (IsProcessOpcode(inst->opcode)) return true;
+  return false;
+}
 
 std::vector<const Computation*> ConsumedComputations(const Computation* body) {
   std::vector<const Computation*> out = {body};

@@ -48,6 +48,10 @@ inline constexpr int64_t kMaxManualDevices = 64;
 StatusOr<std::vector<Instruction*>> ExpandManualComputation(const ManualComputation& m, const std::vector<Instruction*>& operands,
                                                              const ComputationBuilders& b);
 
+// Whether `c` or a computation it calls holds a collective, replica-id or
+// partition-id: whether it meets other devices.
+bool CallsProcessOps(const Computation* c);
+
 // What no copy refers to once `body` is written out: the body, and each
 // computation it calls that meets other devices (a lockstep loop's
 // condition and body are new ones); the module drops them.

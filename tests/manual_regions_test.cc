@@ -125,6 +125,39 @@ TEST_F(ManualRegions, GspmdRegionReadsValuesWhole) {
   EXPECT_EQ(ReadAndRun(text, {F32Values({2}, a), F32Values({2}, b)}), "{101, 202, 111, 222}");
 }
 
+// Boundaries that keep every shape (replicated in and out) around a loop
+// whose body meets the other device: still written out per device.
+TEST_F(ManualRegions, ReplicatedRegionWithACollectiveInALoop) {
+  const std::string text = R"(module @jit_f attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{replicated}"} : (tensor<2xf32>) -> tensor<2xf32>
+    %1 = stablehlo.custom_call @SPMDFullToShardShape(%0) {mhlo.sharding = "{manual}"} : (tensor<2xf32>) -> tensor<2xf32>
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %w:2 = stablehlo.while(%i = %c0, %v = %1) : tensor<i32>, tensor<2xf32>
+     cond {
+      %c2 = stablehlo.constant dense<2> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %c2 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %s = "stablehlo.all_reduce"(%v) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %t = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %t : tensor<f32>
+      }) : (tensor<2xf32>) -> tensor<2xf32>
+      %c1 = stablehlo.constant dense<1> : tensor<i32>
+      %n = stablehlo.add %i, %c1 : tensor<i32>
+      stablehlo.return %n, %s : tensor<i32>, tensor<2xf32>
+    }
+    %2 = stablehlo.custom_call @Sharding(%w#1) {mhlo.sharding = "{manual}"} : (tensor<2xf32>) -> tensor<2xf32>
+    %3 = stablehlo.custom_call @SPMDShardToFullShape(%2) {mhlo.sharding = "{replicated}"} : (tensor<2xf32>) -> tensor<2xf32>
+    return %3 : tensor<2xf32>
+  }
+}
+)";
+  // Two trips, each summing the two devices' equal values: four times x.
+  EXPECT_EQ(ReadAndRun(text, {F32Values({2}, {3, -5})}), "{12, -20}");
+}
+
 // Shardy's round trip through HLO (JAX's export of 2025-05, tpu_Sharding
 // "shardy"): the mesh in the module's xla.sdy.meshes, device_ids reversed,
 // two operands through one GlobalToLocalShape, two results through one
