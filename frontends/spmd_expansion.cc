@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <set>
 #include <unordered_map>
 
+#include "ops/attributes.h"
 #include "ops/collectives.h"
 #include "ops/slice_and_padding.h"
 #include "ops/verifier.h"
@@ -58,7 +60,9 @@ class Expander {
 
   StatusOr<std::vector<Instruction*>> Run(const std::vector<Instruction*>& operands) {
     VKXLA_RETURN_IF_ERROR(Check(operands));
-    devices_ = m_.mesh.devices();
+    PlaceCopies();
+    const std::vector<TensorSharding> in_shardings = ManualOnly(m_.in_shardings, m_.in_meshes),
+                                      out_shardings = ManualOnly(m_.out_shardings, m_.out_meshes);
     const Placement common = PlacementOn(m_.mesh);
     auto placement = [&](const std::vector<SdyMesh>& own, size_t i) { return own.empty() ? common : PlacementOn(own[i]); };
     const std::vector<Instruction*> params = m_.body->parameters();
@@ -67,7 +71,7 @@ class Expander {
       std::map<std::vector<int64_t>, Instruction*> shards;  // one slice per distinct shard
       const Placement in_place = placement(m_.in_meshes, i);
       for (int64_t d = 0; d < devices_; ++d) {
-        VKXLA_ASSIGN_OR_RETURN(Instruction * s, Shard(operands[i], m_.in_shardings[i], in_place, d, shards));
+        VKXLA_ASSIGN_OR_RETURN(Instruction * s, Shard(operands[i], in_shardings[i], in_place, copy_device_[static_cast<size_t>(d)], shards));
         if (!s->shape.Compatible(params[i]->shape))
           return InvalidArgument("its body's argument " + std::to_string(i) + " is " + params[i]->shape.ToString() + " but a shard of " +
                                  operands[i]->shape.ToString() + " is " + s->shape.ToString());
@@ -82,7 +86,7 @@ class Expander {
         Instruction* root = roots[static_cast<size_t>(d)];
         local[static_cast<size_t>(d)] = root->shape.IsTuple() ? Element(root, static_cast<int64_t>(j)) : root;
       }
-      VKXLA_ASSIGN_OR_RETURN(Instruction * global, Assemble(local, m_.out_shardings[j], placement(m_.out_meshes, j), m_.result_types[j]));
+      VKXLA_ASSIGN_OR_RETURN(Instruction * global, Assemble(local, out_shardings[j], placement(m_.out_meshes, j), m_.result_types[j]));
       results.push_back(global);
     }
     return results;
@@ -94,10 +98,6 @@ class Expander {
     if (mesh.devices() > kMaxManualDevices)
       return Unimplemented("a manual computation over " + std::to_string(mesh.devices()) + " devices: at most " +
                            std::to_string(kMaxManualDevices) + " are written out on one device");
-    for (const auto& [axis, size] : mesh.axes)
-      if (size > 1 && std::find(m_.manual_axes.begin(), m_.manual_axes.end(), axis) == m_.manual_axes.end())
-        return Unimplemented("a manual computation whose mesh axis \"" + axis + "\" (" + std::to_string(size) +
-                             " devices) is not manual: only fully manual computations are written out per device");
     const std::vector<Instruction*> params = m_.body->parameters();
     if (params.size() != operands.size() || m_.in_shardings.size() != operands.size() || m_.out_shardings.size() != m_.result_types.size())
       return InvalidArgument("a manual computation's operands, arguments, in_shardings and out_shardings do not match in number");
@@ -125,6 +125,80 @@ class Expander {
       }
     }
     return OkStatus();
+  }
+
+  bool Manual(const std::string& axis) const {
+    return std::find(m_.manual_axes.begin(), m_.manual_axes.end(), axis) != m_.manual_axes.end();
+  }
+
+  // One copy of the body for each position on the manual axes; the axes
+  // left automatic (partly manual, shard_map's auto axes) split nothing on
+  // one device, so each copy is the device at their first position.
+  void PlaceCopies() {
+    const SdyMesh& mesh = m_.mesh;
+    copy_device_.clear();
+    copy_of_.assign(static_cast<size_t>(mesh.devices()), -1);
+    for (int64_t linear = 0; linear < mesh.devices(); ++linear) {
+      std::vector<int64_t> c(mesh.axes.size());
+      int64_t rest = linear;
+      bool first = true;
+      for (size_t a = mesh.axes.size(); a-- > 0;) {
+        c[a] = rest % mesh.axes[a].second;
+        rest /= mesh.axes[a].second;
+        first = first && (Manual(mesh.axes[a].first) || c[a] == 0);
+      }
+      if (first) copy_device_.push_back(mesh.DeviceAt(c));
+    }
+    // Copies in the order of their device ids (all of them: copy d is device d).
+    std::sort(copy_device_.begin(), copy_device_.end());
+    for (size_t k = 0; k < copy_device_.size(); ++k) copy_of_[static_cast<size_t>(copy_device_[k])] = static_cast<int64_t>(k);
+    devices_ = static_cast<int64_t>(copy_device_.size());
+  }
+
+  // Shardings on the common mesh with the automatic axes taken out: they
+  // split no copy's shard.
+  std::vector<TensorSharding> ManualOnly(const std::vector<TensorSharding>& list, const std::vector<SdyMesh>& own) const {
+    if (!own.empty()) return list;
+    std::vector<TensorSharding> out = list;
+    for (TensorSharding& t : out)
+      for (std::vector<std::string>& axes : t.dims) std::erase_if(axes, [&](const std::string& a) { return !Manual(a); });
+    return out;
+  }
+
+  // A collective's groups (and a permute's pairs, written into `in_copies`)
+  // over the copies: of the devices' groups, those at the automatic axes'
+  // first positions; one that crosses an automatic axis is an error.
+  StatusOr<std::vector<std::vector<int64_t>>> CopyGroups(const Instruction& inst, Instruction& in_copies) const {
+    const int64_t total = m_.mesh.devices();
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> groups, ProcessGroups(inst, ProcessGrid{1, total}));
+    if (devices_ == total) return groups;
+    auto translate = [&](std::vector<std::vector<int64_t>>& lists, const char* what) -> Status {
+      std::vector<std::vector<int64_t>> kept;
+      for (const std::vector<int64_t>& list : lists) {
+        std::vector<int64_t> copies;
+        for (int64_t id : list)
+          if (id >= 0 && id < total && copy_of_[static_cast<size_t>(id)] >= 0) copies.push_back(copy_of_[static_cast<size_t>(id)]);
+        if (copies.empty()) continue;  // the same exchange at another position of the automatic axes
+        if (copies.size() != list.size())
+          return Unimplemented(inst.Describe() + ": its " + what + " " + IdGroupsText({list}) +
+                               " cross an automatic mesh axis; a partly manual computation's collectives run over manual axes");
+        kept.push_back(copies);
+      }
+      lists = kept;
+      return OkStatus();
+    };
+    if (inst.opcode == Opcode::kCollectivePermute) {
+      if (const std::string* pairs = FindAttribute(inst, "source_target_pairs")) {
+        VKXLA_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> lists, ParseIdGroups(*pairs));
+        VKXLA_RETURN_IF_ERROR(translate(lists, "source_target_pairs"));
+        SetAttribute(in_copies, "source_target_pairs", IdGroupsText(lists));
+      }
+      std::vector<int64_t> line(static_cast<size_t>(devices_));
+      std::iota(line.begin(), line.end(), 0);
+      return std::vector<std::vector<int64_t>>{line};
+    }
+    VKXLA_RETURN_IF_ERROR(translate(groups, "replica_groups"));
+    return groups;
   }
 
   // A mesh and each device's coordinates on it (by device id).
@@ -198,7 +272,7 @@ class Expander {
     if (inst.opcode == Opcode::kPartitionId || inst.opcode == Opcode::kReplicaId) {
       for (int64_t d = 0; d < devices_; ++d) {
         Literal id(Shape::Scalar(inst.shape.element_type()));
-        id.Set(0, Scalar::Int(inst.shape.element_type(), inst.opcode == Opcode::kPartitionId ? d : 0));
+        id.Set(0, Scalar::Int(inst.shape.element_type(), inst.opcode == Opcode::kPartitionId ? copy_device_[static_cast<size_t>(d)] : 0));
         values_[static_cast<size_t>(d)][&inst] = constant_(std::move(id));
       }
       return OkStatus();
@@ -402,8 +476,8 @@ class Expander {
   }
 
   Status WriteCollective(const Instruction& inst) {
-    const ProcessGrid grid{1, devices_};
-    VKXLA_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> groups, ProcessGroups(inst, grid));
+    Instruction in_copies = inst;  // its groups or pairs over the copies
+    VKXLA_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> groups, CopyGroups(inst, in_copies));
     std::vector<Shape> leaves;
     for (const Instruction* o : inst.operands) {
       if (!o->shape.IsArray()) return Unimplemented(inst.Describe() + " of " + o->shape.ToString() + " in a manual computation");
@@ -443,7 +517,7 @@ class Expander {
         continue;
       }
       for (int64_t p = 0; p < size; ++p) {
-        VKXLA_ASSIGN_OR_RETURN(std::vector<LeafMove> moves, ResultMoves(inst, size, p, leaves));
+        VKXLA_ASSIGN_OR_RETURN(std::vector<LeafMove> moves, ResultMoves(in_copies, size, p, leaves));
         std::vector<Instruction*> parts;
         for (size_t k = 0; k < moves.size() && k < result_leaves.size(); ++k) {
           const LeafMove& mv = moves[k];
@@ -492,7 +566,7 @@ class Expander {
     // Recursive over the dimensions (as deep as the rank): dimension k's
     // parts, each built from dimension k + 1's with k's shard fixed.
     std::function<Instruction*(int64_t)> build = [&](int64_t k) -> Instruction* {
-      if (k == ls.rank()) return local[static_cast<size_t>(mesh.DeviceAt(coordinates))];
+      if (k == ls.rank()) return local[static_cast<size_t>(copy_of_[static_cast<size_t>(mesh.DeviceAt(coordinates))])];
       const std::vector<std::string> axes = static_cast<size_t>(k) < t.dims.size() ? t.dims[static_cast<size_t>(k)] : std::vector<std::string>{};
       int64_t count = 1;
       for (const std::string& a : axes) count *= mesh.axes[static_cast<size_t>(mesh.AxisIndex(a))].second;
@@ -516,7 +590,9 @@ class Expander {
   const ComputationBuilders& b_;
   HloMaker make_;          // where the copies go: the computation being read, or a lockstep loop's
   ConstantMaker constant_;
-  int64_t devices_ = 1;
+  int64_t devices_ = 1;                 // copies of the body
+  std::vector<int64_t> copy_device_;    // per copy, its device id
+  std::vector<int64_t> copy_of_;        // per device id, its copy, or -1 (a position of the automatic axes but the first)
   static constexpr int kMaxCallDepth = 64;
   int call_depth_ = 0;
   std::vector<std::unordered_map<const Instruction*, Instruction*>> values_;  // per device: the body's instructions' copies

@@ -15,11 +15,14 @@
 // A while loop whose condition or body meets other devices becomes one
 // loop over every device's state, running while any device's condition
 // holds (a device whose own fails keeps its state); a call of a computation
-// that meets them is written in line. Not supported, each a clear error: a
-// collective or partition-id inside a conditional or other called
-// computation of the body, mesh axes that are not manual but
-// have more than one device, sub-axes, unreduced results, more than 64
-// devices.
+// that meets them is written in line. Mesh axes left automatic (a partly
+// manual computation, shard_map's auto axes) split nothing on one device:
+// there is a copy for each position on the manual axes, the device at the
+// automatic axes' first positions, and collectives' groups and pairs are
+// read over those. Not supported, each a clear error: a collective or
+// partition-id inside a conditional or other called computation of the
+// body, a collective crossing an automatic axis, sub-axes, unreduced
+// results, more than 64 devices.
 #pragma once
 
 #include <vector>

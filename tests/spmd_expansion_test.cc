@@ -177,6 +177,40 @@ TEST_F(SpmdExpansion, LoopsRunInLockstep) {
   EXPECT_EQ(ReadAndRun(text, {F32Values({8}, x)}), "({1111, 2222, 1111, 2222, 1111, 2222, 1111, 2222}, {1, 2, 3, 4})");
 }
 
+// A partly manual computation: "x" manual, "y" (2 devices) left
+// automatic. The in_sharding's "y" splits nothing on one device; a copy per
+// position of "x", the devices at y = 0 (0 and 2); psum and ppermute over
+// "x" name global device ids, partition_id gives them.
+TEST_F(SpmdExpansion, PartlyManual) {
+  const std::string text =
+      "module @jit_f attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {\n"
+      "  sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"
+      "  func.func public @main(%arg0: tensor<4x4xf32>) -> (tensor<2x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {\n"
+      "    %0:3 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"x\"}, {\"y\"}]>] out_shardings=[<@mesh, [{}, {\"y\"}]>, "
+      "<@mesh, [{\"x\"}, {}]>, <@mesh, [{\"x\"}, {}]>] manual_axes={\"x\"} (%arg1: tensor<2x4xf32>) {\n"
+      "      %s = \"stablehlo.all_reduce\"(%arg1) <{" + Channel(1) + ", replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids}> ({\n"
+      "      ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n        %t = stablehlo.add %a, %b : tensor<f32>\n        stablehlo.return %t : tensor<f32>\n"
+      "      }) : (tensor<2x4xf32>) -> tensor<2x4xf32>\n"
+      "      %p = stablehlo.partition_id : tensor<ui32>\n"
+      "      %pc = stablehlo.convert %p : (tensor<ui32>) -> tensor<f32>\n"
+      "      %pb = stablehlo.broadcast_in_dim %pc, dims = [] : (tensor<f32>) -> tensor<2x4xf32>\n"
+      "      %q = \"stablehlo.collective_permute\"(%arg1) <{" + Channel(2) + ", source_target_pairs = dense<[[0, 2], [2, 0], [1, 3], [3, 1]]> : tensor<4x2xi64>}> "
+      ": (tensor<2x4xf32>) -> tensor<2x4xf32>\n"
+      "      sdy.return %s, %pb, %q : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>\n"
+      "    } : (tensor<4x4xf32>) -> (tensor<2x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>)\n"
+      "    return %0#0, %0#1, %0#2 : tensor<2x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>\n  }\n}\n";
+  std::vector<double> x(16), sum(8), ids(16), swapped(16);
+  for (int i = 0; i < 16; ++i) x[i] = 7 * i - 50;
+  for (int i = 0; i < 8; ++i) sum[i] = x[i] + x[i + 8];
+  for (int i = 0; i < 16; ++i) ids[i] = i < 8 ? 0 : 2, swapped[i] = x[(i + 8) % 16];
+  auto rows = [](const std::vector<double>& v) {
+    std::string s = "{";
+    for (size_t r = 0; r * 4 < v.size(); ++r) s += (r ? ", " : "") + Values(std::vector<double>(v.begin() + static_cast<long>(4 * r), v.begin() + static_cast<long>(4 * r + 4)));
+    return s + "}";
+  };
+  EXPECT_EQ(ReadAndRun(text, {F32Values({4, 4}, x)}), "(" + rows(sum) + ", " + rows(ids) + ", " + rows(swapped) + ")");
+}
+
 // What is not written out per device is a clear error at the statement.
 TEST_F(SpmdExpansion, Errors) {
   auto module = [](const std::string& mesh, const std::string& manual, const std::string& global, const std::string& local,
@@ -200,7 +234,10 @@ TEST_F(SpmdExpansion, Errors) {
     std::string text, expect;
   } cases[] = {
       {module("\"x\"=2", "\"x\"", "4", "2", in_branch), "of a manual computation over several devices calls a computation"},
-      {module("\"x\"=2, \"y\"=2", "\"x\"", "4", "2", plain), "mesh axis \"y\" (2 devices) is not manual"},
+      {module("\"x\"=2, \"y\"=2", "\"x\"", "4", "2",
+              "      %s = \"stablehlo.all_reduce\"(%arg1) <{" + Channel(1) + ", replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>, use_global_device_ids}> " +
+                  kAdd + " : (tensor<2xf32>) -> tensor<2xf32>\n      sdy.return %s : tensor<2xf32>\n"),
+       "cross an automatic mesh axis"},
       {module("\"x\"=2", "\"x\"", "3", "2", plain), "4:5: sdy.manual_computation: a manual computation's operand f32[3]: dimension 0 does not split into 2 shards"},
       {module("\"x\"=2", "\"x\"", "4", "3", "      sdy.return %arg1 : tensor<3xf32>\n"), "its body's argument 0 is f32[3] but a shard of f32[4] is f32[2]"},
       {module("\"x\"=128", "\"x\"", "128", "1", "      sdy.return %arg1 : tensor<1xf32>\n"), "a manual computation over 128 devices: at most 64"},
