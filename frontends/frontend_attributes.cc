@@ -12,6 +12,8 @@ int HexDigit(char c) {
   return -1;
 }
 
+}  // namespace
+
 std::string UnescapeOnce(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -33,8 +35,6 @@ std::string UnescapeOnce(std::string_view s) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string UnescapeAttributeString(std::string_view quoted) {
   std::string s = UnescapeOnce(quoted);

@@ -11,8 +11,11 @@
 
 namespace vkxla {
 
-// `quoted`'s escapes (\\, \", \n, \t, \XX in hex) undone, repeated while a
-// level of escapes is left (at most three).
+// One level of a string's escapes (\\, \", \n, \t, \XX in hex) undone:
+// the bytes an MLIR string attribute holds.
+std::string UnescapeOnce(std::string_view quoted);
+
+// UnescapeOnce, repeated while a level of escapes is left (at most three).
 std::string UnescapeAttributeString(std::string_view quoted);
 
 // The value of `key` in `dictionary` (`{k = "v", ...}`), unescaped; nothing

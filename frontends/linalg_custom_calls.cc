@@ -5,6 +5,7 @@
 #include "frontends/custom_call_results.h"
 #include "frontends/eig_decomposition.h"
 #include "frontends/eigh_decomposition.h"
+#include "frontends/frontend_attributes.h"
 #include "frontends/hessenberg_reduction.h"
 #include "frontends/schur_decomposition.h"
 #include "frontends/qr_decomposition.h"
@@ -61,26 +62,10 @@ LinalgKernel FindLinalgKernel(const std::string& target) {
 // The bytes of an opaque backend_config as MLIR writes them ("\00z\01":
 // hex escapes and plain characters).
 std::vector<uint8_t> OpaqueBytes(const std::string& raw) {
-  std::vector<uint8_t> bytes;
   const size_t begin = raw.find('"'), end = raw.rfind('"');
-  if (begin == std::string::npos || end <= begin) return bytes;
-  auto hex = [](char ch) -> int {
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = begin + 1; i < end; ++i) {
-    if (raw[i] == '\\' && i + 2 < end && hex(raw[i + 1]) >= 0 && hex(raw[i + 2]) >= 0) {
-      bytes.push_back(static_cast<uint8_t>(hex(raw[i + 1]) * 16 + hex(raw[i + 2])));
-      i += 2;
-    } else if (raw[i] == '\\' && i + 1 < end) {
-      bytes.push_back(static_cast<uint8_t>(raw[++i]));
-    } else {
-      bytes.push_back(static_cast<uint8_t>(raw[i]));
-    }
-  }
-  return bytes;
+  if (begin == std::string::npos || end <= begin) return {};
+  const std::string bytes = UnescapeOnce(std::string_view(raw).substr(begin + 1, end - begin - 1));
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
 }
 
 // 1 where a batch member's factor holds a NaN (LAPACK's info: not positive

@@ -21,14 +21,6 @@ class ManualRegions : public ::testing::Test {
   void TearDown() override { ExpectNoValidationMessages(); }
 };
 
-// Rows of `columns` integer values, as Literal::ValuesToString writes a matrix.
-std::string Rows(const std::vector<double>& v, size_t columns) {
-  std::string s = "{";
-  for (size_t r = 0; r * columns < v.size(); ++r)
-    s += (r ? ", " : "") + Values(std::vector<double>(v.begin() + static_cast<long>(r * columns), v.begin() + static_cast<long>((r + 1) * columns)));
-  return s + "}";
-}
-
 std::vector<double> Iota(int n) {
   std::vector<double> v(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) v[static_cast<size_t>(i)] = i;

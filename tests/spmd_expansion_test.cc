@@ -188,9 +188,8 @@ TEST_F(SpmdExpansion, PartlyManual) {
       "  func.func public @main(%arg0: tensor<4x4xf32>) -> (tensor<2x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {\n"
       "    %0:3 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"x\"}, {\"y\"}]>] out_shardings=[<@mesh, [{}, {\"y\"}]>, "
       "<@mesh, [{\"x\"}, {}]>, <@mesh, [{\"x\"}, {}]>] manual_axes={\"x\"} (%arg1: tensor<2x4xf32>) {\n"
-      "      %s = \"stablehlo.all_reduce\"(%arg1) <{" + Channel(1) + ", replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids}> ({\n"
-      "      ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n        %t = stablehlo.add %a, %b : tensor<f32>\n        stablehlo.return %t : tensor<f32>\n"
-      "      }) : (tensor<2x4xf32>) -> tensor<2x4xf32>\n"
+      "      %s = \"stablehlo.all_reduce\"(%arg1) <{" + Channel(1) + ", replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids}> " +
+      kAdd + " : (tensor<2x4xf32>) -> tensor<2x4xf32>\n"
       "      %p = stablehlo.partition_id : tensor<ui32>\n"
       "      %pc = stablehlo.convert %p : (tensor<ui32>) -> tensor<f32>\n"
       "      %pb = stablehlo.broadcast_in_dim %pc, dims = [] : (tensor<f32>) -> tensor<2x4xf32>\n"
@@ -203,12 +202,7 @@ TEST_F(SpmdExpansion, PartlyManual) {
   for (int i = 0; i < 16; ++i) x[i] = 7 * i - 50;
   for (int i = 0; i < 8; ++i) sum[i] = x[i] + x[i + 8];
   for (int i = 0; i < 16; ++i) ids[i] = i < 8 ? 0 : 2, swapped[i] = x[(i + 8) % 16];
-  auto rows = [](const std::vector<double>& v) {
-    std::string s = "{";
-    for (size_t r = 0; r * 4 < v.size(); ++r) s += (r ? ", " : "") + Values(std::vector<double>(v.begin() + static_cast<long>(4 * r), v.begin() + static_cast<long>(4 * r + 4)));
-    return s + "}";
-  };
-  EXPECT_EQ(ReadAndRun(text, {F32Values({4, 4}, x)}), "(" + rows(sum) + ", " + rows(ids) + ", " + rows(swapped) + ")");
+  EXPECT_EQ(ReadAndRun(text, {F32Values({4, 4}, x)}), "(" + Rows(sum, 4) + ", " + Rows(ids, 4) + ", " + Rows(swapped, 4) + ")");
 }
 
 // What is not written out per device is a clear error at the statement.

@@ -39,6 +39,14 @@ inline std::string Values(const std::vector<double>& v) {
   return s + "}";
 }
 
+// Rows of `columns` integer values, as Literal::ValuesToString writes a matrix.
+inline std::string Rows(const std::vector<double>& v, size_t columns) {
+  std::string s = "{";
+  for (size_t r = 0; r * columns < v.size(); ++r)
+    s += (r ? ", " : "") + Values(std::vector<double>(v.begin() + static_cast<long>(r * columns), v.begin() + static_cast<long>((r + 1) * columns)));
+  return s + "}";
+}
+
 inline Literal F32Values(const std::vector<int64_t>& dims, const std::vector<double>& v) {
   Literal l(Shape(ElementType::kF32, dims));
   for (size_t i = 0; i < v.size(); ++i) l.Set(static_cast<int64_t>(i), Scalar::Float(ElementType::kF32, v[i]));
