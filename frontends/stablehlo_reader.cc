@@ -251,6 +251,7 @@ class Reader {
   std::vector<std::unique_ptr<Computation>> regions_;
   int next_id_ = 0;
   int region_depth_ = 0;  // regions being read, one inside the other
+  int manual_depth_ = 0;  // bodies of manual computations written out per device being read
   std::vector<Instruction*> check_values_;
   std::vector<StablehloCheck> checks_;
   // Regions of while, if and case being translated, innermost last: a name
@@ -1584,7 +1585,15 @@ StatusOr<std::vector<Instruction*>> Reader::ExpandManual(const Statement& s, std
     VKXLA_ASSIGN_OR_RETURN(Instruction * v, Value(s, o, values));
     operands.push_back(v);
   }
-  VKXLA_ASSIGN_OR_RETURN(Computation * body, TranslateRegion(s, 0, depth));
+  // One inside another's body would be written out for the outer's first
+  // positions only (its partition_id wrong on the others).
+  if (manual_depth_ > 0)
+    return c_.Error(s.at, "sdy.manual_computation inside another's body (a nested shard_map) over axes of more than one device: "
+                          "not written out per device");
+  ++manual_depth_;
+  StatusOr<Computation*> translated = TranslateRegion(s, 0, depth);
+  --manual_depth_;
+  VKXLA_ASSIGN_OR_RETURN(Computation * body, std::move(translated));
   m.body = body;
   StatusOr<std::vector<Instruction*>> results = located(ExpandManualComputation(m, operands, BuildersAt(s.at)));
   // The body, and what only its collectives' lockstep loops read, are in no program now.

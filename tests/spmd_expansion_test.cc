@@ -242,6 +242,20 @@ TEST_F(SpmdExpansion, Errors) {
               "      %s = stablehlo.slice %g [0:2] : (tensor<4xf32>) -> tensor<2xf32>\n      sdy.return %s : tensor<2xf32>\n"),
        "all-gather"},
   };
+  // A nested shard_map: the inner one is read inside the outer's body.
+  const std::string nested =
+      "module @jit_f {\n  sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"
+      "  func.func public @main(%arg0: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+      "    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"x\"}, {}]>] out_shardings=[<@mesh, [{\"x\"}, {}]>] manual_axes={\"x\"} (%arg1: tensor<2x4xf32>) {\n"
+      "      %1 = sdy.manual_computation(%arg1) in_shardings=[<@mesh, [{}, {\"y\"}]>] out_shardings=[<@mesh, [{}, {\"y\"}]>] manual_axes={\"y\"} (%arg2: tensor<2x2xf32>) {\n"
+      "        sdy.return %arg2 : tensor<2x2xf32>\n      } : (tensor<2x4xf32>) -> tensor<2x4xf32>\n"
+      "      sdy.return %1 : tensor<2x4xf32>\n    } : (tensor<4x4xf32>) -> tensor<4x4xf32>\n"
+      "    return %0 : tensor<4x4xf32>\n  }\n}\n";
+  auto inner = ReadStablehlo(nested, false);
+  ASSERT_FALSE(inner.ok());
+  EXPECT_NE(inner.status().message().find("sdy.manual_computation inside another's body (a nested shard_map)"), std::string::npos)
+      << inner.status().message();
+  EXPECT_EQ(inner.status().message().rfind("5:", 0), 0u) << inner.status().message();  // at the inner one's line
   for (const Case& c : cases) {
     auto p = ReadStablehlo(c.text, false);
     ASSERT_FALSE(p.ok()) << c.expect;
