@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "frontends/stablehlo_reader.h"
-#include "tests/test_util.h"
+#include "tests/stablehlo_test_util.h"
 
 namespace vkxla {
 namespace {
@@ -83,22 +83,9 @@ std::vector<Complex> Dft(const std::vector<Complex>& x, int64_t n, int sign) {
   return y;
 }
 
-std::string Type(ElementType t) {
-  switch (t) {
-    case ElementType::kF32: return "f32";
-    case ElementType::kF64: return "f64";
-    case ElementType::kC64: return "complex<f32>";
-    default: return "complex<f64>";
-  }
-}
-
 // Runs `ducc_fft(descriptor, x)` of x : `in` giving `out`.
 StatusOr<Literal> RunDucc(const std::vector<uint8_t>& descriptor, const Shape& in, const Shape& out, const Literal& x) {
-  auto tensor = [](const Shape& s) {
-    std::string t = "tensor<";
-    for (int64_t d : s.dims()) t += std::to_string(d) + "x";
-    return t + Type(s.element_type()) + ">";
-  };
+  const auto tensor = MlirTensorType;
   const std::string text = "func.func @main(%x: " + tensor(in) + ") -> " + tensor(out) + " {\n  %d = stablehlo.constant " + Bytes(descriptor) +
                            "\n  %0 = stablehlo.custom_call @ducc_fft(%d, %x) {api_version = 2 : i32} : (tensor<" +
                            std::to_string(descriptor.size()) + "xui8>, " + tensor(in) + ") -> " + tensor(out) + "\n  return %0 : " + tensor(out) + "\n}\n";
@@ -132,7 +119,7 @@ TEST_F(DuccFft, EveryTypeAgainstADft) {
   for (const uint8_t dtype : {0, 1}) {
     const ElementType c = dtype == 0 ? ElementType::kC64 : ElementType::kC128, r = dtype == 0 ? ElementType::kF32 : ElementType::kF64;
     const double tol = dtype == 0 ? 1e-4 : 1e-10;
-    SCOPED_TRACE(Type(c));
+    SCOPED_TRACE(MlirElementType(c));
     // C2C forward over the last axis of 3 x 8.
     const std::vector<int64_t> d38 = {3, 8};
     const std::vector<Complex> x = Signal(24, true);

@@ -15,7 +15,7 @@
 #include "frontends/stablehlo_reader.h"
 #include "ops/evaluator.h"
 #include "runtime/executable.h"
-#include "tests/test_util.h"
+#include "tests/stablehlo_test_util.h"
 
 namespace vkxla {
 namespace {
@@ -160,7 +160,7 @@ TEST_F(LinalgCustomCalls, JaxlibCpuLuMatchesLapacksGetrf) {
     const int64_t rank = static_cast<int64_t>(c.dims.size()), m = c.dims[rank - 2], n = c.dims[rank - 1], k = std::min(m, n);
     const int64_t batch = c.dims.size() == 3 ? c.dims[0] : 1;
     const std::string t = std::string(ElementTypeName(c.t));
-    const std::string ty = c.t == ElementType::kF32 ? "f32" : c.t == ElementType::kF64 ? "f64" : c.t == ElementType::kC64 ? "complex<f32>" : "complex<f64>";
+    const std::string ty = MlirElementType(c.t);
     const std::string prefix = c.t == ElementType::kF32 ? "s" : c.t == ElementType::kF64 ? "d" : c.t == ElementType::kC64 ? "c" : "z";
     std::string shape = "", bshape = "";
     for (int64_t d : c.dims) shape += std::to_string(d) + "x";
@@ -807,7 +807,7 @@ TEST_F(LinalgCustomCalls, TridiagonalSystemsSolveWithPivoting) {
   std::uniform_int_distribution<int> d(-8, 8);
   for (const ElementType t : {ElementType::kF32, ElementType::kF64, ElementType::kC64, ElementType::kC128}) {
     const bool complex = IsComplex(t), single = t == ElementType::kF32 || t == ElementType::kC64;
-    const std::string ty = t == ElementType::kF32 ? "f32" : t == ElementType::kF64 ? "f64" : t == ElementType::kC64 ? "complex<f32>" : "complex<f64>";
+    const std::string ty = MlirElementType(t);
     const std::string p = t == ElementType::kF32 ? "s" : t == ElementType::kF64 ? "d" : t == ElementType::kC64 ? "c" : "z";
     SCOPED_TRACE(ty);
     const int64_t batch = 3, n = 5, k = 2;
@@ -878,7 +878,7 @@ TEST_F(LinalgCustomCalls, GeneralEigenvectorsAndSchurForms) {
   std::uniform_int_distribution<int> d(-8, 8);
   for (const ElementType t : {ElementType::kF32, ElementType::kF64, ElementType::kC64, ElementType::kC128}) {
     const bool complex = IsComplex(t), single = t == ElementType::kF32 || t == ElementType::kC64;
-    const std::string ty = t == ElementType::kF32 ? "f32" : t == ElementType::kF64 ? "f64" : t == ElementType::kC64 ? "complex<f32>" : "complex<f64>";
+    const std::string ty = MlirElementType(t);
     const std::string cty = single ? "complex<f32>" : "complex<f64>", rty = single ? "f32" : "f64";
     const std::string p = t == ElementType::kF32 ? "s" : t == ElementType::kF64 ? "d" : t == ElementType::kC64 ? "c" : "z";
     SCOPED_TRACE(ty);
@@ -1141,7 +1141,7 @@ TEST_F(LinalgCustomCalls, HessenbergAndTridiagonalReductions) {
   std::uniform_int_distribution<int> d(-8, 8);
   for (const ElementType t : {ElementType::kF32, ElementType::kF64, ElementType::kC64, ElementType::kC128}) {
     const bool complex = IsComplex(t), single = t == ElementType::kF32 || t == ElementType::kC64;
-    const std::string ty = t == ElementType::kF32 ? "f32" : t == ElementType::kF64 ? "f64" : t == ElementType::kC64 ? "complex<f32>" : "complex<f64>";
+    const std::string ty = MlirElementType(t);
     const std::string rty = single ? "f32" : "f64";
     const std::string p = t == ElementType::kF32 ? "s" : t == ElementType::kF64 ? "d" : t == ElementType::kC64 ? "c" : "z";
     const double tol = single ? 1e-4 : 1e-11;

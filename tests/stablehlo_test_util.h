@@ -32,6 +32,18 @@ inline std::string ReadAndRun(const std::string& text, const std::vector<Literal
   return RunAndCompareWith(*p->module, args).ValuesToString();
 }
 
+// An element type and a tensor type as StableHLO writes them (f32, complex<f32>, tensor<3x4xf32>).
+inline std::string MlirElementType(ElementType t) {
+  if (t == ElementType::kC64) return "complex<f32>";
+  if (t == ElementType::kC128) return "complex<f64>";
+  return std::string(ElementTypeName(t));
+}
+inline std::string MlirTensorType(const Shape& s) {
+  std::string t = "tensor<";
+  for (int64_t d : s.dims()) t += std::to_string(d) + "x";
+  return t + MlirElementType(s.element_type()) + ">";
+}
+
 // Integer values as Literal::ValuesToString writes them.
 inline std::string Values(const std::vector<double>& v) {
   std::string s = "{";
