@@ -16,18 +16,14 @@ namespace {
 
 enum class Boundary { kNone, kGspmdEntry, kGspmdExit, kSdyEntry, kSdyExit };
 
-bool EndsWith(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 Boundary BoundaryOf(const Instruction& inst) {
   if (inst.opcode != Opcode::kCustomCall) return Boundary::kNone;
   const std::string t = CustomCallTarget(inst);
   if (t == "SPMDFullToShardShape") return Boundary::kGspmdEntry;
   if (t == "SPMDShardToFullShape") return Boundary::kGspmdExit;
   // local_xla.sdy.* is the same call before its export.
-  if (EndsWith(t, "xla.sdy.GlobalToLocalShape")) return Boundary::kSdyEntry;
-  if (EndsWith(t, "xla.sdy.LocalToGlobalShape")) return Boundary::kSdyExit;
+  if (t.ends_with("xla.sdy.GlobalToLocalShape")) return Boundary::kSdyEntry;
+  if (t.ends_with("xla.sdy.LocalToGlobalShape")) return Boundary::kSdyExit;
   return Boundary::kNone;
 }
 
